@@ -1,0 +1,243 @@
+package io.partkit.spi;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * An immutable, versioned placement: key -> partition ({@link PartitionScheme}) -> ordered
+ * replicas, primary first. It is what a {@link Partitioner} computes, what a {@link Coordinator}
+ * stores under an epoch and publishes, and what clients route with.
+ *
+ * <p>Lookups ({@link #partitionOf}, {@link #primary}, {@link #primaryOf}, {@link #replicas}) are
+ * thread-safe and allocate nothing ({@code String} keys aside, see
+ * {@link io.partkit.spi.hash.KeyHash}): one hash, one reduction or binary search, one array read.
+ * Replica lists are built once, when the assignment is.
+ *
+ * <p>Every partition has the same number of replicas, {@link #replicationFactor()}, all distinct.
+ */
+public final class PartitionAssignment {
+
+  private final String strategy;
+  private final long epoch;
+  private final long membershipVersion;
+  private final PartitionScheme scheme;
+  private final NodeId[] nodes;
+  private final int replicationFactor;
+  /** {@code table[p * replicationFactor + r]}: index into {@link #nodes} of replica r of p. */
+  private final int[] table;
+  private final NodeId[] primaries;
+  private final List<List<NodeId>> replicaLists;
+
+  private PartitionAssignment(String strategy, long epoch, long membershipVersion,
+      PartitionScheme scheme, NodeId[] nodes, int replicationFactor, int[] table) {
+    this.strategy = strategy;
+    this.epoch = epoch;
+    this.membershipVersion = membershipVersion;
+    this.scheme = scheme;
+    this.nodes = nodes;
+    this.replicationFactor = replicationFactor;
+    this.table = table;
+    int partitions = scheme.partitionCount();
+    this.primaries = new NodeId[partitions];
+    List<List<NodeId>> lists = new ArrayList<>(partitions);
+    for (int p = 0; p < partitions; p++) {
+      NodeId[] replicas = new NodeId[replicationFactor];
+      for (int r = 0; r < replicationFactor; r++) {
+        replicas[r] = nodes[table[p * replicationFactor + r]];
+      }
+      primaries[p] = replicas[0];
+      lists.add(List.of(replicas));
+    }
+    this.replicaLists = List.copyOf(lists);
+  }
+
+  /**
+   * An assignment from replica lists, one per partition in partition order.
+   *
+   * @param strategy name of the strategy that computed it (recorded, not interpreted)
+   * @param epoch version of the table; a coordinator makes it strictly increasing, >= 0
+   * @param membershipVersion version of the {@link MembershipView} it was computed from
+   * @param scheme how keys map to partitions
+   * @param replicas for each partition, its replicas, primary first; all lists the same size
+   *     (at least one), no node twice in one list
+   * @throws IllegalArgumentException naming the first offending partition when the lists do not
+   *     match the scheme's partition count, differ in size, are empty or repeat a node
+   */
+  public static PartitionAssignment of(String strategy, long epoch, long membershipVersion,
+      PartitionScheme scheme, List<? extends List<NodeId>> replicas) {
+    requireNonNull(strategy, "strategy");
+    requireNonNull(scheme, "scheme");
+    requireNonNull(replicas, "replicas");
+    if (epoch < 0) {
+      throw new IllegalArgumentException("epoch must be >= 0: " + epoch);
+    }
+    int partitions = scheme.partitionCount();
+    if (replicas.size() != partitions) {
+      throw new IllegalArgumentException("expected replicas for " + partitions
+          + " partitions, got " + replicas.size());
+    }
+    int rf = replicas.get(0).size();
+    if (rf < 1) {
+      throw new IllegalArgumentException("partition 0 has no replicas");
+    }
+    TreeSet<NodeId> all = new TreeSet<>();
+    for (List<NodeId> list : replicas) {
+      all.addAll(list);
+    }
+    NodeId[] nodes = all.toArray(NodeId[]::new);
+    int[] table = new int[partitions * rf];
+    Set<NodeId> seen = new HashSet<>();
+    for (int p = 0; p < partitions; p++) {
+      List<NodeId> list = replicas.get(p);
+      if (list.size() != rf) {
+        throw new IllegalArgumentException("partition " + p + " has " + list.size()
+            + " replicas, expected " + rf + " like partition 0");
+      }
+      seen.clear();
+      for (int r = 0; r < rf; r++) {
+        NodeId node = requireNonNull(list.get(r), "replica");
+        if (!seen.add(node)) {
+          throw new IllegalArgumentException(
+              "partition " + p + " lists node " + node + " twice: " + list);
+        }
+        table[p * rf + r] = Arrays.binarySearch(nodes, node);
+      }
+    }
+    return new PartitionAssignment(strategy, epoch, membershipVersion, scheme, nodes, rf, table);
+  }
+
+  /** Name of the strategy that computed this assignment. */
+  public String strategy() {
+    return strategy;
+  }
+
+  /** The table's version: strictly increasing across the tables a coordinator commits. */
+  public long epoch() {
+    return epoch;
+  }
+
+  /** Version of the membership view this was computed from. */
+  public long membershipVersion() {
+    return membershipVersion;
+  }
+
+  /** How keys map to partitions. */
+  public PartitionScheme scheme() {
+    return scheme;
+  }
+
+  /** Number of partitions. */
+  public int partitionCount() {
+    return scheme.partitionCount();
+  }
+
+  /** Replicas per partition (primary included). */
+  public int replicationFactor() {
+    return replicationFactor;
+  }
+
+  /** Every node that holds at least one replica, sorted. */
+  public List<NodeId> nodes() {
+    return List.of(nodes);
+  }
+
+  /** The partition of a key given as bytes. */
+  public int partitionOf(byte[] key) {
+    return scheme.partitionOf(scheme.keyHash().hash(key));
+  }
+
+  /** The partition of a {@code long} key (its 8 big-endian bytes). */
+  public int partitionOf(long key) {
+    return scheme.partitionOf(scheme.keyHash().hashLong(key));
+  }
+
+  /** The partition of a {@code String} key (its UTF-8 bytes). */
+  public int partitionOf(String key) {
+    return scheme.partitionOf(scheme.keyHash().hash(key));
+  }
+
+  /** The partition of a key whose hash, by the scheme's key hash, is known. */
+  public int partitionOfHash(long hash) {
+    return scheme.partitionOf(hash);
+  }
+
+  /** The primary owner of a partition. */
+  public NodeId primary(int partition) {
+    return primaries[partition];
+  }
+
+  /** The replicas of a partition, primary first, unmodifiable. */
+  public List<NodeId> replicas(int partition) {
+    return replicaLists.get(partition);
+  }
+
+  /** Replica {@code rank} (0 = primary) of a partition. */
+  public NodeId replica(int partition, int rank) {
+    return nodes[table[partition * replicationFactor + rank]];
+  }
+
+  /** The primary owner of a key given as bytes. */
+  public NodeId primaryOf(byte[] key) {
+    return primaries[partitionOf(key)];
+  }
+
+  /** The primary owner of a {@code long} key. */
+  public NodeId primaryOf(long key) {
+    return primaries[partitionOf(key)];
+  }
+
+  /** The primary owner of a {@code String} key. */
+  public NodeId primaryOf(String key) {
+    return primaries[partitionOf(key)];
+  }
+
+  /** The partitions whose primary is {@code node}, ascending. */
+  public int[] primaryPartitionsOf(NodeId node) {
+    return java.util.stream.IntStream.range(0, primaries.length)
+        .filter(p -> primaries[p].equals(node)).toArray();
+  }
+
+  /** The same placement under another epoch (a coordinator stamps the epoch it commits). */
+  public PartitionAssignment withEpoch(long newEpoch) {
+    if (newEpoch < 0) {
+      throw new IllegalArgumentException("epoch must be >= 0: " + newEpoch);
+    }
+    return new PartitionAssignment(strategy, newEpoch, membershipVersion, scheme, nodes,
+        replicationFactor, table);
+  }
+
+  /** True when both map every key to the same replicas in the same order (epochs aside). */
+  public boolean samePlacementAs(PartitionAssignment other) {
+    return scheme.equals(other.scheme) && replicaLists.equals(other.replicaLists);
+  }
+
+  /** Per partition, its replica list (a copy of the table as lists). */
+  public List<List<NodeId>> replicaTable() {
+    return replicaLists;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof PartitionAssignment other && epoch == other.epoch
+        && membershipVersion == other.membershipVersion && strategy.equals(other.strategy)
+        && samePlacementAs(other);
+  }
+
+  @Override
+  public int hashCode() {
+    return Long.hashCode(epoch) * 31 + scheme.hashCode() * 17 + Arrays.hashCode(table);
+  }
+
+  @Override
+  public String toString() {
+    return "PartitionAssignment{strategy=" + strategy + ", epoch=" + epoch + ", partitions="
+        + partitionCount() + ", replicationFactor=" + replicationFactor + ", nodes="
+        + nodes.length + "}";
+  }
+}

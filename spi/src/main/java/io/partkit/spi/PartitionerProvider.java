@@ -1,0 +1,25 @@
+package io.partkit.spi;
+
+/**
+ * A strategy's entry point for discovery through {@link java.util.ServiceLoader}.
+ *
+ * <p>Implementations are listed in {@code META-INF/services/io.partkit.spi.PartitionerProvider},
+ * have a public no-argument constructor, do no work in it, and are found by {@link #name()} through
+ * {@link Partitioners}.
+ */
+public interface PartitionerProvider {
+
+  /** The name users pick the strategy by: lower case, stable, unique among providers. */
+  String name();
+
+  /** One line on what the strategy is and when to choose it. */
+  String description();
+
+  /**
+   * Creates a partitioner.
+   *
+   * @param config options by name; unknown names are errors, absent ones take defaults
+   * @throws InvalidConfigurationException listing every problem found, not just the first
+   */
+  Partitioner create(PartitionerConfig config);
+}

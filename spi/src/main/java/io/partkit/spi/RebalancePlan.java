@@ -1,0 +1,31 @@
+package io.partkit.spi;
+
+import io.partkit.spi.stats.Movement;
+import io.partkit.spi.stats.PlacementStatistics;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What a rebalance would do, computed without doing it (the dry run), or what it did.
+ *
+ * @param current the table in force, if any
+ * @param proposed the table the rebalance leads to
+ * @param migrations the primary moves it takes, in the order they would run
+ * @param movement the share of data moved, next to the optimum (empty without a current table)
+ * @param balanceBefore balance of the current table (empty without one)
+ * @param balanceAfter balance of the proposed table
+ */
+public record RebalancePlan(Optional<PartitionAssignment> current, PartitionAssignment proposed,
+    List<Migration> migrations, Optional<Movement> movement,
+    Optional<PlacementStatistics> balanceBefore, PlacementStatistics balanceAfter) {
+
+  /** Canonical constructor: copies the migration list. */
+  public RebalancePlan {
+    migrations = List.copyOf(migrations);
+  }
+
+  /** True when applying the plan changes nothing. */
+  public boolean isNoOp() {
+    return current.isPresent() && current.get().samePlacementAs(proposed);
+  }
+}

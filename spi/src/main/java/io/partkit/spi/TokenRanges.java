@@ -1,0 +1,135 @@
+package io.partkit.spi;
+
+import static java.util.Objects.requireNonNull;
+
+import io.partkit.spi.hash.KeyHash;
+import java.util.Arrays;
+
+/**
+ * A token ring: sorted, distinct tokens; partition {@code i} is the range
+ * {@code (token[i-1], token[i]]} and partition 0 is {@code (token[n-1], Long.MAX_VALUE]} plus
+ * {@code [Long.MIN_VALUE, token[0]]}. This is Cassandra's convention: a node owns the range that
+ * ends at its token, and a key belongs to the first token at or after its own token, wrapping.
+ *
+ * <p>Lookup is a binary search over the tokens: O(log n), allocation-free.
+ */
+public final class TokenRanges implements PartitionScheme {
+
+  private final long[] tokens;
+  private final KeyHash keyHash;
+
+  private TokenRanges(long[] tokens, KeyHash keyHash) {
+    this.tokens = tokens;
+    this.keyHash = keyHash;
+  }
+
+  /**
+   * A ring over the given tokens with Cassandra's key hash.
+   *
+   * @throws IllegalArgumentException if there are no tokens or they are not strictly increasing
+   */
+  public static TokenRanges of(long... tokens) {
+    return of(KeyHash.CASSANDRA_MURMUR3, tokens);
+  }
+
+  /**
+   * A ring over the given tokens.
+   *
+   * @throws IllegalArgumentException if there are no tokens or they are not strictly increasing
+   */
+  public static TokenRanges of(KeyHash keyHash, long... tokens) {
+    requireNonNull(keyHash, "keyHash");
+    requireNonNull(tokens, "tokens");
+    if (tokens.length == 0) {
+      throw new IllegalArgumentException("a token ring needs at least one token");
+    }
+    for (int i = 1; i < tokens.length; i++) {
+      if (tokens[i] <= tokens[i - 1]) {
+        throw new IllegalArgumentException("tokens must be strictly increasing: token[" + (i - 1)
+            + "]=" + tokens[i - 1] + " >= token[" + i + "]=" + tokens[i]);
+      }
+    }
+    return new TokenRanges(tokens.clone(), keyHash);
+  }
+
+  /** The token that ends partition {@code i}. */
+  public long token(int partition) {
+    return tokens[partition];
+  }
+
+  /** A copy of the sorted tokens. */
+  public long[] tokens() {
+    return tokens.clone();
+  }
+
+  @Override
+  public int partitionCount() {
+    return tokens.length;
+  }
+
+  @Override
+  public KeyHash keyHash() {
+    return keyHash;
+  }
+
+  @Override
+  public int partitionOf(long hash) {
+    int lo = 0;
+    int hi = tokens.length;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (tokens[mid] < hash) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo == tokens.length ? 0 : lo;
+  }
+
+  @Override
+  public double share(int partition) {
+    if (partition < 0 || partition >= tokens.length) {
+      throw new IndexOutOfBoundsException(
+          "partition must be in 0.." + (tokens.length - 1) + ": " + partition);
+    }
+    if (partition > 0) {
+      return unsignedToDouble(tokens[partition] - tokens[partition - 1]) / 0x1p64;
+    }
+    // the wrapping range: everything not covered by the others
+    return 1.0 - unsignedToDouble(tokens[tokens.length - 1] - tokens[0]) / 0x1p64;
+  }
+
+  @Override
+  public void forEachRange(RangeVisitor visitor) {
+    visitor.range(Long.MIN_VALUE, tokens[0], 0);
+    for (int i = 1; i < tokens.length; i++) {
+      visitor.range(tokens[i - 1] + 1, tokens[i], i);
+    }
+    long last = tokens[tokens.length - 1];
+    if (last != Long.MAX_VALUE) {
+      visitor.range(last + 1, Long.MAX_VALUE, 0);
+    }
+  }
+
+  private static double unsignedToDouble(long v) {
+    double d = (double) (v >>> 1) * 2.0;
+    return d + (v & 1);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof TokenRanges other && keyHash == other.keyHash
+        && Arrays.equals(tokens, other.tokens);
+  }
+
+  @Override
+  public int hashCode() {
+    return Arrays.hashCode(tokens) * 31 + keyHash.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "TokenRanges{" + tokens.length + " tokens, " + keyHash + "}";
+  }
+}

@@ -106,6 +106,18 @@ class SchemesTest {
   }
 
   @Test
+  void crowdedBucketsStillFindTheFirstTokenAtOrAfterTheHash() {
+    // 1000 consecutive tokens share one index bucket; probes around and between them
+    long[] tokens = java.util.stream.LongStream.range(0, 1000).map(i -> 5_000 + 3 * i).toArray();
+    TokenRanges ring = TokenRanges.of(tokens);
+    for (long h = 4_990; h < 8_010; h++) {
+      int expected = h <= 5_000 ? 0 : (int) ((h - 5_000 + 2) / 3);
+      assertThat(ring.partitionOf(h)).as("hash %d", h).isEqualTo(expected >= 1000 ? 0 : expected);
+    }
+    assertRangesTileTheLine(ring);
+  }
+
+  @Test
   void tokensMustBeStrictlyIncreasing() {
     assertThatThrownBy(() -> TokenRanges.of(1, 1)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("token[0]=1 >= token[1]=1");

@@ -1,0 +1,19 @@
+package io.partkit.strategy.tokenring;
+
+import io.partkit.spi.MembershipView;
+import java.util.Optional;
+
+/** Chooses every member's tokens. Implementations are immutable and thread-safe. */
+interface TokenChooser {
+
+  /** The option value that selects this chooser ({@code tokens=...}). */
+  String name();
+
+  /**
+   * The ring for {@code view}, in which a member of weight {@code w} owns {@code w * vnodes}
+   * distinct tokens.
+   *
+   * @param previous the ring in force, restricted to nothing: it may name members that left
+   */
+  Ring choose(MembershipView view, int vnodes, Optional<Ring> previous);
+}

@@ -171,17 +171,17 @@ final class GreedyTokenAllocator implements TokenChooser {
       }
       int size = tokens.length;
       for (int member : surplusOwners) {
-        List<int[]> mine = new ArrayList<>();
+        List<Integer> mine = new ArrayList<>(); // positions of its tokens
         for (int i = 0; i < size; i++) {
           if (owner[i] == member) {
-            mine.add(new int[] {i});
+            mine.add(i);
           }
         }
-        // width of each of its ranges in the previous ring
-        mine.sort(Comparator.<int[]>comparingDouble(a -> previousWidth(tokens, a[0]))
-            .thenComparingLong(a -> tokens[a[0]]));
+        // smallest range (in the previous ring) first, ties by token
+        mine.sort(Comparator.<Integer>comparingDouble(i -> previousWidth(tokens, i))
+            .thenComparingLong(i -> tokens[i]));
         for (int j = 0; j < count[member] - wanted[member]; j++) {
-          kept[mine.get(j)[0]] = false;
+          kept[mine.get(j)] = false;
         }
       }
     }

@@ -13,7 +13,8 @@ interface TokenChooser {
    * The ring for {@code view}, in which a member of weight {@code w} owns {@code w * vnodes}
    * distinct tokens.
    *
-   * @param previous the ring in force, restricted to nothing: it may name members that left
+   * @param previous the ring in force, if any; it may name members that have left (their tokens
+   *     go) and lack members that joined. A chooser may build on it or ignore it.
    */
   Ring choose(MembershipView view, int vnodes, Optional<Ring> previous);
 }

@@ -65,8 +65,9 @@ final class Svg {
     int height = TOP + plotHeight + 40;
     int plotWidth = WIDTH - LABEL - RIGHT;
     StringBuilder s = new StringBuilder();
+    // inline SVG in HTML needs no xmlns: the page carries no URL at all
     s.append(String.format(Locale.ROOT, "<svg id=\"%s\" class=\"chart\" role=\"img\" "
-        + "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\">",
+        + "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\">",
         esc(id), WIDTH, height, WIDTH, height));
     s.append("<title>").append(esc(title)).append("</title>");
     s.append(String.format(Locale.ROOT,

@@ -205,9 +205,8 @@ public final class Bench {
       }
       long measure = options.lookupMillis() * 1_000_000L;
       long warmup = measure / 2;
-      double bare = LookupTimer.bareHash(keys, warmup, measure);
-      double ns = LookupTimer.lookup(placement.lookup(), keys, warmup, measure);
-      return List.of(new LookupRow(subject.name(), size, ns, bare, "in-process harness"));
+      double[] ns = LookupTimer.measure(placement.lookup(), keys, warmup, measure);
+      return List.of(new LookupRow(subject.name(), size, ns[0], ns[1], "in-process harness"));
     } catch (RuntimeException | LinkageError e) {
       problems.add(subject.name() + " lookups at " + size + " nodes: failed: " + oneLine(e));
       return List.of();

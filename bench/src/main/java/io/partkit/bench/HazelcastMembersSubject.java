@@ -36,6 +36,8 @@ import java.util.concurrent.CompletableFuture;
 final class HazelcastMembersSubject implements Subject {
 
   private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(120);
+  private static final java.util.concurrent.atomic.AtomicInteger STARTS =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   private final int partitions;
   private final int maxMembers;
@@ -88,7 +90,12 @@ final class HazelcastMembersSubject implements Subject {
   @Override
   public synchronized Placement place(MembershipView view, int replicas,
       Optional<Placement> previous) {
-    reconcile(view);
+    try {
+      reconcile(view);
+    } catch (RuntimeException e) {
+      close(); // start the next combination from a clean slate
+      throw e;
+    }
     HazelcastInstance any = running.firstEntry().getValue();
     InternalPartitionService service =
         ((HazelcastInstanceProxy) any).getOriginal().node.getPartitionService();
@@ -131,13 +138,19 @@ final class HazelcastMembersSubject implements Subject {
         toStart.add(id);
       }
     }
+    for (NodeId id : toStart) {
+      ports.computeIfAbsent(id, i -> freePort());
+    }
     if (running.isEmpty() && !toStart.isEmpty()) {
       NodeId first = toStart.remove(0); // the first member forms the cluster alone
-      running.put(first, start(first));
+      running.put(first, start(first, List.of()));
     }
+    // the others join through the members already running, in parallel
+    List<Integer> seeds = running.keySet().stream().map(ports::get).toList();
     List<CompletableFuture<Map.Entry<NodeId, HazelcastInstance>>> starting = new ArrayList<>();
     for (NodeId id : toStart) {
-      starting.add(CompletableFuture.supplyAsync(() -> Map.entry(id, start(id))));
+      int port = ports.get(id);
+      starting.add(CompletableFuture.supplyAsync(() -> Map.entry(id, start(id, port, seeds))));
     }
     for (var f : starting) {
       var e = f.join();
@@ -146,11 +159,14 @@ final class HazelcastMembersSubject implements Subject {
     awaitSafe(view.size());
   }
 
-  private HazelcastInstance start(NodeId id) {
-    int port = ports.computeIfAbsent(id, i -> freePort());
+  private HazelcastInstance start(NodeId id, List<Integer> seeds) {
+    return start(id, ports.get(id), seeds);
+  }
+
+  private HazelcastInstance start(NodeId id, int port, List<Integer> seeds) {
     Config config = new Config();
     config.setClusterName(clusterName);
-    config.setInstanceName(clusterName + "-" + id.value() + "-" + port);
+    config.setInstanceName(clusterName + "-" + id.value() + "-" + STARTS.incrementAndGet());
     config.setProperty("hazelcast.partition.count", Integer.toString(partitions));
     config.setProperty("hazelcast.logging.type", "none");
     config.setProperty("hazelcast.phone.home.enabled", "false");
@@ -162,10 +178,8 @@ final class HazelcastMembersSubject implements Subject {
     join.getMulticastConfig().setEnabled(false);
     join.getAutoDetectionConfig().setEnabled(false);
     join.getTcpIpConfig().setEnabled(true);
-    synchronized (ports) {
-      for (NodeId other : running.keySet()) {
-        join.getTcpIpConfig().addMember("127.0.0.1:" + ports.get(other));
-      }
+    for (int seed : seeds) {
+      join.getTcpIpConfig().addMember("127.0.0.1:" + seed);
     }
     join.getTcpIpConfig().addMember("127.0.0.1:" + port);
     return Hazelcast.newHazelcastInstance(config);

@@ -40,6 +40,12 @@ final class HazelcastSubject implements Subject {
   private final int partitions;
   private final TablePlacement.KeyPartitioner keyPartitioner;
   private final SerializationService serialization;
+  /**
+   * A member keeps its address across views: Hazelcast identifies a replica by address and UUID,
+   * so deriving the port from the position in the view would turn every member after a leaver
+   * into a stranger.
+   */
+  private final Map<String, Integer> ports = new HashMap<>();
 
   HazelcastSubject(int partitions) {
     this.partitions = partitions;
@@ -74,11 +80,13 @@ final class HazelcastSubject implements Subject {
   }
 
   @Override
-  public Placement place(MembershipView view, int replicas, Optional<Placement> previous) {
+  public synchronized Placement place(MembershipView view, int replicas,
+      Optional<Placement> previous) {
     List<MemberGroup> groups = new ArrayList<>(view.size());
     Map<UUID, Integer> index = new HashMap<>();
     for (int i = 0; i < view.size(); i++) {
-      Member member = member(view.member(i).id().value(), i);
+      String id = view.member(i).id().value();
+      Member member = member(id, ports.computeIfAbsent(id, k -> 5701 + ports.size()));
       groups.add(new SingleMemberGroup(member));
       index.put(member.getUuid(), i);
     }
@@ -123,10 +131,10 @@ final class HazelcastSubject implements Subject {
     }
   }
 
-  /** A member with a stable address and UUID derived from its partkit id. */
-  static Member member(String id, int index) {
+  /** A member with the given port and a UUID derived from its partkit id. */
+  static Member member(String id, int port) {
     try {
-      return new MemberImpl(new Address("127.0.0.1", 5701 + index), VERSION, false,
+      return new MemberImpl(new Address("127.0.0.1", port), VERSION, false,
           UUID.nameUUIDFromBytes(id.getBytes(StandardCharsets.UTF_8)));
     } catch (UnknownHostException e) {
       throw new IllegalStateException("127.0.0.1 does not resolve", e);

@@ -7,8 +7,8 @@ import io.partkit.spi.hash.KeyHash;
  * over the same Zipf-skewed keys; the result is the median round. It is JMH's method reduced to
  * what a few seconds allow (no forks, so figures are indicative and profile pollution can add a
  * nanosecond or two to everyone); {@code LookupBenchmark} is the authoritative measurement. The
- * bare Murmur3 hash is timed with the same loop shape right before each subject, so a ratio
- * compares figures taken at the same moment.
+ * bare Murmur3 hash is timed with the same loop shape in rounds alternating with the subject's,
+ * so a ratio compares figures taken at the same moment.
  */
 final class LookupTimer {
 
@@ -19,24 +19,23 @@ final class LookupTimer {
 
   private LookupTimer() {}
 
-  /** Nanoseconds per lookup. */
-  static double lookup(Lookup lookup, long[] keys, long warmupNanos, long measureNanos) {
+  /**
+   * Nanoseconds per lookup and per bare Murmur3 x64_128 hash of the same 8-byte keys, in
+   * alternating rounds (hash, lookup, hash, lookup, ...) so that both see the same machine load;
+   * each is the median of its rounds.
+   *
+   * @return {@code {lookup ns, bare hash ns}}
+   */
+  static double[] measure(Lookup lookup, long[] keys, long warmupNanos, long measureNanos) {
+    runHashes(keys, warmupNanos / 2);
     runLookups(lookup, keys, warmupNanos);
-    double[] rounds = new double[ROUNDS];
+    double[] lookups = new double[ROUNDS];
+    double[] hashes = new double[ROUNDS];
     for (int r = 0; r < ROUNDS; r++) {
-      rounds[r] = runLookups(lookup, keys, measureNanos / ROUNDS);
+      hashes[r] = runHashes(keys, measureNanos / ROUNDS);
+      lookups[r] = runLookups(lookup, keys, measureNanos / ROUNDS);
     }
-    return median(rounds);
-  }
-
-  /** Nanoseconds per bare Murmur3 x64_128 hash of the same 8-byte keys. */
-  static double bareHash(long[] keys, long warmupNanos, long measureNanos) {
-    runHashes(keys, warmupNanos);
-    double[] rounds = new double[ROUNDS];
-    for (int r = 0; r < ROUNDS; r++) {
-      rounds[r] = runHashes(keys, measureNanos / ROUNDS);
-    }
-    return median(rounds);
+    return new double[] {median(lookups), median(hashes)};
   }
 
   private static double runLookups(Lookup lookup, long[] keys, long nanos) {

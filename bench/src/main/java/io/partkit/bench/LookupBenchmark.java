@@ -1,0 +1,96 @@
+package io.partkit.bench;
+
+import io.partkit.spi.hash.KeyHash;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Key -> primary lookup of every subject, next to the bare Murmur3 x64_128 hash of the same keys,
+ * in one JMH run (so the ratio compares figures from the same machine state). Keys are 8-byte
+ * {@code long}s drawn Zipf(0.99) from 2^20 seeded keys; results are returned to JMH, which
+ * consumes them. {@code hazelcast-members} is left out: it needs a running member per node.
+ *
+ * <p>Run (from the repository root):
+ * <pre>
+ * ./mvnw -q -pl bench -am package -DskipTests
+ * java -cp "bench/target/classes:$(cat bench/target/classpath.txt)" io.partkit.bench.LookupRatios
+ * # or plain JMH, any JMH option:
+ * java -cp "bench/target/classes:$(cat bench/target/classpath.txt)" org.openjdk.jmh.Main \
+ *     LookupBenchmark -p nodes=1000
+ * </pre>
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"-Xmx1g", "-XX:+UseParallelGC"})
+public class LookupBenchmark {
+
+  /** Zipf-skewed keys, walked in order; one cursor per thread. */
+  @State(Scope.Thread)
+  public static class KeyState {
+    static final int MASK = (1 << 16) - 1;
+    long[] keys;
+    int next;
+
+    @Setup
+    public void setUp() {
+      keys = Keys.zipf(42, 1 << 20, MASK + 1, 0.99);
+    }
+
+    long nextKey() {
+      return keys[next++ & MASK];
+    }
+  }
+
+  /** One subject's placement for {@code nodes} equal members, RF 1. */
+  @State(Scope.Benchmark)
+  public static class SubjectState {
+    @Param({"fixed", "rendezvous", "rendezvous-bounded", "tokenring-random",
+        "tokenring-allocator", "ignite-rendezvous", "hazelcast", "cassandra-vnodes-256",
+        "cassandra-vnodes-16", "guava-jump"})
+    public String subject;
+
+    @Param({"1000"})
+    public int nodes;
+
+    Lookup lookup;
+    private Subject instance;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+      instance = Subjects.factory(subject, BenchOptions.defaults(),
+          io.partkit.spi.Partitioners.load()).get();
+      lookup = instance.place(Cluster.of(nodes, Weights.EQUAL).view(), 1, Optional.empty())
+          .lookup();
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+      instance.close();
+    }
+  }
+
+  @Benchmark
+  public Object lookup(SubjectState s, KeyState k) {
+    return s.lookup.primaryOf(k.nextKey());
+  }
+
+  @Benchmark
+  public long murmur3(KeyState k) {
+    return KeyHash.MURMUR3_128.hashLong(k.nextKey());
+  }
+}

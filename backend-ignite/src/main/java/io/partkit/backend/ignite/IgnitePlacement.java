@@ -7,14 +7,10 @@ import io.partkit.spi.Member;
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
-import io.partkit.spi.PartitionerConfig;
-import io.partkit.spi.Partitioner;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -51,19 +47,21 @@ import java.util.Set;
  * neighbors. Ignite's backup filters and REPLICATED mode (backups = {@code Integer.MAX_VALUE},
  * which lists backups in topology order) are not modeled.
  *
- * <p>As a {@link Partitioner} (strategy name {@value #NAME}, options {@code partitions} 1..65000
- * default 1024, {@code replicas} 1..256 default 1, {@code exclude-neighbors} default false) its
- * assignments carry Ignite's exact partition -> replicas table. Their {@link HashSlots} scheme is a
- * stand-in with the same partition count (Ignite's partitions are equally likely for
- * well-hashed keys, which is what the statistics assume): route keys with
- * {@link #partition(Object)}, not with {@link PartitionAssignment#partitionOf}. The previous
- * assignment is ignored: Ignite's function is stateless.
+ * <p>{@link #assignment(MembershipView)} gives Ignite's exact partition -> replicas table as a
+ * partkit {@link PartitionAssignment} (strategy name {@value #NAME}), for
+ * {@link io.partkit.spi.stats.PlacementStatistics} and {@link io.partkit.spi.stats.Movement}. Its
+ * {@link HashSlots} scheme is a stand-in with the same partition count (Ignite's partitions are
+ * equally likely for well-hashed keys, which is what the statistics assume): route keys with
+ * {@link #partition(Object)}, not with {@link PartitionAssignment#partitionOf}.
+ *
+ * <p>It is deliberately not a registered partkit {@link io.partkit.spi.Partitioner}: Ignite's
+ * function ignores zone labels and weights, which that contract requires a strategy to honor.
  *
  * <p>Immutable and thread-safe.
  */
-public final class IgnitePlacement implements Partitioner {
+public final class IgnitePlacement {
 
-  /** Strategy name under which {@link IgniteRendezvousPartitionerProvider} registers it. */
+  /** Strategy name recorded on {@link #assignment assignments}. */
   public static final String NAME = "ignite-rendezvous";
 
   /** Ignite's default partition count ({@code RendezvousAffinityFunction.DFLT_PARTITION_COUNT}). */
@@ -72,19 +70,17 @@ public final class IgnitePlacement implements Partitioner {
   /** Ignite's limit ({@code CacheConfiguration.MAX_PARTITIONS_COUNT}). */
   public static final int MAX_PARTITIONS = 65_000;
 
-  private static final int MAX_REPLICAS = 256;
+  /** Most backups accepted here (Ignite's REPLICATED mode, all nodes, is not modeled). */
+  public static final int MAX_BACKUPS = 255;
 
-  private final PartitionerConfig config;
   private final int partitions;
   private final int replicas;
   private final boolean excludeNeighbors;
   private final HashSlots scheme;
 
-  private IgnitePlacement(PartitionerConfig config, int partitions, int replicas,
-      boolean excludeNeighbors) {
-    this.config = config;
+  private IgnitePlacement(int partitions, int backups, boolean excludeNeighbors) {
     this.partitions = partitions;
-    this.replicas = replicas;
+    this.replicas = backups + 1;
     this.excludeNeighbors = excludeNeighbors;
     this.scheme = HashSlots.of(partitions);
   }
@@ -93,30 +89,23 @@ public final class IgnitePlacement implements Partitioner {
    * Ignite's placement with {@code partitions} partitions and {@code backups} backups, without
    * neighbor exclusion (Ignite's defaults are 1024 and 0).
    *
-   * @throws IllegalArgumentException if partitions is outside 1..65000 or backups outside 0..255
+   * @throws IllegalArgumentException if partitions is outside 1..{@value #MAX_PARTITIONS} or
+   *     backups outside 0..{@value #MAX_BACKUPS}
    */
   public static IgnitePlacement of(int partitions, int backups) {
-    return create(PartitionerConfig.of("partitions", partitions, "replicas", backups + 1));
-  }
-
-  /**
-   * From partkit options ({@code partitions}, {@code replicas}, {@code exclude-neighbors}).
-   *
-   * @throws io.partkit.spi.InvalidConfigurationException listing every bad or unknown option
-   */
-  public static IgnitePlacement create(PartitionerConfig config) {
-    requireNonNull(config, "config");
-    PartitionerConfig.Reader reader = config.reader("strategy '" + NAME + "'");
-    int partitions = reader.intValue("partitions", DEFAULT_PARTITIONS, 1, MAX_PARTITIONS);
-    int replicas = reader.intValue("replicas", 1, 1, MAX_REPLICAS);
-    boolean excludeNeighbors = reader.booleanValue("exclude-neighbors", false);
-    reader.validate();
-    return new IgnitePlacement(config, partitions, replicas, excludeNeighbors);
+    if (partitions < 1 || partitions > MAX_PARTITIONS) {
+      throw new IllegalArgumentException(
+          "partitions must be in 1.." + MAX_PARTITIONS + ": " + partitions);
+    }
+    if (backups < 0 || backups > MAX_BACKUPS) {
+      throw new IllegalArgumentException("backups must be in 0.." + MAX_BACKUPS + ": " + backups);
+    }
+    return new IgnitePlacement(partitions, backups, false);
   }
 
   /** This placement with Ignite's {@code excludeNeighbors} flag set as given. */
   public IgnitePlacement withExcludeNeighbors(boolean exclude) {
-    return create(config.with("exclude-neighbors", exclude));
+    return new IgnitePlacement(partitions, replicas - 1, exclude);
   }
 
   /**
@@ -233,17 +222,7 @@ public final class IgnitePlacement implements Partitioner {
     return hosts;
   }
 
-  @Override
-  public String name() {
-    return NAME;
-  }
-
-  @Override
-  public PartitionerConfig config() {
-    return config;
-  }
-
-  @Override
+  /** Replicas per partition: backups + 1 (fewer when the cluster is smaller). */
   public int replicationFactor() {
     return replicas;
   }
@@ -258,21 +237,14 @@ public final class IgnitePlacement implements Partitioner {
     return excludeNeighbors;
   }
 
-  @Override
-  public OptionalInt fixedPartitionCount() {
-    return OptionalInt.of(partitions);
-  }
-
   /**
-   * Ignite's table for {@code view}; {@code previous} only sets the epoch (see the class comment
-   * for the scheme).
+   * Ignite's whole table for {@code view}, as a partkit assignment at epoch 1 (see the class
+   * comment for its scheme).
    *
    * @throws IllegalArgumentException if the view is empty
    */
-  @Override
-  public PartitionAssignment assign(MembershipView view, Optional<PartitionAssignment> previous) {
+  public PartitionAssignment assignment(MembershipView view) {
     requireNonNull(view, "view");
-    requireNonNull(previous, "previous");
     if (view.isEmpty()) {
       throw new IllegalArgumentException("the membership view must not be empty");
     }
@@ -282,8 +254,7 @@ public final class IgnitePlacement implements Partitioner {
     for (int p = 0; p < partitions; p++) {
       table.add(List.of(rank(p, members, hosts)));
     }
-    long epoch = previous.map(a -> a.epoch() + 1).orElse(1L);
-    return PartitionAssignment.of(NAME, epoch, view.version(), scheme, table);
+    return PartitionAssignment.of(NAME, 1, view.version(), scheme, table);
   }
 
   @Override

@@ -3,13 +3,10 @@ package io.partkit.backend.ignite;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.partkit.spi.InvalidConfigurationException;
 import io.partkit.spi.Member;
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
-import io.partkit.spi.PartitionerConfig;
-import io.partkit.spi.Partitioners;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -105,7 +102,7 @@ class IgnitePlacementTest {
     IgnitePlacement placement = IgnitePlacement.of(partitions, backups)
         .withExcludeNeighbors(excludeNeighbors);
     MembershipView view = MembershipView.of(0, members);
-    PartitionAssignment assignment = placement.assign(view);
+    PartitionAssignment assignment = placement.assignment(view);
     for (int p = 0; p < partitions; p++) {
       List<String> want = expected.get(p).stream().map(c -> (String) c.consistentId()).toList();
       List<String> got = assignment.replicas(p).stream().map(NodeId::value).toList();
@@ -120,7 +117,7 @@ class IgnitePlacementTest {
     IgnitePlacement placement = IgnitePlacement.of(1024, 1);
     MembershipView a = MembershipView.of(Member.of("a"), Member.of("b"), Member.of("c"));
     MembershipView b = MembershipView.of(Member.of("c"), Member.of("a"), Member.of("b"));
-    assertThat(placement.assign(a).samePlacementAs(placement.assign(b))).isTrue();
+    assertThat(placement.assignment(a).samePlacementAs(placement.assignment(b))).isTrue();
   }
 
   @Test
@@ -136,22 +133,11 @@ class IgnitePlacementTest {
   }
 
   @Test
-  void isRegisteredAsAStrategy() {
-    var created = Partitioners.load().create(IgnitePlacement.NAME,
-        PartitionerConfig.of("partitions", 64, "replicas", 2));
-    assertThat(created).isInstanceOf(IgnitePlacement.class);
-    assertThat(created.fixedPartitionCount()).hasValue(64);
-    assertThat(created.replicationFactor()).isEqualTo(2);
-  }
-
-  @Test
-  void badOptionsAreAllReported() {
-    assertThatThrownBy(() -> IgnitePlacement.create(
-        PartitionerConfig.of("partitions", 0, "replicas", 300, "vnodes", 3)))
-        .isInstanceOf(InvalidConfigurationException.class)
-        .hasMessageContaining("partitions must be in 1..65000: 0")
-        .hasMessageContaining("replicas must be in 1..256: 300")
-        .hasMessageContaining("unknown option 'vnodes'");
+  void badArgumentsAreNamed() {
+    assertThatThrownBy(() -> IgnitePlacement.of(0, 1)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("partitions must be in 1..65000: 0");
+    assertThatThrownBy(() -> IgnitePlacement.of(1024, -1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("backups must be in 0..255: -1");
     assertThatThrownBy(() -> IgnitePlacement.partition(null, 16))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("null");
     assertThatThrownBy(() -> IgnitePlacement.of(16, 0).replicas(16, MembershipView.of(

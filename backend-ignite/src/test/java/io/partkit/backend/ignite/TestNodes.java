@@ -35,6 +35,9 @@ final class TestNodes {
               return attributes.get((String) args[0]);
             case "attributes":
               return attributes;
+            case "addresses":
+            case "hostNames":
+              return List.of();
             case "isClient":
             case "isDaemon":
             case "isLocal":

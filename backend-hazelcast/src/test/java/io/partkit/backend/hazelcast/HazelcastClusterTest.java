@@ -92,6 +92,9 @@ class HazelcastClusterTest {
       keys.add(random.nextLong());
     }
     keys.forEach(k -> map.put(k, "v"));
+    // owners are stable once no migration is pending; only then is localKeySet comparable
+    TestMembers.awaitTrue(Duration.ofSeconds(30),
+        () -> members.get(0).getPartitionService().isClusterSafe(), "cluster safe");
     // the owner of partkit's partition of each key holds it, by the member's own local key set
     Map<NodeId, Set<Object>> expected = new HashMap<>();
     for (Object key : keys) {

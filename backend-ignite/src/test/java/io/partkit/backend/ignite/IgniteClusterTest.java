@@ -117,20 +117,25 @@ class IgniteClusterTest {
         .assign(MembershipView.of(0, members));
   }
 
-  /** Polls until Ignite's current owners of every partition are the strategy's (rebalanced). */
+  /**
+   * Polls until every node's current owners of every partition are the strategy's: rebalancing
+   * has ended and each node has switched to the new affinity (they switch one after another).
+   */
   private static void awaitPlacement(int nodeCount) {
     PartitionAssignment expected = expected(nodeCount);
-    Affinity<Object> affinity = nodes.get(0).affinity(CACHE);
     awaitTrue(Duration.ofSeconds(60), () -> {
-      for (int p = 0; p < 64; p++) {
-        List<NodeId> actual = affinity.mapPartitionToPrimaryAndBackups(p).stream()
-            .map(n -> NodeId.of(String.valueOf(n.consistentId()))).toList();
-        if (!actual.equals(expected.replicas(p))) {
-          return false;
+      for (Ignite node : nodes) {
+        Affinity<Object> affinity = node.affinity(CACHE);
+        for (int p = 0; p < 64; p++) {
+          List<NodeId> actual = affinity.mapPartitionToPrimaryAndBackups(p).stream()
+              .map(n -> NodeId.of(String.valueOf(n.consistentId()))).toList();
+          if (!actual.equals(expected.replicas(p))) {
+            return false;
+          }
         }
       }
       return true;
-    }, "Ignite's owners to match the strategy's table on " + nodeCount + " nodes");
+    }, "every node's owners to match the strategy's table on " + nodeCount + " nodes");
   }
 
   private static void assertPrimariesHoldTheirKeys(List<Object> keys, int nodeCount) {

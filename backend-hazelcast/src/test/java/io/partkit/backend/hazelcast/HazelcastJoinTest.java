@@ -49,7 +49,8 @@ class HazelcastJoinTest {
     HazelcastInstance first = started.get(0);
     first.getMap("any").put("warm-up", 1); // partitions are assigned on first use
     List<PartitionAssignment> seen = new CopyOnWriteArrayList<>();
-    try (AutoCloseable watch = HazelcastAssignments.watch(first, seen::add)) {
+    AutoCloseable watch = HazelcastAssignments.watch(first, seen::add);
+    try {
       TestMembers.awaitTrue(Duration.ofSeconds(30),
           () -> !seen.isEmpty() && seen.get(seen.size() - 1).nodes().size() == 2
               && first.getPartitionService().isClusterSafe(), "two owners");
@@ -74,6 +75,8 @@ class HazelcastJoinTest {
       int ownedByNew = after.primaryPartitionsOf(NodeId.of("m2")).length;
       assertThat(ownedByNew).isBetween(88, 92);
       assertThat(movement.primaryMovedShare()).isGreaterThanOrEqualTo(ownedByNew / 271.0 - 1e-9);
+    } finally {
+      watch.close();
     }
   }
 }

@@ -28,11 +28,28 @@ public final class LookupRatios {
 
   private LookupRatios() {}
 
+  /** The JVM flags forked benchmark JVMs need (Ignite's opens), from the build. */
+  static String[] forkFlags() throws IOException {
+    java.util.Properties p = new java.util.Properties();
+    try (var in = LookupRatios.class.getResourceAsStream("jvm.properties")) {
+      if (in == null) {
+        throw new IllegalStateException("jvm.properties missing: build with ./mvnw -pl bench -am package");
+      }
+      p.load(in);
+    }
+    String flags = p.getProperty("ignite.jvm.opens", "").trim();
+    return flags.isEmpty() ? new String[0] : flags.split("\\s+");
+  }
+
   public static void main(String[] args) throws RunnerException, IOException {
     String nodes = args.length > 0 ? args[0] : "1000";
     OptionsBuilder builder = new OptionsBuilder();
     builder.include(LookupBenchmark.class.getName() + "\\.(lookup|murmur3)$");
     builder.param("nodes", nodes);
+    // replaces @Fork's jvmArgsAppend, so repeat its flags
+    List<String> flags = new ArrayList<>(List.of("-Xmx1g", "-XX:+UseParallelGC"));
+    flags.addAll(List.of(forkFlags()));
+    builder.jvmArgsAppend(flags.toArray(String[]::new));
     if (args.length > 2) {
       builder.param("subject", args[2].split(","));
     }

@@ -1,0 +1,7 @@
+/**
+ * Contract-test kits: one abstract JUnit 5 suite per SPI. An implementation gets the whole
+ * suite by extending the kit with a short subclass that says how to build it and what bounds it
+ * promises (the pattern of Micrometer's {@code MeterRegistryCompatibilityKit} and Cassandra's
+ * {@code PartitionerTestCase}).
+ */
+package io.partkit.testkit;

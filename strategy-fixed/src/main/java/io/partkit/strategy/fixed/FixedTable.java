@@ -59,6 +59,8 @@ final class FixedTable {
   private final int[] table;
   private final int[] count;
   private final int[] target;
+  /** Copies each member holds at the ranks already completed. */
+  private final int[] lowerRanks;
   private int cursor;
 
   FixedTable(MembershipView view, int partitions, int rf, boolean zoneAware, int[][] prev) {
@@ -84,6 +86,7 @@ final class FixedTable {
     this.table = new int[partitions * rf];
     this.count = new int[n];
     this.target = new int[n];
+    this.lowerRanks = new int[n];
   }
 
   int[] compute() {
@@ -98,6 +101,9 @@ final class FixedTable {
         if (table[p * rf + r] < 0) {
           place(p, r);
         }
+      }
+      for (int i = 0; i < n; i++) {
+        lowerRanks[i] += count[i];
       }
     }
     return table;
@@ -271,15 +277,20 @@ final class FixedTable {
     return prev != null && r < prev[q].length && prev[q][r] == node;
   }
 
+  /**
+   * The fallback when targets cannot be met: the eligible member with the fewest copies per unit
+   * of weight over all ranks so far (so that, when zones force copies onto a small zone, its
+   * members share them evenly).
+   */
   private int leastLoadedEligible(int p, int r, int tier) {
     int best = -1;
     for (int node = 0; node < n; node++) {
       if (!eligible(p, r, node, tier)) {
         continue;
       }
-      // compare (count + 1) / weight without division
-      if (best < 0 || (long) (count[node] + 1) * weight[best]
-          < (long) (count[best] + 1) * weight[node]) {
+      // compare (copies + 1) / weight without division
+      if (best < 0 || (long) (lowerRanks[node] + count[node] + 1) * weight[best]
+          < (long) (lowerRanks[best] + count[best] + 1) * weight[node]) {
         best = node;
       }
     }

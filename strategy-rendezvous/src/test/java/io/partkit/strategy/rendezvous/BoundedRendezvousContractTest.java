@@ -28,19 +28,19 @@ class BoundedRendezvousContractTest extends PartitionerContractKit {
 
   /**
    * The bounded placement is recomputed from the view alone, so freed capacity lets partitions
-   * that overflowed return to better-ranked members (a cascade). Measured over the suite's seeds
-   * and sizes (see docs/strategy-rendezvous.md): at most about 2x the optimum in total, of which
-   * up to about 1.2% of the key space moves between staying members; these bounds hold that
-   * with a margin.
+   * that overflowed return to better-ranked members (a cascade). Measured (see
+   * docs/strategy-rendezvous.md and RendezvousPropertiesTest): up to about 3x the optimum in
+   * total, up to about 4% of the key space between staying members; these are the documented
+   * bounds.
    */
   @Override
   protected double moveBound(int nodes) {
-    return 2.5;
+    return 4.0;
   }
 
   @Override
   protected double churnBound(int nodes) {
-    return 0.03;
+    return 0.05;
   }
 
   @Override

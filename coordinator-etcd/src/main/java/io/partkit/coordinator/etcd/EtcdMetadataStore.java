@@ -463,7 +463,7 @@ final class EtcdMetadataStore implements MetadataStore {
     }
 
     void start() {
-      callbacks.execute(this::tryAcquire);
+      tryAcquire(); // synchronously: a coordinator built on a free election leads at once
     }
 
     /** Create-if-absent on the leader key; a standby watches it and tries again when it goes. */

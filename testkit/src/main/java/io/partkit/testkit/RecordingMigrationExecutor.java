@@ -59,7 +59,6 @@ public final class RecordingMigrationExecutor implements MigrationExecutor {
     int now = inFlight.incrementAndGet();
     maxInFlight.accumulateAndGet(now, Math::max);
     CompletableFuture<Migration> f = new CompletableFuture<>();
-    f.whenComplete((r, e) -> inFlight.decrementAndGet());
     if (hold) {
       synchronized (this) {
         held.add(f);
@@ -71,6 +70,8 @@ public final class RecordingMigrationExecutor implements MigrationExecutor {
   }
 
   private void finish(CompletableFuture<Migration> f, Migration m) {
+    // leave the count before completing: the caller may start the next one inside complete()
+    inFlight.decrementAndGet();
     if (rollBack.test(m)) {
       f.completeExceptionally(new IllegalStateException("rolled back by the test: " + m));
     } else {

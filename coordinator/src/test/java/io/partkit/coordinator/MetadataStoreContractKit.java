@@ -111,7 +111,8 @@ public abstract class MetadataStoreContractKit {
     MetadataStore s = store();
     s.compareAndSetTable(MetadataStore.NO_TABLE, table(1, "a"));
     List<Long> seen = new CopyOnWriteArrayList<>();
-    try (AutoCloseable w = secondClient().watchTable(t -> seen.add(t.epoch()))) {
+    AutoCloseable watch = secondClient().watchTable(t -> seen.add(t.epoch()));
+    try {
       for (long e = 1; e < 30; e++) {
         s.compareAndSetTable(e, table(e + 1, e % 2 == 0 ? "a" : "b"));
       }
@@ -119,6 +120,8 @@ public abstract class MetadataStoreContractKit {
       while ((seen.isEmpty() || seen.get(seen.size() - 1) != 30) && System.nanoTime() < deadline) {
         Thread.sleep(5); // polling interval
       }
+    } finally {
+      watch.close();
     }
     List<Long> expected = new ArrayList<>();
     for (long e = 1; e <= 30; e++) {
@@ -131,7 +134,8 @@ public abstract class MetadataStoreContractKit {
   void membersRegisterRenewAndLeave() throws Exception {
     MetadataStore s = store();
     AtomicBoolean changed = new AtomicBoolean();
-    try (AutoCloseable w = s.watchMembers(() -> changed.set(true))) {
+    AutoCloseable watch = s.watchMembers(() -> changed.set(true));
+    try {
       long v0 = s.members().version();
       s.putMember(Member.of("a").withAddress("127.0.0.1:1"), Duration.ofSeconds(30));
       s.putMember(Member.of("b"), Duration.ofSeconds(30));
@@ -149,6 +153,8 @@ public abstract class MetadataStoreContractKit {
         Thread.sleep(5); // polling interval
       }
       assertThat(changed).isTrue();
+    } finally {
+      watch.close();
     }
   }
 

@@ -61,33 +61,34 @@ class EtcdLeaderLossTest {
       List<Long> watched = new CopyOnWriteArrayList<>();
       List<Long> read = new ArrayList<>();
       try (MetadataStore watcherStore = store(etcd, "/leader-loss");
-          MetadataStore coordinatorStore = store(etcd, "/leader-loss");
-          AutoCloseable watch = watcherStore.watchTable(t -> watched.add(t.epoch()));
-          ClusterCoordinator c = EtcdCoordinatorTest.build(coordinatorStore,
-              CoordinatorSettings.defaults(new ManualClock()).executor(killer, 4))) {
-        List<RebalancePlan> plans = new ArrayList<>();
-        for (String id : List.of("a", "b", "c", "d", "e", "f")) {
-          c.join(Member.of(id));
-          plans.add(c.rebalance());
-          PartitionAssignment t = c.table().orElseThrow();
-          assertThat(t.samePlacementAs(plans.get(plans.size() - 1).proposed()))
-              .as("after joining %s the committed table is the plan's", id).isTrue();
-          read.add(t.epoch());
+          MetadataStore coordinatorStore = store(etcd, "/leader-loss")) {
+        watcherStore.watchTable(t -> watched.add(t.epoch())); // ends with its store
+        try (ClusterCoordinator c = EtcdCoordinatorTest.build(coordinatorStore,
+            CoordinatorSettings.defaults(new ManualClock()).executor(killer, 4))) {
+          List<RebalancePlan> plans = new ArrayList<>();
+          for (String id : List.of("a", "b", "c", "d", "e", "f")) {
+            c.join(Member.of(id));
+            plans.add(c.rebalance());
+            PartitionAssignment t = c.table().orElseThrow();
+            assertThat(t.samePlacementAs(plans.get(plans.size() - 1).proposed()))
+                .as("after joining %s the committed table is the plan's", id).isTrue();
+            read.add(t.epoch());
+          }
+          assertThat(killed.get()).as("the leader was killed mid-rebalance").isNotNull();
+          assertThat(etcd.endpoints()).hasSize(2).doesNotContain(killed.get());
+          long last = read.get(read.size() - 1);
+          long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+          while ((watched.isEmpty() || watched.get(watched.size() - 1) < last)
+              && System.nanoTime() < deadline) {
+            Thread.sleep(10); // polling interval
+          }
+          assertThat(read).as("epochs read after each rebalance").isSortedAccordingTo(Long::compare)
+              .doesNotHaveDuplicates();
+          assertThat(watched).as("epochs seen by the watcher, across the leader's death")
+              .isSortedAccordingTo(Long::compare).doesNotHaveDuplicates().containsAll(read);
+          assertThat(c.table().orElseThrow().nodes()).hasSize(6);
+          assertThat(c.store().read().pending()).isEmpty();
         }
-        assertThat(killed.get()).as("the leader was killed mid-rebalance").isNotNull();
-        assertThat(etcd.endpoints()).hasSize(2).doesNotContain(killed.get());
-        long last = read.get(read.size() - 1);
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while ((watched.isEmpty() || watched.get(watched.size() - 1) < last)
-            && System.nanoTime() < deadline) {
-          Thread.sleep(10); // polling interval
-        }
-        assertThat(read).as("epochs read after each rebalance").isSortedAccordingTo(Long::compare)
-            .doesNotHaveDuplicates();
-        assertThat(watched).as("epochs seen by the watcher, across the leader's death")
-            .isSortedAccordingTo(Long::compare).doesNotHaveDuplicates().containsAll(read);
-        assertThat(c.table().orElseThrow().nodes()).hasSize(6);
-        assertThat(c.store().read().pending()).isEmpty();
       }
     }
   }
@@ -99,9 +100,9 @@ class EtcdLeaderLossTest {
       RecordingMigrationExecutor stuck = new RecordingMigrationExecutor();
       RecordingMigrationExecutor fresh = new RecordingMigrationExecutor();
       MetadataStore leaderStore = store(etcd, "/takeover");
-      try (MetadataStore standbyStore = store(etcd, "/takeover");
-          ClusterCoordinator leader = EtcdCoordinatorTest.build(leaderStore,
-              CoordinatorSettings.defaults(clock).named("leader").executor(stuck, 2))) {
+      ClusterCoordinator leader = EtcdCoordinatorTest.build(leaderStore,
+          CoordinatorSettings.defaults(clock).named("leader").executor(stuck, 2));
+      try (MetadataStore standbyStore = store(etcd, "/takeover")) {
         for (String id : List.of("a", "b", "c")) {
           leader.join(Member.of(id));
         }
@@ -145,6 +146,8 @@ class EtcdLeaderLossTest {
           pool.shutdownNow();
           standby.close();
         }
+      } finally {
+        leader.close();
       }
     }
   }

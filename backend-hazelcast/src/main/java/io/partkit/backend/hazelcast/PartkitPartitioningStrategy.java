@@ -72,7 +72,7 @@ public final class PartkitPartitioningStrategy implements PartitioningStrategy<O
    * @throws IllegalArgumentException if the key is not a String, Long, Integer or byte[]
    */
   public int partitionOf(Object key) {
-    return scheme.partitionOf(PartkitKeys.hash(scheme.keyHash(), key));
+    return scheme.partitionOf(scheme.keyHash().hashObject(key));
   }
 
   /** The key -> partition scheme, for building partkit assignments over the same partitions. */

@@ -139,7 +139,7 @@ public final class PartkitAffinityFunction implements AffinityFunction {
   @Override
   public int partition(Object key) {
     PartitionScheme s = scheme();
-    return s.partitionOf(PartkitKeys.hash(s.keyHash(), key));
+    return s.partitionOf(s.keyHash().hashObject(key));
   }
 
   @Override

@@ -18,16 +18,15 @@ final class Subjects {
       "tokenring-random", "tokenring-allocator", "ignite-rendezvous", "hazelcast",
       "hazelcast-members", "cassandra-vnodes-256", "cassandra-vnodes-16", "guava-jump");
 
-  /** Load bound of {@code rendezvous-bounded}: no node above 1.25 x its fair share. */
-  static final String LOAD_BOUND = "1.25";
+  /** Load bound of {@code rendezvous-bounded}: no node above 1.10 x its fair share. */
+  static final String LOAD_BOUND = "1.10";
 
   private Subjects() {}
 
   /** The partkit (strategy, options) pairs behind the default partkit subject names. */
   static Map<String, Map.Entry<String, PartitionerConfig>> partkitDefaults(BenchOptions o) {
     Map<String, Map.Entry<String, PartitionerConfig>> m = new LinkedHashMap<>();
-    m.put("fixed", Map.entry("fixed",
-        PartitionerConfig.of("partitions", o.partitions(), "seed", o.seed())));
+    m.put("fixed", Map.entry("fixed", PartitionerConfig.of("partitions", o.partitions())));
     m.put("rendezvous", Map.entry("rendezvous",
         PartitionerConfig.of("partitions", o.partitions(), "seed", o.seed())));
     m.put("rendezvous-bounded", Map.entry("rendezvous", PartitionerConfig.of(

@@ -218,22 +218,35 @@ public final class Report {
           .append("). The hottest member sets a cluster's capacity: at max/avg m it fills "
               + "up when the cluster is 1/m full.</li>");
     }
-    h.append("<li><b>A partition table</b> (<i>fixed</i>) gives the most even spread and the "
-        + "minimal move when a coordinator can store and publish the table: choose it for "
-        + "a sharded service with a consistent store (the pattern of Kafka, Hazelcast and "
-        + "Ignite).</li>");
-    h.append("<li><b>Rendezvous</b> needs no stored table: every client computes the same "
-        + "owners from the membership alone, and moves are minimal by construction. Plain "
-        + "HRW pays for that with a hotter hottest member; the bounded-load variant caps it at "
-        + "the bound for a little extra movement.</li>");
-    h.append("<li><b>Token rings</b> fit Cassandra-compatible systems and range scans. "
-        + "Random tokens need many vnodes to spread evenly (about 1/sqrt(vnodes)); an "
-        + "allocator reaches that spread with 16 tokens per node.</li>");
-    h.append("<li><b>Jump hash</b> is the cheapest and perfectly even, but only for numbered "
-        + "buckets: no weights, no replicas, and only the last bucket can leave.</li>");
-    h.append("<li><b>Native placements</b>: Ignite's rendezvous function and Hazelcast's table "
-        + "have no weights; compare their rows to see what switching to a partkit strategy "
-        + "buys at your size.</li></ul>");
+    List<String> present = new ArrayList<>(r.subjects().keySet());
+    if (present.contains("fixed")) {
+      h.append("<li><b>A partition table</b> (<i>fixed</i>) reaches the best spread P fixed "
+          + "partitions allow, ceil(P/N)/(P/N), and moves only what a join or leave must: "
+          + "choose it when a coordinator can store and publish the table (a sharded service "
+          + "with a consistent store).</li>");
+    }
+    if (present.contains("rendezvous") || present.contains("ignite-rendezvous")) {
+      h.append("<li><b>Rendezvous</b> (HRW) needs no stored table: every client computes the "
+          + "same owners from the membership alone and nothing moves between members that "
+          + "stay. Plain HRW over fixed partitions pays with a hot hottest member once members "
+          + "hold few partitions each (Ignite's function shows the same); a load bound caps it "
+          + "at the price of extra movement on joins and leaves (see the movement charts).</li>");
+    }
+    if (present.stream().anyMatch(s -> s.startsWith("tokenring") || s.startsWith("cassandra"))) {
+      h.append("<li><b>Token rings</b> fit Cassandra-compatible systems and range scans. "
+          + "Random tokens spread about 1/sqrt(tokens per member), so they need many of them; "
+          + "an allocator spreads 16 tokens per member more evenly than 256 random ones. "
+          + "A ring lookup is a search over all tokens, dearer than a table read.</li>");
+    }
+    if (present.contains("guava-jump")) {
+      h.append("<li><b>Jump hash</b> is perfectly even and minimal for numbered buckets only: "
+          + "no weights, no replicas, and only the last bucket can leave.</li>");
+    }
+    if (present.contains("hazelcast") || present.contains("ignite-rendezvous")) {
+      h.append("<li><b>Native placements</b> (Ignite's rendezvous function, Hazelcast's table) "
+          + "have no weights; their rows show what a partkit strategy changes at your size.</li>");
+    }
+    h.append("</ul>");
     return h.toString();
   }
 

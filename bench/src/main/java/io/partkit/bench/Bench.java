@@ -15,10 +15,8 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -282,17 +280,5 @@ public final class Bench {
     String message = e.getMessage() == null ? e.getClass().getSimpleName()
         : e.getClass().getSimpleName() + ": " + e.getMessage();
     return message.replace('\n', ' ').replaceAll("\\s+", " ");
-  }
-
-  static String format(double v) {
-    return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.4f", v);
-  }
-
-  static double[] values(List<Double> list) {
-    return list.stream().mapToDouble(Double::doubleValue).toArray();
-  }
-
-  static String join(double[] v) {
-    return Arrays.toString(v);
   }
 }

@@ -107,7 +107,7 @@ public final class Report {
 
     h.append("<h2 id=\"lookup\">Lookup cost</h2><p>Nanoseconds per key -&gt; primary lookup over "
         + "Zipf-skewed 8-byte keys, next to the bare Murmur3 x64_128 hash of the same keys timed "
-        + "right before it (dashed: their mean). In-process harness with warm-up; the JMH "
+        + "in rounds alternating with it (dashed: their mean). In-process harness with warm-up; the JMH "
         + "benchmark <code>LookupBenchmark</code> is the authoritative measurement.</p>");
     double bare = r.lookups().stream().mapToDouble(LookupRow::bareHashNanos).average()
         .orElse(Double.NaN);

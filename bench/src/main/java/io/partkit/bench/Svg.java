@@ -88,8 +88,10 @@ final class Svg {
           lx, lx + 18, lx + 22, esc(referenceLabel)));
     }
     // axis and grid
-    for (int t = 0; t <= 4; t++) {
-      double v = log ? lo * Math.pow(hi / lo, t / 4.0) : lo + (hi - lo) * t / 4;
+    // linear: five even ticks; log: one tick per decade
+    int ticks = log ? (int) Math.round(Math.log10(hi / lo)) : 4;
+    for (int t = 0; t <= ticks; t++) {
+      double v = log ? lo * Math.pow(10, t) : lo + (hi - lo) * t / 4;
       double x = LABEL + scale(v, lo, hi, log) * plotWidth;
       s.append(String.format(Locale.ROOT,
           "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>"

@@ -200,7 +200,7 @@ final class TcpKvNode implements KvNode {
     if (partition < 0) {
       return KvReply.of(Status.ERROR, 0, "partition must be >= 0: " + partition);
     }
-    Part part = part(partition);
+    Part part = op == Wire.LIST ? null : part(partition);
     return switch (op) {
       case Wire.GET -> get(part, epoch, r.bytes());
       case Wire.PUT -> write(part, epoch, r.bytes(), false, null, r.bytes());
@@ -222,6 +222,7 @@ final class TcpKvNode implements KvNode {
         yield KvReply.ok(s.epoch(),
             new Wire.Writer().i8(s.state().code()).i64(s.keys()).toBytes());
       }
+      case Wire.LIST -> list();
       default -> KvReply.of(Status.ERROR, 0, "unknown op " + op);
     };
   }
@@ -405,7 +406,7 @@ final class TcpKvNode implements KvNode {
         KvReply reply = peer.call(NodeConnection.request(Wire.SNAPSHOT, part.id, moveEpoch)
             .bytes(after).i32(PAGE).toBytes());
         if (reply.status() != Status.OK) {
-          return KvReply.of(Status.REFUSED, moveEpoch,
+          return KvReply.of(Status.ERROR, moveEpoch,
               "copy of partition " + part.id + " from " + source + " failed: " + reply);
         }
         Wire.Reader page = new Wire.Reader(reply.value());
@@ -473,6 +474,21 @@ final class TcpKvNode implements KvNode {
       }
       return stateChange(part, PartitionState.ABSENT, epoch, 0, true);
     }
+  }
+
+  private KvReply list() {
+    List<PartitionStatus> held = new ArrayList<>();
+    for (Part part : parts.values()) {
+      PartitionStatus s = status(part.id);
+      if (s.state() != PartitionState.ABSENT || s.epoch() > 0) {
+        held.add(s);
+      }
+    }
+    Wire.Writer w = new Wire.Writer().i32(held.size());
+    for (PartitionStatus s : held) {
+      w.i32(s.partition()).i8(s.state().code()).i64(s.epoch()).i64(s.keys());
+    }
+    return KvReply.ok(0, w.toBytes());
   }
 
   static InetSocketAddress parseAddress(String hostAndPort) {

@@ -66,6 +66,23 @@ final class TcpNodeClient implements KvNodeClient {
     return new PartitionStatus(partition, state, reply.epoch(), r.i64());
   }
 
+  /** Every partition the node holds in a state other than ABSENT. */
+  java.util.List<PartitionStatus> list() throws IOException {
+    KvReply reply = admin(Wire.LIST, 0, 0);
+    if (!reply.isOk()) {
+      throw new IOException("LIST at " + address + ": " + reply);
+    }
+    Wire.Reader r = new Wire.Reader(reply.value());
+    int n = r.i32();
+    java.util.List<PartitionStatus> out = new java.util.ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      int partition = r.i32();
+      PartitionState state = PartitionState.ofCode(r.i8());
+      out.add(new PartitionStatus(partition, state, r.i64(), r.i64()));
+    }
+    return out;
+  }
+
   /** An administrative step: ASSIGN, FENCE, UNFENCE, ACTIVATE, ABORT, DROP or STATUS. */
   KvReply admin(byte op, int partition, long epoch) throws IOException {
     return call(NodeConnection.request(op, partition, epoch).toBytes());

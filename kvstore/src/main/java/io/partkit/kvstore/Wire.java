@@ -28,12 +28,15 @@ import java.nio.charset.StandardCharsets;
  *   ABORT     (nothing)              RECEIVING/RECEIVED -> ABSENT (roll back); refused if OWNED
  *   DROP      (nothing)              MIGRATING_OUT -> ABSENT, remembering epoch
  *   STATUS    (nothing)
+ *   LIST      (nothing)              every partition held or once held (ABSENT with epoch > 0)
  * response = int8 status, int64 epoch, bytes value (-1 = none), utf message (-1 = none)
  * bytes    = int32 length (-1 = null), the bytes
  * utf      = bytes of the UTF-8 encoding
  * </pre>
  * All integers are big-endian. A STATUS answer's value is int8 state, int64 keys; a SNAPSHOT
- * answer's value is int32 count, count x (bytes key, bytes value), int8 more.
+ * answer's value is int32 count, count x (bytes key, bytes value), int8 more; a LIST answer's
+ * value is int32 count, count x (int32 partition, int8 state, int64 epoch, int64 keys), where
+ * epoch is as in {@link PartitionStatus}.
  */
 final class Wire {
 
@@ -52,6 +55,7 @@ final class Wire {
   static final byte ABORT = 16;
   static final byte DROP = 17;
   static final byte STATUS = 18;
+  static final byte LIST = 19;
 
   private Wire() {}
 
@@ -69,6 +73,7 @@ final class Wire {
       case ABORT -> "ABORT";
       case DROP -> "DROP";
       case STATUS -> "STATUS";
+      case LIST -> "LIST";
       default -> "op#" + op;
     };
   }

@@ -1,0 +1,40 @@
+package io.partkit.coordinator;
+
+import io.partkit.spi.Coordinator;
+import io.partkit.spi.NodeId;
+import java.util.List;
+
+/**
+ * partkit's {@link Coordinator}, with the operations an operator or a test needs beyond the SPI.
+ * Built by {@link Coordinators#builder()}.
+ *
+ * <p>Failure detection runs on the injected clock: every operation first calls
+ * {@link #checkFailures()}, so a test advances its clock and reads {@link #membership()} instead
+ * of sleeping; a server calls {@code checkFailures()} from a timer.
+ */
+public interface ClusterCoordinator extends Coordinator {
+
+  /**
+   * Declares failed every member whose last heartbeat is older than the heartbeat timeout by the
+   * injected clock, removes it, and (with auto-rebalance, on the leader) rebalances.
+   *
+   * @return the members declared failed by this call, sorted
+   */
+  List<NodeId> checkFailures();
+
+  /**
+   * Completes or rolls back the migrations a previous leader left pending, then commits what
+   * completed. The coordinator does this by itself when it starts and when it wins leadership; it
+   * is public so an operator can retry after an executor error.
+   *
+   * @return the number of pending migrations found
+   * @throws IllegalStateException if this coordinator is not the leader
+   */
+  int resumePending();
+
+  /** True while this coordinator leads (always true without leader election). */
+  boolean isLeader();
+
+  /** The store this coordinator keeps its state in. */
+  MetadataStore store();
+}

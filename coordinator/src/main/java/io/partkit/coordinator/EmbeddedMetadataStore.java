@@ -1,0 +1,439 @@
+package io.partkit.coordinator;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.partkit.spi.Member;
+import io.partkit.spi.MembershipView;
+import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionAssignment;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The in-process {@link MetadataStore}: linearizable because every operation holds one lock,
+ * optionally durable through a JSON file.
+ *
+ * <p>Persistence follows the classic atomic-replace recipe: write the whole state to a temporary
+ * file in the same directory, {@code fsync} it, rename it over the old file (atomic on POSIX), and
+ * {@code fsync} the directory so the rename itself survives a power loss. A crash leaves either the
+ * old or the new file, never a torn one. The state is small (one table, one wave of migrations,
+ * the members), so rewriting it whole is cheaper than any log.
+ *
+ * <p>Callbacks (watches, election) run on one store thread in the order the changes happened, never
+ * under the lock, so a listener may call back into the store.
+ */
+final class EmbeddedMetadataStore implements MetadataStore {
+
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedMetadataStore.class);
+
+  private final Object lock = new Object();
+  private final Path file;
+  private final ExecutorService callbacks;
+
+  // guarded by lock
+  private PartitionAssignment table;
+  private List<PendingMigration> pending = List.of();
+  private final TreeMap<NodeId, Member> members = new TreeMap<>();
+  private long memberVersion;
+  private long revision;
+  private final List<TableWatch> tableWatches = new ArrayList<>();
+  private final List<Runnable> memberWatches = new CopyOnWriteArrayList<>();
+  private EmbeddedLeadership leader;
+  private final ArrayDeque<EmbeddedLeadership> standbys = new ArrayDeque<>();
+  private boolean closed;
+
+  private EmbeddedMetadataStore(Path file) {
+    this.file = file;
+    this.callbacks = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "partkit-embedded-store-callbacks");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  static EmbeddedMetadataStore inMemory() {
+    return new EmbeddedMetadataStore(null);
+  }
+
+  static EmbeddedMetadataStore persistent(Path file) {
+    EmbeddedMetadataStore store = new EmbeddedMetadataStore(file.toAbsolutePath());
+    if (Files.exists(store.file)) {
+      store.load();
+    }
+    return store;
+  }
+
+  // ---- table and migrations ----
+
+  @Override
+  public MetadataSnapshot read() {
+    synchronized (lock) {
+      checkOpen();
+      return new MetadataSnapshot(Optional.ofNullable(table), pending, revision);
+    }
+  }
+
+  @Override
+  public boolean compareAndSetTable(long expectedEpoch, PartitionAssignment next) {
+    requireNonNull(next, "next");
+    if (next.epoch() <= expectedEpoch) {
+      throw new IllegalArgumentException("the next table's epoch must be above the expected "
+          + expectedEpoch + ": " + next.epoch());
+    }
+    synchronized (lock) {
+      checkOpen();
+      if (epoch() != expectedEpoch) {
+        return false;
+      }
+      table = next;
+      pending = List.of();
+      revision++;
+      persist();
+      for (TableWatch w : tableWatches) {
+        w.offer(next);
+      }
+      return true;
+    }
+  }
+
+  @Override
+  public boolean recordMigrations(long expectedEpoch, List<PendingMigration> migrations) {
+    List<PendingMigration> copy = List.copyOf(migrations);
+    checkMigrations(expectedEpoch, copy);
+    synchronized (lock) {
+      checkOpen();
+      if (epoch() != expectedEpoch || !pending.isEmpty()) {
+        return false;
+      }
+      pending = copy;
+      revision++;
+      persist();
+      return true;
+    }
+  }
+
+  static void checkMigrations(long expectedEpoch, List<PendingMigration> migrations) {
+    if (migrations.isEmpty()) {
+      throw new IllegalArgumentException("no migrations to record");
+    }
+    for (PendingMigration m : migrations) {
+      if (m.migration().targetEpoch() <= expectedEpoch) {
+        throw new IllegalArgumentException("migration of partition " + m.migration().partition()
+            + " must target an epoch above " + expectedEpoch + ": "
+            + m.migration().targetEpoch());
+      }
+    }
+  }
+
+  @Override
+  public boolean clearMigrations(long expectedEpoch) {
+    synchronized (lock) {
+      checkOpen();
+      if (epoch() != expectedEpoch) {
+        return false;
+      }
+      if (!pending.isEmpty()) {
+        pending = List.of();
+        revision++;
+        persist();
+      }
+      return true;
+    }
+  }
+
+  @Override
+  public AutoCloseable watchTable(Consumer<PartitionAssignment> listener) {
+    requireNonNull(listener, "listener");
+    synchronized (lock) {
+      checkOpen();
+      TableWatch watch = new TableWatch(listener);
+      tableWatches.add(watch);
+      if (table != null) {
+        watch.offer(table);
+      }
+      return () -> {
+        synchronized (lock) {
+          tableWatches.remove(watch);
+          watch.cancelled = true;
+        }
+      };
+    }
+  }
+
+  private long epoch() {
+    return table == null ? NO_TABLE : table.epoch();
+  }
+
+  /** Delivers tables to one listener in commit order, skipping any epoch not above the last. */
+  private final class TableWatch {
+    private final Consumer<PartitionAssignment> listener;
+    private long lastEpoch = Long.MIN_VALUE; // touched only on the callback thread
+    private volatile boolean cancelled;
+
+    TableWatch(Consumer<PartitionAssignment> listener) {
+      this.listener = listener;
+    }
+
+    void offer(PartitionAssignment t) {
+      callback(() -> {
+        if (!cancelled && t.epoch() > lastEpoch) {
+          lastEpoch = t.epoch();
+          listener.accept(t);
+        }
+      });
+    }
+  }
+
+  // ---- members ----
+
+  @Override
+  public void putMember(Member member, Duration ttl) {
+    requireNonNull(member, "member");
+    requireNonNull(ttl, "ttl");
+    synchronized (lock) {
+      checkOpen();
+      members.put(member.id(), member);
+      memberChanged();
+    }
+  }
+
+  @Override
+  public boolean renewMember(NodeId id) {
+    requireNonNull(id, "id");
+    synchronized (lock) {
+      checkOpen();
+      return members.containsKey(id);
+    }
+  }
+
+  @Override
+  public boolean removeMember(NodeId id) {
+    requireNonNull(id, "id");
+    synchronized (lock) {
+      checkOpen();
+      if (members.remove(id) == null) {
+        return false;
+      }
+      memberChanged();
+      return true;
+    }
+  }
+
+  private void memberChanged() {
+    memberVersion++;
+    revision++;
+    persist();
+    for (Runnable r : memberWatches) {
+      callback(r);
+    }
+  }
+
+  @Override
+  public MembershipView members() {
+    synchronized (lock) {
+      checkOpen();
+      return MembershipView.of(memberVersion, members.values());
+    }
+  }
+
+  @Override
+  public AutoCloseable watchMembers(Runnable onChange) {
+    requireNonNull(onChange, "onChange");
+    Runnable wrapper = onChange::run; // a distinct identity, so the same Runnable can watch twice
+    memberWatches.add(wrapper);
+    return () -> memberWatches.remove(wrapper);
+  }
+
+  // ---- leadership ----
+
+  @Override
+  public Leadership campaign(String candidate, Runnable onElected, Runnable onLost) {
+    requireNonNull(candidate, "candidate");
+    EmbeddedLeadership l = new EmbeddedLeadership(candidate, onElected, onLost);
+    synchronized (lock) {
+      checkOpen();
+      if (leader == null) {
+        leader = l;
+        callback(onElected);
+      } else {
+        standbys.add(l);
+      }
+    }
+    return l;
+  }
+
+  @Override
+  public Optional<String> leader() {
+    synchronized (lock) {
+      return Optional.ofNullable(leader).map(EmbeddedLeadership::candidate);
+    }
+  }
+
+  private final class EmbeddedLeadership implements Leadership {
+    private final String candidate;
+    private final Runnable onElected;
+    private final Runnable onLost;
+
+    EmbeddedLeadership(String candidate, Runnable onElected, Runnable onLost) {
+      this.candidate = candidate;
+      this.onElected = onElected;
+      this.onLost = onLost;
+    }
+
+    @Override
+    public boolean isLeader() {
+      synchronized (lock) {
+        return leader == this;
+      }
+    }
+
+    @Override
+    public String candidate() {
+      return candidate;
+    }
+
+    @Override
+    public void close() {
+      synchronized (lock) {
+        standbys.remove(this);
+        if (leader == this) {
+          leader = standbys.poll();
+          if (leader != null) {
+            callback(leader.onElected);
+          }
+        }
+      }
+    }
+  }
+
+  // ---- lifecycle ----
+
+  @Override
+  public String describe() {
+    return file == null ? "embedded store (in memory)" : "embedded store (file " + file + ")";
+  }
+
+  @Override
+  public void close() {
+    List<EmbeddedLeadership> lost = new ArrayList<>();
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (leader != null) {
+        lost.add(leader);
+      }
+      leader = null;
+      standbys.clear();
+      tableWatches.clear();
+      memberWatches.clear();
+    }
+    lost.forEach(l -> callback(l.onLost));
+    callbacks.shutdown();
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException(describe() + " is closed");
+    }
+  }
+
+  private void callback(Runnable r) {
+    if (callbacks.isShutdown()) {
+      return;
+    }
+    callbacks.execute(() -> {
+      try {
+        r.run();
+      } catch (RuntimeException e) {
+        LOG.warn("a listener of {} failed", describe(), e);
+      }
+    });
+  }
+
+  // ---- persistence ----
+
+  private void persist() {
+    if (file == null) {
+      return;
+    }
+    JsonNodeFactory f = JsonNodeFactory.instance;
+    ObjectNode root = f.objectNode();
+    root.put("format", MetadataCodec.FORMAT);
+    root.put("revision", revision);
+    root.set("table", table == null ? f.nullNode() : MetadataCodec.tableToTree(table));
+    root.set("pending", MetadataCodec.migrationsToTree(pending));
+    root.put("memberVersion", memberVersion);
+    ArrayNode memberArray = root.putArray("members");
+    members.values().forEach(m -> memberArray.add(MetadataCodec.memberToTree(m)));
+    byte[] bytes = MetadataCodec.write(root).getBytes(StandardCharsets.UTF_8);
+    Path dir = file.getParent();
+    try {
+      Files.createDirectories(dir);
+      Path tmp = dir.resolve(file.getFileName() + ".tmp");
+      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE,
+          StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+        ByteBuffer buf = ByteBuffer.wrap(bytes);
+        while (buf.hasRemaining()) {
+          ch.write(buf);
+        }
+        ch.force(true);
+      }
+      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+        d.force(true); // make the rename durable (Linux allows fsync on a directory)
+      } catch (IOException e) {
+        LOG.debug("cannot fsync directory {} (not supported here): {}", dir, e.toString());
+      }
+    } catch (IOException e) {
+      throw new MetadataStoreException("cannot write " + describe() + ": " + e, e);
+    }
+  }
+
+  private void load() {
+    String json;
+    try {
+      json = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new MetadataStoreException("cannot read " + describe() + ": " + e, e);
+    }
+    try {
+      JsonNode root = MetadataCodec.read(json, "store file");
+      JsonNode t = root.get("table");
+      table = t == null || t.isNull() ? null : MetadataCodec.tableFromTree(t);
+      JsonNode p = root.get("pending");
+      pending = p == null ? List.of() : List.copyOf(MetadataCodec.migrationsFromTree(p));
+      memberVersion = root.path("memberVersion").asLong(0);
+      revision = root.path("revision").asLong(0);
+      for (JsonNode m : root.path("members")) {
+        Member member = MetadataCodec.memberFromTree(m);
+        members.put(member.id(), member);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new MetadataStoreException("cannot parse " + describe() + ": " + e.getMessage(), e);
+    }
+  }
+}

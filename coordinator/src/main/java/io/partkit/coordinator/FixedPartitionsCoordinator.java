@@ -1,0 +1,525 @@
+package io.partkit.coordinator;
+
+import static java.util.Objects.requireNonNull;
+
+import io.partkit.spi.Member;
+import io.partkit.spi.MembershipView;
+import io.partkit.spi.Migration;
+import io.partkit.spi.MigrationExecutor;
+import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.RebalancePlan;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The consistent core of the "Fixed Partitions" pattern (Joshi, <i>Patterns of Distributed
+ * Systems</i>, "Fixed Partitions" and "Consistent Core"; Kafka's controller and Hazelcast's
+ * master play this role).
+ *
+ * <p>Everything durable is in the {@link MetadataStore}; this object keeps only the heartbeat
+ * times it observed (on the injected clock) and a lock that serializes its own operations.
+ * Safety does not rest on that lock or on leader election: every table change is a
+ * compare-and-set on the epoch, so coordinators racing on one store produce one linear sequence of
+ * tables. A lost race is retried from the fresh state.
+ *
+ * <p>Failure detection is timeout based on the injected {@link InstantSource}: a member not heard
+ * from for longer than the heartbeat timeout is removed. A newly elected leader gives every member
+ * a full timeout of grace, since it has not been receiving their heartbeats.
+ */
+final class FixedPartitionsCoordinator implements ClusterCoordinator {
+
+  private static final Logger LOG = LoggerFactory.getLogger(FixedPartitionsCoordinator.class);
+  /** Lost compare-and-set races retried per call before giving up. */
+  private static final int MAX_ATTEMPTS = 16;
+
+  private final MetadataStore store;
+  private final RebalancePlanner planner;
+  private final int minClusterSize;
+  private final Duration heartbeatTimeout;
+  private final InstantSource clock;
+  private final MigrationExecutor executor;
+  private final int maxConcurrent;
+  private final boolean autoRebalance;
+  private final String name;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Map<NodeId, Instant> lastSeen = new HashMap<>(); // guarded by lock
+  private final Map<AutoCloseable, Boolean> watches = new ConcurrentHashMap<>();
+  private volatile Leadership leadership; // null without election
+  private volatile boolean closed;
+  private AutoCloseable memberWatch;
+
+  private FixedPartitionsCoordinator(Coordinators.Builder b) {
+    this.store = b.store;
+    this.minClusterSize = b.minClusterSize;
+    this.heartbeatTimeout = b.heartbeatTimeout;
+    this.clock = b.clock;
+    this.executor = b.migrationExecutor;
+    this.maxConcurrent = b.maxConcurrentMigrations;
+    this.autoRebalance = b.autoRebalance;
+    this.name = b.name;
+    this.planner = new RebalancePlanner(b.partitioner, maxConcurrent, executor != null);
+  }
+
+  static ClusterCoordinator start(Coordinators.Builder b) {
+    FixedPartitionsCoordinator c = new FixedPartitionsCoordinator(b);
+    if (b.leaderElection) {
+      c.leadership = c.store.campaign(c.name, c::onElected, c::onLost);
+    }
+    if (c.isLeader()) {
+      c.onElected(); // do not wait for the store's callback: build() returns a working leader
+    }
+    if (c.autoRebalance) {
+      c.memberWatch = c.store.watchMembers(c::onMembersChanged);
+    }
+    return c;
+  }
+
+  // ---- leadership ----
+
+  private boolean electedHandled; // guarded by lock
+
+  private void onElected() {
+    lock.lock();
+    try {
+      if (closed || electedHandled || !isLeader()) {
+        return;
+      }
+      electedHandled = true;
+      LOG.info("{} leads on {}", name, store.describe());
+      lastSeen.clear();
+      Instant now = clock.instant();
+      store.members().ids().forEach(id -> lastSeen.put(id, now));
+      try {
+        resumePendingLocked();
+        if (autoRebalance) {
+          rebalanceIfPossible();
+        }
+      } catch (RuntimeException e) {
+        LOG.error("{}: resuming after election failed; call resumePending() to retry", name, e);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void onLost() {
+    lock.lock();
+    try {
+      electedHandled = false;
+      LOG.warn("{} lost leadership on {}", name, store.describe());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void onMembersChanged() {
+    if (closed || !isLeader() || lock.isHeldByCurrentThread()) {
+      return;
+    }
+    lock.lock();
+    try {
+      if (!closed && isLeader()) {
+        rebalanceIfPossible();
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("{}: automatic rebalance failed", name, e);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public boolean isLeader() {
+    Leadership l = leadership;
+    return !closed && (l == null || l.isLeader());
+  }
+
+  private void requireLeader(String what) {
+    if (!isLeader()) {
+      throw new IllegalStateException(name + " cannot " + what + ": it is not the leader (leader: "
+          + store.leader().orElse("none") + ")");
+    }
+  }
+
+  // ---- membership ----
+
+  @Override
+  public MembershipView join(Member member) {
+    requireNonNull(member, "member");
+    return locked(() -> {
+      checkFailuresLocked(false);
+      store.putMember(member, heartbeatTimeout);
+      lastSeen.put(member.id(), clock.instant());
+      if (autoRebalance && isLeader()) {
+        rebalanceIfPossible();
+      }
+      return store.members();
+    });
+  }
+
+  @Override
+  public void heartbeat(NodeId member) {
+    requireNonNull(member, "member");
+    locked(() -> {
+      checkFailuresLocked(true);
+      if (!store.renewMember(member)) {
+        throw new IllegalStateException("member " + member + " is unknown or was declared failed"
+            + " (no heartbeat within " + heartbeatTimeout + "): it must join again");
+      }
+      lastSeen.put(member, clock.instant());
+      return null;
+    });
+  }
+
+  @Override
+  public MembershipView leave(NodeId member) {
+    requireNonNull(member, "member");
+    return locked(() -> {
+      checkFailuresLocked(false);
+      lastSeen.remove(member);
+      if (store.removeMember(member) && autoRebalance && isLeader()) {
+        rebalanceIfPossible();
+      }
+      return store.members();
+    });
+  }
+
+  @Override
+  public MembershipView membership() {
+    return locked(() -> {
+      checkFailuresLocked(true);
+      return store.members();
+    });
+  }
+
+  @Override
+  public List<NodeId> checkFailures() {
+    return locked(() -> checkFailuresLocked(true));
+  }
+
+  private List<NodeId> checkFailuresLocked(boolean rebalance) {
+    if (!isLeader()) {
+      return List.of();
+    }
+    Instant now = clock.instant();
+    MembershipView view = store.members();
+    lastSeen.keySet().retainAll(view.ids());
+    TreeSet<NodeId> failed = new TreeSet<>();
+    for (NodeId id : view.ids()) {
+      Instant seen = lastSeen.putIfAbsent(id, now); // joined elsewhere: grace from now
+      if (seen != null && Duration.between(seen, now).compareTo(heartbeatTimeout) > 0) {
+        failed.add(id);
+      }
+    }
+    for (NodeId id : failed) {
+      LOG.warn("{}: member {} failed: no heartbeat since {} (timeout {})", name, id,
+          lastSeen.get(id), heartbeatTimeout);
+      store.removeMember(id);
+      lastSeen.remove(id);
+    }
+    if (!failed.isEmpty() && rebalance && autoRebalance) {
+      rebalanceIfPossible();
+    }
+    return List.copyOf(failed);
+  }
+
+  // ---- table ----
+
+  @Override
+  public Optional<PartitionAssignment> table() {
+    checkOpen();
+    return store.read().table();
+  }
+
+  @Override
+  public RebalancePlan plan() {
+    return locked(() -> {
+      checkFailuresLocked(false);
+      MembershipView view = store.members();
+      requireQuorum(view);
+      return planner.plan(store.read().table(), view);
+    });
+  }
+
+  @Override
+  public RebalancePlan rebalance() {
+    return locked(() -> {
+      requireLeader("rebalance");
+      checkFailuresLocked(false);
+      requireQuorum(store.members());
+      return rebalanceLocked();
+    });
+  }
+
+  private void rebalanceIfPossible() {
+    if (store.members().size() >= minClusterSize) {
+      try {
+        rebalanceLocked();
+      } catch (RuntimeException e) {
+        LOG.warn("{}: automatic rebalance failed; the next membership change or rebalance() "
+            + "retries", name, e);
+      }
+    }
+  }
+
+  private void requireQuorum(MembershipView view) {
+    if (view.size() < minClusterSize) {
+      throw new IllegalStateException(
+          "not enough members: have " + view.size() + ", need " + minClusterSize);
+    }
+  }
+
+  private RebalancePlan rebalanceLocked() {
+    for (int attempt = 1; ; attempt++) {
+      if (!store.read().pending().isEmpty()) {
+        resumePendingLocked();
+      }
+      MetadataSnapshot snap = store.read();
+      MembershipView view = store.members();
+      requireQuorum(view);
+      RebalancePlan plan = planner.plan(snap.table(), view);
+      if (plan.isNoOp()) {
+        return plan;
+      }
+      if (execute(snap, plan)) {
+        LOG.info("{}: committed epoch {} ({} migrations)", name, plan.proposed().epoch(),
+            plan.migrations().size());
+        return plan;
+      }
+      if (attempt == MAX_ATTEMPTS) {
+        throw new IllegalStateException(name + ": lost " + MAX_ATTEMPTS + " compare-and-set races"
+            + " in a row on " + store.describe() + "; another coordinator keeps changing the table");
+      }
+      LOG.info("{}: the table changed under the rebalance (attempt {}); planning again", name,
+          attempt);
+    }
+  }
+
+  /** Runs a plan; false when another coordinator changed the table first. */
+  private boolean execute(MetadataSnapshot snap, RebalancePlan plan) {
+    if (plan.migrations().isEmpty()) {
+      return store.compareAndSetTable(snap.epoch(), plan.proposed());
+    }
+    PartitionAssignment current = snap.table().orElseThrow();
+    List<String> rolledBack = new ArrayList<>();
+    boolean first = true;
+    for (List<Migration> wave : RebalancePlanner.waves(plan.migrations())) {
+      List<PendingMigration> pending = new ArrayList<>(wave.size());
+      for (Migration m : wave) {
+        pending.add(new PendingMigration(m, plan.proposed().replicas(m.partition())));
+      }
+      if (!store.recordMigrations(current.epoch(), pending)) {
+        if (first) {
+          return false;
+        }
+        throw raceDuringRebalance(current.epoch());
+      }
+      WaveResult result = run(pending, executor::migrate);
+      long epoch = wave.get(0).targetEpoch();
+      Optional<PartitionAssignment> next = RebalancePlanner.commitTable(current, result.completed,
+          result.failed.isEmpty(), first ? Optional.of(plan.proposed()) : Optional.empty(), epoch);
+      result.failed.forEach((m, e) -> rolledBack.add(m.partition() + " (" + m.source() + " -> "
+          + m.target() + "): " + e));
+      if (next.isEmpty()) {
+        store.clearMigrations(current.epoch());
+        break; // a change of shape commits all or nothing
+      }
+      if (!store.compareAndSetTable(current.epoch(), next.get())) {
+        throw raceDuringRebalance(current.epoch());
+      }
+      current = next.get();
+      first = false;
+    }
+    if (!rolledBack.isEmpty()) {
+      throw new IllegalStateException(name + ": rebalance to epoch " + plan.proposed().epoch()
+          + " incomplete, " + rolledBack.size() + " of " + plan.migrations().size()
+          + " migrations rolled back (the table is at epoch " + current.epoch()
+          + "; rebalance() again to retry): " + String.join("; ", rolledBack));
+    }
+    return true;
+  }
+
+  private IllegalStateException raceDuringRebalance(long epoch) {
+    return new IllegalStateException(name + ": another coordinator changed the table on "
+        + store.describe() + " while migrations from epoch " + epoch + " were running; "
+        + "is leader election disabled with two coordinators acting?");
+  }
+
+  @Override
+  public int resumePending() {
+    return locked(() -> {
+      requireLeader("resume pending migrations");
+      return resumePendingLocked();
+    });
+  }
+
+  private int resumePendingLocked() {
+    MetadataSnapshot snap = store.read();
+    List<PendingMigration> pending = snap.pending();
+    if (pending.isEmpty()) {
+      return 0;
+    }
+    if (executor == null) {
+      throw new IllegalStateException(name + ": " + pending.size() + " migrations are pending on "
+          + store.describe() + " but this coordinator has no migration executor to resume them");
+    }
+    PartitionAssignment current = snap.table().orElseThrow(() -> new MetadataStoreException(
+        store.describe() + " has pending migrations but no table"));
+    long epoch = pending.get(0).migration().targetEpoch();
+    LOG.info("{}: resuming {} migrations from epoch {} to {}", name, pending.size(),
+        current.epoch(), epoch);
+    WaveResult result = run(pending, executor::resume);
+    Optional<PartitionAssignment> next = RebalancePlanner.commitTable(current, result.completed,
+        result.failed.isEmpty(), Optional.empty(), epoch);
+    boolean done = next.isPresent()
+        ? store.compareAndSetTable(current.epoch(), next.get())
+        : store.clearMigrations(current.epoch());
+    if (!done) {
+      throw raceDuringRebalance(current.epoch());
+    }
+    result.failed.forEach((m, e) -> LOG.warn("{}: migration of partition {} rolled back: {}",
+        name, m.partition(), e.toString()));
+    return pending.size();
+  }
+
+  private static final class WaveResult {
+    final List<PendingMigration> completed = new ArrayList<>();
+    final Map<Migration, Throwable> failed = new HashMap<>();
+  }
+
+  /**
+   * Runs migrations with at most K in flight; waits for all. Polls for {@link #close()} while
+   * waiting, so a closed (crashed) coordinator stops without committing and leaves the migrations
+   * pending for its successor.
+   */
+  private WaveResult run(List<PendingMigration> migrations,
+      Function<Migration, CompletionStage<Migration>> action) {
+    WaveResult result = new WaveResult();
+    Semaphore slots = new Semaphore(maxConcurrent);
+    for (PendingMigration pm : migrations) {
+      acquire(slots, 1);
+      CompletionStage<Migration> stage;
+      try {
+        stage = action.apply(pm.migration());
+      } catch (RuntimeException e) {
+        stage = java.util.concurrent.CompletableFuture.failedFuture(e);
+      }
+      stage.whenComplete((m, e) -> {
+        synchronized (result) {
+          if (e == null) {
+            result.completed.add(pm);
+          } else {
+            result.failed.put(pm.migration(), e);
+          }
+        }
+        slots.release();
+      });
+    }
+    acquire(slots, maxConcurrent);
+    synchronized (result) {
+      return result;
+    }
+  }
+
+  private void acquire(Semaphore slots, int permits) {
+    try {
+      while (!slots.tryAcquire(permits, 50, TimeUnit.MILLISECONDS)) {
+        if (closed) {
+          throw new IllegalStateException(name + " closed while migrations were running; they "
+              + "stay pending on " + store.describe() + " for the next leader to resume");
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(name + " interrupted while migrations were running", e);
+    }
+  }
+
+  // ---- watch and lifecycle ----
+
+  @Override
+  public AutoCloseable watch(Consumer<PartitionAssignment> listener) {
+    checkOpen();
+    AutoCloseable handle = store.watchTable(requireNonNull(listener, "listener"));
+    watches.put(handle, Boolean.TRUE);
+    return () -> {
+      watches.remove(handle);
+      handle.close();
+    };
+  }
+
+  @Override
+  public MetadataStore store() {
+    return store;
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true; // first, so that a running wave stops waiting
+    lock.lock();
+    try {
+      Leadership l = leadership;
+      if (l != null) {
+        l.close();
+      }
+      closeQuietly(memberWatch);
+      watches.keySet().forEach(FixedPartitionsCoordinator::closeQuietly);
+      watches.clear();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (Exception e) {
+      LOG.debug("closing {} failed", c, e);
+    }
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException(name + " is closed");
+    }
+  }
+
+  private interface Action<T> {
+    T run();
+  }
+
+  private <T> T locked(Action<T> action) {
+    checkOpen();
+    lock.lock();
+    try {
+      checkOpen();
+      return action.run();
+    } finally {
+      lock.unlock();
+    }
+  }
+}

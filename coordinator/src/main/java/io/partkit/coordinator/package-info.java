@@ -1,0 +1,11 @@
+/**
+ * The coordinator: the consistent core of the "Fixed Partitions" pattern.
+ *
+ * <p>{@link io.partkit.coordinator.Coordinators#builder()} builds a
+ * {@link io.partkit.coordinator.ClusterCoordinator} over a
+ * {@link io.partkit.coordinator.MetadataStore}: the embedded one from
+ * {@link io.partkit.coordinator.MetadataStores}, or etcd's from {@code partkit-coordinator-etcd}.
+ * {@link io.partkit.coordinator.MetadataCodec} is the stable JSON format of tables, migrations and
+ * members shared by the stores and the data plane.
+ */
+package io.partkit.coordinator;

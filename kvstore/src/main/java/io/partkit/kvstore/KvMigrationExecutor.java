@@ -157,6 +157,9 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
         throw new CompletionException(e);
       }
       try {
+        if (store.read().epoch() >= m.targetEpoch()) {
+          return finishDecided(m);
+        }
         Migration previous = active.putIfAbsent(m.partition(), m);
         if (previous != null) {
           throw new IllegalStateException("partition " + m.partition()
@@ -173,18 +176,18 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     }, pool);
   }
 
-  private Migration toCopied(Migration m) {
-    MetadataSnapshot snapshot = store.read();
-    if (snapshot.epoch() >= m.targetEpoch()) {
-      // a table at or past the target epoch decided this migration already
-      reconcile();
-      MigrationStep step = step(m);
-      if (step == MigrationStep.COMMITTED || step == MigrationStep.SOURCE_DROPPED) {
-        return m;
-      }
-      throw new MigrationRolledBackException(m, "the table at epoch " + snapshot.epoch()
-          + " did not commit it (" + step + ")", null);
+  /** A table at or past the target epoch decided the migration: finish what it committed. */
+  private Migration finishDecided(Migration m) {
+    reconcile();
+    MigrationStep step = step(m);
+    if (step == MigrationStep.COMMITTED || step == MigrationStep.SOURCE_DROPPED) {
+      return m;
     }
+    throw new MigrationRolledBackException(m, "the table at epoch " + store.read().epoch()
+        + " did not commit it (" + step + ")", null);
+  }
+
+  private Migration toCopied(Migration m) {
     listener.accept(m, MigrationStep.PLANNED);
     int p = m.partition();
     try {

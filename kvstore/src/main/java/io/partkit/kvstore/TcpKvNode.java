@@ -406,7 +406,8 @@ final class TcpKvNode implements KvNode {
         KvReply reply = peer.call(NodeConnection.request(Wire.SNAPSHOT, part.id, moveEpoch)
             .bytes(after).i32(PAGE).toBytes());
         if (reply.status() != Status.OK) {
-          return KvReply.of(Status.ERROR, moveEpoch,
+          // a refusal is final (the source is not fenced for this move); I/O errors are not
+          return KvReply.of(reply.status() == Status.ERROR ? Status.ERROR : Status.REFUSED, moveEpoch,
               "copy of partition " + part.id + " from " + source + " failed: " + reply);
         }
         Wire.Reader page = new Wire.Reader(reply.value());

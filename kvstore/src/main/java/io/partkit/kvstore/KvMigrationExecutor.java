@@ -290,11 +290,24 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
    * @return the number of node operations it issued
    */
   public synchronized int reconcile() {
-    MetadataSnapshot snapshot = store.read();
-    if (snapshot.table().isEmpty()) {
+    // List the nodes first and read the store after: a migration alive while a node reported
+    // its partition in transit is then seen as pending (or active here) or as committed, never
+    // as an orphan. The other order would roll back migrations recorded in between.
+    Map<NodeId, List<PartitionStatus>> held = new HashMap<>();
+    boolean everyoneAnswered = true;
+    Optional<PartitionAssignment> known = store.read().table();
+    if (known.isEmpty()) {
       return 0;
     }
-    PartitionAssignment table = snapshot.table().get();
+    for (NodeId node : knownNodes(known.get())) {
+      try (TcpNodeClient c = client(node, requestTimeout)) {
+        held.put(node, c.list());
+      } catch (IOException | RuntimeException e) {
+        everyoneAnswered = false; // unreachable now: its part waits for the next round
+      }
+    }
+    MetadataSnapshot snapshot = store.read();
+    PartitionAssignment table = snapshot.table().orElseThrow();
     long epoch = table.epoch();
     Set<String> inFlight = new HashSet<>();
     for (PendingMigration pm : snapshot.pending()) {
@@ -303,23 +316,21 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     for (Migration m : active.values()) {
       inFlight.add(key(m.partition(), m.targetEpoch()));
     }
-    Map<NodeId, List<PartitionStatus>> held = new HashMap<>();
-    for (NodeId node : knownNodes(table)) {
-      try (TcpNodeClient c = client(node, requestTimeout)) {
-        held.put(node, c.list());
-      } catch (IOException | RuntimeException e) {
-        // unreachable now: its part waits for the next round
-      }
-    }
     int ops = 0;
+    // partitions some node still takes in (or serves) at a given move epoch: their sources stay
+    // fenced until that is resolved
+    Set<String> claimed = new HashSet<>();
     // targets first: a source is dropped only after its target serves
     for (Map.Entry<NodeId, List<PartitionStatus>> e : held.entrySet()) {
       NodeId node = e.getKey();
       for (PartitionStatus s : e.getValue()) {
         boolean incoming = s.state() == PartitionState.RECEIVING
             || s.state() == PartitionState.RECEIVED;
-        if (!incoming || s.partition() >= table.partitionCount()
-            || inFlight.contains(key(s.partition(), s.epoch()))) {
+        if (!incoming || s.partition() >= table.partitionCount()) {
+          continue;
+        }
+        if (inFlight.contains(key(s.partition(), s.epoch()))) {
+          claimed.add(key(s.partition(), s.epoch()));
           continue;
         }
         boolean committed = s.epoch() <= epoch && table.primary(s.partition()).equals(node)
@@ -328,6 +339,8 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
         if (tryCall(node, op, s.partition(), s.epoch())) {
           ops++;
           notify(node, s, committed);
+        } else {
+          claimed.add(key(s.partition(), s.epoch()));
         }
       }
     }
@@ -339,9 +352,12 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
           continue;
         }
         NodeId owner = table.primary(s.partition());
-        if (s.epoch() > epoch || owner.equals(node)) {
-          // not committed (an orphan) or committed without it: the source keeps the partition
-          if (tryCall(node, Wire.UNFENCE, s.partition(), s.epoch())) {
+        boolean uncommitted = s.epoch() > epoch || owner.equals(node);
+        if (uncommitted) {
+          // an orphan, or committed without it: the source keeps the partition, once no node
+          // takes it in any more (and every node answered, so none is unseen)
+          if (everyoneAnswered && !claimed.contains(key(s.partition(), s.epoch()))
+              && tryCall(node, Wire.UNFENCE, s.partition(), s.epoch())) {
             ops++;
           }
         } else if (serves(owner, s.partition())) {

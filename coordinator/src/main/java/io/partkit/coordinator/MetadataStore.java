@@ -143,7 +143,10 @@ public interface MetadataStore extends AutoCloseable {
   /** A short description for messages and logs, e.g. {@code "embedded store (file /var/x.json)"}. */
   String describe();
 
-  /** Releases the store's resources; leaderships it granted end and member leases are revoked. */
+  /**
+   * Releases the store's resources; leaderships campaigned through it end. Member registrations
+   * stay: they live until removed or, on etcd, until their lease runs out.
+   */
   @Override
   void close();
 }

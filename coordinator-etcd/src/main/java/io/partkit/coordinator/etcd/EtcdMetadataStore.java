@@ -1,13 +1,659 @@
 package io.partkit.coordinator.etcd;
 
+import static java.util.Objects.requireNonNull;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.support.CloseableClient;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import io.grpc.stub.StreamObserver;
+import io.partkit.coordinator.Leadership;
+import io.partkit.coordinator.MetadataCodec;
+import io.partkit.coordinator.MetadataSnapshot;
 import io.partkit.coordinator.MetadataStore;
+import io.partkit.coordinator.MetadataStoreException;
+import io.partkit.coordinator.PendingMigration;
+import io.partkit.spi.Member;
+import io.partkit.spi.MembershipView;
+import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionAssignment;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** The etcd store (work in progress: the interface is committed first for the data plane). */
-final class EtcdMetadataStore {
+/**
+ * {@link MetadataStore} on etcd v3 through jetcd.
+ *
+ * <p>Compare-and-set: a change first reads the table key (its value and mod revision), checks the
+ * epoch, then commits in a transaction whose guard is "the table key's mod revision is still the
+ * one read". etcd's transactions are serializable, so the guard makes the read-check-write atomic.
+ *
+ * <p>Requests that fail on a transport error (an etcd member died, a leader election is under way)
+ * are retried on the other endpoints until the request timeout. A transaction whose outcome is
+ * unknown (the request may have been applied before the connection broke) is not blindly retried:
+ * the store reads back and recognizes its own write (same table, same pending migrations), so a
+ * commit is reported exactly once and never mistaken for a lost race.
+ *
+ * <p>Leader election: the leader key holds the candidate's name on the candidate's lease, created
+ * by "create if absent" ({@code createRevision == 0}); a standby watches the key and campaigns
+ * again when it is deleted (its holder stepped down or its lease expired). This is the recipe of
+ * etcd's own {@code concurrency.Election}, simplified to one key because only one coordinator
+ * needs to act and the table itself is protected by compare-and-set.
+ */
+final class EtcdMetadataStore implements MetadataStore {
 
-  private EtcdMetadataStore() {}
+  private static final Logger LOG = LoggerFactory.getLogger(EtcdMetadataStore.class);
 
-  static MetadataStore connect(EtcdMetadataStores.Builder settings) {
-    throw new UnsupportedOperationException("the etcd store is not implemented yet");
+  private final Client client;
+  private final KV kv;
+  private final String endpoints;
+  private final String prefix;
+  private final Duration requestTimeout;
+  private final long leaderTtlSeconds;
+  private final ByteSequence tableKey;
+  private final ByteSequence migrationsKey;
+  private final ByteSequence membersPrefix;
+  private final ByteSequence leaderKey;
+  private final ExecutorService callbacks;
+  private final Map<NodeId, Long> memberLeases = new ConcurrentHashMap<>();
+  private final List<AutoCloseable> resources = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private volatile boolean closed;
+
+  private EtcdMetadataStore(EtcdMetadataStores.Builder b, Client client) {
+    this.client = client;
+    this.kv = client.getKVClient();
+    this.endpoints = String.join(",", b.endpoints);
+    this.prefix = b.prefix;
+    this.requestTimeout = b.requestTimeout;
+    this.leaderTtlSeconds = b.leaderTtl.toSeconds();
+    this.tableKey = bytes(prefix + "/table");
+    this.migrationsKey = bytes(prefix + "/migrations");
+    this.membersPrefix = bytes(prefix + "/members/");
+    this.leaderKey = bytes(prefix + "/leader");
+    this.callbacks = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "partkit-etcd-store-callbacks " + prefix);
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  static MetadataStore connect(EtcdMetadataStores.Builder b) {
+    Client client = Client.builder().endpoints(b.endpoints.toArray(String[]::new))
+        .connectTimeout(b.connectTimeout)
+        .retryMaxDuration(b.requestTimeout)
+        .build();
+    EtcdMetadataStore store = new EtcdMetadataStore(b, client);
+    try {
+      client.getKVClient().get(store.tableKey).get(b.connectTimeout.toMillis(),
+          TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      client.close();
+      store.callbacks.shutdown();
+      throw new MetadataStoreException("cannot reach etcd at " + store.endpoints + " within "
+          + seconds(b.connectTimeout) + ": " + rootMessage(e), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      client.close();
+      throw new MetadataStoreException("interrupted while connecting to etcd at " + store.endpoints, e);
+    }
+    return store;
+  }
+
+  // ---- table and migrations ----
+
+  @Override
+  public MetadataSnapshot read() {
+    TxnResponse r = await("read the table", () -> kv.txn()
+        .Then(Op.get(tableKey, GetOption.DEFAULT), Op.get(migrationsKey, GetOption.DEFAULT))
+        .commit());
+    Optional<PartitionAssignment> table = first(r.getGetResponses().get(0))
+        .map(kv -> parseTable(kv.getValue()));
+    List<PendingMigration> pending = first(r.getGetResponses().get(1))
+        .map(kv -> MetadataCodec.migrationsFromJson(kv.getValue().toString(StandardCharsets.UTF_8)))
+        .orElse(List.of());
+    return new MetadataSnapshot(table, pending, r.getHeader().getRevision());
+  }
+
+  /** The table key's epoch and mod revision (0 when absent), read linearizably. */
+  private record TableVersion(long epoch, long modRevision, Optional<PartitionAssignment> table,
+      boolean migrationsPending, List<PendingMigration> pending) {}
+
+  private TableVersion readVersion() {
+    TxnResponse r = await("read the table", () -> kv.txn()
+        .Then(Op.get(tableKey, GetOption.DEFAULT), Op.get(migrationsKey, GetOption.DEFAULT))
+        .commit());
+    Optional<KeyValue> t = first(r.getGetResponses().get(0));
+    Optional<KeyValue> m = first(r.getGetResponses().get(1));
+    Optional<PartitionAssignment> table = t.map(kv -> parseTable(kv.getValue()));
+    List<PendingMigration> pending = m.map(kv -> MetadataCodec.migrationsFromJson(
+        kv.getValue().toString(StandardCharsets.UTF_8))).orElse(List.of());
+    return new TableVersion(table.map(PartitionAssignment::epoch).orElse(NO_TABLE),
+        t.map(KeyValue::getModRevision).orElse(0L), table, m.isPresent(), pending);
+  }
+
+  @Override
+  public boolean compareAndSetTable(long expectedEpoch, PartitionAssignment next) {
+    requireNonNull(next, "next");
+    if (next.epoch() <= expectedEpoch) {
+      throw new IllegalArgumentException("the next table's epoch must be above the expected "
+          + expectedEpoch + ": " + next.epoch());
+    }
+    ByteSequence value = ByteSequence.from(MetadataCodec.tableToBytes(next));
+    return casLoop("commit table epoch " + next.epoch(), expectedEpoch,
+        v -> kv.txn().If(new Cmp(tableKey, Cmp.Op.EQUAL, CmpTarget.modRevision(v.modRevision())))
+            .Then(Op.put(tableKey, value, PutOption.DEFAULT),
+                Op.delete(migrationsKey, DeleteOption.DEFAULT))
+            .commit(),
+        v -> true,
+        v -> v.table().isPresent() && v.table().get().equals(next));
+  }
+
+  @Override
+  public boolean recordMigrations(long expectedEpoch, List<PendingMigration> migrations) {
+    List<PendingMigration> copy = List.copyOf(migrations);
+    if (copy.isEmpty()) {
+      throw new IllegalArgumentException("no migrations to record");
+    }
+    for (PendingMigration m : copy) {
+      if (m.migration().targetEpoch() <= expectedEpoch) {
+        throw new IllegalArgumentException("migration of partition " + m.migration().partition()
+            + " must target an epoch above " + expectedEpoch + ": "
+            + m.migration().targetEpoch());
+      }
+    }
+    ByteSequence value = bytes(MetadataCodec.migrationsToJson(copy));
+    return casLoop("record " + copy.size() + " migrations", expectedEpoch,
+        v -> kv.txn().If(new Cmp(tableKey, Cmp.Op.EQUAL, CmpTarget.modRevision(v.modRevision())),
+                new Cmp(migrationsKey, Cmp.Op.EQUAL, CmpTarget.version(0)))
+            .Then(Op.put(migrationsKey, value, PutOption.DEFAULT))
+            .commit(),
+        v -> !v.migrationsPending(),
+        v -> v.epoch() == expectedEpoch && v.pending().equals(copy));
+  }
+
+  @Override
+  public boolean clearMigrations(long expectedEpoch) {
+    return casLoop("clear migrations", expectedEpoch,
+        v -> kv.txn().If(new Cmp(tableKey, Cmp.Op.EQUAL, CmpTarget.modRevision(v.modRevision())))
+            .Then(Op.delete(migrationsKey, DeleteOption.DEFAULT))
+            .commit(),
+        v -> true,
+        v -> v.epoch() == expectedEpoch && !v.migrationsPending());
+  }
+
+  private interface TxnFor {
+    CompletableFuture<TxnResponse> apply(TableVersion v);
+  }
+
+  /**
+   * Read, check, guarded write, until the guard holds or the check fails. When the outcome of the
+   * write is unknown (transport error), {@code appliedIf} on a fresh read tells whether it applied.
+   */
+  private boolean casLoop(String what, long expectedEpoch, TxnFor txn,
+      java.util.function.Predicate<TableVersion> precondition,
+      java.util.function.Predicate<TableVersion> appliedIf) {
+    long deadline = System.nanoTime() + requestTimeout.toNanos();
+    while (true) {
+      checkOpen();
+      TableVersion v = readVersion();
+      if (v.epoch() != expectedEpoch || !precondition.test(v)) {
+        return false;
+      }
+      TxnResponse r;
+      try {
+        r = txn.apply(v).get(remaining(deadline), TimeUnit.NANOSECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        if (System.nanoTime() >= deadline) {
+          throw failure(what, e);
+        }
+        LOG.info("{}: outcome of '{}' unknown ({}); reading back", describe(), what,
+            rootMessage(e));
+        TableVersion after = readVersion();
+        if (appliedIf.test(after)) {
+          return true;
+        }
+        continue;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new MetadataStoreException(describe() + ": interrupted during " + what, e);
+      }
+      if (r.isSucceeded()) {
+        return true;
+      }
+      // the guard failed: someone wrote in between; the next read decides
+    }
+  }
+
+  @Override
+  public AutoCloseable watchTable(Consumer<PartitionAssignment> listener) {
+    requireNonNull(listener, "listener");
+    TableWatch w = new TableWatch(listener);
+    w.start();
+    resources.add(w);
+    return () -> {
+      resources.remove(w);
+      w.close();
+    };
+  }
+
+  /**
+   * Delivers the current table, then every put of the table key, skipping epochs not above the
+   * last delivered; re-subscribes from a fresh read after a watch error.
+   */
+  private final class TableWatch implements AutoCloseable {
+    private final Consumer<PartitionAssignment> listener;
+    private long lastEpoch = Long.MIN_VALUE; // touched on the callback thread only
+    private volatile Watch.Watcher watcher;
+    private volatile boolean cancelled;
+
+    TableWatch(Consumer<PartitionAssignment> listener) {
+      this.listener = listener;
+    }
+
+    void start() {
+      if (cancelled || closed) {
+        return;
+      }
+      GetResponse current = await("read the table", () -> kv.get(tableKey));
+      first(current).ifPresent(kv -> offer(parseTable(kv.getValue())));
+      long from = current.getHeader().getRevision() + 1;
+      watcher = client.getWatchClient().watch(tableKey,
+          WatchOption.builder().withRevision(from).build(),
+          Watch.listener(this::onResponse, this::onError));
+    }
+
+    private void onResponse(WatchResponse response) {
+      for (WatchEvent e : response.getEvents()) {
+        if (e.getEventType() == WatchEvent.EventType.PUT) {
+          offer(parseTable(e.getKeyValue().getValue()));
+        }
+      }
+    }
+
+    private void onError(Throwable t) {
+      if (cancelled || closed) {
+        return;
+      }
+      LOG.info("{}: table watch failed ({}); subscribing again", describe(), rootMessage(t));
+      callbacks.execute(() -> {
+        closeQuietly(watcher);
+        try {
+          start();
+        } catch (RuntimeException e) {
+          LOG.warn("{}: cannot watch the table again", describe(), e);
+        }
+      });
+    }
+
+    private void offer(PartitionAssignment t) {
+      callback(() -> {
+        if (!cancelled && t.epoch() > lastEpoch) {
+          lastEpoch = t.epoch();
+          listener.accept(t);
+        }
+      });
+    }
+
+    @Override
+    public void close() {
+      cancelled = true;
+      closeQuietly(watcher);
+    }
+  }
+
+  // ---- members ----
+
+  private ByteSequence memberKey(NodeId id) {
+    return bytes(prefix + "/members/" + id.value());
+  }
+
+  @Override
+  public void putMember(Member member, Duration ttl) {
+    requireNonNull(member, "member");
+    requireNonNull(ttl, "ttl");
+    long seconds = Math.max(1, (ttl.toMillis() + 999) / 1000);
+    long lease = await("grant a member lease", () -> client.getLeaseClient().grant(seconds))
+        .getID();
+    await("register member " + member.id(), () -> kv.put(memberKey(member.id()),
+        bytes(MetadataCodec.memberToJson(member)),
+        PutOption.builder().withLeaseId(lease).build()));
+    Long old = memberLeases.put(member.id(), lease);
+    if (old != null && old != lease) {
+      client.getLeaseClient().revoke(old); // best effort: it expires anyway
+    }
+  }
+
+  @Override
+  public boolean renewMember(NodeId id) {
+    requireNonNull(id, "id");
+    GetResponse r = await("read member " + id, () -> kv.get(memberKey(id)));
+    Optional<KeyValue> kvp = first(r);
+    if (kvp.isEmpty() || kvp.get().getLease() == 0) {
+      return false;
+    }
+    long lease = kvp.get().getLease();
+    try {
+      LeaseKeepAliveResponse k = client.getLeaseClient().keepAliveOnce(lease)
+          .get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      return k.getTTL() > 0;
+    } catch (ExecutionException e) {
+      LOG.debug("{}: lease of {} is gone: {}", describe(), id, rootMessage(e));
+      return false; // expired between the read and the keep-alive
+    } catch (TimeoutException e) {
+      throw failure("renew member " + id, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new MetadataStoreException(describe() + ": interrupted renewing " + id, e);
+    }
+  }
+
+  @Override
+  public boolean removeMember(NodeId id) {
+    requireNonNull(id, "id");
+    long deleted = await("remove member " + id, () -> kv.delete(memberKey(id))).getDeleted();
+    Long lease = memberLeases.remove(id);
+    if (lease != null) {
+      client.getLeaseClient().revoke(lease);
+    }
+    return deleted > 0;
+  }
+
+  @Override
+  public MembershipView members() {
+    GetResponse r = await("read members",
+        () -> kv.get(membersPrefix, GetOption.builder().isPrefix(true).build()));
+    List<Member> members = new ArrayList<>();
+    for (KeyValue kvp : r.getKvs()) {
+      members.add(MetadataCodec.memberFromJson(kvp.getValue().toString(StandardCharsets.UTF_8)));
+    }
+    return MembershipView.of(r.getHeader().getRevision(), members);
+  }
+
+  @Override
+  public AutoCloseable watchMembers(Runnable onChange) {
+    requireNonNull(onChange, "onChange");
+    Watch.Watcher w = client.getWatchClient().watch(membersPrefix,
+        WatchOption.builder().isPrefix(true).build(),
+        Watch.listener(resp -> callback(onChange),
+            t -> LOG.info("{}: member watch: {}", describe(), rootMessage(t))));
+    resources.add(w);
+    return () -> {
+      resources.remove(w);
+      w.close();
+    };
+  }
+
+  // ---- leadership ----
+
+  @Override
+  public Leadership campaign(String candidate, Runnable onElected, Runnable onLost) {
+    requireNonNull(candidate, "candidate");
+    EtcdLeadership l = new EtcdLeadership(candidate, onElected, onLost);
+    resources.add(l);
+    l.start();
+    return l;
+  }
+
+  @Override
+  public Optional<String> leader() {
+    return first(await("read the leader", () -> kv.get(leaderKey)))
+        .map(kvp -> kvp.getValue().toString(StandardCharsets.UTF_8));
+  }
+
+  private final class EtcdLeadership implements Leadership {
+    private final String candidate;
+    private final Runnable onElected;
+    private final Runnable onLost;
+    private final long lease;
+    private final CloseableClient keepAlive;
+    private volatile boolean leading;
+    private volatile boolean stopped;
+    private volatile Watch.Watcher watcher;
+
+    EtcdLeadership(String candidate, Runnable onElected, Runnable onLost) {
+      this.candidate = candidate;
+      this.onElected = onElected;
+      this.onLost = onLost;
+      this.lease = await("grant the leader lease",
+          () -> client.getLeaseClient().grant(leaderTtlSeconds)).getID();
+      this.keepAlive = client.getLeaseClient().keepAlive(lease, new StreamObserver<>() {
+        @Override
+        public void onNext(LeaseKeepAliveResponse value) {
+          if (value.getTTL() <= 0) {
+            lost("lease expired");
+          }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+          lost("lease keep-alive failed: " + rootMessage(t));
+        }
+
+        @Override
+        public void onCompleted() {}
+      });
+    }
+
+    void start() {
+      tryAcquire(); // synchronously: a coordinator built on a free election leads at once
+    }
+
+    /** Create-if-absent on the leader key; a standby watches it and tries again when it goes. */
+    private void tryAcquire() {
+      if (stopped || closed) {
+        return;
+      }
+      try {
+        TxnResponse r = await("campaign", () -> kv.txn()
+            .If(new Cmp(leaderKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+            .Then(Op.put(leaderKey, bytes(candidate), PutOption.builder().withLeaseId(lease).build()))
+            .Else(Op.get(leaderKey, GetOption.DEFAULT))
+            .commit());
+        if (r.isSucceeded()) {
+          leading = true;
+          LOG.info("{}: {} elected leader", describe(), candidate);
+          onElected.run();
+          return;
+        }
+        Optional<KeyValue> holder = first(r.getGetResponses().get(0));
+        if (holder.isPresent() && holder.get().getLease() == lease) {
+          leading = true; // our own key from an attempt whose answer was lost
+          onElected.run();
+          return;
+        }
+        long from = r.getHeader().getRevision() + 1;
+        closeQuietly(watcher);
+        watcher = client.getWatchClient().watch(leaderKey,
+            WatchOption.builder().withRevision(from).withNoPut(true).build(),
+            Watch.listener(resp -> {
+              if (!resp.getEvents().isEmpty()) {
+                callbacks.execute(this::tryAcquire);
+              }
+            }, t -> {
+              if (!stopped && !closed) {
+                callbacks.execute(this::tryAcquire);
+              }
+            }));
+      } catch (RuntimeException e) {
+        LOG.warn("{}: campaign of {} failed; retrying", describe(), candidate, e);
+        if (!stopped && !closed) {
+          callbacks.execute(this::tryAcquire);
+        }
+      }
+    }
+
+    private void lost(String why) {
+      if (leading && !stopped) {
+        leading = false;
+        LOG.warn("{}: {} lost leadership: {}", describe(), candidate, why);
+        callback(onLost);
+      }
+    }
+
+    @Override
+    public boolean isLeader() {
+      return leading && !stopped && !closed;
+    }
+
+    @Override
+    public String candidate() {
+      return candidate;
+    }
+
+    @Override
+    public void close() {
+      if (stopped) {
+        return;
+      }
+      stopped = true;
+      leading = false;
+      closeQuietly(watcher);
+      keepAlive.close();
+      try {
+        // revoking deletes the leader key (if we held it) at once: a standby need not wait the TTL
+        client.getLeaseClient().revoke(lease).get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | TimeoutException e) {
+        LOG.info("{}: cannot revoke the leader lease of {} ({}); it expires in {} s", describe(),
+            candidate, rootMessage(e), leaderTtlSeconds);
+      }
+      resources.remove(this);
+    }
+  }
+
+  // ---- lifecycle and plumbing ----
+
+  @Override
+  public String describe() {
+    return "etcd store at " + endpoints + " under " + prefix;
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    for (AutoCloseable r : List.copyOf(resources)) {
+      closeQuietly(r);
+    }
+    closed = true;
+    callbacks.shutdown();
+    client.close();
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException(describe() + " is closed");
+    }
+  }
+
+  private void callback(Runnable r) {
+    if (callbacks.isShutdown()) {
+      return;
+    }
+    callbacks.execute(() -> {
+      try {
+        r.run();
+      } catch (RuntimeException e) {
+        LOG.warn("a listener of {} failed", describe(), e);
+      }
+    });
+  }
+
+  /** Waits for one etcd request, retrying transport failures until the request timeout. */
+  private <T> T await(String what, Supplier<CompletableFuture<T>> request) {
+    checkOpen();
+    long deadline = System.nanoTime() + requestTimeout.toNanos();
+    while (true) {
+      try {
+        return request.get().get(remaining(deadline), TimeUnit.NANOSECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        if (System.nanoTime() >= deadline || closed) {
+          throw failure(what, e);
+        }
+        LOG.debug("{}: '{}' failed ({}); retrying", describe(), what, rootMessage(e));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new MetadataStoreException(describe() + ": interrupted during " + what, e);
+      }
+    }
+  }
+
+  private MetadataStoreException failure(String what, Exception e) {
+    return new MetadataStoreException("cannot " + what + ": etcd at " + endpoints
+        + " did not answer within " + seconds(requestTimeout) + ": " + rootMessage(e), e);
+  }
+
+  private static long remaining(long deadline) {
+    return Math.max(1, deadline - System.nanoTime());
+  }
+
+  private static String seconds(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
+  }
+
+  private static Optional<KeyValue> first(GetResponse r) {
+    return r.getKvs().isEmpty() ? Optional.empty() : Optional.of(r.getKvs().get(0));
+  }
+
+  private PartitionAssignment parseTable(ByteSequence value) {
+    try {
+      return MetadataCodec.tableFromBytes(value.getBytes());
+    } catch (IllegalArgumentException e) {
+      throw new MetadataStoreException(describe() + ": the table key holds no readable table: "
+          + e.getMessage(), e);
+    }
+  }
+
+  private static ByteSequence bytes(String s) {
+    return ByteSequence.from(s, StandardCharsets.UTF_8);
+  }
+
+  static String rootMessage(Throwable t) {
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root.getClass().getSimpleName() + ": " + root.getMessage();
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (Exception e) {
+      LOG.debug("closing {} failed", c, e);
+    }
   }
 }

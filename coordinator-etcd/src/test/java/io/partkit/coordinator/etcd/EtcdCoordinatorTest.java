@@ -1,0 +1,69 @@
+package io.partkit.coordinator.etcd;
+
+import io.partkit.coordinator.ClusterCoordinator;
+import io.partkit.coordinator.Coordinators;
+import io.partkit.coordinator.MetadataStore;
+import io.partkit.spi.Coordinator;
+import io.partkit.spi.PartitionerConfig;
+import io.partkit.testkit.CoordinatorContractKit;
+import io.partkit.testkit.CoordinatorSettings;
+import io.partkit.testkit.EtcdCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The coordinator contract on one real etcd member: each coordinator gets its own client (as
+ * separate processes would), all of one test share a key prefix.
+ */
+class EtcdCoordinatorTest extends CoordinatorContractKit {
+
+  private static EtcdCluster etcd;
+  private static final AtomicInteger PREFIXES = new AtomicInteger();
+
+  private final String prefix = "/test/coordinator-" + PREFIXES.incrementAndGet();
+  private final List<MetadataStore> stores = new ArrayList<>();
+
+  @BeforeAll
+  static void startEtcd() {
+    etcd = EtcdCluster.start(1);
+  }
+
+  @AfterAll
+  static void stopEtcd() {
+    if (etcd != null) {
+      etcd.close();
+    }
+  }
+
+  @Override
+  protected Coordinator createCoordinator(CoordinatorSettings s) {
+    MetadataStore store = EtcdMetadataStores.builder().endpoints(etcd.allEndpoints())
+        .prefix(prefix).leaderTtl(Duration.ofSeconds(2)).build();
+    stores.add(store);
+    return build(store, s);
+  }
+
+  static ClusterCoordinator build(MetadataStore store, CoordinatorSettings s) {
+    Coordinators.Builder b = Coordinators.builder().store(store)
+        .strategy("test-table", PartitionerConfig.of("partitions", 64, "replicas", 2))
+        .name(s.name())
+        .minClusterSize(s.minClusterSize())
+        .heartbeatTimeout(s.heartbeatTimeout())
+        .clock(s.clock())
+        .maxConcurrentMigrations(s.maxConcurrentMigrations())
+        .autoRebalance(s.autoRebalance())
+        .leaderElection(s.leaderElection());
+    s.executor().ifPresent(b::migrationExecutor);
+    return b.build();
+  }
+
+  @AfterEach
+  void closeStores() {
+    stores.forEach(MetadataStore::close);
+  }
+}

@@ -1,0 +1,101 @@
+package io.partkit.testkit;
+
+import io.partkit.spi.Migration;
+import io.partkit.spi.MigrationExecutor;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+
+/**
+ * A {@link MigrationExecutor} for coordinator tests: it moves no data, records every call,
+ * measures how many migrations were in flight at once, and can be told to hold migrations
+ * forever, to simulate a crash mid-migration) or to roll some back.
+ *
+ * <p>Migrations complete on another thread than the caller's (like a real executor's network
+ * callbacks), so a coordinator that waits for them is exercised for real.
+ */
+public final class RecordingMigrationExecutor implements MigrationExecutor {
+
+  private final List<Migration> migrated = new ArrayList<>();
+  private final List<Migration> resumed = new ArrayList<>();
+  private final List<CompletableFuture<Migration>> held = new ArrayList<>();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final AtomicInteger maxInFlight = new AtomicInteger();
+  private volatile boolean hold;
+  private volatile Predicate<Migration> rollBack = m -> false;
+
+  /** From now on, migrations stay in flight forever (the process "crashed" mid-migration). */
+  public RecordingMigrationExecutor holdMigrations() {
+    hold = true;
+    return this;
+  }
+
+  /** Migrations matching {@code p} roll back (complete exceptionally). */
+  public RecordingMigrationExecutor rollBackWhen(Predicate<Migration> p) {
+    rollBack = p;
+    return this;
+  }
+
+  @Override
+  public CompletionStage<Migration> migrate(Migration migration) {
+    synchronized (this) {
+      migrated.add(migration);
+    }
+    return run(migration);
+  }
+
+  @Override
+  public CompletionStage<Migration> resume(Migration migration) {
+    synchronized (this) {
+      resumed.add(migration);
+    }
+    return run(migration);
+  }
+
+  private CompletionStage<Migration> run(Migration m) {
+    int now = inFlight.incrementAndGet();
+    maxInFlight.accumulateAndGet(now, Math::max);
+    CompletableFuture<Migration> f = new CompletableFuture<>();
+    if (hold) {
+      synchronized (this) {
+        held.add(f);
+      }
+      return f;
+    }
+    CompletableFuture.runAsync(() -> finish(f, m));
+    return f;
+  }
+
+  private void finish(CompletableFuture<Migration> f, Migration m) {
+    // leave the count before completing: the caller may start the next one inside complete()
+    inFlight.decrementAndGet();
+    if (rollBack.test(m)) {
+      f.completeExceptionally(new IllegalStateException("rolled back by the test: " + m));
+    } else {
+      f.complete(m);
+    }
+  }
+
+  /** Number of migrations held now. */
+  public synchronized int heldCount() {
+    return held.size();
+  }
+
+  /** Every {@link #migrate} call so far, in call order. */
+  public synchronized List<Migration> migrated() {
+    return List.copyOf(migrated);
+  }
+
+  /** Every {@link #resume} call so far, in call order. */
+  public synchronized List<Migration> resumed() {
+    return List.copyOf(resumed);
+  }
+
+  /** Most migrations in flight at one moment. */
+  public int maxInFlight() {
+    return maxInFlight.get();
+  }
+}

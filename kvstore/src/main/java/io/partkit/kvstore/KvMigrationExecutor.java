@@ -229,7 +229,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   /**
    * Where a migration stands, read from the store and the two nodes.
    *
-   * @throws UncheckedIOException-like {@link IllegalStateException} if a node cannot be reached
+   * @throws IllegalStateException if a node cannot be reached
    */
   public MigrationStep step(Migration m) {
     MetadataSnapshot snapshot = store.read();
@@ -320,6 +320,10 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     // partitions some node still takes in (or serves) at a given move epoch: their sources stay
     // fenced until that is resolved
     Set<String> claimed = new HashSet<>();
+    Map<String, NodeId> sources = new HashMap<>();
+    held.forEach((node, list) -> list.stream()
+        .filter(s -> s.state() == PartitionState.MIGRATING_OUT)
+        .forEach(s -> sources.put(key(s.partition(), s.epoch()), node)));
     // targets first: a source is dropped only after its target serves
     for (Map.Entry<NodeId, List<PartitionStatus>> e : held.entrySet()) {
       NodeId node = e.getKey();
@@ -338,7 +342,11 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
         byte op = committed ? Wire.ACTIVATE : Wire.ABORT;
         if (tryCall(node, op, s.partition(), s.epoch())) {
           ops++;
-          notify(node, s, committed);
+          NodeId source = sources.get(key(s.partition(), s.epoch()));
+          if (committed && source != null) {
+            listener.accept(new Migration(s.partition(), source, node, s.epoch()),
+                MigrationStep.COMMITTED);
+          }
         } else {
           claimed.add(key(s.partition(), s.epoch()));
         }
@@ -370,18 +378,6 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
       }
     }
     return ops;
-  }
-
-  private void notify(NodeId node, PartitionStatus s, boolean committed) {
-    if (committed) {
-      // the source is not known here; report the move as the table has it
-      listener.accept(new Migration(s.partition(), placeholderSource(node), node, s.epoch()),
-          MigrationStep.COMMITTED);
-    }
-  }
-
-  private static NodeId placeholderSource(NodeId target) {
-    return NodeId.of("?" + target.value()); // never equal to the target; the id is only reported
   }
 
   private boolean serves(NodeId node, int partition) {

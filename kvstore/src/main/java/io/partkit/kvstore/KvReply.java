@@ -13,7 +13,7 @@ import static java.util.Objects.requireNonNull;
  */
 public record KvReply(Status status, long epoch, byte[] value, String message) {
 
-  /** What a node did with a request. */
+  /** What a node did with a request. The ordinal is the wire code: append, never reorder. */
   public enum Status {
     /** Done (and durable, for a write). */
     OK,

@@ -13,7 +13,6 @@ import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -204,14 +203,29 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     }
   }
 
+  /**
+   * Rolls back: the target first (it refuses once activated, which settles the race), then the
+   * source. An unreachable target does not block the roll back: the source refuses any later
+   * move at this epoch once unfenced, so a copy the target may still hold from under this fence
+   * can never be committed; reconcile() discards it when the target is back.
+   */
   private void rollBack(Migration m, RuntimeException cause) {
     int p = m.partition();
     try {
-      KvReply aborted = call(m.target(), "ABORT", c -> c.admin(Wire.ABORT, p, m.targetEpoch()),
-          false);
-      if (aborted.status() == Status.REFUSED
-          && !aborted.message().contains(PartitionState.ABSENT.name())) {
-        // the target is OWNED or moved on: the migration is not ours to undo
+      KvReply aborted;
+      try {
+        aborted = call(m.target(), "ABORT", c -> c.admin(Wire.ABORT, p, m.targetEpoch()), false);
+      } catch (IllegalStateException unreachable) {
+        cause.addSuppressed(unreachable);
+        aborted = null;
+      }
+      if (closed) {
+        return; // a dead coordinator does nothing more
+      }
+      if (aborted != null && aborted.status() == Status.REFUSED && aborted.value() != null
+          && aborted.value().length == 1
+          && aborted.value()[0] == (byte) PartitionState.OWNED.code()) {
+        // the target serves: the migration was committed, it is not ours to undo
         cause.addSuppressed(new IllegalStateException("roll back stopped: " + aborted));
         return;
       }

@@ -47,10 +47,6 @@ final class NodeConnection implements AutoCloseable {
     }
   }
 
-  InetSocketAddress address() {
-    return address;
-  }
-
   /**
    * Sends one request and waits for its answer.
    *

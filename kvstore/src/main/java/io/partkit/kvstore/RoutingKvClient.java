@@ -2,7 +2,6 @@ package io.partkit.kvstore;
 
 import static java.util.Objects.requireNonNull;
 
-import io.partkit.kvstore.KvReply.Status;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;

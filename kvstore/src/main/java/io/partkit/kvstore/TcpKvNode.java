@@ -48,6 +48,12 @@ final class TcpKvNode implements KvNode {
     long epoch;
     /** The move's target epoch while MIGRATING_OUT, RECEIVING or RECEIVED. */
     long moveEpoch;
+    /**
+     * The highest move epoch this node was unfenced from (a roll back). A move at that epoch or
+     * below is refused from then on: a target may still hold a copy taken under that fence, and
+     * a copy from before the roll back must never be mistaken for a current one.
+     */
+    long unfencedEpoch;
     boolean pulling;
     final TreeMap<byte[], byte[]> data = new TreeMap<>(Arrays::compareUnsigned);
 
@@ -110,6 +116,7 @@ final class TcpKvNode implements KvNode {
         part.state = PartitionState.ofCode(r.i8());
         part.epoch = r.i64();
         part.moveEpoch = r.i64();
+        part.unfencedEpoch = r.i64();
       }
       case LOG_CLEAR -> part.data.clear();
       default -> throw new IOException("unknown log record type " + type + " in " + logFile);
@@ -132,7 +139,7 @@ final class TcpKvNode implements KvNode {
 
   private static byte[] stateRecord(Part part) {
     return new Wire.Writer().i8(LOG_STATE).i32(part.id).i8(part.state.code()).i64(part.epoch)
-        .i64(part.moveEpoch).toBytes();
+        .i64(part.moveEpoch).i64(part.unfencedEpoch).toBytes();
   }
 
   private static byte[] putRecord(int partition, byte[] key, byte[] value) {
@@ -310,9 +317,11 @@ final class TcpKvNode implements KvNode {
     return KvReply.ok(part.visibleEpoch(), null);
   }
 
+  /** A refusal; its value is the partition's state code, so the executor can act on it. */
   private KvReply refused(Part part, String step) {
-    return KvReply.of(Status.REFUSED, part.visibleEpoch(), step + " of partition " + part.id
-        + " refused on " + id + ": it is " + part.state + " at epoch " + part.visibleEpoch());
+    return new KvReply(Status.REFUSED, part.visibleEpoch(), new byte[] {(byte) part.state.code()},
+        step + " of partition " + part.id + " refused on " + id + ": it is " + part.state
+            + " at epoch " + part.visibleEpoch());
   }
 
   private KvReply assign(Part part, long epoch) throws IOException {
@@ -332,8 +341,10 @@ final class TcpKvNode implements KvNode {
       if (part.state == PartitionState.MIGRATING_OUT && part.moveEpoch == moveEpoch) {
         return KvReply.ok(moveEpoch, null);
       }
-      if (part.state != PartitionState.OWNED || moveEpoch <= part.epoch) {
-        return refused(part, "FENCE at epoch " + moveEpoch);
+      if (part.state != PartitionState.OWNED || moveEpoch <= part.epoch
+          || moveEpoch <= part.unfencedEpoch) {
+        return refused(part, "FENCE at epoch " + moveEpoch
+            + (moveEpoch <= part.unfencedEpoch ? " (a move at that epoch was rolled back)" : ""));
       }
       return stateChange(part, PartitionState.MIGRATING_OUT, part.epoch, moveEpoch, false);
     }
@@ -347,6 +358,7 @@ final class TcpKvNode implements KvNode {
       if (part.state != PartitionState.MIGRATING_OUT || part.moveEpoch != moveEpoch) {
         return refused(part, "UNFENCE at epoch " + moveEpoch);
       }
+      part.unfencedEpoch = Math.max(part.unfencedEpoch, moveEpoch);
       return stateChange(part, PartitionState.OWNED, part.epoch, 0, false);
     }
   }

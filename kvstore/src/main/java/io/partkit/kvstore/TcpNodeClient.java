@@ -25,10 +25,6 @@ final class TcpNodeClient implements KvNodeClient {
     this.timeout = timeout;
   }
 
-  InetSocketAddress address() {
-    return address;
-  }
-
   KvReply call(byte[] request) throws IOException {
     if (connection == null || connection.isClosed()) {
       connection = NodeConnection.open(address, timeout);

@@ -59,25 +59,6 @@ final class Wire {
 
   private Wire() {}
 
-  static String opName(byte op) {
-    return switch (op) {
-      case GET -> "GET";
-      case PUT -> "PUT";
-      case CAS -> "CAS";
-      case ASSIGN -> "ASSIGN";
-      case FENCE -> "FENCE";
-      case UNFENCE -> "UNFENCE";
-      case SNAPSHOT -> "SNAPSHOT";
-      case RECEIVE -> "RECEIVE";
-      case ACTIVATE -> "ACTIVATE";
-      case ABORT -> "ABORT";
-      case DROP -> "DROP";
-      case STATUS -> "STATUS";
-      case LIST -> "LIST";
-      default -> "op#" + op;
-    };
-  }
-
   /** Reads one frame body; null on a clean end of stream before the length. */
   static byte[] readFrame(InputStream in) throws IOException {
     DataInputStream data = new DataInputStream(in);

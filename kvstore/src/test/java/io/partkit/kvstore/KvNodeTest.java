@@ -69,6 +69,10 @@ class KvNodeTest {
       assertThat(c.get(0, 1, b("k")).status()).isEqualTo(Status.MOVING);
       assertThat(c.admin(Wire.UNFENCE, 0, 2).status()).isEqualTo(Status.OK);
       assertThat(c.get(0, 1, b("k")).value()).isEqualTo(b("v"));
+      assertThat(c.admin(Wire.FENCE, 0, 2).status())
+          .as("a move at an epoch that was rolled back is not started again")
+          .isEqualTo(Status.REFUSED);
+      assertThat(c.admin(Wire.FENCE, 0, 3).status()).isEqualTo(Status.OK);
     }
   }
 

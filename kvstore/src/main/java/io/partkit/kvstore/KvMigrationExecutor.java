@@ -449,7 +449,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
    * Calls a node, retrying unreachable nodes and node-side errors (a failed copy) with backoff
    * until the step timeout; a REFUSED answer is final.
    */
-  private KvReply call(NodeId node, String step, NodeCall call, boolean long_) {
+  private KvReply call(NodeId node, String step, NodeCall call, boolean copy) {
     long deadline = System.nanoTime() + stepTimeoutNanos;
     long backoff = TimeUnit.MILLISECONDS.toNanos(5);
     Exception last = null;
@@ -457,7 +457,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
       if (closed) {
         throw new IllegalStateException("executor closed during " + step);
       }
-      try (TcpNodeClient c = client(node, long_ ? copyTimeout : requestTimeout)) {
+      try (TcpNodeClient c = client(node, copy ? copyTimeout : requestTimeout)) {
         KvReply reply = call.apply(c);
         if (reply.status() != Status.ERROR) {
           return reply;

@@ -19,7 +19,7 @@ class EmbeddedCoordinatorTest extends CoordinatorContractKit {
   /** Maps the kit's settings onto the builder; shared with the etcd tests. */
   static ClusterCoordinator build(MetadataStore store, CoordinatorSettings s) {
     Coordinators.Builder b = Coordinators.builder().store(store)
-        .strategy("test-table", PartitionerConfig.of("partitions", 64, "replicas", 2))
+        .strategy("fixed", PartitionerConfig.of("partitions", 64, "replicas", 2))
         .name(s.name())
         .minClusterSize(s.minClusterSize())
         .heartbeatTimeout(s.heartbeatTimeout())

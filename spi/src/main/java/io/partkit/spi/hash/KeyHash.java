@@ -14,6 +14,9 @@ import java.nio.charset.StandardCharsets;
  *       on allocation-sensitive paths).
  *   <li>{@code long}: its 8 bytes, big-endian ({@code ByteBuffer.putLong} order), computed without
  *       allocating.
+ *   <li>{@code Integer}, {@code Long} objects (keys handed over by Ignite, Hazelcast and other
+ *       object APIs): the {@code long} encoding of their value, so {@code 7} and {@code 7L} are
+ *       the same key; see {@link #hashObject(Object)}.
  * </ul>
  *
  * <h2>Properties</h2>
@@ -87,6 +90,29 @@ public enum KeyHash {
   public long hash(String key) {
     byte[] utf8 = requireNonNull(key, "key").getBytes(StandardCharsets.UTF_8);
     return hash(utf8, 0, utf8.length);
+  }
+
+  /**
+   * Hash of a key handed over as an object, by the encodings above: {@code String},
+   * {@code Long}, {@code Integer} or {@code byte[]}.
+   *
+   * @throws IllegalArgumentException for any other type: it has no stable encoding here
+   *     ({@code hashCode()} is not one), so the caller must encode the key (or its routing part)
+   *     as one of these
+   */
+  public long hashObject(Object key) {
+    if (key instanceof String s) {
+      return hash(s);
+    } else if (key instanceof Long l) {
+      return hashLong(l);
+    } else if (key instanceof Integer i) {
+      return hashLong(i);
+    } else if (key instanceof byte[] bytes) {
+      return hash(bytes);
+    }
+    throw new IllegalArgumentException("partkit routes String, Long, Integer and byte[] keys; "
+        + "got " + (key == null ? "null" : key.getClass().getName())
+        + " (encode the key, or its routing part, as one of those)");
   }
 
   private static void checkRange(byte[] key, int offset, int length) {

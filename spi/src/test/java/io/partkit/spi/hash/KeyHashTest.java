@@ -72,6 +72,18 @@ class KeyHashTest {
   }
 
   @Test
+  void boxedKeysHashLikeTheirEncodings() {
+    for (KeyHash h : KeyHash.values()) {
+      assertThat(h.hashObject("user-42")).isEqualTo(h.hash("user-42"));
+      assertThat(h.hashObject(7)).isEqualTo(h.hashLong(7)).isEqualTo(h.hashObject(7L));
+      assertThat(h.hashObject(new byte[] {1, 2})).isEqualTo(h.hash(new byte[] {1, 2}));
+      assertThatThrownBy(() -> h.hashObject(1.5))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("got java.lang.Double");
+    }
+  }
+
+  @Test
   void cassandraTokenOfTheIntOneIsTheKnownValue() {
     byte[] one = ByteBuffer.allocate(4).putInt(1).array();
     assertThat(KeyHash.CASSANDRA_MURMUR3.hash(one)).isEqualTo(-4069959284402364209L);

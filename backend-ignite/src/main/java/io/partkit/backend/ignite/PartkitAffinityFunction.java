@@ -1,0 +1,285 @@
+package io.partkit.backend.ignite;
+
+import static java.util.Objects.requireNonNull;
+
+import io.partkit.spi.Member;
+import io.partkit.spi.MembershipView;
+import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.PartitionScheme;
+import io.partkit.spi.Partitioner;
+import io.partkit.spi.PartitionerConfig;
+import io.partkit.spi.Partitioners;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.apache.ignite.cache.affinity.AffinityFunction;
+import org.apache.ignite.cache.affinity.AffinityFunctionContext;
+import org.apache.ignite.cluster.ClusterNode;
+
+/**
+ * An Ignite {@link AffinityFunction} that runs a partkit strategy: Ignite's caches then place
+ * partitions, primaries and backups exactly where the strategy's {@link PartitionAssignment}
+ * says. A thin adapter, as the SPI was shaped for:
+ * <ul>
+ *   <li>{@link #partitions()}: the strategy's {@link Partitioner#fixedPartitionCount()}; a
+ *       strategy without one (a token ring) is rejected when the function is created.
+ *   <li>{@link #partition(Object)}: partkit's stable key hash, not Java's {@code hashCode()}:
+ *       {@code String} as UTF-8, {@code Long} and {@code Integer} as the 8 big-endian bytes of
+ *       the widened {@code long}, {@code byte[]} as is, through the strategy's
+ *       {@link PartitionScheme}. Other key types are rejected: Ignite hands binary objects over
+ *       with a hash code that is not a stable, documented format. Route such keys by an
+ *       {@code @AffinityKeyMapped} field of a supported type (Ignite's affinity key mapper
+ *       extracts it before calling this function).
+ *   <li>{@link #assignPartitions}: a {@link MembershipView} of the topology by consistent id
+ *       (its {@code String.valueOf}); weight, zone and rack from the node attributes
+ *       {@value #WEIGHT_ATTRIBUTE}, {@value #ZONE_ATTRIBUTE}, {@value #RACK_ATTRIBUTE}
+ *       ({@code IgniteConfiguration.setUserAttributes}); the previous assignment from the
+ *       context; replicas {@code backups + 1}, at most the node count. Replica lists come back
+ *       primary first.
+ * </ul>
+ *
+ * <p>Ignite requires an affinity function to be serializable, present on every node and
+ * deterministic from its inputs. Only the strategy name, its options and the partition count
+ * travel; each node finds the strategy through {@link Partitioners} (its jar must be on every
+ * node's classpath) and rebuilds it lazily. The partition count is checked again there: Ignite
+ * refuses a node whose caches announce another count.
+ *
+ * <pre>{@code
+ * new CacheConfiguration<String, byte[]>("users").setBackups(1).setAffinity(
+ *     PartkitAffinityFunction.of("fixed", PartitionerConfig.of("partitions", 1024)));
+ * }</pre>
+ */
+public final class PartkitAffinityFunction implements AffinityFunction {
+
+  private static final long serialVersionUID = 1L;
+
+  /** Node attribute with the partkit weight (an integer 1..1000; 1 when absent). */
+  public static final String WEIGHT_ATTRIBUTE = "partkit.weight";
+  /** Node attribute with the zone label. */
+  public static final String ZONE_ATTRIBUTE = "partkit.zone";
+  /** Node attribute with the rack label. */
+  public static final String RACK_ATTRIBUTE = "partkit.rack";
+
+  private static final String PROBE = "partkit-probe";
+
+  private final String strategy;
+  private final TreeMap<String, String> options;
+  private final int partitions;
+
+  /** Resolved on each node after deserialization. */
+  private transient volatile Partitioner partitioner;
+  private transient volatile PartitionScheme scheme;
+  /** The last table computed here: reused as "previous" when Ignite's previous matches it. */
+  private transient volatile PartitionAssignment last;
+
+  private PartkitAffinityFunction(String strategy, TreeMap<String, String> options,
+      int partitions) {
+    this.strategy = strategy;
+    this.options = options;
+    this.partitions = partitions;
+  }
+
+  /**
+   * An affinity function running the named strategy with the given options ({@code replicas}
+   * is set from the cache's backups and must not be given).
+   *
+   * @throws io.partkit.spi.UnknownStrategyException if no strategy has that name
+   * @throws io.partkit.spi.InvalidConfigurationException if the strategy rejects the options
+   * @throws IllegalArgumentException if the options set {@code replicas}, or the strategy has
+   *     no fixed partition count
+   */
+  public static PartkitAffinityFunction of(String strategy, PartitionerConfig options) {
+    requireNonNull(strategy, "strategy");
+    requireNonNull(options, "options");
+    if (options.get("replicas").isPresent()) {
+      throw new IllegalArgumentException("replicas is set from the cache's backups (backups + 1); "
+          + "remove it from the options: " + options);
+    }
+    Partitioner partitioner = Partitioners.load().create(strategy, options);
+    OptionalInt count = partitioner.fixedPartitionCount();
+    if (count.isEmpty()) {
+      throw new IllegalArgumentException("strategy '" + strategy + "' has no fixed partition "
+          + "count, which Ignite's partitions() needs; choose one that has (fixed, rendezvous)");
+    }
+    return new PartkitAffinityFunction(strategy, new TreeMap<>(options.asMap()),
+        count.getAsInt());
+  }
+
+  /** The strategy's name. */
+  public String strategy() {
+    return strategy;
+  }
+
+  /** The strategy's options ({@code replicas} excluded). */
+  public PartitionerConfig options() {
+    return PartitionerConfig.of(options);
+  }
+
+  @Override
+  public void reset() {
+    last = null;
+  }
+
+  @Override
+  public int partitions() {
+    return partitions;
+  }
+
+  /**
+   * partkit's partition of a key (see the class comment).
+   *
+   * @throws IllegalArgumentException if the key is null or of an unsupported type
+   */
+  @Override
+  public int partition(Object key) {
+    PartitionScheme s = scheme();
+    return s.partitionOf(s.keyHash().hashObject(key));
+  }
+
+  @Override
+  public List<List<ClusterNode>> assignPartitions(AffinityFunctionContext ctx) {
+    List<ClusterNode> topology = ctx.currentTopologySnapshot();
+    Map<NodeId, ClusterNode> byId = new HashMap<>();
+    List<Member> members = new ArrayList<>(topology.size());
+    for (ClusterNode node : topology) {
+      Member member = toMember(node);
+      byId.put(member.id(), node);
+      members.add(member);
+    }
+    MembershipView view = MembershipView.of(
+        Math.max(0, ctx.currentTopologyVersion().topologyVersion()), members);
+    int backups = ctx.backups();
+    int replicas = backups >= members.size() - 1 ? members.size() : backups + 1;
+
+    Partitioner p = partitioner(replicas);
+    PartitionAssignment next = p.assign(view, previous(ctx));
+    if (next.partitionCount() != partitions) {
+      throw new IllegalStateException("strategy '" + strategy + "' produced "
+          + next.partitionCount() + " partitions, expected " + partitions);
+    }
+    last = next;
+    List<List<ClusterNode>> result = new ArrayList<>(partitions);
+    for (int part = 0; part < partitions; part++) {
+      List<NodeId> ids = next.replicas(part);
+      List<ClusterNode> nodes = new ArrayList<>(ids.size());
+      for (NodeId id : ids) {
+        nodes.add(requireNonNull(byId.get(id), () -> "strategy '" + strategy
+            + "' placed a replica on " + id + ", which is not in the topology"));
+      }
+      result.add(nodes);
+    }
+    return result;
+  }
+
+  @Override
+  public void removeNode(UUID nodeId) {
+    // stateless apart from the cached last table, which assignPartitions checks before reuse
+  }
+
+  /** A partkit member from an Ignite node: consistent id, address, weight and labels. */
+  static Member toMember(ClusterNode node) {
+    Object consistentId = requireNonNull(node.consistentId(), "consistentId");
+    String address = node.addresses().isEmpty() ? "" : node.addresses().iterator().next();
+    Object weight = node.attribute(WEIGHT_ATTRIBUTE);
+    int w;
+    try {
+      w = weight == null ? 1 : Integer.parseInt(weight.toString().trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("node " + consistentId + " has a non-integer "
+          + WEIGHT_ATTRIBUTE + ": '" + weight + "'", e);
+    }
+    return new Member(NodeId.of(String.valueOf(consistentId)), address, w,
+        label(node.attribute(ZONE_ATTRIBUTE)), label(node.attribute(RACK_ATTRIBUTE)));
+  }
+
+  private static String label(Object value) {
+    return value == null ? "" : value.toString();
+  }
+
+  /** Ignite's previous assignment as a partkit one, when there is a usable one. */
+  private Optional<PartitionAssignment> previous(AffinityFunctionContext ctx) {
+    List<List<NodeId>> lists = new ArrayList<>(partitions);
+    int replicas = Integer.MAX_VALUE;
+    for (int part = 0; part < partitions; part++) {
+      List<ClusterNode> nodes = ctx.previousAssignment(part);
+      if (nodes == null || nodes.isEmpty()) {
+        return Optional.empty();
+      }
+      List<NodeId> ids = new ArrayList<>(nodes.size());
+      for (ClusterNode node : nodes) {
+        ids.add(NodeId.of(String.valueOf(node.consistentId())));
+      }
+      lists.add(ids);
+      replicas = Math.min(replicas, ids.size());
+    }
+    PartitionAssignment cached = last;
+    if (cached != null && cached.replicaTable().equals(lists)) {
+      return Optional.of(cached);
+    }
+    // Ignite's lists can differ in length (fewer nodes than copies at the time): keep the
+    // leading replicas, which are what a strategy builds on.
+    List<List<NodeId>> trimmed = new ArrayList<>(partitions);
+    for (List<NodeId> ids : lists) {
+      trimmed.add(ids.subList(0, replicas));
+    }
+    return Optional.of(PartitionAssignment.of(strategy, 0, 0, scheme(), trimmed));
+  }
+
+  private Partitioner partitioner(int replicas) {
+    Partitioner p = partitioner;
+    if (p == null || p.replicationFactor() != replicas) {
+      p = Partitioners.load(loader()).create(strategy,
+          PartitionerConfig.of(options).with("replicas", replicas));
+      int count = p.fixedPartitionCount().orElse(-1);
+      if (count != partitions) {
+        throw new IllegalStateException("strategy '" + strategy + "' with " + options
+            + " has " + count + " partitions on this node, but the cache was created with "
+            + partitions + " (is the same partkit version on every node?)");
+      }
+      partitioner = p;
+    }
+    return p;
+  }
+
+  /** The strategy's key -> partition scheme, learned from a one-node assignment. */
+  private PartitionScheme scheme() {
+    PartitionScheme s = scheme;
+    if (s == null) {
+      s = partitioner(1).assign(MembershipView.of(Member.of(PROBE))).scheme();
+      if (s.partitionCount() != partitions) {
+        throw new IllegalStateException("strategy '" + strategy + "' uses "
+            + s.partitionCount() + " partitions, expected " + partitions);
+      }
+      scheme = s;
+    }
+    return s;
+  }
+
+  private static ClassLoader loader() {
+    ClassLoader context = Thread.currentThread().getContextClassLoader();
+    return context != null ? context : PartkitAffinityFunction.class.getClassLoader();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof PartkitAffinityFunction other && strategy.equals(other.strategy)
+        && options.equals(other.options) && partitions == other.partitions;
+  }
+
+  @Override
+  public int hashCode() {
+    return (strategy.hashCode() * 31 + options.hashCode()) * 31 + partitions;
+  }
+
+  @Override
+  public String toString() {
+    return "PartkitAffinityFunction{strategy=" + strategy + ", options=" + options
+        + ", partitions=" + partitions + "}";
+  }
+}

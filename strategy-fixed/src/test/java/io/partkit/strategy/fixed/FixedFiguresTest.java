@@ -1,0 +1,59 @@
+package io.partkit.strategy.fixed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partkit.spi.Member;
+import io.partkit.spi.MembershipView;
+import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.Partitioner;
+import io.partkit.spi.PartitionerConfig;
+import io.partkit.spi.stats.Movement;
+import io.partkit.spi.stats.PlacementStatistics;
+import java.util.Locale;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The figures quoted in {@code docs/strategy-fixed.md}, printed and checked against the issue's
+ * done-when bounds. Reproduce with: {@code ./mvnw -q -pl strategy-fixed -am verify
+ * -Dtest=FixedFiguresTest -Dsurefire.failIfNoSpecifiedTests=false}.
+ */
+class FixedFiguresTest {
+
+  private static void print(String format, Object... args) {
+    System.out.println(String.format(Locale.ROOT, format, args));
+  }
+
+  @Test
+  void balanceOn100Nodes() {
+    MembershipView view = MembershipView.ofEqualNodes("node-", 100);
+    PartitionAssignment a = FixedPartitioner.create(PartitionerConfig.of("partitions", 1024))
+        .assign(view);
+    PlacementStatistics stats = PlacementStatistics.of(a, view);
+    double best = PlacementStatistics.bestMaxOverAvg(1024, 100);
+    print("fixed 1024 partitions / 100 nodes: partitions max/avg = %.4f (optimum %.4f), "
+            + "min %d, max %d", stats.primaryPartitionsMaxOverAvg(), best,
+        stats.minPrimaryPartitions(), stats.maxPrimaryPartitions());
+    assertThat(stats.primaryPartitionsMaxOverAvg()).isEqualTo(best);
+  }
+
+  @Test
+  void movementOnOneJoin() {
+    for (int replicas : new int[] {1, 2}) {
+      for (int n : new int[] {10, 100}) {
+        Partitioner p = FixedPartitioner.create(
+            PartitionerConfig.of("partitions", 1024, "replicas", replicas));
+        MembershipView before = MembershipView.ofEqualNodes("node-", n);
+        MembershipView after = before.with(Member.of("joiner"));
+        PartitionAssignment a = p.assign(before);
+        Movement m = Movement.between(a, before, p.assign(after, Optional.of(a)), after);
+        print("fixed replicas %d, join %d -> %d: moved %.4f of keys, optimum %.4f, ratio %.3f, "
+                + "primaries between staying %.4f, new copies on staying %.4f", replicas, n,
+            n + 1, m.primaryMovedShare(), m.optimalShare(), m.primaryMovedOverOptimal(),
+            m.primaryMovedBetweenStayingShare(), m.replicaCopiesToStayingShare());
+        assertThat(m.primaryMovedOverOptimal()).isLessThanOrEqualTo(1.10);
+        assertThat(m.primaryMovedBetweenStayingShare()).isZero();
+      }
+    }
+  }
+}

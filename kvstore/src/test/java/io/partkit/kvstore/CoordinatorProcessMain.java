@@ -7,6 +7,7 @@ import io.partkit.coordinator.MetadataStores;
 import io.partkit.spi.Member;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.RebalancePlan;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -66,7 +67,8 @@ public final class CoordinatorProcessMain {
           }
         }).build();
     ClusterCoordinator coordinator = Coordinators.builder().store(store)
-        .partitioner(new MinimalMovePartitioner(Integer.parseInt(o.get("--partitions"))))
+        .strategy("fixed", PartitionerConfig.of("partitions",
+            Integer.parseInt(o.get("--partitions")), "replicas", 1))
         .minClusterSize(1).heartbeatTimeout(Duration.ofHours(1)).migrationExecutor(executor)
         .maxConcurrentMigrations(k).build(); // resumes what a dead predecessor left pending
     for (Map.Entry<NodeId, String> e : members.entrySet()) {

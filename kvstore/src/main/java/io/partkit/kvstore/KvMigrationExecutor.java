@@ -1,0 +1,628 @@
+package io.partkit.kvstore;
+
+import static java.util.Objects.requireNonNull;
+
+import io.partkit.coordinator.MetadataSnapshot;
+import io.partkit.coordinator.MetadataStore;
+import io.partkit.coordinator.PendingMigration;
+import io.partkit.kvstore.KvReply.Status;
+import io.partkit.spi.Member;
+import io.partkit.spi.Migration;
+import io.partkit.spi.MigrationExecutor;
+import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionAssignment;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+/**
+ * The migration protocol of the Fixed Partitions pattern on {@link KvNode}s, driven from the
+ * coordinator's process.
+ *
+ * <h2>Steps</h2>
+ * <ol>
+ *   <li>PLANNED: the coordinator has recorded the migration in its {@link MetadataStore}
+ *       ({@code recordMigrations}) before it calls {@link #migrate}.
+ *   <li>FENCED: the source turns the partition MIGRATING_OUT (durably): from now on every
+ *       request gets MOVING, and its data is frozen.
+ *   <li>COPIED: the target pulls every key from the source in pages, logs and forces them, and
+ *       answers RECEIVED. {@link #migrate} completes here: ready to commit.
+ *   <li>COMMITTED: the coordinator commits the table at the target epoch. This executor watches
+ *       the store's table and ACTIVATEs the target at that epoch.
+ *   <li>SOURCE_DROPPED: once the target serves, the source drops its copy and keeps a tombstone
+ *       epoch, so a write sent to it later is redirected, never applied.
+ * </ol>
+ *
+ * <h2>Why two owners never accept writes</h2>
+ * The source stops accepting before the copy starts; the target starts only after the commit,
+ * and only from RECEIVED. A roll back first ABORTs the target (which the target refuses once
+ * activated) and only then UNFENCEs the source, so the target's own state decides, atomically,
+ * which of the two ever serves again.
+ *
+ * <h2>Crashes</h2>
+ * Every step is recorded where it happens (see {@link MigrationStep}), and every node operation
+ * is idempotent, so {@link #resume} just runs the protocol again from the start: done steps
+ * answer OK at once, an interrupted copy restarts. After a commit, {@link #reconcile()} (run on
+ * every table the store publishes and when the executor starts) finishes what a crashed
+ * coordinator left: activates committed targets, drops their sources, rolls back migrations
+ * the committed table did not take. An unreachable node makes a step retry (with backoff) for up
+ * to the step timeout; a migration that cannot finish before the commit is rolled back.
+ *
+ * <h2>Bounded concurrency</h2>
+ * At most {@code maxConcurrentMigrations} migrations run their steps at once (a fair semaphore);
+ * more are queued. Give the coordinator the same K ({@code Coordinators.Builder
+ * .maxConcurrentMigrations}), so its waves and this bound agree.
+ */
+public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseable {
+
+  private final MetadataStore store;
+  private final Function<NodeId, String> addresses;
+  private final Duration requestTimeout;
+  private final Duration copyTimeout;
+  private final long stepTimeoutNanos;
+  private final BiConsumer<Migration, MigrationStep> listener;
+  private final Semaphore permits;
+  private final int maxConcurrent;
+  private final ExecutorService pool;
+  private final ExecutorService reconciler;
+  private final Map<Integer, Migration> active = new ConcurrentHashMap<>();
+  private final AtomicBoolean reconcileQueued = new AtomicBoolean();
+  private final AutoCloseable watch;
+  private volatile boolean closed;
+
+  private KvMigrationExecutor(Builder b) {
+    this.store = b.store;
+    this.addresses = b.addresses != null ? b.addresses : this::addressFromStore;
+    this.requestTimeout = b.requestTimeout;
+    this.copyTimeout = b.copyTimeout;
+    this.stepTimeoutNanos = b.stepTimeout.toNanos();
+    this.listener = b.listener;
+    this.maxConcurrent = b.maxConcurrent;
+    this.permits = new Semaphore(b.maxConcurrent, true);
+    this.pool = Executors.newCachedThreadPool(daemon("kv-migration"));
+    this.reconciler = Executors.newSingleThreadExecutor(daemon("kv-reconcile"));
+    this.watch = b.watchTable ? store.watchTable(t -> reconcileLater()) : null;
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** A builder; {@link Builder#store} is required. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The bound on migrations running at once. */
+  public int maxConcurrentMigrations() {
+    return maxConcurrent;
+  }
+
+  // ---------------------------------------------------------------- MigrationExecutor
+
+  /**
+   * Fences the source and copies the partition to the target.
+   *
+   * @return completes normally when the target acknowledged all the data and the source is
+   *     fenced (the coordinator commits next); exceptionally, with a
+   *     {@link MigrationRolledBackException}, when the migration was rolled back
+   */
+  @Override
+  public CompletionStage<Migration> migrate(Migration migration) {
+    requireNonNull(migration, "migration");
+    return run(migration);
+  }
+
+  /**
+   * Same as {@link #migrate}: every step is idempotent, so a migration is resumed by running it
+   * again; one already committed is finished (target activated, source dropped) instead.
+   */
+  @Override
+  public CompletionStage<Migration> resume(Migration migration) {
+    requireNonNull(migration, "migration");
+    return run(migration);
+  }
+
+  private CompletionStage<Migration> run(Migration m) {
+    if (closed) {
+      throw new IllegalStateException("executor is closed");
+    }
+    return CompletableFuture.supplyAsync(() -> {
+      try {
+        permits.acquire();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CompletionException(e);
+      }
+      try {
+        if (store.read().epoch() >= m.targetEpoch()) {
+          return finishDecided(m);
+        }
+        Migration previous = active.putIfAbsent(m.partition(), m);
+        if (previous != null) {
+          throw new IllegalStateException("partition " + m.partition()
+              + " is already migrating: " + previous);
+        }
+        try {
+          return toCopied(m);
+        } finally {
+          active.remove(m.partition(), m);
+        }
+      } finally {
+        permits.release();
+      }
+    }, pool);
+  }
+
+  /** A table at or past the target epoch decided the migration: finish what it committed. */
+  private Migration finishDecided(Migration m) {
+    reconcile();
+    MigrationStep step = step(m);
+    if (step == MigrationStep.COMMITTED || step == MigrationStep.SOURCE_DROPPED) {
+      return m;
+    }
+    throw new MigrationRolledBackException(m, "the table at epoch " + store.read().epoch()
+        + " did not commit it (" + step + ")", null);
+  }
+
+  private Migration toCopied(Migration m) {
+    listener.accept(m, MigrationStep.PLANNED);
+    int p = m.partition();
+    try {
+      expectOk(call(m.source(), "FENCE", c -> c.admin(Wire.FENCE, p, m.targetEpoch()), false));
+      listener.accept(m, MigrationStep.FENCED);
+      String sourceAddress = addresses.apply(m.source());
+      expectOk(call(m.target(), "RECEIVE",
+          c -> c.receive(p, m.targetEpoch(), sourceAddress), true));
+      listener.accept(m, MigrationStep.COPIED);
+      return m;
+    } catch (RuntimeException e) {
+      rollBack(m, e);
+      throw new MigrationRolledBackException(m, e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Rolls back: the target first (it refuses once activated, which settles the race), then the
+   * source. An unreachable target does not block the roll back: the source refuses any later
+   * move at this epoch once unfenced, so a copy the target may still hold from under this fence
+   * can never be committed; reconcile() discards it when the target is back.
+   */
+  private void rollBack(Migration m, RuntimeException cause) {
+    int p = m.partition();
+    try {
+      KvReply aborted;
+      try {
+        aborted = call(m.target(), "ABORT", c -> c.admin(Wire.ABORT, p, m.targetEpoch()), false);
+      } catch (IllegalStateException unreachable) {
+        cause.addSuppressed(unreachable);
+        aborted = null;
+      }
+      if (closed) {
+        return; // a dead coordinator does nothing more
+      }
+      if (aborted != null && aborted.status() == Status.REFUSED && aborted.value() != null
+          && aborted.value().length == 1
+          && aborted.value()[0] == (byte) PartitionState.OWNED.code()) {
+        // the target serves: the migration was committed, it is not ours to undo
+        cause.addSuppressed(new IllegalStateException("roll back stopped: " + aborted));
+        return;
+      }
+      expectOk(call(m.source(), "UNFENCE", c -> c.admin(Wire.UNFENCE, p, m.targetEpoch()),
+          false));
+      listener.accept(m, MigrationStep.ROLLED_BACK);
+    } catch (RuntimeException e) {
+      // left for reconcile(): the source stays fenced (unavailable, never wrong) until then
+      cause.addSuppressed(e);
+    }
+  }
+
+  // ---------------------------------------------------------------- inspection
+
+  /**
+   * Where a migration stands, read from the store and the two nodes.
+   *
+   * @throws IllegalStateException if a node cannot be reached
+   */
+  public MigrationStep step(Migration m) {
+    MetadataSnapshot snapshot = store.read();
+    PartitionStatus source = status(m.source(), m.partition());
+    PartitionStatus target = status(m.target(), m.partition());
+    long e = m.targetEpoch();
+    if (snapshot.epoch() >= e && target.state() == PartitionState.OWNED && target.epoch() >= e) {
+      return source.state() == PartitionState.ABSENT ? MigrationStep.SOURCE_DROPPED
+          : MigrationStep.COMMITTED;
+    }
+    if (snapshot.epoch() >= e && snapshot.table().isPresent()
+        && snapshot.table().get().primary(m.partition()).equals(m.target())) {
+      return MigrationStep.COMMITTED; // committed, the target not activated yet
+    }
+    if (target.state() == PartitionState.RECEIVED && target.epoch() == e) {
+      return MigrationStep.COPIED;
+    }
+    if (source.state() == PartitionState.MIGRATING_OUT && source.epoch() == e) {
+      return MigrationStep.FENCED;
+    }
+    boolean pending = snapshot.pending().stream().anyMatch(pm -> pm.migration().equals(m));
+    return pending ? MigrationStep.PLANNED : MigrationStep.ROLLED_BACK;
+  }
+
+  private PartitionStatus status(NodeId node, int partition) {
+    try (TcpNodeClient c = client(node, requestTimeout)) {
+      return c.status(partition);
+    } catch (IOException e) {
+      throw new IllegalStateException("node " + node + " did not answer STATUS of partition "
+          + partition + ": " + e.getMessage(), e);
+    }
+  }
+
+  // ---------------------------------------------------------------- bootstrap and reconcile
+
+  /**
+   * Hands each partition of a first table to its primary (an empty OWNED partition). Safe to call
+   * again: a node that owns it already answers OK, one that held it before refuses.
+   *
+   * @throws IllegalStateException if a node refuses or cannot be reached
+   */
+  public void assignInitial(PartitionAssignment table) {
+    requireNonNull(table, "table");
+    for (int p = 0; p < table.partitionCount(); p++) {
+      int partition = p;
+      KvReply r = call(table.primary(p), "ASSIGN",
+          c -> c.admin(Wire.ASSIGN, partition, table.epoch()), false);
+      expectOk(r);
+    }
+  }
+
+  /**
+   * Brings the nodes in line with the committed table and the pending migrations: activates
+   * targets of committed migrations, drops their sources once the targets serve, rolls back
+   * migrations that no pending record or committed table backs. Runs by itself on every table
+   * the store publishes.
+   *
+   * @return the number of node operations it issued
+   */
+  public synchronized int reconcile() {
+    // List the nodes first and read the store after: a migration alive while a node reported
+    // its partition in transit is then seen as pending (or active here) or as committed, never
+    // as an orphan. The other order would roll back migrations recorded in between.
+    Map<NodeId, List<PartitionStatus>> held = new HashMap<>();
+    boolean everyoneAnswered = true;
+    Optional<PartitionAssignment> known = store.read().table();
+    if (known.isEmpty()) {
+      return 0;
+    }
+    for (NodeId node : knownNodes(known.get())) {
+      try (TcpNodeClient c = client(node, requestTimeout)) {
+        held.put(node, c.list());
+      } catch (IOException | RuntimeException e) {
+        everyoneAnswered = false; // unreachable now: its part waits for the next round
+      }
+    }
+    MetadataSnapshot snapshot = store.read();
+    PartitionAssignment table = snapshot.table().orElseThrow();
+    long epoch = table.epoch();
+    Set<String> inFlight = new HashSet<>();
+    for (PendingMigration pm : snapshot.pending()) {
+      inFlight.add(key(pm.migration().partition(), pm.migration().targetEpoch()));
+    }
+    for (Migration m : active.values()) {
+      inFlight.add(key(m.partition(), m.targetEpoch()));
+    }
+    int ops = 0;
+    // partitions some node still takes in (or serves) at a given move epoch: their sources stay
+    // fenced until that is resolved
+    Set<String> claimed = new HashSet<>();
+    Map<String, NodeId> sources = new HashMap<>();
+    held.forEach((node, list) -> list.stream()
+        .filter(s -> s.state() == PartitionState.MIGRATING_OUT)
+        .forEach(s -> sources.put(key(s.partition(), s.epoch()), node)));
+    // targets first: a source is dropped only after its target serves
+    for (Map.Entry<NodeId, List<PartitionStatus>> e : held.entrySet()) {
+      NodeId node = e.getKey();
+      for (PartitionStatus s : e.getValue()) {
+        boolean incoming = s.state() == PartitionState.RECEIVING
+            || s.state() == PartitionState.RECEIVED;
+        if (!incoming || s.partition() >= table.partitionCount()) {
+          continue;
+        }
+        if (inFlight.contains(key(s.partition(), s.epoch()))) {
+          claimed.add(key(s.partition(), s.epoch()));
+          continue;
+        }
+        boolean committed = s.epoch() <= epoch && table.primary(s.partition()).equals(node)
+            && s.state() == PartitionState.RECEIVED;
+        byte op = committed ? Wire.ACTIVATE : Wire.ABORT;
+        if (tryCall(node, op, s.partition(), s.epoch())) {
+          ops++;
+          NodeId source = sources.get(key(s.partition(), s.epoch()));
+          if (committed && source != null) {
+            listener.accept(new Migration(s.partition(), source, node, s.epoch()),
+                MigrationStep.COMMITTED);
+          }
+        } else {
+          claimed.add(key(s.partition(), s.epoch()));
+        }
+      }
+    }
+    for (Map.Entry<NodeId, List<PartitionStatus>> e : held.entrySet()) {
+      NodeId node = e.getKey();
+      for (PartitionStatus s : e.getValue()) {
+        if (s.state() != PartitionState.MIGRATING_OUT || s.partition() >= table.partitionCount()
+            || inFlight.contains(key(s.partition(), s.epoch()))) {
+          continue;
+        }
+        NodeId owner = table.primary(s.partition());
+        boolean uncommitted = s.epoch() > epoch || owner.equals(node);
+        if (uncommitted) {
+          // an orphan, or committed without it: the source keeps the partition, once no node
+          // takes it in any more (and every node answered, so none is unseen)
+          if (everyoneAnswered && !claimed.contains(key(s.partition(), s.epoch()))
+              && tryCall(node, Wire.UNFENCE, s.partition(), s.epoch())) {
+            ops++;
+          }
+        } else if (serves(owner, s.partition())) {
+          if (tryCall(node, Wire.DROP, s.partition(), s.epoch())) {
+            ops++;
+            listener.accept(new Migration(s.partition(), node, owner, s.epoch()),
+                MigrationStep.SOURCE_DROPPED);
+          }
+        }
+      }
+    }
+    return ops;
+  }
+
+  private boolean serves(NodeId node, int partition) {
+    try (TcpNodeClient c = client(node, requestTimeout)) {
+      return c.status(partition).state() == PartitionState.OWNED;
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  private boolean tryCall(NodeId node, byte op, int partition, long epoch) {
+    try (TcpNodeClient c = client(node, requestTimeout)) {
+      return c.admin(op, partition, epoch).isOk();
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  private Set<NodeId> knownNodes(PartitionAssignment table) {
+    Set<NodeId> nodes = new TreeSet<>(table.nodes());
+    try {
+      store.members().members().forEach(mb -> nodes.add(mb.id()));
+    } catch (RuntimeException e) {
+      // the table's nodes are enough to finish what the table committed
+    }
+    return nodes;
+  }
+
+  private static String key(int partition, long epoch) {
+    return partition + "@" + epoch;
+  }
+
+  private void reconcileLater() {
+    if (closed || !reconcileQueued.compareAndSet(false, true)) {
+      return;
+    }
+    reconciler.execute(() -> {
+      reconcileQueued.set(false);
+      try {
+        reconcile();
+      } catch (RuntimeException e) {
+        System.err.println("kvstore reconcile failed (retried on the next table): " + e);
+      }
+    });
+  }
+
+  // ---------------------------------------------------------------- node calls
+
+  /** A node call that may fail with an IOException. */
+  private interface NodeCall {
+    KvReply apply(TcpNodeClient client) throws IOException;
+  }
+
+  /**
+   * Calls a node, retrying unreachable nodes and node-side errors (a failed copy) with backoff
+   * until the step timeout; a REFUSED answer is final.
+   */
+  private KvReply call(NodeId node, String step, NodeCall call, boolean copy) {
+    long deadline = System.nanoTime() + stepTimeoutNanos;
+    long backoff = TimeUnit.MILLISECONDS.toNanos(5);
+    Exception last = null;
+    while (true) {
+      if (closed) {
+        throw new IllegalStateException("executor closed during " + step);
+      }
+      try (TcpNodeClient c = client(node, copy ? copyTimeout : requestTimeout)) {
+        KvReply reply = call.apply(c);
+        if (reply.status() != Status.ERROR) {
+          return reply;
+        }
+        last = new IOException(reply.message());
+      } catch (IOException e) {
+        last = e;
+      }
+      if (System.nanoTime() + backoff > deadline) {
+        throw new IllegalStateException(step + " on " + node + " failed for "
+            + Duration.ofNanos(stepTimeoutNanos) + ": " + last.getMessage(), last);
+      }
+      try {
+        TimeUnit.NANOSECONDS.sleep(backoff);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(step + " on " + node + " interrupted", e);
+      }
+      backoff = Math.min(backoff * 2, TimeUnit.MILLISECONDS.toNanos(500));
+    }
+  }
+
+  private static void expectOk(KvReply reply) {
+    if (!reply.isOk()) {
+      throw new IllegalStateException(reply.message() == null ? reply.toString()
+          : reply.message());
+    }
+  }
+
+  private TcpNodeClient client(NodeId node, Duration timeout) {
+    String address = addresses.apply(node);
+    if (address == null || address.isEmpty()) {
+      throw new IllegalStateException("no address known for node " + node);
+    }
+    return new TcpNodeClient(TcpKvNode.parseAddress(address), timeout);
+  }
+
+  private String addressFromStore(NodeId node) {
+    Optional<Member> member = store.members().find(node);
+    return member.map(Member::address).orElse(null);
+  }
+
+  /** Stops the table watch and the worker threads; running migrations stop at their next step. */
+  @Override
+  public void close() {
+    closed = true;
+    if (watch != null) {
+      try {
+        watch.close();
+      } catch (Exception e) {
+        // the store is closing too
+      }
+    }
+    reconciler.shutdownNow();
+    pool.shutdownNow();
+  }
+
+  /** Configures a {@link KvMigrationExecutor}. */
+  public static final class Builder {
+    MetadataStore store;
+    Function<NodeId, String> addresses;
+    int maxConcurrent = 1;
+    Duration requestTimeout = Duration.ofSeconds(5);
+    Duration copyTimeout = Duration.ofMinutes(5);
+    Duration stepTimeout = Duration.ofSeconds(30);
+    BiConsumer<Migration, MigrationStep> listener = (m, s) -> { };
+    boolean watchTable = true;
+
+    Builder() {}
+
+    /** The coordinator's metadata store: pending migrations, the table, members. Required. */
+    public Builder store(MetadataStore metadata) {
+      this.store = requireNonNull(metadata, "store");
+      return this;
+    }
+
+    /**
+     * How to reach a node ({@code host:port}); default: the address its member registration in
+     * the store carries.
+     */
+    public Builder addresses(Function<NodeId, String> resolver) {
+      this.addresses = requireNonNull(resolver, "resolver");
+      return this;
+    }
+
+    /**
+     * At most this many migrations at once. Default 1.
+     *
+     * @throws IllegalArgumentException if below 1
+     */
+    public Builder maxConcurrentMigrations(int k) {
+      if (k < 1) {
+        throw new IllegalArgumentException("maxConcurrentMigrations must be >= 1: " + k);
+      }
+      this.maxConcurrent = k;
+      return this;
+    }
+
+    /**
+     * How long one step keeps retrying an unreachable node before the migration is rolled back.
+     * Default 30 s.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder stepTimeout(Duration timeout) {
+      this.stepTimeout = positive("step timeout", timeout);
+      return this;
+    }
+
+    /**
+     * How long one node request may take (the copy has its own, {@link #copyTimeout}). Default 5 s.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder requestTimeout(Duration timeout) {
+      this.requestTimeout = positive("request timeout", timeout);
+      return this;
+    }
+
+    /**
+     * How long the copy of one partition may take. Default 5 min.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder copyTimeout(Duration timeout) {
+      this.copyTimeout = positive("copy timeout", timeout);
+      return this;
+    }
+
+    /**
+     * Called on the executor's thread each time a migration reaches a step (after the step is
+     * durable). It may block: the migration waits, which is how tests pause one at a given step.
+     */
+    public Builder onStep(BiConsumer<Migration, MigrationStep> stepListener) {
+      this.listener = requireNonNull(stepListener, "stepListener");
+      return this;
+    }
+
+    /**
+     * Whether to run {@link KvMigrationExecutor#reconcile()} on every table the store publishes
+     * (default true). Turn it off only to drive reconciliation by hand.
+     */
+    public Builder reconcileOnCommit(boolean on) {
+      this.watchTable = on;
+      return this;
+    }
+
+    /**
+     * The executor.
+     *
+     * @throws IllegalStateException if no store was given
+     */
+    public KvMigrationExecutor build() {
+      if (store == null) {
+        throw new IllegalStateException("a KvMigrationExecutor needs store(...)");
+      }
+      return new KvMigrationExecutor(this);
+    }
+
+    private static Duration positive(String what, Duration d) {
+      requireNonNull(d, what);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(what + " must be positive: " + d);
+      }
+      return d;
+    }
+  }
+}

@@ -1,0 +1,54 @@
+package io.partkit.kvstore;
+
+import io.partkit.spi.NodeId;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+
+/**
+ * A storage node of the reference key-value store: it holds some partitions and serves
+ * get/put/cas on them over TCP (protocol: see the module's {@code docs/kvstore.md}).
+ *
+ * <h2>Guarantees</h2>
+ * <ul>
+ *   <li><b>Ownership.</b> It serves only partitions it holds in state {@link PartitionState#OWNED},
+ *       and only requests whose epoch is at least the epoch it owns them under; anything else is
+ *       answered with a redirect carrying the newer epoch, or MOVING while a partition moves. It
+ *       never serves the data of a partition it does not own.
+ *   <li><b>Durability.</b> Every acknowledged write, and every state change, is in the node's
+ *       write-ahead log and forced to disk first; a node killed with {@code kill -9} and
+ *       restarted on the same data directory recovers all of them.
+ *   <li><b>Linearizable per key</b> while owned: writes to a partition are applied under its lock
+ *       in log order, and a read waits until what it saw is durable.
+ * </ul>
+ */
+public interface KvNode extends AutoCloseable {
+
+  /**
+   * Starts a node listening on {@code 127.0.0.1:port} ({@code port} 0 picks a free one), after
+   * replaying the log in {@code dataDir}.
+   *
+   * @throws IOException if the data directory cannot be read or the port is taken
+   */
+  static KvNode start(NodeId id, Path dataDir, int port) throws IOException {
+    return TcpKvNode.start(id, dataDir, new InetSocketAddress("127.0.0.1", port));
+  }
+
+  /** This node's identity. */
+  NodeId id();
+
+  /** Where it listens. */
+  InetSocketAddress address();
+
+  /** {@code host:port}, the form a {@link io.partkit.spi.Member#address()} takes. */
+  default String hostAndPort() {
+    return address().getHostString() + ":" + address().getPort();
+  }
+
+  /** The local state of one partition. */
+  PartitionStatus status(int partition);
+
+  /** Stops listening and closes every connection and the log. */
+  @Override
+  void close();
+}

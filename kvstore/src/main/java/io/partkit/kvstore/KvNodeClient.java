@@ -1,0 +1,59 @@
+package io.partkit.kvstore;
+
+import java.io.IOException;
+import java.time.Duration;
+
+/**
+ * A raw connection to one node: requests go to that node with the partition and epoch the caller
+ * gives, and the node's answer comes back as is. This is what fencing is tested with (a write
+ * sent to an old owner) and what a fault-injection harness records histories with; applications
+ * use the routing {@link KvClient}.
+ *
+ * <p>Not thread-safe: one request at a time; open one per thread.
+ */
+public interface KvNodeClient extends AutoCloseable {
+
+  /**
+   * A client for the node at {@code hostAndPort}; it connects on first use and reconnects after a
+   * failure. Every request waits at most {@code timeout} for its answer.
+   *
+   * @throws IllegalArgumentException if the address is not {@code host:port} or the timeout is
+   *     not positive
+   */
+  static KvNodeClient connect(String hostAndPort, Duration timeout) {
+    return new TcpNodeClient(TcpKvNode.parseAddress(hostAndPort), timeout);
+  }
+
+  /**
+   * Reads a key.
+   *
+   * @throws IOException if the node could not be reached or did not answer in time
+   */
+  KvReply get(int partition, long epoch, byte[] key) throws IOException;
+
+  /**
+   * Writes a key.
+   *
+   * @throws IOException if the node could not be reached or did not answer in time: the write
+   *     may or may not have been applied
+   */
+  KvReply put(int partition, long epoch, byte[] key, byte[] value) throws IOException;
+
+  /**
+   * Sets a key to {@code value} if it holds {@code expected} ({@code null}: if it is absent).
+   *
+   * @throws IOException as for {@link #put}
+   */
+  KvReply cas(int partition, long epoch, byte[] key, byte[] expected, byte[] value)
+      throws IOException;
+
+  /**
+   * The node's view of a partition.
+   *
+   * @throws IOException if the node could not be reached or did not answer in time
+   */
+  PartitionStatus status(int partition) throws IOException;
+
+  @Override
+  void close();
+}

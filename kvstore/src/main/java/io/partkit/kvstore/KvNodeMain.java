@@ -1,0 +1,48 @@
+package io.partkit.kvstore;
+
+import io.partkit.spi.NodeId;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Runs one node as its own process:
+ * {@code java -cp <classpath> io.partkit.kvstore.KvNodeMain --id n1 --data /var/kv/n1 [--port 0]}.
+ *
+ * <p>Once it listens it prints {@code KVNODE LISTENING host:port} on standard output, which is
+ * what a harness waits for. It exits when its standard input closes (so a dying parent does not
+ * leave nodes behind) or when killed; a kill loses nothing acknowledged (see {@link KvNode}).
+ */
+public final class KvNodeMain {
+
+  private KvNodeMain() {}
+
+  /**
+   * Entry point.
+   *
+   * @throws IOException if the node cannot start
+   */
+  public static void main(String[] args) throws IOException {
+    Map<String, String> options = new HashMap<>();
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      options.put(args[i], args[i + 1]);
+    }
+    String id = options.get("--id");
+    String data = options.get("--data");
+    if (id == null || data == null || args.length % 2 != 0) {
+      System.err.println("usage: KvNodeMain --id <node id> --data <dir> [--port <port>]");
+      System.exit(2);
+    }
+    KvNode node = KvNode.start(NodeId.of(id), Path.of(data),
+        Integer.parseInt(options.getOrDefault("--port", "0")));
+    System.out.println("KVNODE LISTENING " + node.hostAndPort());
+    System.out.flush();
+    InputStream in = System.in;
+    while (in.read() >= 0) {
+      // wait for the parent to go away
+    }
+    node.close();
+  }
+}

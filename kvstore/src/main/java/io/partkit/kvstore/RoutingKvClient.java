@@ -1,0 +1,173 @@
+package io.partkit.kvstore;
+
+import static java.util.Objects.requireNonNull;
+
+import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionAssignment;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/** {@link KvClient}: a cached table, pooled connections, bounded retries. */
+final class RoutingKvClient implements KvClient {
+
+  private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  /** Builds the request for a partition at an epoch. */
+  private interface Request {
+    byte[] encode(int partition, long epoch);
+  }
+
+  private final Supplier<PartitionAssignment> tables;
+  private final Function<NodeId, String> addresses;
+  private final Duration requestTimeout;
+  private final long retryBudgetNanos;
+  private final AtomicReference<PartitionAssignment> table = new AtomicReference<>();
+  private final Map<String, Queue<NodeConnection>> pools = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  RoutingKvClient(KvClient.Builder b) {
+    this.tables = b.tables;
+    this.addresses = b.addresses;
+    this.requestTimeout = b.requestTimeout;
+    this.retryBudgetNanos = b.retryBudget.toNanos();
+    offer(requireNonNull(tables.get(), "the table source returned null"));
+  }
+
+  @Override
+  public byte[] get(byte[] key) {
+    requireNonNull(key, "key");
+    return route("get", key, (p, e) -> NodeConnection.request(Wire.GET, p, e).bytes(key).toBytes())
+        .value();
+  }
+
+  @Override
+  public void put(byte[] key, byte[] value) {
+    requireNonNull(key, "key");
+    requireNonNull(value, "value");
+    route("put", key,
+        (p, e) -> NodeConnection.request(Wire.PUT, p, e).bytes(key).bytes(value).toBytes());
+  }
+
+  @Override
+  public boolean cas(byte[] key, byte[] expected, byte[] value) {
+    requireNonNull(key, "key");
+    requireNonNull(value, "value");
+    return route("cas", key, (p, e) -> NodeConnection.request(Wire.CAS, p, e).bytes(key)
+        .bytes(expected).bytes(value).toBytes()).isOk();
+  }
+
+  private KvReply route(String op, byte[] key, Request request) {
+    if (closed) {
+      throw new IllegalStateException("client is closed");
+    }
+    long start = System.nanoTime();
+    long backoff = MIN_BACKOFF_NANOS;
+    KvReply last = null;
+    Exception lastError = null;
+    while (true) {
+      PartitionAssignment t = table.get();
+      int partition = t.partitionOf(key);
+      NodeId owner = t.primary(partition);
+      String address = addresses.apply(owner);
+      NodeConnection connection = null;
+      try {
+        connection = borrow(address);
+        KvReply reply = connection.call(request.encode(partition, t.epoch()));
+        release(address, connection);
+        switch (reply.status()) {
+          case OK, CAS_FAILED -> {
+            return reply;
+          }
+          case MOVING, REDIRECT -> {
+            last = reply;
+            refresh();
+          }
+          default -> throw new KvException(op + " on partition " + partition + " at " + owner
+              + " failed: " + reply, false, null);
+        }
+      } catch (ConnectException e) {
+        lastError = e; // never sent: the owner is down or restarting, retry after a refresh
+        refresh();
+      } catch (IOException e) {
+        throw new KvException(op + " on partition " + partition + " at " + owner
+            + " may or may not have been applied: " + e.getMessage(), true, e);
+      }
+      long elapsed = System.nanoTime() - start;
+      if (elapsed + backoff > retryBudgetNanos) {
+        throw new KvException(op + " on partition " + partition + " not done within "
+            + Duration.ofNanos(retryBudgetNanos) + "; last answer " + last, false, lastError);
+      }
+      try {
+        TimeUnit.NANOSECONDS.sleep(backoff);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new KvException(op + " interrupted before it was sent again", false, e);
+      }
+      backoff = Math.min(MAX_BACKOFF_NANOS, backoff * 2);
+    }
+  }
+
+  private void refresh() {
+    try {
+      PartitionAssignment fresh = tables.get();
+      if (fresh != null) {
+        offer(fresh);
+      }
+    } catch (RuntimeException e) {
+      // the table source (the coordinator) is unavailable: keep routing with the cached table
+    }
+  }
+
+  private NodeConnection borrow(String address) throws IOException {
+    Queue<NodeConnection> pool = pools.computeIfAbsent(address, a -> new ConcurrentLinkedQueue<>());
+    NodeConnection c;
+    while ((c = pool.poll()) != null) {
+      if (!c.isClosed()) {
+        return c;
+      }
+    }
+    InetSocketAddress target = TcpKvNode.parseAddress(address);
+    return NodeConnection.open(target, requestTimeout);
+  }
+
+  private void release(String address, NodeConnection connection) {
+    if (closed) {
+      connection.close();
+    } else {
+      pools.computeIfAbsent(address, a -> new ConcurrentLinkedQueue<>()).add(connection);
+    }
+  }
+
+  @Override
+  public void offer(PartitionAssignment newer) {
+    requireNonNull(newer, "table");
+    table.accumulateAndGet(newer, (cur, next) -> cur == null || next.epoch() > cur.epoch() ? next : cur);
+  }
+
+  @Override
+  public long tableEpoch() {
+    return table.get().epoch();
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    for (Queue<NodeConnection> pool : pools.values()) {
+      NodeConnection c;
+      while ((c = pool.poll()) != null) {
+        c.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,569 @@
+package io.partkit.kvstore;
+
+import io.partkit.kvstore.KvReply.Status;
+import io.partkit.spi.NodeId;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The node: a thread per connection over blocking sockets (simple, and enough for a reference
+ * store of a few nodes), a lock per partition, a write-ahead log with group commit.
+ *
+ * <p>Why the states are enforced here and not only in the executor: the node is the one place
+ * that sees every request, so fencing is checked where the data lives (the "fencing token" of
+ * Kleppmann, Designing Data-Intensive Applications, ch. 8). The target decides atomically
+ * between ACTIVATE and ABORT, so a migration that is rolled back can never also be activated.
+ */
+final class TcpKvNode implements KvNode {
+
+  private static final byte LOG_PUT = 1;
+  private static final byte LOG_STATE = 2;
+  private static final byte LOG_CLEAR = 3;
+  /** Snapshot pages the target pulls: large enough to amortize a round trip, small in memory. */
+  private static final int PAGE = 2048;
+  private static final Duration PEER_TIMEOUT = Duration.ofSeconds(10);
+
+  /** One partition on this node; every field is guarded by the object's monitor. */
+  private static final class Part {
+    final int id;
+    PartitionState state = PartitionState.ABSENT;
+    /** OWNED: the owner epoch; ABSENT: the last epoch known; otherwise the owner epoch kept for a roll back. */
+    long epoch;
+    /** The move's target epoch while MIGRATING_OUT, RECEIVING or RECEIVED. */
+    long moveEpoch;
+    /**
+     * The highest move epoch this node was unfenced from (a roll back). A move at that epoch or
+     * below is refused from then on: a target may still hold a copy taken under that fence, and
+     * a copy from before the roll back must never be mistaken for a current one.
+     */
+    long unfencedEpoch;
+    boolean pulling;
+    final TreeMap<byte[], byte[]> data = new TreeMap<>(Arrays::compareUnsigned);
+
+    Part(int id) {
+      this.id = id;
+    }
+
+    long visibleEpoch() {
+      return state == PartitionState.OWNED || state == PartitionState.ABSENT ? epoch : moveEpoch;
+    }
+  }
+
+  private final NodeId id;
+  private final Path logFile;
+  private final Map<Integer, Part> parts = new ConcurrentHashMap<>();
+  private final WriteAheadLog log;
+  private final ServerSocket server;
+  private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  private TcpKvNode(NodeId id, Path dataDir, InetSocketAddress bind) throws IOException {
+    this.id = id;
+    Files.createDirectories(dataDir);
+    this.logFile = dataDir.resolve("wal.log");
+    WriteAheadLog.open(logFile, this::replay).close();
+    WriteAheadLog.rewrite(logFile, compacted());
+    this.log = WriteAheadLog.open(logFile, body -> { });
+    ServerSocket socket = new ServerSocket();
+    try {
+      socket.setReuseAddress(true); // a restarted node takes its port back at once
+      socket.bind(bind, 128);
+    } catch (IOException e) {
+      socket.close();
+      log.close();
+      throw new IOException("node " + id + " cannot listen on " + bind + ": " + e.getMessage(), e);
+    }
+    this.server = socket;
+  }
+
+  static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind) throws IOException {
+    TcpKvNode node = new TcpKvNode(id, dataDir, bind);
+    Thread acceptor = new Thread(node::acceptLoop, "kvnode-" + id + "-accept");
+    acceptor.setDaemon(true);
+    acceptor.start();
+    return node;
+  }
+
+  // ---------------------------------------------------------------- log replay and compaction
+
+  private void replay(Wire.Reader r) throws IOException {
+    byte type = r.i8();
+    Part part = part(r.i32());
+    switch (type) {
+      case LOG_PUT -> {
+        byte[] key = r.bytes();
+        byte[] value = r.bytes();
+        part.data.put(key, value);
+      }
+      case LOG_STATE -> {
+        part.state = PartitionState.ofCode(r.i8());
+        part.epoch = r.i64();
+        part.moveEpoch = r.i64();
+        part.unfencedEpoch = r.i64();
+      }
+      case LOG_CLEAR -> part.data.clear();
+      default -> throw new IOException("unknown log record type " + type + " in " + logFile);
+    }
+  }
+
+  private List<byte[]> compacted() {
+    List<byte[]> records = new ArrayList<>();
+    for (Part part : parts.values()) {
+      if (part.state == PartitionState.ABSENT && part.epoch == 0) {
+        continue;
+      }
+      records.add(stateRecord(part));
+      for (Map.Entry<byte[], byte[]> e : part.data.entrySet()) {
+        records.add(putRecord(part.id, e.getKey(), e.getValue()));
+      }
+    }
+    return records;
+  }
+
+  private static byte[] stateRecord(Part part) {
+    return new Wire.Writer().i8(LOG_STATE).i32(part.id).i8(part.state.code()).i64(part.epoch)
+        .i64(part.moveEpoch).i64(part.unfencedEpoch).toBytes();
+  }
+
+  private static byte[] putRecord(int partition, byte[] key, byte[] value) {
+    return new Wire.Writer().i8(LOG_PUT).i32(partition).bytes(key).bytes(value).toBytes();
+  }
+
+  private static byte[] clearRecord(int partition) {
+    return new Wire.Writer().i8(LOG_CLEAR).i32(partition).toBytes();
+  }
+
+  private Part part(int partition) {
+    return parts.computeIfAbsent(partition, Part::new);
+  }
+
+  // ---------------------------------------------------------------- networking
+
+  private void acceptLoop() {
+    while (!closed) {
+      try {
+        Socket socket = server.accept();
+        socket.setTcpNoDelay(true);
+        connections.add(socket);
+        Thread t = new Thread(() -> serve(socket), "kvnode-" + id + "-conn");
+        t.setDaemon(true);
+        t.start();
+      } catch (IOException e) {
+        if (!closed) {
+          System.err.println("node " + id + ": accept failed: " + e);
+        }
+      }
+    }
+  }
+
+  private void serve(Socket socket) {
+    try (socket) {
+      InputStream in = new BufferedInputStream(socket.getInputStream(), 1 << 16);
+      OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16);
+      byte[] body;
+      while ((body = Wire.readFrame(in)) != null) {
+        KvReply reply;
+        try {
+          reply = handle(new Wire.Reader(body));
+        } catch (IOException e) {
+          reply = KvReply.of(Status.ERROR, 0, "node " + id + ": " + e.getMessage());
+        }
+        Wire.writeFrame(out, NodeConnection.encode(reply));
+      }
+    } catch (SocketException e) {
+      // the peer went away or the node is closing
+    } catch (IOException e) {
+      if (!closed) {
+        System.err.println("node " + id + ": connection dropped: " + e);
+      }
+    } finally {
+      connections.remove(socket);
+    }
+  }
+
+  // ---------------------------------------------------------------- requests
+
+  private KvReply handle(Wire.Reader r) throws IOException {
+    byte op = r.i8();
+    int partition = r.i32();
+    long epoch = r.i64();
+    if (partition < 0) {
+      return KvReply.of(Status.ERROR, 0, "partition must be >= 0: " + partition);
+    }
+    Part part = op == Wire.LIST ? null : part(partition);
+    return switch (op) {
+      case Wire.GET -> get(part, epoch, r.bytes());
+      case Wire.PUT -> write(part, epoch, r.bytes(), false, null, r.bytes());
+      case Wire.CAS -> {
+        byte[] key = r.bytes();
+        byte[] expected = r.bytes();
+        yield write(part, epoch, key, true, expected, r.bytes());
+      }
+      case Wire.ASSIGN -> assign(part, epoch);
+      case Wire.FENCE -> fence(part, epoch);
+      case Wire.UNFENCE -> unfence(part, epoch);
+      case Wire.SNAPSHOT -> snapshot(part, r.bytes(), r.i32());
+      case Wire.RECEIVE -> receive(part, epoch, r.utf());
+      case Wire.ACTIVATE -> activate(part, epoch);
+      case Wire.ABORT -> abort(part, epoch);
+      case Wire.DROP -> drop(part, epoch);
+      case Wire.STATUS -> {
+        PartitionStatus s = status(partition);
+        yield KvReply.ok(s.epoch(),
+            new Wire.Writer().i8(s.state().code()).i64(s.keys()).toBytes());
+      }
+      case Wire.LIST -> list();
+      default -> KvReply.of(Status.ERROR, 0, "unknown op " + op);
+    };
+  }
+
+  /** Why a data request is not served, or null when it is. Caller holds the part's lock. */
+  private KvReply refusal(Part part, long epoch) {
+    return switch (part.state) {
+      case OWNED -> epoch < part.epoch
+          ? KvReply.of(Status.REDIRECT, part.epoch, "stale epoch " + epoch + " for partition "
+              + part.id + ": " + id + " owns it since epoch " + part.epoch)
+          : null;
+      case MIGRATING_OUT, RECEIVING, RECEIVED -> KvReply.of(Status.MOVING, part.moveEpoch,
+          "partition " + part.id + " is moving (" + part.state + " on " + id + ")");
+      case ABSENT -> KvReply.of(Status.REDIRECT, part.epoch,
+          "partition " + part.id + " is not owned by " + id);
+    };
+  }
+
+  private KvReply get(Part part, long epoch, byte[] key) throws IOException {
+    if (key == null) {
+      return KvReply.of(Status.ERROR, 0, "key must not be null");
+    }
+    byte[] value;
+    long seq;
+    long owned;
+    synchronized (part) {
+      KvReply no = refusal(part, epoch);
+      if (no != null) {
+        return no;
+      }
+      value = part.data.get(key);
+      owned = part.epoch;
+      seq = log.lastAppended();
+    }
+    log.awaitDurable(seq); // never expose a value that a crash could still take back
+    return KvReply.ok(owned, value);
+  }
+
+  private KvReply write(Part part, long epoch, byte[] key, boolean cas, byte[] expected,
+      byte[] value) throws IOException {
+    if (key == null || value == null) {
+      return KvReply.of(Status.ERROR, 0, "key and value must not be null");
+    }
+    long seq;
+    long owned;
+    byte[] differing = null;
+    boolean failed = false;
+    synchronized (part) {
+      KvReply no = refusal(part, epoch);
+      if (no != null) {
+        return no;
+      }
+      owned = part.epoch;
+      byte[] current = cas ? part.data.get(key) : null;
+      if (cas && !Arrays.equals(current, expected)) {
+        differing = current;
+        failed = true;
+        seq = log.lastAppended(); // the failed CAS read the current value: wait as a read does
+      } else {
+        seq = log.append(putRecord(part.id, key, value));
+        part.data.put(key, value);
+      }
+    }
+    log.awaitDurable(seq);
+    if (failed) {
+      return new KvReply(Status.CAS_FAILED, owned, differing, "value differs");
+    }
+    return KvReply.ok(owned, null);
+  }
+
+  private KvReply stateChange(Part part, PartitionState state, long epoch, long moveEpoch,
+      boolean clear) throws IOException {
+    long seq;
+    synchronized (part) {
+      if (clear) {
+        log.append(clearRecord(part.id));
+        part.data.clear();
+      }
+      part.state = state;
+      part.epoch = epoch;
+      part.moveEpoch = moveEpoch;
+      seq = log.append(stateRecord(part));
+    }
+    log.awaitDurable(seq);
+    return KvReply.ok(part.visibleEpoch(), null);
+  }
+
+  /** A refusal; its value is the partition's state code, so the executor can act on it. */
+  private KvReply refused(Part part, String step) {
+    return new KvReply(Status.REFUSED, part.visibleEpoch(), new byte[] {(byte) part.state.code()},
+        step + " of partition " + part.id + " refused on " + id + ": it is " + part.state
+            + " at epoch " + part.visibleEpoch());
+  }
+
+  private KvReply assign(Part part, long epoch) throws IOException {
+    synchronized (part) {
+      if (part.state == PartitionState.OWNED) {
+        return KvReply.ok(part.epoch, null);
+      }
+      if (part.state != PartitionState.ABSENT || part.epoch != 0) {
+        return refused(part, "ASSIGN"); // it held data once: only a migration may bring it back
+      }
+      return stateChange(part, PartitionState.OWNED, epoch, 0, true);
+    }
+  }
+
+  private KvReply fence(Part part, long moveEpoch) throws IOException {
+    synchronized (part) {
+      if (part.state == PartitionState.MIGRATING_OUT && part.moveEpoch == moveEpoch) {
+        return KvReply.ok(moveEpoch, null);
+      }
+      if (part.state != PartitionState.OWNED || moveEpoch <= part.epoch
+          || moveEpoch <= part.unfencedEpoch) {
+        return refused(part, "FENCE at epoch " + moveEpoch
+            + (moveEpoch <= part.unfencedEpoch ? " (a move at that epoch was rolled back)" : ""));
+      }
+      return stateChange(part, PartitionState.MIGRATING_OUT, part.epoch, moveEpoch, false);
+    }
+  }
+
+  private KvReply unfence(Part part, long moveEpoch) throws IOException {
+    synchronized (part) {
+      if (part.state == PartitionState.OWNED) {
+        return KvReply.ok(part.epoch, null);
+      }
+      if (part.state != PartitionState.MIGRATING_OUT || part.moveEpoch != moveEpoch) {
+        return refused(part, "UNFENCE at epoch " + moveEpoch);
+      }
+      part.unfencedEpoch = Math.max(part.unfencedEpoch, moveEpoch);
+      return stateChange(part, PartitionState.OWNED, part.epoch, 0, false);
+    }
+  }
+
+  private KvReply snapshot(Part part, byte[] after, int max) {
+    if (max < 1) {
+      return KvReply.of(Status.ERROR, 0, "page size must be >= 1: " + max);
+    }
+    synchronized (part) {
+      if (part.state != PartitionState.MIGRATING_OUT) {
+        return refused(part, "SNAPSHOT"); // only fenced data is frozen, so only it is copied
+      }
+      Map<byte[], byte[]> tail = after == null ? part.data : part.data.tailMap(after, false);
+      Wire.Writer page = new Wire.Writer();
+      int count = Math.min(max, tail.size());
+      page.i32(count);
+      int n = 0;
+      for (Map.Entry<byte[], byte[]> e : tail.entrySet()) {
+        if (n == count) {
+          break;
+        }
+        page.bytes(e.getKey()).bytes(e.getValue());
+        n++;
+      }
+      page.i8(tail.size() > count ? 1 : 0);
+      return KvReply.ok(part.moveEpoch, page.toBytes());
+    }
+  }
+
+  private KvReply receive(Part part, long moveEpoch, String source) throws IOException {
+    synchronized (part) {
+      if (part.state == PartitionState.RECEIVED && part.moveEpoch == moveEpoch) {
+        return KvReply.ok(moveEpoch, null);
+      }
+      boolean restart = part.state == PartitionState.RECEIVING && part.moveEpoch == moveEpoch;
+      if (part.pulling || !(restart || part.state == PartitionState.ABSENT)
+          || moveEpoch <= part.epoch) {
+        return refused(part, "RECEIVE at epoch " + moveEpoch);
+      }
+      part.pulling = true;
+      stateChange(part, PartitionState.RECEIVING, part.epoch, moveEpoch, true);
+    }
+    try {
+      return pull(part, moveEpoch, parseAddress(source));
+    } finally {
+      synchronized (part) {
+        part.pulling = false;
+      }
+    }
+  }
+
+  private KvReply pull(Part part, long moveEpoch, InetSocketAddress source) throws IOException {
+    try (NodeConnection peer = NodeConnection.open(source, PEER_TIMEOUT)) {
+      byte[] after = null;
+      long seq = 0;
+      while (true) {
+        KvReply reply = peer.call(NodeConnection.request(Wire.SNAPSHOT, part.id, moveEpoch)
+            .bytes(after).i32(PAGE).toBytes());
+        if (reply.status() != Status.OK) {
+          // a refusal is final (the source is not fenced for this move); I/O errors are not
+          return KvReply.of(reply.status() == Status.ERROR ? Status.ERROR : Status.REFUSED, moveEpoch,
+              "copy of partition " + part.id + " from " + source + " failed: " + reply);
+        }
+        Wire.Reader page = new Wire.Reader(reply.value());
+        int count = page.i32();
+        synchronized (part) {
+          if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
+            return refused(part, "RECEIVE (aborted meanwhile)");
+          }
+          for (int i = 0; i < count; i++) {
+            byte[] key = page.bytes();
+            byte[] value = page.bytes();
+            seq = log.append(putRecord(part.id, key, value));
+            part.data.put(key, value);
+            after = key;
+          }
+        }
+        if (page.i8() == 0) {
+          break;
+        }
+      }
+      log.awaitDurable(seq);
+      synchronized (part) {
+        if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
+          return refused(part, "RECEIVE (aborted meanwhile)");
+        }
+        stateChange(part, PartitionState.RECEIVED, part.epoch, moveEpoch, false);
+        return KvReply.ok(moveEpoch, new Wire.Writer().i64(part.data.size()).toBytes());
+      }
+    }
+  }
+
+  private KvReply activate(Part part, long epoch) throws IOException {
+    synchronized (part) {
+      if (part.state == PartitionState.OWNED && part.epoch == epoch) {
+        return KvReply.ok(epoch, null);
+      }
+      if (part.state != PartitionState.RECEIVED || epoch < part.moveEpoch) {
+        return refused(part, "ACTIVATE at epoch " + epoch);
+      }
+      return stateChange(part, PartitionState.OWNED, epoch, 0, false);
+    }
+  }
+
+  private KvReply abort(Part part, long moveEpoch) throws IOException {
+    synchronized (part) {
+      if (part.state == PartitionState.ABSENT) {
+        return KvReply.ok(part.epoch, null);
+      }
+      boolean incoming = part.state == PartitionState.RECEIVING
+          || part.state == PartitionState.RECEIVED;
+      if (!incoming || part.moveEpoch != moveEpoch) {
+        return refused(part, "ABORT at epoch " + moveEpoch);
+      }
+      return stateChange(part, PartitionState.ABSENT, part.epoch, 0, true);
+    }
+  }
+
+  private KvReply drop(Part part, long epoch) throws IOException {
+    synchronized (part) {
+      if (part.state == PartitionState.ABSENT) {
+        return KvReply.ok(part.epoch, null);
+      }
+      if (part.state != PartitionState.MIGRATING_OUT || epoch < part.moveEpoch) {
+        return refused(part, "DROP at epoch " + epoch);
+      }
+      return stateChange(part, PartitionState.ABSENT, epoch, 0, true);
+    }
+  }
+
+  private KvReply list() {
+    List<PartitionStatus> held = new ArrayList<>();
+    for (Part part : parts.values()) {
+      PartitionStatus s = status(part.id);
+      if (s.state() != PartitionState.ABSENT || s.epoch() > 0) {
+        held.add(s);
+      }
+    }
+    Wire.Writer w = new Wire.Writer().i32(held.size());
+    for (PartitionStatus s : held) {
+      w.i32(s.partition()).i8(s.state().code()).i64(s.epoch()).i64(s.keys());
+    }
+    return KvReply.ok(0, w.toBytes());
+  }
+
+  static InetSocketAddress parseAddress(String hostAndPort) {
+    if (hostAndPort == null) {
+      throw new IllegalArgumentException("address must be host:port: null");
+    }
+    int colon = hostAndPort.lastIndexOf(':');
+    if (colon <= 0) {
+      throw new IllegalArgumentException("address must be host:port: '" + hostAndPort + "'");
+    }
+    try {
+      int port = Integer.parseInt(hostAndPort.substring(colon + 1));
+      return new InetSocketAddress(hostAndPort.substring(0, colon), port);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("address must be host:port: '" + hostAndPort + "'", e);
+    }
+  }
+
+  // ---------------------------------------------------------------- KvNode
+
+  @Override
+  public NodeId id() {
+    return id;
+  }
+
+  @Override
+  public InetSocketAddress address() {
+    return (InetSocketAddress) server.getLocalSocketAddress();
+  }
+
+  @Override
+  public PartitionStatus status(int partition) {
+    Part part = part(partition);
+    synchronized (part) {
+      return new PartitionStatus(partition, part.state, part.visibleEpoch(), part.data.size());
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    try {
+      server.close();
+    } catch (IOException e) {
+      // already closed
+    }
+    for (Socket s : connections) {
+      try {
+        s.close();
+      } catch (IOException e) {
+        // already closed
+      }
+    }
+    try {
+      log.close();
+    } catch (IOException e) {
+      // nothing left to flush: unacknowledged writes are allowed to be lost
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "KvNode{" + id + " at " + hostAndPort() + "}";
+  }
+}

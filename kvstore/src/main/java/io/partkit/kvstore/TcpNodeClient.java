@@ -1,0 +1,98 @@
+package io.partkit.kvstore;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+/**
+ * {@link KvNodeClient} over one lazily opened connection, plus the administrative steps of a
+ * migration (package-private: only the executor drives them).
+ */
+final class TcpNodeClient implements KvNodeClient {
+
+  private final InetSocketAddress address;
+  private final Duration timeout;
+  private NodeConnection connection;
+
+  TcpNodeClient(InetSocketAddress address, Duration timeout) {
+    this.address = requireNonNull(address, "address");
+    requireNonNull(timeout, "timeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive: " + timeout);
+    }
+    this.timeout = timeout;
+  }
+
+  KvReply call(byte[] request) throws IOException {
+    if (connection == null || connection.isClosed()) {
+      connection = NodeConnection.open(address, timeout);
+    }
+    return connection.call(request);
+  }
+
+  @Override
+  public KvReply get(int partition, long epoch, byte[] key) throws IOException {
+    return call(NodeConnection.request(Wire.GET, partition, epoch).bytes(requireNonNull(key, "key"))
+        .toBytes());
+  }
+
+  @Override
+  public KvReply put(int partition, long epoch, byte[] key, byte[] value) throws IOException {
+    return call(NodeConnection.request(Wire.PUT, partition, epoch).bytes(requireNonNull(key, "key"))
+        .bytes(requireNonNull(value, "value")).toBytes());
+  }
+
+  @Override
+  public KvReply cas(int partition, long epoch, byte[] key, byte[] expected, byte[] value)
+      throws IOException {
+    return call(NodeConnection.request(Wire.CAS, partition, epoch).bytes(requireNonNull(key, "key"))
+        .bytes(expected).bytes(requireNonNull(value, "value")).toBytes());
+  }
+
+  @Override
+  public PartitionStatus status(int partition) throws IOException {
+    KvReply reply = admin(Wire.STATUS, partition, 0);
+    if (!reply.isOk()) {
+      throw new IOException("STATUS of partition " + partition + " at " + address + ": " + reply);
+    }
+    Wire.Reader r = new Wire.Reader(reply.value());
+    PartitionState state = PartitionState.ofCode(r.i8());
+    return new PartitionStatus(partition, state, reply.epoch(), r.i64());
+  }
+
+  /** Every partition the node holds in a state other than ABSENT. */
+  java.util.List<PartitionStatus> list() throws IOException {
+    KvReply reply = admin(Wire.LIST, 0, 0);
+    if (!reply.isOk()) {
+      throw new IOException("LIST at " + address + ": " + reply);
+    }
+    Wire.Reader r = new Wire.Reader(reply.value());
+    int n = r.i32();
+    java.util.List<PartitionStatus> out = new java.util.ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      int partition = r.i32();
+      PartitionState state = PartitionState.ofCode(r.i8());
+      out.add(new PartitionStatus(partition, state, r.i64(), r.i64()));
+    }
+    return out;
+  }
+
+  /** An administrative step: ASSIGN, FENCE, UNFENCE, ACTIVATE, ABORT, DROP or STATUS. */
+  KvReply admin(byte op, int partition, long epoch) throws IOException {
+    return call(NodeConnection.request(op, partition, epoch).toBytes());
+  }
+
+  /** Makes this node pull the fenced partition from {@code source}. */
+  KvReply receive(int partition, long moveEpoch, String source) throws IOException {
+    return call(NodeConnection.request(Wire.RECEIVE, partition, moveEpoch).utf(source).toBytes());
+  }
+
+  @Override
+  public void close() {
+    if (connection != null) {
+      connection.close();
+    }
+  }
+}

@@ -1,0 +1,181 @@
+package io.partkit.kvstore;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The node protocol: length-prefixed binary frames over one TCP connection, one request and then
+ * one response at a time (a client that wants concurrency opens more connections).
+ *
+ * <pre>
+ * frame    = int32 length, body (length bytes; at most {@link #MAX_FRAME})
+ * request  = int8 op, int32 partition, int64 epoch, then per op:
+ *   GET       bytes key
+ *   PUT       bytes key, bytes value
+ *   CAS       bytes key, bytes expected (-1 length = absent), bytes value
+ *   ASSIGN    (nothing)              create an empty OWNED partition at epoch (bootstrap)
+ *   FENCE     (nothing)              OWNED -> MIGRATING_OUT, epoch = the migration's target epoch
+ *   UNFENCE   (nothing)              MIGRATING_OUT -> OWNED (roll back)
+ *   SNAPSHOT  bytes after, int32 max one page of a fenced partition, keys after {@code after}
+ *   RECEIVE   utf source             pull the fenced partition from source: -> RECEIVED
+ *   ACTIVATE  (nothing)              RECEIVED -> OWNED at epoch (after the table commit)
+ *   ABORT     (nothing)              RECEIVING/RECEIVED -> ABSENT (roll back); refused if OWNED
+ *   DROP      (nothing)              MIGRATING_OUT -> ABSENT, remembering epoch
+ *   STATUS    (nothing)
+ *   LIST      (nothing)              every partition held or once held (ABSENT with epoch > 0)
+ * response = int8 status, int64 epoch, bytes value (-1 = none), utf message (-1 = none)
+ * bytes    = int32 length (-1 = null), the bytes
+ * utf      = bytes of the UTF-8 encoding
+ * </pre>
+ * All integers are big-endian. A STATUS answer's value is int8 state, int64 keys; a SNAPSHOT
+ * answer's value is int32 count, count x (bytes key, bytes value), int8 more; a LIST answer's
+ * value is int32 count, count x (int32 partition, int8 state, int64 epoch, int64 keys), where
+ * epoch is as in {@link PartitionStatus}.
+ */
+final class Wire {
+
+  /** Largest frame accepted, so a corrupt length cannot make a peer allocate gigabytes. */
+  static final int MAX_FRAME = 64 << 20;
+
+  static final byte GET = 1;
+  static final byte PUT = 2;
+  static final byte CAS = 3;
+  static final byte ASSIGN = 10;
+  static final byte FENCE = 11;
+  static final byte UNFENCE = 12;
+  static final byte SNAPSHOT = 13;
+  static final byte RECEIVE = 14;
+  static final byte ACTIVATE = 15;
+  static final byte ABORT = 16;
+  static final byte DROP = 17;
+  static final byte STATUS = 18;
+  static final byte LIST = 19;
+
+  private Wire() {}
+
+  /** Reads one frame body; null on a clean end of stream before the length. */
+  static byte[] readFrame(InputStream in) throws IOException {
+    DataInputStream data = new DataInputStream(in);
+    int b0 = in.read();
+    if (b0 < 0) {
+      return null;
+    }
+    int length = (b0 << 24) | (data.readUnsignedByte() << 16) | (data.readUnsignedByte() << 8)
+        | data.readUnsignedByte();
+    if (length < 0 || length > MAX_FRAME) {
+      throw new IOException("frame length must be in 0.." + MAX_FRAME + ": " + length);
+    }
+    byte[] body = new byte[length];
+    data.readFully(body);
+    return body;
+  }
+
+  static void writeFrame(OutputStream out, byte[] body) throws IOException {
+    DataOutputStream data = new DataOutputStream(out);
+    data.writeInt(body.length);
+    data.write(body);
+    data.flush();
+  }
+
+  /** Builds a frame body (big-endian). */
+  static final class Writer {
+    private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(64);
+
+    Writer i8(int v) {
+      buffer.write(v);
+      return this;
+    }
+
+    Writer i32(int v) {
+      buffer.write(v >>> 24);
+      buffer.write(v >>> 16);
+      buffer.write(v >>> 8);
+      buffer.write(v);
+      return this;
+    }
+
+    Writer i64(long v) {
+      return i32((int) (v >>> 32)).i32((int) v);
+    }
+
+    Writer bytes(byte[] v) {
+      if (v == null) {
+        return i32(-1);
+      }
+      i32(v.length);
+      buffer.write(v, 0, v.length);
+      return this;
+    }
+
+    Writer utf(String v) {
+      return bytes(v == null ? null : v.getBytes(StandardCharsets.UTF_8));
+    }
+
+    byte[] toBytes() {
+      return buffer.toByteArray();
+    }
+  }
+
+  /** Reads a frame body; every read checks bounds and fails with {@link IOException}. */
+  static final class Reader {
+    private final byte[] body;
+    private int pos;
+
+    Reader(byte[] body) {
+      this.body = body;
+    }
+
+    private void need(int n) throws IOException {
+      if (n < 0 || pos + n > body.length) {
+        throw new EOFException("truncated frame: need " + n + " bytes at " + pos + " of "
+            + body.length);
+      }
+    }
+
+    byte i8() throws IOException {
+      need(1);
+      return body[pos++];
+    }
+
+    int i32() throws IOException {
+      need(4);
+      int v = ((body[pos] & 0xff) << 24) | ((body[pos + 1] & 0xff) << 16)
+          | ((body[pos + 2] & 0xff) << 8) | (body[pos + 3] & 0xff);
+      pos += 4;
+      return v;
+    }
+
+    long i64() throws IOException {
+      long hi = i32() & 0xffffffffL;
+      long lo = i32() & 0xffffffffL;
+      return (hi << 32) | lo;
+    }
+
+    byte[] bytes() throws IOException {
+      int n = i32();
+      if (n == -1) {
+        return null;
+      }
+      need(n);
+      byte[] v = new byte[n];
+      System.arraycopy(body, pos, v, 0, n);
+      pos += n;
+      return v;
+    }
+
+    String utf() throws IOException {
+      byte[] v = bytes();
+      return v == null ? null : new String(v, StandardCharsets.UTF_8);
+    }
+
+    boolean atEnd() {
+      return pos == body.length;
+    }
+  }
+}

@@ -1,0 +1,223 @@
+package io.partkit.kvstore;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
+
+/**
+ * A node's append-only log, with group commit: a record is durable once
+ * {@link #awaitDurable(long)} returns for its sequence number, and a node acknowledges a write
+ * only after that. Whoever waits first writes and forces everything appended so far, so under
+ * load one {@code fsync} covers many writes (the classic group commit of database logs).
+ *
+ * <p>Record format (persisted): {@code int32 length, int32 crc32c(body), body}. Replay stops at
+ * the first torn or corrupt record: a crash mid-write can only damage the unacknowledged tail.
+ * After a failed write or force the log refuses everything (fail-stop): the node must restart
+ * and replay rather than acknowledge writes it may not have stored.
+ */
+final class WriteAheadLog implements AutoCloseable {
+
+  /** Receives the records of a log being replayed, in order. */
+  interface Visitor {
+    void record(Wire.Reader body) throws IOException;
+  }
+
+  private final Path file;
+  private final FileChannel channel;
+  private final Object lock = new Object();
+  private ByteArrayOutputStream pending = new ByteArrayOutputStream(4096);
+  private long appended; // guarded by lock
+  private long durable; // guarded by lock
+  private boolean flushing; // guarded by lock
+  private IOException failure; // guarded by lock
+
+  private WriteAheadLog(Path file, FileChannel channel) {
+    this.file = file;
+    this.channel = channel;
+  }
+
+  /**
+   * Replays {@code file} (if it exists) into {@code visitor}, then opens it for appending. The
+   * caller compacts by {@link #rewrite}.
+   */
+  static WriteAheadLog open(Path file, Visitor visitor) throws IOException {
+    if (Files.exists(file)) {
+      replay(file, visitor);
+    }
+    FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+    return new WriteAheadLog(file, channel);
+  }
+
+  private static void replay(Path file, Visitor visitor) throws IOException {
+    try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
+      ByteBuffer header = ByteBuffer.allocate(8);
+      long position = 0;
+      long size = in.size();
+      while (position + 8 <= size) {
+        header.clear();
+        in.read(header, position);
+        header.flip();
+        int length = header.getInt();
+        int crc = header.getInt();
+        if (length < 1 || length > Wire.MAX_FRAME || position + 8 + length > size) {
+          break; // torn tail
+        }
+        ByteBuffer body = ByteBuffer.allocate(length);
+        in.read(body, position + 8);
+        CRC32C check = new CRC32C();
+        check.update(body.array(), 0, length);
+        if ((int) check.getValue() != crc) {
+          break; // torn tail
+        }
+        visitor.record(new Wire.Reader(body.array()));
+        position += 8 + length;
+      }
+    }
+  }
+
+  /**
+   * Atomically replaces the log at {@code file} with the given records (compaction): written to
+   * a temporary file, forced, renamed over the log.
+   */
+  static void rewrite(Path file, Iterable<byte[]> records) throws IOException {
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+      ByteArrayOutputStream buffer = new ByteArrayOutputStream(1 << 16);
+      for (byte[] record : records) {
+        frame(buffer, record);
+        if (buffer.size() > (1 << 20)) {
+          writeFully(out, buffer.toByteArray());
+          buffer.reset();
+        }
+      }
+      writeFully(out, buffer.toByteArray());
+      out.force(true);
+    }
+    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
+      dir.force(true); // make the rename itself durable
+    } catch (IOException e) {
+      // some file systems cannot open a directory for fsync; the rename is then as durable as
+      // the file system makes it
+    }
+  }
+
+  private static void frame(ByteArrayOutputStream buffer, byte[] record) {
+    CRC32C crc = new CRC32C();
+    crc.update(record, 0, record.length);
+    int c = (int) crc.getValue();
+    int n = record.length;
+    buffer.write(n >>> 24);
+    buffer.write(n >>> 16);
+    buffer.write(n >>> 8);
+    buffer.write(n);
+    buffer.write(c >>> 24);
+    buffer.write(c >>> 16);
+    buffer.write(c >>> 8);
+    buffer.write(c);
+    buffer.write(record, 0, n);
+  }
+
+  private static void writeFully(FileChannel out, byte[] bytes) throws IOException {
+    ByteBuffer buffer = ByteBuffer.wrap(bytes);
+    while (buffer.hasRemaining()) {
+      out.write(buffer);
+    }
+  }
+
+  /**
+   * Appends a record (not yet durable) and returns its sequence number. Callers append under
+   * the lock that orders their in-memory change, so the log order is the apply order.
+   *
+   * @throws UncheckedIOException if the log already failed
+   */
+  long append(byte[] record) {
+    synchronized (lock) {
+      if (failure != null) {
+        throw new UncheckedIOException("write-ahead log " + file + " failed earlier", failure);
+      }
+      frame(pending, record);
+      return ++appended;
+    }
+  }
+
+  /** The sequence number of the last appended record: a reader waits for it to be durable. */
+  long lastAppended() {
+    synchronized (lock) {
+      return appended;
+    }
+  }
+
+  /**
+   * Returns once the record numbered {@code seq} (and all before it) is on stable storage.
+   *
+   * @throws IOException if writing or forcing the log failed
+   */
+  void awaitDurable(long seq) throws IOException {
+    byte[] batch;
+    long batchEnd;
+    synchronized (lock) {
+      while (true) {
+        if (failure != null) {
+          throw new IOException("write-ahead log " + file + " failed", failure);
+        }
+        if (durable >= seq) {
+          return;
+        }
+        if (!flushing) {
+          break;
+        }
+        try {
+          lock.wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted waiting for the write-ahead log", e);
+        }
+      }
+      flushing = true;
+      batch = pending.toByteArray();
+      batchEnd = appended;
+      pending = new ByteArrayOutputStream(Math.max(4096, batch.length));
+    }
+    IOException failed = null;
+    try {
+      writeFully(channel, batch);
+      channel.force(false);
+    } catch (IOException e) {
+      failed = e;
+    }
+    synchronized (lock) {
+      flushing = false;
+      if (failed != null) {
+        failure = failed;
+      } else {
+        durable = batchEnd;
+      }
+      lock.notifyAll();
+      if (failed != null) {
+        throw new IOException("write-ahead log " + file + " failed", failed);
+      }
+    }
+    // the batch ended at batchEnd >= seq: the caller appended seq before it called us
+  }
+
+  @Override
+  public void close() throws IOException {
+    synchronized (lock) {
+      if (failure == null) {
+        failure = new IOException("closed");
+      }
+      lock.notifyAll();
+    }
+    channel.close();
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * The reference data plane: a small partitioned key-value store and the migration protocol.
+ *
+ * <ul>
+ *   <li>{@link io.partkit.kvstore.KvNode}: a storage node on a TCP port on loopback, holding its
+ *       partitions with a state each ({@link io.partkit.kvstore.PartitionState}), a write-ahead
+ *       log so that {@code kill -9} loses nothing acknowledged, and fencing by epoch.
+ *   <li>{@link io.partkit.kvstore.KvClient}: routes get/put/cas by key, partition and owner from a
+ *       cached table; retries MOVING, refreshes on REDIRECT.
+ *   <li>{@link io.partkit.kvstore.KvMigrationExecutor}: moves a partition between nodes in
+ *       recorded steps (PLANNED, FENCED, COPIED, COMMITTED, SOURCE_DROPPED) so that a crash of
+ *       source, target or coordinator is completed or rolled back by {@code resume}.
+ * </ul>
+ *
+ * <p>It is the system the migration protocol, the tests and the Jepsen-style harness run
+ * against, not a production database: one replica per partition, a thread per connection.
+ */
+package io.partkit.kvstore;

@@ -1,0 +1,118 @@
+package io.partkit.kvstore;
+
+import io.partkit.coordinator.ClusterCoordinator;
+import io.partkit.coordinator.Coordinators;
+import io.partkit.coordinator.MetadataStore;
+import io.partkit.coordinator.MetadataStores;
+import io.partkit.spi.Member;
+import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.PartitionerConfig;
+import io.partkit.spi.RebalancePlan;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A coordinator as its own process, for tests that kill it: {@code --store <file> --partitions
+ * <n> --members id=host:port,... [--max-concurrent k] [--pause-after STEP]}.
+ *
+ * <p>It opens the embedded store persisted in the file (a coordinator that died left its pending
+ * migrations there; building the coordinator resumes them), joins the members, rebalances,
+ * waits until the nodes hold no partition in transit and prints {@code DONE <epoch>}. With
+ * {@code --pause-after}, the first migration that reaches that step prints {@code PAUSED <step>
+ * <partition> <source> <target> <epoch>} and waits for a line on standard input: the test's
+ * deterministic pause point.
+ */
+public final class CoordinatorProcessMain {
+
+  private CoordinatorProcessMain() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> o = new HashMap<>();
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      o.put(args[i], args[i + 1]);
+    }
+    Map<NodeId, String> members = new HashMap<>();
+    for (String m : o.get("--members").split(",")) {
+      String[] kv = m.split("=", 2);
+      members.put(NodeId.of(kv[0]), kv[1]);
+    }
+    int k = Integer.parseInt(o.getOrDefault("--max-concurrent", "2"));
+    String pauseAfter = o.get("--pause-after");
+    BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in,
+        StandardCharsets.UTF_8));
+    AtomicBoolean paused = new AtomicBoolean();
+    MetadataStore store = MetadataStores.embedded(Path.of(o.get("--store")));
+    KvMigrationExecutor executor = KvMigrationExecutor.builder().store(store)
+        .addresses(members::get).maxConcurrentMigrations(k).stepTimeout(Duration.ofSeconds(20))
+        .onStep((m, step) -> {
+          if (step.name().equals(pauseAfter) && paused.compareAndSet(false, true)) {
+            System.out.println("PAUSED " + step + " " + m.partition() + " " + m.source() + " "
+                + m.target() + " " + m.targetEpoch());
+            System.out.flush();
+            try {
+              stdin.readLine();
+            } catch (IOException e) {
+              throw new IllegalStateException(e);
+            }
+          }
+        }).build();
+    ClusterCoordinator coordinator = Coordinators.builder().store(store)
+        .strategy("fixed", PartitionerConfig.of("partitions",
+            Integer.parseInt(o.get("--partitions")), "replicas", 1))
+        .minClusterSize(1).heartbeatTimeout(Duration.ofHours(1)).migrationExecutor(executor)
+        .maxConcurrentMigrations(k).build(); // resumes what a dead predecessor left pending
+    for (Map.Entry<NodeId, String> e : members.entrySet()) {
+      coordinator.join(new Member(e.getKey(), e.getValue(), 1, "", ""));
+    }
+    RebalancePlan plan = coordinator.rebalance();
+    PartitionAssignment table = store.read().table().orElseThrow();
+    if (plan.current().isEmpty()) {
+      executor.assignInitial(table);
+    }
+    awaitQuiet(executor, members);
+    System.out.println("DONE " + store.read().epoch());
+    System.out.flush();
+    coordinator.close();
+    executor.close();
+    store.close();
+    System.exit(0);
+  }
+
+  /** Reconciles until no node holds a partition in transit (a bounded number of rounds). */
+  private static void awaitQuiet(KvMigrationExecutor executor, Map<NodeId, String> members)
+      throws IOException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (true) {
+      executor.reconcile();
+      List<String> transit = new ArrayList<>();
+      for (Map.Entry<NodeId, String> e : members.entrySet()) {
+        try (TcpNodeClient c = new TcpNodeClient(TcpKvNode.parseAddress(e.getValue()),
+            Duration.ofSeconds(10))) {
+          for (PartitionStatus s : c.list()) {
+            if (s.state() != PartitionState.OWNED && s.state() != PartitionState.ABSENT) {
+              transit.add(e.getKey() + ": " + s);
+            }
+          }
+        }
+      }
+      if (transit.isEmpty()) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("nodes still hold partitions in transit after 60 s: "
+            + transit);
+      }
+      Thread.onSpinWait();
+    }
+  }
+}

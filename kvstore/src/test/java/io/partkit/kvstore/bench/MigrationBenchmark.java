@@ -1,0 +1,226 @@
+package io.partkit.kvstore.bench;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.partkit.coordinator.MetadataStore;
+import io.partkit.coordinator.MetadataStores;
+import io.partkit.coordinator.PendingMigration;
+import io.partkit.kvstore.KvClient;
+import io.partkit.kvstore.KvException;
+import io.partkit.kvstore.KvMigrationExecutor;
+import io.partkit.kvstore.KvNode;
+import io.partkit.kvstore.MigrationStep;
+import io.partkit.spi.HashSlots;
+import io.partkit.spi.Member;
+import io.partkit.spi.Migration;
+import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionAssignment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One live migration of a partition holding 100k keys while clients write, on two nodes over
+ * loopback TCP (in this JVM: the numbers include the clients competing with the nodes for CPU).
+ *
+ * <p>It loads 100k keys into partition 0 (of 8, all on node {@code src}), starts client threads
+ * doing 50% puts and 50% gets on seeded random keys of all partitions, measures for a while,
+ * then migrates partition 0 to node {@code dst} as the coordinator would (record, migrate,
+ * commit). It reports the fenced window (source fenced until the target serves: the time the
+ * partition refused writes), and p50/p99/max latency of client operations before the move and
+ * during it, for all partitions and for the moving one.
+ *
+ * <pre>
+ * ./mvnw -q -o -pl kvstore -am test-compile dependency:build-classpath \
+ *     -Dmdep.includeScope=test -Dmdep.outputFile=target/test.classpath
+ * java -Xmx512m -cp kvstore/target/test-classes:kvstore/target/classes:$(cat kvstore/target/test.classpath) \
+ *     io.partkit.kvstore.bench.MigrationBenchmark [keys=100000] [clients=4] [seed=42]
+ * </pre>
+ */
+public final class MigrationBenchmark {
+
+  private static final int PARTITIONS = 8;
+
+  private MigrationBenchmark() {}
+
+  /** Latencies of one phase, in nanoseconds. */
+  private static final class Samples {
+    private long[] values = new long[1 << 16];
+    private int size;
+
+    synchronized void add(long nanos) {
+      if (size == values.length) {
+        values = Arrays.copyOf(values, size * 2);
+      }
+      values[size++] = nanos;
+    }
+
+    synchronized String summary() {
+      if (size == 0) {
+        return "no operations";
+      }
+      long[] sorted = Arrays.copyOf(values, size);
+      Arrays.sort(sorted);
+      return String.format("%7d ops  p50 %7.3f ms  p99 %8.3f ms  max %8.3f ms", size,
+          at(sorted, 0.50) / 1e6, at(sorted, 0.99) / 1e6, sorted[size - 1] / 1e6);
+    }
+
+    private static long at(long[] sorted, double q) {
+      return sorted[Math.min(sorted.length - 1, (int) Math.ceil(q * sorted.length) - 1)];
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    int keys = arg(args, "keys", 100_000);
+    int clients = arg(args, "clients", 4);
+    long seed = arg(args, "seed", 42);
+    Path dir = Files.createTempDirectory("partkit-migration-bench");
+    MetadataStore store = MetadataStores.embedded();
+    KvNode src = KvNode.start(NodeId.of("src"), dir.resolve("src"), 0);
+    KvNode dst = KvNode.start(NodeId.of("dst"), dir.resolve("dst"), 0);
+    store.putMember(Member.of("src").withAddress(src.hostAndPort()), Duration.ofHours(1));
+    store.putMember(Member.of("dst").withAddress(dst.hostAndPort()), Duration.ofHours(1));
+    List<List<NodeId>> replicas = new ArrayList<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      replicas.add(List.of(p == 0 ? src.id() : (p % 2 == 0 ? src.id() : dst.id())));
+    }
+    PartitionAssignment first = PartitionAssignment.of("bench", 1, 0, HashSlots.of(PARTITIONS),
+        replicas);
+    store.compareAndSetTable(MetadataStore.NO_TABLE, first);
+    AtomicLong fencedAt = new AtomicLong();
+    AtomicLong servingAt = new AtomicLong();
+    KvMigrationExecutor executor = KvMigrationExecutor.builder().store(store)
+        .onStep((m, step) -> {
+          if (step == MigrationStep.FENCED) {
+            fencedAt.set(System.nanoTime());
+          } else if (step == MigrationStep.COMMITTED) {
+            servingAt.compareAndSet(0, System.nanoTime());
+          }
+        }).build();
+    executor.assignInitial(first);
+    KvClient client = KvClient.builder().tables(() -> store.read().table().orElseThrow())
+        .addresses(id -> id.equals(src.id()) ? src.hostAndPort() : dst.hostAndPort())
+        .retryBudget(Duration.ofSeconds(60)).build();
+    store.watchTable(client::offer);
+
+    // load: keys of partition 0, written by many threads so that group commit batches them
+    List<byte[]> moving = new ArrayList<>(keys);
+    for (int i = 0; moving.size() < keys; i++) {
+      byte[] k = ("key-" + i).getBytes(UTF_8);
+      if (first.partitionOf(k) == 0) {
+        moving.add(k);
+      }
+    }
+    long loadStart = System.nanoTime();
+    ExecutorService loaders = Executors.newFixedThreadPool(32);
+    List<CompletableFuture<Void>> loads = new ArrayList<>();
+    for (int t = 0; t < 32; t++) {
+      int from = t;
+      loads.add(CompletableFuture.runAsync(() -> {
+        for (int i = from; i < moving.size(); i += 32) {
+          client.put(moving.get(i), ("v" + i).getBytes(UTF_8));
+        }
+      }, loaders));
+    }
+    CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new)).join();
+    loaders.shutdown();
+    System.out.printf("loaded %d keys into partition 0 in %.1f s%n", keys,
+        (System.nanoTime() - loadStart) / 1e9);
+
+    Samples before = new Samples();
+    Samples during = new Samples();
+    Samples duringMoving = new Samples();
+    AtomicBoolean moveRunning = new AtomicBoolean();
+    AtomicBoolean moveDone = new AtomicBoolean();
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicLong failures = new AtomicLong();
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < clients; t++) {
+      SplittableRandom random = new SplittableRandom(seed + t);
+      Thread thread = new Thread(() -> {
+        while (!stop.get()) {
+          boolean inMoving = random.nextInt(PARTITIONS) == 0;
+          byte[] key = inMoving ? moving.get(random.nextInt(moving.size()))
+              : ("other-" + random.nextInt(1_000_000)).getBytes(UTF_8);
+          boolean running = moveRunning.get() && !moveDone.get();
+          boolean idle = !moveRunning.get();
+          long start = System.nanoTime();
+          try {
+            if (random.nextBoolean()) {
+              client.put(key, "x".getBytes(UTF_8));
+            } else {
+              client.get(key);
+            }
+          } catch (KvException e) {
+            failures.incrementAndGet();
+            continue;
+          }
+          long took = System.nanoTime() - start;
+          if (idle) {
+            before.add(took);
+          } else if (running) {
+            during.add(took);
+            if (inMoving) {
+              duringMoving.add(took);
+            }
+          }
+        }
+      }, "bench-client-" + t);
+      threads.add(thread);
+      thread.start();
+    }
+    TimeUnit.SECONDS.sleep(5); // the measurement window before the move (a benchmark, not a test)
+
+    Migration m = new Migration(0, src.id(), dst.id(), 2);
+    long moveStart = System.nanoTime();
+    moveRunning.set(true);
+    store.recordMigrations(1, List.of(new PendingMigration(m, List.of(dst.id()))));
+    executor.migrate(m).toCompletableFuture().get(10, TimeUnit.MINUTES);
+    long copied = System.nanoTime();
+    List<List<NodeId>> next = new ArrayList<>(first.replicaTable());
+    next.set(0, List.of(dst.id()));
+    store.compareAndSetTable(1, PartitionAssignment.of("bench", 2, 0, first.scheme(), next));
+    while (servingAt.get() == 0) {
+      Thread.onSpinWait();
+    }
+    moveDone.set(true);
+    long moveEnd = servingAt.get();
+    TimeUnit.SECONDS.sleep(1);
+    stop.set(true);
+    for (Thread t : threads) {
+      t.join();
+    }
+    System.out.printf("migration of partition 0 (%d keys): fence -> copied %.0f ms, "
+        + "fenced window (writes refused) %.0f ms, whole move %.0f ms%n", keys,
+        (copied - fencedAt.get()) / 1e6, (moveEnd - fencedAt.get()) / 1e6,
+        (moveEnd - moveStart) / 1e6);
+    System.out.println("client ops before the move:            " + before.summary());
+    System.out.println("client ops during the move (all):      " + during.summary());
+    System.out.println("client ops during the move (moving p): " + duringMoving.summary());
+    System.out.println("failed client ops: " + failures.get() + " (" + clients + " clients)");
+    client.close();
+    executor.close();
+    src.close();
+    dst.close();
+    store.close();
+  }
+
+  private static int arg(String[] args, String name, int defaultValue) {
+    for (String a : args) {
+      if (a.startsWith(name + "=")) {
+        return Integer.parseInt(a.substring(name.length() + 1));
+      }
+    }
+    return defaultValue;
+  }
+}

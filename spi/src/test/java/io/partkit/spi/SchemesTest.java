@@ -118,6 +118,27 @@ class SchemesTest {
   }
 
   @Test
+  void ringAssignmentsAnswerLikeTheirTableThroughTheBucketShortcut() {
+    Random random = new Random(12);
+    for (int n : new int[] {1, 3, 100, 5000}) {
+      long[] tokens = random.longs(n).sorted().distinct().toArray();
+      List<List<NodeId>> replicas = new ArrayList<>();
+      for (int i = 0; i < tokens.length; i++) {
+        replicas.add(List.of(NodeId.of("n" + random.nextInt(7))));
+      }
+      PartitionAssignment a = PartitionAssignment.of("t", 1, 0, TokenRanges.of(tokens), replicas);
+      for (int i = 0; i < 20_000; i++) {
+        long key = random.nextLong();
+        long hash = i % 2 == 0 ? KeyHash.CASSANDRA_MURMUR3.hashLong(key)
+            : tokens[random.nextInt(tokens.length)] + random.nextInt(3) - 1; // at boundaries
+        assertThat(a.primaryOfHash(hash)).as("%d tokens, hash %d", tokens.length, hash)
+            .isEqualTo(a.primary(a.partitionOfHash(hash)));
+      }
+      assertThat(a.primaryOf(42L)).isEqualTo(a.primary(a.partitionOf(42L)));
+    }
+  }
+
+  @Test
   void tokensMustBeStrictlyIncreasing() {
     assertThatThrownBy(() -> TokenRanges.of(1, 1)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("token[0]=1 >= token[1]=1");

@@ -38,12 +38,17 @@ final class Murmur3 {
 
   /** The Cassandra-variant hash of the 8 big-endian bytes of {@code value}. */
   static long cassandraLong(long value) {
-    long k1 = 0;
-    for (int i = 7; i >= 0; i--) {
-      // byte i of the big-endian encoding, sign-extended like Cassandra's tail handling
-      long b = (byte) (value >>> (8 * (7 - i)));
-      k1 ^= b << (8 * i);
-    }
+    // Cassandra's tail loop XORs in byte i sign-extended: (long) b_i << 8i. That is the canonical
+    // k1 (the little-endian reading) XOR, for each negative byte i < 7, all-ones in the bytes
+    // above i. So byte j of the correction is 0xFF when an odd number of bytes below j are
+    // negative: a prefix parity over bytes, computed here without a loop or a branch.
+    long k1 = Long.reverseBytes(value);
+    long negative = (k1 >>> 7) & 0x0101010101010101L; // 1 in byte i when byte i is negative
+    long parity = negative << 8;                      // byte i's sign affects bytes above it
+    parity ^= parity << 8;
+    parity ^= parity << 16;
+    parity ^= parity << 32;
+    k1 ^= parity * 0xFF;                              // 0x01 per byte -> 0xFF, no carries
     return finish(mixK1(k1), 0, 8);
   }
 

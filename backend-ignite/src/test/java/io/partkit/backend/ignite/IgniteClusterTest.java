@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.Random;
 import org.apache.ignite.Ignite;
 import org.apache.ignite.IgniteCache;
+import org.apache.ignite.IgniteIllegalStateException;
 import org.apache.ignite.cache.CachePeekMode;
 import org.apache.ignite.cache.affinity.Affinity;
 import org.apache.ignite.cluster.ClusterNode;
@@ -137,13 +138,18 @@ class IgniteClusterTest {
   /** The first partition some node maps elsewhere than {@code expected}, or null. */
   private static String firstMismatch(TestCluster cluster, PartitionAssignment expected) {
     for (Ignite node : cluster.nodes()) {
-      Affinity<Object> affinity = node.affinity(CACHE);
-      for (int p = 0; p < PARTITIONS; p++) {
-        List<NodeId> actual = ids(affinity.mapPartitionToPrimaryAndBackups(p));
-        if (!actual.equals(expected.replicas(p))) {
-          return "partition " + p + " on " + name(node) + ": " + actual + ", expected "
-              + expected.replicas(p);
+      try {
+        Affinity<Object> affinity = node.affinity(CACHE);
+        for (int p = 0; p < PARTITIONS; p++) {
+          List<NodeId> actual = ids(affinity.mapPartitionToPrimaryAndBackups(p));
+          if (!actual.equals(expected.replicas(p))) {
+            return "partition " + p + " on " + name(node) + ": " + actual + ", expected "
+                + expected.replicas(p);
+          }
         }
+      } catch (IgniteIllegalStateException e) {
+        throw new AssertionError("node " + node.name() + " stopped itself while waiting for the "
+            + "table (StopNodeFailureHandler; enable Ignite's log in TestCluster to see why)", e);
       }
     }
     return null;

@@ -3,6 +3,7 @@ package io.partkit.backend.ignite;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -120,6 +121,8 @@ final class TestCluster implements AutoCloseable {
     IgniteConfiguration config = new IgniteConfiguration()
         .setIgniteInstanceName("partkit-ignite-test-" + discoveryBase + "-" + index)
         .setConsistentId("ignite-" + index)
+        // Ignite's work directory (marshaller mappings, a README) defaults to ./ignite
+        .setWorkDirectory(Path.of("target", "ignite-work").toAbsolutePath().toString())
         .setUserAttributes(Map.of(PartkitAffinityFunction.ZONE_ATTRIBUTE, zone))
         .setFailureHandler(new StopNodeFailureHandler())
         // to see Ignite's log: new org.apache.ignite.logger.java.JavaLogger()

@@ -75,15 +75,19 @@ import org.apache.ignite.cluster.ClusterNode;
  * </ul>
  * So the class carries the annotation, and {@link #assignPartitions} keeps no node-local state:
  * its table is a pure function of what Ignite hands it (the topology and the previous ideal
- * table), which is what makes it equal on every node and on every call. A memo of "same
- * members, same table" would not help: a joiner has no memo, and after a leave and a re-join the
- * same members rightly get another table. One more property is required of the strategy and
- * pinned by this module's tests for {@code fixed}: Ignite recalculates on some custom events
- * with the same members and the current ideal table as previous, so {@code assign(view,
- * assign(view, x))} must equal {@code assign(view, x)} (a minimal-move strategy keeps a table
- * that is already right). Stateless strategies ({@code rendezvous}) satisfy all of this
- * trivially; for them the annotation only makes a joiner fetch the table instead of computing
- * it.
+ * table), which is what makes it equal on every node and on every call with those inputs. A
+ * memo of "same members, same table" would not help: a joiner has no memo, and after a leave
+ * and a re-join the same members rightly get another table.
+ *
+ * <p>Ignite also recalculates on some custom events (activation, a snapshot that reassigns,
+ * resetting lost partitions, a baseline change) with the same members and the current ideal
+ * table as previous. Nodes agree there too (all recalculate alike); to move nothing, the
+ * strategy must keep a table that is already right: {@code assign(view, assign(view, x))} equal
+ * to {@code assign(view, x)}. {@code fixed} does without zone labels (tested here); with uneven
+ * zones it can move a few backups once more (a counterexample is in
+ * {@code PartkitAffinityFunctionTest}). Stateless strategies ({@code rendezvous}) satisfy all of
+ * this trivially; for them the annotation only makes a joiner fetch the table instead of
+ * computing it.
  *
  * <pre>{@code
  * new CacheConfiguration<String, byte[]>("users").setBackups(1).setAffinity(

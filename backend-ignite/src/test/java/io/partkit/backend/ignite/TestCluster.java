@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
@@ -80,15 +81,17 @@ final class TestCluster implements AutoCloseable {
         + FIRST_PORT + ".." + END_PORT);
   }
 
-  /** Starts the nodes with these indexes in parallel, each with its zone label. */
+  /**
+   * Starts the nodes with these indexes in parallel (a thread each: the common pool has one
+   * thread on a two-core machine), each with its zone label.
+   */
   List<Ignite> start(Map<Integer, String> zoneByIndex) {
     List<CompletableFuture<Ignite>> starting = new ArrayList<>();
-    zoneByIndex.forEach((index, zone) -> starting.add(
-        CompletableFuture.supplyAsync(() -> {
-          Ignite node = Ignition.start(config(index, zone));
-          nodes[index] = node;
-          return node;
-        })));
+    zoneByIndex.forEach((index, zone) -> starting.add(CompletableFuture.supplyAsync(() -> {
+      Ignite node = Ignition.start(config(index, zone));
+      nodes[index] = node;
+      return node;
+    }, task -> new Thread(task, "start-ignite-" + index).start())));
     return starting.stream().map(CompletableFuture::join).toList();
   }
 
@@ -103,7 +106,7 @@ final class TestCluster implements AutoCloseable {
 
   /** The running nodes, by index. */
   List<Ignite> nodes() {
-    return Arrays.stream(nodes).filter(n -> n != null).toList();
+    return Arrays.stream(nodes).filter(Objects::nonNull).toList();
   }
 
   /** Stops the node with this index (a leave). */

@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.UUID;
+import org.apache.ignite.cache.affinity.AffinityCentralizedFunction;
 import org.apache.ignite.cache.affinity.AffinityFunction;
 import org.apache.ignite.cache.affinity.AffinityFunctionContext;
 import org.apache.ignite.cluster.ClusterNode;
@@ -50,11 +51,50 @@ import org.apache.ignite.cluster.ClusterNode;
  * node's classpath) and rebuilds it lazily. The partition count is checked again there: Ignite
  * refuses a node whose caches announce another count.
  *
+ * <h2>History-dependent strategies ({@code fixed}): why {@link AffinityCentralizedFunction}</h2>
+ * A minimal-move strategy's table is a function of the topology <em>and the previous table</em>,
+ * so every node must be handed the same previous table. Read from Ignite 2.18's
+ * {@code GridAffinityAssignmentCache.calculate} and {@code CacheAffinitySharedManager}:
+ * <ul>
+ *   <li>The previous assignment in the context is always the group's previous <em>ideal</em>
+ *       assignment ({@code GridAffinityAssignmentCache.idealAssignment}), never the late-affinity
+ *       table in force while rebalancing; the late-affinity switch ({@code x.1} after a join,
+ *       {@code onChangeAffinityMessage}) installs that ideal table without calling this function.
+ *       Nodes that went through the same exchanges hold the same ideal history, so they agree.
+ *   <li>A node that <em>joins</em> has no history. For an ordinary function it computes its
+ *       ideal table itself, with no previous assignment ({@code onLocalJoin}, {@code
+ *       fetchAffinity}: "calculate ideal assignments"): for a history-dependent strategy that
+ *       is the first-table layout, not the minimal-move table the others computed. At the
+ *       switch the joiner then installs another table than the rest of the cluster and Ignite
+ *       fails with "Unexpected rebalance on rebalanced cluster" ({@code GridDhtPreloader}).
+ *   <li>For a function annotated {@link AffinityCentralizedFunction} ("requires previous
+ *       affinity state in order to calculate new one", its Javadoc), the coordinator ships its
+ *       ideal table to the joiner ({@code CacheGroupAffinityMessage}, {@code
+ *       GridDhtAffinityAssignmentResponse.idealAffinityAssignment}); the joiner adopts it as its
+ *       history and computes later tables from it like everyone else.
+ * </ul>
+ * So the class carries the annotation, and {@link #assignPartitions} keeps no node-local state:
+ * its table is a pure function of what Ignite hands it (the topology and the previous ideal
+ * table), which is what makes it equal on every node and on every call with those inputs. A
+ * memo of "same members, same table" would not help: a joiner has no memo, and after a leave
+ * and a re-join the same members rightly get another table.
+ *
+ * <p>Ignite also recalculates on some custom events (activation, a snapshot that reassigns,
+ * resetting lost partitions, a baseline change) with the same members and the current ideal
+ * table as previous. Nodes agree there too (all recalculate alike); to move nothing, the
+ * strategy must keep a table that is already right: {@code assign(view, assign(view, x))} equal
+ * to {@code assign(view, x)}. {@code fixed} does without zone labels (tested here); with uneven
+ * zones it can move a few backups once more (a counterexample is in
+ * {@code PartkitAffinityFunctionTest}). Stateless strategies ({@code rendezvous}) satisfy all of
+ * this trivially; for them the annotation only makes a joiner fetch the table instead of
+ * computing it.
+ *
  * <pre>{@code
  * new CacheConfiguration<String, byte[]>("users").setBackups(1).setAffinity(
  *     PartkitAffinityFunction.of("fixed", PartitionerConfig.of("partitions", 1024)));
  * }</pre>
  */
+@AffinityCentralizedFunction
 public final class PartkitAffinityFunction implements AffinityFunction {
 
   private static final long serialVersionUID = 1L;
@@ -75,8 +115,6 @@ public final class PartkitAffinityFunction implements AffinityFunction {
   /** Resolved on each node after deserialization. */
   private transient volatile Partitioner partitioner;
   private transient volatile PartitionScheme scheme;
-  /** The last table computed here: reused as "previous" when Ignite's previous matches it. */
-  private transient volatile PartitionAssignment last;
 
   private PartkitAffinityFunction(String strategy, TreeMap<String, String> options,
       int partitions) {
@@ -123,7 +161,7 @@ public final class PartkitAffinityFunction implements AffinityFunction {
 
   @Override
   public void reset() {
-    last = null;
+    // no state to reset: the table is a function of the context only (see the class comment)
   }
 
   @Override
@@ -163,7 +201,6 @@ public final class PartkitAffinityFunction implements AffinityFunction {
       throw new IllegalStateException("strategy '" + strategy + "' produced "
           + next.partitionCount() + " partitions, expected " + partitions);
     }
-    last = next;
     List<List<ClusterNode>> result = new ArrayList<>(partitions);
     for (int part = 0; part < partitions; part++) {
       List<NodeId> ids = next.replicas(part);
@@ -179,7 +216,7 @@ public final class PartkitAffinityFunction implements AffinityFunction {
 
   @Override
   public void removeNode(UUID nodeId) {
-    // stateless apart from the cached last table, which assignPartitions checks before reuse
+    // no per-node state (see the class comment)
   }
 
   /** A partkit member from an Ignite node: consistent id, address, weight and labels. */
@@ -202,7 +239,10 @@ public final class PartkitAffinityFunction implements AffinityFunction {
     return value == null ? "" : value.toString();
   }
 
-  /** Ignite's previous assignment as a partkit one, when there is a usable one. */
+  /**
+   * Ignite's previous ideal assignment as a partkit one, when there is a usable one: none for a
+   * new cache, and none when some partition has no owner (baseline nodes offline).
+   */
   private Optional<PartitionAssignment> previous(AffinityFunctionContext ctx) {
     List<List<NodeId>> lists = new ArrayList<>(partitions);
     int replicas = Integer.MAX_VALUE;
@@ -217,10 +257,6 @@ public final class PartkitAffinityFunction implements AffinityFunction {
       }
       lists.add(ids);
       replicas = Math.min(replicas, ids.size());
-    }
-    PartitionAssignment cached = last;
-    if (cached != null && cached.replicaTable().equals(lists)) {
-      return Optional.of(cached);
     }
     // Ignite's lists can differ in length (fewer nodes than copies at the time): keep the
     // leading replicas, which are what a strategy builds on.

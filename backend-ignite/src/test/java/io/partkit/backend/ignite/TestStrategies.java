@@ -13,8 +13,10 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * Test-only strategies, registered in this module's test {@code META-INF/services}, standing in
- * for partkit's real ones (which live in modules a backend must not depend on at run time):
+ * Test-only strategies, registered in this module's test {@code META-INF/services}, that pin the
+ * adapter's mechanics in {@code PartkitAffinityFunctionTest} with tables simpler to predict than
+ * the real strategies' (those, {@code fixed} and {@code rendezvous}, are test dependencies and
+ * run in {@code IgniteClusterTest}):
  * <ul>
  *   <li>{@code test-modulo}: partition p's replicas are members {@code p, p+1, ...} (mod n) in
  *       id order; ignores the previous assignment. Simple to predict, so a test can compute

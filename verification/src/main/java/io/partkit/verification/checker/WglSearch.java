@@ -1,0 +1,255 @@
+package io.partkit.verification.checker;
+
+/*
+ * Design. This is the just-in-time linearization search of Wing and Gong ("Testing and
+ * verifying concurrent objects", JPDC 1993) with the configuration cache of Lowe ("Testing for
+ * linearizability", CCPE 2017), the algorithm Knossos' wgl.clj and Porcupine's checker.go use.
+ *
+ * The history of one key becomes a doubly linked list of call and return events in real-time
+ * order. The search walks the list: at a call it tries to apply the operation to the model
+ * state; if the model accepts and the configuration (set of linearized operations, state) is
+ * new, the call and its return are unlinked ("lifted") and the walk restarts at the head. At a
+ * return, the operation could not be placed before it returns in this configuration: backtrack
+ * by popping the last linearized operation, relinking it and trying the next call after it.
+ * The history is linearizable when every :ok operation has been lifted.
+ *
+ * :fail operations were removed before (they did not happen). An :info operation has a call and
+ * no return, so it may be linearized at any point after its invocation, or never (Knossos'
+ * semantics); the search succeeds with :info calls still in the list. Two more cuts, both exact:
+ * an :info step that leaves the state unchanged is not taken (never linearizing it reaches
+ * every configuration that taking it would), and the cache key hashes the linearized set
+ * incrementally (Zobrist hashing, one random 64-bit word per operation) so a configuration
+ * costs one state.hashCode().
+ *
+ * Limits: the clock and a cancel flag are polled every 1024 steps, the memory guard every
+ * 65536; hitting one returns UNKNOWN, never a verdict the search has not proven.
+ */
+
+import io.partkit.verification.history.Op;
+import io.partkit.verification.model.Model;
+import io.partkit.verification.model.Step;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/** The search for one key. Not thread-safe: one instance per key and thread. */
+final class WglSearch<S> {
+  private static final int EVIDENCE_PREFIXES = 4;
+
+  private final Model<S> model;
+  private final Op[] ops; // what the model is given, per operation
+  private final boolean[] info;
+  private final long[] zobrist;
+  private final int okCount;
+
+  // The event list: node 0 is the head; nodes 1.. are events in history order.
+  private final int[] next;
+  private final int[] prev;
+  private final int[] nodeOp;
+  private final boolean[] isCall;
+  private final int[] returnOf; // call node -> its return node, or -1 for :info
+
+  WglSearch(Model<S> model, Paired paired) {
+    this.model = model;
+    this.ops = paired.ops();
+    this.info = paired.info();
+    int n = ops.length;
+    int okOps = 0;
+    for (boolean b : info) {
+      okOps += b ? 0 : 1;
+    }
+    this.okCount = okOps;
+    SplittableRandom rnd = new SplittableRandom(0x5eed_1234_abcdL); // fixed: runs are reproducible
+    zobrist = new long[n];
+    for (int i = 0; i < n; i++) {
+      zobrist[i] = rnd.nextLong();
+    }
+    int[] events = paired.events(); // encoded op*2 + (1 if return)
+    int m = events.length + 1;
+    next = new int[m];
+    prev = new int[m];
+    nodeOp = new int[m];
+    isCall = new boolean[m];
+    returnOf = new int[m];
+    int[] callNode = new int[n];
+    Arrays.fill(returnOf, -1);
+    for (int k = 0; k < events.length; k++) {
+      int node = k + 1;
+      int op = events[k] >>> 1;
+      nodeOp[node] = op;
+      isCall[node] = (events[k] & 1) == 0;
+      if (isCall[node]) {
+        callNode[op] = node;
+      } else {
+        returnOf[callNode[op]] = node;
+      }
+    }
+    for (int node = 0; node < m; node++) {
+      next[node] = node + 1 < m ? node + 1 : -1;
+      prev[node] = node - 1;
+    }
+  }
+
+  KeyResult run(Object key, int operations, long deadline, LongSupplier clock, AtomicBoolean cancel,
+      MemoryGuard memory, AtomicLong stepCounter, ProgressTicker ticker) {
+    int n = ops.length;
+    long[] bits = new long[(n >>> 6) + 1];
+    long hash = 0;
+    ConfigCache cache = new ConfigCache(bits.length);
+    int[] stackNode = new int[n];
+    Object[] stackState = new Object[n];
+    int depth = 0;
+    int remainingOk = okCount;
+    S state = model.initialState();
+    cache.add(bits, state, mix(hash, state));
+
+    int bestDepth = -1;
+    List<Prefix> best = new ArrayList<>();
+    int bestOp = -1;
+    S bestState = null;
+
+    long steps = 0;
+    int entry = next[0];
+    try {
+      while (remainingOk > 0) {
+        if ((++steps & 1023) == 0) {
+          stepCounter.addAndGet(1024);
+          if (deadline != Long.MAX_VALUE && clock.getAsLong() - deadline > 0) {
+            return unknown(key, operations, "time limit reached after " + steps + " steps", steps);
+          }
+          if (cancel.get()) {
+            return unknown(key, operations, "cancelled: another key was already invalid", steps);
+          }
+          if ((steps & 0xFFFF) == 0) {
+            if (memory.exhausted()) {
+              return unknown(key, operations, "memory guard: " + memory.describe(), steps);
+            }
+            ticker.maybeReport();
+          }
+        }
+        if (isCall[entry]) {
+          int op = nodeOp[entry];
+          Step<S> step = model.step(state, ops[op]);
+          if (step instanceof Step.Next) {
+            S nextState = ((Step.Next<S>) step).state();
+            boolean infoNoop = info[op] && java.util.Objects.equals(nextState, state);
+            if (!infoNoop) {
+              bits[op >>> 6] |= 1L << op;
+              long h = hash ^ zobrist[op];
+              if (cache.add(bits, nextState, mix(h, nextState))) {
+                stackNode[depth] = entry;
+                stackState[depth] = state;
+                depth++;
+                hash = h;
+                state = nextState;
+                lift(entry);
+                if (!info[op]) {
+                  remainingOk--;
+                }
+                entry = next[0];
+                continue;
+              }
+              bits[op >>> 6] &= ~(1L << op);
+            }
+          }
+          entry = next[entry];
+        } else {
+          // A return: its operation cannot be placed in this configuration.
+          if (depth >= bestDepth) {
+            if (depth > bestDepth) {
+              bestDepth = depth;
+              best.clear();
+              bestOp = nodeOp[entry];
+              bestState = state;
+            }
+            if (best.size() < EVIDENCE_PREFIXES) {
+              best.add(new Prefix(prefixOps(stackNode, depth), state));
+            }
+          }
+          if (depth == 0) {
+            return invalid(key, operations, bestOp, bestState, best, steps);
+          }
+          depth--;
+          int top = stackNode[depth];
+          @SuppressWarnings("unchecked")
+          S previous = (S) stackState[depth];
+          stackState[depth] = null;
+          state = previous;
+          int op = nodeOp[top];
+          bits[op >>> 6] &= ~(1L << op);
+          hash ^= zobrist[op];
+          unlift(top);
+          if (!info[op]) {
+            remainingOk++;
+          }
+          entry = next[top];
+        }
+      }
+    } catch (OutOfMemoryError e) {
+      cache = null; // let the configurations go before anything else allocates
+      return unknown(key, operations, "out of memory after " + steps + " steps", steps);
+    } finally {
+      stepCounter.addAndGet(steps & 1023);
+    }
+    return new KeyResult(key, Verdict.VALID, null, prefixOps(stackNode, depth), null, operations, steps);
+  }
+
+  private KeyResult unknown(Object key, int operations, String cause, long steps) {
+    return new KeyResult(key, Verdict.UNKNOWN, cause, null, null, operations, steps);
+  }
+
+  private KeyResult invalid(Object key, int operations, int op, S state, List<Prefix> prefixes, long steps) {
+    Step<S> step = model.step(state, ops[op]);
+    String message = step instanceof Step.Inconsistent
+        ? ((Step.Inconsistent<S>) step).message()
+        : "no order of the concurrent operations lets it complete by its return";
+    return new KeyResult(key, Verdict.INVALID, null, null, new Evidence(ops[op], message, prefixes), operations, steps);
+  }
+
+  private List<Op> prefixOps(int[] stackNode, int depth) {
+    List<Op> l = new ArrayList<>(depth);
+    for (int i = 0; i < depth; i++) {
+      l.add(ops[nodeOp[stackNode[i]]]);
+    }
+    return l;
+  }
+
+  private void lift(int call) {
+    next[prev[call]] = next[call];
+    if (next[call] >= 0) {
+      prev[next[call]] = prev[call];
+    }
+    int ret = returnOf[call];
+    if (ret >= 0) {
+      next[prev[ret]] = next[ret];
+      if (next[ret] >= 0) {
+        prev[next[ret]] = prev[ret];
+      }
+    }
+  }
+
+  private void unlift(int call) {
+    int ret = returnOf[call];
+    if (ret >= 0) {
+      next[prev[ret]] = ret;
+      if (next[ret] >= 0) {
+        prev[next[ret]] = ret;
+      }
+    }
+    next[prev[call]] = call;
+    if (next[call] >= 0) {
+      prev[next[call]] = call;
+    }
+  }
+
+  private static long mix(long setHash, Object state) {
+    long h = setHash ^ (state == null ? 0 : state.hashCode()) * 0x9E3779B97F4A7C15L;
+    h ^= h >>> 31;
+    h *= 0xBF58476D1CE4E5B9L;
+    return h ^ (h >>> 29);
+  }
+}

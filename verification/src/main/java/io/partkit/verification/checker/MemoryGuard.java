@@ -11,7 +11,7 @@ import java.util.List;
  * last collection (what survived, not garbage waiting to be collected), so a busy young
  * generation does not trip it; when no pool reports that, it falls back to the whole heap.
  */
-final class MemoryGuard {
+class MemoryGuard {
   private final double fraction;
   private final List<MemoryPoolMXBean> pools;
   private volatile String last = "";
@@ -23,6 +23,7 @@ final class MemoryGuard {
         .toList();
   }
 
+  /** Overridden by tests to simulate a full heap. */
   boolean exhausted() {
     Runtime rt = Runtime.getRuntime();
     long max = rt.maxMemory();

@@ -35,6 +35,7 @@ final class EdnHistoryReader {
     try {
       int c = skipBlank(r);
       if (c == '[') {
+        int open = r.getLineNumber();
         r.read();
         while (true) {
           c = skipBlank(r);
@@ -43,7 +44,8 @@ final class EdnHistoryReader {
             break;
           }
           if (c == -1) {
-            throw new HistoryParseException(source, r.getLineNumber(), "unexpected end of file: expected ']' closing the vector of operations");
+            throw new HistoryParseException(source, open,
+                "unexpected end of file: expected ']' closing the vector of operations opened here");
           }
           int line = r.getLineNumber();
           ops.add(OpMaps.toOp(readForm(source, r, line), ops.size(), line, source));
@@ -71,11 +73,13 @@ final class EdnHistoryReader {
     } catch (RuntimeException | StackOverflowError e) {
       // EdnReader reports every syntax error as a RuntimeException (often a ReaderException);
       // absurdly deep nesting overflows its recursive descent.
-      throw new HistoryParseException(source, Math.max(line, r.getLineNumber()),
+      // The form's first line: a one-map-per-line file names the bad line, and Clojure's message
+      // says where inside a longer form it stopped.
+      throw new HistoryParseException(source, line,
           "expected valid EDN: " + rootMessage(e), e);
     }
     if (form == EOF) {
-      throw new HistoryParseException(source, r.getLineNumber(), "unexpected end of file: expected an EDN value");
+      throw new HistoryParseException(source, line, "unexpected end of file: expected an EDN value");
     }
     try {
       return Values.normalize(form);

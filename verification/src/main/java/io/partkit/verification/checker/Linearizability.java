@@ -7,6 +7,8 @@ import io.partkit.verification.model.Model;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -56,18 +58,42 @@ public final class Linearizability {
     int total = keys.size();
     ProgressTicker ticker = new ProgressTicker(options, start, done, total, steps);
 
-    List<KeyResult> results = new ArrayList<>(total);
-    int threads = Math.min(options.parallelism(), total);
-    if (threads <= 1) {
-      for (Map.Entry<Object, List<Op>> e : keys) {
-        KeyResult r = checkKey(model, e.getKey(), e.getValue(), deadline, options, cancel, memory, steps, ticker);
-        results.add(r);
+    // Keys share the threads in slices of search steps, round-robin, each key's slice doubling
+    // every turn: a key that is quickly found invalid is found after a few slices of every key,
+    // not after the hardest key ahead of it finishes (Porcupine gets the same effect with one
+    // goroutine per key).
+    KeyResult[] results = new KeyResult[total];
+    Queue<Slice> queue = new ConcurrentLinkedQueue<>();
+    for (int i = 0; i < total; i++) {
+      queue.add(new Slice(i, keys.get(i).getKey(), keys.get(i).getValue()));
+    }
+    Runnable worker = () -> {
+      Slice s;
+      while ((s = queue.poll()) != null) {
+        KeyResult r;
+        if (cancel.get()) {
+          r = new KeyResult(s.key, Verdict.UNKNOWN, "cancelled: another key was already invalid", null, null,
+              s.paired().invocations(), s.search == null ? 0 : s.search.steps());
+        } else {
+          r = s.search(model).advance(s.key, s.paired().invocations(), total == 1 ? Long.MAX_VALUE : s.budget, deadline,
+              options.nanoClock(), cancel, memory, steps, ticker);
+        }
+        if (r == null) {
+          s.budget = Math.min(s.budget * 2, MAX_SLICE);
+          queue.add(s);
+          continue;
+        }
+        results[s.index] = r;
         done.incrementAndGet();
-        ticker.maybeReport();
         if (r.verdict() == Verdict.INVALID && options.stopOnFirstInvalid()) {
           cancel.set(true);
         }
+        ticker.maybeReport();
       }
+    };
+    int threads = Math.min(options.parallelism(), total);
+    if (threads <= 1) {
+      worker.run();
     } else {
       ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
         Thread t = new Thread(r, "partkit-check");
@@ -75,20 +101,12 @@ public final class Linearizability {
         return t;
       });
       try {
-        List<Future<KeyResult>> futures = new ArrayList<>(total);
-        for (Map.Entry<Object, List<Op>> e : keys) {
-          futures.add(pool.submit(() -> {
-            KeyResult r = checkKey(model, e.getKey(), e.getValue(), deadline, options, cancel, memory, steps, ticker);
-            done.incrementAndGet();
-            if (r.verdict() == Verdict.INVALID && options.stopOnFirstInvalid()) {
-              cancel.set(true);
-            }
-            return r;
-          }));
+        List<Future<?>> futures = new ArrayList<>(threads);
+        for (int i = 0; i < threads; i++) {
+          futures.add(pool.submit(worker));
         }
-        for (Future<KeyResult> f : futures) {
-          results.add(f.get());
-          ticker.maybeReport();
+        for (Future<?> f : futures) {
+          f.get();
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -118,18 +136,40 @@ public final class Linearizability {
         }
       }
     }
-    return new Analysis(verdict, cause, results, options.nanoClock().getAsLong() - start);
+    return new Analysis(verdict, cause, List.of(results), options.nanoClock().getAsLong() - start);
   }
 
-  private static <S> KeyResult checkKey(Model<S> model, Object key, List<Op> ops, long deadline, CheckOptions options,
-      AtomicBoolean cancel, MemoryGuard memory, AtomicLong steps, ProgressTicker ticker) {
-    Paired paired = Paired.of(ops);
-    if (cancel.get()) {
-      return new KeyResult(key, Verdict.UNKNOWN, "cancelled: another key was already invalid", null, null,
-          paired.invocations(), 0);
+  private static final long FIRST_SLICE = 1 << 13;
+  private static final long MAX_SLICE = 1 << 20;
+
+  /** One key's search and its place in the round-robin. */
+  private static final class Slice {
+    final int index;
+    final Object key;
+    final List<Op> ops;
+    Paired paired;
+    WglSearch<?> search;
+    long budget = FIRST_SLICE;
+
+    Slice(int index, Object key, List<Op> ops) {
+      this.index = index;
+      this.key = key;
+      this.ops = ops;
     }
-    return new WglSearch<>(model, paired).run(key, paired.invocations(), deadline, options.nanoClock(), cancel,
-        memory, steps, ticker);
-  }
 
+    Paired paired() {
+      if (paired == null) {
+        paired = Paired.of(ops);
+      }
+      return paired;
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    WglSearch<?> search(Model<?> model) {
+      if (search == null) {
+        search = new WglSearch(model, paired());
+      }
+      return search;
+    }
+  }
 }

@@ -22,7 +22,8 @@ package io.partkit.verification.checker;
  * costs one state.hashCode().
  *
  * Limits: the clock and a cancel flag are polled every 1024 steps, the memory guard every
- * 65536; hitting one returns UNKNOWN, never a verdict the search has not proven.
+ * 65536; hitting one returns UNKNOWN, never a verdict the search has not proven. A search can
+ * also stop after a step budget and resume later, so that many keys can share few threads.
  */
 
 import io.partkit.verification.history.Op;
@@ -94,41 +95,78 @@ final class WglSearch<S> {
     }
   }
 
+  // Search state, kept in fields so that a search can run in slices (see Linearizability).
+  private long[] bits;
+  private long hash;
+  private ConfigCache cache;
+  private int[] stackNode;
+  private Object[] stackState;
+  private int depth;
+  private int remainingOk;
+  private S state;
+  private int bestDepth = -1;
+  private final List<int[]> best = new ArrayList<>(); // stack snapshots; Prefixes built only when reported
+  private final List<Object> bestStates = new ArrayList<>();
+  private int bestOp = -1;
+  private S bestState;
+  private long steps;
+  private int entry;
+  private boolean started;
+
+  /** Runs the search to the end. */
   KeyResult run(Object key, int operations, long deadline, LongSupplier clock, AtomicBoolean cancel,
       MemoryGuard memory, AtomicLong stepCounter, ProgressTicker ticker) {
-    int n = ops.length;
-    long[] bits = new long[(n >>> 6) + 1];
-    long hash = 0;
-    ConfigCache cache = new ConfigCache(bits.length);
-    int[] stackNode = new int[n];
-    Object[] stackState = new Object[n];
-    int depth = 0;
-    int remainingOk = okCount;
-    S state = model.initialState();
-    cache.add(bits, state, mix(hash, state));
+    KeyResult r;
+    do {
+      r = advance(key, operations, Long.MAX_VALUE, deadline, clock, cancel, memory, stepCounter, ticker);
+    } while (r == null);
+    return r;
+  }
 
-    int bestDepth = -1;
-    List<Prefix> best = new ArrayList<>();
-    int bestOp = -1;
-    S bestState = null;
+  /** Steps taken so far. */
+  long steps() {
+    return steps;
+  }
 
-    long steps = 0;
-    int entry = next[0];
+  /**
+   * Runs at most about {@code budget} more steps: returns the result, or null when the budget ran
+   * out first (call again to continue where it stopped).
+   */
+  KeyResult advance(Object key, int operations, long budget, long deadline, LongSupplier clock, AtomicBoolean cancel,
+      MemoryGuard memory, AtomicLong stepCounter, ProgressTicker ticker) {
+    if (!started) {
+      started = true;
+      int n = ops.length;
+      bits = new long[(n >>> 6) + 1];
+      cache = new ConfigCache(bits.length);
+      stackNode = new int[n];
+      stackState = new Object[n];
+      remainingOk = okCount;
+      state = model.initialState();
+      cache.add(bits, state, mix(hash, state));
+      entry = next[0];
+    }
+    long stop = budget == Long.MAX_VALUE ? Long.MAX_VALUE : steps + budget;
+    long counted = steps;
     try {
       while (remainingOk > 0) {
         if ((++steps & 1023) == 0) {
-          stepCounter.addAndGet(1024);
+          stepCounter.addAndGet(steps - counted);
+          counted = steps;
           if (deadline != Long.MAX_VALUE && clock.getAsLong() - deadline > 0) {
-            return unknown(key, operations, "time limit reached after " + steps + " steps", steps);
+            return unknown(key, operations, "time limit reached after " + steps + " steps");
           }
           if (cancel.get()) {
-            return unknown(key, operations, "cancelled: another key was already invalid", steps);
+            return unknown(key, operations, "cancelled: another key was already invalid");
           }
           if ((steps & 0xFFFF) == 0) {
             if (memory.exhausted()) {
-              return unknown(key, operations, "memory guard: " + memory.describe(), steps);
+              return unknown(key, operations, "memory guard: " + memory.describe());
             }
             ticker.maybeReport();
+          }
+          if (steps >= stop) {
+            return null;
           }
         }
         if (isCall[entry]) {
@@ -163,15 +201,17 @@ final class WglSearch<S> {
             if (depth > bestDepth) {
               bestDepth = depth;
               best.clear();
+              bestStates.clear();
               bestOp = nodeOp[entry];
               bestState = state;
             }
             if (best.size() < EVIDENCE_PREFIXES) {
-              best.add(new Prefix(prefixOps(stackNode, depth), state));
+              best.add(Arrays.copyOf(stackNode, depth));
+              bestStates.add(state);
             }
           }
           if (depth == 0) {
-            return invalid(key, operations, bestOp, bestState, best, steps);
+            return invalid(key, operations);
           }
           depth--;
           int top = stackNode[depth];
@@ -190,30 +230,48 @@ final class WglSearch<S> {
         }
       }
     } catch (OutOfMemoryError e) {
-      cache = null; // let the configurations go before anything else allocates
-      return unknown(key, operations, "out of memory after " + steps + " steps", steps);
+      release(); // let the configurations go before anything else allocates
+      return unknown(key, operations, "out of memory after " + steps + " steps");
     } finally {
-      stepCounter.addAndGet(steps & 1023);
+      stepCounter.addAndGet(steps - counted);
     }
-    return new KeyResult(key, Verdict.VALID, null, prefixOps(stackNode, depth), null, operations, steps);
+    KeyResult valid = new KeyResult(key, Verdict.VALID, null, prefixOps(), null, operations, steps);
+    release();
+    return valid;
   }
 
-  private KeyResult unknown(Object key, int operations, String cause, long steps) {
+  private void release() {
+    cache = null;
+    stackState = null;
+  }
+
+  private KeyResult unknown(Object key, int operations, String cause) {
+    release();
     return new KeyResult(key, Verdict.UNKNOWN, cause, null, null, operations, steps);
   }
 
-  private KeyResult invalid(Object key, int operations, int op, S state, List<Prefix> prefixes, long steps) {
-    Step<S> step = model.step(state, ops[op]);
+  private KeyResult invalid(Object key, int operations) {
+    release();
+    int op = bestOp;
+    List<Prefix> prefixes = new ArrayList<>();
+    for (int i = 0; i < best.size(); i++) {
+      prefixes.add(new Prefix(opsOf(best.get(i), best.get(i).length), bestStates.get(i)));
+    }
+    Step<S> step = model.step(bestState, ops[op]);
     String message = step instanceof Step.Inconsistent
         ? ((Step.Inconsistent<S>) step).message()
         : "no order of the concurrent operations lets it complete by its return";
     return new KeyResult(key, Verdict.INVALID, null, null, new Evidence(ops[op], message, prefixes), operations, steps);
   }
 
-  private List<Op> prefixOps(int[] stackNode, int depth) {
-    List<Op> l = new ArrayList<>(depth);
-    for (int i = 0; i < depth; i++) {
-      l.add(ops[nodeOp[stackNode[i]]]);
+  private List<Op> prefixOps() {
+    return opsOf(stackNode, depth);
+  }
+
+  private List<Op> opsOf(int[] nodes, int count) {
+    List<Op> l = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      l.add(ops[nodeOp[nodes[i]]]);
     }
     return l;
   }

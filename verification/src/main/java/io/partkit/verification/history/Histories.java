@@ -60,6 +60,27 @@ public final class Histories {
   }
 
   /**
+   * Builds a history from operation maps already in memory (e.g. Clojure maps from a Jepsen
+   * test): each is normalised like EDN read from a file.
+   *
+   * @param source the name to use in messages; "line" in them is the map's 1-based position
+   * @throws HistoryParseException if a map is not an operation
+   */
+  public static History fromMaps(String source, Iterable<?> maps) throws HistoryParseException {
+    List<Op> ops = new java.util.ArrayList<>();
+    for (Object m : maps) {
+      Object normal;
+      try {
+        normal = Values.normalize(m);
+      } catch (IllegalArgumentException e) {
+        throw new HistoryParseException(source, ops.size() + 1, "expected plain data: " + e.getMessage(), e);
+      }
+      ops.add(OpMaps.toOp(normal, ops.size(), ops.size() + 1, source));
+    }
+    return new History(source, ops);
+  }
+
+  /**
    * Recognises the format of a history text.
    *
    * @throws HistoryParseException if the text is empty or in no known format

@@ -2,6 +2,7 @@ package io.partkit.verification.model;
 
 import io.partkit.verification.history.Op;
 import io.partkit.verification.history.OpType;
+import io.partkit.verification.history.Values;
 import java.util.Objects;
 
 /**
@@ -9,11 +10,48 @@ import java.util.Objects;
  * histories in Porcupine's test data. The checker splits a history by {@code :key}, so the state
  * is the one key's string; an absent key reads as {@code ""} and a get of nil equals a get of "".
  */
-final class KvModel implements Model<String> {
-  private final String init;
+final class KvModel implements Model<KvModel.Value> {
+  private final Value init;
 
   KvModel(String init) {
-    this.init = init;
+    this.init = new Value(init, init.hashCode());
+  }
+
+  /**
+   * The state: a string with its hash code maintained incrementally. Appends make long strings
+   * and the search hashes every new state; String would rehash all of it each time.
+   */
+  static final class Value {
+    final String text;
+    final int hash;
+
+    Value(String text, int hash) {
+      this.text = text;
+      this.hash = hash;
+    }
+
+    Value append(String suffix) {
+      int h = hash;
+      for (int i = 0; i < suffix.length(); i++) {
+        h = 31 * h + suffix.charAt(i); // String.hashCode's polynomial, continued
+      }
+      return new Value(text.concat(suffix), h);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o == this || (o instanceof Value && ((Value) o).hash == hash && ((Value) o).text.equals(text));
+    }
+
+    @Override
+    public int hashCode() {
+      return hash;
+    }
+
+    @Override
+    public String toString() {
+      return Values.toEdn(text);
+    }
   }
 
   @Override
@@ -22,23 +60,23 @@ final class KvModel implements Model<String> {
   }
 
   @Override
-  public String initialState() {
+  public Value initialState() {
     return init;
   }
 
   @Override
-  public Step<String> step(String state, Op op) {
+  public Step<Value> step(Value state, Op op) {
     String v = Objects.toString(op.value(), "");
     switch (op.f()) {
       case "get":
-        if (op.type() == OpType.INFO || state.equals(v)) {
+        if (op.type() == OpType.INFO || state.text.equals(v)) {
           return Step.next(state);
         }
-        return Step.inconsistent(() -> "get " + Models.show(v) + " but the key holds " + Models.show(state));
+        return Step.inconsistent(() -> "get " + Models.show(v) + " but the key holds " + state);
       case "put":
-        return Step.next(v);
+        return Step.next(new Value(v, v.hashCode()));
       case "append":
-        return Step.next(state.concat(v));
+        return Step.next(state.append(v));
       default:
         return Step.inconsistent(() -> "kv has no operation :" + op.f() + " (it has :get, :put, :append)");
     }
@@ -46,6 +84,6 @@ final class KvModel implements Model<String> {
 
   @Override
   public String toString() {
-    return "(kv " + Models.show(init) + ")";
+    return "(kv " + init + ")";
   }
 }

@@ -58,7 +58,7 @@ public final class Models {
    *
    * @param init the initial value of every key; nil means {@code ""}
    */
-  public static Model<String> kv(Object init) {
+  public static Model<?> kv(Object init) {
     return new KvModel(init == null ? "" : init.toString());
   }
 

@@ -1,0 +1,17 @@
+package io.partkit.cli;
+
+import picocli.CommandLine.Command;
+
+/** The top-level command; subcommands are listed here, one class each. */
+@Command(name = "partkit", mixinStandardHelpOptions = true, version = "partkit 0.1.0-SNAPSHOT",
+    description = "Partitioning toolkit: strategies, cluster adapters and a linearizability verifier.",
+    subcommands = {CheckCommand.class})
+public final class PartkitCommand implements Runnable {
+  @picocli.CommandLine.Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(System.err);
+  }
+}

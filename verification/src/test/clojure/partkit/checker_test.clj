@@ -68,8 +68,8 @@
   (let [counter (pc/model "counter" 0
                           (fn [state {:keys [f value type]}]
                             (case f
-                              "inc" (inc state)
-                              "read" (if (or (= type :info) (= value state))
+                              :inc (inc state)
+                              :read (if (or (= type :info) (= value state))
                                        state
                                        (pc/inconsistent (str "read " value " but counter is " state))))))]
     (is (true? (:valid? (pc/analysis counter [(invoke 0 :inc nil) (invoke 1 :read nil)

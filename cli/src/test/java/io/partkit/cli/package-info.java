@@ -1,0 +1,2 @@
+/** Tests of the {@code partkit} command. */
+package io.partkit.cli;

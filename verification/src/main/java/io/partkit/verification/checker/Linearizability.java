@@ -58,8 +58,8 @@ public final class Linearizability {
     int total = keys.size();
     ProgressTicker ticker = new ProgressTicker(options, start, done, total, steps);
 
-    // Keys share the threads in slices of search steps, round-robin, each key's slice doubling
-    // every turn: a key that is quickly found invalid is found after a few slices of every key,
+    // Keys share the threads in slices of search steps, round-robin, each key's slice growing by
+    // a quarter every turn (slow growth: little overshoot past the steps a fast key needs): a key that is quickly found invalid is found after a few slices of every key,
     // not after the hardest key ahead of it finishes (Porcupine gets the same effect with one
     // goroutine per key).
     KeyResult[] results = new KeyResult[total];
@@ -79,7 +79,7 @@ public final class Linearizability {
               options.nanoClock(), cancel, memory, steps, ticker);
         }
         if (r == null) {
-          s.budget = Math.min(s.budget * 2, MAX_SLICE);
+          s.budget = Math.min(s.budget + s.budget / 4, MAX_SLICE);
           queue.add(s);
           continue;
         }
@@ -139,7 +139,7 @@ public final class Linearizability {
     return new Analysis(verdict, cause, List.of(results), options.nanoClock().getAsLong() - start);
   }
 
-  private static final long FIRST_SLICE = 1 << 13;
+  private static final long FIRST_SLICE = 1 << 10;
   private static final long MAX_SLICE = 1 << 20;
 
   /** One key's search and its place in the round-robin. */

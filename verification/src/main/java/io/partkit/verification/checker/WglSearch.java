@@ -165,9 +165,9 @@ final class WglSearch<S> {
             }
             ticker.maybeReport();
           }
-          if (steps >= stop) {
-            return null;
-          }
+        }
+        if (steps >= stop) {
+          return null;
         }
         if (isCall[entry]) {
           int op = nodeOp[entry];

@@ -89,7 +89,8 @@ final class CheckCommand implements Callable<Integer> {
     for (Path p : paths) {
       if (Files.isDirectory(p)) {
         try (Stream<Path> s = Files.walk(p)) {
-          s.filter(Files::isRegularFile).filter(CheckCommand::looksLikeHistory).sorted().forEach(files::add);
+          s.filter(Files::isRegularFile).filter(CheckCommand::looksLikeHistory).filter(CheckCommand::notBesideAJepsenHistory)
+              .sorted().forEach(files::add);
         }
       } else {
         files.add(p);
@@ -178,6 +179,16 @@ final class CheckCommand implements Callable<Integer> {
     }
     return BAD_INPUT;
   }
+
+  /**
+   * In a Jepsen store run directory only {@code history.edn} is the history: {@code results.edn},
+   * {@code test.edn} and {@code jepsen.log} beside it are not checked again.
+   */
+  private static boolean notBesideAJepsenHistory(Path p) {
+    return p.getFileName().toString().equals(JEPSEN_HISTORY) || !Files.isRegularFile(p.resolveSibling(JEPSEN_HISTORY));
+  }
+
+  private static final String JEPSEN_HISTORY = "history.edn";
 
   private static boolean looksLikeHistory(Path p) {
     String n = p.getFileName().toString();

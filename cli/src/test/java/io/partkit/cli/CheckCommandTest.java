@@ -122,6 +122,17 @@ class CheckCommandTest {
   }
 
   @Test
+  void aJepsenStoreDirectoryIsCheckedByItsHistoryEdnOnly() throws IOException {
+    Path run = Files.createDirectories(dir.resolve("store/register/20250101T000000.000Z"));
+    Files.writeString(run.resolve("history.edn"), STALE);
+    Files.writeString(run.resolve("results.edn"), "{:valid? true}\n");
+    Files.writeString(run.resolve("jepsen.log"), "INFO  jepsen.core - Run complete\n");
+    assertThat(run("check", dir.resolve("store").toString(), "--model", "register", "--init", "0")).isEqualTo(1);
+    assertThat(out.toString().split("\\R")).hasSize(2);
+    assertThat(out.toString()).contains("history.edn\tinvalid\t").doesNotContain("results.edn");
+  }
+
+  @Test
   void htmlPictureIsSelfContained() throws IOException {
     Path html = dir.resolve("out.html");
     assertThat(run("check", write("s.edn", STALE).toString(), "--model", "register", "--init", "0", "--html", html.toString()))

@@ -40,22 +40,26 @@ final class RegisterModel implements Model<Object> {
       case "write":
         return Step.next(v);
       case "cas":
-        if (cas) {
-          if (!(v instanceof List) || ((List<?>) v).size() != 2) {
-            return Step.inconsistent(() -> "cas expects a value [old new], got " + Models.show(v));
-          }
-          List<?> pair = (List<?>) v;
-          if (Objects.equals(state, pair.get(0))) {
-            return Step.next(pair.get(1));
-          }
-          return Step.inconsistent(() -> "cas from " + Models.show(pair.get(0)) + " to " + Models.show(pair.get(1))
-              + " but the register holds " + Models.show(state));
+        if (!cas) {
+          return unknownOp(op);
         }
-        // fall through: a plain register has no cas
+        if (!(v instanceof List) || ((List<?>) v).size() != 2) {
+          return Step.inconsistent(() -> "cas expects a value [old new], got " + Models.show(v));
+        }
+        List<?> pair = (List<?>) v;
+        if (Objects.equals(state, pair.get(0))) {
+          return Step.next(pair.get(1));
+        }
+        return Step.inconsistent(() -> "cas from " + Models.show(pair.get(0)) + " to " + Models.show(pair.get(1))
+            + " but the register holds " + Models.show(state));
       default:
-        return Step.inconsistent(() -> name + " has no operation :" + op.f()
-            + (cas ? " (it has :read, :write, :cas)" : " (it has :read, :write)"));
+        return unknownOp(op);
     }
+  }
+
+  private Step<Object> unknownOp(Op op) {
+    return Step.inconsistent(() -> name + " has no operation :" + op.f()
+        + (cas ? " (it has :read, :write, :cas)" : " (it has :read, :write)"));
   }
 
   @Override

@@ -60,6 +60,27 @@ public final class Histories {
   }
 
   /**
+   * Writes a history in a format: EDN (one map per line), JSON lines, or Jepsen log lines. What is
+   * written reads back as the same operations (line numbers aside; sets become arrays in JSON).
+   */
+  public static String write(History history, Format format) {
+    return HistoryWriter.write(history, format);
+  }
+
+  /**
+   * Writes a history to a file.
+   *
+   * @throws java.io.UncheckedIOException if the file cannot be written
+   */
+  public static void write(History history, Format format, Path file) {
+    try {
+      Files.writeString(file, write(history, format));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("cannot write " + file, e);
+    }
+  }
+
+  /**
    * Builds a history from operation maps already in memory (e.g. Clojure maps from a Jepsen
    * test): each is normalised like EDN read from a file.
    *

@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
@@ -72,9 +73,7 @@ final class CheckCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     if (bench) {
       CorpusTiming.Result r = CorpusTiming.run(paths.get(0), warmup, rounds);
-      java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
-      CorpusTiming.print(r, new java.io.PrintStream(buf, true, java.nio.charset.StandardCharsets.UTF_8));
-      out.print(buf.toString(java.nio.charset.StandardCharsets.UTF_8));
+      CorpusTiming.print(r, out);
       out.flush();
       return VALID;
     }
@@ -157,7 +156,7 @@ final class CheckCommand implements Callable<Integer> {
         }
       }
     } else {
-      out.printf("%s\t%s\t%d%n", file, a.verdict().name().toLowerCase(java.util.Locale.ROOT), ms);
+      out.printf("%s\t%s\t%d%n", file, a.verdict().name().toLowerCase(Locale.ROOT), ms);
       out.flush();
     }
     return a.verdict() == Verdict.VALID ? VALID : a.verdict() == Verdict.INVALID ? INVALID : UNKNOWN;

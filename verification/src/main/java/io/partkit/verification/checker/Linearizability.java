@@ -3,6 +3,7 @@ package io.partkit.verification.checker;
 import io.partkit.verification.history.History;
 import io.partkit.verification.history.InvalidHistoryException;
 import io.partkit.verification.history.Op;
+import io.partkit.verification.history.Values;
 import io.partkit.verification.model.Model;
 import java.util.ArrayList;
 import java.util.List;
@@ -131,7 +132,7 @@ public final class Linearizability {
     if (verdict == Verdict.UNKNOWN) {
       for (KeyResult r : results) {
         if (r.verdict() == Verdict.UNKNOWN) {
-          cause = (r.key() == null ? "" : "key " + io.partkit.verification.history.Values.toEdn(r.key()) + ": ") + r.cause();
+          cause = (r.key() == null ? "" : "key " + Values.toEdn(r.key()) + ": ") + r.cause();
           break;
         }
       }

@@ -3,6 +3,7 @@ package io.partkit.verification.checker;
 import io.partkit.verification.history.Op;
 import io.partkit.verification.history.OpType;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,7 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
   static Paired of(List<Op> clientOps) {
     int n = clientOps.size();
     int[] completionAt = new int[n];
-    java.util.Arrays.fill(completionAt, -1);
+    Arrays.fill(completionAt, -1);
     Map<Object, Integer> open = new HashMap<>();
     int invocations = 0;
     for (int i = 0; i < n; i++) {
@@ -43,11 +44,11 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
       }
     }
     int[] opId = new int[n];
-    java.util.Arrays.fill(opId, -1);
+    Arrays.fill(opId, -1);
     List<Op> given = new ArrayList<>();
     List<Boolean> isInfo = new ArrayList<>();
     int[] returnOwner = new int[n];
-    java.util.Arrays.fill(returnOwner, -1);
+    Arrays.fill(returnOwner, -1);
     for (int i = 0; i < n; i++) {
       Op op = clientOps.get(i);
       if (op.type() != OpType.INVOKE) {
@@ -83,6 +84,6 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
     for (int i = 0; i < info.length; i++) {
       info[i] = isInfo.get(i);
     }
-    return new Paired(given.toArray(new Op[0]), info, java.util.Arrays.copyOf(events, e), invocations);
+    return new Paired(given.toArray(new Op[0]), info, Arrays.copyOf(events, e), invocations);
   }
 }

@@ -32,6 +32,7 @@ import io.partkit.verification.model.Step;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -174,7 +175,7 @@ final class WglSearch<S> {
           Step<S> step = model.step(state, ops[op]);
           if (step instanceof Step.Next) {
             S nextState = ((Step.Next<S>) step).state();
-            boolean infoNoop = info[op] && java.util.Objects.equals(nextState, state);
+            boolean infoNoop = info[op] && Objects.equals(nextState, state);
             if (!infoNoop) {
               bits[op >>> 6] |= 1L << op;
               long h = hash ^ zobrist[op];

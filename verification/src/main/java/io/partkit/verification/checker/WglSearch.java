@@ -21,6 +21,13 @@ package io.partkit.verification.checker;
  * incrementally (Zobrist hashing, one random 64-bit word per operation) so a configuration
  * costs one state.hashCode().
  *
+ * A third cut, also exact, for models that mark read-only operations (Model.isReadOnly): when an
+ * :ok read that may go next is legal in the current state, some linearization from here, if
+ * there is any, takes it next (moving a state-preserving operation earlier past operations that
+ * had not returned before it was invoked keeps both the real-time order and every state). So
+ * the read is taken at once and, if that fails, the whole configuration fails without trying
+ * the other candidates. Reads not legal in the current state are never tried in its walk.
+ *
  * Limits: the clock and a cancel flag are polled every 1024 steps, the memory guard every
  * 65536; hitting one returns UNKNOWN, never a verdict the search has not proven. A search can
  * also stop after a step budget and resume later, so that many keys can share few threads.
@@ -45,6 +52,7 @@ final class WglSearch<S> {
   private final Model<S> model;
   private final Op[] ops; // what the model is given, per operation
   private final boolean[] info;
+  private final boolean[] readOnly; // per operation: the model says it never changes the state
   private final long[] zobrist;
   private final int okCount;
 
@@ -60,6 +68,10 @@ final class WglSearch<S> {
     this.ops = paired.ops();
     this.info = paired.info();
     int n = ops.length;
+    readOnly = new boolean[n];
+    for (int i = 0; i < n; i++) {
+      readOnly[i] = model.isReadOnly(ops[i]);
+    }
     int okOps = 0;
     for (boolean b : info) {
       okOps += b ? 0 : 1;
@@ -102,6 +114,8 @@ final class WglSearch<S> {
   private ConfigCache cache;
   private int[] stackNode;
   private Object[] stackState;
+  private boolean[] stackForced; // the frame is a read taken by the dominance rule (see the class comment)
+  private boolean scanned; // the current configuration was already scanned for a read to force
   private int depth;
   private int remainingOk;
   private S state;
@@ -142,10 +156,12 @@ final class WglSearch<S> {
       cache = new ConfigCache(bits.length);
       stackNode = new int[n];
       stackState = new Object[n];
+      stackForced = new boolean[n];
       remainingOk = okCount;
       state = model.initialState();
       cache.add(bits, state, mix(hash, state));
       entry = next[0];
+      scanned = false;
     }
     long stop = budget == Long.MAX_VALUE ? Long.MAX_VALUE : steps + budget;
     long counted = steps;
@@ -170,8 +186,28 @@ final class WglSearch<S> {
         if (steps >= stop) {
           return null;
         }
+        if (!scanned) {
+          scanned = true;
+          int forced = forcibleRead();
+          if (forced == FAILED) {
+            if (backtrack()) {
+              return invalid(key, operations);
+            }
+            continue;
+          }
+          if (forced >= 0) {
+            push(forced, state, true);
+            continue;
+          }
+          entry = next[0];
+        }
         if (isCall[entry]) {
           int op = nodeOp[entry];
+          if (readOnly[op]) {
+            // legal reads were forced by the scan; an illegal one cannot go here; an :info read is moot
+            entry = next[entry];
+            continue;
+          }
           Step<S> step = model.step(state, ops[op]);
           if (step instanceof Step.Next) {
             S nextState = ((Step.Next<S>) step).state();
@@ -180,16 +216,8 @@ final class WglSearch<S> {
               bits[op >>> 6] |= 1L << op;
               long h = hash ^ zobrist[op];
               if (cache.add(bits, nextState, mix(h, nextState))) {
-                stackNode[depth] = entry;
-                stackState[depth] = state;
-                depth++;
                 hash = h;
-                state = nextState;
-                lift(entry);
-                if (!info[op]) {
-                  remainingOk--;
-                }
-                entry = next[0];
+                push(entry, nextState, false);
                 continue;
               }
               bits[op >>> 6] &= ~(1L << op);
@@ -211,23 +239,9 @@ final class WglSearch<S> {
               bestStates.add(state);
             }
           }
-          if (depth == 0) {
+          if (backtrack()) {
             return invalid(key, operations);
           }
-          depth--;
-          int top = stackNode[depth];
-          @SuppressWarnings("unchecked")
-          S previous = (S) stackState[depth];
-          stackState[depth] = null;
-          state = previous;
-          int op = nodeOp[top];
-          bits[op >>> 6] &= ~(1L << op);
-          hash ^= zobrist[op];
-          unlift(top);
-          if (!info[op]) {
-            remainingOk++;
-          }
-          entry = next[top];
         }
       }
     } catch (OutOfMemoryError e) {
@@ -239,6 +253,82 @@ final class WglSearch<S> {
     KeyResult valid = new KeyResult(key, Verdict.VALID, null, prefixOps(), null, operations, steps);
     release();
     return valid;
+  }
+
+  private static final int FAILED = -2;
+
+  /**
+   * Looks among the operations that may go next for an :ok read that is legal in the current
+   * state. Returns its call node with its bit set and the hash updated, -1 when there is none, or
+   * FAILED when there is one but its configuration was already explored (so this one fails too).
+   */
+  private int forcibleRead() {
+    for (int e = next[0]; e >= 0 && isCall[e]; e = next[e]) {
+      int op = nodeOp[e];
+      if (!readOnly[op] || info[op]) {
+        continue;
+      }
+      Step<S> step = model.step(state, ops[op]);
+      if (step instanceof Step.Next && Objects.equals(((Step.Next<S>) step).state(), state)) {
+        bits[op >>> 6] |= 1L << op;
+        long h = hash ^ zobrist[op];
+        if (!cache.add(bits, state, mix(h, state))) {
+          bits[op >>> 6] &= ~(1L << op);
+          return FAILED;
+        }
+        hash = h;
+        return e;
+      }
+    }
+    return -1;
+  }
+
+  /** Linearizes the call at {@code node} (bit and hash already set), moving to {@code nextState}. */
+  private void push(int node, S nextState, boolean forced) {
+    stackNode[depth] = node;
+    stackState[depth] = state;
+    stackForced[depth] = forced;
+    depth++;
+    state = nextState;
+    lift(node);
+    if (!info[nodeOp[node]]) {
+      remainingOk--;
+    }
+    entry = next[0];
+    scanned = false;
+  }
+
+  /**
+   * The current configuration fails: undo the last linearized operation and continue the walk of
+   * the configuration before it after that operation. A forced read's configuration failing means
+   * its parent fails too (the read dominates every alternative), so those frames are popped on.
+   *
+   * @return true when the first configuration failed: the history is not linearizable
+   */
+  private boolean backtrack() {
+    while (true) {
+      if (depth == 0) {
+        return true;
+      }
+      depth--;
+      int top = stackNode[depth];
+      @SuppressWarnings("unchecked")
+      S previous = (S) stackState[depth];
+      stackState[depth] = null;
+      state = previous;
+      int op = nodeOp[top];
+      bits[op >>> 6] &= ~(1L << op);
+      hash ^= zobrist[op];
+      unlift(top);
+      if (!info[op]) {
+        remainingOk++;
+      }
+      if (!stackForced[depth]) {
+        entry = next[top];
+        scanned = true; // this configuration's scan found nothing to force, or its frame would be forced
+        return false;
+      }
+    }
   }
 
   private void release() {

@@ -86,6 +86,11 @@ final class KvModel implements Model<KvModel.Value> {
   }
 
   @Override
+  public boolean isReadOnly(Op op) {
+    return "get".equals(op.f());
+  }
+
+  @Override
   public String toString() {
     return "(kv " + init + ")";
   }

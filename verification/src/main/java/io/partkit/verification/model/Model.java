@@ -36,4 +36,15 @@ public interface Model<S> {
 
   /** The next state after {@code op} in {@code state}, or an inconsistency. */
   Step<S> step(S state, Op op);
+
+  /**
+   * An optional ability that makes the search faster: true promises that {@code op} never
+   * changes the state, i.e. for every state {@code s}, {@code step(s, op)} is either an
+   * inconsistency or {@code Step.next(t)} with {@code t.equals(s)} (a read). The checker then
+   * takes such an operation as soon as it is legal and never tries it where it is not. A wrong
+   * promise makes verdicts wrong; the default, false, is always safe.
+   */
+  default boolean isReadOnly(Op op) {
+    return false;
+  }
 }

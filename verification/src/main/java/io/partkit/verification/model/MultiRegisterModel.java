@@ -74,6 +74,20 @@ final class MultiRegisterModel implements Model<Map<Object, Object>> {
     return Step.next(next == null ? state : Map.copyOf(next));
   }
 
+  /** A txn of reads only. */
+  @Override
+  public boolean isReadOnly(Op op) {
+    if (!"txn".equals(op.f()) || !(op.value() instanceof List)) {
+      return false;
+    }
+    for (Object o : (List<?>) op.value()) {
+      if (!(o instanceof List) || ((List<?>) o).size() != 3 || !"read".equals(((List<?>) o).get(0))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   @Override
   public String toString() {
     return "(multi-register " + Models.show(init) + ")";

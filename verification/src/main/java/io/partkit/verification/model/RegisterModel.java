@@ -63,6 +63,11 @@ final class RegisterModel implements Model<Object> {
   }
 
   @Override
+  public boolean isReadOnly(Op op) {
+    return "read".equals(op.f());
+  }
+
+  @Override
   public String toString() {
     return "(" + name + " " + Models.show(init) + ")";
   }

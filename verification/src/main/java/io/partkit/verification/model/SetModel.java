@@ -51,6 +51,11 @@ final class SetModel implements Model<Set<Object>> {
   }
 
   @Override
+  public boolean isReadOnly(Op op) {
+    return "read".equals(op.f());
+  }
+
+  @Override
   public String toString() {
     return "(set)";
   }

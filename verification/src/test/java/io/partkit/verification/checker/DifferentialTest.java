@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The checker against a brute-force enumeration of all orders, on seeded random histories with
  * several processes, crashes (:info), failures and corrupted results: 0 disagreements allowed.
- * 6 models x 8 seed blocks x 300 histories = 14,400 histories.
+ * 7 models x 8 seed blocks x 300 histories = 16,800 histories.
  */
 class DifferentialTest {
   private static final int PER_BLOCK = 300;
@@ -35,6 +35,7 @@ class DifferentialTest {
         new Case("set", Models::set, RandomHistories::set),
         new Case("fifo-queue", Models::fifoQueue, () -> RandomHistories.queue(true)),
         new Case("unordered-queue", Models::unorderedQueue, () -> RandomHistories.queue(false)),
+        new Case("multi-register", () -> Models.multiRegister(java.util.Map.of()), RandomHistories::multiRegister),
     };
     return Stream.of(cases).flatMap(c -> Stream.iterate(0L, b -> b + 1).limit(8)
         .map(block -> Arguments.of(c, 0xC0FFEEL + block * 1_000_003L)));

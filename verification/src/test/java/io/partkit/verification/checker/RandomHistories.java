@@ -231,4 +231,46 @@ final class RandomHistories {
       }
     };
   }
+
+  /** Two registers :x and :y changed by transactions of one or two reads and writes. */
+  static Sim multiRegister() {
+    return new Sim() {
+      final Map<Object, Object> regs = new java.util.HashMap<>();
+
+      @Override
+      public Object[] invoke(Random rnd) {
+        List<Object> txn = new ArrayList<>();
+        for (int i = 1 + rnd.nextInt(2); i > 0; i--) {
+          String k = rnd.nextBoolean() ? "x" : "y";
+          txn.add(rnd.nextBoolean() ? java.util.Arrays.asList("read", k, null) : List.of("write", k, (long) rnd.nextInt(3)));
+        }
+        return new Object[] {"txn", List.copyOf(txn)};
+      }
+
+      @Override
+      public Object execute(String f, Object arg) {
+        List<Object> done = new ArrayList<>();
+        for (Object o : (List<?>) arg) {
+          List<?> mop = (List<?>) o;
+          if (mop.get(0).equals("read")) {
+            done.add(java.util.Arrays.asList("read", mop.get(1), regs.get(mop.get(1))));
+          } else {
+            regs.put(mop.get(1), mop.get(2));
+            done.add(mop);
+          }
+        }
+        return java.util.Collections.unmodifiableList(done);
+      }
+
+      @Override
+      public Object corrupt(String f, Object arg, Object result, Random rnd) {
+        List<Object> l = new ArrayList<>((List<?>) result);
+        int i = rnd.nextInt(l.size());
+        List<?> mop = (List<?>) l.get(i);
+        long v = rnd.nextInt(3);
+        l.set(i, mop.get(0).equals("read") ? java.util.Arrays.asList("read", mop.get(1), v) : List.of("write", mop.get(1), v));
+        return java.util.Collections.unmodifiableList(l);
+      }
+    };
+  }
 }

@@ -76,14 +76,18 @@
   "A custom model from an initial state and a pure (fn [state op] ...) returning the next state or
   (inconsistent msg). States must be values (equality and hashing are used to cache them). The op
   is a map {:process :type :f :value :key}; its :type is :ok, or :info when the result is unknown
-  (then the step must accept any result). Keywords inside values arrive as strings."
-  [model-name init step]
+  (then the step must accept any result). Keywords inside values arrive as strings.
+  Option :read-only? (fn [op] ...) marks operations that never change the state (reads): the
+  search gets faster, and a wrong answer makes verdicts wrong."
+  [model-name init step & {:keys [read-only?]}]
   (reify Model
     (name [_] (clojure.core/name model-name))
     (initialState [_] init)
     (step [_ state op]
       (let [r (step state (op->map op))]
-        (if (instance? Step r) r (Step/next r))))))
+        (if (instance? Step r) r (Step/next r))))
+    (isReadOnly [_ op]
+      (boolean (and read-only? (read-only? (op->map op)))))))
 
 ;; ---------------------------------------------------------------------------------------------
 ;; Analysis

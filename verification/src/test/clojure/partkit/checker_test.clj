@@ -75,7 +75,20 @@
     (is (true? (:valid? (pc/analysis counter [(invoke 0 :inc nil) (invoke 1 :read nil)
                                               (ok 1 :read 1) (ok 0 :inc nil)]))))
     (is (false? (:valid? (pc/analysis counter [(invoke 0 :inc nil) (ok 0 :inc nil)
-                                               (invoke 1 :read nil) (ok 1 :read 0)]))))))
+                                               (invoke 1 :read nil) (ok 1 :read 0)]))))
+    (testing "marking reads read-only gives the same verdicts"
+      (let [fast (pc/model "counter" 0 (fn [state {:keys [f value type]}]
+                                         (case f
+                                           :inc (inc state)
+                                           :read (if (or (= type :info) (= value state))
+                                                   state
+                                                   (pc/inconsistent "stale"))))
+                           :read-only? #(= :read (:f %)))]
+        (is (.isReadOnly fast (io.partkit.verification.history.Op/of 0 0 io.partkit.verification.history.OpType/OK "read" nil)))
+        (is (true? (:valid? (pc/analysis fast [(invoke 0 :inc nil) (invoke 1 :read nil)
+                                               (ok 1 :read 1) (ok 0 :inc nil)]))))
+        (is (false? (:valid? (pc/analysis fast [(invoke 0 :inc nil) (ok 0 :inc nil)
+                                                (invoke 1 :read nil) (ok 1 :read 0)]))))))))
 
 (deftest time-limit-gives-unknown-never-a-guess
   (let [writes (for [p (range 24)] (invoke p :write p))

@@ -60,9 +60,9 @@ public final class Linearizability {
     ProgressTicker ticker = new ProgressTicker(options, start, done, total, steps);
 
     // Keys share the threads in slices of search steps, round-robin, each key's slice growing by
-    // a quarter every turn (slow growth: little overshoot past the steps a fast key needs): a key that is quickly found invalid is found after a few slices of every key,
-    // not after the hardest key ahead of it finishes (Porcupine gets the same effect with one
-    // goroutine per key).
+    // a quarter every turn (slow growth: little overshoot past the steps a fast key needs). A key
+    // that is quickly found invalid is found after a few slices of every key, not after the
+    // hardest key ahead of it finishes (Porcupine gets that effect with a goroutine per key).
     KeyResult[] results = new KeyResult[total];
     Queue<Slice> queue = new ConcurrentLinkedQueue<>();
     for (int i = 0; i < total; i++) {

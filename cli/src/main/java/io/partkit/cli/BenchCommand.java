@@ -140,9 +140,4 @@ public final class BenchCommand implements Callable<Integer> {
       super(Bench.defaultSubjects());
     }
   }
-
-  /** Runs {@code bench} alone, until the top-level {@code partkit} command lists it. */
-  public static void main(String[] args) {
-    System.exit(new CommandLine(new BenchCommand()).execute(args));
-  }
 }

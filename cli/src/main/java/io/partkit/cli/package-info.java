@@ -1,2 +1,5 @@
-/** The {@code partkit} command line: picocli commands over partkit's modules. */
+/**
+ * The {@code partkit} command: {@link io.partkit.cli.PartkitCommand} with picocli subcommands
+ * ({@code bench}, {@code check}, {@code strategies}), each a thin layer over a module's API.
+ */
 package io.partkit.cli;

@@ -1,2 +1,2 @@
-/** Tests of the command line, each command through its own {@code CommandLine}. */
+/** Tests of the {@code partkit} command, each command through picocli's {@code CommandLine}. */
 package io.partkit.cli;

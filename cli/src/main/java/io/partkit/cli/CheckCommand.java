@@ -1,0 +1,196 @@
+package io.partkit.cli;
+
+import io.partkit.verification.checker.Analysis;
+import io.partkit.verification.checker.CheckOptions;
+import io.partkit.verification.checker.Linearizability;
+import io.partkit.verification.checker.Verdict;
+import io.partkit.verification.history.Histories;
+import io.partkit.verification.history.History;
+import io.partkit.verification.history.HistoryParseException;
+import io.partkit.verification.history.InvalidHistoryException;
+import io.partkit.verification.model.Model;
+import io.partkit.verification.report.AnalysisText;
+import io.partkit.verification.report.CorpusTiming;
+import io.partkit.verification.report.HtmlReport;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code partkit check}: checks histories for linearizability. */
+@Command(name = "check", mixinStandardHelpOptions = true,
+    description = {"Checks histories (EDN, JSON lines or Jepsen logs) for linearizability.",
+        "Exit status: 0 valid, 1 invalid, 2 unknown, 3 bad input (the worst over all files)."})
+final class CheckCommand implements Callable<Integer> {
+  static final int VALID = 0;
+  static final int INVALID = 1;
+  static final int UNKNOWN = 2;
+  static final int BAD_INPUT = 3;
+
+  @Spec
+  CommandSpec spec;
+
+  @Parameters(arity = "1..*", paramLabel = "PATH", description = "History files or directories (searched recursively).")
+  List<Path> paths;
+
+  @Option(names = "--model", defaultValue = "auto", description = "register, cas-register, multi-register, mutex, set, "
+      + "fifo-queue, unordered-queue, kv, or auto (guess from the functions used; default).")
+  String model;
+
+  @Option(names = "--init", paramLabel = "EDN-VALUE", description = "The model's initial state as EDN: 0, nil, {:x 0 :y 0}.")
+  String init;
+
+  @Option(names = "--time-limit", defaultValue = "0", paramLabel = "DURATION",
+      description = "Per file, e.g. 30s, 500ms, 2m; 0 for none. Reaching it gives unknown.")
+  String timeLimit;
+
+  @Option(names = "--html", paramLabel = "FILE", description = "Write a self-contained HTML picture (single file only).")
+  Path html;
+
+  @Option(names = "--bench", description = "Time the Porcupine corpus (PATH = the directory with EXPECTED.tsv).")
+  boolean bench;
+
+  @Option(names = "--warmup", defaultValue = "10", description = "With --bench: warm-up rounds.")
+  int warmup;
+
+  @Option(names = "--rounds", defaultValue = "20", description = "With --bench: measured rounds.")
+  int rounds;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    if (bench) {
+      CorpusTiming.Result r = CorpusTiming.run(paths.get(0), warmup, rounds);
+      CorpusTiming.print(r, out);
+      out.flush();
+      return VALID;
+    }
+    Duration limit;
+    try {
+      limit = Durations.parse(timeLimit);
+    } catch (IllegalArgumentException e) {
+      err.println("partkit check: " + e.getMessage());
+      return BAD_INPUT;
+    }
+    List<Path> files = new ArrayList<>();
+    for (Path p : paths) {
+      if (Files.isDirectory(p)) {
+        try (Stream<Path> s = Files.walk(p)) {
+          s.filter(Files::isRegularFile).filter(CheckCommand::looksLikeHistory).filter(CheckCommand::notBesideAJepsenHistory)
+              .sorted().forEach(files::add);
+        }
+      } else {
+        files.add(p);
+      }
+    }
+    if (files.isEmpty()) {
+      err.println("partkit check: no history files under " + paths);
+      return BAD_INPUT;
+    }
+    boolean single = files.size() == 1 && !Files.isDirectory(paths.get(0));
+    if (html != null && !single) {
+      err.println("partkit check: --html needs exactly one history file");
+      return BAD_INPUT;
+    }
+    CheckOptions options = CheckOptions.defaults().withTimeLimit(limit);
+    if (single) {
+      options = options.withProgress((done, total, steps, nanos) ->
+          err.printf("checking %s: %d/%d keys done, %,d steps, %.1f s%n", files.get(0), done, total, steps, nanos / 1e9));
+    }
+    int worst = VALID;
+    int[] counts = new int[4];
+    long totalStart = System.nanoTime();
+    for (Path file : files) {
+      int status = checkOne(file, options, single, out, err);
+      counts[status]++;
+      worst = Math.max(worst, status);
+    }
+    if (!single) {
+      out.printf("%d files: %d valid, %d invalid, %d unknown, %d bad input; %d ms%n", files.size(), counts[VALID],
+          counts[INVALID], counts[UNKNOWN], counts[BAD_INPUT], (System.nanoTime() - totalStart) / 1_000_000);
+    }
+    out.flush();
+    return worst;
+  }
+
+  private int checkOne(Path file, CheckOptions options, boolean single, PrintWriter out, PrintWriter err) {
+    long start = System.nanoTime();
+    History history;
+    Model<?> m;
+    try {
+      history = Histories.read(file);
+      m = ModelChoice.choose(model, init, history);
+    } catch (HistoryParseException e) {
+      return bad(file, e.getMessage(), single, start, out, err);
+    } catch (IllegalArgumentException e) {
+      return bad(file, file + ": " + e.getMessage(), single, start, out, err);
+    }
+    Analysis a;
+    try {
+      a = Linearizability.check(m, history, options);
+    } catch (InvalidHistoryException e) {
+      return bad(file, String.join(System.lineSeparator(), prefixed(file, e.problems())), single, start, out, err);
+    }
+    long ms = (System.nanoTime() - start) / 1_000_000;
+    if (single) {
+      out.print(AnalysisText.render(m, history, a));
+      if (html != null) {
+        try {
+          Files.writeString(html, HtmlReport.render(m, history, a));
+          out.println("picture: " + html);
+        } catch (IOException e) {
+          err.println("partkit check: cannot write " + html + ": " + e.getMessage());
+          return BAD_INPUT;
+        }
+      }
+    } else {
+      out.printf("%s\t%s\t%d%n", file, a.verdict().name().toLowerCase(Locale.ROOT), ms);
+      out.flush();
+    }
+    return a.verdict() == Verdict.VALID ? VALID : a.verdict() == Verdict.INVALID ? INVALID : UNKNOWN;
+  }
+
+  private static List<String> prefixed(Path file, List<String> problems) {
+    List<String> l = new ArrayList<>();
+    for (String p : problems) {
+      l.add(file + ": " + p);
+    }
+    return l;
+  }
+
+  private int bad(Path file, String message, boolean single, long start, PrintWriter out, PrintWriter err) {
+    err.println(message);
+    err.flush();
+    if (!single) {
+      out.printf("%s\t%s\t%d%n", file, "bad-input", (System.nanoTime() - start) / 1_000_000);
+    }
+    return BAD_INPUT;
+  }
+
+  /**
+   * In a Jepsen store run directory only {@code history.edn} is the history: {@code results.edn},
+   * {@code test.edn} and {@code jepsen.log} beside it are not checked again.
+   */
+  private static boolean notBesideAJepsenHistory(Path p) {
+    return p.getFileName().toString().equals(JEPSEN_HISTORY) || !Files.isRegularFile(p.resolveSibling(JEPSEN_HISTORY));
+  }
+
+  private static final String JEPSEN_HISTORY = "history.edn";
+
+  private static boolean looksLikeHistory(Path p) {
+    String n = p.getFileName().toString();
+    return n.endsWith(".edn") || n.endsWith(".log") || n.endsWith(".txt") || n.endsWith(".jsonl") || n.endsWith(".json");
+  }
+}

@@ -1,0 +1,67 @@
+package io.partkit.cli;
+
+import io.partkit.verification.history.Histories;
+import io.partkit.verification.history.History;
+import io.partkit.verification.history.HistoryParseException;
+import io.partkit.verification.history.Op;
+import io.partkit.verification.model.Model;
+import io.partkit.verification.model.Models;
+import java.util.HashSet;
+import java.util.Set;
+
+/** Picks the model from --model and --init, guessing it from the functions used for "auto". */
+final class ModelChoice {
+  private ModelChoice() {}
+
+  /** @throws IllegalArgumentException for an unknown model, a bad --init, or a history auto cannot place */
+  static Model<?> choose(String name, String init, History history) {
+    String n = name.equals("auto") ? guess(history) : name;
+    Object initial = init == null ? defaultInit(n) : parseInit(init);
+    return Models.named(n, initial);
+  }
+
+  private static Object defaultInit(String name) {
+    return name.equals("kv") ? "" : null;
+  }
+
+  private static Object parseInit(String edn) {
+    try {
+      // A one-operation EDN history is the simplest way to run Clojure's reader on the value.
+      History h = Histories.parse("--init", "{:process 0, :type :invoke, :f :init, :value " + edn + "}");
+      if (h.ops().size() != 1) {
+        throw new IllegalArgumentException("--init must be one EDN value: " + edn);
+      }
+      return h.ops().get(0).value();
+    } catch (HistoryParseException e) {
+      throw new IllegalArgumentException("--init must be one EDN value such as 0, nil or {:x 0 :y 0}: " + edn);
+    }
+  }
+
+  static String guess(History history) {
+    Set<String> fs = new HashSet<>();
+    for (Op op : history.ops()) {
+      if (op.isClient()) {
+        fs.add(op.f());
+      }
+    }
+    if (fs.contains("txn")) {
+      return "multi-register";
+    }
+    if (fs.contains("get") || fs.contains("append") || fs.contains("put")) {
+      return "kv";
+    }
+    if (fs.contains("acquire") || fs.contains("release")) {
+      return "mutex";
+    }
+    if (fs.contains("enqueue") || fs.contains("dequeue")) {
+      return "fifo-queue";
+    }
+    if (fs.contains("add")) {
+      return "set";
+    }
+    if (fs.contains("read") || fs.contains("write") || fs.contains("cas")) {
+      return "cas-register";
+    }
+    throw new IllegalArgumentException("cannot guess the model from the functions " + fs + ": give --model");
+  }
+}

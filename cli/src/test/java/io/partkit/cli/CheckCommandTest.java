@@ -1,0 +1,150 @@
+package io.partkit.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class CheckCommandTest {
+  @TempDir
+  Path dir;
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    return new CommandLine(new PartkitCommand()).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+        .execute(args);
+  }
+
+  private Path write(String name, String text) throws IOException {
+    Path p = dir.resolve(name);
+    Files.writeString(p, text);
+    return p;
+  }
+
+  static final String VALID = """
+      {:process 0, :type :invoke, :f :write, :value 1}
+      {:process 0, :type :ok, :f :write, :value 1}
+      {:process 1, :type :invoke, :f :read, :value nil}
+      {:process 1, :type :ok, :f :read, :value 1}
+      """;
+
+  static final String STALE = """
+      {:process 0, :type :invoke, :f :write, :value 1}
+      {:process 0, :type :ok, :f :write, :value 1}
+      {:process 1, :type :invoke, :f :read, :value nil}
+      {:process 1, :type :ok, :f :read, :value 0}
+      """;
+
+  @Test
+  void validHistoryExitsZero() throws IOException {
+    assertThat(run("check", write("v.edn", VALID).toString(), "--model", "register", "--init", "0")).isEqualTo(0);
+    assertThat(out.toString()).contains("v.edn: valid (register,");
+  }
+
+  @Test
+  void invalidHistoryExitsOneAndPrintsEvidence() throws IOException {
+    assertThat(run("check", write("s.edn", STALE).toString(), "--model", "cas-register", "--init", "0")).isEqualTo(1);
+    assertThat(out.toString()).contains("s.edn: invalid")
+        .contains("cannot linearize: {:process 1, :type :ok, :f :read, :value 0, :index 3, :line 4}")
+        .contains("because: read 0 but the register holds 1");
+  }
+
+  @Test
+  void timeLimitExitsTwo() throws IOException {
+    StringBuilder sb = new StringBuilder();
+    for (int p = 0; p < 24; p++) {
+      sb.append("{:process ").append(p).append(", :type :invoke, :f :write, :value ").append(p).append("}\n");
+    }
+    sb.append("{:process 99, :type :invoke, :f :read, :value nil}\n{:process 99, :type :ok, :f :read, :value 99}\n");
+    // 2^24 subsets of pending writes: no machine finishes that in a millisecond
+    assertThat(run("check", write("hard.edn", sb.toString()).toString(), "--model", "register", "--time-limit", "1ms"))
+        .isEqualTo(2);
+    assertThat(out.toString()).contains("hard.edn: unknown").contains("cause: time limit reached");
+  }
+
+  @Test
+  void malformedFileExitsThreeNamingFileAndLine() throws IOException {
+    Path bad = write("bad.edn", VALID + "{:process 2, :type :invoke\n");
+    assertThat(run("check", bad.toString(), "--model", "register")).isEqualTo(3);
+    assertThat(err.toString()).contains(bad + ":5: expected valid EDN");
+  }
+
+  @Test
+  void invalidHistoryStructureExitsThree() throws IOException {
+    Path bad = write("twice.edn", "{:process 0, :type :invoke, :f :read}\n{:process 0, :type :invoke, :f :read}\n");
+    assertThat(run("check", bad.toString(), "--model", "register")).isEqualTo(3);
+    assertThat(err.toString()).contains("line 2: process 0 invokes :read while its invocation of :read at line 1");
+  }
+
+  @Test
+  void badOptionsExitThree() throws IOException {
+    Path v = write("v.edn", VALID);
+    assertThat(run("check", v.toString(), "--model", "stack")).isEqualTo(3);
+    assertThat(err.toString()).contains("unknown model stack; known models: register");
+    assertThat(run("check", v.toString(), "--model", "register", "--init", "{:x")).isEqualTo(3);
+    assertThat(run("check", v.toString(), "--time-limit", "soon")).isEqualTo(3);
+  }
+
+  @Test
+  void multiRegisterInitFromEdn() throws IOException {
+    Path h = write("txn.edn", """
+        {:process 0, :type :invoke, :f :txn, :value [[:read :x nil] [:read :y nil]]}
+        {:process 0, :type :ok, :f :txn, :value [[:read :x 0] [:read :y 0]]}
+        """);
+    assertThat(run("check", h.toString(), "--model", "multi-register", "--init", "{:x 0 :y 0}")).isEqualTo(0);
+    assertThat(run("check", h.toString(), "--model", "multi-register")).isEqualTo(1);
+  }
+
+  @Test
+  void severalFilesPrintOneLineEachThenASummaryAndExitWithTheWorst() throws IOException {
+    write("a-valid.edn", VALID);
+    write("b-stale.edn", STALE);
+    write("c.jsonl", """
+        {"process": 0, "type": "invoke", "f": "write", "value": 1}
+        {"process": 0, "type": "ok", "f": "write", "value": 1}
+        """);
+    int code = run("check", dir.toString(), "--model", "register", "--init", "0");
+    assertThat(code).isEqualTo(1);
+    String[] lines = out.toString().split("\\R");
+    assertThat(lines).hasSize(4);
+    assertThat(lines[0]).matches(".*a-valid\\.edn\tvalid\t\\d+");
+    assertThat(lines[1]).matches(".*b-stale\\.edn\tinvalid\t\\d+");
+    assertThat(lines[2]).matches(".*c\\.jsonl\tvalid\t\\d+");
+    assertThat(lines[3]).startsWith("3 files: 2 valid, 1 invalid, 0 unknown, 0 bad input;");
+  }
+
+  @Test
+  void aJepsenStoreDirectoryIsCheckedByItsHistoryEdnOnly() throws IOException {
+    Path run = Files.createDirectories(dir.resolve("store/register/20250101T000000.000Z"));
+    Files.writeString(run.resolve("history.edn"), STALE);
+    Files.writeString(run.resolve("results.edn"), "{:valid? true}\n");
+    Files.writeString(run.resolve("jepsen.log"), "INFO  jepsen.core - Run complete\n");
+    assertThat(run("check", dir.resolve("store").toString(), "--model", "register", "--init", "0")).isEqualTo(1);
+    assertThat(out.toString().split("\\R")).hasSize(2);
+    assertThat(out.toString()).contains("history.edn\tinvalid\t").doesNotContain("results.edn");
+  }
+
+  @Test
+  void htmlPictureIsSelfContained() throws IOException {
+    Path html = dir.resolve("out.html");
+    assertThat(run("check", write("s.edn", STALE).toString(), "--model", "register", "--init", "0", "--html", html.toString()))
+        .isEqualTo(1);
+    String page = Files.readString(html);
+    assertThat(page).startsWith("<!DOCTYPE html>").contains("<svg").contains("class='op bad'")
+        .doesNotContain("http://", "https://cdn", "<script src", "<link");
+  }
+
+  @Test
+  void autoModelGuessesFromTheFunctions() throws IOException {
+    assertThat(run("check", write("v.edn", VALID).toString())).isEqualTo(0);
+    assertThat(out.toString()).contains("(cas-register,");
+  }
+}

@@ -1,0 +1,404 @@
+package io.partkit.verification.checker;
+
+/*
+ * Design. This is the just-in-time linearization search of Wing and Gong ("Testing and
+ * verifying concurrent objects", JPDC 1993) with the configuration cache of Lowe ("Testing for
+ * linearizability", CCPE 2017), the algorithm Knossos' wgl.clj and Porcupine's checker.go use.
+ *
+ * The history of one key becomes a doubly linked list of call and return events in real-time
+ * order. The search walks the list: at a call it tries to apply the operation to the model
+ * state; if the model accepts and the configuration (set of linearized operations, state) is
+ * new, the call and its return are unlinked ("lifted") and the walk restarts at the head. At a
+ * return, the operation could not be placed before it returns in this configuration: backtrack
+ * by popping the last linearized operation, relinking it and trying the next call after it.
+ * The history is linearizable when every :ok operation has been lifted.
+ *
+ * :fail operations were removed before (they did not happen). An :info operation has a call and
+ * no return, so it may be linearized at any point after its invocation, or never (Knossos'
+ * semantics); the search succeeds with :info calls still in the list. Two more cuts, both exact:
+ * an :info step that leaves the state unchanged is not taken (never linearizing it reaches
+ * every configuration that taking it would), and the cache key hashes the linearized set
+ * incrementally (Zobrist hashing, one random 64-bit word per operation) so a configuration
+ * costs one state.hashCode().
+ *
+ * A third cut, also exact, for models that mark read-only operations (Model.isReadOnly): when an
+ * :ok read that may go next is legal in the current state, some linearization from here, if
+ * there is any, takes it next (moving a state-preserving operation earlier past operations that
+ * had not returned before it was invoked keeps both the real-time order and every state). So
+ * the read is taken at once and, if that fails, the whole configuration fails without trying
+ * the other candidates. Reads not legal in the current state are never tried in its walk.
+ *
+ * Limits: the clock and a cancel flag are polled every 1024 steps, the memory guard every
+ * 65536; hitting one returns UNKNOWN, never a verdict the search has not proven. A search can
+ * also stop after a step budget and resume later, so that many keys can share few threads.
+ */
+
+import io.partkit.verification.history.Op;
+import io.partkit.verification.model.Model;
+import io.partkit.verification.model.Step;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/** The search for one key. Not thread-safe: one instance per key and thread. */
+final class WglSearch<S> {
+  private static final int EVIDENCE_PREFIXES = 4;
+
+  private final Model<S> model;
+  private final Op[] ops; // what the model is given, per operation
+  private final boolean[] info;
+  private final boolean[] readOnly; // per operation: the model says it never changes the state
+  private final long[] zobrist;
+  private final int okCount;
+
+  // The event list: node 0 is the head; nodes 1.. are events in history order.
+  private final int[] next;
+  private final int[] prev;
+  private final int[] nodeOp;
+  private final boolean[] isCall;
+  private final int[] returnOf; // call node -> its return node, or -1 for :info
+
+  WglSearch(Model<S> model, Paired paired) {
+    this.model = model;
+    this.ops = paired.ops();
+    this.info = paired.info();
+    int n = ops.length;
+    readOnly = new boolean[n];
+    for (int i = 0; i < n; i++) {
+      readOnly[i] = model.isReadOnly(ops[i]);
+    }
+    int okOps = 0;
+    for (boolean b : info) {
+      okOps += b ? 0 : 1;
+    }
+    this.okCount = okOps;
+    SplittableRandom rnd = new SplittableRandom(0x5eed_1234_abcdL); // fixed: runs are reproducible
+    zobrist = new long[n];
+    for (int i = 0; i < n; i++) {
+      zobrist[i] = rnd.nextLong();
+    }
+    int[] events = paired.events(); // encoded op*2 + (1 if return)
+    int m = events.length + 1;
+    next = new int[m];
+    prev = new int[m];
+    nodeOp = new int[m];
+    isCall = new boolean[m];
+    returnOf = new int[m];
+    int[] callNode = new int[n];
+    Arrays.fill(returnOf, -1);
+    for (int k = 0; k < events.length; k++) {
+      int node = k + 1;
+      int op = events[k] >>> 1;
+      nodeOp[node] = op;
+      isCall[node] = (events[k] & 1) == 0;
+      if (isCall[node]) {
+        callNode[op] = node;
+      } else {
+        returnOf[callNode[op]] = node;
+      }
+    }
+    for (int node = 0; node < m; node++) {
+      next[node] = node + 1 < m ? node + 1 : -1;
+      prev[node] = node - 1;
+    }
+  }
+
+  // Search state, kept in fields so that a search can run in slices (see Linearizability).
+  private long[] bits;
+  private long hash;
+  private ConfigCache cache;
+  private int[] stackNode;
+  private Object[] stackState;
+  private boolean[] stackForced; // the frame is a read taken by the dominance rule (see the class comment)
+  private boolean scanned; // the current configuration was already scanned for a read to force
+  private int depth;
+  private int remainingOk;
+  private S state;
+  private int bestDepth = -1;
+  private final List<int[]> best = new ArrayList<>(); // stack snapshots; Prefixes built only when reported
+  private final List<Object> bestStates = new ArrayList<>();
+  private int bestOp = -1;
+  private S bestState;
+  private long steps;
+  private int entry;
+  private boolean started;
+
+  /** Runs the search to the end. */
+  KeyResult run(Object key, int operations, long deadline, LongSupplier clock, AtomicBoolean cancel,
+      MemoryGuard memory, AtomicLong stepCounter, ProgressTicker ticker) {
+    KeyResult r;
+    do {
+      r = advance(key, operations, Long.MAX_VALUE, deadline, clock, cancel, memory, stepCounter, ticker);
+    } while (r == null);
+    return r;
+  }
+
+  /** Steps taken so far. */
+  long steps() {
+    return steps;
+  }
+
+  /**
+   * Runs at most about {@code budget} more steps: returns the result, or null when the budget ran
+   * out first (call again to continue where it stopped).
+   */
+  KeyResult advance(Object key, int operations, long budget, long deadline, LongSupplier clock, AtomicBoolean cancel,
+      MemoryGuard memory, AtomicLong stepCounter, ProgressTicker ticker) {
+    if (!started) {
+      started = true;
+      int n = ops.length;
+      bits = new long[(n >>> 6) + 1];
+      cache = new ConfigCache(bits.length);
+      stackNode = new int[n];
+      stackState = new Object[n];
+      stackForced = new boolean[n];
+      remainingOk = okCount;
+      state = model.initialState();
+      cache.add(bits, state, mix(hash, state));
+      entry = next[0];
+      scanned = false;
+    }
+    long stop = budget == Long.MAX_VALUE ? Long.MAX_VALUE : steps + budget;
+    long counted = steps;
+    try {
+      while (remainingOk > 0) {
+        if ((++steps & 1023) == 0) {
+          stepCounter.addAndGet(steps - counted);
+          counted = steps;
+          if (deadline != Long.MAX_VALUE && clock.getAsLong() - deadline > 0) {
+            return unknown(key, operations, "time limit reached after " + steps + " steps");
+          }
+          if (cancel.get()) {
+            return unknown(key, operations, "cancelled: another key was already invalid");
+          }
+          if ((steps & 0xFFFF) == 0) {
+            if (memory.exhausted()) {
+              return unknown(key, operations, "memory guard: " + memory.describe());
+            }
+            ticker.maybeReport();
+          }
+        }
+        if (steps >= stop) {
+          return null;
+        }
+        if (!scanned) {
+          scanned = true;
+          int forced = forcibleRead();
+          if (forced == FAILED) {
+            if (backtrack()) {
+              return invalid(key, operations);
+            }
+            continue;
+          }
+          if (forced >= 0) {
+            push(forced, state, true);
+            continue;
+          }
+          entry = next[0];
+        }
+        if (isCall[entry]) {
+          int op = nodeOp[entry];
+          if (readOnly[op]) {
+            // legal reads were forced by the scan; an illegal one cannot go here; an :info read is moot
+            entry = next[entry];
+            continue;
+          }
+          Step<S> step = model.step(state, ops[op]);
+          if (step instanceof Step.Next) {
+            S nextState = ((Step.Next<S>) step).state();
+            boolean infoNoop = info[op] && Objects.equals(nextState, state);
+            if (!infoNoop) {
+              bits[op >>> 6] |= 1L << op;
+              long h = hash ^ zobrist[op];
+              if (cache.add(bits, nextState, mix(h, nextState))) {
+                hash = h;
+                push(entry, nextState, false);
+                continue;
+              }
+              bits[op >>> 6] &= ~(1L << op);
+            }
+          }
+          entry = next[entry];
+        } else {
+          // A return: its operation cannot be placed in this configuration.
+          if (depth >= bestDepth) {
+            if (depth > bestDepth) {
+              bestDepth = depth;
+              best.clear();
+              bestStates.clear();
+              bestOp = nodeOp[entry];
+              bestState = state;
+            }
+            if (best.size() < EVIDENCE_PREFIXES) {
+              best.add(Arrays.copyOf(stackNode, depth));
+              bestStates.add(state);
+            }
+          }
+          if (backtrack()) {
+            return invalid(key, operations);
+          }
+        }
+      }
+    } catch (OutOfMemoryError e) {
+      release(); // let the configurations go before anything else allocates
+      return unknown(key, operations, "out of memory after " + steps + " steps");
+    } finally {
+      stepCounter.addAndGet(steps - counted);
+    }
+    KeyResult valid = new KeyResult(key, Verdict.VALID, null, prefixOps(), null, operations, steps);
+    release();
+    return valid;
+  }
+
+  private static final int FAILED = -2;
+
+  /**
+   * Looks among the operations that may go next for an :ok read that is legal in the current
+   * state. Returns its call node with its bit set and the hash updated, -1 when there is none, or
+   * FAILED when there is one but its configuration was already explored (so this one fails too).
+   */
+  private int forcibleRead() {
+    for (int e = next[0]; e >= 0 && isCall[e]; e = next[e]) {
+      int op = nodeOp[e];
+      if (!readOnly[op] || info[op]) {
+        continue;
+      }
+      Step<S> step = model.step(state, ops[op]);
+      if (step instanceof Step.Next && Objects.equals(((Step.Next<S>) step).state(), state)) {
+        bits[op >>> 6] |= 1L << op;
+        long h = hash ^ zobrist[op];
+        if (!cache.add(bits, state, mix(h, state))) {
+          bits[op >>> 6] &= ~(1L << op);
+          return FAILED;
+        }
+        hash = h;
+        return e;
+      }
+    }
+    return -1;
+  }
+
+  /** Linearizes the call at {@code node} (bit and hash already set), moving to {@code nextState}. */
+  private void push(int node, S nextState, boolean forced) {
+    stackNode[depth] = node;
+    stackState[depth] = state;
+    stackForced[depth] = forced;
+    depth++;
+    state = nextState;
+    lift(node);
+    if (!info[nodeOp[node]]) {
+      remainingOk--;
+    }
+    entry = next[0];
+    scanned = false;
+  }
+
+  /**
+   * The current configuration fails: undo the last linearized operation and continue the walk of
+   * the configuration before it after that operation. A forced read's configuration failing means
+   * its parent fails too (the read dominates every alternative), so those frames are popped on.
+   *
+   * @return true when the first configuration failed: the history is not linearizable
+   */
+  private boolean backtrack() {
+    while (true) {
+      if (depth == 0) {
+        return true;
+      }
+      depth--;
+      int top = stackNode[depth];
+      @SuppressWarnings("unchecked")
+      S previous = (S) stackState[depth];
+      stackState[depth] = null;
+      state = previous;
+      int op = nodeOp[top];
+      bits[op >>> 6] &= ~(1L << op);
+      hash ^= zobrist[op];
+      unlift(top);
+      if (!info[op]) {
+        remainingOk++;
+      }
+      if (!stackForced[depth]) {
+        entry = next[top];
+        scanned = true; // this configuration's scan found nothing to force, or its frame would be forced
+        return false;
+      }
+    }
+  }
+
+  private void release() {
+    cache = null;
+    stackState = null;
+  }
+
+  private KeyResult unknown(Object key, int operations, String cause) {
+    release();
+    return new KeyResult(key, Verdict.UNKNOWN, cause, null, null, operations, steps);
+  }
+
+  private KeyResult invalid(Object key, int operations) {
+    release();
+    int op = bestOp;
+    List<Prefix> prefixes = new ArrayList<>();
+    for (int i = 0; i < best.size(); i++) {
+      prefixes.add(new Prefix(opsOf(best.get(i), best.get(i).length), bestStates.get(i)));
+    }
+    Step<S> step = model.step(bestState, ops[op]);
+    String message = step instanceof Step.Inconsistent
+        ? ((Step.Inconsistent<S>) step).message()
+        : "no order of the concurrent operations lets it complete by its return";
+    return new KeyResult(key, Verdict.INVALID, null, null, new Evidence(ops[op], message, prefixes), operations, steps);
+  }
+
+  private List<Op> prefixOps() {
+    return opsOf(stackNode, depth);
+  }
+
+  private List<Op> opsOf(int[] nodes, int count) {
+    List<Op> l = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      l.add(ops[nodeOp[nodes[i]]]);
+    }
+    return l;
+  }
+
+  private void lift(int call) {
+    next[prev[call]] = next[call];
+    if (next[call] >= 0) {
+      prev[next[call]] = prev[call];
+    }
+    int ret = returnOf[call];
+    if (ret >= 0) {
+      next[prev[ret]] = next[ret];
+      if (next[ret] >= 0) {
+        prev[next[ret]] = prev[ret];
+      }
+    }
+  }
+
+  private void unlift(int call) {
+    int ret = returnOf[call];
+    if (ret >= 0) {
+      next[prev[ret]] = ret;
+      if (next[ret] >= 0) {
+        prev[next[ret]] = ret;
+      }
+    }
+    next[prev[call]] = call;
+    if (next[call] >= 0) {
+      prev[next[call]] = call;
+    }
+  }
+
+  private static long mix(long setHash, Object state) {
+    long h = setHash ^ (state == null ? 0 : state.hashCode()) * 0x9E3779B97F4A7C15L;
+    h ^= h >>> 31;
+    h *= 0xBF58476D1CE4E5B9L;
+    return h ^ (h >>> 29);
+  }
+}

@@ -1,0 +1,74 @@
+package io.partkit.verification.history;
+
+import clojure.lang.LineNumberingPushbackReader;
+import java.io.IOException;
+import java.io.StringReader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads the operation lines of a Jepsen log ({@code jepsen.log}, and the etcd logs of Porcupine's
+ * test data): {@code INFO  jepsen.util - PROCESS<TAB>:TYPE<TAB>:F<TAB>VALUE}, separated by tabs
+ * or spaces, VALUE being one EDN value. Lines of other loggers and other {@code jepsen.util}
+ * messages are skipped; a line that starts like an operation must be a whole operation.
+ *
+ * <p>In these logs an {@code :info} completion carries the failure (e.g. {@code :timed-out}),
+ * not a result; the checker uses the invocation's value for {@code :info} operations anyway.
+ */
+final class JepsenLogReader {
+  private JepsenLogReader() {}
+
+  static final String MARKER = "jepsen.util - ";
+  private static final Pattern OP = Pattern.compile("^(\\S+)\\s+:(invoke|ok|fail|info)(?=\\s|$)(.*)$");
+  private static final Pattern F = Pattern.compile("^\\s+:?([^\\s\\[\\]{}()\"]+)(.*)$");
+
+  static List<Op> read(String source, String text) throws HistoryParseException {
+    List<Op> ops = new ArrayList<>();
+    String[] lines = text.split("\r?\n", -1);
+    for (int i = 0; i < lines.length; i++) {
+      int lineNo = i + 1;
+      String line = lines[i];
+      int at = line.indexOf(MARKER);
+      if (at < 0) {
+        continue;
+      }
+      Matcher m = OP.matcher(line.substring(at + MARKER.length()));
+      if (!m.matches()) {
+        continue; // another jepsen.util message
+      }
+      Matcher fm = F.matcher(m.group(3));
+      if (!fm.matches()) {
+        throw new HistoryParseException(source, lineNo,
+            "expected a function such as :read after :" + m.group(2) + " (line format: PROCESS :TYPE :F VALUE)");
+      }
+      Object process = parseProcess(m.group(1));
+      String rest = fm.group(2).trim();
+      Object value = rest.isEmpty() ? null : readValue(source, lineNo, rest);
+      ops.add(new Op(ops.size(), process, OpType.parse(m.group(2)), fm.group(1), value, null, -1, lineNo));
+    }
+    return ops;
+  }
+
+  private static Object parseProcess(String token) {
+    try {
+      return Long.parseLong(token);
+    } catch (NumberFormatException e) {
+      return token.startsWith(":") ? token.substring(1) : token; // :nemesis and friends
+    }
+  }
+
+  private static Object readValue(String source, int lineNo, String text) throws HistoryParseException {
+    LineNumberingPushbackReader r = new LineNumberingPushbackReader(new StringReader(text));
+    Object v = EdnHistoryReader.readForm(source, r, lineNo);
+    try {
+      if (EdnHistoryReader.skipBlank(r) != -1) {
+        throw new HistoryParseException(source, lineNo, "expected one EDN value after the function, got extra text: " + text);
+      }
+    } catch (IOException e) {
+      throw new HistoryParseException(source, lineNo, "could not read: " + e.getMessage(), e);
+    }
+    return v;
+  }
+}

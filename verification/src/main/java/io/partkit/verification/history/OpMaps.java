@@ -1,0 +1,59 @@
+package io.partkit.verification.history;
+
+import java.util.Map;
+
+/** Turns one normalised map (from EDN or JSON) into an {@link Op}: shared by the readers. */
+final class OpMaps {
+  private OpMaps() {}
+
+  static final String EXAMPLE = "{:process 0, :type :invoke, :f :read, :value nil}";
+
+  static Op toOp(Object form, long position, int line, String source) throws HistoryParseException {
+    if (!(form instanceof Map)) {
+      throw new HistoryParseException(source, line,
+          "expected an operation map like " + EXAMPLE + ", got " + describe(form));
+    }
+    Map<?, ?> m = (Map<?, ?>) form;
+    Object process = m.get("process");
+    if (process == null) {
+      throw new HistoryParseException(source, line, "expected a :process (an integer, or e.g. :nemesis) in " + Values.toEdn(m));
+    }
+    if (process instanceof Double || process instanceof Map || process instanceof Iterable) {
+      throw new HistoryParseException(source, line, "expected :process to be an integer or a name, got " + Values.toEdn(process));
+    }
+    Object type = m.get("type");
+    if (!(type instanceof String)) {
+      throw new HistoryParseException(source, line, "expected :type to be one of :invoke, :ok, :fail, :info in " + Values.toEdn(m));
+    }
+    OpType opType;
+    try {
+      opType = OpType.parse((String) type);
+    } catch (IllegalArgumentException e) {
+      throw new HistoryParseException(source, line, "expected :type to be one of :invoke, :ok, :fail, :info, got " + Values.toEdn(type));
+    }
+    Object f = m.get("f");
+    if (!(f instanceof String) || ((String) f).isEmpty()) {
+      throw new HistoryParseException(source, line, "expected :f to be a keyword such as :read, in " + Values.toEdn(m));
+    }
+    String fn = (String) f;
+    if (fn.startsWith(":")) {
+      fn = fn.substring(1);
+    }
+    long index = position;
+    Object idx = m.get("index");
+    if (idx instanceof Long) {
+      index = (Long) idx;
+    }
+    long time = -1;
+    Object t = m.get("time");
+    if (t instanceof Long) {
+      time = (Long) t;
+    }
+    return new Op(index, process, opType, fn, m.get("value"), m.get("key"), time, line);
+  }
+
+  static String describe(Object form) {
+    String s = Values.toEdn(form);
+    return s.length() > 80 ? s.substring(0, 77) + "..." : s;
+  }
+}

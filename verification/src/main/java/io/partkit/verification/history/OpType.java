@@ -1,0 +1,37 @@
+package io.partkit.verification.history;
+
+import java.util.Locale;
+
+/** The type of a history event, as Jepsen and Knossos spell it (without the colon). */
+public enum OpType {
+  /** A process started an operation. */
+  INVOKE,
+  /** The operation completed and took effect. */
+  OK,
+  /** The operation completed and certainly did not take effect. */
+  FAIL,
+  /** The outcome is unknown: the operation may take effect at any point after its invocation, or never. */
+  INFO;
+
+  /** The Jepsen name: {@code invoke}, {@code ok}, {@code fail}, {@code info}. */
+  public String jepsenName() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * Parses a Jepsen type name, with or without a leading colon.
+   *
+   * @throws IllegalArgumentException if the name is not one of invoke, ok, fail, info
+   */
+  public static OpType parse(String name) {
+    String n = name.startsWith(":") ? name.substring(1) : name;
+    switch (n) {
+      case "invoke": return INVOKE;
+      case "ok": return OK;
+      case "fail": return FAIL;
+      case "info": return INFO;
+      default:
+        throw new IllegalArgumentException("type must be one of invoke, ok, fail, info: " + name);
+    }
+  }
+}

@@ -1,0 +1,50 @@
+package io.partkit.verification.model;
+
+import io.partkit.verification.history.Op;
+
+/**
+ * A sequential specification: an initial state and a pure step function, as in Knossos'
+ * {@code knossos.model/Model}.
+ *
+ * <p>Properties an implementation must have:
+ * <ul>
+ *   <li><b>Pure and deterministic</b>: {@code step} depends only on its arguments and never
+ *       mutates the state it is given; the search calls it many times with the same state.
+ *   <li><b>Value states</b>: states are immutable and implement {@code equals}/{@code hashCode}
+ *       consistently (records, {@code List.of}, boxed values, {@code null}); the search caches
+ *       (linearized operations, state) pairs and two equal states must be interchangeable.
+ *       Cheap hash codes matter: they are computed once per new configuration.
+ *   <li><b>Thread-safe</b>: different keys of a history are checked in parallel with one model.
+ * </ul>
+ *
+ * <p>What {@code step} is given: for an {@code :ok} operation, the completion (type
+ * {@link io.partkit.verification.history.OpType#OK}) whose value is what the operation returned
+ * (the invocation's value when the completion has none); for an {@code :info} operation, the
+ * invocation's arguments with type {@link io.partkit.verification.history.OpType#INFO}: its
+ * result is unknown and the step must accept any result (e.g. an info read is always legal).
+ * The checker may also leave an {@code :info} operation out entirely (it never happened).
+ *
+ * @param <S> the state type
+ */
+public interface Model<S> {
+
+  /** The model's name, e.g. {@code cas-register}. */
+  String name();
+
+  /** The initial state. */
+  S initialState();
+
+  /** The next state after {@code op} in {@code state}, or an inconsistency. */
+  Step<S> step(S state, Op op);
+
+  /**
+   * An optional ability that makes the search faster: true promises that {@code op} never
+   * changes the state, i.e. for every state {@code s}, {@code step(s, op)} is either an
+   * inconsistency or {@code Step.next(t)} with {@code t.equals(s)} (a read). The checker then
+   * takes such an operation as soon as it is legal and never tries it where it is not. A wrong
+   * promise makes verdicts wrong; the default, false, is always safe.
+   */
+  default boolean isReadOnly(Op op) {
+    return false;
+  }
+}

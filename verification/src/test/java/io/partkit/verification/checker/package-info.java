@@ -1,0 +1,2 @@
+/** Tests of {@code io.partkit.verification.checker}. */
+package io.partkit.verification.checker;

@@ -1,0 +1,2 @@
+/** Tests of {@code io.partkit.verification.history}. */
+package io.partkit.verification.history;

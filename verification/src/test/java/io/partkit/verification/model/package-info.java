@@ -1,0 +1,2 @@
+/** Tests of {@code io.partkit.verification.model}. */
+package io.partkit.verification.model;

@@ -7,6 +7,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.common.exception.CompactedException;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
@@ -268,11 +269,16 @@ final class EtcdMetadataStore implements MetadataStore {
 
   /**
    * Delivers the current table, then every put of the table key, skipping epochs not above the
-   * last delivered; re-subscribes from a fresh read after a watch error.
+   * last delivered. After a watch error (jetcd reports the ones it does not resume from itself,
+   * e.g. "no leader" when the member it streams from loses the raft leader) it subscribes again
+   * from the revision after the last event it received, so that no committed table is skipped;
+   * only when etcd has compacted that revision away does it start over from a fresh read.
    */
   private final class TableWatch implements AutoCloseable {
     private final Consumer<PartitionAssignment> listener;
     private long lastEpoch = Long.MIN_VALUE; // touched on the callback thread only
+    /** The revision to watch from next; 0 = read the current table first. */
+    private volatile long nextRevision;
     private volatile Watch.Watcher watcher;
     private volatile boolean cancelled;
 
@@ -284,11 +290,13 @@ final class EtcdMetadataStore implements MetadataStore {
       if (cancelled || closed) {
         return;
       }
-      GetResponse current = await("read the table", () -> kv.get(tableKey));
-      first(current).ifPresent(kv -> offer(parseTable(kv.getValue())));
-      long from = current.getHeader().getRevision() + 1;
+      if (nextRevision == 0) {
+        GetResponse current = await("read the table", () -> kv.get(tableKey));
+        first(current).ifPresent(kv -> offer(parseTable(kv.getValue())));
+        nextRevision = current.getHeader().getRevision() + 1;
+      }
       watcher = client.getWatchClient().watch(tableKey,
-          WatchOption.builder().withRevision(from).build(),
+          WatchOption.builder().withRevision(nextRevision).build(),
           Watch.listener(this::onResponse, this::onError));
     }
 
@@ -297,6 +305,7 @@ final class EtcdMetadataStore implements MetadataStore {
         if (e.getEventType() == WatchEvent.EventType.PUT) {
           offer(parseTable(e.getKeyValue().getValue()));
         }
+        nextRevision = Math.max(nextRevision, e.getKeyValue().getModRevision() + 1);
       }
     }
 
@@ -304,7 +313,14 @@ final class EtcdMetadataStore implements MetadataStore {
       if (cancelled || closed) {
         return;
       }
-      LOG.info("{}: table watch failed ({}); subscribing again", describe(), rootMessage(t));
+      if (t instanceof CompactedException) {
+        LOG.warn("{}: table watch fell behind etcd's compaction ({}); tables committed in between"
+            + " are skipped, the current one is delivered", describe(), rootMessage(t));
+        nextRevision = 0;
+      } else {
+        LOG.info("{}: table watch failed ({}); subscribing again from revision {}", describe(),
+            rootMessage(t), nextRevision);
+      }
       callbacks.execute(() -> {
         closeQuietly(watcher);
         try {
@@ -485,9 +501,19 @@ final class EtcdMetadataStore implements MetadataStore {
           () -> client.getLeaseClient().grant(leaderTtlSeconds)).getID();
     }
 
+    /** Campaigns once and waits for it: a coordinator built on a free election leads at once. */
     void start() {
       keepAlive();
-      step(); // synchronously: a coordinator built on a free election leads at once
+      try {
+        steps.submit(this::step).get(); // on the steps thread, like every step
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new MetadataStoreException(describe() + ": interrupted campaigning for "
+            + candidate, e);
+      } catch (ExecutionException e) {
+        throw new MetadataStoreException(describe() + ": campaign of " + candidate + " failed: "
+            + rootMessage(e), e.getCause());
+      }
     }
 
     /** Renews the current lease through a fresh observer; errors of older observers are ignored. */
@@ -602,8 +628,9 @@ final class EtcdMetadataStore implements MetadataStore {
     /** Keeps the lease if etcd still has it, otherwise grants a new one; renews it again. */
     private void restoreLease() {
       LeaseKeeper old = keeper;
+      keeper = null; // errors the old observer still reports are ignored from now on
       if (old != null) {
-        old.close(); // jetcd stops renewing through it; errors it still reports are ignored
+        old.close(); // jetcd stops renewing through it
       }
       long current = lease;
       long ttl = await("check the leader lease",

@@ -39,6 +39,11 @@ import org.slf4j.LoggerFactory;
  * compare-and-set on the epoch, so coordinators racing on one store produce one linear sequence of
  * tables. A lost race is retried from the fresh state.
  *
+ * <p>Leadership may be lost and regained (on etcd, a leader steps down on a transient fault and
+ * leads again on its surviving lease). Every election, first or regained, is handled alike:
+ * heartbeat grace for every member, pending migrations resumed, then a rebalance if automatic.
+ * Nothing is cached across it: every decision reads the table from the store.
+ *
  * <p>Failure detection is timeout based on the injected {@link InstantSource}: a member not heard
  * from for longer than the heartbeat timeout is removed. A newly elected leader gives every member
  * a full timeout of grace, since it has not been receiving their heartbeats.
@@ -154,8 +159,10 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
 
   private void requireLeader(String what) {
     if (!isLeader()) {
+      String leader = store.leader().orElse("none");
       throw new IllegalStateException(name + " cannot " + what + ": it is not the leader (leader: "
-          + store.leader().orElse("none") + ")");
+          + leader + ")" + (leader.equals(name) ? "; it stepped down after a fault of "
+          + store.describe() + " and is taking its own leader key back: retry shortly" : ""));
     }
   }
 

@@ -131,7 +131,11 @@ public interface MetadataStore extends AutoCloseable {
    * Campaigns for leadership under {@code candidate}: at most one {@link Leadership} of a store is
    * {@linkplain Leadership#isLeader() leading} at any time. The returned handle is a standby until
    * it wins; it then calls {@code onElected}, and it calls {@code onLost} if leadership ends other
-   * than by {@link Leadership#close()} (an etcd lease that expired, a store that closed).
+   * than by {@link Leadership#close()} (an etcd lease that expired, a store that closed). Until
+   * it is closed, the handle keeps campaigning: after losing leadership it may win again (on etcd,
+   * a leader steps down at once when its lease's keep-alive fails and leads again when its lease
+   * turns out to have survived the fault). {@code onElected} and {@code onLost} alternate, in the
+   * order of the transitions, on a thread of the store's.
    *
    * @param candidate a name for logs and for {@link #leader()} (e.g. host and pid)
    */

@@ -38,7 +38,8 @@ public final class EtcdCluster implements AutoCloseable {
   private final HttpClient http = HttpClient.newBuilder()
       .connectTimeout(Duration.ofSeconds(1)).build();
 
-  private record Node(String name, int clientPort, int peerPort, Process process) {
+  private record Node(String name, int clientPort, int peerPort, List<String> command,
+      Process process) {
     String clientUrl() {
       return "http://127.0.0.1:" + clientPort;
     }
@@ -80,7 +81,7 @@ public final class EtcdCluster implements AutoCloseable {
         int peer = ports.get(i)[1];
         Path data = root.resolve(name);
         Files.createDirectories(data);
-        ProcessBuilder pb = new ProcessBuilder(binary, "--name", name,
+        List<String> command = List.of(binary, "--name", name,
             "--data-dir", data.toString(),
             "--listen-client-urls", "http://127.0.0.1:" + client,
             "--advertise-client-urls", "http://127.0.0.1:" + client,
@@ -91,11 +92,9 @@ public final class EtcdCluster implements AutoCloseable {
             "--initial-cluster-token", root.getFileName().toString(),
             // short elections keep leader-loss tests quick; loopback latency is microseconds
             "--heartbeat-interval", "50", "--election-timeout", "500");
-        pb.redirectErrorStream(true);
-        pb.redirectOutput(root.resolve(name + ".log").toFile());
-        nodes.add(new Node(name, client, peer, pb.start()));
+        nodes.add(new Node(name, client, peer, command, launch(command, root, name)));
       }
-      cluster.awaitHealthy();
+      cluster.awaitHealthy(nodes);
       return cluster;
     } catch (IOException e) {
       cluster.close();
@@ -104,6 +103,13 @@ public final class EtcdCluster implements AutoCloseable {
       cluster.close();
       throw e;
     }
+  }
+
+  private static Process launch(List<String> command, Path root, String name) throws IOException {
+    ProcessBuilder pb = new ProcessBuilder(command);
+    pb.redirectErrorStream(true);
+    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(root.resolve(name + ".log").toFile()));
+    return pb.start();
   }
 
   private static String findEtcd() {
@@ -130,9 +136,9 @@ public final class EtcdCluster implements AutoCloseable {
     }
   }
 
-  private void awaitHealthy() {
+  private void awaitHealthy(List<Node> members) {
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-    for (Node n : nodes) {
+    for (Node n : members) {
       while (!healthy(n)) {
         if (!n.process().isAlive()) {
           throw new IllegalStateException("etcd " + n.name() + " exited with "
@@ -232,6 +238,79 @@ public final class EtcdCluster implements AutoCloseable {
       }
     }
     return url;
+  }
+
+  /**
+   * Kills the member serving {@code clientUrl} with SIGKILL and starts it again on the same ports
+   * and data directory. etcd keeps its leases across the
+   * restart (a new raft leader extends them by their TTL), so a client sees its streams break
+   * while its leases and keys survive. Returns when the restarted member is healthy.
+   *
+   * @throws IllegalArgumentException if no member serves {@code clientUrl}
+   */
+  public void restart(String clientUrl) {
+    int i = indexOf(clientUrl);
+    Node n = nodes.get(i);
+    n.process().destroyForcibly();
+    try {
+      n.process().waitFor();
+      nodes.set(i, new Node(n.name(), n.clientPort(), n.peerPort(), n.command(),
+          launch(n.command(), dataRoot, n.name())));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot restart etcd " + n.name() + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted restarting etcd " + n.name(), e);
+    }
+    awaitHealthy(List.of(nodes.get(i)));
+  }
+
+  /**
+   * Freezes the member serving {@code clientUrl} with SIGSTOP: its connections stay open but it
+   * answers nothing, as a member stalled by a long GC pause, a full disk or a hung VM would.
+   *
+   * @throws IllegalArgumentException if no member serves {@code clientUrl}
+   */
+  public void pause(String clientUrl) {
+    signal(clientUrl, "STOP");
+  }
+
+  /**
+   * Lets a member frozen by {@link #pause} run again (SIGCONT).
+   *
+   * @throws IllegalArgumentException if no member serves {@code clientUrl}
+   */
+  public void resume(String clientUrl) {
+    signal(clientUrl, "CONT");
+  }
+
+  private void signal(String clientUrl, String signal) {
+    Node n = nodes.get(indexOf(clientUrl));
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(n.process().pid()))
+          .redirectErrorStream(true).start();
+      String output = new String(kill.getInputStream().readAllBytes(),
+          java.nio.charset.StandardCharsets.UTF_8);
+      if (kill.waitFor() != 0) {
+        throw new IllegalStateException("kill -" + signal + " of etcd " + n.name() + " failed: "
+            + output.strip());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot signal etcd " + n.name() + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted signalling etcd " + n.name(), e);
+    }
+  }
+
+  private int indexOf(String clientUrl) {
+    for (int i = 0; i < nodes.size(); i++) {
+      if (nodes.get(i).clientUrl().equals(clientUrl)) {
+        return i;
+      }
+    }
+    throw new IllegalArgumentException("no etcd member serves " + clientUrl + "; members: "
+        + allEndpoints());
   }
 
   /** Kills every member and deletes the data directories. Idempotent. */

@@ -68,6 +68,9 @@ class EtcdLeaderLossTest {
           List<RebalancePlan> plans = new ArrayList<>();
           for (String id : List.of("a", "b", "c", "d", "e", "f")) {
             c.join(Member.of(id));
+            // after the kill the coordinator steps down until it has made sure of its lease
+            // (its keep-alive may have run through the killed member); it must lead again
+            EtcdLeadershipRecoveryTest.awaitTrue("c1 leads before rebalancing for " + id, c::isLeader);
             plans.add(c.rebalance());
             PartitionAssignment t = c.table().orElseThrow();
             assertThat(t.samePlacementAs(plans.get(plans.size() - 1).proposed()))

@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -209,11 +210,19 @@ public abstract class MigrationExecutorContractKit {
     load(m, 500);
     String key = cluster.keyIn(m.partition(), 0);
     List<String> acceptedBy = new ArrayList<>();
-    AtomicBoolean done = new AtomicBoolean();
+    // Set once the migration has ended: the prober then goes on until that owner has accepted
+    // a probe (activating the target may trail the commit: it follows the table watch), or the
+    // deadline passes and the assertion below fails.
+    AtomicReference<NodeId> finalOwner = new AtomicReference<>();
     long sourceEpoch = cluster.table().epoch();
+    long deadline = System.nanoTime() + 2 * migrationTimeout().toNanos();
     CompletableFuture<Void> prober = CompletableFuture.runAsync(() -> {
       int i = 0;
-      while (!done.get() || i < 4) {
+      while (System.nanoTime() < deadline) {
+        NodeId owner = finalOwner.get();
+        if (owner != null && i >= 4 && accepted(acceptedBy, owner)) {
+          break;
+        }
         // alternate: the old owner with the old epoch, the new owner with the new epoch
         boolean toSource = i % 2 == 0;
         NodeId node = toSource ? m.source() : m.target();
@@ -228,9 +237,9 @@ public abstract class MigrationExecutorContractKit {
       }
     });
     boolean committed = runToEnd(m);
-    done.set(true);
-    prober.get(migrationTimeout().toMillis(), TimeUnit.MILLISECONDS);
     NodeId owner = committed ? m.target() : m.source();
+    finalOwner.set(owner);
+    prober.get(3 * migrationTimeout().toMillis(), TimeUnit.MILLISECONDS);
     synchronized (acceptedBy) {
       // acceptances must read source... then target...: never the source after the target
       int firstTarget = -1;
@@ -248,6 +257,12 @@ public abstract class MigrationExecutorContractKit {
       String last = acceptedBy.get(acceptedBy.size() - 1);
       assertThat(cluster.read(key)).as("the last accepted probe %s", last)
           .contains("probe" + last.substring(last.indexOf('#') + 1));
+    }
+  }
+
+  private static boolean accepted(List<String> acceptedBy, NodeId node) {
+    synchronized (acceptedBy) {
+      return acceptedBy.stream().anyMatch(s -> s.startsWith(node.value() + "#"));
     }
   }
 

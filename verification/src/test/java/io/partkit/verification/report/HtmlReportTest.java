@@ -1,0 +1,47 @@
+package io.partkit.verification.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partkit.verification.checker.Analysis;
+import io.partkit.verification.checker.Linearizability;
+import io.partkit.verification.history.Histories;
+import io.partkit.verification.history.History;
+import io.partkit.verification.model.Model;
+import io.partkit.verification.model.Models;
+import org.junit.jupiter.api.Test;
+
+class HtmlReportTest {
+  static final String TEXT = """
+      {:process 0, :type :invoke, :f :write, :value 1}
+      {:process :nemesis, :type :info, :f :start, :value nil}
+      {:process 1, :type :invoke, :f :read, :value nil}
+      {:process 0, :type :ok, :f :write, :value 1}
+      {:process 1, :type :ok, :f :read, :value 1}
+      {:process 2, :type :invoke, :f :write, :value 2}
+      {:process 2, :type :info, :f :write, :value 2}
+      """;
+
+  @Test
+  void validHistoryShowsTheLinearizationOrderPerProcessLane() throws Exception {
+    History h = Histories.parse("h.edn", TEXT);
+    Model<?> m = Models.register(0L);
+    Analysis a = Linearizability.check(m, h);
+    String html = HtmlReport.render(m, h, a);
+    assertThat(html).contains("<span class='valid'>valid</span>")
+        .contains(">process 0<").contains(">process 1<").contains(">process 2<").contains(">process :nemesis<")
+        .contains("#1 :write 1").contains("#2 :read 1")
+        .contains("class='op info'").contains("class='op nemesis'")
+        .doesNotContain("class='op bad'").doesNotContain("<script").doesNotContain("http");
+  }
+
+  @Test
+  void invalidHistoryHighlightsTheOperationThatCouldNotBeLinearized() throws Exception {
+    History h = Histories.parse("h.edn", TEXT.replace(":ok, :f :read, :value 1", ":ok, :f :read, :value 7"));
+    Model<?> m = Models.register(0L);
+    Analysis a = Linearizability.check(m, h);
+    String html = HtmlReport.render(m, h, a);
+    assertThat(html).contains("<span class='invalid'>invalid</span>").containsOnlyOnce("class='op bad'")
+        .contains(":f :read, :value 7").contains("because: read 7 but the register holds");
+    assertThat(AnalysisText.render(m, h, a)).contains("cannot linearize: {:process 1, :type :ok, :f :read, :value 7");
+  }
+}

@@ -1,0 +1,2 @@
+/** Tests of {@code io.partkit.verification.report}. */
+package io.partkit.verification.report;

@@ -59,6 +59,9 @@ final class FixedTable {
   private final int[] table;
   private final int[] count;
   private final int[] target;
+  /** The band of counts rank r accepts from each member, whatever the previous table. */
+  private final int[] bandLo;
+  private final int[] bandHi;
   /** Copies each member holds at the ranks already completed. */
   private final int[] lowerRanks;
   private int cursor;
@@ -86,6 +89,8 @@ final class FixedTable {
     this.table = new int[partitions * rf];
     this.count = new int[n];
     this.target = new int[n];
+    this.bandLo = new int[n];
+    this.bandHi = new int[n];
     this.lowerRanks = new int[n];
   }
 
@@ -93,13 +98,18 @@ final class FixedTable {
     Arrays.fill(table, -1);
     for (int r = 0; r < rf; r++) {
       Arrays.fill(count, 0);
-      keep(r);
-      targets(partitions, weight, count, target);
-      shed(r);
-      cursor = 0;
-      for (int p = 0; p < partitions; p++) {
-        if (table[p * rf + r] < 0) {
-          place(p, r);
+      int orphans = keep(r);
+      rankTargets(r);
+      if (orphans > 0 || repairable(r, false)) {
+        shed(r);
+        cursor = 0;
+        for (int p = 0; p < partitions; p++) {
+          if (table[p * rf + r] < 0) {
+            place(p, r);
+          }
+        }
+        while (repairable(r, true)) {
+          // each repair moves one copy closer to the bands; see repairable
         }
       }
       for (int i = 0; i < n; i++) {
@@ -109,54 +119,320 @@ final class FixedTable {
     return table;
   }
 
-  private void keep(int r) {
+  /** Keeps previous holders of rank r that are still eligible; returns how many are not. */
+  private int keep(int r) {
+    int orphans = partitions;
     if (prev == null) {
-      return;
+      return orphans;
     }
     for (int p = 0; p < partitions; p++) {
       int[] old = prev[p];
       if (r < old.length && old[r] >= 0 && eligible(p, r, old[r], minTier(p, r))) {
         table[p * rf + r] = old[r];
         count[old[r]]++;
+        orphans--;
+      }
+    }
+    return orphans;
+  }
+
+  /**
+   * The targets of rank {@code r} (see the class comment): cluster-wide weighted shares for
+   * primaries and member-level ranks, per-group plans where zones or racks bind.
+   */
+  private void rankTargets(int r) {
+    int tier = phaseTier(r);
+    if (r == 0 || tier == 2) {
+      long[] w = new long[n];
+      int[] hi = new int[n];
+      for (int i = 0; i < n; i++) {
+        w[i] = weight[i];
+        hi[i] = partitions - lowerRanks[i]; // the partitions i does not hold yet
+      }
+      apportion(partitions, w, new int[n], hi, count, target, bandLo, bandHi);
+      return;
+    }
+    int[] group = tier == 0 ? zone : rack;
+    int groups = tier == 0 ? zoneCount : rackCount;
+    int phaseEnd = Math.min(rf, groups);
+    long[] groupWeight = new long[groups];
+    int[] soFar = new int[groups];
+    int[] held = new int[groups];
+    for (int i = 0; i < n; i++) {
+      groupWeight[group[i]] += weight[i];
+      soFar[group[i]] += lowerRanks[i];
+      held[group[i]] += count[i];
+    }
+    // The plan: copies each group holds at the end of the phase, its weighted share of
+    // P * phaseEnd, at most P (one copy of each partition per group in the phase).
+    int[] none = new int[groups];
+    int[] plan = new int[groups];
+    int[] cap = new int[groups];
+    Arrays.fill(cap, partitions);
+    apportion(partitions * phaseEnd, groupWeight, none, cap, none, plan, new int[groups],
+        new int[groups]);
+    // This rank: what each group still has to receive, spread evenly over the phase's remaining
+    // ranks, never more than the partitions the group has no copy of yet.
+    long[] remaining = new long[groups];
+    for (int g = 0; g < groups; g++) {
+      remaining[g] = Math.max(0, plan[g] - soFar[g]);
+      cap[g] = partitions - soFar[g];
+    }
+    int[] groupTarget = new int[groups];
+    int[] groupLo = new int[groups];
+    int[] groupHi = new int[groups];
+    apportion(partitions, remaining, none, cap, held, groupTarget, groupLo, groupHi);
+    // Inside a group every member may take every partition the group receives: members share
+    // the group's copies so far (all ranks up to this one) by weight, floor/ceil.
+    for (int g = 0; g < groups; g++) {
+      int size = 0;
+      for (int i = 0; i < n; i++) {
+        size += group[i] == g ? 1 : 0;
+      }
+      int[] members = new int[size];
+      long[] w = new long[size];
+      int[] lower = new int[size];
+      int[] mheld = new int[size];
+      for (int i = 0, k = 0; i < n; i++) {
+        if (group[i] == g) {
+          members[k] = i;
+          w[k] = weight[i];
+          lower[k] = lowerRanks[i];
+          mheld[k] = lowerRanks[i] + count[i];
+          k++;
+        }
+      }
+      int[] cumulative = new int[size];
+      int[] floor = new int[size];
+      int[] ceil = new int[size];
+      for (int k = 0; k < size; k++) {
+        bandLo[members[k]] = Integer.MAX_VALUE;
+        bandHi[members[k]] = 0;
+      }
+      // the band of a member covers every count its group may end with
+      for (int groupCount : new int[] {groupLo[g], groupHi[g], groupTarget[g]}) {
+        int[] hi = new int[size];
+        for (int k = 0; k < size; k++) {
+          hi[k] = lower[k] + groupCount;
+        }
+        apportion(soFar[g] + groupCount, w, lower, hi, mheld, cumulative, floor, ceil);
+        for (int k = 0; k < size; k++) {
+          int i = members[k];
+          bandLo[i] = Math.min(bandLo[i], floor[k] - lower[k]);
+          bandHi[i] = Math.max(bandHi[i], ceil[k] - lower[k]);
+          target[i] = cumulative[k] - lower[k]; // the last pass is the group's target
+        }
       }
     }
   }
 
   /**
-   * Floor/ceil weighted targets that need the fewest moves from {@code held}: see the class
-   * comment. Package-private static so tests can check it independently.
+   * Whether a chain of moves within rank {@code r} brings one copy closer to the bands: from a
+   * member above its band to one below its upper bound, or from a member above its lower bound
+   * to one below it. With {@code apply}, performs the first such chain found. Each chain lowers
+   * the total distance to the bands, so repeating terminates. A rank where none exists is stable:
+   * computed again from its own table, it is kept as it is, whether or not its targets could be
+   * met; that is what makes every table a fixpoint of its own view.
    */
-  static void targets(int total, int[] weight, int[] held, int[] out) {
-    int n = weight.length;
-    long w = 0;
-    for (int x : weight) {
-      w += x;
-    }
-    int assigned = 0;
-    Integer[] candidates = new Integer[n];
-    int c = 0;
+  private boolean repairable(int r, boolean apply) {
+    boolean[] over = new boolean[n];
+    boolean[] under = new boolean[n];
+    boolean any = false;
     for (int i = 0; i < n; i++) {
-      long share = (long) total * weight[i];
-      out[i] = (int) (share / w);
-      assigned += out[i];
-      if (share % w != 0) {
-        candidates[c++] = i;
+      over[i] = count[i] > bandHi[i];
+      under[i] = count[i] < bandHi[i];
+      any |= over[i];
+    }
+    if (any && chain(r, over, under, apply)) {
+      return true;
+    }
+    any = false;
+    for (int i = 0; i < n; i++) {
+      over[i] = count[i] > bandLo[i];
+      under[i] = count[i] < bandLo[i];
+      any |= under[i];
+    }
+    return any && chain(r, over, under, apply);
+  }
+
+  /**
+   * Breadth-first search for a chain of moves at rank {@code r} from a member in {@code from}
+   * to one in {@code to}: a partition of the first moves to the second member, one of the
+   * second's to the third, and so on; performs it when {@code apply}.
+   */
+  private boolean chain(int r, boolean[] sources, boolean[] sinks, boolean apply) {
+    int[][] byMember = partitionsByMember(r);
+    int[] from = new int[n];
+    int[] via = new int[n];
+    boolean[] seen = new boolean[n];
+    int[] queue = new int[n];
+    int head = 0;
+    int tail = 0;
+    for (int x = 0; x < n; x++) {
+      if (sources[x]) {
+        seen[x] = true;
+        from[x] = -1;
+        queue[tail++] = x;
       }
     }
-    Arrays.sort(candidates, 0, c, (a, b) -> {
-      int ca = leftoverClass(held[a], out[a]);
-      int cb = leftoverClass(held[b], out[b]);
-      if (ca != cb) {
-        return Integer.compare(ca, cb);
+    while (head < tail) {
+      int x = queue[head++];
+      for (int q : byMember[x]) {
+        int qTier = minTier(q, r);
+        for (int y = 0; y < n; y++) {
+          if (seen[y] || !eligible(q, r, y, qTier)) {
+            continue;
+          }
+          seen[y] = true;
+          from[y] = x;
+          via[y] = q;
+          if (sinks[y]) {
+            if (apply) {
+              count[y]++;
+              int z = y;
+              while (from[z] >= 0) {
+                table[via[z] * rf + r] = z;
+                z = from[z];
+              }
+              count[z]--;
+            }
+            return true;
+          }
+          queue[tail++] = y;
+        }
       }
-      if (ca == 0 && held[a] != held[b]) {
-        return Integer.compare(held[b], held[a]);
-      }
-      return Integer.compare(a, b);
-    });
-    for (int k = 0; k < total - assigned; k++) {
-      out[candidates[k]]++;
     }
+    return false;
+  }
+
+  /** The partitions each member holds at rank r. */
+  private int[][] partitionsByMember(int r) {
+    int[][] byMember = new int[n][];
+    int[] sizes = new int[n];
+    for (int q = 0; q < partitions; q++) {
+      int x = table[q * rf + r];
+      if (x >= 0) {
+        sizes[x]++;
+      }
+    }
+    for (int x = 0; x < n; x++) {
+      byMember[x] = new int[sizes[x]];
+      sizes[x] = 0;
+    }
+    for (int q = 0; q < partitions; q++) {
+      int x = table[q * rf + r];
+      if (x >= 0) {
+        byMember[x][sizes[x]++] = q;
+      }
+    }
+    return byMember;
+  }
+
+  /**
+   * 0 while rank {@code r} still finds a zone unused by every partition, 1 while it finds an
+   * unused rack, 2 after (or without zone awareness). Every partition is at the same tier at a
+   * given rank: its first replicas are on distinct zones, then distinct racks.
+   */
+  private int phaseTier(int r) {
+    if (!zoneAware) {
+      return 2;
+    }
+    return r < zoneCount ? 0 : r < rackCount ? 1 : 2;
+  }
+
+  /**
+   * Floor/ceil weighted targets that need the fewest moves from {@code held}, within bounds:
+   * {@code out[i]} in {@code lo[i]..hi[i]}, summing to {@code total}. Members whose weighted
+   * share falls outside their bounds are fixed at the bound (below first, then above, until none
+   * is), the rest share what is left by weight; when all their weights are 0, equally. Without
+   * binding bounds this is the plain rule of the class comment. A target vector this returns,
+   * given back as {@code held}, is returned unchanged: that is what makes a table a fixpoint of
+   * its own view. Package-private static so tests can check it independently.
+   *
+   * @throws IllegalArgumentException if the bounds cannot sum to {@code total}
+   */
+  static void apportion(int total, long[] weight, int[] lo, int[] hi, int[] held, int[] out,
+      int[] floorOut, int[] ceilOut) {
+    int n = weight.length;
+    long sumLo = 0;
+    long sumHi = 0;
+    for (int i = 0; i < n; i++) {
+      sumLo += lo[i];
+      sumHi += hi[i];
+    }
+    if (total < sumLo || total > sumHi) {
+      throw new IllegalArgumentException("total must be in " + sumLo + ".." + sumHi + ": " + total);
+    }
+    boolean[] fixed = new boolean[n];
+    while (true) {
+      long rest = total;
+      long w = 0;
+      int free = 0;
+      for (int i = 0; i < n; i++) {
+        if (fixed[i]) {
+          rest -= out[i];
+        } else {
+          w += weight[i];
+          free++;
+        }
+      }
+      if (free == 0) {
+        break;
+      }
+      boolean equal = w == 0;
+      long sum = equal ? free : w;
+      boolean changed = false;
+      for (int pass = 0; pass < 2 && !changed; pass++) {
+        for (int i = 0; i < n; i++) {
+          long share = rest * (equal ? 1 : weight[i]); // the share is share / sum
+          if (!fixed[i] && (pass == 0 ? share < lo[i] * sum : share > hi[i] * sum)) {
+            out[i] = pass == 0 ? lo[i] : hi[i];
+            fixed[i] = true;
+            changed = true;
+          }
+        }
+      }
+      if (changed) {
+        continue;
+      }
+      int assigned = 0;
+      Integer[] candidates = new Integer[free];
+      int c = 0;
+      for (int i = 0; i < n; i++) {
+        if (!fixed[i]) {
+          long share = rest * (equal ? 1 : weight[i]);
+          out[i] = (int) (share / sum);
+          assigned += out[i];
+          if (share % sum != 0) {
+            candidates[c++] = i;
+          }
+        }
+      }
+      Arrays.sort(candidates, 0, c, (a, b) -> {
+        int ca = leftoverClass(held[a], out[a]);
+        int cb = leftoverClass(held[b], out[b]);
+        if (ca != cb) {
+          return Integer.compare(ca, cb);
+        }
+        if (ca == 0 && held[a] != held[b]) {
+          return Integer.compare(held[b], held[a]);
+        }
+        return Integer.compare(a, b);
+      });
+      for (int i = 0; i < n; i++) {
+        floorOut[i] = out[i];
+        ceilOut[i] = out[i];
+      }
+      for (int k = 0; k < c; k++) {
+        ceilOut[candidates[k]]++;
+      }
+      for (int k = 0; k < rest - assigned; k++) {
+        out[candidates[k]]++;
+      }
+      return;
+    }
+    System.arraycopy(out, 0, floorOut, 0, n);
+    System.arraycopy(out, 0, ceilOut, 0, n);
   }
 
   /**
@@ -234,7 +510,7 @@ final class FixedTable {
         }
       }
     }
-    if (chosen < 0 && swap(p, r, tier)) {
+    if (chosen < 0 && (swap(p, r, tier) || augment(p, r, tier))) {
       return;
     }
     if (chosen < 0) {
@@ -266,6 +542,60 @@ final class FixedTable {
             count[d]++;
             table[p * rf + r] = x;
             return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The general form of {@link #swap}: a shortest chain of moves within this rank, {@code p} to
+   * a full member {@code x1}, one of {@code x1}'s partitions to {@code x2}, ... until a member
+   * below target (an augmenting path, breadth-first over members). Partitions placed in this
+   * round are tried first, then kept ones too. Whenever the targets can be met at all, such a
+   * chain exists (Hall's theorem / max-flow), so targets are met exactly.
+   */
+  private boolean augment(int p, int r, int tier) {
+    int[][] byMember = partitionsByMember(r);
+    for (int pass = 0; pass < 2; pass++) {
+      int[] from = new int[n]; // the member a partition moved away from to reach this one
+      int[] via = new int[n]; // that partition
+      boolean[] seen = new boolean[n];
+      int[] queue = new int[n];
+      int head = 0;
+      int tail = 0;
+      for (int x = 0; x < n; x++) {
+        if (eligible(p, r, x, tier)) {
+          seen[x] = true;
+          from[x] = -1;
+          queue[tail++] = x;
+        }
+      }
+      while (head < tail) {
+        int x = queue[head++];
+        if (count[x] < target[x]) {
+          count[x]++;
+          int y = x;
+          while (from[y] >= 0) {
+            table[via[y] * rf + r] = y;
+            y = from[y];
+          }
+          table[p * rf + r] = y;
+          return true;
+        }
+        for (int q : byMember[x]) {
+          if (pass == 0 && kept(q, r, x)) {
+            continue;
+          }
+          int qTier = minTier(q, r);
+          for (int y = 0; y < n; y++) {
+            if (!seen[y] && eligible(q, r, y, qTier)) {
+              seen[y] = true;
+              from[y] = x;
+              via[y] = q;
+              queue[tail++] = y;
+            }
           }
         }
       }

@@ -10,17 +10,33 @@ import java.util.Map;
  * Computes one partition table: for every partition, {@code rf} distinct members, primary first.
  *
  * <h2>Design</h2>
- * The table is filled rank by rank (primaries, then first backups, ...). For each rank:
+ * The table is filled rank by rank (primaries, then first backups, ...). Zone awareness makes a
+ * partition's replicas take distinct zones while some zone is unused, then distinct racks, then
+ * any member: so with {@code Z} zones and {@code K} racks, ranks {@code 0..Z-1} are the
+ * <i>zone phase</i> (groups = zones), ranks {@code Z..K-1} the <i>rack phase</i> (groups =
+ * racks), later ranks (and everything without zone awareness) the <i>member phase</i>. At a
+ * rank, replica {@code r} of {@code p} may go to any member of a group {@code p} has no replica
+ * in yet, and to no other. For each rank:
  * <ol>
  *   <li><b>Keep.</b> Partition {@code p} keeps its previous holder at this rank if that member is
  *       still live and still eligible (not already a lower-rank replica of {@code p}, and on a
  *       zone/rack as new as the labels allow).
- *   <li><b>Targets.</b> Each member's target is its weighted share {@code P*w/W}, rounded down;
- *       the {@code P - sum(floor)} leftover units go to members whose share has a fraction:
- *       first to those that already hold more than their floor, most held first (each such
- *       choice saves a move), then to those below their floor (they receive partitions anyway,
- *       so no member that held its floor becomes a receiver), then by node id. Counts at floor/ceil of the exact share
- *       are the best balance possible, and these targets need the fewest moves to get there:
+ *   <li><b>Targets.</b> Rank 0 and the member phase: each member's target is its weighted share
+ *       {@code P*w/W}, at most the partitions it does not hold yet. The zone and rack phases,
+ *       where groups bind, have per-group targets: a group's <i>plan</i> is its weighted share of
+ *       the phase's {@code P * min(rf, groups)} copies, at most {@code P} (water-filling); at rank
+ *       {@code r} a group's target is what it still lacks of its plan, spread evenly over the
+ *       phase's remaining ranks (at most the partitions it has no copy of); inside a group, whose
+ *       members may all take any partition the group receives, each member's target makes its
+ *       copies in all ranks so far its weighted share of the group's copies so far. So with at
+ *       least as many replicas as zones, every zone holds one copy of each partition and its
+ *       members share those {@code P} copies floor/ceil by weight, while primaries stay floor/ceil
+ *       of the cluster-wide share. Every share is rounded the same way ({@link #apportion}):
+ *       down, then the leftover units to members whose share has a fraction: first to those that
+ *       already hold more than their floor, most held first (each such choice saves a move), then
+ *       to those below their floor (they receive partitions anyway, so no member that held its
+ *       floor becomes a receiver), then by node id. Counts at floor/ceil are the best balance
+ *       possible, and these targets need the fewest moves to get there:
  *       {@code moves = orphans + sum(max(0, held - target))}.
  *   <li><b>Shed.</b> A member above its target gives up its excess, highest partition numbers
  *       first, but first those a member below target already holds a copy of (a role swap copies
@@ -30,17 +46,29 @@ import java.util.Map;
  *       member in a ring scan (rank 0: a cursor dealing round-robin in id order, which is the
  *       first-table rule of the "Fixed Partitions" pattern; rank r: starting r positions after the
  *       partition's primary, Hazelcast's "next member" backups). When no member below target is
- *       eligible (constraints of this partition), one swap with an already placed partition is
- *       tried; only when that fails too does the partition go over a target (then the labels or
- *       weights make floor/ceil infeasible for this rank).
+ *       eligible, one swap with an already placed partition is tried, then a chain of moves to a
+ *       member below target (an augmenting path: one exists whenever the targets can be met at
+ *       all); only when none exists does the partition go over a target.
+ *   <li><b>Repair.</b> Each member has a <i>band</i>, the floor and ceil its targets can take
+ *       whatever the previous table was. While a chain of moves brings a member back into its
+ *       band (from above its ceil to a member below its ceil, or from above a floor to a member
+ *       below its floor), it is made. Feasible targets lie in the bands, so this changes nothing
+ *       then; it only settles the ranks where labels or weights make the targets infeasible.
  * </ol>
- * Nothing in it depends on input order, hashing of objects or time: members are indexed in
+ * <b>Fixpoint.</b> A rank where every partition kept its holder and no repair chain exists is
+ * kept as it is, without shedding: every rank the steps above produce is such a rank, so
+ * re-assigning the same view with a table as previous returns that table, for any labels and
+ * weights (the lower ranks, hence eligibility, targets and bands, are the same by induction).
+ *
+ * <p>Nothing in it depends on input order, hashing of objects or time: members are indexed in
  * {@link io.partkit.spi.NodeId} order and partitions by number, so every node computes the same
- * table.
+ * table. A chain search costs {@code O(P * n * rf)}; it runs only when the greedy placement
+ * cannot meet a target or a member is outside its band.
  *
  * <p>References: Hazelcast's partition table and its "PartitionStateGenerator" (round-robin first
  * assignment, minimal migrations); the "Fixed Partitions" pattern (Unmesh Joshi, Patterns of
- * Distributed Systems, 2023).
+ * Distributed Systems, 2023); augmenting paths for capacitated bipartite assignment (Hall's
+ * theorem; Ford and Fulkerson, "Maximal flow through a network", 1956).
  */
 final class FixedTable {
 

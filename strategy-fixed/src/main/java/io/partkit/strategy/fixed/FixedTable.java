@@ -284,8 +284,8 @@ final class FixedTable {
   }
 
   /**
-   * Breadth-first search for a chain of moves at rank {@code r} from a member in {@code from}
-   * to one in {@code to}: a partition of the first moves to the second member, one of the
+   * Breadth-first search for a chain of moves at rank {@code r} from a member in {@code sources}
+   * to one in {@code sinks}: a partition of the first moves to the second member, one of the
    * second's to the third, and so on; performs it when {@code apply}.
    */
   private boolean chain(int r, boolean[] sources, boolean[] sinks, boolean apply) {

@@ -240,6 +240,48 @@ public abstract class PartitionerContractKit {
     assertThat(first.strategy()).isEqualTo(strategyName());
   }
 
+  /**
+   * The same fixpoint with zone and rack labels on uneven zones and unequal weights, after each
+   * step of a join/leave sequence: a strategy that keeps a table (Ignite recalculates with
+   * unchanged members on activation or baseline changes; a coordinator may re-plan) must return
+   * it unchanged when nothing changed.
+   */
+  @ParameterizedTest(name = "seed {0}")
+  @MethodSource("seedStream")
+  void reassigningTheSameLabelledViewMovesNothing(long seed) {
+    Random random = new Random(seed);
+    int replicas = 1 + random.nextInt(4);
+    int zones = 2 + random.nextInt(3);
+    Partitioner p = partitioner(replicas);
+    List<Member> members = new ArrayList<>();
+    for (int z = 0; z < zones; z++) {
+      for (int i = 1 + random.nextInt(4 * (z + 1)); i > 0; i--) { // uneven: zone z has 1..4(z+1)
+        members.add(labelledMember(random, "z" + z));
+      }
+    }
+    MembershipView view = MembershipView.of(0, members);
+    PartitionAssignment current = p.assign(view);
+    for (int step = 0; step < 8; step++) {
+      PartitionAssignment again = p.assign(view, Optional.of(current));
+      assertThat(again.replicaTable())
+          .as("seed %d, step %d: %s re-assigned with its own table", seed, step, view.members())
+          .isEqualTo(current.replicaTable());
+      MembershipView next;
+      if (view.size() > 2 && random.nextBoolean()) {
+        next = view.without(view.member(random.nextInt(view.size())).id());
+      } else {
+        next = view.with(labelledMember(random, "z" + random.nextInt(zones)));
+      }
+      current = p.assign(next, Optional.of(current));
+      view = next;
+    }
+  }
+
+  private static Member labelledMember(Random random, String zone) {
+    return new Member(NodeId.of("node-" + Long.toHexString(random.nextLong())), "",
+        1 + random.nextInt(3), zone, "r" + random.nextInt(2));
+  }
+
   // ---- replicas ---------------------------------------------------------------------------
 
   @ParameterizedTest(name = "{0} replicas")

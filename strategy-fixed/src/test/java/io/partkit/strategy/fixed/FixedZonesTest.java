@@ -62,10 +62,9 @@ class FixedZonesTest {
     MembershipView left = joined.without(NodeId.of("z0r1n0"));
     PartitionAssignment c = p.assign(left, Optional.of(b));
     assertSpread(c, left, 3, 3, "after a leave");
-    // Zones now hold 3, 5 and 4 members and every zone holds one copy of each partition, so
-    // per-rank floor/ceil over the whole cluster is infeasible: zones take precedence. (Known
-    // limitation, documented in docs/strategy-fixed.md: inside an unequal zone, copies are not
-    // evenly shared yet, because targets are per rank over the cluster, not per zone.)
+    // Zones now hold 3, 5 and 4 members and every zone holds one copy of each partition: per-rank
+    // floor/ceil over the whole cluster is infeasible, zones take precedence, and inside each
+    // zone the members share its 512 copies floor/ceil (per-zone targets).
     int[] total = new int[left.size()];
     for (int r = 0; r < 3; r++) {
       int[] counts = FixedBalanceTest.rankCounts(c, left, r);
@@ -75,10 +74,17 @@ class FixedZonesTest {
     }
     for (String zone : left.zones()) {
       int sum = 0;
+      int min = Integer.MAX_VALUE;
+      int max = 0;
       for (int i = 0; i < total.length; i++) {
-        sum += left.member(i).zone().equals(zone) ? total[i] : 0;
+        if (left.member(i).zone().equals(zone)) {
+          sum += total[i];
+          min = Math.min(min, total[i]);
+          max = Math.max(max, total[i]);
+        }
       }
       assertThat(sum).as("copies in zone %s", zone).isEqualTo(512);
+      assertThat(max - min).as("spread of copies inside zone %s", zone).isLessThanOrEqualTo(1);
     }
   }
 

@@ -55,7 +55,8 @@ class StrategiesCommandTest {
       Class<?> loader = plain.loadClass(Partitioners.class.getName());
       assertThat(loader).isNotSameAs(Partitioners.class); // really the isolated copy
       Object loaded = loader.getMethod("load", ClassLoader.class).invoke(null, plain);
-      assertThat((Set<?>) loader.getMethod("names").invoke(loaded))
+      Set<?> names = (Set<?>) loader.getMethod("names").invoke(loaded);
+      assertThat(names.stream().map(Object::toString).toList())
           .containsExactly("fixed", "rendezvous", "tokenring");
       assertThat((List<?>) loader.getMethod("loadFailures").invoke(loaded)).isEmpty();
 

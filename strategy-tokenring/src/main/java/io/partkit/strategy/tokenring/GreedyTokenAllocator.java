@@ -24,7 +24,7 @@ import java.util.PriorityQueue;
  * currently most loaded per unit of weight. So every join takes its share from the most loaded
  * members first, which keeps the spread of ownership within about one piece (1/k of a member's
  * share) of the mean; measured on 100 equal nodes with 16 vnodes: max/avg below 1.10 (see
- * {@code docs/strategy-tokenring.md}). The very first member's tokens are evenly spaced.
+ * the README (strategy `tokenring`)). The very first member's tokens are evenly spaced.
  * A member whose weight shrank drops its tokens with the smallest ranges first.
  *
  * <p>This is the idea of Cassandra's {@code ReplicationAwareTokenAllocator} (Branimir Lambov,

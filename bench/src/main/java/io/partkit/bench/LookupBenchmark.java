@@ -93,4 +93,25 @@ public class LookupBenchmark {
   public long murmur3(KeyState k) {
     return KeyHash.MURMUR3_128.hashLong(k.nextKey());
   }
+
+  /** DESIGN.md's lookup floor: one Murmur3 hash plus one array read, nothing else. */
+  @State(Scope.Benchmark)
+  public static class FloorState {
+    final Object[] owners = new Object[4096];
+    /** Read from a field, as a real table's size is: no shift where a multiply is due. */
+    long count = owners.length;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+      for (int i = 0; i < owners.length; i++) {
+        owners[i] = "node-" + (i % 1000);
+      }
+    }
+  }
+
+  @Benchmark
+  public Object floor(FloorState f, KeyState k) {
+    long h = KeyHash.MURMUR3_128.hashLong(k.nextKey());
+    return f.owners[(int) ((((h ^ Long.MIN_VALUE) >>> 32) * f.count) >>> 32)];
+  }
 }

@@ -2,6 +2,7 @@ package io.partkit.spi;
 
 import static java.util.Objects.requireNonNull;
 
+import io.partkit.spi.hash.KeyHash;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -38,6 +39,15 @@ public final class PartitionAssignment {
    */
   private final NodeId[] bucketPrimary;
   private final TokenRanges ring;
+  /** The ring's index shift ({@code 64 - index bits}), so the bucket is computed inline. */
+  private final int bucketShift;
+  /**
+   * The lookup path, flattened out of the scheme: the key hash and, for hash slots, the slot
+   * count (0 for a ring). The hot path then reads final fields of this object and one array
+   * element, with no call through the {@link PartitionScheme} interface.
+   */
+  private final KeyHash keyHash;
+  private final long slotCount;
 
   private PartitionAssignment(String strategy, long epoch, long membershipVersion,
       PartitionScheme scheme, NodeId[] nodes, int replicationFactor, int[] table) {
@@ -60,8 +70,11 @@ public final class PartitionAssignment {
       lists.add(List.of(replicas));
     }
     this.replicaLists = List.copyOf(lists);
+    this.keyHash = scheme.keyHash();
+    this.slotCount = scheme instanceof HashSlots slots ? slots.count() : 0;
     if (scheme instanceof TokenRanges t) {
       this.ring = t;
+      this.bucketShift = t.bucketShift();
       this.bucketPrimary = new NodeId[t.bucketCount()];
       for (int b = 0; b < bucketPrimary.length; b++) {
         int p = t.wholeBucketPartition(b);
@@ -69,6 +82,7 @@ public final class PartitionAssignment {
       }
     } else {
       this.ring = null;
+      this.bucketShift = 0;
       this.bucketPrimary = null;
     }
   }
@@ -214,29 +228,34 @@ public final class PartitionAssignment {
 
   /** The primary owner of a key given as bytes. */
   public NodeId primaryOf(byte[] key) {
-    return primaryOfHash(scheme.keyHash().hash(key));
+    return primaryOfHash(keyHash.hash(key));
   }
 
   /** The primary owner of a {@code long} key. */
   public NodeId primaryOf(long key) {
-    return primaryOfHash(scheme.keyHash().hashLong(key));
+    return primaryOfHash(keyHash.hashLong(key));
   }
 
   /** The primary owner of a {@code String} key. */
   public NodeId primaryOf(String key) {
-    return primaryOfHash(scheme.keyHash().hash(key));
+    return primaryOfHash(keyHash.hash(key));
   }
 
   /** The primary owner of a key whose hash, by the scheme's key hash, is known. */
   public NodeId primaryOfHash(long hash) {
+    if (slotCount != 0) {
+      // HashSlots.partitionOf, inline (its persisted formula)
+      return primaries[(int) ((((hash ^ Long.MIN_VALUE) >>> 32) * slotCount) >>> 32)];
+    }
     if (bucketPrimary != null) {
-      NodeId owner = bucketPrimary[ring.bucketOf(hash)];
+      NodeId owner = bucketPrimary[(int) ((hash ^ Long.MIN_VALUE) >>> bucketShift)];
       if (owner != null) {
         return owner;
       }
     }
     return primaries[scheme.partitionOf(hash)];
   }
+
 
   /** The partitions whose primary is {@code node}, ascending. */
   public int[] primaryPartitionsOf(NodeId node) {

@@ -12,13 +12,18 @@ import java.util.Arrays;
  * ends at its token, and a key belongs to the first token at or after its own token, wrapping.
  *
  * <p>Lookup is allocation-free and O(1) on average: a bucket index over the top bits of the hash
- * (about four buckets per token) narrows the search to the few tokens of one bucket, where a
+ * (about sixteen buckets per token, at most 2^20) narrows the search to the few tokens of one bucket, where a
  * plain binary search over 16,000 tokens would take 14 dependent, cache-missing reads. The index
  * is derived from the tokens, so it changes nothing about which partition a hash maps to.
  */
 public final class TokenRanges implements PartitionScheme {
 
-  /** Most index buckets: 2^20 ints (4 MiB) at the most, whatever the ring size. */
+  /**
+   * Most index buckets: 2^20, whatever the ring size. Sixteen buckets per token leave about 6% of
+   * buckets straddling a token (1 - e^(-1/16)), so almost every lookup is one read of a table
+   * that still fits a core's L2 cache for rings up to ~16,000 tokens (measured: 16 per token
+   * took a 1000-node, 16-vnode ring from 12.5 to 8.4 ns per lookup, see the README).
+   */
   private static final int MAX_INDEX_BITS = 20;
 
   private final long[] tokens;
@@ -32,7 +37,7 @@ public final class TokenRanges implements PartitionScheme {
     this.tokens = tokens;
     this.keyHash = keyHash;
     int bits = 1;
-    while (bits < MAX_INDEX_BITS && (1 << bits) < 4 * tokens.length) {
+    while (bits < MAX_INDEX_BITS && (1 << bits) < 16 * tokens.length) {
       bits++;
     }
     this.indexBits = bits;
@@ -49,6 +54,11 @@ public final class TokenRanges implements PartitionScheme {
   /** Index bucket of a hash: its top {@link #indexBits} bits, read unsigned from MIN_VALUE. */
   int bucketOf(long hash) {
     return (int) ((hash ^ Long.MIN_VALUE) >>> (64 - indexBits));
+  }
+
+  /** {@code 64 -} index bits: {@code bucketOf(h) == (int) ((h ^ Long.MIN_VALUE) >>> bucketShift())}. */
+  int bucketShift() {
+    return 64 - indexBits;
   }
 
   /** Number of index buckets. */

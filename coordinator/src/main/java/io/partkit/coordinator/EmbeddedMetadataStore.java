@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.partkit.coordinator.internal.ListenerExecutor;
 import io.partkit.spi.Member;
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.NodeId;
@@ -25,8 +26,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +49,7 @@ final class EmbeddedMetadataStore implements MetadataStore {
 
   private final Object lock = new Object();
   private final Path file;
-  private final ExecutorService callbacks;
+  private final ListenerExecutor callbacks;
 
   // guarded by lock
   private PartitionAssignment table;
@@ -66,11 +65,7 @@ final class EmbeddedMetadataStore implements MetadataStore {
 
   private EmbeddedMetadataStore(Path file) {
     this.file = file;
-    this.callbacks = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "partkit-embedded-store-callbacks");
-      t.setDaemon(true);
-      return t;
-    });
+    this.callbacks = new ListenerExecutor("partkit-embedded-store-callbacks", describe());
   }
 
   static EmbeddedMetadataStore inMemory() {
@@ -197,7 +192,7 @@ final class EmbeddedMetadataStore implements MetadataStore {
     }
 
     void offer(PartitionAssignment t) {
-      callback(() -> {
+      callbacks.run(() -> {
         if (!cancelled && t.epoch() > lastEpoch) {
           lastEpoch = t.epoch();
           listener.accept(t);
@@ -246,7 +241,7 @@ final class EmbeddedMetadataStore implements MetadataStore {
     revision++;
     persist();
     for (Runnable r : memberWatches) {
-      callback(r);
+      callbacks.run(r);
     }
   }
 
@@ -276,7 +271,7 @@ final class EmbeddedMetadataStore implements MetadataStore {
       checkOpen();
       if (leader == null) {
         leader = l;
-        callback(onElected);
+        callbacks.run(onElected);
       } else {
         standbys.add(l);
       }
@@ -321,7 +316,7 @@ final class EmbeddedMetadataStore implements MetadataStore {
         if (leader == this) {
           leader = standbys.poll();
           if (leader != null) {
-            callback(leader.onElected);
+            callbacks.run(leader.onElected);
           }
         }
       }
@@ -351,7 +346,7 @@ final class EmbeddedMetadataStore implements MetadataStore {
       tableWatches.clear();
       memberWatches.clear();
     }
-    lost.forEach(l -> callback(l.onLost));
+    lost.forEach(l -> callbacks.run(l.onLost));
     callbacks.shutdown();
   }
 
@@ -361,18 +356,6 @@ final class EmbeddedMetadataStore implements MetadataStore {
     }
   }
 
-  private void callback(Runnable r) {
-    if (callbacks.isShutdown()) {
-      return;
-    }
-    callbacks.execute(() -> {
-      try {
-        r.run();
-      } catch (RuntimeException e) {
-        LOG.warn("a listener of {} failed", describe(), e);
-      }
-    });
-  }
 
   // ---- persistence ----
 

@@ -1,7 +1,9 @@
 package io.partkit.coordinator;
 
+import static io.partkit.coordinator.internal.ListenerExecutor.closeQuietly;
 import static java.util.Objects.requireNonNull;
 
+import io.partkit.coordinator.internal.ListenerExecutor;
 import io.partkit.spi.Member;
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.Migration;
@@ -491,23 +493,13 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
         l.close();
       }
       closeQuietly(memberWatch);
-      watches.keySet().forEach(FixedPartitionsCoordinator::closeQuietly);
+      watches.keySet().forEach(ListenerExecutor::closeQuietly);
       watches.clear();
     } finally {
       lock.unlock();
     }
   }
 
-  private static void closeQuietly(AutoCloseable c) {
-    if (c == null) {
-      return;
-    }
-    try {
-      c.close();
-    } catch (Exception e) {
-      LOG.debug("closing {} failed", c, e);
-    }
-  }
 
   private void checkOpen() {
     if (closed) {

@@ -1,5 +1,6 @@
 package io.partkit.coordinator.etcd;
 
+import static io.partkit.coordinator.internal.ListenerExecutor.closeQuietly;
 import static java.util.Objects.requireNonNull;
 
 import io.etcd.jetcd.ByteSequence;
@@ -27,6 +28,7 @@ import io.partkit.coordinator.Leadership;
 import io.partkit.coordinator.MetadataCodec;
 import io.partkit.coordinator.MetadataSnapshot;
 import io.partkit.coordinator.MetadataStore;
+import io.partkit.coordinator.internal.ListenerExecutor;
 import io.partkit.coordinator.MetadataStoreException;
 import io.partkit.coordinator.PendingMigration;
 import io.partkit.spi.Member;
@@ -88,7 +90,7 @@ final class EtcdMetadataStore implements MetadataStore {
   private final ByteSequence migrationsKey;
   private final ByteSequence membersPrefix;
   private final ByteSequence leaderKey;
-  private final ExecutorService callbacks;
+  private final ListenerExecutor callbacks;
   private final Map<NodeId, Long> memberLeases = new ConcurrentHashMap<>();
   private final List<AutoCloseable> resources = new java.util.concurrent.CopyOnWriteArrayList<>();
   private volatile boolean closed;
@@ -104,8 +106,7 @@ final class EtcdMetadataStore implements MetadataStore {
     this.migrationsKey = bytes(prefix + "/migrations");
     this.membersPrefix = bytes(prefix + "/members/");
     this.leaderKey = bytes(prefix + "/leader");
-    this.callbacks = Executors.newSingleThreadExecutor(
-        daemon("partkit-etcd-store-callbacks " + prefix));
+    this.callbacks = new ListenerExecutor("partkit-etcd-store-callbacks " + prefix, describe());
   }
 
   static MetadataStore connect(EtcdMetadataStores.Builder b) {
@@ -321,7 +322,7 @@ final class EtcdMetadataStore implements MetadataStore {
         LOG.info("{}: table watch failed ({}); subscribing again from revision {}", describe(),
             rootMessage(t), nextRevision);
       }
-      callbacks.execute(() -> {
+      callbacks.run(() -> {
         closeQuietly(watcher);
         try {
           start();
@@ -332,7 +333,7 @@ final class EtcdMetadataStore implements MetadataStore {
     }
 
     private void offer(PartitionAssignment t) {
-      callback(() -> {
+      callbacks.run(() -> {
         if (!cancelled && t.epoch() > lastEpoch) {
           lastEpoch = t.epoch();
           listener.accept(t);
@@ -420,7 +421,7 @@ final class EtcdMetadataStore implements MetadataStore {
     requireNonNull(onChange, "onChange");
     Watch.Watcher w = client.getWatchClient().watch(membersPrefix,
         WatchOption.builder().isPrefix(true).build(),
-        Watch.listener(resp -> callback(onChange),
+        Watch.listener(resp -> callbacks.run(onChange),
             t -> LOG.info("{}: member watch: {}", describe(), rootMessage(t))));
     resources.add(w);
     return () -> {
@@ -788,18 +789,6 @@ final class EtcdMetadataStore implements MetadataStore {
     }
   }
 
-  private void callback(Runnable r) {
-    if (callbacks.isShutdown()) {
-      return;
-    }
-    callbacks.execute(() -> {
-      try {
-        r.run();
-      } catch (RuntimeException e) {
-        LOG.warn("a listener of {} failed", describe(), e);
-      }
-    });
-  }
 
   /** Waits for one etcd request, retrying transport failures until the request timeout. */
   private <T> T await(String what, Supplier<CompletableFuture<T>> request) {
@@ -858,14 +847,4 @@ final class EtcdMetadataStore implements MetadataStore {
     return root.getClass().getSimpleName() + ": " + root.getMessage();
   }
 
-  private static void closeQuietly(AutoCloseable c) {
-    if (c == null) {
-      return;
-    }
-    try {
-      c.close();
-    } catch (Exception e) {
-      LOG.debug("closing {} failed", c, e);
-    }
-  }
 }

@@ -1,7 +1,6 @@
 package io.partkit.coordinator;
 
 import io.partkit.spi.Coordinator;
-import io.partkit.spi.PartitionerConfig;
 import io.partkit.testkit.CoordinatorContractKit;
 import io.partkit.testkit.CoordinatorSettings;
 import org.junit.jupiter.api.AfterEach;
@@ -13,22 +12,7 @@ class EmbeddedCoordinatorTest extends CoordinatorContractKit {
 
   @Override
   protected Coordinator createCoordinator(CoordinatorSettings s) {
-    return build(store, s);
-  }
-
-  /** Maps the kit's settings onto the builder; shared with the etcd tests. */
-  static ClusterCoordinator build(MetadataStore store, CoordinatorSettings s) {
-    Coordinators.Builder b = Coordinators.builder().store(store)
-        .strategy("fixed", PartitionerConfig.of("partitions", 64, "replicas", 2))
-        .name(s.name())
-        .minClusterSize(s.minClusterSize())
-        .heartbeatTimeout(s.heartbeatTimeout())
-        .clock(s.clock())
-        .maxConcurrentMigrations(s.maxConcurrentMigrations())
-        .autoRebalance(s.autoRebalance())
-        .leaderElection(s.leaderElection());
-    s.executor().ifPresent(b::migrationExecutor);
-    return b.build();
+    return KitCoordinators.build(store, s);
   }
 
   @AfterEach

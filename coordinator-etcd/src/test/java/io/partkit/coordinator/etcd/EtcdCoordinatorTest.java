@@ -1,10 +1,8 @@
 package io.partkit.coordinator.etcd;
 
-import io.partkit.coordinator.ClusterCoordinator;
-import io.partkit.coordinator.Coordinators;
+import io.partkit.coordinator.KitCoordinators;
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.spi.Coordinator;
-import io.partkit.spi.PartitionerConfig;
 import io.partkit.testkit.CoordinatorContractKit;
 import io.partkit.testkit.CoordinatorSettings;
 import io.partkit.testkit.EtcdCluster;
@@ -45,22 +43,9 @@ class EtcdCoordinatorTest extends CoordinatorContractKit {
     MetadataStore store = EtcdMetadataStores.builder().endpoints(etcd.allEndpoints())
         .prefix(prefix).leaderTtl(Duration.ofSeconds(2)).build();
     stores.add(store);
-    return build(store, s);
+    return KitCoordinators.build(store, s);
   }
 
-  static ClusterCoordinator build(MetadataStore store, CoordinatorSettings s) {
-    Coordinators.Builder b = Coordinators.builder().store(store)
-        .strategy("fixed", PartitionerConfig.of("partitions", 64, "replicas", 2))
-        .name(s.name())
-        .minClusterSize(s.minClusterSize())
-        .heartbeatTimeout(s.heartbeatTimeout())
-        .clock(s.clock())
-        .maxConcurrentMigrations(s.maxConcurrentMigrations())
-        .autoRebalance(s.autoRebalance())
-        .leaderElection(s.leaderElection());
-    s.executor().ifPresent(b::migrationExecutor);
-    return b.build();
-  }
 
   @AfterEach
   void closeStores() {

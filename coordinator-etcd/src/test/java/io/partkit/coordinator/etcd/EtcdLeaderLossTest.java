@@ -3,6 +3,7 @@ package io.partkit.coordinator.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.coordinator.ClusterCoordinator;
+import io.partkit.coordinator.KitCoordinators;
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.spi.Member;
 import io.partkit.spi.Migration;
@@ -63,7 +64,7 @@ class EtcdLeaderLossTest {
       try (MetadataStore watcherStore = store(etcd, "/leader-loss");
           MetadataStore coordinatorStore = store(etcd, "/leader-loss")) {
         watcherStore.watchTable(t -> watched.add(t.epoch())); // ends with its store
-        try (ClusterCoordinator c = EtcdCoordinatorTest.build(coordinatorStore,
+        try (ClusterCoordinator c = KitCoordinators.build(coordinatorStore,
             CoordinatorSettings.defaults(new ManualClock()).executor(killer, 4))) {
           List<RebalancePlan> plans = new ArrayList<>();
           for (String id : List.of("a", "b", "c", "d", "e", "f")) {
@@ -103,14 +104,14 @@ class EtcdLeaderLossTest {
       RecordingMigrationExecutor stuck = new RecordingMigrationExecutor();
       RecordingMigrationExecutor fresh = new RecordingMigrationExecutor();
       MetadataStore leaderStore = store(etcd, "/takeover");
-      ClusterCoordinator leader = EtcdCoordinatorTest.build(leaderStore,
+      ClusterCoordinator leader = KitCoordinators.build(leaderStore,
           CoordinatorSettings.defaults(clock).named("leader").executor(stuck, 2));
       try (MetadataStore standbyStore = store(etcd, "/takeover")) {
         for (String id : List.of("a", "b", "c")) {
           leader.join(Member.of(id));
         }
         leader.rebalance();
-        ClusterCoordinator standby = EtcdCoordinatorTest.build(standbyStore,
+        ClusterCoordinator standby = KitCoordinators.build(standbyStore,
             CoordinatorSettings.defaults(clock).named("standby").executor(fresh, 2));
         assertThat(standby.isLeader()).isFalse();
         assertThat(leader.isLeader()).isTrue();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.coordinator.ClusterCoordinator;
 import io.partkit.coordinator.Leadership;
+import io.partkit.coordinator.KitCoordinators;
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.spi.Member;
 import io.partkit.spi.PartitionAssignment;
@@ -98,9 +99,9 @@ class EtcdLeadershipRecoveryTest {
         MetadataStore standbyStore = store(etcd, "/recover-coordinator", Duration.ofSeconds(5))) {
       ManualClock clock = new ManualClock();
       RecordingMigrationExecutor executor = new RecordingMigrationExecutor();
-      try (ClusterCoordinator c1 = EtcdCoordinatorTest.build(leaderStore,
+      try (ClusterCoordinator c1 = KitCoordinators.build(leaderStore,
               CoordinatorSettings.defaults(clock).named("c1").executor(executor, 2));
-          ClusterCoordinator c2 = EtcdCoordinatorTest.build(standbyStore,
+          ClusterCoordinator c2 = KitCoordinators.build(standbyStore,
               CoordinatorSettings.defaults(clock).named("c2").executor(executor, 2))) {
         for (String id : List.of("a", "b", "c")) {
           c1.join(Member.of(id));

@@ -43,6 +43,11 @@ public record HashSlots(int count, KeyHash keyHash) implements PartitionScheme {
 
   @Override
   public int partitionOf(long hash) {
+    return slotOf(hash, count);
+  }
+
+  /** The persisted formula, in one place; {@link PartitionAssignment} calls it on its hot path. */
+  static int slotOf(long hash, long count) {
     return (int) ((((hash ^ Long.MIN_VALUE) >>> 32) * count) >>> 32);
   }
 

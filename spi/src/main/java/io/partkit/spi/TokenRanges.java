@@ -56,11 +56,6 @@ public final class TokenRanges implements PartitionScheme {
     return (int) ((hash ^ Long.MIN_VALUE) >>> (64 - indexBits));
   }
 
-  /** {@code 64 -} index bits: {@code bucketOf(h) == (int) ((h ^ Long.MIN_VALUE) >>> bucketShift())}. */
-  int bucketShift() {
-    return 64 - indexBits;
-  }
-
   /** Number of index buckets. */
   int bucketCount() {
     return bucketStart.length - 1;

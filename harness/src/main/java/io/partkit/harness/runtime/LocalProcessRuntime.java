@@ -1,0 +1,103 @@
+package io.partkit.harness.runtime;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Nodes as plain processes on loopback. Kill, pause, restart and membership are real; a network
+ * partition is not possible (every node shares 127.0.0.1), so {@link #partition} refuses.
+ */
+final class LocalProcessRuntime implements NodeRuntime {
+
+  private final Map<String, Integer> ports = new ConcurrentHashMap<>();
+  private final Set<String> nodes = ConcurrentHashMap.newKeySet();
+  private final List<ChildProcess> started = new ArrayList<>();
+
+  @Override
+  public String name() {
+    return "processes";
+  }
+
+  @Override
+  public void open(List<String> names) {
+    for (String n : names) {
+      Runtimes.checkNodeName(n);
+      if (!nodes.add(n)) {
+        throw new IllegalArgumentException("node " + n + " is listed twice");
+      }
+    }
+  }
+
+  @Override
+  public String host(String node) {
+    requireNode(node);
+    return "127.0.0.1";
+  }
+
+  @Override
+  public int port(String node, String service, int defaultPort) {
+    requireNode(node);
+    return ports.computeIfAbsent(node + "/" + service, k -> freePort());
+  }
+
+  private void requireNode(String node) {
+    if (!nodes.contains(node)) {
+      throw new IllegalArgumentException("unknown node " + node + ": open() was given " + nodes);
+    }
+  }
+
+  /**
+   * A port nobody listens on now. Another program may still take it before the node binds it; the
+   * node then fails to start and says so (a setup error, not a wrong verdict).
+   */
+  private static int freePort() {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new SetupException("no free port on loopback: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public NodeProcess start(String node, List<String> command, Path log) throws IOException {
+    requireNode(node);
+    ChildProcess child = ChildProcess.start(node, command, log);
+    synchronized (started) {
+      started.add(child);
+    }
+    return child;
+  }
+
+  @Override
+  public boolean supportsPartitions() {
+    return false;
+  }
+
+  @Override
+  public void partition(Map<String, Set<String>> grudge) {
+    throw new UnsupportedOperationException("the processes runtime shares loopback between all "
+        + "nodes and cannot partition them: use --runtime netns (needs root)");
+  }
+
+  @Override
+  public void heal() {
+    // nothing is ever cut on loopback
+  }
+
+  @Override
+  public void close() {
+    List<ChildProcess> all;
+    synchronized (started) {
+      all = new ArrayList<>(started);
+      started.clear();
+    }
+    all.parallelStream().forEach(ChildProcess::destroy);
+  }
+}

@@ -1,0 +1,72 @@
+package io.partkit.harness.runtime;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Where a run's nodes live: local processes on loopback, processes in Linux network namespaces, or
+ * containers. The same system code runs on each; the runtime decides how a node is reached and
+ * which faults are real.
+ *
+ * <p>Lifecycle: {@link #open} once with every node name the run may start, then any number of
+ * {@link #start}s (a node restarted after a kill keeps its host and ports), faults, and finally
+ * {@link #close}, which kills every process the runtime started and removes everything it
+ * created (namespaces, links, rules, files), also after a failure.
+ *
+ * <p>Implementations are thread-safe: the nemesis and the system call them from other threads.
+ */
+public interface NodeRuntime extends AutoCloseable {
+
+  /** The name used on the command line: {@code processes}, {@code netns} or {@code containers}. */
+  String name();
+
+  /**
+   * Makes a host ready for each node (for namespaces: creates them, their links and addresses).
+   *
+   * @param nodes the node names, distinct, each a short name of letters, digits and '-'
+   * @throws IllegalArgumentException if a name is malformed or repeated
+   * @throws SetupException if the hosts cannot be made (what failed and how to fix it)
+   */
+  void open(List<String> nodes);
+
+  /** The address {@code node} listens on and everyone else reaches it at (an IP literal). */
+  String host(String node);
+
+  /**
+   * A port for one of {@code node}'s services, the same for the whole run so that a restarted
+   * node takes it back. On loopback every node gets its own free port; on a host of its own a
+   * node uses {@code defaultPort}.
+   */
+  int port(String node, String service, int defaultPort);
+
+  /**
+   * Starts {@code command} as {@code node}. Its standard output and error go to {@code log} (append)
+   * and its output lines can be awaited with {@link NodeProcess#awaitLine}.
+   *
+   * @throws IOException if the process cannot be started
+   */
+  NodeProcess start(String node, List<String> command, Path log) throws IOException;
+
+  /** True when {@link #partition} drops real packets; false on loopback. */
+  boolean supportsPartitions();
+
+  /**
+   * Cuts the network Jepsen's way: each node in {@code grudge} drops every packet from the nodes
+   * in its set (a one-way cut when the other side keeps no grudge). Replaces any earlier cut.
+   * Clients of the harness are never cut off.
+   *
+   * @throws UnsupportedOperationException if {@link #supportsPartitions()} is false
+   * @throws IOException if a rule cannot be installed
+   */
+  void partition(Map<String, Set<String>> grudge) throws IOException;
+
+  /** Removes every cut; a no-op when there is none. */
+  void heal() throws IOException;
+
+  /** Kills what it started and removes what it created. Idempotent. */
+  @Override
+  void close();
+}

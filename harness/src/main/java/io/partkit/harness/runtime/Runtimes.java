@@ -1,0 +1,45 @@
+package io.partkit.harness.runtime;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/** The node runtimes by name. */
+public final class Runtimes {
+
+  /** The names {@link #named} knows, in the order the command line lists them. */
+  public static final List<String> NAMES = List.of("processes", "netns", "containers");
+
+  private static final Pattern NODE_NAME = Pattern.compile("[a-z][a-z0-9-]{0,11}");
+
+  private Runtimes() {}
+
+  /** Local processes on loopback: kill, pause, restart, membership; no network faults. */
+  public static NodeRuntime processes() {
+    return new LocalProcessRuntime();
+  }
+
+  /**
+   * The runtime called {@code name}.
+   *
+   * @param workDir where a runtime keeps its files (hosts files, container mounts)
+   * @throws IllegalArgumentException if the name is unknown (the message lists the known ones)
+   * @throws SetupException if the runtime cannot run on this machine (no root, no Docker engine)
+   */
+  public static NodeRuntime named(String name, Path workDir) {
+    switch (name) {
+      case "processes":
+        return processes();
+      default:
+        throw new IllegalArgumentException("unknown runtime '" + name + "': expected one of "
+            + String.join(", ", NAMES));
+    }
+  }
+
+  static void checkNodeName(String name) {
+    if (name == null || !NODE_NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException("node names are 1-12 lower-case letters, digits or '-',"
+          + " starting with a letter: " + name);
+    }
+  }
+}

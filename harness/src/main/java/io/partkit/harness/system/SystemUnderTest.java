@@ -1,0 +1,88 @@
+package io.partkit.harness.system;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A real system the harness runs: it starts its nodes on the runtime, hands out recording clients
+ * and lets the nemesis kill, pause, restart and (where it has membership) move nodes in and out.
+ *
+ * <p>Every method but {@link #openClient} is called from one thread at a time (the run's
+ * control thread or the nemesis); clients are used by one worker each.
+ */
+public interface SystemUnderTest extends AutoCloseable {
+
+  /** The name on the command line: {@code kv}, {@code etcd}. */
+  String name();
+
+  /**
+   * Starts the cluster and waits until it serves.
+   *
+   * @throws io.partkit.harness.runtime.SetupException if it cannot (what failed, how to fix it)
+   */
+  void start(SystemContext context);
+
+  /** The nodes a fault may hit (data nodes; names as given to the runtime). */
+  List<String> nodes();
+
+  /**
+   * The node that plays a special role now, for faults aimed at it: the kv coordinator, the etcd
+   * raft leader. Empty when there is none (or it cannot be found now).
+   */
+  default Optional<String> leader() {
+    return Optional.empty();
+  }
+
+  /** {@code kill -9} of {@code node}'s process. */
+  void kill(String node);
+
+  /** Starts a killed node again with the same data and address. A no-op when it runs. */
+  void restart(String node);
+
+  /** {@code SIGSTOP}. */
+  void pause(String node);
+
+  /** {@code SIGCONT}. */
+  void resume(String node);
+
+  /** True when nodes can leave and join during a run, so data moves between them. */
+  default boolean supportsMembership() {
+    return false;
+  }
+
+  /**
+   * Takes {@code node} out of the cluster (its data moves to the others); it keeps running.
+   *
+   * @throws UnsupportedOperationException when {@link #supportsMembership()} is false
+   */
+  default void leave(String node) {
+    throw new UnsupportedOperationException(name() + " has no membership changes");
+  }
+
+  /** Brings a node that left back in (data moves to it). */
+  default void join(String node) {
+    throw new UnsupportedOperationException(name() + " has no membership changes");
+  }
+
+  /**
+   * Starts a membership change and waits until one of the migrations it starts has fenced its
+   * source, so a fault can hit it mid-flight. Empty when the system moves no data.
+   */
+  default Optional<Migration> startMigration(Duration timeout) {
+    return Optional.empty();
+  }
+
+  /** A migration caught in flight: the fault targets its source, its target or the leader. */
+  record Migration(int partition, String source, String target) {}
+
+  /** Waits until every node serves again after the faults were healed (bounded by timeout). */
+  default void awaitRecovered(Duration timeout) {}
+
+  /** A new client (one per worker). */
+  Client openClient();
+
+  /** Stops every node. */
+  @Override
+  void close();
+}

@@ -3,13 +3,19 @@ package io.partkit.kvstore;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * Runs one node as its own process:
- * {@code java -cp <classpath> io.partkit.kvstore.KvNodeMain --id n1 --data /var/kv/n1 [--port 0]}.
+ * {@code java -cp <classpath> io.partkit.kvstore.KvNodeMain --id n1 --data /var/kv/n1 [--port 0]
+ * [--host 127.0.0.1]}.
+ *
+ * <p>{@code --unsafe-test-fault NAME} starts it with a deliberate data-losing bug
+ * ({@code ack-before-log}, {@code serve-while-fenced}, {@code skip-epoch-check}) for harness runs
+ * that must prove they catch a broken store. Never use it for data you keep.
  *
  * <p>Once it listens it prints {@code KVNODE LISTENING host:port} on standard output, which is
  * what a harness waits for. It exits when its standard input closes (so a dying parent does not
@@ -32,11 +38,14 @@ public final class KvNodeMain {
     String id = options.get("--id");
     String data = options.get("--data");
     if (id == null || data == null || args.length % 2 != 0) {
-      System.err.println("usage: KvNodeMain --id <node id> --data <dir> [--port <port>]");
+      System.err.println("usage: KvNodeMain --id <node id> --data <dir> [--port <port>]"
+          + " [--host <address>] [--unsafe-test-fault <name>]");
       System.exit(2);
     }
-    KvNode node = KvNode.start(NodeId.of(id), Path.of(data),
-        Integer.parseInt(options.getOrDefault("--port", "0")));
+    KvNode node = TcpKvNode.start(NodeId.of(id), Path.of(data),
+        new InetSocketAddress(options.getOrDefault("--host", "127.0.0.1"),
+            Integer.parseInt(options.getOrDefault("--port", "0"))),
+        UnsafeTestFault.parse(options.getOrDefault("--unsafe-test-fault", "none")));
     System.out.println("KVNODE LISTENING " + node.hostAndPort());
     System.out.flush();
     InputStream in = System.in;

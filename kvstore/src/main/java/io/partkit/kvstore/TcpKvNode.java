@@ -73,9 +73,12 @@ final class TcpKvNode implements KvNode {
   private final ServerSocket server;
   private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
+  private final UnsafeTestFault fault;
 
-  private TcpKvNode(NodeId id, Path dataDir, InetSocketAddress bind) throws IOException {
+  private TcpKvNode(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault)
+      throws IOException {
     this.id = id;
+    this.fault = fault;
     Files.createDirectories(dataDir);
     this.logFile = dataDir.resolve("wal.log");
     WriteAheadLog.open(logFile, this::replay).close();
@@ -94,7 +97,17 @@ final class TcpKvNode implements KvNode {
   }
 
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind) throws IOException {
-    TcpKvNode node = new TcpKvNode(id, dataDir, bind);
+    return start(id, dataDir, bind, UnsafeTestFault.NONE);
+  }
+
+  /** A node with a deliberate bug, for tests that must see a broken store caught. */
+  static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault)
+      throws IOException {
+    TcpKvNode node = new TcpKvNode(id, dataDir, bind, fault);
+    if (fault != UnsafeTestFault.NONE) {
+      System.err.println("node " + id + ": UNSAFE TEST FAULT " + fault.cliName()
+          + " is on: this node loses data on purpose");
+    }
     Thread acceptor = new Thread(node::acceptLoop, "kvnode-" + id + "-accept");
     acceptor.setDaemon(true);
     acceptor.start();
@@ -236,6 +249,14 @@ final class TcpKvNode implements KvNode {
 
   /** Why a data request is not served, or null when it is. Caller holds the part's lock. */
   private KvReply refusal(Part part, long epoch) {
+    if (fault == UnsafeTestFault.SKIP_EPOCH_CHECK
+        && (part.state == PartitionState.OWNED || part.state == PartitionState.ABSENT
+            && part.epoch > 0)) {
+      return null; // the bug: whatever epoch the client carries, and after a drop too
+    }
+    if (fault == UnsafeTestFault.SERVE_WHILE_FENCED && part.state == PartitionState.MIGRATING_OUT) {
+      return null; // the bug: the fence does not stop writes, so the copy misses some
+    }
     return switch (part.state) {
       case OWNED -> epoch < part.epoch
           ? KvReply.of(Status.REDIRECT, part.epoch, "stale epoch " + epoch + " for partition "
@@ -288,6 +309,9 @@ final class TcpKvNode implements KvNode {
         differing = current;
         failed = true;
         seq = log.lastAppended(); // the failed CAS read the current value: wait as a read does
+      } else if (fault == UnsafeTestFault.ACK_BEFORE_LOG) {
+        seq = log.lastAppended(); // the bug: acknowledged from memory only
+        part.data.put(key, value);
       } else {
         seq = log.append(putRecord(part.id, key, value));
         part.data.put(key, value);

@@ -12,7 +12,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -26,6 +28,9 @@ final class ChildProcess implements NodeProcess {
   private final Process process;
   private final Path log;
   private final List<String> lines = new ArrayList<>();
+  /** Per prefix, the index after the line the last awaitLine returned; guarded by lines. */
+  private final Map<String, Integer> cursors = new HashMap<>();
+  private int skippedTo;
 
   private ChildProcess(String node, Process process, Path log) {
     this.node = node;
@@ -84,16 +89,18 @@ final class ChildProcess implements NodeProcess {
   @Override
   public String awaitLine(String prefix, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    int seen = 0;
     synchronized (lines) {
+      int seen = Math.max(skippedTo, cursors.getOrDefault(prefix, 0));
       while (true) {
         for (; seen < lines.size(); seen++) {
           if (lines.get(seen).startsWith(prefix)) {
+            cursors.put(prefix, seen + 1);
             return lines.get(seen);
           }
         }
         long left = deadline - System.nanoTime();
         if (left <= 0 || !process.isAlive() && !pumping()) {
+          cursors.put(prefix, seen);
           throw new SetupException(node + " printed no line starting with '" + prefix + "' within "
               + timeout + (process.isAlive() ? "" : " (it exited with " + exitCode() + ")")
               + "; its log " + log + " ends with:\n" + tail(log, 30));
@@ -105,6 +112,14 @@ final class ChildProcess implements NodeProcess {
           throw new SetupException("interrupted waiting for " + node, e);
         }
       }
+    }
+  }
+
+  @Override
+  public void skipLines() {
+    synchronized (lines) {
+      cursors.replaceAll((prefix, seen) -> lines.size());
+      skippedTo = lines.size();
     }
   }
 

@@ -20,13 +20,17 @@ public interface NodeProcess {
   boolean isAlive();
 
   /**
-   * The first line it printed on standard output, since it started, that begins with
-   * {@code prefix}, waiting at most {@code timeout} (a busy machine is slow: give it seconds).
+   * The next line it printed on standard output that begins with {@code prefix}: the first one
+   * after the line the previous call with the same prefix returned (and after {@link #skipLines}),
+   * waiting at most {@code timeout} (a busy machine is slow: give it seconds).
    *
    * @throws SetupException if no such line came in time or the process exited first; the message
    *     ends with the tail of its log
    */
   String awaitLine(String prefix, Duration timeout);
+
+  /** Makes every line printed so far invisible to {@link #awaitLine}. */
+  void skipLines();
 
   /** Sends a line to its standard input. */
   void send(String line) throws IOException;

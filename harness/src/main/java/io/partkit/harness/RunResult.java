@@ -1,0 +1,46 @@
+package io.partkit.harness;
+
+import io.partkit.harness.check.LostWrites;
+import io.partkit.harness.check.RunStats;
+import io.partkit.verification.checker.Analysis;
+import io.partkit.verification.checker.Verdict;
+import java.nio.file.Path;
+
+/**
+ * The outcome of one run.
+ *
+ * @param verdict invalid when a key is not linearizable or an acknowledged write was lost;
+ *     unknown when the checker gave up or some key was never read at the end; else valid
+ * @param dir the run's directory in the store
+ * @param operations client operations recorded (invocations)
+ * @param faults faults the nemesis injected
+ * @param linearizability the checker's analysis (per key)
+ * @param lostWrites the lost-write check
+ * @param stats availability and latency
+ * @param runNanos how long the clients ran (all phases)
+ * @param checkNanos how long checking took
+ */
+public record RunResult(Verdict verdict, Path dir, int operations, int faults,
+    Analysis linearizability, LostWrites.Result lostWrites, RunStats stats, long runNanos,
+    long checkNanos) {
+
+  /** The process exit code of {@code ./partkit verify}: 0 valid, 1 invalid, 2 unknown. */
+  public int exitCode() {
+    return switch (verdict) {
+      case VALID -> 0;
+      case INVALID -> 1;
+      case UNKNOWN -> 2;
+    };
+  }
+
+  /** One line: verdict, operations, lost writes, timings. */
+  public String summary() {
+    return String.format("%s: %d ops (%.0f ops/s), %d faults, linearizable %s, %d of %d "
+            + "acknowledged writes lost, %d keys unread, check %.1f s; %s",
+        verdict.name().toLowerCase(java.util.Locale.ROOT), operations,
+        operations / Math.max(1e-9, runNanos / 1e9), faults,
+        linearizability.verdict().name().toLowerCase(java.util.Locale.ROOT),
+        lostWrites.lost().size(), lostWrites.acknowledged(), lostWrites.unread().size(),
+        checkNanos / 1e9, dir);
+  }
+}

@@ -1,0 +1,318 @@
+package io.partkit.harness;
+
+import io.partkit.harness.check.LostWrites;
+import io.partkit.harness.check.RunStats;
+import io.partkit.harness.nemesis.Nemeses;
+import io.partkit.harness.nemesis.Nemesis;
+import io.partkit.harness.runtime.NodeRuntime;
+import io.partkit.harness.runtime.Runtimes;
+import io.partkit.harness.runtime.SetupException;
+import io.partkit.harness.system.Client;
+import io.partkit.harness.system.Operation;
+import io.partkit.harness.system.Outcome;
+import io.partkit.harness.system.SystemContext;
+import io.partkit.harness.system.SystemUnderTest;
+import io.partkit.harness.system.Systems;
+import io.partkit.harness.workload.RegisterWorkload;
+import io.partkit.verification.checker.Analysis;
+import io.partkit.verification.checker.CheckOptions;
+import io.partkit.verification.checker.Linearizability;
+import io.partkit.verification.checker.Verdict;
+import io.partkit.verification.history.History;
+import io.partkit.verification.history.Op;
+import io.partkit.verification.history.OpType;
+import io.partkit.verification.model.Models;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Runs one Jepsen-style test: start the system on the runtime, let the workers record operations
+ * while the nemesis injects faults, heal, wait for recovery, read every key once more, check the
+ * history and store it with a report.
+ *
+ * <p>Phases, as in Jepsen: {@code faults} (clients and nemesis for {@link VerifySpec#time()}),
+ * {@code heal} (every fault undone, recorded), {@code recover} (the system serves again),
+ * {@code final reads} (one ok read per key, retried with fresh processes). A worker whose
+ * operation ended {@code :info} continues as a new process (its old one may still be in flight),
+ * so the history keeps one operation per process at a time.
+ */
+public final class Verifier {
+
+  private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(90);
+  private static final Duration FINAL_READS_TIMEOUT = Duration.ofSeconds(60);
+  private static final DateTimeFormatter RUN_NAME =
+      DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS");
+
+  private Verifier() {}
+
+  /**
+   * Runs {@code spec}, printing a progress line to {@code progress} about once a second.
+   *
+   * @throws IllegalArgumentException for an unknown system, runtime or nemesis, or a nemesis the
+   *     system or runtime cannot run (the message says which and why)
+   * @throws SetupException when the cluster cannot be set up (everything is torn down first)
+   */
+  public static RunResult run(VerifySpec spec, PrintStream progress) {
+    SystemUnderTest system = Systems.named(spec.system());
+    List<Nemesis> nemeses = spec.nemeses().stream().map(Nemeses::named).toList();
+    if (!Runtimes.NAMES.contains(spec.runtime())) {
+      Runtimes.named(spec.runtime(), spec.store()); // throws with the known names
+    }
+    Path dir = runDirectory(spec);
+    NodeRuntime runtime = Runtimes.named(spec.runtime(), dir);
+    try (runtime; system) {
+      for (Nemesis n : nemeses) {
+        n.unsupported(system, runtime).ifPresent(why -> {
+          throw new IllegalArgumentException("nemesis " + n.name() + " cannot run here: " + why);
+        });
+      }
+      progress.printf("partkit verify: %s on %d nodes (%s), nemesis %s, %s, seed %d -> %s%n",
+          spec.system(), spec.nodes(), spec.runtime(),
+          nemeses.isEmpty() ? "none" : String.join(",", spec.nemeses()), spec.time(), spec.seed(),
+          dir);
+      system.start(new SystemContext(runtime, dir, spec.nodes(), spec.seed(), spec.options()));
+      return new Run(spec, system, runtime, nemeses, dir, progress).execute();
+    } finally {
+      link(spec.store(), dir);
+    }
+  }
+
+  private static Path runDirectory(VerifySpec spec) {
+    try {
+      Path base = spec.store().resolve(spec.system());
+      Files.createDirectories(base);
+      Path dir = base.resolve(LocalDateTime.now().format(RUN_NAME));
+      for (int i = 1; Files.exists(dir); i++) {
+        dir = base.resolve(LocalDateTime.now().format(RUN_NAME) + "-" + i);
+      }
+      return Files.createDirectories(dir).toAbsolutePath();
+    } catch (IOException e) {
+      throw new SetupException("cannot create the run directory under " + spec.store() + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** {@code store/latest} and {@code store/<system>/latest} point at the last run, as Jepsen's. */
+  private static void link(Path store, Path dir) {
+    for (Path link : List.of(store.resolve("latest"), dir.getParent().resolve("latest"))) {
+      try {
+        Files.deleteIfExists(link);
+        Files.createSymbolicLink(link, link.getParent().toAbsolutePath().relativize(dir));
+      } catch (IOException | UnsupportedOperationException e) {
+        // a store on a file system without links still holds every run
+      }
+    }
+  }
+
+  /** One run's moving parts. */
+  private static final class Run {
+    private final VerifySpec spec;
+    private final SystemUnderTest system;
+    private final NodeRuntime runtime;
+    private final List<Nemesis> nemeses;
+    private final Path dir;
+    private final PrintStream progress;
+    private final Recorder recorder = new Recorder(System.nanoTime());
+    private final RegisterWorkload workload;
+    private final AtomicLong nextProcess;
+    private final AtomicInteger invoked = new AtomicInteger();
+    private final AtomicInteger info = new AtomicInteger();
+    private final Map<Object, Op> finalReads = new ConcurrentHashMap<>();
+    private volatile String phase = "faults";
+
+    Run(VerifySpec spec, SystemUnderTest system, NodeRuntime runtime, List<Nemesis> nemeses,
+        Path dir, PrintStream progress) {
+      this.spec = spec;
+      this.system = system;
+      this.runtime = runtime;
+      this.nemeses = nemeses;
+      this.dir = dir;
+      this.progress = progress;
+      this.workload = new RegisterWorkload(spec.seed(), spec.concurrency(), spec.threadsPerKey(),
+          spec.opsPerKey());
+      this.nextProcess = new AtomicLong(spec.concurrency());
+    }
+
+    RunResult execute() {
+      long end = spec.time().toNanos();
+      NemesisSchedule schedule = new NemesisSchedule(nemeses, system, runtime, recorder,
+          spec.seed(), end, progress);
+      Thread nemesisThread = new Thread(schedule, "nemesis");
+      Thread ticker = new Thread(this::tick, "progress");
+      ticker.setDaemon(true);
+      ticker.start();
+      nemesisThread.start();
+      runWorkers(end);
+      phase = "heal";
+      try {
+        nemesisThread.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      schedule.healAll("stop");
+      phase = "recover";
+      system.awaitRecovered(RECOVERY_TIMEOUT);
+      phase = "final reads";
+      finalReads();
+      long runNanos = recorder.elapsedNanos();
+      phase = "check";
+      List<Op> ops = recorder.ops();
+      long checkStart = System.nanoTime();
+      Analysis analysis = Linearizability.check(Models.casRegister(null),
+          History.of(dir.resolve("history.edn").toString(), ops),
+          CheckOptions.defaults().withTimeLimit(spec.checkTimeLimit()).withStopOnFirstInvalid(false));
+      LostWrites.Result lost = LostWrites.check(ops, finalReads, workload.keys());
+      long checkNanos = System.nanoTime() - checkStart;
+      RunStats stats = RunStats.of(ops);
+      Verdict verdict = analysis.verdict() == Verdict.INVALID || !lost.ok() ? Verdict.INVALID
+          : analysis.verdict() == Verdict.UNKNOWN || !lost.unread().isEmpty() ? Verdict.UNKNOWN
+          : Verdict.VALID;
+      phase = "done";
+      RunResult result = new RunResult(verdict, dir, invoked.get(), schedule.faults(), analysis,
+          lost, stats, runNanos, checkNanos);
+      RunStore.write(spec, result, ops);
+      progress.println();
+      return result;
+    }
+
+    private void runWorkers(long endNanos) {
+      CountDownLatch done = new CountDownLatch(spec.concurrency());
+      for (int w = 0; w < spec.concurrency(); w++) {
+        int worker = w;
+        Thread t = new Thread(() -> {
+          try {
+            work(worker, endNanos);
+          } finally {
+            done.countDown();
+          }
+        }, "worker-" + w);
+        t.start();
+      }
+      try {
+        done.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    private void work(int worker, long endNanos) {
+      Random pace = new Random(spec.seed() * 31 + worker);
+      long process = worker;
+      // Jepsen's stagger: a mean interval of concurrency/rate, uniformly spread.
+      long meanGapNanos = spec.rate() == 0 ? 0 : (long) (spec.concurrency() * 1e9 / spec.rate());
+      long next = recorder.elapsedNanos();
+      try (Client client = system.openClient()) {
+        while (recorder.elapsedNanos() < endNanos) {
+          if (meanGapNanos > 0) {
+            next += (long) (pace.nextDouble() * 2 * meanGapNanos);
+            sleepUntil(Math.min(next, endNanos));
+            if (recorder.elapsedNanos() >= endNanos) {
+              break;
+            }
+          }
+          Operation op = workload.next(worker);
+          Outcome outcome = perform(client, process, op);
+          if (outcome.type() == OpType.INFO) {
+            process = nextProcess.getAndIncrement();
+          } else if (outcome.type() == OpType.OK) {
+            workload.observe(worker, op.key(), (Long) (op.f().equals(Operation.CAS)
+                ? op.casNew() : outcome.value()));
+          }
+        }
+      }
+    }
+
+    private Outcome perform(Client client, long process, Operation op) {
+      recorder.client(process, OpType.INVOKE, op.f(), op.value(), op.key());
+      invoked.incrementAndGet();
+      Outcome outcome;
+      try {
+        outcome = client.invoke(op);
+      } catch (RuntimeException e) {
+        outcome = Outcome.info(op.value(), "client threw " + e); // unknown: it may have happened
+      }
+      if (outcome.type() == OpType.INFO) {
+        info.incrementAndGet();
+      }
+      Op completion = recorder.client(process, outcome.type(), op.f(), outcome.value(), op.key());
+      if (phase.equals("final reads") && outcome.type() == OpType.OK) {
+        finalReads.put(op.key(), completion);
+      }
+      return outcome;
+    }
+
+    /** One ok read per key, each attempt by a fresh process, spread over the workers. */
+    private void finalReads() {
+      List<Long> keys = workload.keys();
+      AtomicInteger cursor = new AtomicInteger();
+      long deadline = recorder.elapsedNanos() + FINAL_READS_TIMEOUT.toNanos();
+      CountDownLatch done = new CountDownLatch(spec.concurrency());
+      for (int w = 0; w < spec.concurrency(); w++) {
+        Thread t = new Thread(() -> {
+          try (Client client = system.openClient()) {
+            int i;
+            while ((i = cursor.getAndIncrement()) < keys.size()) {
+              long key = keys.get(i);
+              long backoff = 10;
+              while (!finalReads.containsKey(key) && recorder.elapsedNanos() < deadline) {
+                Outcome o = perform(client, nextProcess.getAndIncrement(),
+                    new Operation(Operation.READ, key, null));
+                if (o.type() != OpType.OK) {
+                  sleepUntil(recorder.elapsedNanos() + TimeUnit.MILLISECONDS.toNanos(backoff));
+                  backoff = Math.min(1000, backoff * 2);
+                }
+              }
+            }
+          } finally {
+            done.countDown();
+          }
+        }, "final-reader-" + w);
+        t.start();
+      }
+      try {
+        done.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    private void sleepUntil(long elapsedTarget) {
+      long left = elapsedTarget - recorder.elapsedNanos();
+      if (left > 0) {
+        try {
+          TimeUnit.NANOSECONDS.sleep(left); // pacing the workload, not waiting out a race
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+
+    private void tick() {
+      while (!phase.equals("done")) {
+        progress.printf("\r[%5.1f s / %d s] %-11s ops %d, unknown %d   ",
+            recorder.elapsedNanos() / 1e9, spec.time().toSeconds(), phase, invoked.get(),
+            info.get());
+        progress.flush();
+        try {
+          Thread.sleep(1000);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }
+  }
+
+}

@@ -1,0 +1,82 @@
+package io.partkit.harness.check;
+
+import io.partkit.verification.history.Op;
+import io.partkit.verification.history.OpType;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Availability and latency of a run: how many operations of each kind ended ok, failed or stayed
+ * unknown, latency percentiles of the ok ones, and throughput second by second.
+ *
+ * @param counts per function (read, write, cas), per outcome type, how many
+ * @param latencyMillis ok latencies: p50, p95, p99, max (milliseconds)
+ * @param okPerSecond ok completions in each second of the run
+ * @param availability ok / (ok + fail + info), over all client operations
+ */
+public record RunStats(Map<String, Map<OpType, Integer>> counts, double[] latencyMillis,
+    int[] okPerSecond, double availability) {
+
+  /** The statistics of a history whose {@code :time} is in nanoseconds from the run's start. */
+  public static RunStats of(List<Op> ops) {
+    Map<String, Map<OpType, Integer>> counts = new TreeMap<>();
+    Map<Object, Op> open = new HashMap<>();
+    List<Long> latencies = new ArrayList<>();
+    TreeMap<Integer, Integer> perSecond = new TreeMap<>();
+    int ok = 0;
+    int done = 0;
+    for (Op op : ops) {
+      if (!op.isClient()) {
+        continue;
+      }
+      if (op.type() == OpType.INVOKE) {
+        open.put(op.process(), op);
+        continue;
+      }
+      Op invoke = open.remove(op.process());
+      counts.computeIfAbsent(op.f(), f -> new TreeMap<>()).merge(op.type(), 1, Integer::sum);
+      done++;
+      if (op.type() == OpType.OK) {
+        ok++;
+        if (invoke != null) {
+          latencies.add(op.time() - invoke.time());
+        }
+        perSecond.merge((int) (op.time() / 1_000_000_000L), 1, Integer::sum);
+      }
+    }
+    long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
+    double[] lat = {pct(sorted, 0.50), pct(sorted, 0.95), pct(sorted, 0.99), pct(sorted, 1.0)};
+    int seconds = perSecond.isEmpty() ? 0 : perSecond.lastKey() + 1;
+    int[] tput = new int[seconds];
+    perSecond.forEach((s, n) -> tput[s] = n);
+    return new RunStats(counts, lat, tput, done == 0 ? 0 : (double) ok / done);
+  }
+
+  private static double pct(long[] sorted, double q) {
+    if (sorted.length == 0) {
+      return 0;
+    }
+    int i = (int) Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1);
+    return sorted[Math.max(0, i)] / 1e6;
+  }
+
+  /** How many completions of this function ended with this type. */
+  public int count(String f, OpType type) {
+    return counts.getOrDefault(f, Map.of()).getOrDefault(type, 0);
+  }
+
+  /** All completions of this type. */
+  public int total(OpType type) {
+    return counts.values().stream().mapToInt(m -> m.getOrDefault(type, 0)).sum();
+  }
+
+  @Override
+  public String toString() {
+    return "RunStats" + counts + " latency ms " + Arrays.toString(latencyMillis)
+        + " availability " + availability;
+  }
+}

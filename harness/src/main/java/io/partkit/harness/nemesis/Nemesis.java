@@ -1,0 +1,25 @@
+package io.partkit.harness.nemesis;
+
+import io.partkit.harness.runtime.NodeRuntime;
+import io.partkit.harness.system.SystemUnderTest;
+import java.util.Optional;
+import java.util.Random;
+
+/**
+ * One kind of fault. The {@link NemesisSchedule} picks a kind at random (seeded), starts it, holds
+ * it a while and heals it, and records both as {@code :nemesis} operations.
+ */
+public interface Nemesis {
+
+  /** The name on the command line: kill, pause, partition, membership, migration. */
+  String name();
+
+  /**
+   * Why this nemesis cannot run on this system and runtime, or empty when it can (for example a
+   * partition on loopback, or membership on a system without it).
+   */
+  Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime);
+
+  /** Starts a fault, choosing its targets with {@code random}. */
+  Fault start(SystemUnderTest system, NodeRuntime runtime, Random random);
+}

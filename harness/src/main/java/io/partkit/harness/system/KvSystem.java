@@ -1,0 +1,331 @@
+package io.partkit.harness.system;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.partkit.coordinator.MetadataStore;
+import io.partkit.coordinator.MetadataStores;
+import io.partkit.harness.runtime.NodeProcess;
+import io.partkit.harness.runtime.NodeRuntime;
+import io.partkit.harness.runtime.SetupException;
+import io.partkit.kvstore.KvClient;
+import io.partkit.kvstore.KvException;
+import io.partkit.kvstore.KvNodeMain;
+import io.partkit.spi.PartitionAssignment;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+/**
+ * partkit's own kvstore under test: {@code n} {@link KvNodeMain} processes, one coordinator
+ * process ({@link KvCoordinatorMain}, the "fixed" strategy, an embedded metadata store persisted
+ * in a file) and routing clients ({@link KvClient}).
+ *
+ * <p>Clients learn tables the way the kvstore's client does without a watch: from the metadata
+ * store, read again whenever a node answers REDIRECT or MOVING. So a client whose table is stale
+ * keeps routing to the old owner until a node tells it otherwise, which is what fencing by epoch
+ * must make safe.
+ *
+ * <p>Options: {@code partitions} (default 16), {@code fault} (a deliberate kvstore bug for every
+ * node: {@code ack-before-log}, {@code serve-while-fenced}, {@code skip-epoch-check}).
+ */
+final class KvSystem implements SystemUnderTest {
+
+  static final String COORDINATOR = "coord";
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+  private static final Duration CHANGE_TIMEOUT = Duration.ofSeconds(120);
+
+  private final Map<String, NodeProcess> processes = new ConcurrentHashMap<>();
+  private final Map<String, List<String>> commands = new ConcurrentHashMap<>();
+  private final Set<String> members = new TreeSet<>();
+  private List<String> nodes = List.of();
+  private SystemContext context;
+  private NodeRuntime runtime;
+  private Path storeFile;
+  private int partitions;
+  private Random random;
+  /** MEMBERS commands sent to the running coordinator and DONE lines seen for them. */
+  private int sent;
+  private int done;
+
+  @Override
+  public String name() {
+    return "kv";
+  }
+
+  @Override
+  public void start(SystemContext ctx) {
+    this.context = ctx;
+    this.runtime = ctx.runtime();
+    this.random = new Random(ctx.seed() ^ 0x6b76L);
+    this.partitions = Integer.parseInt(ctx.options().getOrDefault("partitions", "16"));
+    String fault = ctx.options().get("fault");
+    List<String> names = new ArrayList<>();
+    for (int i = 1; i <= ctx.nodes(); i++) {
+      names.add("n" + i);
+    }
+    this.nodes = List.copyOf(names);
+    List<String> all = new ArrayList<>(names);
+    all.add(COORDINATOR);
+    runtime.open(all);
+    this.storeFile = ctx.dir().resolve("data").resolve("coordinator.json");
+    try {
+      Files.createDirectories(storeFile.getParent());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    for (String n : nodes) {
+      List<String> args = new ArrayList<>(List.of("--id", n,
+          "--data", ctx.dir().resolve("data").resolve(n).toString(),
+          "--host", runtime.host(n), "--port", Integer.toString(runtime.port(n, "kv", 7000))));
+      if (fault != null) {
+        args.addAll(List.of("--unsafe-test-fault", fault));
+      }
+      commands.put(n, JavaCommand.of("96m", KvNodeMain.class, args));
+    }
+    CompletableFuture.allOf(nodes.stream()
+        .map(n -> CompletableFuture.runAsync(() -> startNode(n)))
+        .toArray(CompletableFuture[]::new)).join();
+    members.addAll(nodes);
+    startCoordinator();
+  }
+
+  private String address(String node) {
+    return runtime.host(node) + ":" + runtime.port(node, "kv", 7000);
+  }
+
+  private void startNode(String node) {
+    try {
+      NodeProcess p = runtime.start(node, commands.get(node), context.log(node));
+      processes.put(node, p);
+      p.awaitLine("KVNODE LISTENING ", START_TIMEOUT);
+    } catch (IOException e) {
+      throw new SetupException("cannot start kv node " + node + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void startCoordinator() {
+    List<String> args = List.of("--store", storeFile.toString(), "--partitions",
+        Integer.toString(partitions), "--members", memberList(), "--max-concurrent", "2");
+    try {
+      NodeProcess p = runtime.start(COORDINATOR,
+          JavaCommand.of("128m", KvCoordinatorMain.class, args), context.log(COORDINATOR));
+      processes.put(COORDINATOR, p);
+      sent = 0;
+      done = 0;
+      p.awaitLine("READY ", START_TIMEOUT);
+    } catch (IOException e) {
+      throw new SetupException("cannot start the kv coordinator: " + e.getMessage(), e);
+    }
+  }
+
+  private String memberList() {
+    return members.stream().map(m -> m + "=" + address(m)).collect(Collectors.joining(","));
+  }
+
+  @Override
+  public List<String> nodes() {
+    return nodes;
+  }
+
+  @Override
+  public Optional<String> leader() {
+    return Optional.of(COORDINATOR);
+  }
+
+  @Override
+  public void kill(String node) {
+    NodeProcess p = processes.get(node);
+    if (p != null) {
+      p.kill();
+    }
+  }
+
+  @Override
+  public void restart(String node) {
+    NodeProcess p = processes.get(node);
+    if (p != null && p.isAlive()) {
+      return;
+    }
+    if (COORDINATOR.equals(node)) {
+      startCoordinator(); // with the membership wanted now: it resumes and converges
+    } else {
+      startNode(node);
+    }
+  }
+
+  @Override
+  public void pause(String node) {
+    processes.get(node).pause();
+  }
+
+  @Override
+  public void resume(String node) {
+    processes.get(node).resume();
+  }
+
+  @Override
+  public boolean supportsMembership() {
+    return true;
+  }
+
+  @Override
+  public void leave(String node) {
+    if (members.size() > 1 && members.remove(node)) {
+      sendMembers();
+      awaitSettled(CHANGE_TIMEOUT);
+    }
+  }
+
+  @Override
+  public void join(String node) {
+    if (nodes.contains(node) && members.add(node)) {
+      sendMembers();
+      awaitSettled(CHANGE_TIMEOUT);
+    }
+  }
+
+  /** The nodes now in the cluster (the others left and may join again). */
+  Set<String> members() {
+    return Set.copyOf(members);
+  }
+
+  private void sendMembers() {
+    NodeProcess c = processes.get(COORDINATOR);
+    if (c == null || !c.isAlive()) {
+      return; // the coordinator is down: it gets the membership when it restarts
+    }
+    try {
+      c.send("MEMBERS " + memberList());
+      sent++;
+    } catch (IOException e) {
+      // it died just now: the restart carries the membership
+    }
+  }
+
+  private void awaitSettled(Duration timeout) {
+    NodeProcess c = processes.get(COORDINATOR);
+    while (done < sent && c != null && c.isAlive()) {
+      c.awaitLine("DONE ", timeout);
+      done++;
+    }
+  }
+
+  @Override
+  public Optional<Migration> startMigration(Duration timeout) {
+    NodeProcess c = processes.get(COORDINATOR);
+    if (c == null || !c.isAlive()) {
+      return Optional.empty();
+    }
+    awaitSettled(CHANGE_TIMEOUT);
+    List<String> out = nodes.stream().filter(n -> !members.contains(n)).toList();
+    if (!out.isEmpty() && (members.size() < 2 || random.nextBoolean())) {
+      members.add(out.get(random.nextInt(out.size())));
+    } else if (members.size() > 1) {
+      List<String> in = List.copyOf(members);
+      members.remove(in.get(random.nextInt(in.size())));
+    } else {
+      return Optional.empty();
+    }
+    c.skipLines();
+    sendMembers();
+    try {
+      String[] step = c.awaitLine("STEP FENCED ", timeout).split(" ");
+      return Optional.of(new Migration(Integer.parseInt(step[2]), step[3], step[4]));
+    } catch (SetupException e) {
+      return Optional.empty(); // the change moved nothing, or the coordinator died
+    }
+  }
+
+  @Override
+  public void awaitRecovered(Duration timeout) {
+    for (String n : nodes) {
+      restart(n);
+    }
+    restart(COORDINATOR);
+    awaitSettled(timeout);
+  }
+
+  @Override
+  public Client openClient() {
+    KvClient client = KvClient.builder().tables(this::table)
+        .addresses(id -> address(id.value()))
+        .requestTimeout(Duration.ofSeconds(2)).retryBudget(Duration.ofSeconds(5)).build();
+    return new KvRegisterClient(client);
+  }
+
+  /** The committed table, read from the store file as a client of the embedded store does. */
+  private PartitionAssignment table() {
+    try (MetadataStore store = MetadataStores.embedded(storeFile)) {
+      return store.read().table()
+          .orElseThrow(() -> new IllegalStateException("no table committed yet"));
+    }
+  }
+
+  @Override
+  public void close() {
+    for (NodeProcess p : processes.values()) {
+      if (p.isAlive()) {
+        p.resume();
+        p.kill();
+      }
+    }
+  }
+
+  /** One register per key: key bytes {@code k<key>}, values decimal text. */
+  private static final class KvRegisterClient implements Client {
+    private final KvClient client;
+
+    KvRegisterClient(KvClient client) {
+      this.client = client;
+    }
+
+    @Override
+    public Outcome invoke(Operation op) {
+      byte[] key = ("k" + op.key()).getBytes(UTF_8);
+      try {
+        switch (op.f()) {
+          case Operation.READ -> {
+            byte[] v = client.get(key);
+            return Outcome.ok(v == null ? null : Long.valueOf(new String(v, UTF_8)));
+          }
+          case Operation.WRITE -> {
+            client.put(key, bytes((Long) op.value()));
+            return Outcome.ok(op.value());
+          }
+          default -> {
+            Long expected = op.casExpected();
+            boolean set = client.cas(key, expected == null ? null : bytes(expected),
+                bytes(op.casNew()));
+            return set ? Outcome.ok(op.value()) : Outcome.fail(op.value(), "value differs");
+          }
+        }
+      } catch (KvException e) {
+        // A read changes nothing: when it did not answer, it is a failure either way.
+        boolean unknown = e.indeterminate() && !Operation.READ.equals(op.f());
+        return unknown ? Outcome.info(op.value(), e.getMessage())
+            : Outcome.fail(op.value(), e.getMessage());
+      }
+    }
+
+    private static byte[] bytes(long v) {
+      return Long.toString(v).getBytes(UTF_8);
+    }
+
+    @Override
+    public void close() {
+      client.close();
+    }
+  }
+}

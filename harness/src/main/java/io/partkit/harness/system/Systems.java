@@ -1,0 +1,27 @@
+package io.partkit.harness.system;
+
+import java.util.List;
+
+/** The systems under test by name. */
+public final class Systems {
+
+  /** The names {@link #named} knows, in the order the command line lists them. */
+  public static final List<String> NAMES = List.of("etcd");
+
+  private Systems() {}
+
+  /**
+   * A new, not yet started system called {@code name}.
+   *
+   * @throws IllegalArgumentException if the name is unknown (the message lists the known ones)
+   */
+  public static SystemUnderTest named(String name) {
+    switch (String.valueOf(name)) {
+      case "etcd":
+        return new EtcdSystem();
+      default:
+        throw new IllegalArgumentException("unknown system '" + name + "': expected one of "
+            + String.join(", ", NAMES));
+    }
+  }
+}

@@ -82,7 +82,9 @@ final class EtcdSystem implements SystemUnderTest {
   /** How one member is started, the same command on every start (see {@link #restart}). */
   private record Member(String name, String clientUrl, List<String> command, Path log) {}
 
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(PROBE_TIMEOUT).build();
+  // HTTP/1.1: no h2c upgrade attempt on etcd's client port, which also multiplexes gRPC
+  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(PROBE_TIMEOUT).build();
   private final Map<String, Member> members = new LinkedHashMap<>();
   private final Map<String, NodeProcess> processes = new ConcurrentHashMap<>();
   /** Members the nemesis killed and has not restarted: not a crash, but never healthy either. */

@@ -2,23 +2,25 @@ package io.partkit.harness.system;
 
 import java.util.List;
 
-/** The systems a run can test, by name. */
+/** The systems under test by name. */
 public final class Systems {
 
-  /** The names {@link #named} knows. */
-  public static final List<String> NAMES = List.of("kv");
+  /** The names {@link #named} knows, in the order the command line lists them. */
+  public static final List<String> NAMES = List.of("kv", "etcd");
 
   private Systems() {}
 
   /**
    * A new, not yet started system called {@code name}.
    *
-   * @throws IllegalArgumentException for an unknown name, listing the known ones
+   * @throws IllegalArgumentException if the name is unknown (the message lists the known ones)
    */
   public static SystemUnderTest named(String name) {
-    switch (name) {
+    switch (String.valueOf(name)) {
       case "kv":
         return new KvSystem();
+      case "etcd":
+        return new EtcdSystem();
       default:
         throw new IllegalArgumentException("unknown system '" + name + "': expected one of "
             + String.join(", ", NAMES));

@@ -75,7 +75,7 @@ public final class Verifier {
     NodeRuntime runtime = Runtimes.named(spec.runtime(), dir);
     try (runtime; system) {
       for (Nemesis n : nemeses) {
-        n.unsupported(system, runtime).ifPresent(why -> {
+        n.unsupported(system, runtime, spec.nodes()).ifPresent(why -> {
           throw new IllegalArgumentException("nemesis " + n.name() + " cannot run here: " + why);
         });
       }

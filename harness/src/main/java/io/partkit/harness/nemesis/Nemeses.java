@@ -76,7 +76,8 @@ public final class Nemeses {
     }
 
     @Override
-    public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime) {
+    public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime,
+        int nodes) {
       return Optional.empty();
     }
 
@@ -96,7 +97,8 @@ public final class Nemeses {
     }
 
     @Override
-    public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime) {
+    public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime,
+        int nodes) {
       return Optional.empty();
     }
 
@@ -116,12 +118,13 @@ public final class Nemeses {
     }
 
     @Override
-    public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime) {
+    public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime,
+        int nodes) {
       if (!runtime.supportsPartitions()) {
         return Optional.of("the " + runtime.name() + " runtime cannot cut the network: use "
             + "--runtime netns (needs root)");
       }
-      return system.nodes().size() < 2
+      return nodes < 2
           ? Optional.of("a partition needs at least 2 nodes") : Optional.empty();
     }
 
@@ -157,8 +160,9 @@ public final class Nemeses {
     }
 
     @Override
-    public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime) {
-      return system.supportsMembership() && system.nodes().size() >= 2 ? Optional.empty()
+    public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime,
+        int nodes) {
+      return system.supportsMembership() && nodes >= 2 ? Optional.empty()
           : Optional.of(system.name() + " has no membership changes to inject");
     }
 
@@ -184,8 +188,9 @@ public final class Nemeses {
     }
 
     @Override
-    public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime) {
-      return system.supportsMembership() && system.nodes().size() >= 2 ? Optional.empty()
+    public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime,
+        int nodes) {
+      return system.supportsMembership() && nodes >= 2 ? Optional.empty()
           : Optional.of(system.name() + " moves no data between nodes");
     }
 

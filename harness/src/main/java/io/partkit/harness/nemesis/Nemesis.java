@@ -15,10 +15,11 @@ public interface Nemesis {
   String name();
 
   /**
-   * Why this nemesis cannot run on this system and runtime, or empty when it can (for example a
-   * partition on loopback, or membership on a system without it).
+   * Why this nemesis cannot run on this system and runtime with {@code nodes} data nodes, or empty
+   * when it can (for example a partition on loopback, or membership on a system without it).
+   * Asked before the system starts.
    */
-  Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime);
+  Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime, int nodes);
 
   /** Starts a fault, choosing its targets with {@code random}. */
   Fault start(SystemUnderTest system, NodeRuntime runtime, Random random);

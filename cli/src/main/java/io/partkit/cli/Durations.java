@@ -12,9 +12,18 @@ final class Durations {
 
   /** @throws IllegalArgumentException for anything else */
   static Duration parse(String text) {
+    return parse("time limit", text);
+  }
+
+  /**
+   * A duration given to the option {@code what}.
+   *
+   * @throws IllegalArgumentException naming the option, for anything else
+   */
+  static Duration parse(String what, String text) {
     Matcher m = P.matcher(text.trim());
     if (!m.matches()) {
-      throw new IllegalArgumentException("time limit must look like 30s, 500ms, 2m or 1h: " + text);
+      throw new IllegalArgumentException(what + " must look like 30s, 500ms, 2m or 1h: " + text);
     }
     long n = Long.parseLong(m.group(1));
     String unit = m.group(2) == null ? "s" : m.group(2);

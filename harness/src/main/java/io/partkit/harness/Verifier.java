@@ -72,13 +72,19 @@ public final class Verifier {
       Runtimes.named(spec.runtime(), spec.store()); // throws with the known names
     }
     Path dir = runDirectory(spec);
-    NodeRuntime runtime = Runtimes.named(spec.runtime(), dir);
-    try (runtime; system) {
+    NodeRuntime runtime;
+    try {
+      runtime = Runtimes.named(spec.runtime(), dir);
       for (Nemesis n : nemeses) {
         n.unsupported(system, runtime, spec.nodes()).ifPresent(why -> {
           throw new IllegalArgumentException("nemesis " + n.name() + " cannot run here: " + why);
         });
       }
+    } catch (RuntimeException e) {
+      deleteEmpty(dir); // nothing ran: leave no empty run behind
+      throw e;
+    }
+    try (runtime; system) {
       progress.printf("partkit verify: %s on %d nodes (%s), nemesis %s, %s, seed %d -> %s%n",
           spec.system(), spec.nodes(), spec.runtime(),
           nemeses.isEmpty() ? "none" : String.join(",", spec.nemeses()), spec.time(), spec.seed(),
@@ -102,6 +108,14 @@ public final class Verifier {
     } catch (IOException e) {
       throw new SetupException("cannot create the run directory under " + spec.store() + ": "
           + e.getMessage(), e);
+    }
+  }
+
+  private static void deleteEmpty(Path dir) {
+    try {
+      Files.deleteIfExists(dir);
+    } catch (IOException e) {
+      // not empty or not ours to remove: keep it
     }
   }
 

@@ -4,17 +4,12 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -26,16 +21,12 @@ final class ChildProcess implements NodeProcess {
 
   private final String node;
   private final Process process;
-  private final Path log;
-  private final List<String> lines = new ArrayList<>();
-  /** Per prefix, the index after the line the last awaitLine returned; guarded by lines. */
-  private final Map<String, Integer> cursors = new HashMap<>();
-  private int skippedTo;
+  private final ChildLines lines;
 
   private ChildProcess(String node, Process process, Path log) {
     this.node = node;
     this.process = process;
-    this.log = log;
+    this.lines = new ChildLines(node, log);
   }
 
   /** Starts {@code command} with output merged and appended to {@code log}. */
@@ -51,23 +42,15 @@ final class ChildProcess implements NodeProcess {
 
   private void pump() {
     try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-            StandardCharsets.UTF_8));
-        PrintStream out = new PrintStream(Files.newOutputStream(log, StandardOpenOption.CREATE,
-            StandardOpenOption.APPEND), true, StandardCharsets.UTF_8)) {
+        StandardCharsets.UTF_8))) {
       String line;
       while ((line = r.readLine()) != null) {
-        out.println(line);
-        synchronized (lines) {
-          lines.add(line);
-          lines.notifyAll();
-        }
+        lines.accept(line);
       }
-    } catch (IOException e) {
+    } catch (IOException | UncheckedIOException e) {
       // the process is gone; what it printed so far is in the log
     } finally {
-      synchronized (lines) {
-        lines.notifyAll();
-      }
+      lines.end();
     }
   }
 
@@ -88,56 +71,13 @@ final class ChildProcess implements NodeProcess {
 
   @Override
   public String awaitLine(String prefix, Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    synchronized (lines) {
-      int seen = Math.max(skippedTo, cursors.getOrDefault(prefix, 0));
-      while (true) {
-        for (; seen < lines.size(); seen++) {
-          if (lines.get(seen).startsWith(prefix)) {
-            cursors.put(prefix, seen + 1);
-            return lines.get(seen);
-          }
-        }
-        long left = deadline - System.nanoTime();
-        if (left <= 0 || !process.isAlive() && !pumping()) {
-          cursors.put(prefix, seen);
-          throw new SetupException(node + " printed no line starting with '" + prefix + "' within "
-              + timeout + (process.isAlive() ? "" : " (it exited with " + exitCode() + ")")
-              + "; its log " + log + " ends with:\n" + tail(log, 30));
-        }
-        try {
-          lines.wait(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 200)));
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new SetupException("interrupted waiting for " + node, e);
-        }
-      }
-    }
+    // the output's end, not the exit, says it is gone: the last lines may still be in the pipe
+    return lines.await(prefix, timeout, () -> true);
   }
 
   @Override
   public void skipLines() {
-    synchronized (lines) {
-      cursors.replaceAll((prefix, seen) -> lines.size());
-      skippedTo = lines.size();
-    }
-  }
-
-  private boolean pumping() {
-    // after exit the pump may still be copying the last lines: give it the wait's next round
-    try {
-      return process.getInputStream().available() > 0;
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  private String exitCode() {
-    try {
-      return Integer.toString(process.exitValue());
-    } catch (IllegalThreadStateException e) {
-      return "?";
-    }
+    lines.skip();
   }
 
   @Override
@@ -197,18 +137,6 @@ final class ChildProcess implements NodeProcess {
       process.waitFor(10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-  }
-
-  static String tail(Path file, int count) {
-    try {
-      if (!Files.exists(file)) {
-        return "(no log)";
-      }
-      List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
-      return String.join("\n", all.subList(Math.max(0, all.size() - count), all.size()));
-    } catch (IOException | UncheckedIOException e) {
-      return "(unreadable: " + e.getMessage() + ")";
     }
   }
 }

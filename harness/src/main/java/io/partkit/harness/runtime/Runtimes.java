@@ -30,6 +30,8 @@ public final class Runtimes {
     switch (name) {
       case "processes":
         return processes();
+      case "containers":
+        return new ContainerRuntime(workDir);
       default:
         throw new IllegalArgumentException("unknown runtime '" + name + "': expected one of "
             + String.join(", ", NAMES));

@@ -1,6 +1,7 @@
 package io.partkit.harness.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import java.io.IOException;
@@ -137,6 +138,25 @@ class NetnsRuntimeTest {
       quietly("ip", "netns", "del", staleNs);
       quietly("ip", "link", "del", staleLink);
       Files.deleteIfExists(staleDir);
+    }
+  }
+
+  @Test
+  void aFailedOpenSaysWhatFailedAndRemovesWhatItHadCreated() {
+    String taken = PREFIX + "n2"; // not created by the runtime: it must fail on it, not remove it
+    sh("ip", "netns", "add", taken);
+    try {
+      NodeRuntime rt = Runtimes.netns(tmp);
+      assertThatThrownBy(() -> rt.open(List.of("n1", "n2")))
+          .isInstanceOf(SetupException.class)
+          .hasMessageContaining("ip netns add " + taken);
+      assertThat(sh("ip", "netns", "list")).contains(taken)
+          .doesNotContain(PREFIX + "hub", PREFIX + "n1");
+      assertThat(sh("ip", "-o", "link", "show"))
+          .doesNotContain("pk" + ProcessHandle.current().pid());
+      rt.close();
+    } finally {
+      quietly("ip", "netns", "del", taken);
     }
   }
 

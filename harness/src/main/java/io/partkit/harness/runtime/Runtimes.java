@@ -20,6 +20,17 @@ public final class Runtimes {
   }
 
   /**
+   * Each node in a Linux network namespace of its own on a private bridge: real partitions (packet
+   * drops with nftables) besides kill, pause and restart. Needs root, iproute2 and nftables.
+   *
+   * @param workDir where it leaves a copy of the nodes' hosts file ({@code netns-hosts})
+   * @throws SetupException if not root or {@code ip} or {@code nft} is missing
+   */
+  public static NodeRuntime netns(Path workDir) {
+    return new NetnsRuntime(workDir);
+  }
+
+  /**
    * The runtime called {@code name}.
    *
    * @param workDir where a runtime keeps its files (hosts files, container mounts)
@@ -30,6 +41,8 @@ public final class Runtimes {
     switch (name) {
       case "processes":
         return processes();
+      case "netns":
+        return netns(workDir);
       case "containers":
         return new ContainerRuntime(workDir);
       default:

@@ -98,9 +98,28 @@ public final class KvCoordinatorMain {
       }
     }
     boolean first = store.read().table().isEmpty();
-    RebalancePlan plan = coordinator.rebalance();
-    if (first && plan.current().isEmpty()) {
-      executor.assignInitial(store.read().table().orElseThrow());
+    long deadline = System.nanoTime() + QUIET_TIMEOUT.toNanos();
+    long backoffMillis = 10;
+    while (true) {
+      try {
+        RebalancePlan plan = coordinator.rebalance();
+        if (first && plan.current().isEmpty()) {
+          executor.assignInitial(store.read().table().orElseThrow());
+        }
+        break;
+      } catch (IllegalStateException e) {
+        // Some migrations rolled back (a node was paused, killed or cut off, or still holds a
+        // partition an earlier move has not dropped yet): the table is consistent, so settle the
+        // nodes and plan again, as the coordinator's message says.
+        print("WARN " + e.getMessage());
+        if (System.nanoTime() > deadline) {
+          print("WARN giving up on this membership change after " + QUIET_TIMEOUT);
+          break;
+        }
+        awaitQuiet(store, executor);
+        Thread.sleep(backoffMillis); // polling a condition with a deadline
+        backoffMillis = Math.min(1000, backoffMillis * 2);
+      }
     }
     awaitQuiet(store, executor);
   }

@@ -24,6 +24,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
@@ -94,9 +95,13 @@ final class KvSystem implements SystemUnderTest {
       }
       commands.put(n, JavaCommand.of("96m", KvNodeMain.class, args));
     }
-    CompletableFuture.allOf(nodes.stream()
-        .map(n -> CompletableFuture.runAsync(() -> startNode(n)))
-        .toArray(CompletableFuture[]::new)).join();
+    try {
+      CompletableFuture.allOf(nodes.stream()
+          .map(n -> CompletableFuture.runAsync(() -> startNode(n)))
+          .toArray(CompletableFuture[]::new)).join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
     members.addAll(nodes);
     startCoordinator();
   }

@@ -39,23 +39,7 @@ class NetnsRuntimeTest {
 
   @BeforeAll
   static void needsRootIpAndNft() {
-    List<String> missing = new ArrayList<>();
-    if (!"0".equals(sh("id", "-u").strip())) {
-      missing.add("root (run the tests as root)");
-    }
-    for (String tool : List.of("ip", "nft")) {
-      if (Stream.of("/usr/sbin", "/sbin", "/usr/bin", "/bin")
-          .noneMatch(d -> Files.isExecutable(Path.of(d, tool)))) {
-        missing.add(tool + " (apt-get install iproute2 nftables)");
-      }
-    }
-    if (!missing.isEmpty()) {
-      String why = "the netns runtime tests need " + String.join(", ", missing);
-      if ("true".equals(System.getenv("CI"))) {
-        fail(why);
-      }
-      Assumptions.assumeTrue(false, why);
-    }
+    NetnsPrerequisite.require();
   }
 
   @Test

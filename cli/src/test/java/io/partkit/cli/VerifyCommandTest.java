@@ -1,0 +1,66 @@
+package io.partkit.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class VerifyCommandTest {
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    CommandLine cmd = new CommandLine(new VerifyCommand());
+    cmd.setOut(new PrintWriter(out));
+    cmd.setErr(new PrintWriter(err));
+    return cmd.execute(args);
+  }
+
+  @Test
+  void aShortKvRunIsValidAndStoredJepsensWay(@TempDir Path store) {
+    int code = run("--system", "kv", "--nodes", "3", "--time", "6s", "--concurrency", "4",
+        "--rate", "100", "--seed", "5", "--store", store.toString());
+    assertThat(code).as(err.toString()).isZero();
+    assertThat(out.toString()).startsWith("valid: ");
+    Path latest = store.resolve("latest");
+    assertThat(latest).isSymbolicLink();
+    for (String file : new String[] {"history.edn", "results.edn", "index.html", "n1.log",
+        "coord.log"}) {
+      assertThat(latest.resolve(file)).isNotEmptyFile();
+    }
+    assertThat(err.toString()).contains("final reads");
+  }
+
+  @Test
+  void badArgumentsExitWithThreeAndNameWhatWasWrong(@TempDir Path store) {
+    assertThat(run("--system", "riak", "--store", store.toString())).isEqualTo(3);
+    assertThat(err.toString()).contains("unknown system 'riak': expected one of kv, etcd");
+    assertThat(run("--system", "kv", "--nemesis", "meteor", "--store", store.toString()))
+        .isEqualTo(3);
+    assertThat(err.toString()).contains("unknown nemesis 'meteor'");
+    assertThat(run("--system", "kv", "--nemesis", "partition", "--store", store.toString()))
+        .isEqualTo(3);
+    assertThat(err.toString()).contains("cannot cut the network: use --runtime netns");
+    assertThat(run("--system", "kv", "--time", "soon", "--store", store.toString())).isEqualTo(3);
+    assertThat(err.toString()).contains("--time must look like 30s");
+    assertThat(run("--system", "kv", "--runtime", "vm", "--store", store.toString())).isEqualTo(3);
+    assertThat(err.toString()).contains("unknown runtime 'vm'");
+    assertThat(store.resolve("kv")).satisfiesAnyOf(
+        p -> assertThat(Files.exists(p)).isFalse(),
+        p -> assertThat(Files.list(p)).isEmpty());
+  }
+
+  @Test
+  void aNodeThatCannotStartIsASetupFailureWithEverythingTornDown(@TempDir Path store) {
+    int code = run("--system", "kv", "--nodes", "2", "--time", "5s", "--store", store.toString(),
+        "--option", "fault=no-such-fault");
+    assertThat(code).isEqualTo(4);
+    assertThat(err.toString()).contains("setup failed").contains("unknown test fault 'no-such-fault'");
+  }
+}

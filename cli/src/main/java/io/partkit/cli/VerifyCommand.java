@@ -76,8 +76,9 @@ final class VerifyCommand implements Callable<Integer> {
   String checkTimeLimit;
 
   @Option(names = "--option", paramLabel = "KEY=VALUE",
-      description = "A system option, e.g. partitions=16; for kv also fault=ack-before-log, "
-          + "serve-while-fenced or skip-epoch-check (deliberately broken nodes).")
+      description = "A system option. kv: partitions=16, fault=ack-before-log, "
+          + "serve-while-fenced or skip-epoch-check (deliberately broken nodes); etcd: "
+          + "etcd=PATH (the binary; default: found on PATH).")
   Map<String, String> options = new LinkedHashMap<>();
 
   @Override

@@ -34,7 +34,8 @@ class VerifyCommandTest {
         "coord.log"}) {
       assertThat(latest.resolve(file)).isNotEmptyFile();
     }
-    assertThat(err.toString()).contains("final reads");
+    assertThat(err.toString()).contains("final reads").contains("check");
+    assertThat(out.toString()).contains(" 0 keys unread");
   }
 
   @Test
@@ -62,5 +63,14 @@ class VerifyCommandTest {
         "--option", "fault=no-such-fault");
     assertThat(code).isEqualTo(4);
     assertThat(err.toString()).contains("setup failed").contains("unknown test fault 'no-such-fault'");
+  }
+
+  @Test
+  void aMissingEtcdBinaryIsASetupFailureSayingHowToInstallIt(@TempDir Path store) {
+    int code = run("--system", "etcd", "--time", "5s", "--store", store.toString(),
+        "--option", "etcd=" + store.resolve("no-etcd-here"));
+    assertThat(code).as(err.toString()).isEqualTo(4);
+    assertThat(err.toString()).contains("setup failed: etcd not found at ")
+        .contains("apt-get install etcd-server");
   }
 }

@@ -170,19 +170,19 @@ public final class Verifier {
       ticker.start();
       nemesisThread.start();
       runWorkers(end);
-      phase = "heal";
+      enter("heal");
       try {
         nemesisThread.join();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
       schedule.healAll("stop");
-      phase = "recover";
+      enter("recover");
       system.awaitRecovered(RECOVERY_TIMEOUT);
-      phase = "final reads";
+      enter("final reads");
       finalReads();
       long runNanos = recorder.elapsedNanos();
-      phase = "check";
+      enter("check");
       List<Op> ops = recorder.ops();
       long checkStart = System.nanoTime();
       Analysis analysis = Linearizability.check(Models.casRegister(null),
@@ -194,7 +194,7 @@ public final class Verifier {
       Verdict verdict = analysis.verdict() == Verdict.INVALID || !lost.ok() ? Verdict.INVALID
           : analysis.verdict() == Verdict.UNKNOWN || !lost.unread().isEmpty() ? Verdict.UNKNOWN
           : Verdict.VALID;
-      phase = "done";
+      enter("done");
       RunResult result = new RunResult(verdict, dir, invoked.get(), schedule.faults(), analysis,
           lost, stats, runNanos, checkNanos);
       RunStore.write(spec, result, ops);
@@ -314,12 +314,22 @@ public final class Verifier {
       }
     }
 
+    /** A new phase shows at once, not at the next tick. */
+    private void enter(String next) {
+      phase = next;
+      printProgress();
+    }
+
+    private synchronized void printProgress() {
+      progress.printf("\r[%5.1f s / %d s] %-11s ops %d, unknown %d   ",
+          recorder.elapsedNanos() / 1e9, spec.time().toSeconds(), phase, invoked.get(),
+          info.get());
+      progress.flush();
+    }
+
     private void tick() {
       while (!phase.equals("done")) {
-        progress.printf("\r[%5.1f s / %d s] %-11s ops %d, unknown %d   ",
-            recorder.elapsedNanos() / 1e9, spec.time().toSeconds(), phase, invoked.get(),
-            info.get());
-        progress.flush();
+        printProgress();
         try {
           Thread.sleep(1000);
         } catch (InterruptedException e) {

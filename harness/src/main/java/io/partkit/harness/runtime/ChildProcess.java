@@ -19,6 +19,10 @@ import java.util.concurrent.TimeUnit;
  */
 final class ChildProcess implements NodeProcess {
 
+  /** kill(1) by absolute path, so a run with a short PATH still signals its nodes. */
+  private static final String KILL = java.util.stream.Stream.of("/bin/kill", "/usr/bin/kill")
+      .filter(p -> java.nio.file.Files.isExecutable(Path.of(p))).findFirst().orElse("kill");
+
   private final String node;
   private final Process process;
   private final ChildLines lines;
@@ -114,7 +118,7 @@ final class ChildProcess implements NodeProcess {
       return;
     }
     try {
-      Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid()))
+      Process kill = new ProcessBuilder(KILL, "-" + name, Long.toString(pid()))
           .redirectErrorStream(true).start();
       String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       if (kill.waitFor() != 0 && process.isAlive()) {

@@ -109,7 +109,8 @@ final class EtcdSystem implements SystemUnderTest {
     if (runtime != null) {
       throw new IllegalStateException("etcd was already started");
     }
-    String binary = findEtcd();
+    String binary = ctx.options().containsKey("etcd") ? explicitEtcd(ctx.options().get("etcd"))
+        : findEtcd();
     List<String> names = new ArrayList<>();
     for (int i = 1; i <= n; i++) {
       names.add("e" + i);
@@ -163,6 +164,16 @@ final class EtcdSystem implements SystemUnderTest {
       close(); // a failed start leaves nothing running
       throw e;
     }
+  }
+
+  /** The binary given with the option {@code etcd=PATH} (a build of your own). */
+  private static String explicitEtcd(String path) {
+    File f = new File(path);
+    if (!f.isFile() || !f.canExecute()) {
+      throw new SetupException("etcd not found at " + path + " (option etcd): give the path of an"
+          + " etcd binary, or apt-get install etcd-server and leave the option out");
+    }
+    return f.getAbsolutePath();
   }
 
   /** The etcd binary on PATH (plus the usual install directories). */

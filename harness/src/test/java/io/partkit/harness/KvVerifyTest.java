@@ -45,6 +45,14 @@ class KvVerifyTest {
   }
 
   @Test
+  void kvOnAnEtcdMetadataStorePassesKillsOfNodesAndTheCoordinator() {
+    RunResult r = run(kv(15, "kill", "migration").withOptions(Map.of("metadata", "etcd")));
+    assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(3);
+    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
+    assertThat(r.dir().resolve("m1.log")).as("the metadata etcd's log").isNotEmptyFile();
+  }
+
+  @Test
   void acknowledgingBeforeTheLogIsCaughtByKills() {
     RunResult r = run(kv(12, "kill").withOptions(Map.of("fault", "ack-before-log")));
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.INVALID);

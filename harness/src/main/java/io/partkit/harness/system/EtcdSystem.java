@@ -92,6 +92,42 @@ final class EtcdSystem implements SystemUnderTest {
   /** etcd member id (decimal, as the JSON gateway prints it) to member name, learned lazily. */
   private final Map<String, String> namesById = new ConcurrentHashMap<>();
   private volatile NodeRuntime runtime;
+  /** Member names are this prefix and a number: "e" as a system, "m" as kv's metadata store. */
+  private final String namePrefix;
+  /** False when another system opened the runtime and starts etcd beside its own nodes. */
+  private final boolean opensRuntime;
+
+  /** etcd as the system under test: members e1..en. */
+  EtcdSystem() {
+    this("e", true);
+  }
+
+  private EtcdSystem(String namePrefix, boolean opensRuntime) {
+    this.namePrefix = namePrefix;
+    this.opensRuntime = opensRuntime;
+  }
+
+  /**
+   * etcd as another system's metadata store (the kv coordinator's): members m1..mn on a runtime
+   * the caller opened with {@link #memberNames}.
+   */
+  static EtcdSystem forMetadata() {
+    return new EtcdSystem("m", false);
+  }
+
+  /** The names the members of an n-member cluster get as kv's metadata store. */
+  static List<String> memberNames(int n) {
+    List<String> names = new ArrayList<>();
+    for (int i = 1; i <= n; i++) {
+      names.add("m" + i);
+    }
+    return names;
+  }
+
+  /** The members' client URLs, for clients of the cluster. */
+  List<String> clientUrls() {
+    return members.values().stream().map(Member::clientUrl).toList();
+  }
 
   @Override
   public String name() {
@@ -113,10 +149,12 @@ final class EtcdSystem implements SystemUnderTest {
         : findEtcd();
     List<String> names = new ArrayList<>();
     for (int i = 1; i <= n; i++) {
-      names.add("e" + i);
+      names.add(namePrefix + i);
     }
     NodeRuntime rt = ctx.runtime();
-    rt.open(names);
+    if (opensRuntime) {
+      rt.open(names);
+    }
     runtime = rt;
 
     Map<String, String> peerUrls = new LinkedHashMap<>();

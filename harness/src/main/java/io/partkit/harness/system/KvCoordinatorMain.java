@@ -4,6 +4,7 @@ import io.partkit.coordinator.ClusterCoordinator;
 import io.partkit.coordinator.Coordinators;
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.MetadataStores;
+import io.partkit.coordinator.etcd.EtcdMetadataStores;
 import io.partkit.kvstore.KvMigrationExecutor;
 import io.partkit.spi.Member;
 import io.partkit.spi.NodeId;
@@ -15,15 +16,19 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The kv system's coordinator as its own process, so the nemesis can {@code kill -9} it between
  * recording a migration and committing it:
- * {@code --store <file> --partitions <n> --members id=host:port,... [--max-concurrent k]}.
+ * {@code --store <file> --partitions <n> --members id=host:port,... [--addresses id=host:port,...]
+ * [--max-concurrent k] [--etcd url,... --etcd-prefix /p]}. {@code --addresses} names every node
+ * that may hold data, members or not (a restarted coordinator must still reach a node that left
+ * to finish moving its partitions off it).
  *
- * <p>It opens the embedded metadata store persisted in the file (building the coordinator resumes
+ * <p>It opens the embedded metadata store persisted in the file, or etcd's (building the coordinator resumes
  * whatever a killed predecessor left pending), converges the membership to {@code --members},
  * rebalances, waits until no migration is pending and prints {@code READY <epoch>}. Then every
  * line {@code MEMBERS id=host:port,...} on standard input converges the membership to that list
@@ -48,9 +53,15 @@ public final class KvCoordinatorMain {
           + " --members id=host:port,... [--max-concurrent k]");
       System.exit(2);
     }
+    // Every node's address, members or not: a node that left may still hold data to move off it.
     Map<NodeId, String> addresses = new ConcurrentHashMap<>(parseMembers(o.get("--members")));
+    addresses.putAll(parseMembers(o.getOrDefault("--addresses", "")));
     int k = Integer.parseInt(o.getOrDefault("--max-concurrent", "2"));
-    MetadataStore store = MetadataStores.embedded(Path.of(o.get("--store")));
+    // The embedded store persisted in a file, or etcd when --etcd names its client URLs.
+    MetadataStore store = o.containsKey("--etcd")
+        ? EtcdMetadataStores.builder().endpoints(List.of(o.get("--etcd").split(",")))
+            .prefix(o.getOrDefault("--etcd-prefix", "/partkit")).build()
+        : MetadataStores.embedded(Path.of(o.get("--store")));
     // A node that left keeps its address here: a migration off it may still need it to drop.
     KvMigrationExecutor executor = KvMigrationExecutor.builder().store(store)
         .addresses(addresses::get).maxConcurrentMigrations(k).stepTimeout(Duration.ofSeconds(15))

@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.MetadataStores;
+import io.partkit.coordinator.etcd.EtcdMetadataStores;
 import io.partkit.harness.runtime.NodeProcess;
 import io.partkit.harness.runtime.NodeRuntime;
 import io.partkit.harness.runtime.SetupException;
@@ -38,12 +39,16 @@ import java.util.stream.Collectors;
  * keeps routing to the old owner until a node tells it otherwise, which is what fencing by epoch
  * must make safe.
  *
- * <p>Options: {@code partitions} (default 16), {@code fault} (a deliberate kvstore bug for every
- * node: {@code ack-before-log}, {@code serve-while-fenced}, {@code skip-epoch-check}).
+ * <p>Options: {@code partitions} (default 16), {@code metadata} ({@code embedded}, the default: a
+ * file the coordinator persists; or {@code etcd}: a one-member etcd cluster {@code m1} started on
+ * the same runtime, never faulted, holds the table, migrations and members, and clients read
+ * tables from it), {@code fault} (a deliberate kvstore bug for every node:
+ * {@code ack-before-log}, {@code serve-while-fenced}, {@code skip-epoch-check}).
  */
 final class KvSystem implements SystemUnderTest {
 
   static final String COORDINATOR = "coord";
+  private static final String ETCD_PREFIX = "/partkit/kv";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration CHANGE_TIMEOUT = Duration.ofSeconds(120);
 
@@ -56,6 +61,9 @@ final class KvSystem implements SystemUnderTest {
   private Path storeFile;
   private int partitions;
   private Random random;
+  /** With the option metadata=etcd: the coordinator's etcd, and the store clients read tables from. */
+  private EtcdSystem metadataCluster;
+  private MetadataStore etcdTables;
   /** MEMBERS commands sent to the running coordinator and DONE lines seen for them. */
   private int sent;
   private int done;
@@ -79,7 +87,19 @@ final class KvSystem implements SystemUnderTest {
     this.nodes = List.copyOf(names);
     List<String> all = new ArrayList<>(names);
     all.add(COORDINATOR);
+    String metadata = ctx.options().getOrDefault("metadata", "embedded");
+    if (metadata.equals("etcd")) {
+      all.addAll(EtcdSystem.memberNames(1));
+    } else if (!metadata.equals("embedded")) {
+      throw new IllegalArgumentException("kv option metadata must be embedded or etcd: " + metadata);
+    }
     runtime.open(all);
+    if (metadata.equals("etcd")) {
+      metadataCluster = EtcdSystem.forMetadata();
+      metadataCluster.start(new SystemContext(runtime, ctx.dir(), 1, ctx.seed(), ctx.options()));
+      etcdTables = EtcdMetadataStores.builder().endpoints(metadataCluster.clientUrls())
+          .prefix(ETCD_PREFIX).build();
+    }
     this.storeFile = ctx.dir().resolve("data").resolve("coordinator.json");
     try {
       Files.createDirectories(storeFile.getParent());
@@ -121,8 +141,14 @@ final class KvSystem implements SystemUnderTest {
   }
 
   private void startCoordinator() {
-    List<String> args = List.of("--store", storeFile.toString(), "--partitions",
-        Integer.toString(partitions), "--members", memberList(), "--max-concurrent", "2");
+    List<String> args = new ArrayList<>(List.of("--store", storeFile.toString(), "--partitions",
+        Integer.toString(partitions), "--members", memberList(), "--addresses",
+        nodes.stream().map(n -> n + "=" + address(n)).collect(Collectors.joining(",")),
+        "--max-concurrent", "2"));
+    if (metadataCluster != null) {
+      args.addAll(List.of("--etcd", String.join(",", metadataCluster.clientUrls()),
+          "--etcd-prefix", ETCD_PREFIX));
+    }
     try {
       NodeProcess p = runtime.start(COORDINATOR,
           JavaCommand.of("128m", KvCoordinatorMain.class, args), context.log(COORDINATOR));
@@ -270,8 +296,12 @@ final class KvSystem implements SystemUnderTest {
     return new KvRegisterClient(client);
   }
 
-  /** The committed table, read from the store file as a client of the embedded store does. */
+  /** The committed table, read from etcd or the store file as a client of that store does. */
   private PartitionAssignment table() {
+    if (etcdTables != null) {
+      return etcdTables.read().table()
+          .orElseThrow(() -> new IllegalStateException("no table committed yet"));
+    }
     try (MetadataStore store = MetadataStores.embedded(storeFile)) {
       return store.read().table()
           .orElseThrow(() -> new IllegalStateException("no table committed yet"));
@@ -280,11 +310,17 @@ final class KvSystem implements SystemUnderTest {
 
   @Override
   public void close() {
+    if (etcdTables != null) {
+      etcdTables.close();
+    }
     for (NodeProcess p : processes.values()) {
       if (p.isAlive()) {
         p.resume();
         p.kill();
       }
+    }
+    if (metadataCluster != null) {
+      metadataCluster.close();
     }
   }
 

@@ -45,7 +45,7 @@ class KvVerifyTest {
   }
 
   @Test
-  void kvOnAnEtcdMetadataStorePassesKillsOfNodesAndTheCoordinator() {
+  void kvOnAnEtcdMetadataStorePassesKillsAndMidMigrationFaults() {
     RunResult r = run(kv(15, "kill", "migration").withOptions(Map.of("metadata", "etcd")));
     assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(3);
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);

@@ -87,7 +87,10 @@
       (let [r (step state (op->map op))]
         (if (instance? Step r) r (Step/next r))))
     (isReadOnly [_ op]
-      (boolean (and read-only? (read-only? (op->map op)))))))
+      (boolean (and read-only? (read-only? (op->map op)))))
+    Object
+    ;; The result's :model shows this name, as it shows a built-in model's.
+    (toString [_] (clojure.core/name model-name))))
 
 ;; ---------------------------------------------------------------------------------------------
 ;; Analysis
@@ -126,10 +129,15 @@
   "Checks `history` (a sequence of Jepsen op maps) against `model`. Returns a map with :valid?
   true, false or :unknown. When false: :op (the operation that could not be linearized),
   :message, :previous-ok, :final-paths and :configs (the longest linearized prefixes and the
-  model states they reached), and :key for keyed histories. When :unknown: :cause.
+  model states they reached), and :key for keyed histories. When :unknown: :cause (also for a
+  nil or empty history, which the command line rejects as bad input).
   Options: :time-limit (milliseconds), :parallelism (threads), :memory-fraction."
   ([model history] (analysis model history {}))
   ([^Model model history opts]
+   (if (empty? history)
+     ;; The command line rejects an empty history file as bad input (exit 3): a nil or empty
+     ;; history gets the same answer here, never a vacuous true.
+     {:valid? :unknown :cause "no operations found: the history is empty"}
    (try
      (let [h (Histories/fromMaps "history" (vec history))
            o (cond-> (CheckOptions/defaults)
@@ -153,7 +161,7 @@
      (catch HistoryParseException e
        {:valid? :unknown :cause (str "malformed history: " (.getMessage e))})
      (catch InvalidHistoryException e
-       {:valid? :unknown :cause (.getMessage e) :problems (vec (.problems e))}))))
+       {:valid? :unknown :cause (.getMessage e) :problems (vec (.problems e))})))))
 
 (defn check
   "Same as `analysis`; reads like a Jepsen checker call."

@@ -101,3 +101,13 @@
 (deftest named-models
   (is (= "cas-register" (.name (pc/named :cas-register 0))))
   (is (thrown? IllegalArgumentException (pc/named "no-such-model"))))
+
+(deftest custom-model-name-in-result
+  (let [counter (pc/model "counter" 0 (fn [state _] state))]
+    (is (= "counter" (:model (pc/analysis counter [(invoke 0 :read nil) (ok 0 :read 0)]))))))
+
+(deftest empty-history-is-bad-input-as-on-the-command-line
+  (doseq [h [nil [] '()]]
+    (let [r (pc/analysis (pc/register) h)]
+      (is (= :unknown (:valid? r)))
+      (is (re-find #"no operations found" (:cause r))))))

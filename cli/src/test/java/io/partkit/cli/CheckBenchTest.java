@@ -14,16 +14,14 @@ import picocli.CommandLine;
 /** {@code partkit check --bench} runs the corpus timing and checks every verdict on the way. */
 class CheckBenchTest {
 
-  /** $PARTKIT_ROOT/../shared/..., or the nearest shared/ above the root (a worktree). */
+  /** The corpus that ships with the repository: $PARTKIT_ROOT/data/histories/porcupine. */
   static Path corpus() {
     String root = System.getenv("PARTKIT_ROOT");
-    for (Path p = root == null ? null : Path.of(root).toAbsolutePath(); p != null; p = p.getParent()) {
-      Path c = p.resolve("../shared/data/histories/porcupine").normalize();
-      if (Files.isRegularFile(c.resolve("EXPECTED.tsv"))) {
-        return c;
-      }
+    Path c = Path.of(root == null ? ".." : root).resolve("data/histories/porcupine").toAbsolutePath().normalize();
+    if (Files.isRegularFile(c.resolve("EXPECTED.tsv"))) {
+      return c;
     }
-    String what = "the Porcupine corpus at $PARTKIT_ROOT/../shared/data/histories/porcupine (PARTKIT_ROOT=" + root + ")";
+    String what = "the Porcupine corpus at " + c + " (PARTKIT_ROOT=" + root + ")";
     if ("true".equals(System.getenv("CI"))) {
       fail("missing " + what);
     }

@@ -29,7 +29,7 @@ import java.util.List;
  * the etcd medians, the worst etcd median, and the c50-ok / c50-bad medians. Every verdict is
  * compared with EXPECTED.tsv; a wrong verdict aborts the run.
  *
- * <p>Run: {@code ./partkit check --bench ../shared/data/histories/porcupine} or
+ * <p>Run: {@code ./partkit check --bench data/histories/porcupine} or
  * {@code java -cp ... io.partkit.verification.report.CorpusTiming DIR [warmup] [rounds]}.
  */
 public final class CorpusTiming {

@@ -10,28 +10,23 @@ import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * Locates the Porcupine corpus as {@code $PARTKIT_ROOT/../shared/data/histories/porcupine}
- * (surefire sets PARTKIT_ROOT to the reactor root), or the nearest {@code shared/data/...} above
- * the root (a worktree). Missing: fail under CI=true, else skip.
+ * Locates the Porcupine corpus that ships with the repository, {@code data/histories/porcupine}:
+ * under {@code $PARTKIT_ROOT} (surefire sets it to the reactor root), else relative to the module
+ * directory (an IDE run). Missing (a broken checkout): fail under CI=true, else skip.
  */
 final class Corpus {
   private Corpus() {}
 
   record Row(String path, String expected) {}
 
+  /** Where the corpus lives, relative to the repository root. */
+  static final String RELATIVE = "data/histories/porcupine";
+
   static Path dir() {
     String root = System.getenv("PARTKIT_ROOT");
-    Path dir = root == null ? null : Path.of(root).resolve("../shared/data/histories/porcupine").normalize();
-    // A git worktree sits one level deeper than the main checkout: look further up as well.
-    for (Path p = root == null ? null : Path.of(root).toAbsolutePath().getParent(); p != null && dir != null
-        && !Files.isRegularFile(dir.resolve("EXPECTED.tsv")); p = p.getParent()) {
-      Path candidate = p.resolve("shared/data/histories/porcupine");
-      if (Files.isRegularFile(candidate.resolve("EXPECTED.tsv"))) {
-        dir = candidate;
-      }
-    }
-    if (dir == null || !Files.isRegularFile(dir.resolve("EXPECTED.tsv"))) {
-      String what = "the Porcupine corpus (EXPECTED.tsv) at " + (dir == null ? "$PARTKIT_ROOT/../shared/data/histories/porcupine (PARTKIT_ROOT unset)" : dir);
+    Path dir = Path.of(root == null ? ".." : root).resolve(RELATIVE).toAbsolutePath().normalize();
+    if (!Files.isRegularFile(dir.resolve("EXPECTED.tsv"))) {
+      String what = "the Porcupine corpus (EXPECTED.tsv) at " + dir + " (PARTKIT_ROOT=" + root + ")";
       if ("true".equals(System.getenv("CI"))) {
         fail("missing " + what);
       }

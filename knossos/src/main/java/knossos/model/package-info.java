@@ -1,0 +1,2 @@
+/** Knossos' model interface for the knossos.* namespaces of partkit-knossos. */
+package knossos.model;

@@ -1,0 +1,2 @@
+/** Tests of the Knossos drop-in API. */
+package io.partkit.knossos;

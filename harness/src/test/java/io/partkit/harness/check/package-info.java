@@ -1,0 +1,2 @@
+/** Tests of {@code io.partkit.harness.check}. */
+package io.partkit.harness.check;

@@ -1,0 +1,2 @@
+/** Tests of {@code io.partkit.harness.nemesis}. */
+package io.partkit.harness.nemesis;

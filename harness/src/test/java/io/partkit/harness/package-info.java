@@ -1,0 +1,2 @@
+/** Tests of {@code io.partkit.harness}. */
+package io.partkit.harness;

@@ -1,0 +1,2 @@
+/** Tests of {@code io.partkit.harness.runtime}. */
+package io.partkit.harness.runtime;

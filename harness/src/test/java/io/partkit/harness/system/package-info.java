@@ -1,0 +1,2 @@
+/** Tests of {@code io.partkit.harness.system}. */
+package io.partkit.harness.system;

@@ -1,0 +1,2 @@
+/** Tests of {@code io.partkit.harness.workload}. */
+package io.partkit.harness.workload;

@@ -88,14 +88,15 @@ final class VerifyCommand implements Callable<Integer> {
     VerifySpec run;
     try {
       List<String> kinds = nemesis.stream().filter(s -> !s.isBlank()).map(String::trim).toList();
-      run = VerifySpec.defaults(system).withNemeses(kinds)
-          .withTime(Durations.parse("--time", time)).withConcurrency(concurrency).withRate(rate)
-          .withSeed(seed).withStore(store).withRuntime(runtime).withOpsPerKey(opsPerKey)
-          .withCheckTimeLimit(Durations.parse("--check-time-limit", checkTimeLimit))
-          .withOptions(options);
+      VerifySpec.Builder b = VerifySpec.builder(system).nemeses(kinds)
+          .time(Durations.parse("--time", time)).concurrency(concurrency).rate(rate)
+          .seed(seed).store(store).runtime(runtime).opsPerKey(opsPerKey)
+          .checkTimeLimit(Durations.parse("--check-time-limit", checkTimeLimit))
+          .options(options);
       if (nodes != null) {
-        run = run.withNodes(nodes);
+        b.nodes(nodes);
       }
+      run = b.build();
     } catch (IllegalArgumentException e) {
       err.println("partkit verify: " + e.getMessage());
       return BAD_ARGUMENTS;

@@ -37,6 +37,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
 
 /**
  * Runs one Jepsen-style test: start the system on the runtime, let the workers record operations
@@ -203,16 +204,21 @@ public final class Verifier {
     }
 
     private void runWorkers(long endNanos) {
+      onThreads("worker", worker -> work(worker, endNanos));
+    }
+
+    /** Runs {@code body} for every worker number on a thread of its own, until all return. */
+    private void onThreads(String name, IntConsumer body) {
       CountDownLatch done = new CountDownLatch(spec.concurrency());
       for (int w = 0; w < spec.concurrency(); w++) {
         int worker = w;
         Thread t = new Thread(() -> {
           try {
-            work(worker, endNanos);
+            body.accept(worker);
           } finally {
             done.countDown();
           }
-        }, "worker-" + w);
+        }, name + "-" + w);
         t.start();
       }
       try {
@@ -273,34 +279,23 @@ public final class Verifier {
       List<Long> keys = workload.keys();
       AtomicInteger cursor = new AtomicInteger();
       long deadline = recorder.elapsedNanos() + FINAL_READS_TIMEOUT.toNanos();
-      CountDownLatch done = new CountDownLatch(spec.concurrency());
-      for (int w = 0; w < spec.concurrency(); w++) {
-        Thread t = new Thread(() -> {
-          try (Client client = system.openClient()) {
-            int i;
-            while ((i = cursor.getAndIncrement()) < keys.size()) {
-              long key = keys.get(i);
-              long backoff = 10;
-              while (!finalReads.containsKey(key) && recorder.elapsedNanos() < deadline) {
-                Outcome o = perform(client, nextProcess.getAndIncrement(),
-                    new Operation(Operation.READ, key, null));
-                if (o.type() != OpType.OK) {
-                  sleepUntil(recorder.elapsedNanos() + TimeUnit.MILLISECONDS.toNanos(backoff));
-                  backoff = Math.min(1000, backoff * 2);
-                }
+      onThreads("final-reader", worker -> {
+        try (Client client = system.openClient()) {
+          int i;
+          while ((i = cursor.getAndIncrement()) < keys.size()) {
+            long key = keys.get(i);
+            long backoff = 10;
+            while (!finalReads.containsKey(key) && recorder.elapsedNanos() < deadline) {
+              Outcome o = perform(client, nextProcess.getAndIncrement(),
+                  new Operation(Operation.READ, key, null));
+              if (o.type() != OpType.OK) {
+                sleepUntil(recorder.elapsedNanos() + TimeUnit.MILLISECONDS.toNanos(backoff));
+                backoff = Math.min(1000, backoff * 2);
               }
             }
-          } finally {
-            done.countDown();
           }
-        }, "final-reader-" + w);
-        t.start();
-      }
-      try {
-        done.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+        }
+      });
     }
 
     private void sleepUntil(long elapsedTarget) {

@@ -50,66 +50,121 @@ public record VerifySpec(String system, int nodes, List<String> nemeses, Duratio
   }
 
   /**
-   * The defaults of {@code ./partkit verify}: 5 nodes, no faults, 30 s, 10 workers at 200 ops/s,
-   * seed 1, store {@code ./store}, processes on loopback, 200 ops per key by 5 workers.
+   * A builder with the defaults of {@code ./partkit verify}: 5 nodes (etcd 3), no faults, 30 s,
+   * 10 workers at 200 ops/s, seed 1, store {@code ./store}, processes on loopback, 200 ops per
+   * key by 5 workers, a 120 s check limit.
    */
-  public static VerifySpec defaults(String system) {
-    return new VerifySpec(system, system.equals("etcd") ? 3 : 5, List.of(), Duration.ofSeconds(30),
-        10, 200, 1, Path.of("store"), "processes", 200, 5, Duration.ofSeconds(120), Map.of());
+  public static Builder builder(String system) {
+    return new Builder(system);
   }
 
-  public VerifySpec withNodes(int n) {
-    return new VerifySpec(system, n, nemeses, time, concurrency, rate, seed, store, runtime,
-        opsPerKey, threadsPerKey, checkTimeLimit, options);
+  /** A builder starting from this spec. */
+  public Builder toBuilder() {
+    Builder b = new Builder(system);
+    b.nodes = nodes;
+    b.nemeses = nemeses;
+    b.time = time;
+    b.concurrency = concurrency;
+    b.rate = rate;
+    b.seed = seed;
+    b.store = store;
+    b.runtime = runtime;
+    b.opsPerKey = opsPerKey;
+    b.threadsPerKey = threadsPerKey;
+    b.checkTimeLimit = checkTimeLimit;
+    b.options = options;
+    return b;
   }
 
-  public VerifySpec withNemeses(List<String> kinds) {
-    return new VerifySpec(system, nodes, kinds, time, concurrency, rate, seed, store, runtime,
-        opsPerKey, threadsPerKey, checkTimeLimit, options);
-  }
+  /** Builds a {@link VerifySpec}; {@link #build} checks every value. */
+  public static final class Builder {
+    private final String system;
+    private int nodes;
+    private List<String> nemeses = List.of();
+    private Duration time = Duration.ofSeconds(30);
+    private int concurrency = 10;
+    private double rate = 200;
+    private long seed = 1;
+    private Path store = Path.of("store");
+    private String runtime = "processes";
+    private int opsPerKey = 200;
+    private int threadsPerKey = 5;
+    private Duration checkTimeLimit = Duration.ofSeconds(120);
+    private Map<String, String> options = Map.of();
 
-  public VerifySpec withTime(Duration d) {
-    return new VerifySpec(system, nodes, nemeses, d, concurrency, rate, seed, store, runtime,
-        opsPerKey, threadsPerKey, checkTimeLimit, options);
-  }
+    private Builder(String system) {
+      this.system = Objects.requireNonNull(system, "system");
+      this.nodes = system.equals("etcd") ? 3 : 5;
+    }
 
-  public VerifySpec withConcurrency(int c) {
-    return new VerifySpec(system, nodes, nemeses, time, c, rate, seed, store, runtime,
-        opsPerKey, threadsPerKey, checkTimeLimit, options);
-  }
+    public Builder nodes(int n) {
+      this.nodes = n;
+      return this;
+    }
 
-  public VerifySpec withRate(double r) {
-    return new VerifySpec(system, nodes, nemeses, time, concurrency, r, seed, store, runtime,
-        opsPerKey, threadsPerKey, checkTimeLimit, options);
-  }
+    public Builder nemeses(List<String> kinds) {
+      this.nemeses = kinds;
+      return this;
+    }
 
-  public VerifySpec withSeed(long s) {
-    return new VerifySpec(system, nodes, nemeses, time, concurrency, rate, s, store, runtime,
-        opsPerKey, threadsPerKey, checkTimeLimit, options);
-  }
+    public Builder time(Duration d) {
+      this.time = d;
+      return this;
+    }
 
-  public VerifySpec withStore(Path dir) {
-    return new VerifySpec(system, nodes, nemeses, time, concurrency, rate, seed, dir, runtime,
-        opsPerKey, threadsPerKey, checkTimeLimit, options);
-  }
+    public Builder concurrency(int c) {
+      this.concurrency = c;
+      return this;
+    }
 
-  public VerifySpec withRuntime(String r) {
-    return new VerifySpec(system, nodes, nemeses, time, concurrency, rate, seed, store, r,
-        opsPerKey, threadsPerKey, checkTimeLimit, options);
-  }
+    public Builder rate(double opsPerSecond) {
+      this.rate = opsPerSecond;
+      return this;
+    }
 
-  public VerifySpec withOpsPerKey(int n) {
-    return new VerifySpec(system, nodes, nemeses, time, concurrency, rate, seed, store, runtime,
-        n, threadsPerKey, checkTimeLimit, options);
-  }
+    public Builder seed(long s) {
+      this.seed = s;
+      return this;
+    }
 
-  public VerifySpec withCheckTimeLimit(Duration d) {
-    return new VerifySpec(system, nodes, nemeses, time, concurrency, rate, seed, store, runtime,
-        opsPerKey, threadsPerKey, d, options);
-  }
+    public Builder store(Path dir) {
+      this.store = dir;
+      return this;
+    }
 
-  public VerifySpec withOptions(Map<String, String> o) {
-    return new VerifySpec(system, nodes, nemeses, time, concurrency, rate, seed, store, runtime,
-        opsPerKey, threadsPerKey, checkTimeLimit, o);
+    public Builder runtime(String name) {
+      this.runtime = name;
+      return this;
+    }
+
+    public Builder opsPerKey(int n) {
+      this.opsPerKey = n;
+      return this;
+    }
+
+    public Builder threadsPerKey(int n) {
+      this.threadsPerKey = n;
+      return this;
+    }
+
+    public Builder checkTimeLimit(Duration d) {
+      this.checkTimeLimit = d;
+      return this;
+    }
+
+    public Builder options(Map<String, String> o) {
+      this.options = o;
+      return this;
+    }
+
+    /**
+     * The spec.
+     *
+     * @throws IllegalArgumentException naming the first value out of range
+     */
+    public VerifySpec build() {
+      return new VerifySpec(system, nodes, nemeses, time, concurrency, rate, seed, store, runtime,
+          opsPerKey, threadsPerKey, checkTimeLimit, options);
+    }
   }
 }

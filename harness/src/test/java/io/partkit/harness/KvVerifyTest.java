@@ -20,10 +20,10 @@ class KvVerifyTest {
 
   static final Path STORE = Path.of("target", "store");
 
-  static VerifySpec kv(long seed, String... nemeses) {
-    return VerifySpec.defaults("kv").withNodes(4).withNemeses(List.of(nemeses))
-        .withTime(Duration.ofSeconds(20)).withConcurrency(8).withRate(150).withSeed(seed)
-        .withOpsPerKey(150).withStore(STORE);
+  static VerifySpec.Builder kv(long seed, String... nemeses) {
+    return VerifySpec.builder("kv").nodes(4).nemeses(List.of(nemeses))
+        .time(Duration.ofSeconds(20)).concurrency(8).rate(150).seed(seed).opsPerKey(150)
+        .store(STORE);
   }
 
   static RunResult run(VerifySpec spec) {
@@ -34,7 +34,7 @@ class KvVerifyTest {
 
   @Test
   void correctKvPassesKillPauseMembershipAndMidMigrationFaults() throws Exception {
-    RunResult r = run(kv(11, "kill", "pause", "membership", "migration"));
+    RunResult r = run(kv(11, "kill", "pause", "membership", "migration").build());
     assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(3);
     assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(100);
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
@@ -46,7 +46,7 @@ class KvVerifyTest {
 
   @Test
   void kvOnAnEtcdMetadataStorePassesKillsAndMidMigrationFaults() {
-    RunResult r = run(kv(15, "kill", "migration").withOptions(Map.of("metadata", "etcd")));
+    RunResult r = run(kv(15, "kill", "migration").options(Map.of("metadata", "etcd")).build());
     assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(3);
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
     assertThat(r.dir().resolve("m1.log")).as("the metadata etcd's log").isNotEmptyFile();
@@ -54,14 +54,15 @@ class KvVerifyTest {
 
   @Test
   void acknowledgingBeforeTheLogIsCaughtByKills() {
-    RunResult r = run(kv(12, "kill").withOptions(Map.of("fault", "ack-before-log")));
+    RunResult r = run(kv(12, "kill").options(Map.of("fault", "ack-before-log")).build());
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.INVALID);
     assertThat(r.lostWrites().lost()).as("lost acknowledged writes").isNotEmpty();
   }
 
   @Test
   void aFencedSourceThatKeepsServingIsCaughtByMembershipChanges() {
-    RunResult r = run(kv(13, "membership").withOptions(Map.of("fault", "serve-while-fenced")));
+    RunResult r = run(kv(13, "membership")
+        .options(Map.of("fault", "serve-while-fenced")).build());
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.INVALID);
   }
 
@@ -69,8 +70,8 @@ class KvVerifyTest {
   void skippingTheEpochCheckIsCaughtByMembershipChanges() {
     // Many short-lived keys over few partitions: a worker whose table went stale while another
     // partition was its business then routes a fresh key to the old owner, which must refuse.
-    RunResult r = run(kv(14, "membership").withOpsPerKey(25)
-        .withOptions(Map.of("fault", "skip-epoch-check", "partitions", "8")));
+    RunResult r = run(kv(14, "membership").opsPerKey(25)
+        .options(Map.of("fault", "skip-epoch-check", "partitions", "8")).build());
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.INVALID);
   }
 }

@@ -23,7 +23,8 @@ class NetnsVerifyTest {
 
   @Test
   void kvPassesMembershipKillAndPartitions() throws Exception {
-    VerifySpec spec = KvVerifyTest.kv(21, "membership", "kill", "partition").withRuntime("netns");
+    VerifySpec spec = KvVerifyTest.kv(21, "membership", "kill", "partition").runtime("netns")
+        .build();
     RunResult r = KvVerifyTest.run(spec);
     assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(3);
     assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(100);
@@ -33,10 +34,10 @@ class NetnsVerifyTest {
 
   @Test
   void etcdPassesKillAndPartitions() throws Exception {
-    VerifySpec spec = VerifySpec.defaults("etcd").withNodes(3)
-        .withNemeses(List.of("kill", "partition")).withTime(Duration.ofSeconds(20))
-        .withConcurrency(8).withRate(150).withSeed(22).withOpsPerKey(150)
-        .withStore(KvVerifyTest.STORE).withRuntime("netns");
+    VerifySpec spec = VerifySpec.builder("etcd").nodes(3)
+        .nemeses(List.of("kill", "partition")).time(Duration.ofSeconds(20))
+        .concurrency(8).rate(150).seed(22).opsPerKey(150)
+        .store(KvVerifyTest.STORE).runtime("netns").build();
     RunResult r = KvVerifyTest.run(spec);
     assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(3);
     assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(100);

@@ -103,8 +103,8 @@ class SetupFailureTest {
 
   @Test
   void aSystemWithTooFewMembersIsRefusedBeforeAnythingStarts() {
-    assertThatThrownBy(() -> Verifier.run(VerifySpec.defaults("etcd").withNodes(2)
-        .withStore(KvVerifyTest.STORE), System.out))
+    assertThatThrownBy(() -> Verifier.run(VerifySpec.builder("etcd").nodes(2)
+        .store(KvVerifyTest.STORE).build(), System.out))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2");
   }
 }

@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 /** The nemeses by name. */
@@ -34,8 +35,8 @@ public final class Nemeses {
    */
   public static Nemesis named(String name) {
     return switch (name) {
-      case "kill" -> new Kill();
-      case "pause" -> new Pause();
+      case "kill" -> new ProcessFault("kill", SystemUnderTest::kill, SystemUnderTest::restart);
+      case "pause" -> new ProcessFault("pause", SystemUnderTest::pause, SystemUnderTest::resume);
       case "partition" -> new Partition();
       case "membership" -> new Membership();
       case "migration" -> new MidMigration();
@@ -68,11 +69,25 @@ public final class Nemeses {
     return system.leader().orElse(candidates.get(random.nextInt(candidates.size())));
   }
 
-  /** {@code kill -9}, restarted on heal. */
-  static final class Kill implements Nemesis {
+  /**
+   * A fault on one node's process: {@code kill -9} (restarted on heal) or {@code SIGSTOP}
+   * ({@code SIGCONT} on heal). Every system can take both.
+   */
+  static final class ProcessFault implements Nemesis {
+    private final String name;
+    private final BiConsumer<SystemUnderTest, String> inject;
+    private final BiConsumer<SystemUnderTest, String> undo;
+
+    ProcessFault(String name, BiConsumer<SystemUnderTest, String> inject,
+        BiConsumer<SystemUnderTest, String> undo) {
+      this.name = name;
+      this.inject = inject;
+      this.undo = undo;
+    }
+
     @Override
     public String name() {
-      return "kill";
+      return name;
     }
 
     @Override
@@ -84,29 +99,8 @@ public final class Nemeses {
     @Override
     public Fault start(SystemUnderTest system, NodeRuntime runtime, Random random) {
       String node = target(system, random);
-      system.kill(node);
-      return fault("kill " + node, () -> system.restart(node));
-    }
-  }
-
-  /** {@code SIGSTOP}, {@code SIGCONT} on heal. */
-  static final class Pause implements Nemesis {
-    @Override
-    public String name() {
-      return "pause";
-    }
-
-    @Override
-    public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime,
-        int nodes) {
-      return Optional.empty();
-    }
-
-    @Override
-    public Fault start(SystemUnderTest system, NodeRuntime runtime, Random random) {
-      String node = target(system, random);
-      system.pause(node);
-      return fault("pause " + node, () -> system.resume(node));
+      inject.accept(system, node);
+      return fault(name + " " + node, () -> undo.accept(system, node));
     }
   }
 

@@ -77,7 +77,7 @@ final class ChildLines {
           cursors.put(prefix, seen);
           throw new SetupException(node + " printed no line starting with '" + prefix + "' within "
               + timeout + (gone ? " (it exited)" : "") + "; its log " + log
-              + " ends with:\n" + tail(log, 30));
+              + " ends with:\n" + NodeLogs.tail(log, 30));
         }
         try {
           lines.wait(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 200)));
@@ -93,18 +93,6 @@ final class ChildLines {
     synchronized (lines) {
       cursors.replaceAll((prefix, seen) -> lines.size());
       skippedTo = lines.size();
-    }
-  }
-
-  static String tail(Path file, int count) {
-    try {
-      if (!Files.exists(file)) {
-        return "(no log)";
-      }
-      List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
-      return String.join("\n", all.subList(Math.max(0, all.size() - count), all.size()));
-    } catch (IOException | UncheckedIOException e) {
-      return "(unreadable: " + e.getMessage() + ")";
     }
   }
 }

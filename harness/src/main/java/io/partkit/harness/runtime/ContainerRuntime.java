@@ -2,8 +2,6 @@ package io.partkit.harness.runtime;
 
 import com.github.dockerjava.api.DockerClient;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -63,12 +61,7 @@ final class ContainerRuntime implements NodeRuntime {
       throw new SetupException("no Docker engine: --runtime containers needs one (start dockerd, "
           + "or use --runtime processes or netns)");
     }
-    for (String n : names) {
-      Runtimes.checkNodeName(n);
-      if (!nodes.add(n)) {
-        throw new IllegalArgumentException("node " + n + " is listed twice");
-      }
-    }
+    Runtimes.register(nodes, names);
   }
 
   @Override
@@ -78,13 +71,7 @@ final class ContainerRuntime implements NodeRuntime {
 
   @Override
   public int port(String node, String service, int defaultPort) {
-    return ports.computeIfAbsent(node + "/" + service, k -> {
-      try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-        return s.getLocalPort();
-      } catch (IOException e) {
-        throw new SetupException("no free port on loopback: " + e.getMessage(), e);
-      }
-    });
+    return ports.computeIfAbsent(node + "/" + service, k -> Runtimes.freeLoopbackPort());
   }
 
   @Override

@@ -1,8 +1,6 @@
 package io.partkit.harness.runtime;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,12 +25,7 @@ final class LocalProcessRuntime implements NodeRuntime {
 
   @Override
   public void open(List<String> names) {
-    for (String n : names) {
-      Runtimes.checkNodeName(n);
-      if (!nodes.add(n)) {
-        throw new IllegalArgumentException("node " + n + " is listed twice");
-      }
-    }
+    Runtimes.register(nodes, names);
   }
 
   @Override
@@ -44,24 +37,12 @@ final class LocalProcessRuntime implements NodeRuntime {
   @Override
   public int port(String node, String service, int defaultPort) {
     requireNode(node);
-    return ports.computeIfAbsent(node + "/" + service, k -> freePort());
+    return ports.computeIfAbsent(node + "/" + service, k -> Runtimes.freeLoopbackPort());
   }
 
   private void requireNode(String node) {
     if (!nodes.contains(node)) {
       throw new IllegalArgumentException("unknown node " + node + ": open() was given " + nodes);
-    }
-  }
-
-  /**
-   * A port nobody listens on now. Another program may still take it before the node binds it; the
-   * node then fails to start and says so (a setup error, not a wrong verdict).
-   */
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new SetupException("no free port on loopback: " + e.getMessage(), e);
     }
   }
 

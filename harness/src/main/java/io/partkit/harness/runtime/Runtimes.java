@@ -1,6 +1,10 @@
 package io.partkit.harness.runtime;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.util.Set;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -48,6 +52,32 @@ public final class Runtimes {
       default:
         throw new IllegalArgumentException("unknown runtime '" + name + "': expected one of "
             + String.join(", ", NAMES));
+    }
+  }
+
+  /**
+   * A port nobody listens on now on loopback. Another program may still take it before the node
+   * binds it; the node then fails to start and says so (a setup error, not a wrong verdict).
+   */
+  static int freeLoopbackPort() {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new SetupException("no free port on loopback: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Adds {@code names} to {@code known}, checking each.
+   *
+   * @throws IllegalArgumentException for a malformed or repeated name
+   */
+  static void register(Set<String> known, List<String> names) {
+    for (String n : names) {
+      checkNodeName(n);
+      if (!known.add(n)) {
+        throw new IllegalArgumentException("node " + n + " is listed twice");
+      }
     }
   }
 

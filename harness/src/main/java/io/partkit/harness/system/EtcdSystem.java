@@ -10,12 +10,12 @@ import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.PutOption;
+import io.partkit.harness.runtime.NodeLogs;
 import io.partkit.harness.runtime.NodeProcess;
 import io.partkit.harness.runtime.NodeRuntime;
 import io.partkit.harness.runtime.SetupException;
 import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -379,7 +379,7 @@ final class EtcdSystem implements SystemUnderTest {
       sleep(200);
     }
     return new SetupException("etcd " + node + " exited; its log " + log + " ends with:\n"
-        + tail(log, 30));
+        + NodeLogs.tail(log, 30));
   }
 
   private static long sizeOf(Path file) {
@@ -387,18 +387,6 @@ final class EtcdSystem implements SystemUnderTest {
       return Files.exists(file) ? Files.size(file) : 0;
     } catch (IOException e) {
       return 0;
-    }
-  }
-
-  private static String tail(Path file, int count) {
-    try {
-      if (!Files.exists(file)) {
-        return "(no log)";
-      }
-      List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
-      return String.join("\n", all.subList(Math.max(0, all.size() - count), all.size()));
-    } catch (IOException | UncheckedIOException e) {
-      return "(unreadable: " + e.getMessage() + ")";
     }
   }
 

@@ -136,17 +136,20 @@
      :model final
      :configs [{:model final :last-op (some->> lin seq last (.index) (nth ops)) :pending []}]}))
 
-(def empty-history-cause
-  "Why an empty history gets no verdict: the command line rejects an empty file as bad input
-  (exit 3), and the API answers a nil or empty history the same way."
-  "no operations found: the history is empty")
+(def nil-history-cause
+  "Why a nil history gets no verdict: it is no history at all, which the command line rejects as
+  bad input (exit 3) for a file holding none, and partkit.checker answers the same way. An empty
+  history is valid, as in Knossos: nothing happened, so nothing was wrong."
+  "malformed history: no history (nil)")
 
 (defn analysis
   "Checks `history` against the Knossos model `m` with partkit's search; `analyzer` (:wgl or
   :linear) is reported as :analyzer. Options: {:time-limit ms}."
   [analyzer m history opts]
-  (if (empty? history)
-    {:valid? :unknown :cause empty-history-cause :analyzer analyzer}
+  (cond
+    (nil? history) {:valid? :unknown :cause nil-history-cause :analyzer analyzer}
+    (empty? history) {:valid? true :analyzer analyzer :model m :configs []}
+    :else
     (try
       (let [prepared (prepare history)
             h (Histories/fromMaps "history" (:checked prepared))

@@ -10,10 +10,11 @@
   sequences of Jepsen operation maps ({:process 0 :type :invoke :f :read :value nil}).
   The search is partkit's Java checker (io.partkit.verification.checker.Linearizability)."
   (:refer-clojure :exclude [set])
-  (:import (io.partkit.verification.model Model Models Step Step$Next Step$Inconsistent)
+  (:import (io.partkit.verification.model Model Models NilReads Step Step$Next Step$Inconsistent)
            (io.partkit.verification.checker Linearizability CheckOptions Verdict Analysis KeyResult
                                             Evidence Prefix)
-           (io.partkit.verification.history Histories HistoryParseException InvalidHistoryException Op
+           (io.partkit.verification.history Histories HistoryParseException Independent Independent$Mode
+                                            InvalidHistoryException Op
                                             OpType Values)
            (java.time Duration)
            (java.util List Map Set)))
@@ -39,22 +40,35 @@
 ;; ---------------------------------------------------------------------------------------------
 ;; Models
 
+(defn- nil-reads
+  "The reading of an :ok read of nil from the option :nil-reads: :knossos (the default: a
+  wildcard, as in knossos.model) or :strict (the register held nil)."
+  ^NilReads [opts]
+  (case (:nil-reads opts :knossos)
+    :knossos NilReads/KNOSSOS
+    :strict NilReads/STRICT
+    (throw (IllegalArgumentException.
+             (str "option :nil-reads must be :knossos or :strict, got " (pr-str (:nil-reads opts)))))))
+
 (defn register
-  "A read/write register (:read, :write), initially `init` (nil by default). An :ok read of nil
-  means the register held nil; unlike Knossos, it is not a wildcard."
+  "A read/write register (:read, :write), initially `init` (nil by default). As in Knossos, an
+  :ok read of nil constrains nothing; option `:nil-reads :strict` makes it mean the register
+  held nil: (register 0 :nil-reads :strict)."
   ([] (register nil))
-  ([init] (Models/register (Values/normalize init))))
+  ([init & {:as opts}] (Models/register (Values/normalize init) (nil-reads opts))))
 
 (defn cas-register
-  "A register with :read, :write and :cas [old new], initially `init` (nil by default)."
+  "A register with :read, :write and :cas [old new], initially `init` (nil by default). Reads of
+  nil as in `register` (option :nil-reads :knossos, the default, or :strict)."
   ([] (cas-register nil))
-  ([init] (Models/casRegister (Values/normalize init))))
+  ([init & {:as opts}] (Models/casRegister (Values/normalize init) (nil-reads opts))))
 
 (defn multi-register
   "Registers changed by :txn ops whose value is [[:read k v] [:write k v] ...]; `init` is a map
-  like {:x 0 :y 0} (keys are compared by name, so :x and \"x\" are one register)."
+  like {:x 0 :y 0} (keys are compared by name, so :x and \"x\" are one register). As in Knossos,
+  [:read k nil] constrains nothing; option :nil-reads :strict makes it mean k held nil."
   ([] (multi-register {}))
-  ([init] (Models/multiRegister (Values/normalize init))))
+  ([init & {:as opts}] (Models/multiRegister (Values/normalize init) (nil-reads opts))))
 
 (defn mutex "A lock: :acquire, :release." [] (Models/mutex))
 (defn set "A set: :add x, :read returning the set." [] (Models/set))
@@ -63,9 +77,10 @@
 (defn kv "Strings per :key with :get, :put, :append; every key starts as `init` (\"\")." ([] (kv "")) ([init] (Models/kv init)))
 
 (defn named
-  "A built-in model by name (\"cas-register\", ...) with an initial state."
+  "A built-in model by name (\"cas-register\", ...) with an initial state; option :nil-reads
+  (:knossos, the default, or :strict) as in `register`."
   ([name] (named name nil))
-  ([name init] (Models/named (clojure.core/name name) (Values/normalize init))))
+  ([name init & {:as opts}] (Models/named (clojure.core/name name) (Values/normalize init) (nil-reads opts))))
 
 (defn inconsistent
   "What a custom model's step function returns for an illegal operation."
@@ -129,17 +144,20 @@
   "Checks `history` (a sequence of Jepsen op maps) against `model`. Returns a map with :valid?
   true, false or :unknown. When false: :op (the operation that could not be linearized),
   :message, :previous-ok, :final-paths and :configs (the longest linearized prefixes and the
-  model states they reached), and :key for keyed histories. When :unknown: :cause (also for a
-  nil or empty history, which the command line rejects as bad input).
-  Options: :time-limit (milliseconds), :parallelism (threads), :memory-fraction."
+  model states they reached), and :key for keyed histories. When :unknown: :cause.
+  Options: :time-limit (milliseconds), :parallelism (threads), :memory-fraction, :independent
+  (:auto, the default, splits a Jepsen independent history whose client values are all [k v]
+  per key; true always splits; false never).
+  An empty history is valid; a nil history is bad input: {:valid? :unknown, :cause \"malformed
+  history: ... no history (nil) ...\"}, as the command line exits 3 for a file without a history."
   ([model history] (analysis model history {}))
   ([^Model model history opts]
-   (if (empty? history)
-     ;; The command line rejects an empty history file as bad input (exit 3): a nil or empty
-     ;; history gets the same answer here, never a vacuous true.
-     {:valid? :unknown :cause "no operations found: the history is empty"}
    (try
-     (let [h (Histories/fromMaps "history" (vec history))
+     (let [h (Independent/apply (Histories/fromMaps "history" (when (some? history) (vec history)))
+                                (case (:independent opts :auto)
+                                  :auto Independent$Mode/AUTO
+                                  true Independent$Mode/YES
+                                  false Independent$Mode/NO))
            o (cond-> (CheckOptions/defaults)
                (:time-limit opts) (.withTimeLimit (Duration/ofMillis (long (:time-limit opts))))
                (:parallelism opts) (.withParallelism (int (:parallelism opts)))
@@ -161,7 +179,7 @@
      (catch HistoryParseException e
        {:valid? :unknown :cause (str "malformed history: " (.getMessage e))})
      (catch InvalidHistoryException e
-       {:valid? :unknown :cause (.getMessage e) :problems (vec (.problems e))})))))
+       {:valid? :unknown :cause (.getMessage e) :problems (vec (.problems e))}))))
 
 (defn check
   "Same as `analysis`; reads like a Jepsen checker call."

@@ -22,10 +22,20 @@
     (is (= [[{:op {:process 0 :type :ok :f :write :value 1 :index 1} :model 1}]] (:final-paths r)))
     (is (re-find #"read 0 but the register holds 1" (:message r)))))
 
-(deftest nil-read-is-not-a-wildcard
-  (testing "an :ok read of nil means the register held nil"
-    (is (false? (:valid? (pc/analysis (pc/register 5) [(invoke 0 :read nil) (ok 0 :read nil)]))))
-    (is (true? (:valid? (pc/analysis (pc/register) [(invoke 0 :read nil) (ok 0 :read nil)])))))
+(deftest nil-read-is-a-wildcard-as-in-knossos
+  (testing "by default an :ok read of nil constrains nothing"
+    (is (true? (:valid? (pc/analysis (pc/register 5) [(invoke 0 :read nil) (ok 0 :read nil)]))))
+    (is (true? (:valid? (pc/analysis (pc/cas-register 5) [(invoke 0 :read nil) (ok 0 :read nil)]))))
+    (is (true? (:valid? (pc/analysis (pc/multi-register {:x 1})
+                                     [(invoke 0 :txn [[:read :x nil]]) (ok 0 :txn [[:read :x nil]])])))))
+  (testing "with :nil-reads :strict an :ok read of nil means the register held nil"
+    (is (false? (:valid? (pc/analysis (pc/register 5 :nil-reads :strict) [(invoke 0 :read nil) (ok 0 :read nil)]))))
+    (is (false? (:valid? (pc/analysis (pc/named :cas-register 5 :nil-reads :strict)
+                                      [(invoke 0 :read nil) (ok 0 :read nil)]))))
+    (is (false? (:valid? (pc/analysis (pc/multi-register {:x 1} :nil-reads :strict)
+                                      [(invoke 0 :txn [[:read :x nil]]) (ok 0 :txn [[:read :x nil]])]))))
+    (is (true? (:valid? (pc/analysis (pc/register nil :nil-reads :strict) [(invoke 0 :read nil) (ok 0 :read nil)]))))
+    (is (thrown? IllegalArgumentException (pc/register 0 :nil-reads :lenient))))
   (testing "an :info read may have returned anything"
     (is (true? (:valid? (pc/analysis (pc/register 5) [(invoke 0 :read nil) (info 0 :read nil)]))))))
 
@@ -106,8 +116,17 @@
   (let [counter (pc/model "counter" 0 (fn [state _] state))]
     (is (= "counter" (:model (pc/analysis counter [(invoke 0 :read nil) (ok 0 :read 0)]))))))
 
-(deftest empty-history-is-bad-input-as-on-the-command-line
-  (doseq [h [nil [] '()]]
-    (let [r (pc/analysis (pc/register) h)]
-      (is (= :unknown (:valid? r)))
-      (is (re-find #"no operations found" (:cause r))))))
+(deftest empty-history-is-valid-and-nil-history-is-bad-input
+  (is (true? (:valid? (pc/analysis (pc/cas-register 0) []))))
+  (let [r (pc/analysis (pc/cas-register 0) nil)]
+    (is (= :unknown (:valid? r)))
+    (is (re-find #"no history \(nil\)" (:cause r)))))
+
+(deftest independent-histories-are-split-per-key
+  (let [h [(invoke 0 :write [1 5]) (ok 0 :write [1 5])
+           (invoke 1 :read [2 nil]) (ok 1 :read [2 nil])
+           (invoke 1 :read [1 nil]) (ok 1 :read [1 5])]
+        r (pc/analysis (pc/cas-register nil :nil-reads :strict) h)]
+    (is (true? (:valid? r)))
+    (is (= #{1 2} (set (keys (:keys r)))))
+    (is (false? (:valid? (pc/analysis (pc/cas-register nil :nil-reads :strict) h {:independent false}))))))

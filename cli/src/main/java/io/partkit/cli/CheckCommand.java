@@ -7,8 +7,10 @@ import io.partkit.verification.checker.Verdict;
 import io.partkit.verification.history.Histories;
 import io.partkit.verification.history.History;
 import io.partkit.verification.history.HistoryParseException;
+import io.partkit.verification.history.Independent;
 import io.partkit.verification.history.InvalidHistoryException;
 import io.partkit.verification.model.Model;
+import io.partkit.verification.model.NilReads;
 import io.partkit.verification.report.AnalysisText;
 import io.partkit.verification.report.CorpusTiming;
 import io.partkit.verification.report.HtmlReport;
@@ -51,6 +53,15 @@ final class CheckCommand implements Callable<Integer> {
   @Option(names = "--init", paramLabel = "EDN-VALUE", description = "The model's initial state as EDN: 0, nil, {:x 0 :y 0}.")
   String init;
 
+  @Option(names = "--strict-nil", description = "An :ok read of nil means the register held nil (register, "
+      + "cas-register, multi-register). Default: as in Knossos, an :ok read of nil constrains nothing.")
+  boolean strictNil;
+
+  @Option(names = "--independent", defaultValue = "auto", paramLabel = "auto|yes|no",
+      description = "Split Jepsen independent histories (client values [k v]) per key: auto (default: when every "
+          + "client invocation's value is [k v], k not a collection, a cas's v a pair), yes, or no.")
+  String independent;
+
   @Option(names = "--time-limit", defaultValue = "0", paramLabel = "DURATION",
       description = "Per file, e.g. 30s, 500ms, 2m; 0 for none. Reaching it gives unknown.")
   String timeLimit;
@@ -67,8 +78,25 @@ final class CheckCommand implements Callable<Integer> {
   @Option(names = "--rounds", defaultValue = "20", description = "With --bench: measured rounds.")
   int rounds;
 
+  /** How a file becomes a history: a seam, so tests can make reading fail the way a large file does. */
+  interface HistorySource {
+    History read(Path file) throws HistoryParseException;
+  }
+
+  HistorySource source = Histories::read;
+
   @Override
   public Integer call() throws Exception {
+    try {
+      return checkAll();
+    } catch (OutOfMemoryError e) {
+      // Whatever ran out (listing files, the report, a thread pool): a memory problem is never
+      // a verdict, and exit status 1 would report a consistency bug that nobody found.
+      return outOfMemory(spec.commandLine().getErr(), "partkit check", e);
+    }
+  }
+
+  private Integer checkAll() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     if (bench) {
@@ -80,6 +108,7 @@ final class CheckCommand implements Callable<Integer> {
     Duration limit;
     try {
       limit = Durations.parse(timeLimit);
+      independentMode = parseIndependent(independent);
     } catch (IllegalArgumentException e) {
       err.println("partkit check: " + e.getMessage());
       return BAD_INPUT;
@@ -125,13 +154,47 @@ final class CheckCommand implements Callable<Integer> {
     return worst;
   }
 
+  private Independent.Mode independentMode = Independent.Mode.AUTO;
+
+  private static Independent.Mode parseIndependent(String s) {
+    switch (s) {
+      case "auto": return Independent.Mode.AUTO;
+      case "yes": return Independent.Mode.YES;
+      case "no": return Independent.Mode.NO;
+      default: throw new IllegalArgumentException("--independent must be auto, yes or no, got " + s);
+    }
+  }
+
+  /** Out of memory reading or checking one file: unknown (2), with the cause and what to do. */
+  private static int outOfMemory(PrintWriter err, String what, OutOfMemoryError e) {
+    err.println(what + ": unknown: out of memory (" + e.getMessage() + ", max heap "
+        + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MB); not a verdict: give the JVM more memory "
+        + "(e.g. JAVA_OPTS=-Xmx8g) or check a shorter history");
+    err.flush();
+    return UNKNOWN;
+  }
+
   private int checkOne(Path file, CheckOptions options, boolean single, PrintWriter out, PrintWriter err) {
     long start = System.nanoTime();
+    try {
+      return checkOneFile(file, options, single, out, err, start);
+    } catch (OutOfMemoryError e) {
+      int status = outOfMemory(err, file.toString(), e);
+      if (!single) {
+        out.printf("%s\t%s\t%d%n", file, "unknown", (System.nanoTime() - start) / 1_000_000);
+        out.flush();
+      }
+      return status;
+    }
+  }
+
+  private int checkOneFile(Path file, CheckOptions options, boolean single, PrintWriter out, PrintWriter err,
+      long start) {
     History history;
     Model<?> m;
     try {
-      history = Histories.read(file);
-      m = ModelChoice.choose(model, init, history);
+      history = Independent.apply(source.read(file), independentMode);
+      m = ModelChoice.choose(model, init, history, strictNil ? NilReads.STRICT : NilReads.KNOSSOS);
     } catch (HistoryParseException e) {
       return bad(file, e.getMessage(), single, start, out, err);
     } catch (IllegalArgumentException e) {

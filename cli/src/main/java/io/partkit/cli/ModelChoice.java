@@ -6,6 +6,7 @@ import io.partkit.verification.history.HistoryParseException;
 import io.partkit.verification.history.Op;
 import io.partkit.verification.model.Model;
 import io.partkit.verification.model.Models;
+import io.partkit.verification.model.NilReads;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -15,9 +16,17 @@ final class ModelChoice {
 
   /** @throws IllegalArgumentException for an unknown model, a bad --init, or a history auto cannot place */
   static Model<?> choose(String name, String init, History history) {
+    return choose(name, init, history, NilReads.KNOSSOS);
+  }
+
+  /**
+   * As {@link #choose(String, String, History)}, with the reading of an :ok read of nil
+   * ({@code --strict-nil}) for the register models.
+   */
+  static Model<?> choose(String name, String init, History history, NilReads nilReads) {
     String n = name.equals("auto") ? guess(history) : name;
     Object initial = init == null ? defaultInit(n) : parseInit(init);
-    return Models.named(n, initial);
+    return Models.named(n, initial, nilReads);
   }
 
   private static Object defaultInit(String name) {

@@ -147,4 +147,84 @@ class CheckCommandTest {
     assertThat(run("check", write("v.edn", VALID).toString())).isEqualTo(0);
     assertThat(out.toString()).contains("(cas-register,");
   }
+
+  static final String NIL_READ = """
+      {:process 0, :type :invoke, :f :write, :value 1}
+      {:process 0, :type :ok, :f :write, :value 1}
+      {:process 1, :type :invoke, :f :read, :value nil}
+      {:process 1, :type :ok, :f :read, :value nil}
+      """;
+
+  @Test
+  void anOkReadOfNilIsAWildcardUnlessStrictNil() throws IOException {
+    Path h = write("n.edn", NIL_READ);
+    assertThat(run("check", h.toString(), "--model", "cas-register")).isEqualTo(0);
+    assertThat(run("check", h.toString(), "--model", "cas-register", "--strict-nil")).isEqualTo(1);
+    assertThat(out.toString()).contains("because: read nil but the register holds 1");
+  }
+
+  @Test
+  void aJepsenIndependentHistoryIsSplitPerKey() throws IOException {
+    Path h = write("history.edn", """
+        {:index 0, :time 1, :type :invoke, :process 0, :f :cas, :value [0 [nil 1]]}
+        {:index 1, :time 2, :type :invoke, :process 3, :f :read, :value [0 nil]}
+        {:index 2, :time 3, :type :info, :process :nemesis, :f :start-partition, :value nil}
+        {:index 3, :time 4, :type :ok, :process 0, :f :cas, :value [0 [nil 1]]}
+        {:index 4, :time 5, :type :ok, :process 3, :f :read, :value [0 1]}
+        {:index 5, :time 6, :type :invoke, :process 1, :f :write, :value [7 3]}
+        {:index 6, :time 7, :type :ok, :process 1, :f :write, :value [7 3]}
+        {:index 7, :time 8, :type :invoke, :process 2, :f :read, :value [7 nil]}
+        {:index 8, :time 9, :type :ok, :process 2, :f :read, :value [7 2]}
+        """);
+    assertThat(run("check", h.toString(), "--model", "cas-register")).isEqualTo(1);
+    assertThat(out.toString()).contains("2 key(s)").contains("read 2 but the register holds 3");
+    assertThat(run("check", h.toString(), "--model", "cas-register", "--independent", "no")).isEqualTo(1);
+    assertThat(run("check", write("plain.edn", VALID).toString(), "--independent", "yes")).isEqualTo(3);
+    assertThat(err.toString()).contains("plain.edn:1: expected an independent value [k v]");
+    assertThat(run("check", h.toString(), "--independent", "maybe")).isEqualTo(3);
+    assertThat(err.toString()).contains("--independent must be auto, yes or no");
+  }
+
+  @Test
+  void anEmptyCollectionIsValidAndAFileWithoutHistoryIsBadInput() throws IOException {
+    assertThat(run("check", write("e.edn", "[]\n").toString(), "--model", "cas-register")).isEqualTo(0);
+    assertThat(run("check", write("z.edn", "").toString(), "--model", "cas-register")).isEqualTo(3);
+    assertThat(err.toString()).contains("z.edn:1: empty file");
+  }
+
+  @Test
+  void outOfMemoryWhileReadingOrCheckingIsUnknownNeverInvalid() throws IOException {
+    Path v = write("v.edn", VALID);
+    for (boolean many : new boolean[] {false, true}) {
+      CheckCommand cmd = new CheckCommand();
+      cmd.source = file -> {
+        throw new OutOfMemoryError("Java heap space");
+      };
+      int code = new CommandLine(cmd).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+          .execute(many ? new String[] {dir.toString()} : new String[] {v.toString()});
+      assertThat(code).as("several files: %s", many).isEqualTo(2);
+    }
+    assertThat(err.toString()).contains("v.edn: unknown: out of memory (Java heap space, max heap")
+        .contains("not a verdict");
+    assertThat(out.toString()).contains("v.edn\tunknown\t").contains("1 files: 0 valid, 0 invalid, 1 unknown");
+  }
+
+  /** The real thing: a child JVM with a small heap reading a history larger than it. */
+  @Test
+  void aChildJvmOutOfMemoryExitsTwo() throws Exception {
+    Path big = dir.resolve("big.edn");
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < 300_000; i++) {
+      sb.append("{:process ").append(i % 7).append(", :type :invoke, :f :write, :value ").append(i).append("}\n");
+      sb.append("{:process ").append(i % 7).append(", :type :ok, :f :write, :value ").append(i).append("}\n");
+    }
+    Files.writeString(big, sb);
+    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx24m",
+        "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), Main.class.getName(), "check",
+        big.toString(), "--model", "register")
+        .redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes());
+    assertThat(p.waitFor()).as(output).isEqualTo(2);
+    assertThat(output).contains("out of memory");
+  }
 }

@@ -9,6 +9,7 @@ import io.partkit.verification.history.History;
 import io.partkit.verification.history.Op;
 import io.partkit.verification.history.OpType;
 import io.partkit.verification.model.Models;
+import io.partkit.verification.model.NilReads;
 import io.partkit.verification.report.HtmlReport;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -307,7 +308,7 @@ final class RunReport {
       List<Op> keyOps = ops.stream().filter(op -> op.isClient() && Objects.equals(op.key(), k.key()))
           .toList();
       Analysis one = new Analysis(Verdict.INVALID, null, List.of(k), a.nanos());
-      String picture = HtmlReport.render(Models.casRegister(null),
+      String picture = HtmlReport.render(Models.casRegister(null, NilReads.STRICT),
           History.of("key " + k.key(), keyOps), one);
       h.append("<h2>Counterexample: key ").append(esc(String.valueOf(k.key())))
           .append("</h2><p>").append(esc(k.evidence().message()))

@@ -41,8 +41,11 @@ public final class Linearizability {
    * model's initial state.
    *
    * @throws InvalidHistoryException if the history is not well-formed ({@link History#validate()})
+   * @throws NullPointerException for a null history ({@link io.partkit.verification.history.Histories#NO_HISTORY}):
+   *     bad input, while a history without operations is valid
    */
   public static Analysis check(Model<?> model, History history, CheckOptions options) {
+    java.util.Objects.requireNonNull(history, io.partkit.verification.history.Histories.NO_HISTORY);
     List<String> problems = history.validate();
     if (!problems.isEmpty()) {
       throw new InvalidHistoryException(history.source(), problems);
@@ -118,6 +121,9 @@ public final class Linearizability {
         Throwable cause = e.getCause();
         if (cause instanceof RuntimeException) {
           throw (RuntimeException) cause; // e.g. a user model that threw
+        }
+        if (cause instanceof Error) {
+          throw (Error) cause; // e.g. OutOfMemoryError: callers tell it apart (never a verdict)
         }
         throw new IllegalStateException("checking " + history.source() + " failed: " + cause, cause);
       } finally {

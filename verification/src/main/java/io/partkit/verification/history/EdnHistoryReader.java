@@ -6,63 +6,174 @@ import clojure.lang.IPersistentMap;
 import clojure.lang.Keyword;
 import clojure.lang.LineNumberingPushbackReader;
 import clojure.lang.PersistentHashMap;
+import clojure.lang.Symbol;
+import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.StringReader;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
- * Reads Jepsen/Knossos EDN histories with Clojure's own EDN reader: either one operation map
- * per line (Jepsen's {@code history.edn}) or a single vector of maps. Tagged records such as
- * {@code #jepsen.history.Op{...}} are read as their maps.
+ * Reads Jepsen/Knossos EDN histories with Clojure's own EDN reader, in every shape they are
+ * written: one operation per line (Jepsen's {@code history.edn}), or one collection of them, a
+ * vector {@code [...]} or a list {@code (...)} (Knossos' files, {@code pr} of a seq). An
+ * operation is a map, or a Knossos test tuple {@code [process type f value]}.
+ *
+ * <p>Streams: one operation form is read at a time and only its compact {@link Op} is kept, so a
+ * 200 MB file costs the ops, not the text plus a Clojure vector of maps on top.
+ *
+ * <p>Tags: records such as {@code #jepsen.history.Op{...}} read as their maps; {@code #inst},
+ * {@code #uuid} and unknown tags read as {@link TaggedValue}s instead of failing the file.
  */
 final class EdnHistoryReader {
   private EdnHistoryReader() {}
 
+  /** How far ahead the shape of the file is looked for (past leading comments). */
+  private static final int SHAPE_PROBE = 1 << 16;
+
   private static final Object EOF = new Object();
   private static final IPersistentMap OPTS = PersistentHashMap.create(
       Keyword.intern("eof"), EOF,
+      Keyword.intern("readers"), PersistentHashMap.create(Symbol.intern("inst"), tagged("inst"),
+          Symbol.intern("uuid"), tagged("uuid")),
       Keyword.intern("default"), new AFn() {
         @Override
         public Object invoke(Object tag, Object value) {
-          return value; // records and unknown tags: keep the value, drop the tag
+          // A record (#jepsen.history.Op{...}) is its map; any other unknown tag is kept.
+          return value instanceof Map ? value : new TaggedValue(tag.toString(), normalizeTagged(value));
         }
       });
 
-  static List<Op> read(String source, String text) throws HistoryParseException {
-    LineNumberingPushbackReader r = new LineNumberingPushbackReader(new StringReader(text));
-    List<Op> ops = new ArrayList<>();
+  private static AFn tagged(String tag) {
+    return new AFn() {
+      @Override
+      public Object invoke(Object value) {
+        return new TaggedValue(tag, normalizeTagged(value));
+      }
+    };
+  }
+
+  private static Object normalizeTagged(Object value) {
     try {
-      int c = skipBlank(r);
-      if (c == '[') {
-        int open = r.getLineNumber();
+      return Values.normalize(value);
+    } catch (IllegalArgumentException e) {
+      return String.valueOf(value); // a value no history holds: kept by its text
+    }
+  }
+
+  /**
+   * Reads every operation into {@code ops}.
+   *
+   * @return true when the file was one collection of operations (so an empty one, {@code []},
+   *     is an empty history rather than a file without a history)
+   */
+  static boolean read(String source, BufferedReader in, List<Op> ops) throws HistoryParseException {
+    int close;
+    int skipped;
+    try {
+      skipped = skipLeading(in);
+      close = collectionCloser(in);
+    } catch (IOException e) {
+      throw new HistoryParseException(source, 1, "cannot read: " + e.getMessage(), e);
+    }
+    // Clojure's reader counts lines from 1 where it starts: the leading lines skipped are added.
+    LineNumberingPushbackReader r = new LineNumberingPushbackReader(new DigitBound(in, 1 + skipped));
+    try {
+      if (close >= 0) {
+        skipBlank(r);
+        int open = skipped + r.getLineNumber();
         r.read();
         while (true) {
-          c = skipBlank(r);
-          if (c == ']') {
+          int c = skipBlank(r);
+          if (c == close) {
             r.read();
             break;
           }
           if (c == -1) {
-            throw new HistoryParseException(source, open,
-                "unexpected end of file: expected ']' closing the vector of operations opened here");
+            throw new HistoryParseException(source, open, "unexpected end of file: expected '" + (char) close
+                + "' closing the collection of operations opened here");
           }
-          int line = r.getLineNumber();
+          int line = skipped + r.getLineNumber();
           ops.add(OpMaps.toOp(readForm(source, r, line), ops.size(), line, source));
         }
         if (skipBlank(r) != -1) {
-          throw new HistoryParseException(source, r.getLineNumber(), "expected the end of file after the vector of operations");
+          throw new HistoryParseException(source, skipped + r.getLineNumber(),
+              "expected the end of file after the collection of operations");
         }
-      } else {
-        while (skipBlank(r) != -1) {
-          int line = r.getLineNumber();
-          ops.add(OpMaps.toOp(readForm(source, r, line), ops.size(), line, source));
+        return true;
+      }
+      while (skipBlank(r) != -1) {
+        int line = skipped + r.getLineNumber();
+        ops.add(OpMaps.toOp(readForm(source, r, line), ops.size(), line, source));
+      }
+      return false;
+    } catch (IOException e) {
+      throw new HistoryParseException(source, skipped + r.getLineNumber(), "cannot read: " + e.getMessage(), e);
+    } catch (DigitBound.TooLong e) {
+      throw new HistoryParseException(source, e.line, e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Consumes leading blanks and comments (a file may start with a long header of comments), up to
+   * the first form; returns how many lines ended in them.
+   */
+  private static int skipLeading(BufferedReader in) throws IOException {
+    int lines = 0;
+    while (true) {
+      in.mark(1);
+      int c = in.read();
+      if (c == ';') {
+        while (c != -1 && c != '\n') {
+          c = in.read();
         }
       }
-    } catch (IOException e) { // a StringReader does not fail; keep the contract anyway
-      throw new HistoryParseException(source, r.getLineNumber(), "could not read: " + e.getMessage(), e);
+      if (c == '\n') {
+        lines++;
+      } else if (c == -1 || !(Character.isWhitespace(c) || c == ',' || c == ';')) {
+        in.reset();
+        return lines;
+      }
     }
-    return ops;
+  }
+
+  /**
+   * The character closing the collection the file is, or -1 for one operation per line. A file
+   * starting with {@code [} is a collection unless what follows is not an operation form: then
+   * the {@code [} opens a tuple, and the file is one tuple per line ({@code [0 :invoke :read nil]}).
+   */
+  private static int collectionCloser(BufferedReader in) throws IOException {
+    in.mark(SHAPE_PROBE);
+    try {
+      int c = skipBlankRaw(in);
+      if (c != '[' && c != '(') {
+        return -1;
+      }
+      int next = skipBlankRaw(in);
+      boolean collection = next == -1 || "{[(#])".indexOf(next) >= 0;
+      return collection ? (c == '[' ? ']' : ')') : -1;
+    } finally {
+      try {
+        in.reset();
+      } catch (IOException e) {
+        throw new IOException("a comment after the opening bracket longer than " + SHAPE_PROBE + " characters", e);
+      }
+    }
+  }
+
+  /** Skips blanks and comments; returns the next character, consumed. */
+  private static int skipBlankRaw(BufferedReader in) throws IOException {
+    while (true) {
+      int c = in.read();
+      if (c == ';') {
+        while (c != -1 && c != '\n') {
+          c = in.read();
+        }
+        continue;
+      }
+      if (c == -1 || !(Character.isWhitespace(c) || c == ',')) {
+        return c;
+      }
+    }
   }
 
   /** Reads one EDN form that must be present, as a normalised value. */
@@ -71,6 +182,10 @@ final class EdnHistoryReader {
     try {
       form = EdnReader.read(r, OPTS);
     } catch (RuntimeException | StackOverflowError e) {
+      DigitBound.TooLong tooLong = tooLong(e);
+      if (tooLong != null) {
+        throw tooLong;
+      }
       // EdnReader reports every syntax error as a RuntimeException (often a ReaderException);
       // absurdly deep nesting overflows its recursive descent.
       // The form's first line: a one-map-per-line file names the bad line, and Clojure's message
@@ -86,6 +201,15 @@ final class EdnHistoryReader {
     } catch (IllegalArgumentException e) {
       throw new HistoryParseException(source, line, "expected plain EDN data: " + e.getMessage(), e);
     }
+  }
+
+  private static DigitBound.TooLong tooLong(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof DigitBound.TooLong) {
+        return (DigitBound.TooLong) t;
+      }
+    }
+    return null;
   }
 
   static String rootMessage(Throwable e) {

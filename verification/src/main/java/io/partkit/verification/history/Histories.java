@@ -1,9 +1,14 @@
 package io.partkit.verification.history;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.Reader;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -16,45 +21,84 @@ public final class Histories {
   /** The formats {@link #read(Path)} recognises. */
   public enum Format { EDN, JSON_LINES, JEPSEN_LOG }
 
+  /** How much of the text the format is recognised from. */
+  private static final int PROBE = 1 << 16;
+
   /**
-   * Reads a history file.
+   * Reads a history file, streaming: the file's text is never held whole, only the operations.
    *
-   * @throws HistoryParseException if the file cannot be read, is empty, or is malformed; the
-   *     message names the file, the line and what was expected
+   * <p>An empty collection ({@code []} or {@code ()}) is an empty history, which is valid; a file
+   * with no history at all (empty, only blanks or comments, or no operation lines) is bad input.
+   *
+   * @throws HistoryParseException if the file cannot be read, holds no history, or is malformed;
+   *     the message names the file, the line and what was expected
    */
   public static History read(Path file) throws HistoryParseException {
-    byte[] bytes;
-    try {
-      bytes = Files.readAllBytes(file);
+    // A decoder that replaces malformed UTF-8, as new String(bytes, UTF_8) did: one bad byte in a
+    // value should not make the file unreadable.
+    try (Reader in = new InputStreamReader(Files.newInputStream(file), StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(java.nio.charset.CodingErrorAction.REPLACE)
+        .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPLACE))) {
+      return read(file.toString(), in);
     } catch (IOException e) {
       throw new HistoryParseException(file.toString(), 0, "cannot read the file: " + e, e);
     }
-    return parse(file.toString(), new String(bytes, StandardCharsets.UTF_8));
   }
 
   /**
    * Reads a history from text.
    *
    * @param source the name to use in messages
-   * @throws HistoryParseException if the text is empty or malformed
+   * @throws HistoryParseException if the text holds no history or is malformed
    */
   public static History parse(String source, String text) throws HistoryParseException {
-    String t = text.startsWith("\uFEFF") ? text.substring(1) : text;
-    Format format = detect(source, t);
-    List<Op> ops;
+    return read(source, new StringReader(text));
+  }
+
+  /**
+   * Reads a history from a stream of text, one operation at a time.
+   *
+   * @param source the name to use in messages
+   * @throws HistoryParseException if the text holds no history or is malformed
+   */
+  public static History read(String source, Reader text) throws HistoryParseException {
+    BufferedReader in = new BufferedReader(text, 1 << 16);
+    String prefix;
+    try {
+      in.mark(PROBE + 1);
+      char[] buf = new char[PROBE];
+      int n = 0;
+      for (int r; n < PROBE && (r = in.read(buf, n, PROBE - n)) > 0; ) {
+        n += r;
+      }
+      in.reset();
+      if (n > 0 && buf[0] == '\uFEFF') {
+        in.read();
+      }
+      prefix = new String(buf, 0, n);
+    } catch (IOException e) {
+      throw new HistoryParseException(source, 0, "cannot read: " + e, e);
+    }
+    if (prefix.startsWith("\uFEFF")) {
+      prefix = prefix.substring(1);
+    }
+    Format format = detect(source, prefix);
+    List<Op> ops = new ArrayList<>();
+    boolean collection = false;
     switch (format) {
       case EDN:
-        ops = EdnHistoryReader.read(source, t);
+        collection = EdnHistoryReader.read(source, in, ops);
         break;
       case JSON_LINES:
-        ops = JsonLinesReader.read(source, t);
+        JsonLinesReader.read(source, in, ops);
         break;
       default:
-        ops = JepsenLogReader.read(source, t);
+        JepsenLogReader.read(source, in, ops);
         break;
     }
-    if (ops.isEmpty()) {
-      throw new HistoryParseException(source, 1, "no operations found: expected " + format + " operations");
+    if (ops.isEmpty() && !collection) {
+      throw new HistoryParseException(source, 1, "no operations found: expected " + format
+          + " operations (an empty history is written [])");
     }
     return new History(source, ops);
   }
@@ -88,6 +132,9 @@ public final class Histories {
    * @throws HistoryParseException if a map is not an operation
    */
   public static History fromMaps(String source, Iterable<?> maps) throws HistoryParseException {
+    if (maps == null) {
+      throw new HistoryParseException(source, 0, NO_HISTORY);
+    }
     List<Op> ops = new java.util.ArrayList<>();
     for (Object m : maps) {
       Object normal;
@@ -100,6 +147,13 @@ public final class Histories {
     }
     return new History(source, ops);
   }
+
+  /**
+   * The message for a history that is not there (a null/nil object): bad input everywhere, as an
+   * empty file is on the command line, while an empty sequence is a valid empty history.
+   */
+  public static final String NO_HISTORY =
+      "no history (nil): expected a sequence of operations; an empty one is a valid empty history";
 
   /**
    * Recognises the format of a history text.
@@ -123,7 +177,7 @@ public final class Histories {
       }
       return j < n && text.charAt(j) == '"' ? Format.JSON_LINES : Format.EDN;
     }
-    if (c == '[' || c == ';' || c == '#') {
+    if (c == '[' || c == '(' || c == ';' || c == '#') {
       return Format.EDN;
     }
     int probe = Math.min(n, 1 << 16);

@@ -1,9 +1,9 @@
 package io.partkit.verification.history;
 
 import clojure.lang.LineNumberingPushbackReader;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.StringReader;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -24,12 +24,20 @@ final class JepsenLogReader {
   private static final Pattern OP = Pattern.compile("^(\\S+)\\s+:(invoke|ok|fail|info)(?=\\s|$)(.*)$");
   private static final Pattern F = Pattern.compile("^\\s+:?([^\\s\\[\\]{}()\"]+)(.*)$");
 
-  static List<Op> read(String source, String text) throws HistoryParseException {
-    List<Op> ops = new ArrayList<>();
-    String[] lines = text.split("\r?\n", -1);
-    for (int i = 0; i < lines.length; i++) {
-      int lineNo = i + 1;
-      String line = lines[i];
+  /** Reads line by line into {@code ops}: the log is never held whole. */
+  static void read(String source, BufferedReader in, List<Op> ops) throws HistoryParseException {
+    int lineNo = 0;
+    while (true) {
+      String line;
+      try {
+        line = in.readLine();
+      } catch (IOException e) {
+        throw new HistoryParseException(source, lineNo + 1, "cannot read: " + e, e);
+      }
+      if (line == null) {
+        return;
+      }
+      lineNo++;
       int at = line.indexOf(MARKER);
       if (at < 0) {
         continue;
@@ -48,7 +56,6 @@ final class JepsenLogReader {
       Object value = rest.isEmpty() ? null : readValue(source, lineNo, rest);
       ops.add(new Op(ops.size(), process, OpType.parse(m.group(2)), fm.group(1), value, null, -1, lineNo));
     }
-    return ops;
   }
 
   private static Object parseProcess(String token) {
@@ -60,14 +67,21 @@ final class JepsenLogReader {
   }
 
   private static Object readValue(String source, int lineNo, String text) throws HistoryParseException {
-    LineNumberingPushbackReader r = new LineNumberingPushbackReader(new StringReader(text));
-    Object v = EdnHistoryReader.readForm(source, r, lineNo);
+    LineNumberingPushbackReader r = new LineNumberingPushbackReader(new DigitBound(new StringReader(text), lineNo));
+    Object v;
     try {
-      if (EdnHistoryReader.skipBlank(r) != -1) {
+      v = EdnHistoryReader.readForm(source, r, lineNo);
+    } catch (DigitBound.TooLong e) {
+      throw new HistoryParseException(source, lineNo, e.getMessage(), e);
+    }
+    try {
+      if (EdnHistoryReader.skipBlank(r) != -1) { // may read ahead: TooLong is caught below too
         throw new HistoryParseException(source, lineNo, "expected one EDN value after the function, got extra text: " + text);
       }
     } catch (IOException e) {
       throw new HistoryParseException(source, lineNo, "could not read: " + e.getMessage(), e);
+    } catch (DigitBound.TooLong e) {
+      throw new HistoryParseException(source, lineNo, e.getMessage(), e);
     }
     return v;
   }

@@ -3,6 +3,8 @@ package io.partkit.verification.history;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -19,11 +21,21 @@ final class JsonLinesReader {
 
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
-  static List<Op> read(String source, String text) throws HistoryParseException {
-    List<Op> ops = new ArrayList<>();
-    String[] lines = text.split("\r?\n", -1);
-    for (int i = 0; i < lines.length; i++) {
-      String line = lines[i].trim();
+  /** Reads line by line into {@code ops}: the text is never held whole. */
+  static void read(String source, BufferedReader in, List<Op> ops) throws HistoryParseException {
+    int i = -1;
+    while (true) {
+      String raw;
+      try {
+        raw = in.readLine();
+      } catch (IOException e) {
+        throw new HistoryParseException(source, i + 2, "cannot read: " + e, e);
+      }
+      if (raw == null) {
+        return;
+      }
+      i++;
+      String line = raw.trim();
       if (line.isEmpty()) {
         continue;
       }
@@ -40,7 +52,6 @@ final class JsonLinesReader {
       }
       ops.add(OpMaps.toOp(toJava(node), ops.size(), i + 1, source));
     }
-    return ops;
   }
 
   private static String firstLine(String s) {

@@ -1,17 +1,26 @@
 package io.partkit.verification.history;
 
+import java.util.List;
 import java.util.Map;
 
-/** Turns one normalised map (from EDN or JSON) into an {@link Op}: shared by the readers. */
+/**
+ * Turns one normalised operation form (from EDN or JSON) into an {@link Op}: a map, or Knossos'
+ * test tuple {@code [process type f value]}. Shared by the readers.
+ */
 final class OpMaps {
   private OpMaps() {}
 
   static final String EXAMPLE = "{:process 0, :type :invoke, :f :read, :value nil}";
 
+  static final String TUPLE_EXAMPLE = "[0 :invoke :read nil]";
+
   static Op toOp(Object form, long position, int line, String source) throws HistoryParseException {
+    if (form instanceof List && ((List<?>) form).size() == TUPLE.length) {
+      form = tupleMap((List<?>) form);
+    }
     if (!(form instanceof Map)) {
       throw new HistoryParseException(source, line,
-          "expected an operation map like " + EXAMPLE + ", got " + describe(form));
+          "expected an operation map like " + EXAMPLE + " or a tuple like " + TUPLE_EXAMPLE + ", got " + describe(form));
     }
     Map<?, ?> m = (Map<?, ?>) form;
     Object process = m.get("process");
@@ -50,6 +59,17 @@ final class OpMaps {
       time = (Long) t;
     }
     return new Op(index, process, opType, fn, m.get("value"), m.get("key"), time, line);
+  }
+
+  private static final String[] TUPLE = {"process", "type", "f", "value"};
+
+  /** Knossos' tuple as the map it stands for, so one set of checks and messages serves both. */
+  private static Map<String, Object> tupleMap(List<?> tuple) {
+    Map<String, Object> m = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < TUPLE.length; i++) {
+      m.put(TUPLE[i], tuple.get(i));
+    }
+    return m;
   }
 
   static String describe(Object form) {

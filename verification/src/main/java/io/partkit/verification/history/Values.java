@@ -59,6 +59,9 @@ public final class Values {
     if (v instanceof Character) {
       return v.toString();
     }
+    if (v instanceof TaggedValue) {
+      return v;
+    }
     if (v instanceof Map) {
       Map<Object, Object> m = new LinkedHashMap<>();
       for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
@@ -132,6 +135,9 @@ public final class Values {
       sb.append("#{");
       appendAll(sb, (Set<?>) v);
       sb.append('}');
+    } else if (v instanceof TaggedValue) {
+      sb.append('#').append(((TaggedValue) v).tag()).append(' ');
+      appendEdn(sb, ((TaggedValue) v).value());
     } else if (v instanceof Iterable) {
       sb.append('[');
       appendAll(sb, (Iterable<?>) v);

@@ -12,24 +12,46 @@ public final class Models {
   public static final List<String> NAMES =
       List.of("register", "cas-register", "multi-register", "mutex", "set", "fifo-queue", "unordered-queue", "kv");
 
-  /** A read/write register (ops {@code :read}, {@code :write}). */
+  /**
+   * A read/write register (ops {@code :read}, {@code :write}) with Knossos' reading of nil: an
+   * {@code :ok} read of nil constrains nothing ({@link NilReads#KNOSSOS}).
+   */
   public static Model<Object> register(Object init) {
-    return new RegisterModel("register", init, false);
+    return register(init, NilReads.KNOSSOS);
   }
 
-  /** A register with compare-and-set (ops {@code :read}, {@code :write}, {@code :cas [old new]}). */
+  /** A read/write register whose {@code :ok} reads of nil mean what {@code nilReads} says. */
+  public static Model<Object> register(Object init, NilReads nilReads) {
+    return new RegisterModel("register", init, false, nilReads);
+  }
+
+  /**
+   * A register with compare-and-set (ops {@code :read}, {@code :write}, {@code :cas [old new]})
+   * with Knossos' reading of nil ({@link NilReads#KNOSSOS}).
+   */
   public static Model<Object> casRegister(Object init) {
-    return new RegisterModel("cas-register", init, true);
+    return casRegister(init, NilReads.KNOSSOS);
+  }
+
+  /** A compare-and-set register whose {@code :ok} reads of nil mean what {@code nilReads} says. */
+  public static Model<Object> casRegister(Object init, NilReads nilReads) {
+    return new RegisterModel("cas-register", init, true, nilReads);
   }
 
   /**
    * Registers named by key, changed by transactions: {@code :txn} with a value like
-   * {@code [[:read :x 1] [:write :y 2]]}, applied atomically in order.
+   * {@code [[:read :x 1] [:write :y 2]]}, applied atomically in order; Knossos' reading of nil
+   * ({@link NilReads#KNOSSOS}: {@code [:read :x nil]} constrains nothing).
    *
    * @param init the initial values; registers not in it start as nil
    */
   public static Model<Map<Object, Object>> multiRegister(Map<?, ?> init) {
-    return new MultiRegisterModel(init);
+    return multiRegister(init, NilReads.KNOSSOS);
+  }
+
+  /** Registers changed by transactions, whose {@code [:read k nil]} means what {@code nilReads} says. */
+  public static Model<Map<Object, Object>> multiRegister(Map<?, ?> init, NilReads nilReads) {
+    return new MultiRegisterModel(init, nilReads);
   }
 
   /** A lock (ops {@code :acquire}, {@code :release}), initially free. */
@@ -71,15 +93,27 @@ public final class Models {
    *     an initial state the model cannot take
    */
   public static Model<?> named(String name, Object init) {
+    return named(name, init, NilReads.KNOSSOS);
+  }
+
+  /**
+   * A built-in model by name, with a reading of nil for the register models.
+   *
+   * @param nilReads what an :ok read of nil means to register, cas-register and multi-register;
+   *     the other models have their own meaning of nil and ignore it
+   * @throws IllegalArgumentException as {@link #named(String, Object)}
+   */
+  public static Model<?> named(String name, Object init, NilReads nilReads) {
     Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(nilReads, "nilReads");
     switch (name) {
-      case "register": return register(init);
-      case "cas-register": return casRegister(init);
+      case "register": return register(init, nilReads);
+      case "cas-register": return casRegister(init, nilReads);
       case "multi-register":
         if (init != null && !(init instanceof Map)) {
           throw new IllegalArgumentException("multi-register's initial state must be a map like {:x 0 :y 0}: " + init);
         }
-        return multiRegister(init == null ? Map.of() : (Map<?, ?>) init);
+        return multiRegister(init == null ? Map.of() : (Map<?, ?>) init, nilReads);
       case "kv": return kv(init);
       case "mutex": noInit(name, init); return mutex();
       case "set": noInit(name, init); return set();

@@ -9,12 +9,15 @@ import java.util.Objects;
 
 /**
  * multi-register: Knossos' {@code :txn} of {@code [:read k v]} / {@code [:write k v]} micro-ops.
- * The state is an unmodifiable map from register to value; absent registers hold nil.
+ * The state is an unmodifiable map from register to value; absent registers hold nil. What a
+ * {@code [:read k nil]} in an :ok txn means is chosen by {@link NilReads}.
  */
 final class MultiRegisterModel implements Model<Map<Object, Object>> {
   private final Map<Object, Object> init;
+  private final NilReads nilReads;
 
-  MultiRegisterModel(Map<?, ?> init) {
+  MultiRegisterModel(Map<?, ?> init, NilReads nilReads) {
+    this.nilReads = Objects.requireNonNull(nilReads, "nilReads");
     Map<Object, Object> m = new HashMap<>();
     init.forEach((k, v) -> {
       if (v != null) {
@@ -53,8 +56,9 @@ final class MultiRegisterModel implements Model<Map<Object, Object>> {
       Map<Object, Object> current = next == null ? state : next;
       if ("read".equals(mop.get(0))) {
         Object actual = current.get(k);
-        // In an :info txn the reads' results are unknown; an :ok read is exact (nil = never written).
-        if (op.type() != OpType.INFO && !Objects.equals(actual, v)) {
+        // In an :info txn the reads' results are unknown; an :ok read is exact, except a nil
+        // that Knossos' reading takes as "not known" (strict: nil = never written).
+        if (op.type() != OpType.INFO && nilReads.constrains(v) && !Objects.equals(actual, v)) {
           return Step.inconsistent(() -> "read " + Models.show(v) + " from " + Models.show(k)
               + " but it holds " + Models.show(actual));
         }
@@ -90,6 +94,6 @@ final class MultiRegisterModel implements Model<Map<Object, Object>> {
 
   @Override
   public String toString() {
-    return "(multi-register " + Models.show(init) + ")";
+    return "(multi-register " + Models.show(init) + (nilReads == NilReads.STRICT ? " :strict-nil" : "") + ")";
   }
 }

@@ -5,16 +5,21 @@ import io.partkit.verification.history.OpType;
 import java.util.List;
 import java.util.Objects;
 
-/** register and cas-register: the state is the value itself (null for nil). */
+/**
+ * register and cas-register: the state is the value itself (null for nil). What an :ok read of
+ * nil means is chosen by {@link NilReads}.
+ */
 final class RegisterModel implements Model<Object> {
   private final String name;
   private final Object init;
   private final boolean cas;
+  private final NilReads nilReads;
 
-  RegisterModel(String name, Object init, boolean cas) {
+  RegisterModel(String name, Object init, boolean cas, NilReads nilReads) {
     this.name = name;
     this.init = init;
     this.cas = cas;
+    this.nilReads = Objects.requireNonNull(nilReads, "nilReads");
   }
 
   @Override
@@ -32,8 +37,9 @@ final class RegisterModel implements Model<Object> {
     Object v = op.value();
     switch (op.f()) {
       case "read":
-        // An :info read observed nothing; an :ok read observed exactly its value (nil included).
-        if (op.type() == OpType.INFO || Objects.equals(state, v)) {
+        // An :info read observed nothing; an :ok read observed its value, except a nil that
+        // Knossos' reading takes as "not known".
+        if (op.type() == OpType.INFO || !nilReads.constrains(v) || Objects.equals(state, v)) {
           return Step.next(state);
         }
         return Step.inconsistent(() -> "read " + Models.show(v) + " but the register holds " + Models.show(state));
@@ -69,6 +75,6 @@ final class RegisterModel implements Model<Object> {
 
   @Override
   public String toString() {
-    return "(" + name + " " + Models.show(init) + ")";
+    return "(" + name + " " + Models.show(init) + (nilReads == NilReads.STRICT ? " :strict-nil" : "") + ")";
   }
 }

@@ -22,6 +22,16 @@ final class BruteForce {
   private record Call(Op op, int call, int ret, boolean info) {}
 
   static boolean linearizable(Model<?> model, History history) {
+    return linearizable(model, history, false);
+  }
+
+  /**
+   * As {@link #linearizable(Model, History)}; with {@code nilIsWildcard}, Knossos' rule for the
+   * register models is applied here, before the model sees anything, so that {@code model} can be
+   * the strict one: an :ok {@code :read} of nil becomes a read whose result is unknown (it must
+   * still be placed), and a {@code [:read k nil]} micro-op of an :ok {@code :txn} is dropped.
+   */
+  static boolean linearizable(Model<?> model, History history, boolean nilIsWildcard) {
     List<Call> calls = new ArrayList<>();
     Map<Object, Integer> openAt = new HashMap<>();
     List<Op> ops = history.ops();
@@ -38,7 +48,8 @@ final class BruteForce {
       Op inv = ops.get(at);
       switch (op.type()) {
         case OK:
-          calls.add(new Call(op.withValue(op.value() != null ? op.value() : inv.value()), at, i, false));
+          Op given = op.withValue(op.value() != null ? op.value() : inv.value());
+          calls.add(new Call(nilIsWildcard ? wildcard(given) : given, at, i, false));
           break;
         case INFO:
           calls.add(new Call(new Op(inv.index(), inv.process(), OpType.INFO, inv.f(), inv.value(), inv.key(), -1, 0),
@@ -54,6 +65,23 @@ final class BruteForce {
           at, Integer.MAX_VALUE, true));
     }
     return search(cast(model), calls, new boolean[calls.size()], cast(model).initialState());
+  }
+
+  private static Op wildcard(Op op) {
+    if (op.f().equals("read") && op.value() == null) {
+      return new Op(op.index(), op.process(), OpType.INFO, op.f(), null, op.key(), -1, 0);
+    }
+    if (op.f().equals("txn") && op.value() instanceof List) {
+      List<Object> kept = new ArrayList<>();
+      for (Object mop : (List<?>) op.value()) {
+        if (!(mop instanceof List && ((List<?>) mop).size() == 3 && "read".equals(((List<?>) mop).get(0))
+            && ((List<?>) mop).get(2) == null)) {
+          kept.add(mop);
+        }
+      }
+      return op.withValue(java.util.Collections.unmodifiableList(kept));
+    }
+    return op;
   }
 
   @SuppressWarnings("unchecked")

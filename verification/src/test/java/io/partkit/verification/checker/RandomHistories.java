@@ -267,8 +267,10 @@ final class RandomHistories {
         List<Object> l = new ArrayList<>((List<?>) result);
         int i = rnd.nextInt(l.size());
         List<?> mop = (List<?>) l.get(i);
-        long v = rnd.nextInt(3);
-        l.set(i, mop.get(0).equals("read") ? java.util.Arrays.asList("read", mop.get(1), v) : List.of("write", mop.get(1), v));
+        int r = rnd.nextInt(4);
+        Long v = r == 3 ? null : (long) r; // a read of nil: a wildcard for Knossos, "never written" when strict
+        l.set(i, mop.get(0).equals("read") ? java.util.Arrays.asList("read", mop.get(1), v)
+            : java.util.Arrays.asList("write", mop.get(1), v == null ? 0L : v));
         return java.util.Collections.unmodifiableList(l);
       }
     };

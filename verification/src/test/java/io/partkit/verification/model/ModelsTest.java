@@ -32,9 +32,22 @@ class ModelsTest {
   }
 
   @Test
-  void registerOkReadOfNilMeansNilUnlikeKnossos() {
-    Model<Object> r = Models.register(5L);
+  void registerOkReadOfNilIsAWildcardByDefaultAsInKnossos() {
+    for (Model<Object> r : List.of(Models.register(5L), Models.casRegister(5L), Models.register(5L, NilReads.KNOSSOS))) {
+      assertThat(next(step(r, 5L, ok("read", null)))).as("%s", r).isEqualTo(5L);
+      assertThat(next(step(r, null, ok("read", null)))).as("%s", r).isNull();
+      assertThat(step(r, 5L, ok("read", 4L))).as("%s", r).isInstanceOf(Step.Inconsistent.class);
+    }
+    assertThat(step(Models.named("cas-register", 5L), 5L, ok("read", null))).isInstanceOf(Step.Next.class);
+  }
+
+  @Test
+  void registerOkReadOfNilMeansNilWhenStrict() {
+    Model<Object> r = Models.register(5L, NilReads.STRICT);
+    assertThat(r.toString()).isEqualTo("(register 5 :strict-nil)");
     assertThat(step(r, 5L, ok("read", null))).isInstanceOf(Step.Inconsistent.class);
+    assertThat(step(Models.casRegister(5L, NilReads.STRICT), 5L, ok("read", null))).isInstanceOf(Step.Inconsistent.class);
+    assertThat(step(Models.named("cas-register", 5L, NilReads.STRICT), 5L, ok("read", null))).isInstanceOf(Step.Inconsistent.class);
     assertThat(next(step(r, null, ok("read", null)))).isNull();
     assertThat(next(step(r, 5L, info("read", null)))).isEqualTo(5L);
     assertThat(((Step.Inconsistent<?>) step(r, 5L, ok("read", 4L))).message()).isEqualTo("read 4 but the register holds 5");
@@ -56,6 +69,11 @@ class ModelsTest {
     assertThat(s).isEqualTo(Map.of("x", 0L, "y", 2L));
     assertThat(step(m, s, ok("txn", List.of(List.of("read", "z", 1L))))).isInstanceOf(Step.Inconsistent.class);
     assertThat(next(step(m, s, ok("txn", List.of(java.util.Arrays.asList("read", "z", null)))))).isEqualTo(s);
+    // Knossos' reading (the default): a read of nil from a register that holds a value is a wildcard
+    assertThat(next(step(m, s, ok("txn", List.of(java.util.Arrays.asList("read", "x", null)))))).isEqualTo(s);
+    Model<Map<Object, Object>> strict = Models.multiRegister(Map.of("x", 0L), NilReads.STRICT);
+    assertThat(step(strict, s, ok("txn", List.of(java.util.Arrays.asList("read", "x", null))))).isInstanceOf(Step.Inconsistent.class);
+    assertThat(next(step(strict, s, ok("txn", List.of(java.util.Arrays.asList("read", "z", null)))))).isEqualTo(s);
     assertThat(next(step(m, s, info("txn", List.of(List.of("read", "x", 9L), List.of("write", "x", 3L))))))
         .isEqualTo(Map.of("x", 3L, "y", 2L));
   }

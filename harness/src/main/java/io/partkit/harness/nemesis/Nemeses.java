@@ -59,6 +59,19 @@ public final class Nemeses {
     };
   }
 
+  private static Optional<String> needsMembership(SystemUnderTest system, int nodes, String why) {
+    return system.supportsMembership() && nodes >= 2 ? Optional.empty()
+        : Optional.of(system.name() + " " + why);
+  }
+
+  private static void healNetwork(NodeRuntime runtime) {
+    try {
+      runtime.heal();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot heal the network", e);
+    }
+  }
+
   /** A data node, or (one time in n+1) the node in the special role: kv coordinator, etcd leader. */
   private static String target(SystemUnderTest system, Random random) {
     List<String> candidates = new ArrayList<>(system.nodes());
@@ -136,13 +149,7 @@ public final class Nemeses {
       } catch (IOException e) {
         throw new UncheckedIOException("cannot partition " + grudge, e);
       }
-      return fault("partition " + shape + " " + grudge, () -> {
-        try {
-          runtime.heal();
-        } catch (IOException e) {
-          throw new UncheckedIOException("cannot heal the network", e);
-        }
-      });
+      return fault("partition " + shape + " " + grudge, () -> healNetwork(runtime));
     }
   }
 
@@ -156,8 +163,7 @@ public final class Nemeses {
     @Override
     public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime,
         int nodes) {
-      return system.supportsMembership() && nodes >= 2 ? Optional.empty()
-          : Optional.of(system.name() + " has no membership changes to inject");
+      return needsMembership(system, nodes, "has no membership changes to inject");
     }
 
     @Override
@@ -184,8 +190,7 @@ public final class Nemeses {
     @Override
     public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime,
         int nodes) {
-      return system.supportsMembership() && nodes >= 2 ? Optional.empty()
-          : Optional.of(system.name() + " moves no data between nodes");
+      return needsMembership(system, nodes, "moves no data between nodes");
     }
 
     @Override
@@ -217,13 +222,7 @@ public final class Nemeses {
           } catch (IOException e) {
             throw new SetupException("cannot cut " + m.source() + " from " + m.target(), e);
           }
-          return fault("cut source from target" + where, () -> {
-            try {
-              runtime.heal();
-            } catch (IOException e) {
-              throw new UncheckedIOException(e);
-            }
-          });
+          return fault("cut source from target" + where, () -> healNetwork(runtime));
         });
       }
       List<String> names = new ArrayList<>(choices.keySet());

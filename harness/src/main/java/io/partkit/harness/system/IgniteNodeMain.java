@@ -47,7 +47,8 @@ import org.apache.ignite.spi.discovery.tcp.ipfinder.vm.TcpDiscoveryVmIpFinder;
  *   <li>{@code TOPOLOGY}: this node's view of the servers: {@code TOPOLOGY <topVer> a,b,c};
  *   <li>{@code PLACEMENT <fromVersion>}: the server sets of every topology version since
  *       {@code fromVersion} from this node's discovery history, then the owners of every
- *       partition, primary first: {@code PLACEMENT <topVer> <v>=a,b;<v>=a,b,c a,b|b,c|...}, or
+ *       partition, primary first, and the lost partitions:
+ *       {@code PLACEMENT <topVer> <v>=a,b;<v>=a,b,c a,b|b,c|... lost=3,9} ({@code lost=-}), or
  *       {@code PLACEMENT incomplete <why>} when the history does not reach back;
  *   <li>{@code STOP}: a graceful leave ({@link ShutdownPolicy#GRACEFUL}: Ignite waits until
  *       every partition has a copy elsewhere), then exit.
@@ -66,7 +67,8 @@ public final class IgniteNodeMain {
   /**
    * Arguments: {@code --id --host --disco --comm --thin --peers host:port,...} and the cache's
    * {@code --affinity partkit-fixed|partkit-rendezvous|native --partitions --backups
-   * --atomicity atomic|transactional}, optionally {@code --failure-detection <ms>}.
+   * --atomicity atomic|transactional}, optionally {@code --failure-detection <ms>} and
+   * {@code --read-from-backup true|false} (Ignite's default: true).
    */
   public static void main(String[] args) throws Exception {
     Map<String, String> a = parse(args);
@@ -143,7 +145,10 @@ public final class IgniteNodeMain {
       owners.add(affinity.mapPartitionToPrimaryAndBackups(p).stream()
           .map(n -> String.valueOf(n.consistentId())).collect(Collectors.joining(",")));
     }
-    return "PLACEMENT " + now + " " + String.join(";", history) + " " + String.join("|", owners);
+    String lost = ignite.cache(CACHE).lostPartitions().stream().sorted().map(String::valueOf)
+        .collect(Collectors.joining(","));
+    return "PLACEMENT " + now + " " + String.join(";", history) + " " + String.join("|", owners)
+        + " lost=" + (lost.isEmpty() ? "-" : lost);
   }
 
   private static String ids(Collection<ClusterNode> nodes) {
@@ -174,6 +179,8 @@ public final class IgniteNodeMain {
         // Ignite's default (IGNORE) would answer null for a key of a lost partition; make it
         // refuse instead, so a loss shows as failed operations rather than silent empty reads
         .setPartitionLossPolicy(PartitionLossPolicy.READ_WRITE_SAFE)
+        // Ignite's default (true) lets a node that holds a backup answer a get from it
+        .setReadFromBackup(Boolean.parseBoolean(a.getOrDefault("read-from-backup", "true")))
         .setAffinity(affinity(a.get("affinity"), Integer.parseInt(a.get("partitions"))));
   }
 

@@ -34,7 +34,9 @@ import java.util.stream.Collectors;
  * native}: Ignite's {@code RendezvousAffinityFunction}), {@code partitions} (64),
  * {@code atomicity} ({@code atomic}, the default, or {@code transactional}: every operation in a
  * pessimistic serializable transaction), {@code backups} (1 or 2; default 1), and
- * {@code failure-detection} (Ignite's failure detection timeout in ms; Ignite's default 10 s).
+ * {@code failure-detection} (Ignite's failure detection timeout in ms; Ignite's default 10 s),
+ * {@code read-from-backup} ({@code true}, Ignite's default: a node holding a backup copy answers
+ * a get from it; {@code false}: every get goes to the primary).
  * Writes are {@code FULL_SYNC}; a lost partition refuses operations ({@code READ_WRITE_SAFE}).
  *
  * <p>Membership: a leave stops the node gracefully (Ignite's {@code GRACEFUL} shutdown policy:
@@ -113,8 +115,10 @@ final class IgniteSystem implements SystemUnderTest {
           "--peers", peers, "--work", ctx.dir().resolve("data").resolve(n).toString(),
           "--affinity", affinity, "--partitions", Integer.toString(partitions),
           "--backups", Integer.toString(backups), "--atomicity", atomicity));
-      if (o.containsKey("failure-detection")) {
-        args.addAll(List.of("--failure-detection", o.get("failure-detection")));
+      for (String passed : List.of("failure-detection", "read-from-backup")) {
+        if (o.containsKey(passed)) {
+          args.addAll(List.of("--" + passed, o.get(passed)));
+        }
       }
       List<String> cmd = new ArrayList<>(JavaCommand.of("256m", IgniteNodeMain.class, args));
       cmd.addAll(1, flags);
@@ -378,6 +382,10 @@ final class IgniteSystem implements SystemUnderTest {
       PartitionAssignment predicted = IgnitePlacementCheck.predict(strategy, partitions, backups,
           history);
       List<String> problems = new ArrayList<>(IgnitePlacementCheck.compare(predicted, owners));
+      if (parts.length > 4 && !parts[4].equals("lost=-")) {
+        // lost partitions stay lost (READ_WRITE_SAFE) and keep Ignite from settling
+        problems.add(0, "Ignite reports lost partitions: " + parts[4].substring("lost=".length()));
+      }
       if (!problems.isEmpty()) {
         problems.add(0, "as " + n + " reports at topology " + parts[1] + " (history "
             + parts[2] + ")");

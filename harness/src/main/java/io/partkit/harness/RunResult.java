@@ -5,6 +5,7 @@ import io.partkit.harness.check.RunStats;
 import io.partkit.verification.checker.Analysis;
 import io.partkit.verification.checker.Verdict;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The outcome of one run.
@@ -19,10 +20,16 @@ import java.nio.file.Path;
  * @param stats availability and latency
  * @param runNanos how long the clients ran (all phases)
  * @param checkNanos how long checking took
+ * @param placementProblems where the system's data is not where partkit's placement says
+ *     ({@link io.partkit.harness.system.SystemUnderTest#placementProblems()}); empty when it is
  */
 public record RunResult(Verdict verdict, Path dir, int operations, int faults,
     Analysis linearizability, LostWrites.Result lostWrites, RunStats stats, long runNanos,
-    long checkNanos) {
+    long checkNanos, List<String> placementProblems) {
+
+  public RunResult {
+    placementProblems = List.copyOf(placementProblems);
+  }
 
   /** The process exit code of {@code ./partkit verify}: 0 valid, 1 invalid, 2 unknown. */
   public int exitCode() {
@@ -36,11 +43,11 @@ public record RunResult(Verdict verdict, Path dir, int operations, int faults,
   /** One line: verdict, operations, lost writes, timings. */
   public String summary() {
     return String.format("%s: %d ops (%.0f ops/s), %d faults, linearizable %s, %d of %d "
-            + "acknowledged writes lost, %d keys unread, check %.3f s; %s",
+            + "acknowledged writes lost, %d keys unread, %d placement problems, check %.3f s; %s",
         verdict.name().toLowerCase(java.util.Locale.ROOT), operations,
         operations / Math.max(1e-9, runNanos / 1e9), faults,
         linearizability.verdict().name().toLowerCase(java.util.Locale.ROOT),
         lostWrites.lost().size(), lostWrites.acknowledged(), lostWrites.unread().size(),
-        checkNanos / 1e9, dir);
+        placementProblems.size(), checkNanos / 1e9, dir);
   }
 }

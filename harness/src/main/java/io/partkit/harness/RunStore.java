@@ -112,6 +112,8 @@ final class RunStore {
         .append(", :p99 ").append(fmt(s.latencyMillis()[2]))
         .append(", :max ").append(fmt(s.latencyMillis()[3])).append("}")
         .append(", :by-f ").append(byF(s.counts())).append("}");
+    sb.append("\n :placement {:valid? ").append(r.placementProblems().isEmpty())
+        .append(", :problems ").append(Values.toEdn(r.placementProblems())).append('}');
     sb.append("\n :faults ").append(r.faults())
         .append("\n :run-seconds ").append(fmt(r.runNanos() / 1e9))
         .append("\n :check-seconds ").append(fmt(r.checkNanos() / 1e9))

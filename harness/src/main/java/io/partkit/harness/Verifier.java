@@ -47,7 +47,8 @@ import java.util.function.IntConsumer;
  *
  * <p>Phases, as in Jepsen: {@code faults} (clients and nemesis for {@link VerifySpec#time()}),
  * {@code heal} (every fault undone, recorded), {@code recover} (the system serves again),
- * {@code final reads} (one ok read per key, retried with fresh processes). A worker whose
+ * {@code final reads} (one ok read per key, retried with fresh processes), {@code placement}
+ * (the system's placement check, {@link SystemUnderTest#placementProblems()}). A worker whose
  * operation ended {@code :info} continues as a new process (its old one may still be in flight),
  * so the history keeps one operation per process at a time.
  */
@@ -183,6 +184,8 @@ public final class Verifier {
       system.awaitRecovered(RECOVERY_TIMEOUT);
       enter("final reads");
       finalReads();
+      enter("placement");
+      List<String> placement = system.placementProblems();
       long runNanos = recorder.elapsedNanos();
       enter("check");
       List<Op> ops = recorder.ops();
@@ -194,12 +197,13 @@ public final class Verifier {
       LostWrites.Result lost = LostWrites.check(ops, finalReads, workload.keys());
       long checkNanos = System.nanoTime() - checkStart;
       RunStats stats = RunStats.of(ops);
-      Verdict verdict = analysis.verdict() == Verdict.INVALID || !lost.ok() ? Verdict.INVALID
+      Verdict verdict = analysis.verdict() == Verdict.INVALID || !lost.ok()
+          || !placement.isEmpty() ? Verdict.INVALID
           : analysis.verdict() == Verdict.UNKNOWN || !lost.unread().isEmpty() ? Verdict.UNKNOWN
           : Verdict.VALID;
       enter("done");
       RunResult result = new RunResult(verdict, dir, invoked.get(), schedule.faults(), analysis,
-          lost, stats, runNanos, checkNanos);
+          lost, stats, runNanos, checkNanos, placement);
       RunStore.write(spec, result, ops);
       progress.println();
       return result;

@@ -79,6 +79,16 @@ public interface SystemUnderTest extends AutoCloseable {
   /** Waits until every node serves again after the faults were healed (bounded by timeout). */
   default void awaitRecovered(Duration timeout) {}
 
+  /**
+   * Whether the system keeps its data where partkit's placement says, checked after the final
+   * reads (faults healed, the cluster recovered): one line per problem, empty when the placement
+   * holds or the system has nothing of partkit's to check. The run stores them in
+   * {@code results.edn} ({@code :placement}) and any problem makes it invalid.
+   */
+  default List<String> placementProblems() {
+    return List.of();
+  }
+
   /** A new client (one per worker). */
   Client openClient();
 

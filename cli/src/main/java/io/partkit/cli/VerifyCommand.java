@@ -33,7 +33,8 @@ final class VerifyCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--system", required = true, description = "kv (partkit's kvstore) or etcd.")
+  @Option(names = "--system", required = true,
+      description = "kv (partkit's kvstore), etcd, hazelcast or ignite.")
   String system;
 
   @Option(names = "--nodes", description = "Data nodes (default: kv 5, etcd 3).")

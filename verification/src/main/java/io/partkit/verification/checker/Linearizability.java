@@ -26,6 +26,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * checking a history key by key: a history is linearizable iff each key's sub-history is, so keys
  * are checked independently, in parallel, and the first invalid key can stop the rest; Knossos
  * ({@code knossos.wgl}, {@code knossos.model}) for the shape of models and results.
+ *
+ * <p>Two phases: the verdict (every key searched without bookkeeping), then, for the invalid
+ * keys only, the evidence (the same search replayed with its longest prefixes recorded); the
+ * analysis reports both times. Fixed cost per check: a history with one key is checked on the
+ * calling thread; with more keys, the threads come from one shared pool of daemon threads,
+ * created once and kept while in use, so no check pays for starting threads.
  */
 public final class Linearizability {
   private Linearizability() {}
@@ -68,6 +74,7 @@ public final class Linearizability {
     for (int i = 0; i < total; i++) {
       queue.add(new Slice(i, keys.get(i).getKey(), keys.get(i).getValue()));
     }
+    Slice[] slices = queue.toArray(new Slice[0]);
     Runnable worker = () -> {
       Slice s;
       while ((s = queue.poll()) != null) {
@@ -85,6 +92,10 @@ public final class Linearizability {
           continue;
         }
         results[s.index] = r;
+        if (r.verdict() != Verdict.INVALID) {
+          s.search = null; // only an invalid key's search is needed again (for its evidence)
+          s.paired = null;
+        }
         done.incrementAndGet();
         if (r.verdict() == Verdict.INVALID && options.stopOnFirstInvalid()) {
           cancel.set(true);
@@ -96,16 +107,13 @@ public final class Linearizability {
     if (threads <= 1) {
       worker.run();
     } else {
-      ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-        Thread t = new Thread(r, "partkit-check");
-        t.setDaemon(true);
-        return t;
-      });
+      // the calling thread is one of the workers: one thread fewer to hand over, none on 2 keys x 1 extra
+      List<Future<?>> futures = new ArrayList<>(threads - 1);
       try {
-        List<Future<?>> futures = new ArrayList<>(threads);
-        for (int i = 0; i < threads; i++) {
-          futures.add(pool.submit(worker));
+        for (int i = 1; i < threads; i++) {
+          futures.add(POOL.submit(worker));
         }
+        worker.run();
         for (Future<?> f : futures) {
           f.get();
         }
@@ -120,10 +128,18 @@ public final class Linearizability {
           throw (RuntimeException) cause; // e.g. a user model that threw
         }
         throw new IllegalStateException("checking " + history.source() + " failed: " + cause, cause);
-      } finally {
-        pool.shutdownNow();
+      } catch (RuntimeException e) {
+        cancel.set(true); // the calling thread's worker threw: stop the others
+        throw e;
       }
     }
+    long verdictEnd = options.nanoClock().getAsLong();
+    for (int i = 0; i < total; i++) {
+      if (results[i].verdict() == Verdict.INVALID && results[i].evidence() == null) {
+        results[i] = withEvidence(model, slices[i], results[i], memory, ticker);
+      }
+    }
+    long end = options.nanoClock().getAsLong();
     Verdict verdict = Verdict.VALID;
     String cause = null;
     for (KeyResult r : results) {
@@ -137,8 +153,34 @@ public final class Linearizability {
         }
       }
     }
-    return new Analysis(verdict, cause, List.of(results), options.nanoClock().getAsLong() - start);
+    return new Analysis(verdict, cause, List.of(results), end - start, verdictEnd - start, end - verdictEnd);
   }
+
+  /**
+   * The evidence for a key found invalid: the same search replayed with recording on. It is
+   * deterministic, so it takes as many steps as the verdict did and needs no time limit; only the
+   * memory guard can stop it, and then the evidence names the last operation the verdict search
+   * could not place, without prefixes.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static KeyResult withEvidence(Model<?> model, Slice s, KeyResult verdict, MemoryGuard memory,
+      ProgressTicker ticker) {
+    WglSearch<?> replay = new WglSearch(model, s.paired(), true);
+    KeyResult r = replay.run(s.key, verdict.operations(), Long.MAX_VALUE, System::nanoTime, new AtomicBoolean(),
+        memory, new AtomicLong(), ticker);
+    Evidence e = r.evidence();
+    if (e == null) {
+      e = new Evidence(s.search.lastFailedOp(), "evidence search stopped: " + r.cause(), List.of());
+    }
+    return new KeyResult(verdict.key(), Verdict.INVALID, null, null, e, verdict.operations(), verdict.steps());
+  }
+
+  /** Daemon threads shared by all checks; idle ones end after a minute. */
+  private static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "partkit-check");
+    t.setDaemon(true);
+    return t;
+  });
 
   private static final long FIRST_SLICE = 1 << 10;
   private static final long MAX_SLICE = 1 << 20;

@@ -28,6 +28,16 @@ package io.partkit.verification.checker;
  * the read is taken at once and, if that fails, the whole configuration fails without trying
  * the other candidates. Reads not legal in the current state are never tried in its walk.
  *
+ * Memory: the linearized set is a FrontierSet, whose encoding in the cache covers the operations
+ * from the earliest :ok operation not yet linearized to the latest linearized one (see its design
+ * comment), so the cache grows with configurations times concurrency, not times history length.
+ *
+ * Verdict first, evidence after: the verdict search records nothing but the verdict. For an
+ * invalid key the caller runs the same deterministic search again with recordEvidence set, which
+ * takes the same steps and keeps the longest linearized prefixes at the returns it could not
+ * pass (Knossos' :final-paths, Porcupine's partial linearizations). The verdict never waits for
+ * that bookkeeping, which copies the stack at every new deepest failure.
+ *
  * Limits: the clock and a cancel flag are polled every 1024 steps, the memory guard every
  * 65536; hitting one returns UNKNOWN, never a verdict the search has not proven. A search can
  * also stop after a step budget and resume later, so that many keys can share few threads.
@@ -55,6 +65,7 @@ final class WglSearch<S> {
   private final boolean[] readOnly; // per operation: the model says it never changes the state
   private final long[] zobrist;
   private final int okCount;
+  private final boolean recordEvidence;
 
   // The event list: node 0 is the head; nodes 1.. are events in history order.
   private final int[] next;
@@ -64,6 +75,12 @@ final class WglSearch<S> {
   private final int[] returnOf; // call node -> its return node, or -1 for :info
 
   WglSearch(Model<S> model, Paired paired) {
+    this(model, paired, false);
+  }
+
+  /** With {@code recordEvidence}, an invalid result carries the evidence (see the class comment). */
+  WglSearch(Model<S> model, Paired paired, boolean recordEvidence) {
+    this.recordEvidence = recordEvidence;
     this.model = model;
     this.ops = paired.ops();
     this.info = paired.info();
@@ -109,9 +126,9 @@ final class WglSearch<S> {
   }
 
   // Search state, kept in fields so that a search can run in slices (see Linearizability).
-  private long[] bits;
-  private long hash;
+  private FrontierSet set;
   private ConfigCache cache;
+  private int lastReturnOp = -1; // the op of the last return the walk could not pass
   private int[] stackNode;
   private Object[] stackState;
   private boolean[] stackForced; // the frame is a read taken by the dominance rule (see the class comment)
@@ -152,14 +169,14 @@ final class WglSearch<S> {
     if (!started) {
       started = true;
       int n = ops.length;
-      bits = new long[(n >>> 6) + 1];
-      cache = new ConfigCache(bits.length);
+      set = new FrontierSet(info, zobrist);
+      cache = new ConfigCache();
       stackNode = new int[n];
       stackState = new Object[n];
       stackForced = new boolean[n];
       remainingOk = okCount;
       state = model.initialState();
-      cache.add(bits, state, mix(hash, state));
+      cache.add(set, state, mix(set.hash(), state));
       entry = next[0];
       scanned = false;
     }
@@ -213,20 +230,19 @@ final class WglSearch<S> {
             S nextState = ((Step.Next<S>) step).state();
             boolean infoNoop = info[op] && Objects.equals(nextState, state);
             if (!infoNoop) {
-              bits[op >>> 6] |= 1L << op;
-              long h = hash ^ zobrist[op];
-              if (cache.add(bits, nextState, mix(h, nextState))) {
-                hash = h;
+              set.add(op);
+              if (cache.add(set, nextState, mix(set.hash(), nextState))) {
                 push(entry, nextState, false);
                 continue;
               }
-              bits[op >>> 6] &= ~(1L << op);
+              set.remove(op);
             }
           }
           entry = next[entry];
         } else {
           // A return: its operation cannot be placed in this configuration.
-          if (depth >= bestDepth) {
+          lastReturnOp = nodeOp[entry];
+          if (recordEvidence && depth >= bestDepth) {
             if (depth > bestDepth) {
               bestDepth = depth;
               best.clear();
@@ -270,13 +286,11 @@ final class WglSearch<S> {
       }
       Step<S> step = model.step(state, ops[op]);
       if (step instanceof Step.Next && Objects.equals(((Step.Next<S>) step).state(), state)) {
-        bits[op >>> 6] |= 1L << op;
-        long h = hash ^ zobrist[op];
-        if (!cache.add(bits, state, mix(h, state))) {
-          bits[op >>> 6] &= ~(1L << op);
+        set.add(op);
+        if (!cache.add(set, state, mix(set.hash(), state))) {
+          set.remove(op);
           return FAILED;
         }
-        hash = h;
         return e;
       }
     }
@@ -317,8 +331,7 @@ final class WglSearch<S> {
       stackState[depth] = null;
       state = previous;
       int op = nodeOp[top];
-      bits[op >>> 6] &= ~(1L << op);
-      hash ^= zobrist[op];
+      set.remove(op);
       unlift(top);
       if (!info[op]) {
         remainingOk++;
@@ -329,6 +342,11 @@ final class WglSearch<S> {
         return false;
       }
     }
+  }
+
+  /** The operation of the last return the walk could not pass, or -1 (a fallback for evidence). */
+  Op lastFailedOp() {
+    return lastReturnOp < 0 ? null : ops[lastReturnOp];
   }
 
   private void release() {
@@ -343,6 +361,9 @@ final class WglSearch<S> {
 
   private KeyResult invalid(Object key, int operations) {
     release();
+    if (!recordEvidence) {
+      return new KeyResult(key, Verdict.INVALID, null, null, null, operations, steps);
+    }
     int op = bestOp;
     List<Prefix> prefixes = new ArrayList<>();
     for (int i = 0; i < best.size(); i++) {

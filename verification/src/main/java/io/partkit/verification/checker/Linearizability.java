@@ -49,11 +49,11 @@ public final class Linearizability {
    * @throws InvalidHistoryException if the history is not well-formed ({@link History#validate()})
    */
   public static Analysis check(Model<?> model, History history, CheckOptions options) {
+    long start = options.nanoClock().getAsLong();
     List<String> problems = history.validate();
     if (!problems.isEmpty()) {
       throw new InvalidHistoryException(history.source(), problems);
     }
-    long start = options.nanoClock().getAsLong();
     long deadline = options.timeLimit().isZero() || options.timeLimit().isNegative()
         ? Long.MAX_VALUE : start + options.timeLimit().toNanos();
     Map<Object, List<Op>> byKey = history.clientOpsByKey();

@@ -15,13 +15,16 @@ final class ConfigCache {
   private long[] hashes;
   private int[] at; // per slot: 0 when empty, else 1 + the arena index of the entry's length word
   private Object[] states;
-  private long[] arena = new long[1 << 10];
+  private long[] arena;
   private int top;
   private int size;
   private int mask;
 
-  ConfigCache() {
-    allocate(1 << 6);
+  /** Sized for about as many configurations as {@code operations} (a sequential history's count). */
+  ConfigCache(int operations) {
+    int expected = Math.min(operations + 1, 1 << 16);
+    allocate(Math.max(64, Integer.highestOneBit(expected) * 4));
+    arena = new long[Math.max(64, 3 * expected)];
   }
 
   private void allocate(int capacity) {

@@ -5,6 +5,7 @@ import io.partkit.verification.history.InvalidHistoryException;
 import io.partkit.verification.history.Op;
 import io.partkit.verification.history.Values;
 import io.partkit.verification.model.Model;
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -56,12 +57,12 @@ public final class Linearizability {
     }
     long deadline = options.timeLimit().isZero() || options.timeLimit().isNegative()
         ? Long.MAX_VALUE : start + options.timeLimit().toNanos();
-    Map<Object, List<Op>> byKey = history.clientOpsByKey();
+
     AtomicBoolean cancel = new AtomicBoolean();
     AtomicLong steps = new AtomicLong();
     AtomicInteger done = new AtomicInteger();
     MemoryGuard memory = new MemoryGuard(options.memoryFraction());
-    List<Map.Entry<Object, List<Op>>> keys = new ArrayList<>(byKey.entrySet());
+    List<Map.Entry<Object, List<Op>>> keys = byKey(history);
     int total = keys.size();
     ProgressTicker ticker = new ProgressTicker(options, start, done, total, steps);
 
@@ -134,12 +135,13 @@ public final class Linearizability {
       }
     }
     long verdictEnd = options.nanoClock().getAsLong();
+    long end = verdictEnd;
     for (int i = 0; i < total; i++) {
       if (results[i].verdict() == Verdict.INVALID && results[i].evidence() == null) {
         results[i] = withEvidence(model, slices[i], results[i], memory, ticker);
+        end = options.nanoClock().getAsLong();
       }
     }
-    long end = options.nanoClock().getAsLong();
     Verdict verdict = Verdict.VALID;
     String cause = null;
     for (KeyResult r : results) {
@@ -181,6 +183,24 @@ public final class Linearizability {
     t.setDaemon(true);
     return t;
   });
+
+  /**
+   * The client operations by key, keys in the order they first appear: without a map when no
+   * client operation has a key (most single-register histories), else {@link History#clientOpsByKey()}.
+   */
+  private static List<Map.Entry<Object, List<Op>>> byKey(History history) {
+    List<Op> ops = history.ops();
+    List<Op> clients = new ArrayList<>(ops.size());
+    for (Op op : ops) {
+      if (op.isClient()) {
+        if (op.key() != null) {
+          return new ArrayList<>(history.clientOpsByKey().entrySet());
+        }
+        clients.add(op);
+      }
+    }
+    return List.of(new AbstractMap.SimpleImmutableEntry<>(null, clients));
+  }
 
   private static final long FIRST_SLICE = 1 << 10;
   private static final long MAX_SLICE = 1 << 20;

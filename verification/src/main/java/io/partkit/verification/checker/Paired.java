@@ -2,11 +2,8 @@ package io.partkit.verification.checker;
 
 import io.partkit.verification.history.Op;
 import io.partkit.verification.history.OpType;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * One key's client operations, paired into what the search needs: per operation the op the
@@ -27,63 +24,120 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
    */
   static Paired of(List<Op> clientOps) {
     int n = clientOps.size();
-    int[] completionAt = new int[n];
-    Arrays.fill(completionAt, -1);
-    Map<Object, Integer> open = new HashMap<>();
+    Op[] events = clientOps.toArray(new Op[0]);
+    int[] completionAt = new int[n]; // per invocation: its completion's position, or -1
+    OpenTable open = new OpenTable();
     int invocations = 0;
     for (int i = 0; i < n; i++) {
-      Op op = clientOps.get(i);
+      Op op = events[i];
       if (op.type() == OpType.INVOKE) {
         open.put(op.process(), i);
+        completionAt[i] = -1;
         invocations++;
       } else {
-        Integer inv = open.remove(op.process());
-        if (inv != null) {
+        int inv = open.remove(op.process());
+        if (inv >= 0) {
           completionAt[inv] = i;
         }
       }
     }
-    int[] opId = new int[n];
-    Arrays.fill(opId, -1);
-    List<Op> given = new ArrayList<>();
-    List<Boolean> isInfo = new ArrayList<>();
-    int[] returnOwner = new int[n];
-    Arrays.fill(returnOwner, -1);
+    int[] owner = new int[n]; // per event kept: its operation id, else -1
+    Arrays.fill(owner, -1);
+    Op[] given = new Op[invocations];
+    boolean[] info = new boolean[invocations];
+    int ids = 0;
     for (int i = 0; i < n; i++) {
-      Op op = clientOps.get(i);
+      Op op = events[i];
       if (op.type() != OpType.INVOKE) {
         continue;
       }
       int c = completionAt[i];
-      Op completion = c < 0 ? null : clientOps.get(c);
+      Op completion = c < 0 ? null : events[c];
       if (completion != null && completion.type() == OpType.FAIL) {
         continue;
       }
-      int id = given.size();
-      opId[i] = id;
+      int id = ids++;
+      owner[i] = id;
       if (completion != null && completion.type() == OpType.OK) {
-        Object v = completion.value() != null ? completion.value() : op.value();
-        given.add(completion.withValue(v));
-        isInfo.add(false);
-        returnOwner[c] = id;
+        given[id] = completion.value() != null || op.value() == null ? completion : completion.withValue(op.value());
+        owner[c] = id;
       } else {
-        given.add(new Op(op.index(), op.process(), OpType.INFO, op.f(), op.value(), op.key(), op.time(), op.line()));
-        isInfo.add(true);
+        given[id] = new Op(op.index(), op.process(), OpType.INFO, op.f(), op.value(), op.key(), op.time(), op.line());
+        info[id] = true;
       }
     }
-    int[] events = new int[n];
+    int[] encoded = new int[n];
     int e = 0;
     for (int i = 0; i < n; i++) {
-      if (opId[i] >= 0) {
-        events[e++] = opId[i] << 1;
-      } else if (returnOwner[i] >= 0) {
-        events[e++] = (returnOwner[i] << 1) | 1;
+      if (owner[i] >= 0) {
+        encoded[e++] = (owner[i] << 1) | (events[i].type() == OpType.INVOKE ? 0 : 1);
       }
     }
-    boolean[] info = new boolean[given.size()];
-    for (int i = 0; i < info.length; i++) {
-      info[i] = isInfo.get(i);
+    return new Paired(Arrays.copyOf(given, ids), Arrays.copyOf(info, ids), Arrays.copyOf(encoded, e), invocations);
+  }
+
+  /**
+   * Open invocations by process: open addressing on the process' hash, no boxing of positions
+   * (a HashMap here was a tenth of the time of checking a small history).
+   */
+  private static final class OpenTable {
+    private Object[] keys = new Object[16];
+    private int[] values = new int[16];
+    private int size;
+
+    void put(Object process, int at) {
+      int mask = keys.length - 1;
+      int i = slot(process, mask);
+      while (keys[i] != null && !keys[i].equals(process)) {
+        i = (i + 1) & mask;
+      }
+      if (keys[i] == null) {
+        keys[i] = process;
+        if (++size * 2 > keys.length) {
+          values[i] = at;
+          grow();
+          return;
+        }
+      }
+      values[i] = at;
     }
-    return new Paired(given.toArray(new Op[0]), info, Arrays.copyOf(events, e), invocations);
+
+    /** The open invocation's position, removed, or -1 when there is none. */
+    int remove(Object process) {
+      int mask = keys.length - 1;
+      int i = slot(process, mask);
+      while (keys[i] != null) {
+        if (keys[i].equals(process)) {
+          int at = values[i];
+          values[i] = -1; // the process stays as a key: its next invocation reuses the slot
+          return at;
+        }
+        i = (i + 1) & mask;
+      }
+      return -1;
+    }
+
+    private void grow() {
+      Object[] oldKeys = keys;
+      int[] oldValues = values;
+      keys = new Object[oldKeys.length * 2];
+      values = new int[oldKeys.length * 2];
+      int mask = keys.length - 1;
+      for (int j = 0; j < oldKeys.length; j++) {
+        if (oldKeys[j] != null) {
+          int i = slot(oldKeys[j], mask);
+          while (keys[i] != null) {
+            i = (i + 1) & mask;
+          }
+          keys[i] = oldKeys[j];
+          values[i] = oldValues[j];
+        }
+      }
+    }
+
+    private static int slot(Object process, int mask) {
+      int h = process.hashCode() * 0x9E3779B9;
+      return (h ^ (h >>> 16)) & mask;
+    }
   }
 }

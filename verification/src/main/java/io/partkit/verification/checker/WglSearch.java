@@ -170,7 +170,7 @@ final class WglSearch<S> {
       started = true;
       int n = ops.length;
       set = new FrontierSet(info, zobrist);
-      cache = new ConfigCache();
+      cache = new ConfigCache(n);
       stackNode = new int[n];
       stackState = new Object[n];
       stackForced = new boolean[n];

@@ -19,8 +19,8 @@ package io.partkit.verification.checker;
  *
  * The encoding is canonical (a function of the set alone) and injective (frontier, info count and
  * length are stored), so two configurations compare equal iff their sets are equal: the cache
- * stays exact, only smaller. The 64-bit Zobrist hash (one random word per operation, Lowe's
- * incremental hashing) is still over the whole set.
+ * stays exact, only smaller. The 64-bit Zobrist hash (one pseudo-random word per operation,
+ * Lowe's incremental hashing) is still over the whole set.
  *
  * Known limit: the :info operations below the frontier are listed per configuration, so a long
  * history with many crashed operations that were linearized still costs a word per such
@@ -29,7 +29,6 @@ package io.partkit.verification.checker;
 final class FrontierSet {
   private final int n;
   private final boolean[] info;
-  private final long[] zobrist;
   private final long[] bits;
   private final int[] infoIds; // the :info operations in id order
   private final long[] infoBits; // by rank among the :info operations: linearized?
@@ -39,10 +38,9 @@ final class FrontierSet {
   private int hiWord = -1; // highest word of bits with a bit set, -1 when empty
   private int size;
 
-  FrontierSet(boolean[] info, long[] zobrist) {
+  FrontierSet(boolean[] info) {
     this.n = info.length;
     this.info = info;
-    this.zobrist = zobrist;
     int words = (n >>> 6) + 1;
     bits = new long[words];
     int infos = 0;
@@ -68,6 +66,17 @@ final class FrontierSet {
     advance();
   }
 
+  /**
+   * The Zobrist word of an operation: SplitMix64's finalizer (Steele, Lea, Flood 2014) of its id,
+   * computed when needed instead of a table of random words filled per search.
+   */
+  static long zobrist(int op) {
+    long z = (op + 1) * 0x9E3779B97F4A7C15L;
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+
   long hash() {
     return hash;
   }
@@ -83,7 +92,7 @@ final class FrontierSet {
   /** Adds an operation not in the set. */
   void add(int op) {
     bits[op >>> 6] |= 1L << op;
-    hash ^= zobrist[op];
+    hash ^= zobrist(op);
     size++;
     if (op >>> 6 > hiWord) {
       hiWord = op >>> 6;
@@ -99,7 +108,7 @@ final class FrontierSet {
   /** Removes an operation in the set. */
   void remove(int op) {
     bits[op >>> 6] &= ~(1L << op);
-    hash ^= zobrist[op];
+    hash ^= zobrist(op);
     size--;
     while (hiWord >= 0 && bits[hiWord] == 0) {
       hiWord--;
@@ -133,6 +142,9 @@ final class FrontierSet {
   }
 
   private int infoCountBelow(int base) {
+    if (infoIds.length == 0) {
+      return 0;
+    }
     int ranks = infoRankBelowWord[base];
     int count = 0;
     for (int w = 0; w < (ranks + 63) >>> 6; w++) {

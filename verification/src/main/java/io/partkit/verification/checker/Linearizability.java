@@ -51,9 +51,11 @@ public final class Linearizability {
    */
   public static Analysis check(Model<?> model, History history, CheckOptions options) {
     long start = options.nanoClock().getAsLong();
-    List<String> problems = history.validate();
-    if (!problems.isEmpty()) {
-      throw new InvalidHistoryException(history.source(), problems);
+    if (!WellFormed.quickly(history.ops())) {
+      List<String> problems = history.validate();
+      if (!problems.isEmpty()) {
+        throw new InvalidHistoryException(history.source(), problems);
+      }
     }
     long deadline = options.timeLimit().isZero() || options.timeLimit().isNegative()
         ? Long.MAX_VALUE : start + options.timeLimit().toNanos();
@@ -159,15 +161,16 @@ public final class Linearizability {
   }
 
   /**
-   * The evidence for a key found invalid: the same search replayed with recording on. It is
-   * deterministic, so it takes as many steps as the verdict did and needs no time limit; only the
-   * memory guard can stop it, and then the evidence names the last operation the verdict search
-   * could not place, without prefixes.
+   * The evidence for a key found invalid: the same search replayed, collecting the prefixes at the
+   * depth the verdict search found (see WglSearch). It is deterministic, so it takes at most as
+   * many steps as the verdict did and needs no time limit; only the memory guard can stop it, and
+   * then the evidence names the last operation the verdict search could not place, without
+   * prefixes.
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static KeyResult withEvidence(Model<?> model, Slice s, KeyResult verdict, MemoryGuard memory,
       ProgressTicker ticker) {
-    WglSearch<?> replay = new WglSearch(model, s.paired(), true);
+    WglSearch<?> replay = new WglSearch(model, s.paired(), s.search.failDepth());
     KeyResult r = replay.run(s.key, verdict.operations(), Long.MAX_VALUE, System::nanoTime, new AtomicBoolean(),
         memory, new AtomicLong(), ticker);
     Evidence e = r.evidence();

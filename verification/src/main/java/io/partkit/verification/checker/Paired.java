@@ -26,7 +26,7 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
     int n = clientOps.size();
     Op[] events = clientOps.toArray(new Op[0]);
     int[] completionAt = new int[n]; // per invocation: its completion's position, or -1
-    OpenTable open = new OpenTable();
+    ProcessTable open = new ProcessTable();
     int invocations = 0;
     for (int i = 0; i < n; i++) {
       Op op = events[i];
@@ -74,70 +74,5 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
       }
     }
     return new Paired(Arrays.copyOf(given, ids), Arrays.copyOf(info, ids), Arrays.copyOf(encoded, e), invocations);
-  }
-
-  /**
-   * Open invocations by process: open addressing on the process' hash, no boxing of positions
-   * (a HashMap here was a tenth of the time of checking a small history).
-   */
-  private static final class OpenTable {
-    private Object[] keys = new Object[16];
-    private int[] values = new int[16];
-    private int size;
-
-    void put(Object process, int at) {
-      int mask = keys.length - 1;
-      int i = slot(process, mask);
-      while (keys[i] != null && !keys[i].equals(process)) {
-        i = (i + 1) & mask;
-      }
-      if (keys[i] == null) {
-        keys[i] = process;
-        if (++size * 2 > keys.length) {
-          values[i] = at;
-          grow();
-          return;
-        }
-      }
-      values[i] = at;
-    }
-
-    /** The open invocation's position, removed, or -1 when there is none. */
-    int remove(Object process) {
-      int mask = keys.length - 1;
-      int i = slot(process, mask);
-      while (keys[i] != null) {
-        if (keys[i].equals(process)) {
-          int at = values[i];
-          values[i] = -1; // the process stays as a key: its next invocation reuses the slot
-          return at;
-        }
-        i = (i + 1) & mask;
-      }
-      return -1;
-    }
-
-    private void grow() {
-      Object[] oldKeys = keys;
-      int[] oldValues = values;
-      keys = new Object[oldKeys.length * 2];
-      values = new int[oldKeys.length * 2];
-      int mask = keys.length - 1;
-      for (int j = 0; j < oldKeys.length; j++) {
-        if (oldKeys[j] != null) {
-          int i = slot(oldKeys[j], mask);
-          while (keys[i] != null) {
-            i = (i + 1) & mask;
-          }
-          keys[i] = oldKeys[j];
-          values[i] = oldValues[j];
-        }
-      }
-    }
-
-    private static int slot(Object process, int mask) {
-      int h = process.hashCode() * 0x9E3779B9;
-      return (h ^ (h >>> 16)) & mask;
-    }
   }
 }

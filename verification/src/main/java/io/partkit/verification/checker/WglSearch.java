@@ -18,7 +18,7 @@ package io.partkit.verification.checker;
  * semantics); the search succeeds with :info calls still in the list. Two more cuts, both exact:
  * an :info step that leaves the state unchanged is not taken (never linearizing it reaches
  * every configuration that taking it would), and the cache key hashes the linearized set
- * incrementally (Zobrist hashing, one random 64-bit word per operation) so a configuration
+ * incrementally (Zobrist hashing, one pseudo-random 64-bit word per operation) so a configuration
  * costs one state.hashCode().
  *
  * A third cut, also exact, for models that mark read-only operations (Model.isReadOnly): when an
@@ -32,11 +32,24 @@ package io.partkit.verification.checker;
  * from the earliest :ok operation not yet linearized to the latest linearized one (see its design
  * comment), so the cache grows with configurations times concurrency, not times history length.
  *
- * Verdict first, evidence after: the verdict search records nothing but the verdict. For an
- * invalid key the caller runs the same deterministic search again with recordEvidence set, which
- * takes the same steps and keeps the longest linearized prefixes at the returns it could not
- * pass (Knossos' :final-paths, Porcupine's partial linearizations). The verdict never waits for
- * that bookkeeping, which copies the stack at every new deepest failure.
+ * Verdict first, evidence after: the verdict search records only the deepest configuration at
+ * which the walk met a return it could not pass (an int). The evidence is the first four
+ * linearized prefixes of that depth at such returns, the operation of the first, and what the
+ * model says about it (Knossos' :final-paths, Porcupine's partial linearizations). Recording
+ * them during the verdict search copied the stack at every new deepest failure (quadratic in
+ * the history's length: 50 times the verdict's cost on some invalid histories). For an invalid
+ * key the caller replays the same deterministic search knowing the depth, copies four stacks,
+ * and stops after the fourth: the evidence is the same as recording during the search, and
+ * costs at most the verdict's steps again.
+ *
+ * A fourth cut, exact, for histories whose operations mostly follow one another (Knossos'
+ * memstress histories, one process writing): when the first event left in the list is a call
+ * directly followed by its own return, every other operation left was invoked after that
+ * operation returned, so every linearization from here takes it next. It is taken without a
+ * cache lookup and its frame is marked like a forced read's (its configuration failing fails the
+ * parent). Leaving a configuration out of the cache is always sound (the cache only saves work;
+ * the depth grows with every step, so the walk ends without it); here it also saves the cache
+ * entry: a sequential history needs no cache at all.
  *
  * Limits: the clock and a cancel flag are polled every 1024 steps, the memory guard every
  * 65536; hitting one returns UNKNOWN, never a verdict the search has not proven. A search can
@@ -50,7 +63,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
-import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -63,9 +75,8 @@ final class WglSearch<S> {
   private final Op[] ops; // what the model is given, per operation
   private final boolean[] info;
   private final boolean[] readOnly; // per operation: the model says it never changes the state
-  private final long[] zobrist;
   private final int okCount;
-  private final boolean recordEvidence;
+  private final int evidenceDepth; // -1: the verdict search; else the depth whose prefixes are the evidence
 
   // The event list: node 0 is the head; nodes 1.. are events in history order.
   private final int[] next;
@@ -75,12 +86,15 @@ final class WglSearch<S> {
   private final int[] returnOf; // call node -> its return node, or -1 for :info
 
   WglSearch(Model<S> model, Paired paired) {
-    this(model, paired, false);
+    this(model, paired, -1);
   }
 
-  /** With {@code recordEvidence}, an invalid result carries the evidence (see the class comment). */
-  WglSearch(Model<S> model, Paired paired, boolean recordEvidence) {
-    this.recordEvidence = recordEvidence;
+  /**
+   * With {@code evidenceDepth} at least 0 (the {@link #failDepth()} of the verdict search), the
+   * replay that collects the evidence (see the class comment).
+   */
+  WglSearch(Model<S> model, Paired paired, int evidenceDepth) {
+    this.evidenceDepth = evidenceDepth;
     this.model = model;
     this.ops = paired.ops();
     this.info = paired.info();
@@ -94,11 +108,6 @@ final class WglSearch<S> {
       okOps += b ? 0 : 1;
     }
     this.okCount = okOps;
-    SplittableRandom rnd = new SplittableRandom(0x5eed_1234_abcdL); // fixed: runs are reproducible
-    zobrist = new long[n];
-    for (int i = 0; i < n; i++) {
-      zobrist[i] = rnd.nextLong();
-    }
     int[] events = paired.events(); // encoded op*2 + (1 if return)
     int m = events.length + 1;
     next = new int[m];
@@ -136,7 +145,7 @@ final class WglSearch<S> {
   private int depth;
   private int remainingOk;
   private S state;
-  private int bestDepth = -1;
+  private int failDepth = -1; // the deepest configuration at which the walk met a return
   private final List<int[]> best = new ArrayList<>(); // stack snapshots; Prefixes built only when reported
   private final List<Object> bestStates = new ArrayList<>();
   private int bestOp = -1;
@@ -169,7 +178,7 @@ final class WglSearch<S> {
     if (!started) {
       started = true;
       int n = ops.length;
-      set = new FrontierSet(info, zobrist);
+      set = new FrontierSet(info);
       cache = new ConfigCache(n);
       stackNode = new int[n];
       stackState = new Object[n];
@@ -205,6 +214,18 @@ final class WglSearch<S> {
         }
         if (!scanned) {
           scanned = true;
+          int head = next[0];
+          if (head >= 0 && returnOf[head] >= 0 && returnOf[head] == next[head]) {
+            // the only operation that may go next (see the class comment): taken without the cache
+            int op = nodeOp[head];
+            Step<S> step = model.step(state, ops[op]);
+            if (step instanceof Step.Next) {
+              set.add(op);
+              push(head, ((Step.Next<S>) step).state(), true);
+              continue;
+            }
+            // not legal here: the walk below meets its return and fails this configuration
+          }
           int forced = forcibleRead();
           if (forced == FAILED) {
             if (backtrack()) {
@@ -242,17 +263,18 @@ final class WglSearch<S> {
         } else {
           // A return: its operation cannot be placed in this configuration.
           lastReturnOp = nodeOp[entry];
-          if (recordEvidence && depth >= bestDepth) {
-            if (depth > bestDepth) {
-              bestDepth = depth;
-              best.clear();
-              bestStates.clear();
+          if (depth > failDepth) {
+            failDepth = depth;
+          }
+          if (depth == evidenceDepth) {
+            if (best.isEmpty()) {
               bestOp = nodeOp[entry];
               bestState = state;
             }
-            if (best.size() < EVIDENCE_PREFIXES) {
-              best.add(Arrays.copyOf(stackNode, depth));
-              bestStates.add(state);
+            best.add(Arrays.copyOf(stackNode, depth));
+            bestStates.add(state);
+            if (best.size() == EVIDENCE_PREFIXES) {
+              return invalid(key, operations); // the rest of the replay cannot change the evidence
             }
           }
           if (backtrack()) {
@@ -344,6 +366,11 @@ final class WglSearch<S> {
     }
   }
 
+  /** The deepest configuration (stack depth) at which the walk met a return it could not pass. */
+  int failDepth() {
+    return failDepth;
+  }
+
   /** The operation of the last return the walk could not pass, or -1 (a fallback for evidence). */
   Op lastFailedOp() {
     return lastReturnOp < 0 ? null : ops[lastReturnOp];
@@ -361,7 +388,7 @@ final class WglSearch<S> {
 
   private KeyResult invalid(Object key, int operations) {
     release();
-    if (!recordEvidence) {
+    if (evidenceDepth < 0 || bestOp < 0) {
       return new KeyResult(key, Verdict.INVALID, null, null, null, operations, steps);
     }
     int op = bestOp;

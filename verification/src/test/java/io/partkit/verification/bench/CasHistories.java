@@ -27,6 +27,17 @@ public final class CasHistories {
    * process slots, process ids from {@code procBase}.
    */
   static List<Op> simulate(Random rnd, Object key, int ops, int concurrency, long procBase, double infoRate) {
+    return simulate(rnd, key, ops, concurrency, procBase, infoRate, 1.0);
+  }
+
+  /**
+   * As above; {@code overlap} in (0, 1] is the chance that a step goes to a random process slot
+   * rather than to an open operation, so 1 interleaves freely (up to {@code concurrency} open
+   * operations) and small values make operations mostly follow one another, as in Knossos'
+   * memstress histories (10 processes, few overlapping operations).
+   */
+  static List<Op> simulate(Random rnd, Object key, int ops, int concurrency, long procBase, double infoRate,
+      double overlap) {
     List<Op> out = new ArrayList<>(2 * ops + concurrency);
     long[] proc = new long[concurrency];
     for (int p = 0; p < concurrency; p++) {
@@ -43,6 +54,11 @@ public final class CasHistories {
     int pending = 0;
     while (invoked < ops || pending > 0) {
       int p = rnd.nextInt(concurrency);
+      if (pending > 0 && rnd.nextDouble() >= overlap) {
+        while (!open[p]) {
+          p = (p + 1) % concurrency;
+        }
+      }
       if (!open[p]) {
         if (invoked == ops) {
           continue;
@@ -112,7 +128,12 @@ public final class CasHistories {
 
   /** One key, no {@code :key}: Knossos' cas-register histories. */
   public static History single(long seed, int ops, int concurrency, double infoRate) {
-    return numbered("cas seed " + seed, simulate(new Random(seed), null, ops, concurrency, 0, infoRate));
+    return single(seed, ops, concurrency, infoRate, 1.0);
+  }
+
+  /** One key with the given overlap (see {@link #simulate(Random, Object, int, int, long, double, double)}). */
+  public static History single(long seed, int ops, int concurrency, double infoRate, double overlap) {
+    return numbered("cas seed " + seed, simulate(new Random(seed), null, ops, concurrency, 0, infoRate, overlap));
   }
 
   /**

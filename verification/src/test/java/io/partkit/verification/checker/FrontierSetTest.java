@@ -27,11 +27,7 @@ class FrontierSetTest {
       for (int i = 0; i < n; i++) {
         info[i] = rnd.nextInt(6) == 0;
       }
-      long[] zobrist = new long[n];
-      for (int i = 0; i < n; i++) {
-        zobrist[i] = rnd.nextLong();
-      }
-      FrontierSet set = new FrontierSet(info, zobrist);
+      FrontierSet set = new FrontierSet(info);
       BitSet truth = new BitSet(n);
       Map<String, BitSet> seen = new HashMap<>();
       List<Integer> stack = new ArrayList<>();
@@ -63,7 +59,7 @@ class FrontierSetTest {
         }
         long expectedHash = 0;
         for (int i = truth.nextSetBit(0); i >= 0; i = truth.nextSetBit(i + 1)) {
-          expectedHash ^= zobrist[i];
+          expectedHash ^= FrontierSet.zobrist(i);
           assertThat(set.contains(i)).isTrue();
         }
         assertThat(set.hash()).isEqualTo(expectedHash);
@@ -77,7 +73,7 @@ class FrontierSetTest {
   @Test
   void aSequentialPrefixCostsTwoWords() {
     int n = 100_000;
-    FrontierSet set = new FrontierSet(new boolean[n], new long[n]);
+    FrontierSet set = new FrontierSet(new boolean[n]);
     for (int op = 0; op < 70_000; op++) {
       set.add(op);
       assertThat(set.encodedLength()).isLessThanOrEqualTo(2);
@@ -89,8 +85,8 @@ class FrontierSetTest {
     boolean[] info = new boolean[200];
     info[3] = true;
     info[10] = true;
-    FrontierSet a = new FrontierSet(info, new long[200]);
-    FrontierSet b = new FrontierSet(info, new long[200]);
+    FrontierSet a = new FrontierSet(info);
+    FrontierSet b = new FrontierSet(info);
     for (int op = 0; op < 150; op++) {
       if (op != 3 && op != 10) {
         a.add(op);

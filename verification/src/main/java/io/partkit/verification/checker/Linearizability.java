@@ -51,7 +51,11 @@ public final class Linearizability {
    */
   public static Analysis check(Model<?> model, History history, CheckOptions options) {
     long start = options.nanoClock().getAsLong();
-    if (!WellFormed.quickly(history.ops())) {
+    // Without keys (most single-register histories) one pass pairs the operations and tests
+    // well-formedness; with keys a one-pass test runs first. validate() builds the messages.
+    boolean keyed = history.hasKeys();
+    Paired single = keyed ? null : Paired.ofWellFormed(history.ops());
+    if (keyed ? !WellFormed.quickly(history.ops()) : single == null) {
       List<String> problems = history.validate();
       if (!problems.isEmpty()) {
         throw new InvalidHistoryException(history.source(), problems);
@@ -64,7 +68,14 @@ public final class Linearizability {
     AtomicLong steps = new AtomicLong();
     AtomicInteger done = new AtomicInteger();
     MemoryGuard memory = new MemoryGuard(options.memoryFraction());
-    List<Map.Entry<Object, List<Op>>> keys = byKey(history);
+    List<Map.Entry<Object, List<Op>>> keys;
+    if (keyed) {
+      keys = new ArrayList<>(history.clientOpsByKey().entrySet());
+    } else {
+      List<Op> clients = single == null ? clientOps(history) : List.of(); // paired already
+      boolean none = single == null ? clients.isEmpty() : single.invocations() == 0;
+      keys = none ? List.of() : List.of(new AbstractMap.SimpleImmutableEntry<>(null, clients));
+    }
     int total = keys.size();
     ProgressTicker ticker = new ProgressTicker(options, start, done, total, steps);
 
@@ -78,6 +89,9 @@ public final class Linearizability {
       queue.add(new Slice(i, keys.get(i).getKey(), keys.get(i).getValue()));
     }
     Slice[] slices = queue.toArray(new Slice[0]);
+    if (single != null && total == 1) {
+      slices[0].paired = single;
+    }
     Runnable worker = () -> {
       Slice s;
       while ((s = queue.poll()) != null) {
@@ -187,22 +201,14 @@ public final class Linearizability {
     return t;
   });
 
-  /**
-   * The client operations by key, keys in the order they first appear: without a map when no
-   * client operation has a key (most single-register histories), else {@link History#clientOpsByKey()}.
-   */
-  private static List<Map.Entry<Object, List<Op>>> byKey(History history) {
-    List<Op> ops = history.ops();
-    List<Op> clients = new ArrayList<>(ops.size());
-    for (Op op : ops) {
+  private static List<Op> clientOps(History history) {
+    List<Op> clients = new ArrayList<>(history.ops().size());
+    for (Op op : history.ops()) {
       if (op.isClient()) {
-        if (op.key() != null) {
-          return new ArrayList<>(history.clientOpsByKey().entrySet());
-        }
         clients.add(op);
       }
     }
-    return List.of(new AbstractMap.SimpleImmutableEntry<>(null, clients));
+    return clients;
   }
 
   private static final long FIRST_SLICE = 1 << 10;

@@ -4,6 +4,7 @@ import io.partkit.verification.history.Op;
 import io.partkit.verification.history.OpType;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * One key's client operations, paired into what the search needs: per operation the op the
@@ -23,21 +24,46 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
    * invocation never completed, gives the invocation with type INFO.
    */
   static Paired of(List<Op> clientOps) {
-    int n = clientOps.size();
-    Op[] events = clientOps.toArray(new Op[0]);
+    return pair(clientOps, false);
+  }
+
+  /**
+   * Pairs a whole history without keys (non-client operations are skipped) while testing that it
+   * is well-formed by the rules of {@code History.validate()}, in the same pass: null when it is
+   * not (the caller asks validate() for the messages). One pass instead of three for the common
+   * single-register history.
+   */
+  static Paired ofWellFormed(List<Op> historyOps) {
+    return pair(historyOps, true);
+  }
+
+  private static Paired pair(List<Op> list, boolean strict) {
+    int n = list.size();
+    Op[] events = list.toArray(new Op[0]);
     int[] completionAt = new int[n]; // per invocation: its completion's position, or -1
     ProcessTable open = new ProcessTable();
     int invocations = 0;
     for (int i = 0; i < n; i++) {
       Op op = events[i];
+      if (strict && !op.isClient()) {
+        events[i] = null;
+        continue;
+      }
       if (op.type() == OpType.INVOKE) {
-        open.put(op.process(), i);
+        if (open.put(op.process(), i) >= 0 && strict) {
+          return null;
+        }
         completionAt[i] = -1;
         invocations++;
       } else {
         int inv = open.remove(op.process());
         if (inv >= 0) {
           completionAt[inv] = i;
+          if (strict && (!events[inv].f().equals(op.f()) || !Objects.equals(events[inv].key(), op.key()))) {
+            return null;
+          }
+        } else if (strict) {
+          return null;
         }
       }
     }
@@ -48,7 +74,7 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
     int ids = 0;
     for (int i = 0; i < n; i++) {
       Op op = events[i];
-      if (op.type() != OpType.INVOKE) {
+      if (op == null || op.type() != OpType.INVOKE) {
         continue;
       }
       int c = completionAt[i];

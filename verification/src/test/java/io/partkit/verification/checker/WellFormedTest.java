@@ -11,7 +11,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * WellFormed.quickly says yes exactly when History.validate() finds nothing, on seeded random
+ * WellFormed.quickly and Paired.ofWellFormed say yes exactly when History.validate() finds nothing, on seeded random
  * histories broken in every way validate() knows (a dropped, duplicated or moved event, another
  * function, another key, another process) and on unbroken ones.
  */
@@ -45,6 +45,7 @@ class WellFormedTest {
       }
       boolean valid = History.of("h", ops).validate().isEmpty();
       assertThat(WellFormed.quickly(ops)).as("seed %d: %s", seed, ops).isEqualTo(valid);
+      assertThat(Paired.ofWellFormed(ops) != null).as("pairing, seed %d: %s", seed, ops).isEqualTo(valid);
       if (valid) {
         fine++;
       } else {
@@ -53,5 +54,13 @@ class WellFormedTest {
     }
     assertThat(broken).isGreaterThan(1000);
     assertThat(fine).isGreaterThan(600);
+  }
+
+  @Test
+  void aHistoryWithoutClientOperationsIsValidWithNoKeys() {
+    History h = History.of("nemesis only", List.of(new Op(0, "nemesis", OpType.INFO, "start", null, null, -1, 0)));
+    Analysis a = Linearizability.check(io.partkit.verification.model.Models.register(null), h);
+    assertThat(a.verdict()).isEqualTo(Verdict.VALID);
+    assertThat(a.keys()).isEmpty();
   }
 }

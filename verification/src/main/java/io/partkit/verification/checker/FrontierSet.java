@@ -36,6 +36,7 @@ final class FrontierSet {
   private long hash;
   private int frontier;
   private int hiWord = -1; // highest word of bits with a bit set, -1 when empty
+  private int infoBelow; // linearized :info operations below the frontier's word, kept as both move
   private int size;
 
   FrontierSet(boolean[] info) {
@@ -100,6 +101,9 @@ final class FrontierSet {
     if (info[op]) {
       int rank = rankOf(op);
       infoBits[rank >>> 6] |= 1L << rank;
+      if (op >>> 6 < frontier >>> 6) {
+        infoBelow++;
+      }
     } else if (op == frontier) {
       advance();
     }
@@ -116,15 +120,46 @@ final class FrontierSet {
     if (info[op]) {
       int rank = rankOf(op);
       infoBits[rank >>> 6] &= ~(1L << rank);
+      if (op >>> 6 < frontier >>> 6) {
+        infoBelow--;
+      }
     } else if (op < frontier) {
-      frontier = op;
+      moveFrontier(op);
     }
   }
 
   private void advance() {
-    while (frontier < n && (info[frontier] || contains(frontier))) {
-      frontier++;
+    int f = frontier;
+    while (f < n && (info[f] || contains(f))) {
+      f++;
     }
+    moveFrontier(f);
+  }
+
+  private void moveFrontier(int f) {
+    int from = frontier >>> 6;
+    int to = f >>> 6;
+    frontier = f;
+    if (from != to && infoIds.length > 0) {
+      int c = linearizedRanks(infoRankBelowWord[Math.min(from, to)], infoRankBelowWord[Math.max(from, to)]);
+      infoBelow += to > from ? c : -c;
+    }
+  }
+
+  /** How many :info operations of rank in [from, to) are in the set. */
+  private int linearizedRanks(int from, int to) {
+    int count = 0;
+    for (int r = from; r < to; ) {
+      int w = r >>> 6;
+      long word = infoBits[w] & (-1L << r);
+      int end = Math.min(to, (w + 1) << 6);
+      if (end < (w + 1) << 6) {
+        word &= (1L << end) - 1;
+      }
+      count += Long.bitCount(word);
+      r = end;
+    }
+    return count;
   }
 
   private int rankOf(int infoOp) {
@@ -141,20 +176,10 @@ final class FrontierSet {
     return 1 + infoCountBelow(base) + Math.max(0, hiWord - base + 1);
   }
 
+  /** The linearized :info operations below word {@code base}, the frontier's (kept up to date). */
   private int infoCountBelow(int base) {
-    if (infoIds.length == 0) {
-      return 0;
-    }
-    int ranks = infoRankBelowWord[base];
-    int count = 0;
-    for (int w = 0; w < (ranks + 63) >>> 6; w++) {
-      long word = infoBits[w];
-      if (w == ranks >>> 6) {
-        word &= (1L << ranks) - 1; // ranks is not a multiple of 64 here
-      }
-      count += Long.bitCount(word);
-    }
-    return count;
+    assert base == frontier >>> 6;
+    return infoBelow;
   }
 
   /** Writes the canonical encoding at {@code dst[off ..]}: see the design comment. */

@@ -53,9 +53,9 @@ public final class Linearizability {
     long start = options.nanoClock().getAsLong();
     // Without keys (most single-register histories) one pass pairs the operations and tests
     // well-formedness; with keys a one-pass test runs first. validate() builds the messages.
-    boolean keyed = history.hasKeys();
-    Paired single = keyed ? null : Paired.ofWellFormed(history.ops());
-    if (keyed ? !WellFormed.quickly(history.ops()) : single == null) {
+    Paired single = Paired.ofWellFormed(history.ops());
+    boolean keyed = single == null && history.hasKeys();
+    if (single == null && (!keyed || !WellFormed.quickly(history.ops()))) {
       List<String> problems = history.validate();
       if (!problems.isEmpty()) {
         throw new InvalidHistoryException(history.source(), problems);

@@ -28,10 +28,10 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
   }
 
   /**
-   * Pairs a whole history without keys (non-client operations are skipped) while testing that it
-   * is well-formed by the rules of {@code History.validate()}, in the same pass: null when it is
-   * not (the caller asks validate() for the messages). One pass instead of three for the common
-   * single-register history.
+   * Pairs a whole history (non-client operations are skipped) while testing, in the same pass,
+   * that no client operation has a key and that it is well-formed by the rules of
+   * {@code History.validate()}: null when either fails (the caller then splits by key, or asks
+   * validate() for the messages). One pass instead of four for the common single-register history.
    */
   static Paired ofWellFormed(List<Op> historyOps) {
     return pair(historyOps, true);
@@ -45,7 +45,10 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
     int invocations = 0;
     for (int i = 0; i < n; i++) {
       Op op = events[i];
-      if (strict && !op.isClient()) {
+      if (strict && (!op.isClient() || op.key() != null)) {
+        if (op.isClient()) {
+          return null; // keyed: split by key first
+        }
         events[i] = null;
         continue;
       }

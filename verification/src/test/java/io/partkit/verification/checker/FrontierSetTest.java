@@ -52,6 +52,19 @@ class FrontierSetTest {
         }
         long[] enc = new long[set.encodedLength()];
         set.encode(enc, 0);
+        int frontier = 0;
+        while (frontier < n && (info[frontier] || truth.get(frontier))) {
+          frontier++;
+        }
+        int infoBelow = 0;
+        for (int i = 0; i < (frontier >>> 6) << 6; i++) {
+          infoBelow += info[i] && truth.get(i) ? 1 : 0;
+        }
+        int hiWord = truth.isEmpty() ? -1 : (truth.length() - 1) >>> 6;
+        assertThat(enc[0]).as("seed %d step %d: frontier and :info count", seed, step)
+            .isEqualTo(((long) frontier << 32) | infoBelow);
+        assertThat(enc).as("seed %d step %d: length", seed, step)
+            .hasSize(1 + infoBelow + Math.max(0, hiWord - (frontier >>> 6) + 1));
         assertThat(set.matches(enc, 0, enc.length)).isTrue();
         BitSet before = seen.putIfAbsent(Arrays.toString(enc), (BitSet) truth.clone());
         if (before != null) {

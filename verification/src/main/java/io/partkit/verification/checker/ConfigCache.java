@@ -20,11 +20,15 @@ final class ConfigCache {
   private int size;
   private int mask;
 
-  /** Sized for about as many configurations as {@code operations} (a sequential history's count). */
+  /**
+   * Sized for about as many configurations as {@code operations} (operations alone at the head
+   * of the events are taken without the cache, see WglSearch, so mostly-sequential histories
+   * cache fewer); the table doubles when half full.
+   */
   ConfigCache(int operations) {
     int expected = Math.min(operations + 1, 1 << 16);
-    allocate(Math.max(64, Integer.highestOneBit(expected) * 4));
-    arena = new long[Math.max(64, 3 * expected)];
+    allocate(Math.max(64, Integer.highestOneBit(expected) * 2));
+    arena = new long[Math.max(64, 2 * expected)];
   }
 
   private void allocate(int capacity) {

@@ -46,4 +46,30 @@ class PairedTest {
     assertThat(paired.ops()[0].value()).isEqualTo(3L);
     assertThat(paired.events()).containsExactly(0, 1);
   }
+
+  @Test
+  void processesOfAnyKindAndSizeArePairedByEquality() {
+    // small Longs go to the direct table, large and negative ones and strings to the hash table
+    Object[] processes = {0L, 65_535L, 65_536L, 1L << 40, -3L, 7L};
+    List<Op> ops = new ArrayList<>();
+    for (Object p : processes) {
+      ops.add(new Op(ops.size(), p, OpType.INVOKE, "write", 1L, null, -1, 0));
+    }
+    for (int i = processes.length - 1; i >= 0; i--) {
+      ops.add(new Op(ops.size(), processes[i], OpType.OK, "write", (long) i, null, -1, 0));
+    }
+    Paired paired = Paired.of(ops);
+    for (int id = 0; id < processes.length; id++) {
+      assertThat(paired.ops()[id].process()).isEqualTo(processes[id]);
+      assertThat(paired.ops()[id].value()).isEqualTo((long) id); // each invocation got its own completion
+    }
+    ProcessTable t = new ProcessTable();
+    assertThat(t.put(5L, 1)).isEqualTo(-1);
+    assertThat(t.put(5L, 2)).isEqualTo(1);
+    assertThat(t.remove(5L)).isEqualTo(2);
+    assertThat(t.remove(5L)).isEqualTo(-1);
+    assertThat(t.remove(70_000L)).isEqualTo(-1);
+    assertThat(t.put(70_000L, 3)).isEqualTo(-1);
+    assertThat(t.remove(70_000L)).isEqualTo(3);
+  }
 }

@@ -28,9 +28,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * are checked independently, in parallel, and the first invalid key can stop the rest; Knossos
  * ({@code knossos.wgl}, {@code knossos.model}) for the shape of models and results.
  *
- * <p>Two phases: the verdict (every key searched without bookkeeping), then, for the invalid
- * keys only, the evidence (the same search replayed with its longest prefixes recorded); the
- * analysis reports both times. Fixed cost per check: a history with one key is checked on the
+ * <p>Two phases: the verdict (every key searched; the searches record their deepest failures
+ * at a constant cost per step), then, for the invalid keys only, the evidence built from those
+ * records (prefixes of operations, the model's message); the analysis reports both times. Fixed cost per check: a history with one key is checked on the
  * calling thread; with more keys, the threads come from one shared pool of daemon threads,
  * created once and kept while in use, so no check pays for starting threads.
  */
@@ -154,7 +154,7 @@ public final class Linearizability {
     long end = verdictEnd;
     for (int i = 0; i < total; i++) {
       if (results[i].verdict() == Verdict.INVALID && results[i].evidence() == null) {
-        results[i] = withEvidence(model, slices[i], results[i], memory, ticker);
+        results[i] = withEvidence(slices[i], results[i]);
         end = options.nanoClock().getAsLong();
       }
     }
@@ -174,24 +174,10 @@ public final class Linearizability {
     return new Analysis(verdict, cause, List.of(results), end - start, verdictEnd - start, end - verdictEnd);
   }
 
-  /**
-   * The evidence for a key found invalid: the same search replayed, collecting the prefixes at the
-   * depth the verdict search found (see WglSearch). It is deterministic, so it takes at most as
-   * many steps as the verdict did and needs no time limit; only the memory guard can stop it, and
-   * then the evidence names the last operation the verdict search could not place, without
-   * prefixes.
-   */
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private static KeyResult withEvidence(Model<?> model, Slice s, KeyResult verdict, MemoryGuard memory,
-      ProgressTicker ticker) {
-    WglSearch<?> replay = new WglSearch(model, s.paired(), s.search.failDepth());
-    KeyResult r = replay.run(s.key, verdict.operations(), Long.MAX_VALUE, System::nanoTime, new AtomicBoolean(),
-        memory, new AtomicLong(), ticker);
-    Evidence e = r.evidence();
-    if (e == null) {
-      e = new Evidence(s.search.lastFailedOp(), "evidence search stopped: " + r.cause(), List.of());
-    }
-    return new KeyResult(verdict.key(), Verdict.INVALID, null, null, e, verdict.operations(), verdict.steps());
+  /** The invalid key's result with its evidence, built from what its search recorded. */
+  private static KeyResult withEvidence(Slice s, KeyResult verdict) {
+    return new KeyResult(verdict.key(), Verdict.INVALID, null, null, s.search.evidence(), verdict.operations(),
+        verdict.steps());
   }
 
   /** Daemon threads shared by all checks; idle ones end after a minute. */

@@ -32,15 +32,11 @@ package io.partkit.verification.checker;
  * from the earliest :ok operation not yet linearized to the latest linearized one (see its design
  * comment), so the cache grows with configurations times concurrency, not times history length.
  *
- * Verdict first, evidence after: the verdict search records only the deepest configuration at
- * which the walk met a return it could not pass (an int). The evidence is the first four
- * linearized prefixes of that depth at such returns, the operation of the first, and what the
- * model says about it (Knossos' :final-paths, Porcupine's partial linearizations). Recording
- * them during the verdict search copied the stack at every new deepest failure (quadratic in
- * the history's length: 50 times the verdict's cost on some invalid histories). For an invalid
- * key the caller replays the same deterministic search knowing the depth, copies four stacks,
- * and stops after the fourth: the evidence is the same as recording during the search, and
- * costs at most the verdict's steps again.
+ * Verdict first, evidence after: the search records the deepest failures (the first four
+ * linearized prefixes at the deepest depth where the walk met a return it could not pass, Knossos'
+ * :final-paths) at an amortized constant cost per push (see Deepest); copying the stack at every
+ * new deepest failure, as before, cost up to 50 times the verdict on long invalid histories. The
+ * Prefixes and the model's message are built by evidence() once the verdict is known.
  *
  * A fourth cut, exact, for histories whose operations mostly follow one another (Knossos'
  * memstress histories, one process writing): when the first event left in the list is a call
@@ -69,14 +65,12 @@ import java.util.function.LongSupplier;
 
 /** The search for one key. Not thread-safe: one instance per key and thread. */
 final class WglSearch<S> {
-  private static final int EVIDENCE_PREFIXES = 4;
 
   private final Model<S> model;
   private final Op[] ops; // what the model is given, per operation
   private final boolean[] info;
   private final boolean[] readOnly; // per operation: the model says it never changes the state
   private final int okCount;
-  private final int evidenceDepth; // -1: the verdict search; else the depth whose prefixes are the evidence
 
   // The event list: node 0 is the head; nodes 1.. are events in history order.
   private final int[] next;
@@ -86,15 +80,6 @@ final class WglSearch<S> {
   private final int[] returnOf; // call node -> its return node, or -1 for :info
 
   WglSearch(Model<S> model, Paired paired) {
-    this(model, paired, -1);
-  }
-
-  /**
-   * With {@code evidenceDepth} at least 0 (the {@link #failDepth()} of the verdict search), the
-   * replay that collects the evidence (see the class comment).
-   */
-  WglSearch(Model<S> model, Paired paired, int evidenceDepth) {
-    this.evidenceDepth = evidenceDepth;
     this.model = model;
     this.ops = paired.ops();
     this.info = paired.info();
@@ -137,7 +122,6 @@ final class WglSearch<S> {
   // Search state, kept in fields so that a search can run in slices (see Linearizability).
   private FrontierSet set;
   private ConfigCache cache;
-  private int lastReturnOp = -1; // the op of the last return the walk could not pass
   private int[] stackNode;
   private Object[] stackState;
   private boolean[] stackForced; // the frame is a read taken by the dominance rule (see the class comment)
@@ -145,11 +129,7 @@ final class WglSearch<S> {
   private int depth;
   private int remainingOk;
   private S state;
-  private int failDepth = -1; // the deepest configuration at which the walk met a return
-  private final List<int[]> best = new ArrayList<>(); // stack snapshots; Prefixes built only when reported
-  private final List<Object> bestStates = new ArrayList<>();
-  private int bestOp = -1;
-  private S bestState;
+  private final Deepest deepest = new Deepest(); // the evidence, recorded incrementally
   private long steps;
   private int entry;
   private boolean started;
@@ -262,21 +242,7 @@ final class WglSearch<S> {
           entry = next[entry];
         } else {
           // A return: its operation cannot be placed in this configuration.
-          lastReturnOp = nodeOp[entry];
-          if (depth > failDepth) {
-            failDepth = depth;
-          }
-          if (depth == evidenceDepth) {
-            if (best.isEmpty()) {
-              bestOp = nodeOp[entry];
-              bestState = state;
-            }
-            best.add(Arrays.copyOf(stackNode, depth));
-            bestStates.add(state);
-            if (best.size() == EVIDENCE_PREFIXES) {
-              return invalid(key, operations); // the rest of the replay cannot change the evidence
-            }
-          }
+          deepest.failed(stackNode, depth, nodeOp[entry], state);
           if (backtrack()) {
             return invalid(key, operations);
           }
@@ -347,6 +313,7 @@ final class WglSearch<S> {
         return true;
       }
       depth--;
+      deepest.popped(depth);
       int top = stackNode[depth];
       @SuppressWarnings("unchecked")
       S previous = (S) stackState[depth];
@@ -366,16 +333,6 @@ final class WglSearch<S> {
     }
   }
 
-  /** The deepest configuration (stack depth) at which the walk met a return it could not pass. */
-  int failDepth() {
-    return failDepth;
-  }
-
-  /** The operation of the last return the walk could not pass, or -1 (a fallback for evidence). */
-  Op lastFailedOp() {
-    return lastReturnOp < 0 ? null : ops[lastReturnOp];
-  }
-
   private void release() {
     cache = null;
     stackState = null;
@@ -388,19 +345,29 @@ final class WglSearch<S> {
 
   private KeyResult invalid(Object key, int operations) {
     release();
-    if (evidenceDepth < 0 || bestOp < 0) {
-      return new KeyResult(key, Verdict.INVALID, null, null, null, operations, steps);
+    return new KeyResult(key, Verdict.INVALID, null, null, null, operations, steps);
+  }
+
+  /**
+   * The evidence of an invalid result, built from what the search recorded (see Deepest): the
+   * operation of the first deepest failure, what the model says about it, and the prefixes.
+   */
+  Evidence evidence() {
+    int op = deepest.op();
+    if (op < 0) {
+      return null;
     }
-    int op = bestOp;
-    List<Prefix> prefixes = new ArrayList<>();
-    for (int i = 0; i < best.size(); i++) {
-      prefixes.add(new Prefix(opsOf(best.get(i), best.get(i).length), bestStates.get(i)));
+    List<Prefix> prefixes = new ArrayList<>(deepest.count());
+    for (int i = 0; i < deepest.count(); i++) {
+      int[] p = deepest.prefix(i);
+      prefixes.add(new Prefix(opsOf(p, p.length), deepest.prefixState(i)));
     }
-    Step<S> step = model.step(bestState, ops[op]);
+    @SuppressWarnings("unchecked")
+    Step<S> step = model.step((S) deepest.state(), ops[op]);
     String message = step instanceof Step.Inconsistent
         ? ((Step.Inconsistent<S>) step).message()
         : "no order of the concurrent operations lets it complete by its return";
-    return new KeyResult(key, Verdict.INVALID, null, null, new Evidence(ops[op], message, prefixes), operations, steps);
+    return new Evidence(ops[op], message, prefixes);
   }
 
   private List<Op> prefixOps() {

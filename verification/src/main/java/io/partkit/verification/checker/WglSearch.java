@@ -374,12 +374,13 @@ final class WglSearch<S> {
     return opsOf(stackNode, depth);
   }
 
+  /** The operations of the call nodes, as an unmodifiable list (which KeyResult and Prefix keep without copying). */
   private List<Op> opsOf(int[] nodes, int count) {
-    List<Op> l = new ArrayList<>(count);
+    Op[] l = new Op[count];
     for (int i = 0; i < count; i++) {
-      l.add(ops[nodeOp[nodes[i]]]);
+      l[i] = ops[nodeOp[nodes[i]]];
     }
-    return l;
+    return List.of(l);
   }
 
   private void lift(int call) {

@@ -8,8 +8,8 @@ package io.partkit.verification.checker;
  * in the set. Every :ok operation below it is linearized, so a configuration is fully described
  * by (a) the frontier, (b) which :info operations below the frontier's 64-bit word are
  * linearized (an :info operation has no return, so it can stay out of the set forever: it is
- * listed, not implied), and (c) the bits of the words from the frontier's word up to the highest
- * word with a bit set. The walk can only linearize an operation whose call comes before the
+ * not implied), as a bitset over the :info operations only (numbered by rank among them), and
+ * (c) the bits of the words from the frontier's word up to the highest word with a bit set. The walk can only linearize an operation whose call comes before the
  * first return still in the event list (Wing & Gong 1993), so everything linearized sits between
  * the frontier and the calls invoked before the frontier's return: (c) spans the operations that
  * were open together with the frontier's, a window as wide as the concurrency (plus the :info
@@ -17,20 +17,30 @@ package io.partkit.verification.checker;
  * (Lowe 2017) by a bitset as long as the history: n configurations of n bits for a sequential
  * history, n^2 memory. Here a sequential history costs three words per configuration.
  *
- * The encoding is canonical (a function of the set alone) and injective (frontier, info count and
- * length are stored), so two configurations compare equal iff their sets are equal: the cache
+ * The encoding is canonical (a function of the set alone: the number of words of (b) follows
+ * from the frontier, (c) ends at the last linearized operation) and injective, so two
+ * configurations compare equal iff their sets are equal: the cache
  * stays exact, only smaller. The 64-bit Zobrist hash (one pseudo-random word per operation,
  * Lowe's incremental hashing) is still over the whole set.
  *
- * Known limit: the :info operations below the frontier are listed per configuration, so a long
- * history with many crashed operations that were linearized still costs a word per such
- * operation per configuration (each :info operation is concurrent with everything after it).
+ * A history of at most 256 operations (WHOLE_WORDS) is encoded as the whole bitset: as small,
+ * and its searches (few operations, many configurations: Porcupine's etcd histories) do not pay
+ * for keeping the frontier.
+ *
+ * Known limit: part (b) costs a word per 64 :info operations below the frontier in every
+ * configuration, so a long history with many crashed operations still grows faster than linearly
+ * (each :info operation is concurrent with everything after it).
  */
 final class FrontierSet {
+  /** Histories of up to this many 64-bit words of operations are encoded as the whole bitset. */
+  static final int WHOLE_WORDS = 4;
+
   private final int n;
   private final boolean[] info;
   private final long[] bits;
-  private final int[] infoIds; // the :info operations in id order
+  private final boolean whole; // short history: the encoding is the whole bitset (see the design comment)
+  private final int[] rank; // per :info operation, its rank among the :info operations
+  private final int[] nextOk; // per id i, the smallest :ok operation >= i, or n
   private final long[] infoBits; // by rank among the :info operations: linearized?
   private final int[] infoRankBelowWord; // per word w: how many :info operations have id < 64 * w
   private long hash;
@@ -48,7 +58,9 @@ final class FrontierSet {
     for (boolean b : info) {
       infos += b ? 1 : 0;
     }
-    infoIds = new int[infos];
+    whole = words <= WHOLE_WORDS;
+    rank = new int[n];
+    nextOk = new int[n + 1];
     infoRankBelowWord = new int[words + 1];
     int r = 0;
     for (int i = 0; i < n; i++) {
@@ -56,8 +68,12 @@ final class FrontierSet {
         infoRankBelowWord[i >>> 6] = r;
       }
       if (info[i]) {
-        infoIds[r++] = i;
+        rank[i] = r++;
       }
+    }
+    nextOk[n] = n;
+    for (int i = n - 1; i >= 0; i--) {
+      nextOk[i] = info[i] ? nextOk[i + 1] : i;
     }
     for (int w = ((n + 63) >>> 6); w <= words; w++) {
       infoRankBelowWord[w] = r;
@@ -95,12 +111,15 @@ final class FrontierSet {
     bits[op >>> 6] |= 1L << op;
     hash ^= zobrist(op);
     size++;
+    if (whole) {
+      return;
+    }
     if (op >>> 6 > hiWord) {
       hiWord = op >>> 6;
     }
     if (info[op]) {
-      int rank = rankOf(op);
-      infoBits[rank >>> 6] |= 1L << rank;
+      int r = rank[op];
+      infoBits[r >>> 6] |= 1L << r;
       if (op >>> 6 < frontier >>> 6) {
         infoBelow++;
       }
@@ -114,12 +133,15 @@ final class FrontierSet {
     bits[op >>> 6] &= ~(1L << op);
     hash ^= zobrist(op);
     size--;
+    if (whole) {
+      return;
+    }
     while (hiWord >= 0 && bits[hiWord] == 0) {
       hiWord--;
     }
     if (info[op]) {
-      int rank = rankOf(op);
-      infoBits[rank >>> 6] &= ~(1L << rank);
+      int r = rank[op];
+      infoBits[r >>> 6] &= ~(1L << r);
       if (op >>> 6 < frontier >>> 6) {
         infoBelow--;
       }
@@ -129,9 +151,9 @@ final class FrontierSet {
   }
 
   private void advance() {
-    int f = frontier;
-    while (f < n && (info[f] || contains(f))) {
-      f++;
+    int f = nextOk[frontier];
+    while (f < n && contains(f)) {
+      f = nextOk[f + 1];
     }
     moveFrontier(f);
   }
@@ -140,7 +162,7 @@ final class FrontierSet {
     int from = frontier >>> 6;
     int to = f >>> 6;
     frontier = f;
-    if (from != to && infoIds.length > 0) {
+    if (from != to) {
       int c = linearizedRanks(infoRankBelowWord[Math.min(from, to)], infoRankBelowWord[Math.max(from, to)]);
       infoBelow += to > from ? c : -c;
     }
@@ -162,41 +184,37 @@ final class FrontierSet {
     return count;
   }
 
-  private int rankOf(int infoOp) {
-    int lo = infoRankBelowWord[infoOp >>> 6];
-    while (infoIds[lo] != infoOp) {
-      lo++;
-    }
-    return lo;
-  }
-
   /** How many words {@link #encode} writes. */
   int encodedLength() {
+    if (whole) {
+      return bits.length;
+    }
     int base = frontier >>> 6;
-    return 1 + infoCountBelow(base) + Math.max(0, hiWord - base + 1);
+    return 1 + infoWords(base) + Math.max(0, hiWord - base + 1);
   }
 
-  /** The linearized :info operations below word {@code base}, the frontier's (kept up to date). */
-  private int infoCountBelow(int base) {
-    assert base == frontier >>> 6;
-    return infoBelow;
+  /** Words of the :info bitset (by rank) covering the :info operations below word {@code base}. */
+  private int infoWords(int base) {
+    return (infoRankBelowWord[base] + 63) >>> 6;
+  }
+
+  /** Word {@code w} of the :info bitset, without the ranks at or above {@code ranks}. */
+  private long infoWord(int w, int ranks) {
+    long word = infoBits[w];
+    return w == ranks >>> 6 ? word & ((1L << ranks) - 1) : word; // w == ranks >>> 6 only when ranks % 64 != 0
   }
 
   /** Writes the canonical encoding at {@code dst[off ..]}: see the design comment. */
   void encode(long[] dst, int off) {
+    if (whole) {
+      System.arraycopy(bits, 0, dst, off, bits.length);
+      return;
+    }
     int base = frontier >>> 6;
     int ranks = infoRankBelowWord[base];
-    int count = infoCountBelow(base);
-    dst[off++] = ((long) frontier << 32) | count;
-    for (int w = 0; w < (ranks + 63) >>> 6; w++) {
-      long word = infoBits[w];
-      if (w == ranks >>> 6) {
-        word &= (1L << ranks) - 1;
-      }
-      while (word != 0) {
-        dst[off++] = infoIds[(w << 6) + Long.numberOfTrailingZeros(word)];
-        word &= word - 1;
-      }
+    dst[off++] = ((long) frontier << 32) | infoBelow;
+    for (int w = 0, words = infoWords(base); w < words; w++) {
+      dst[off++] = infoWord(w, ranks);
     }
     for (int w = base; w <= hiWord; w++) {
       dst[off++] = bits[w];
@@ -205,28 +223,30 @@ final class FrontierSet {
 
   /** True when {@code src[off .. off + len)} is this set's encoding. */
   boolean matches(long[] src, int off, int len) {
+    if (whole) {
+      for (int w = 0; w < bits.length; w++) {
+        if (src[off + w] != bits[w]) {
+          return false;
+        }
+      }
+      return true;
+    }
     int base = frontier >>> 6;
-    if (src[off] >>> 32 != frontier) {
+    if (src[off] != (((long) frontier << 32) | infoBelow) || len != encodedLength()) {
       return false;
     }
-    int count = (int) src[off];
-    if (len != 1 + count + Math.max(0, hiWord - base + 1)) {
-      return false;
+    int at = off + 1;
+    int ranks = infoRankBelowWord[base];
+    for (int w = 0, words = infoWords(base); w < words; w++) {
+      if (src[at++] != infoWord(w, ranks)) {
+        return false;
+      }
     }
-    int at = off + 1 + count;
     for (int w = base; w <= hiWord; w++) {
       if (src[at++] != bits[w]) {
         return false;
       }
     }
-    if (infoCountBelow(base) != count) {
-      return false;
-    }
-    if (count == 0) {
-      return true;
-    }
-    long[] mine = new long[len]; // rare: equal frontier and window, and :info operations below
-    encode(mine, 0);
-    return java.util.Arrays.equals(mine, 1, 1 + count, src, off + 1, off + 1 + count);
+    return true;
   }
 }

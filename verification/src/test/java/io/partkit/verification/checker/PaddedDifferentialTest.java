@@ -12,10 +12,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The differential test's histories fit in one 64-bit word of the linearized set; these put 40 to
- * 139 sequential operations that end in the initial state in front of them, so the random part's
- * operations (:info ones included) sit past one or two word boundaries of the frontier encoding
- * (FrontierSet). The padding cannot change the verdict, so brute force on the random part alone
+ * The differential test's histories fit in one 64-bit word of the linearized set (and are
+ * encoded as the whole bitset); these put 250 to 349 sequential operations that end in the
+ * initial state in front of them, so the search uses the frontier encoding (FrontierSet) and the
+ * random part's operations (:info ones included) sit past word boundaries. The padding cannot change the verdict, so brute force on the random part alone
  * is the reference: 0 disagreements allowed.
  */
 class PaddedDifferentialTest {
@@ -31,7 +31,7 @@ class PaddedDifferentialTest {
   }
 
   /**
-   * A crashed write of 7, then 100 sequential writes, then a read of 7: valid only by taking the
+   * A crashed write of 7, then 300 sequential writes, then a read of 7: valid only by taking the
    * crashed write last, in a configuration the search reaches after it has failed the same
    * configuration with the crashed write taken early. The two differ only in an :info operation
    * below the frontier's word, which the encoding must keep apart.
@@ -41,7 +41,7 @@ class PaddedDifferentialTest {
     List<Op> ops = new ArrayList<>();
     ops.add(Op.of(0, 0, OpType.INVOKE, "write", 7L));
     ops.add(Op.of(1, 0, OpType.INFO, "write", null));
-    for (int i = 0; i < 100; i++) {
+    for (int i = 0; i < 300; i++) {
       ops.add(Op.of(ops.size(), 1, OpType.INVOKE, "write", (long) (i % 3)));
       ops.add(Op.of(ops.size(), 1, OpType.OK, "write", (long) (i % 3)));
     }
@@ -63,7 +63,7 @@ class PaddedDifferentialTest {
     int invalid = 0;
     for (long seed = 7_000; seed < 7_600; seed++) {
       History small = RandomHistories.generate(seed, register ? RandomHistories.register(true) : RandomHistories.mutex(), 10);
-      int padding = 40 + (int) (seed % 100);
+      int padding = 250 + (int) (seed % 100); // 256 operations and more: the frontier encoding
       History padded = pad(small, padding, register);
       boolean expected = BruteForce.linearizable(model, small);
       Analysis a = Linearizability.check(model, padded, sequential);

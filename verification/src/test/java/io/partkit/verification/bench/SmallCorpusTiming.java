@@ -20,7 +20,8 @@ import java.util.Locale;
  * cannot be run here (no Go toolchain, no network): the figures printed next to partkit's are those
  * published in issue 9, measured on another corpus of the same kind, not on this one.
  *
- * <p>Methodology as {@code CorpusTiming}: histories generated once, {@code warmup} rounds (JIT),
+ * <p>Methodology as {@code CorpusTiming}: histories generated once, {@code warmup} rounds (JIT;
+ * 20 rounds are not enough here, the sums are then two to three times higher),
  * then {@code rounds} measured rounds; per file the median, with {@link System#nanoTime()} around
  * one {@link Linearizability#check}; the analysis' own verdict and evidence times are medians too.
  * Every verdict is compared with the one the history has by construction; a wrong one aborts.
@@ -30,7 +31,7 @@ import java.util.Locale;
  * <p>Run from the repository root (classpath as in {@link ScaleBenchmark}):
  * <pre>
  * java -cp verification/target/test-classes:verification/target/classes:$(cat /tmp/cp.txt) \
- *     io.partkit.verification.bench.SmallCorpusTiming [warmup=20] [rounds=30]
+ *     io.partkit.verification.bench.SmallCorpusTiming [warmup=100] [rounds=30]
  * </pre>
  */
 public final class SmallCorpusTiming {
@@ -40,7 +41,7 @@ public final class SmallCorpusTiming {
   static final double PORCUPINE_INVALID_MS = 0.2;
 
   public static void main(String[] args) {
-    int warmup = args.length > 0 ? Integer.parseInt(args[0]) : 20;
+    int warmup = args.length > 0 ? Integer.parseInt(args[0]) : 100;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
     List<SmallCorpus.Entry> corpus = SmallCorpus.generate();
     Model<?> model = Models.casRegister(null);

@@ -30,7 +30,9 @@ package io.partkit.verification.checker;
  *
  * Memory: the linearized set is a FrontierSet, whose encoding in the cache covers the operations
  * from the earliest :ok operation not yet linearized to the latest linearized one (see its design
- * comment), so the cache grows with configurations times concurrency, not times history length.
+ * comment), so the cache grows with configurations times concurrency, not times history length
+ * as with the history-long bitsets of Knossos and Porcupine (kept here for histories of under 256
+ * operations, where they are as small and cheaper to keep).
  *
  * Verdict first, evidence after: the search records the deepest failures (the first four
  * linearized prefixes at the deepest depth where the walk met a return it could not pass, Knossos'

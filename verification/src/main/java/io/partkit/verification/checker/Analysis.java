@@ -9,11 +9,19 @@ import java.util.Optional;
  * @param verdict invalid if any key is invalid, else unknown if any key is unknown, else valid
  * @param cause for an unknown verdict, the first cause (time limit, memory guard)
  * @param keys the per-key results in the order the keys first appear in the history
- * @param nanos how long the check took
+ * @param nanos how long the check took, evidence included
+ * @param verdictNanos how long it took to reach the verdict (validation, splitting and the searches)
+ * @param evidenceNanos how long the evidence of invalid keys took after the verdict (0 when valid)
  */
-public record Analysis(Verdict verdict, String cause, List<KeyResult> keys, long nanos) {
+public record Analysis(Verdict verdict, String cause, List<KeyResult> keys, long nanos, long verdictNanos,
+    long evidenceNanos) {
   public Analysis {
     keys = List.copyOf(keys);
+  }
+
+  /** An analysis whose time is not split into verdict and evidence. */
+  public Analysis(Verdict verdict, String cause, List<KeyResult> keys, long nanos) {
+    this(verdict, cause, keys, nanos, nanos, 0);
   }
 
   /** The first invalid key's result, if any. */

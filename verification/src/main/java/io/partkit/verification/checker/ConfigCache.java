@@ -3,45 +3,64 @@ package io.partkit.verification.checker;
 import java.util.Objects;
 
 /**
- * The set of configurations (linearized operations as a bitset, model state) already explored:
- * an open-addressing hash table keyed by a precomputed 64-bit hash. The bitsets are stored
- * inline in one long array (no object per entry, no pointer to chase), so a lookup allocates
- * nothing and a miss usually compares only the hash.
+ * The set of configurations (linearized operations, model state) already explored: an
+ * open-addressing hash table keyed by a precomputed 64-bit hash. The linearized sets are stored
+ * in their {@link FrontierSet} encoding, appended to one long array (no object per entry, no
+ * pointer to chase): a configuration costs its encoding (three words for a sequential history)
+ * plus two table slots, so the cache grows with the number of configurations times the
+ * concurrency, not times the history's length. A lookup allocates nothing and a miss usually
+ * compares only the hash.
  */
 final class ConfigCache {
-  private final int words;
   private long[] hashes;
-  private long[] sets; // entry i occupies words [i * words, (i + 1) * words)
+  private int[] at; // per slot: 0 when empty, else 1 + the arena index of the entry's length word
   private Object[] states;
-  private boolean[] used;
+  private long[] arena;
+  private int top;
   private int size;
   private int mask;
 
-  ConfigCache(int words) {
-    this.words = words;
-    allocate(1 << 10);
+  /**
+   * Sized for about as many configurations as {@code operations} (operations alone at the head
+   * of the events are taken without the cache, see WglSearch, so mostly-sequential histories
+   * cache fewer); the table doubles when half full.
+   */
+  ConfigCache(int operations) {
+    int expected = Math.min(operations + 1, 1 << 16);
+    allocate(Math.max(64, Integer.highestOneBit(expected) * 2));
+    arena = new long[Math.max(64, 2 * expected)];
   }
 
   private void allocate(int capacity) {
     hashes = new long[capacity];
-    sets = new long[capacity * words];
+    at = new int[capacity];
     states = new Object[capacity];
-    used = new boolean[capacity];
     mask = capacity - 1;
   }
 
   /** Adds the configuration; false if it was already there. */
-  boolean add(long[] bits, Object state, long hash) {
+  boolean add(FrontierSet set, Object state, long hash) {
     int i = slot(hash);
-    while (used[i]) {
-      if (hashes[i] == hash && sameBits(i, bits) && Objects.equals(states[i], state)) {
+    int a;
+    while ((a = at[i]) != 0) {
+      if (hashes[i] == hash && set.matches(arena, a, (int) arena[a - 1]) && Objects.equals(states[i], state)) {
         return false;
       }
       i = (i + 1) & mask;
     }
-    used[i] = true;
+    int len = set.encodedLength();
+    if (top + len + 1 > arena.length) {
+      long grown = Math.max((long) arena.length + (arena.length >> 1), (long) top + len + 1);
+      if (grown > Integer.MAX_VALUE - 8) {
+        throw new OutOfMemoryError("configuration cache over 2^31 words");
+      }
+      arena = java.util.Arrays.copyOf(arena, (int) grown);
+    }
+    arena[top] = len;
+    set.encode(arena, top + 1);
+    at[i] = top + 1;
+    top += len + 1;
     hashes[i] = hash;
-    System.arraycopy(bits, 0, sets, i * words, words);
     states[i] = state;
     if (++size * 2 > hashes.length) {
       grow();
@@ -53,35 +72,28 @@ final class ConfigCache {
     return size;
   }
 
+  /** Words used by the stored encodings (for tests and benchmarks). */
+  int arenaWords() {
+    return top;
+  }
+
   private int slot(long hash) {
     return (int) (hash ^ (hash >>> 32)) & mask;
   }
 
-  private boolean sameBits(int i, long[] bits) {
-    int base = i * words;
-    for (int w = 0; w < words; w++) {
-      if (sets[base + w] != bits[w]) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   private void grow() {
     long[] oldHashes = hashes;
-    long[] oldSets = sets;
+    int[] oldAt = at;
     Object[] oldStates = states;
-    boolean[] oldUsed = used;
     allocate(oldHashes.length * 2);
     for (int j = 0; j < oldHashes.length; j++) {
-      if (oldUsed[j]) {
+      if (oldAt[j] != 0) {
         int i = slot(oldHashes[j]);
-        while (used[i]) {
+        while (at[i] != 0) {
           i = (i + 1) & mask;
         }
-        used[i] = true;
+        at[i] = oldAt[j];
         hashes[i] = oldHashes[j];
-        System.arraycopy(oldSets, j * words, sets, i * words, words);
         states[i] = oldStates[j];
       }
     }

@@ -5,6 +5,7 @@ import io.partkit.verification.history.InvalidHistoryException;
 import io.partkit.verification.history.Op;
 import io.partkit.verification.history.Values;
 import io.partkit.verification.model.Model;
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * checking a history key by key: a history is linearizable iff each key's sub-history is, so keys
  * are checked independently, in parallel, and the first invalid key can stop the rest; Knossos
  * ({@code knossos.wgl}, {@code knossos.model}) for the shape of models and results.
+ *
+ * <p>Two phases: the verdict (every key searched; the searches record their deepest failures
+ * at a constant cost per step), then, for the invalid keys only, the evidence built from those
+ * records (prefixes of operations, the model's message); the analysis reports both times. Fixed cost per check: a history with one key is checked on the
+ * calling thread; with more keys, the threads come from one shared pool of daemon threads,
+ * created once and kept while in use, so no check pays for starting threads.
  */
 public final class Linearizability {
   private Linearizability() {}
@@ -46,19 +53,32 @@ public final class Linearizability {
    */
   public static Analysis check(Model<?> model, History history, CheckOptions options) {
     java.util.Objects.requireNonNull(history, io.partkit.verification.history.Histories.NO_HISTORY);
-    List<String> problems = history.validate();
-    if (!problems.isEmpty()) {
-      throw new InvalidHistoryException(history.source(), problems);
-    }
     long start = options.nanoClock().getAsLong();
+    // Without keys (most single-register histories) one pass pairs the operations and tests
+    // well-formedness; with keys a one-pass test runs first. validate() builds the messages.
+    Paired single = Paired.ofWellFormed(history.ops());
+    boolean keyed = single == null && history.hasKeys();
+    if (single == null && (!keyed || !WellFormed.quickly(history.ops()))) {
+      List<String> problems = history.validate();
+      if (!problems.isEmpty()) {
+        throw new InvalidHistoryException(history.source(), problems);
+      }
+    }
     long deadline = options.timeLimit().isZero() || options.timeLimit().isNegative()
         ? Long.MAX_VALUE : start + options.timeLimit().toNanos();
-    Map<Object, List<Op>> byKey = history.clientOpsByKey();
+
     AtomicBoolean cancel = new AtomicBoolean();
     AtomicLong steps = new AtomicLong();
     AtomicInteger done = new AtomicInteger();
     MemoryGuard memory = new MemoryGuard(options.memoryFraction());
-    List<Map.Entry<Object, List<Op>>> keys = new ArrayList<>(byKey.entrySet());
+    List<Map.Entry<Object, List<Op>>> keys;
+    if (keyed) {
+      keys = new ArrayList<>(history.clientOpsByKey().entrySet());
+    } else {
+      List<Op> clients = single == null ? clientOps(history) : List.of(); // paired already
+      boolean none = single == null ? clients.isEmpty() : single.invocations() == 0;
+      keys = none ? List.of() : List.of(new AbstractMap.SimpleImmutableEntry<>(null, clients));
+    }
     int total = keys.size();
     ProgressTicker ticker = new ProgressTicker(options, start, done, total, steps);
 
@@ -70,6 +90,10 @@ public final class Linearizability {
     Queue<Slice> queue = new ConcurrentLinkedQueue<>();
     for (int i = 0; i < total; i++) {
       queue.add(new Slice(i, keys.get(i).getKey(), keys.get(i).getValue()));
+    }
+    Slice[] slices = queue.toArray(new Slice[0]);
+    if (single != null && total == 1) {
+      slices[0].paired = single;
     }
     Runnable worker = () -> {
       Slice s;
@@ -88,6 +112,10 @@ public final class Linearizability {
           continue;
         }
         results[s.index] = r;
+        if (r.verdict() != Verdict.INVALID) {
+          s.search = null; // only an invalid key's search is needed again (for its evidence)
+          s.paired = null;
+        }
         done.incrementAndGet();
         if (r.verdict() == Verdict.INVALID && options.stopOnFirstInvalid()) {
           cancel.set(true);
@@ -99,16 +127,13 @@ public final class Linearizability {
     if (threads <= 1) {
       worker.run();
     } else {
-      ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-        Thread t = new Thread(r, "partkit-check");
-        t.setDaemon(true);
-        return t;
-      });
+      // the calling thread is one of the workers: one thread fewer to hand over, none on 2 keys x 1 extra
+      List<Future<?>> futures = new ArrayList<>(threads - 1);
       try {
-        List<Future<?>> futures = new ArrayList<>(threads);
-        for (int i = 0; i < threads; i++) {
-          futures.add(pool.submit(worker));
+        for (int i = 1; i < threads; i++) {
+          futures.add(POOL.submit(worker));
         }
+        worker.run();
         for (Future<?> f : futures) {
           f.get();
         }
@@ -126,8 +151,17 @@ public final class Linearizability {
           throw (Error) cause; // e.g. OutOfMemoryError: callers tell it apart (never a verdict)
         }
         throw new IllegalStateException("checking " + history.source() + " failed: " + cause, cause);
-      } finally {
-        pool.shutdownNow();
+      } catch (RuntimeException e) {
+        cancel.set(true); // the calling thread's worker threw: stop the others
+        throw e;
+      }
+    }
+    long verdictEnd = options.nanoClock().getAsLong();
+    long end = verdictEnd;
+    for (int i = 0; i < total; i++) {
+      if (results[i].verdict() == Verdict.INVALID && results[i].evidence() == null) {
+        results[i] = withEvidence(slices[i], results[i]);
+        end = options.nanoClock().getAsLong();
       }
     }
     Verdict verdict = Verdict.VALID;
@@ -143,7 +177,30 @@ public final class Linearizability {
         }
       }
     }
-    return new Analysis(verdict, cause, List.of(results), options.nanoClock().getAsLong() - start);
+    return new Analysis(verdict, cause, List.of(results), end - start, verdictEnd - start, end - verdictEnd);
+  }
+
+  /** The invalid key's result with its evidence, built from what its search recorded. */
+  private static KeyResult withEvidence(Slice s, KeyResult verdict) {
+    return new KeyResult(verdict.key(), Verdict.INVALID, null, null, s.search.evidence(), verdict.operations(),
+        verdict.steps());
+  }
+
+  /** Daemon threads shared by all checks; idle ones end after a minute. */
+  private static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "partkit-check");
+    t.setDaemon(true);
+    return t;
+  });
+
+  private static List<Op> clientOps(History history) {
+    List<Op> clients = new ArrayList<>(history.ops().size());
+    for (Op op : history.ops()) {
+      if (op.isClient()) {
+        clients.add(op);
+      }
+    }
+    return clients;
   }
 
   private static final long FIRST_SLICE = 1 << 10;

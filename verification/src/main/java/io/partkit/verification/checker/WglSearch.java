@@ -18,7 +18,7 @@ package io.partkit.verification.checker;
  * semantics); the search succeeds with :info calls still in the list. Two more cuts, both exact:
  * an :info step that leaves the state unchanged is not taken (never linearizing it reaches
  * every configuration that taking it would), and the cache key hashes the linearized set
- * incrementally (Zobrist hashing, one random 64-bit word per operation) so a configuration
+ * incrementally (Zobrist hashing, one pseudo-random 64-bit word per operation) so a configuration
  * costs one state.hashCode().
  *
  * A third cut, also exact, for models that mark read-only operations (Model.isReadOnly): when an
@@ -27,6 +27,27 @@ package io.partkit.verification.checker;
  * had not returned before it was invoked keeps both the real-time order and every state). So
  * the read is taken at once and, if that fails, the whole configuration fails without trying
  * the other candidates. Reads not legal in the current state are never tried in its walk.
+ *
+ * Memory: the linearized set is a FrontierSet, whose encoding in the cache covers the operations
+ * from the earliest :ok operation not yet linearized to the latest linearized one (see its design
+ * comment), so the cache grows with configurations times concurrency, not times history length
+ * as with the history-long bitsets of Knossos and Porcupine (kept here for histories of under 256
+ * operations, where they are as small and cheaper to keep).
+ *
+ * Verdict first, evidence after: the search records the deepest failures (the first four
+ * linearized prefixes at the deepest depth where the walk met a return it could not pass, Knossos'
+ * :final-paths) at an amortized constant cost per push (see Deepest); copying the stack at every
+ * new deepest failure, as before, cost up to 50 times the verdict on long invalid histories. The
+ * Prefixes and the model's message are built by evidence() once the verdict is known.
+ *
+ * A fourth cut, exact, for histories whose operations mostly follow one another (Knossos'
+ * memstress histories, one process writing): when the first event left in the list is a call
+ * directly followed by its own return, every other operation left was invoked after that
+ * operation returned, so every linearization from here takes it next. It is taken without a
+ * cache lookup and its frame is marked like a forced read's (its configuration failing fails the
+ * parent). Leaving a configuration out of the cache is always sound (the cache only saves work;
+ * the depth grows with every step, so the walk ends without it); here it also saves the cache
+ * entry: a sequential history needs no cache at all.
  *
  * Limits: the clock and a cancel flag are polled every 1024 steps, the memory guard every
  * 65536; hitting one returns UNKNOWN, never a verdict the search has not proven. A search can
@@ -40,20 +61,17 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
-import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /** The search for one key. Not thread-safe: one instance per key and thread. */
 final class WglSearch<S> {
-  private static final int EVIDENCE_PREFIXES = 4;
 
   private final Model<S> model;
   private final Op[] ops; // what the model is given, per operation
   private final boolean[] info;
   private final boolean[] readOnly; // per operation: the model says it never changes the state
-  private final long[] zobrist;
   private final int okCount;
 
   // The event list: node 0 is the head; nodes 1.. are events in history order.
@@ -77,11 +95,6 @@ final class WglSearch<S> {
       okOps += b ? 0 : 1;
     }
     this.okCount = okOps;
-    SplittableRandom rnd = new SplittableRandom(0x5eed_1234_abcdL); // fixed: runs are reproducible
-    zobrist = new long[n];
-    for (int i = 0; i < n; i++) {
-      zobrist[i] = rnd.nextLong();
-    }
     int[] events = paired.events(); // encoded op*2 + (1 if return)
     int m = events.length + 1;
     next = new int[m];
@@ -109,8 +122,7 @@ final class WglSearch<S> {
   }
 
   // Search state, kept in fields so that a search can run in slices (see Linearizability).
-  private long[] bits;
-  private long hash;
+  private FrontierSet set;
   private ConfigCache cache;
   private int[] stackNode;
   private Object[] stackState;
@@ -119,11 +131,7 @@ final class WglSearch<S> {
   private int depth;
   private int remainingOk;
   private S state;
-  private int bestDepth = -1;
-  private final List<int[]> best = new ArrayList<>(); // stack snapshots; Prefixes built only when reported
-  private final List<Object> bestStates = new ArrayList<>();
-  private int bestOp = -1;
-  private S bestState;
+  private final Deepest deepest = new Deepest(); // the evidence, recorded incrementally
   private long steps;
   private int entry;
   private boolean started;
@@ -152,14 +160,14 @@ final class WglSearch<S> {
     if (!started) {
       started = true;
       int n = ops.length;
-      bits = new long[(n >>> 6) + 1];
-      cache = new ConfigCache(bits.length);
+      set = new FrontierSet(info);
+      cache = new ConfigCache(n);
       stackNode = new int[n];
       stackState = new Object[n];
       stackForced = new boolean[n];
       remainingOk = okCount;
       state = model.initialState();
-      cache.add(bits, state, mix(hash, state));
+      cache.add(set, state, mix(set.hash(), state));
       entry = next[0];
       scanned = false;
     }
@@ -188,6 +196,18 @@ final class WglSearch<S> {
         }
         if (!scanned) {
           scanned = true;
+          int head = next[0];
+          if (head >= 0 && returnOf[head] >= 0 && returnOf[head] == next[head]) {
+            // the only operation that may go next (see the class comment): taken without the cache
+            int op = nodeOp[head];
+            Step<S> step = model.step(state, ops[op]);
+            if (step instanceof Step.Next) {
+              set.add(op);
+              push(head, ((Step.Next<S>) step).state(), true);
+              continue;
+            }
+            // not legal here: the walk below meets its return and fails this configuration
+          }
           int forced = forcibleRead();
           if (forced == FAILED) {
             if (backtrack()) {
@@ -213,32 +233,18 @@ final class WglSearch<S> {
             S nextState = ((Step.Next<S>) step).state();
             boolean infoNoop = info[op] && Objects.equals(nextState, state);
             if (!infoNoop) {
-              bits[op >>> 6] |= 1L << op;
-              long h = hash ^ zobrist[op];
-              if (cache.add(bits, nextState, mix(h, nextState))) {
-                hash = h;
+              set.add(op);
+              if (cache.add(set, nextState, mix(set.hash(), nextState))) {
                 push(entry, nextState, false);
                 continue;
               }
-              bits[op >>> 6] &= ~(1L << op);
+              set.remove(op);
             }
           }
           entry = next[entry];
         } else {
           // A return: its operation cannot be placed in this configuration.
-          if (depth >= bestDepth) {
-            if (depth > bestDepth) {
-              bestDepth = depth;
-              best.clear();
-              bestStates.clear();
-              bestOp = nodeOp[entry];
-              bestState = state;
-            }
-            if (best.size() < EVIDENCE_PREFIXES) {
-              best.add(Arrays.copyOf(stackNode, depth));
-              bestStates.add(state);
-            }
-          }
+          deepest.failed(stackNode, depth, nodeOp[entry], state);
           if (backtrack()) {
             return invalid(key, operations);
           }
@@ -270,13 +276,11 @@ final class WglSearch<S> {
       }
       Step<S> step = model.step(state, ops[op]);
       if (step instanceof Step.Next && Objects.equals(((Step.Next<S>) step).state(), state)) {
-        bits[op >>> 6] |= 1L << op;
-        long h = hash ^ zobrist[op];
-        if (!cache.add(bits, state, mix(h, state))) {
-          bits[op >>> 6] &= ~(1L << op);
+        set.add(op);
+        if (!cache.add(set, state, mix(set.hash(), state))) {
+          set.remove(op);
           return FAILED;
         }
-        hash = h;
         return e;
       }
     }
@@ -311,14 +315,14 @@ final class WglSearch<S> {
         return true;
       }
       depth--;
+      deepest.popped(depth);
       int top = stackNode[depth];
       @SuppressWarnings("unchecked")
       S previous = (S) stackState[depth];
       stackState[depth] = null;
       state = previous;
       int op = nodeOp[top];
-      bits[op >>> 6] &= ~(1L << op);
-      hash ^= zobrist[op];
+      set.remove(op);
       unlift(top);
       if (!info[op]) {
         remainingOk++;
@@ -343,28 +347,42 @@ final class WglSearch<S> {
 
   private KeyResult invalid(Object key, int operations) {
     release();
-    int op = bestOp;
-    List<Prefix> prefixes = new ArrayList<>();
-    for (int i = 0; i < best.size(); i++) {
-      prefixes.add(new Prefix(opsOf(best.get(i), best.get(i).length), bestStates.get(i)));
+    return new KeyResult(key, Verdict.INVALID, null, null, null, operations, steps);
+  }
+
+  /**
+   * The evidence of an invalid result, built from what the search recorded (see Deepest): the
+   * operation of the first deepest failure, what the model says about it, and the prefixes.
+   */
+  Evidence evidence() {
+    int op = deepest.op();
+    if (op < 0) {
+      return null;
     }
-    Step<S> step = model.step(bestState, ops[op]);
+    List<Prefix> prefixes = new ArrayList<>(deepest.count());
+    for (int i = 0; i < deepest.count(); i++) {
+      int[] p = deepest.prefix(i);
+      prefixes.add(new Prefix(opsOf(p, p.length), deepest.prefixState(i)));
+    }
+    @SuppressWarnings("unchecked")
+    Step<S> step = model.step((S) deepest.state(), ops[op]);
     String message = step instanceof Step.Inconsistent
         ? ((Step.Inconsistent<S>) step).message()
         : "no order of the concurrent operations lets it complete by its return";
-    return new KeyResult(key, Verdict.INVALID, null, null, new Evidence(ops[op], message, prefixes), operations, steps);
+    return new Evidence(ops[op], message, prefixes);
   }
 
   private List<Op> prefixOps() {
     return opsOf(stackNode, depth);
   }
 
+  /** The operations of the call nodes, as an unmodifiable list (which KeyResult and Prefix keep without copying). */
   private List<Op> opsOf(int[] nodes, int count) {
-    List<Op> l = new ArrayList<>(count);
+    Op[] l = new Op[count];
     for (int i = 0; i < count; i++) {
-      l.add(ops[nodeOp[nodes[i]]]);
+      l[i] = ops[nodeOp[nodes[i]]];
     }
-    return l;
+    return List.of(l);
   }
 
   private void lift(int call) {

@@ -1,0 +1,113 @@
+package io.partkit.verification.checker;
+
+/**
+ * Open invocations by process, as positions in a list of events: open addressing on the
+ * process' hash, no boxing of positions (a HashMap here was a tenth of the time of checking a
+ * small history). A process stays in the table once seen; its next invocation reuses its slot.
+ * Client processes are Longs, mostly small and non-negative (Jepsen numbers them from 0 and
+ * replaces a crashed process p by p + concurrency): those below 2^16 are looked up by index in an
+ * array grown to the largest seen, without hashing or equals.
+ */
+final class ProcessTable {
+  private static final int DIRECT_LIMIT = 1 << 16;
+  private int[] direct = newDirect(64);
+
+  private Object[] keys = new Object[16];
+  private int[] values = new int[16];
+  private int size;
+
+  /** Records the process' open invocation; returns the one it replaces, or -1 when it had none open. */
+  int put(Object process, int at) {
+    int d = directIndex(process);
+    if (d >= 0) {
+      if (d >= direct.length) {
+        int[] grown = newDirect(Math.max(d + 1, direct.length * 2));
+        System.arraycopy(direct, 0, grown, 0, direct.length);
+        direct = grown;
+      }
+      int previous = direct[d];
+      direct[d] = at;
+      return previous;
+    }
+    int mask = keys.length - 1;
+    int i = slot(process, mask);
+    while (keys[i] != null && !keys[i].equals(process)) {
+      i = (i + 1) & mask;
+    }
+    if (keys[i] == null) {
+      keys[i] = process;
+      values[i] = at;
+      if (++size * 2 > keys.length) {
+        grow();
+      }
+      return -1;
+    }
+    int previous = values[i];
+    values[i] = at;
+    return previous;
+  }
+
+  /** The open invocation's position, removed, or -1 when there is none. */
+  int remove(Object process) {
+    int d = directIndex(process);
+    if (d >= 0) {
+      if (d >= direct.length) {
+        return -1;
+      }
+      int at = direct[d];
+      direct[d] = -1;
+      return at;
+    }
+    int mask = keys.length - 1;
+    int i = slot(process, mask);
+    while (keys[i] != null) {
+      if (keys[i].equals(process)) {
+        int at = values[i];
+        values[i] = -1; // the process stays as a key: its next invocation reuses the slot
+        return at;
+      }
+      i = (i + 1) & mask;
+    }
+    return -1;
+  }
+
+  private void grow() {
+    Object[] oldKeys = keys;
+    int[] oldValues = values;
+    keys = new Object[oldKeys.length * 2];
+    values = new int[oldKeys.length * 2];
+    int mask = keys.length - 1;
+    for (int j = 0; j < oldKeys.length; j++) {
+      if (oldKeys[j] != null) {
+        int i = slot(oldKeys[j], mask);
+        while (keys[i] != null) {
+          i = (i + 1) & mask;
+        }
+        keys[i] = oldKeys[j];
+        values[i] = oldValues[j];
+      }
+    }
+  }
+
+  /** The array index for a Long process in [0, 2^16), else -1. */
+  private static int directIndex(Object process) {
+    if (process instanceof Long) {
+      long p = (Long) process;
+      if (p >= 0 && p < DIRECT_LIMIT) {
+        return (int) p;
+      }
+    }
+    return -1;
+  }
+
+  private static int[] newDirect(int size) {
+    int[] a = new int[size];
+    java.util.Arrays.fill(a, -1);
+    return a;
+  }
+
+  private static int slot(Object process, int mask) {
+    int h = process.hashCode() * 0x9E3779B9;
+    return (h ^ (h >>> 16)) & mask;
+  }
+}

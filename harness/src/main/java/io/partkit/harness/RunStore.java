@@ -102,6 +102,14 @@ final class RunStore {
         .append(", :invoke-index ").append(l.invokeIndex()).append(", :ok-index ")
         .append(l.okIndex()).append(", :why ").append(Values.toEdn(l.why())).append('}'));
     sb.append("]}");
+    r.placement().ifPresent(p -> {
+      sb.append("\n :placement {:valid? ").append(p.ok())
+          .append(", :rule ").append(Values.toEdn(p.rule()))
+          .append(", :keys ").append(p.keys())
+          .append(", :misplaced-count ").append(p.misplaced().size())
+          .append(", :misplaced ").append(Values.toEdn(p.misplaced().stream().limit(100)
+              .collect(Collectors.toList()))).append('}');
+    });
     sb.append("\n :stats {:ops ").append(r.operations())
         .append(", :ok ").append(s.total(OpType.OK))
         .append(", :fail ").append(s.total(OpType.FAIL))

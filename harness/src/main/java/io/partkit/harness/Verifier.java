@@ -10,6 +10,7 @@ import io.partkit.harness.runtime.SetupException;
 import io.partkit.harness.system.Client;
 import io.partkit.harness.system.Operation;
 import io.partkit.harness.system.Outcome;
+import io.partkit.harness.system.PlacementCheck;
 import io.partkit.harness.system.SystemContext;
 import io.partkit.harness.system.SystemUnderTest;
 import io.partkit.harness.system.Systems;
@@ -31,6 +32,7 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -182,6 +184,7 @@ public final class Verifier {
       system.awaitRecovered(RECOVERY_TIMEOUT);
       enter("final reads");
       finalReads();
+      Optional<PlacementCheck> placement = checkPlacement();
       long runNanos = recorder.elapsedNanos();
       enter("check");
       List<Op> ops = recorder.ops();
@@ -192,15 +195,27 @@ public final class Verifier {
       LostWrites.Result lost = LostWrites.check(ops, finalReads, workload.keys());
       long checkNanos = System.nanoTime() - checkStart;
       RunStats stats = RunStats.of(ops);
-      Verdict verdict = analysis.verdict() == Verdict.INVALID || !lost.ok() ? Verdict.INVALID
+      boolean misplaced = placement.map(p -> !p.ok()).orElse(false);
+      Verdict verdict = analysis.verdict() == Verdict.INVALID || !lost.ok() || misplaced
+          ? Verdict.INVALID
           : analysis.verdict() == Verdict.UNKNOWN || !lost.unread().isEmpty() ? Verdict.UNKNOWN
           : Verdict.VALID;
       enter("done");
       RunResult result = new RunResult(verdict, dir, invoked.get(), schedule.faults(), analysis,
-          lost, stats, runNanos, checkNanos);
+          lost, stats, runNanos, checkNanos, placement);
       RunStore.write(spec, result, ops);
       progress.println();
       return result;
+    }
+
+    /** The system's own placement check; one that cannot run is reported and left out. */
+    private Optional<PlacementCheck> checkPlacement() {
+      try {
+        return system.checkPlacement();
+      } catch (RuntimeException e) {
+        progress.println("\nplacement check failed to run: " + e);
+        return Optional.empty();
+      }
     }
 
     private void runWorkers(long endNanos) {

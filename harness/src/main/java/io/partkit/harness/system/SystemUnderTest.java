@@ -79,6 +79,16 @@ public interface SystemUnderTest extends AutoCloseable {
   /** Waits until every node serves again after the faults were healed (bounded by timeout). */
   default void awaitRecovered(Duration timeout) {}
 
+  /**
+   * Checks, after the run has recovered and every key was read, that the system stored each key
+   * where a placement rule predicts (for a system that runs partkit's placement inside a product:
+   * partkit's offline prediction against the live cluster). Empty when the system has no
+   * placement to check. A misplaced key makes the run invalid.
+   */
+  default Optional<PlacementCheck> checkPlacement() {
+    return Optional.empty();
+  }
+
   /** A new client (one per worker). */
   Client openClient();
 

@@ -5,6 +5,7 @@ import com.hazelcast.client.HazelcastClientOfflineException;
 import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.client.config.ClientConnectionStrategyConfig.ReconnectMode;
 import com.hazelcast.client.config.RoutingMode;
+import com.hazelcast.client.properties.ClientProperty;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
@@ -232,7 +233,9 @@ final class HazelcastSystem implements SystemUnderTest {
         Long.toString(Math.max(1, opTimeout.toSeconds())));
     c.setProperty("hazelcast.logging.type", "none"); // the members' logs tell the story
     if (partkitKeys) {
-      c.setProperty("hazelcast.client.partitioning.strategy.class",
+      // "hazelcast.partitioning.strategy.class" in 5.7 (not "hazelcast.client...."): with the
+      // wrong name the client silently keeps Hazelcast's hashing, as the placement check showed
+      c.setProperty(ClientProperty.PARTITIONING_STRATEGY_CLASS.getName(),
           HazelcastClientPartitioning.class.getName());
     }
     try {

@@ -7,6 +7,7 @@ import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.config.PartitioningStrategyConfig;
+import com.hazelcast.config.SplitBrainProtectionConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.partkit.backend.hazelcast.PartkitPartitioningStrategy;
@@ -22,7 +23,8 @@ import java.util.Map;
  * One Hazelcast member of the {@code hazelcast} system, as its own JVM so that the nemesis can
  * {@code kill -9} and {@code SIGSTOP} it:
  * {@code --host H --port P --members h:p,h:p,... --cluster NAME --map NAME --backups B
- * --merge-policy CLASS --partitioning hazelcast|partkit [--property k=v ...]}.
+ * --merge-policy CLASS --partitioning hazelcast|partkit [--split-brain-protection MIN]
+ * [--property k=v ...]}.
  *
  * <p>It joins by the explicit TCP-IP member list (multicast and auto-detection off, bound to
  * {@code --host} only, so a member in a network namespace is reached only at its own address),
@@ -112,8 +114,18 @@ public final class HazelcastMemberMain {
     MapConfig map = c.getMapConfig(o.get("--map"));
     map.setBackupCount(Integer.parseInt(o.getOrDefault("--backups", "1")));
     map.setAsyncBackupCount(0);
+    // the merge policies that compare entries (LatestUpdate, LatestAccess, HigherHits,
+    // ExpirationTime) refuse to start without per-entry statistics
+    map.setPerEntryStatsEnabled(true);
     if (o.containsKey("--merge-policy")) {
       map.getMergePolicyConfig().setPolicy(o.get("--merge-policy"));
+    }
+    if (o.containsKey("--split-brain-protection")) {
+      // the map refuses operations on a member whose cluster has fewer members than this
+      // (noticed only once the heartbeats have timed out)
+      c.addSplitBrainProtectionConfig(new SplitBrainProtectionConfig("partkit-protection", true,
+          Integer.parseInt(o.get("--split-brain-protection"))));
+      map.setSplitBrainProtectionName("partkit-protection");
     }
     String partitioning = o.getOrDefault("--partitioning", "hazelcast");
     if (partitioning.equals("partkit")) {

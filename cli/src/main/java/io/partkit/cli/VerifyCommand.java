@@ -33,7 +33,7 @@ final class VerifyCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--system", required = true, description = "kv (partkit's kvstore) or etcd.")
+  @Option(names = "--system", required = true, description = "kv (partkit's kvstore), etcd or hazelcast (5.7 members).")
   String system;
 
   @Option(names = "--nodes", description = "Data nodes (default: kv 5, etcd 3).")
@@ -41,7 +41,7 @@ final class VerifyCommand implements Callable<Integer> {
 
   @Option(names = "--nemesis", defaultValue = "", split = ",", paramLabel = "KIND",
       description = "Faults, comma-separated: kill, pause, partition (needs --runtime netns), "
-          + "membership and migration (kv). Default: none.")
+          + "membership (kv, hazelcast) and migration (kv). Default: none.")
   List<String> nemesis;
 
   @Option(names = "--time", defaultValue = "30s", paramLabel = "DURATION",
@@ -78,7 +78,10 @@ final class VerifyCommand implements Callable<Integer> {
   @Option(names = "--option", paramLabel = "KEY=VALUE",
       description = "A system option. kv: partitions=16, fault=ack-before-log, "
           + "serve-while-fenced or skip-epoch-check (deliberately broken nodes); etcd: "
-          + "etcd=PATH (the binary; default: found on PATH).")
+          + "etcd=PATH (the binary; default: found on PATH); hazelcast: "
+          + "partitioning=hazelcast|partkit, merge-policy=PutIfAbsentMergePolicy, backups=1, "
+          + "routing=smart|member, split-brain-protection=N, no-heartbeat-seconds=5, "
+          + "merge-first-seconds=5, merge-next-seconds=5 (see docs/harness.md).")
   Map<String, String> options = new LinkedHashMap<>();
 
   @Override

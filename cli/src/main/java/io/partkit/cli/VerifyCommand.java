@@ -34,7 +34,7 @@ final class VerifyCommand implements Callable<Integer> {
   CommandSpec spec;
 
   @Option(names = "--system", required = true,
-      description = "kv (partkit's kvstore), etcd, hazelcast or ignite.")
+      description = "kv (partkit's kvstore), etcd, hazelcast (5.7 members) or ignite (2.18 nodes).")
   String system;
 
   @Option(names = "--nodes", description = "Data nodes (default: kv 5, etcd 3).")
@@ -42,7 +42,7 @@ final class VerifyCommand implements Callable<Integer> {
 
   @Option(names = "--nemesis", defaultValue = "", split = ",", paramLabel = "KIND",
       description = "Faults, comma-separated: kill, pause, partition (needs --runtime netns), "
-          + "membership and migration (kv). Default: none.")
+          + "membership (kv, hazelcast) and migration (kv). Default: none.")
   List<String> nemesis;
 
   @Option(names = "--time", defaultValue = "30s", paramLabel = "DURATION",
@@ -79,7 +79,10 @@ final class VerifyCommand implements Callable<Integer> {
   @Option(names = "--option", paramLabel = "KEY=VALUE",
       description = "A system option. kv: partitions=16, fault=ack-before-log, "
           + "serve-while-fenced or skip-epoch-check (deliberately broken nodes); etcd: "
-          + "etcd=PATH (the binary; default: found on PATH).")
+          + "etcd=PATH (the binary; default: found on PATH); hazelcast: "
+          + "partitioning=hazelcast|partkit, merge-policy=PutIfAbsentMergePolicy, backups=1, "
+          + "routing=smart|member, split-brain-protection=N, no-heartbeat-seconds=5, "
+          + "merge-first-seconds=5, merge-next-seconds=5 (see docs/harness.md).")
   Map<String, String> options = new LinkedHashMap<>();
 
   @Override

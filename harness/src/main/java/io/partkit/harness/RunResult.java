@@ -2,10 +2,11 @@ package io.partkit.harness;
 
 import io.partkit.harness.check.LostWrites;
 import io.partkit.harness.check.RunStats;
+import io.partkit.harness.system.PlacementCheck;
 import io.partkit.verification.checker.Analysis;
 import io.partkit.verification.checker.Verdict;
 import java.nio.file.Path;
-import java.util.List;
+import java.util.Optional;
 
 /**
  * The outcome of one run.
@@ -20,16 +21,12 @@ import java.util.List;
  * @param stats availability and latency
  * @param runNanos how long the clients ran (all phases)
  * @param checkNanos how long checking took
- * @param placementProblems where the system's data is not where partkit's placement says
- *     ({@link io.partkit.harness.system.SystemUnderTest#placementProblems()}); empty when it is
+ * @param placement the system's placement check after the run, when it has one (a misplaced key
+ *     makes the run invalid)
  */
 public record RunResult(Verdict verdict, Path dir, int operations, int faults,
     Analysis linearizability, LostWrites.Result lostWrites, RunStats stats, long runNanos,
-    long checkNanos, List<String> placementProblems) {
-
-  public RunResult {
-    placementProblems = List.copyOf(placementProblems);
-  }
+    long checkNanos, Optional<PlacementCheck> placement) {
 
   /** The process exit code of {@code ./partkit verify}: 0 valid, 1 invalid, 2 unknown. */
   public int exitCode() {
@@ -48,6 +45,8 @@ public record RunResult(Verdict verdict, Path dir, int operations, int faults,
         operations / Math.max(1e-9, runNanos / 1e9), faults,
         linearizability.verdict().name().toLowerCase(java.util.Locale.ROOT),
         lostWrites.lost().size(), lostWrites.acknowledged(), lostWrites.unread().size(),
-        placementProblems.size(), checkNanos / 1e9, dir);
+        checkNanos / 1e9, dir) + placement.map(p -> String.format("; placement %s: %d checked, "
+            + "%d misplaced", p.ok() ? "holds" : "VIOLATED", p.checked(), p.misplaced().size()))
+            .orElse("");
   }
 }

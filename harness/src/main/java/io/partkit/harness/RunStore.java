@@ -102,6 +102,14 @@ final class RunStore {
         .append(", :invoke-index ").append(l.invokeIndex()).append(", :ok-index ")
         .append(l.okIndex()).append(", :why ").append(Values.toEdn(l.why())).append('}'));
     sb.append("]}");
+    r.placement().ifPresent(p -> {
+      sb.append("\n :placement {:valid? ").append(p.ok())
+          .append(", :rule ").append(Values.toEdn(p.rule()))
+          .append(", :checked ").append(p.checked())
+          .append(", :misplaced-count ").append(p.misplaced().size())
+          .append(", :misplaced ").append(Values.toEdn(p.misplaced().stream().limit(100)
+              .collect(Collectors.toList()))).append('}');
+    });
     sb.append("\n :stats {:ops ").append(r.operations())
         .append(", :ok ").append(s.total(OpType.OK))
         .append(", :fail ").append(s.total(OpType.FAIL))
@@ -112,8 +120,6 @@ final class RunStore {
         .append(", :p99 ").append(fmt(s.latencyMillis()[2]))
         .append(", :max ").append(fmt(s.latencyMillis()[3])).append("}")
         .append(", :by-f ").append(byF(s.counts())).append("}");
-    sb.append("\n :placement {:valid? ").append(r.placementProblems().isEmpty())
-        .append(", :problems ").append(Values.toEdn(r.placementProblems())).append('}');
     sb.append("\n :faults ").append(r.faults())
         .append("\n :run-seconds ").append(fmt(r.runNanos() / 1e9))
         .append("\n :check-seconds ").append(fmt(r.checkNanos() / 1e9))

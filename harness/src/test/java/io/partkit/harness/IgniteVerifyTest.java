@@ -30,7 +30,10 @@ class IgniteVerifyTest {
         .options(Map.of("affinity", "partkit-fixed")).build());
     assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(3);
     assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(100);
-    assertThat(r.placementProblems()).as("placement after the run").isEmpty();
+    assertThat(r.placement()).as("placement after the run").hasValueSatisfying(p -> {
+      assertThat(p.misplaced()).as(p.rule()).isEmpty();
+      assertThat(p.checked()).as("partitions checked").isEqualTo(64);
+    });
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
     String history = Files.readString(r.dir().resolve("history.edn"));
     assertThat(history).contains(":f :start-membership", ":f :start-kill");

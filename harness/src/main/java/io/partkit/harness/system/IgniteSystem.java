@@ -5,8 +5,6 @@ import io.partkit.harness.runtime.NodeRuntime;
 import io.partkit.harness.runtime.SetupException;
 import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
@@ -15,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -42,7 +41,7 @@ import java.util.stream.Collectors;
  * <p>Membership: a leave stops the node gracefully (Ignite's {@code GRACEFUL} shutdown policy:
  * it waits until the node's partitions have copies elsewhere), a join starts it again, so Ignite
  * rebalances partkit's placement both ways. After a run with partkit's affinity,
- * {@link #placementProblems()} compares every partition's owners with partkit's prediction.
+ * {@link #checkPlacement()} compares every partition's owners with partkit's prediction.
  *
  * <p>The harness has no Ignite client node (it would join the topology and, on {@code netns},
  * live outside the nodes' network); it asks nodes over their standard input instead (see
@@ -57,7 +56,6 @@ final class IgniteSystem implements SystemUnderTest {
   private static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(60);
   static final int PLACEMENT_SETTLE_SECONDS = 60;
   private static final Duration PLACEMENT_SETTLE = Duration.ofSeconds(PLACEMENT_SETTLE_SECONDS);
-  private static final String FLAGS_RESOURCE = "ignite-jvm.flags";
 
   private final Map<String, NodeProcess> processes = new ConcurrentHashMap<>();
   private final Map<String, List<String>> commands = new ConcurrentHashMap<>();
@@ -138,23 +136,12 @@ final class IgniteSystem implements SystemUnderTest {
     this.createdVersion = Long.parseLong(created.split(" ")[1]);
   }
 
-  /** The root pom's {@code ignite.jvm.opens}, filtered into a resource at build time. */
+  /** Ignite's Java 17 flags (see {@link JavaCommand#productFlags}) and two of the harness's. */
   static List<String> jvmFlags() {
-    try (InputStream in = IgniteSystem.class.getResourceAsStream(FLAGS_RESOURCE)) {
-      if (in == null) {
-        throw new IllegalStateException(FLAGS_RESOURCE + " is missing: build harness with Maven");
-      }
-      String text = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
-      if (text.contains("${")) {
-        throw new IllegalStateException(FLAGS_RESOURCE + " was not filtered: build with Maven");
-      }
-      List<String> flags = new ArrayList<>(Arrays.asList(text.split("\\s+")));
-      // no phone-home from test nodes; IPv4 as the runtimes' addresses are
-      flags.addAll(List.of("-DIGNITE_UPDATE_NOTIFIER=false", "-Djava.net.preferIPv4Stack=true"));
-      return flags;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    List<String> flags = JavaCommand.productFlags("ignite");
+    // no phone-home from test nodes; IPv4 as the runtimes' addresses are
+    flags.addAll(List.of("-DIGNITE_UPDATE_NOTIFIER=false", "-Djava.net.preferIPv4Stack=true"));
+    return flags;
   }
 
   private void startNode(String node) {
@@ -333,21 +320,23 @@ final class IgniteSystem implements SystemUnderTest {
    * Empty with Ignite's native affinity (nothing of partkit's to check).
    */
   @Override
-  public List<String> placementProblems() {
+  public Optional<PlacementCheck> checkPlacement() {
     if (affinity.equals("native")) {
-      return List.of();
+      return Optional.empty();
     }
     String strategy = affinity.substring("partkit-".length());
+    String rule = "partkit " + strategy + ", " + partitions + " partitions, " + backups
+        + " backups, replayed through every topology since the cache was created";
     long deadline = System.nanoTime() + PLACEMENT_SETTLE.toNanos();
     List<String> problems = List.of("no live node answered with its placement");
     while (System.nanoTime() < deadline) {
       problems = checkOnce(strategy);
       if (problems.isEmpty()) {
-        return problems;
+        break;
       }
-      sleep(1000);
+      sleep(1000); // Ignite reports the owners in force until rebalancing ends: poll, bounded
     }
-    return problems;
+    return Optional.of(new PlacementCheck(rule, partitions, problems));
   }
 
   private List<String> checkOnce(String strategy) {

@@ -1,5 +1,10 @@
 package io.partkit.harness.system;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Arrays;
+import java.util.Properties;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,10 +19,20 @@ final class JavaCommand {
    * serial collector with C1 only: a run puts several JVMs on two cores.
    */
   static List<String> of(String heap, Class<?> mainClass, List<String> args) {
+    return of(heap, List.of(), mainClass, args);
+  }
+
+  /**
+   * The same with extra JVM flags before the class path (e.g. the {@code --add-opens} a product
+   * asks for on Java 17).
+   */
+  static List<String> of(String heap, List<String> jvmFlags, Class<?> mainClass,
+      List<String> args) {
     List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx" + heap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k",
-        "-cp", classPath(), mainClass.getName()));
+        "-Xmx" + heap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k"));
+    cmd.addAll(jvmFlags);
+    cmd.addAll(List.of("-cp", classPath(), mainClass.getName()));
     cmd.addAll(args);
     return cmd;
   }
@@ -25,5 +40,31 @@ final class JavaCommand {
   /** Surefire hides the test class path in a property; elsewhere it is the JVM's own. */
   static String classPath() {
     return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+  }
+
+  /**
+   * The JVM flags a product asks for on Java 17 ({@code ignite} or {@code hazelcast}): the root
+   * pom's {@code <product>.jvm.opens}, filtered into {@code jvm-flags.properties} when the harness
+   * is built.
+   *
+   * @throws IllegalStateException when the resource is missing or was not filtered (classes built
+   *     outside Maven): a node without them fails in ways far harder to read
+   */
+  static List<String> productFlags(String product) {
+    Properties p = new Properties();
+    try (InputStream in = JavaCommand.class.getResourceAsStream("jvm-flags.properties")) {
+      if (in == null) {
+        throw new IllegalStateException("jvm-flags.properties is missing: build harness with Maven");
+      }
+      p.load(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    String flags = p.getProperty(product, "").trim();
+    if (flags.isEmpty() || flags.contains("${")) {
+      throw new IllegalStateException("jvm-flags.properties has no flags for " + product
+          + " (not filtered): build harness with Maven");
+    }
+    return new ArrayList<>(Arrays.asList(flags.split("\\s+")));
   }
 }

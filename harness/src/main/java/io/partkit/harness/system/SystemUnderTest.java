@@ -80,13 +80,13 @@ public interface SystemUnderTest extends AutoCloseable {
   default void awaitRecovered(Duration timeout) {}
 
   /**
-   * Whether the system keeps its data where partkit's placement says, checked after the final
-   * reads (faults healed, the cluster recovered): one line per problem, empty when the placement
-   * holds or the system has nothing of partkit's to check. The run stores them in
-   * {@code results.edn} ({@code :placement}) and any problem makes it invalid.
+   * Checks, after the run has recovered and every key was read, that the system stored each key
+   * where a placement rule predicts (for a system that runs partkit's placement inside a product:
+   * partkit's offline prediction against the live cluster). Empty when the system has no
+   * placement to check. A misplaced key makes the run invalid.
    */
-  default List<String> placementProblems() {
-    return List.of();
+  default Optional<PlacementCheck> checkPlacement() {
+    return Optional.empty();
   }
 
   /** A new client (one per worker). */

@@ -6,7 +6,7 @@ import java.util.List;
 public final class Systems {
 
   /** The names {@link #named} knows, in the order the command line lists them. */
-  public static final List<String> NAMES = List.of("kv", "etcd", "ignite");
+  public static final List<String> NAMES = List.of("kv", "etcd", "hazelcast", "ignite");
 
   private Systems() {}
 
@@ -21,6 +21,8 @@ public final class Systems {
         return new KvSystem();
       case "etcd":
         return new EtcdSystem();
+      case "hazelcast":
+        return new HazelcastSystem();
       case "ignite":
         return new IgniteSystem();
       default:

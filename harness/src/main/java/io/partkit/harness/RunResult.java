@@ -40,7 +40,7 @@ public record RunResult(Verdict verdict, Path dir, int operations, int faults,
   /** One line: verdict, operations, lost writes, timings. */
   public String summary() {
     return String.format("%s: %d ops (%.0f ops/s), %d faults, linearizable %s, %d of %d "
-            + "acknowledged writes lost, %d keys unread, %d placement problems, check %.3f s; %s",
+            + "acknowledged writes lost, %d keys unread, check %.3f s; %s",
         verdict.name().toLowerCase(java.util.Locale.ROOT), operations,
         operations / Math.max(1e-9, runNanos / 1e9), faults,
         linearizability.verdict().name().toLowerCase(java.util.Locale.ROOT),

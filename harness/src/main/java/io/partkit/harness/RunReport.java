@@ -2,6 +2,7 @@ package io.partkit.harness;
 
 import io.partkit.harness.check.LostWrites;
 import io.partkit.harness.check.RunStats;
+import io.partkit.harness.system.PlacementCheck;
 import io.partkit.verification.checker.Analysis;
 import io.partkit.verification.checker.KeyResult;
 import io.partkit.verification.checker.Verdict;
@@ -21,8 +22,8 @@ import java.util.Objects;
 /**
  * The run's {@code index.html}: one self-contained page (inline SVG and CSS, no script, no
  * external reference) with the verdict, a timeline of operations per worker with the nemesis
- * windows shaded, latency over time, throughput, the keys that failed, the lost writes, and the
- * checker's own picture of a counterexample.
+ * windows shaded, latency over time, throughput, the keys that failed, the lost writes, the
+ * placement check where the system has one, and the checker's own picture of a counterexample.
  */
 final class RunReport {
 
@@ -83,6 +84,7 @@ final class RunReport {
     throughput(h, r.stats(), windows, endTime);
     keys(h, r.linearizability());
     lost(h, r.lostWrites());
+    r.placement().ifPresent(p -> placement(h, p));
     counterexample(h, r.linearizability(), ops);
     h.append("<h2>Faults</h2><table><tr><th>from (s)</th><th>to (s)</th><th>fault</th></tr>");
     for (Window w : windows) {
@@ -300,6 +302,18 @@ final class RunReport {
           .append("</td><td>").append(l.okIndex()).append("</td><td>").append(esc(l.why()))
           .append("</td></tr>"));
       h.append("</table>");
+    }
+  }
+
+  private static void placement(StringBuilder h, PlacementCheck p) {
+    h.append("<h2>Placement</h2><p>").append(esc(p.rule())).append(": ").append(p.checked())
+        .append(" checked, <span class='").append(p.ok() ? "valid" : "invalid").append("'>")
+        .append(p.misplaced().size()).append(" misplaced</span>.</p>");
+    if (!p.ok()) {
+      h.append("<ul>");
+      p.misplaced().stream().limit(200).forEach(m -> h.append("<li>").append(esc(m))
+          .append("</li>"));
+      h.append("</ul>");
     }
   }
 

@@ -1,0 +1,98 @@
+package io.partkit.verification.bench;
+
+import io.partkit.verification.checker.Analysis;
+import io.partkit.verification.checker.CheckOptions;
+import io.partkit.verification.checker.Linearizability;
+import io.partkit.verification.checker.Verdict;
+import io.partkit.verification.model.Model;
+import io.partkit.verification.model.Models;
+import io.partkit.verification.report.CorpusTiming;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * partkit's side of the comparison with Porcupine ({@code tools/porcupine-compare}): the same
+ * histories, the same methodology, per-history TSV in the Go driver's columns plus partkit's
+ * verdict time. Corpora: {@code small} ({@link SmallCorpus}, as {@link SmallCorpusTiming}: warm-up,
+ * then measured rounds over all files), {@code scale} ({@link ExportHistories#scale()}: 2 warm-up
+ * and at most 5 measured rounds) and {@code etcd} (the Jepsen etcd logs of
+ * {@code data/histories/porcupine}, through {@link CorpusTiming#run}; its kv files are left out, the
+ * driver does not model them).
+ *
+ * <p>Run from the repository root:
+ * {@code java -cp verification/target/test-classes:verification/target/classes:$(cat /tmp/cp.txt)
+ * io.partkit.verification.bench.CompareTiming small,scale,etcd [warmup=100] [rounds=30]}
+ */
+public final class CompareTiming {
+  private CompareTiming() {}
+
+  public static void main(String[] args) throws Exception {
+    List<String> corpora = List.of((args.length > 0 ? args[0] : "small,scale,etcd").split(","));
+    int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 100;
+    int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 30;
+    List<String> rows = new ArrayList<>();
+    if (corpora.contains("small")) {
+      List<ExportHistories.Named> hs = new ArrayList<>();
+      for (SmallCorpus.Entry e : SmallCorpus.generate()) {
+        hs.add(new ExportHistories.Named(e.name(), e.history(), e.expected()));
+      }
+      rows.addAll(time("small", hs, warmup, rounds));
+    }
+    if (corpora.contains("scale")) {
+      rows.addAll(time("scale", ExportHistories.scale(), Math.min(warmup, 2), Math.min(rounds, 5)));
+    }
+    if (corpora.contains("etcd")) {
+      CorpusTiming.Result r = CorpusTiming.run(Path.of("data/histories/porcupine"), warmup, rounds);
+      for (CorpusTiming.FileTiming f : r.files()) {
+        if (f.path().contains("etcd_")) {
+          rows.add(String.format(Locale.ROOT, "etcd\t%s\t%s\t-\t%d\t%d\t%d", Path.of(f.path()).getFileName(),
+              f.verdict() == Verdict.VALID ? "valid" : "invalid", f.medianNanos(), f.minNanos(), f.verdictMedianNanos()));
+        }
+      }
+    }
+    System.out.printf(Locale.ROOT, "# partkit, java %s, %d cores, warm-up %d, rounds %d, load %.2f%n",
+        System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), warmup, rounds,
+        ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    System.out.println("corpus\tname\texpected\tevents\tmedian_ns\tbest_ns\tverdict_median_ns");
+    rows.forEach(System.out::println);
+  }
+
+  static List<String> time(String corpus, List<ExportHistories.Named> hs, int warmup, int rounds) {
+    Model<?> model = Models.casRegister(null);
+    CheckOptions options = CheckOptions.defaults();
+    int n = hs.size();
+    long[][] total = new long[n][rounds];
+    long[][] verdict = new long[n][rounds];
+    for (int r = 0; r < warmup + rounds; r++) {
+      for (int i = 0; i < n; i++) {
+        ExportHistories.Named e = hs.get(i);
+        long t0 = System.nanoTime();
+        Analysis a = Linearizability.check(model, e.history(), options);
+        long t = System.nanoTime() - t0;
+        if (a.verdict() != e.expected()) {
+          throw new IllegalStateException(e.name() + ": expected " + e.expected() + ", got " + a.verdict());
+        }
+        if (r >= warmup) {
+          total[i][r - warmup] = t;
+          verdict[i][r - warmup] = a.verdictNanos();
+        }
+      }
+    }
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      long[] t = total[i].clone();
+      Arrays.sort(t);
+      long[] v = verdict[i].clone();
+      Arrays.sort(v);
+      ExportHistories.Named e = hs.get(i);
+      out.add(String.format(Locale.ROOT, "%s\t%s\t%s\t%d\t%d\t%d\t%d", corpus, e.name(),
+          e.expected() == Verdict.VALID ? "valid" : "invalid", e.history().ops().size(), t[t.length / 2], t[0],
+          v[v.length / 2]));
+    }
+    return out;
+  }
+}

@@ -5,7 +5,6 @@ import io.partkit.verification.history.Op;
 import io.partkit.verification.history.OpType;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Objects;
 
@@ -56,7 +55,8 @@ final class KeySplit {
     ProcessTable open = new ProcessTable();
     int[] partOf = new int[n];
     int[] localAt = new int[n];
-    HashMap<Object, Integer> index = new HashMap<>();
+    ProcessTable index = new ProcessTable(); // key -> part (a process table maps any value to an int)
+    int nullPart = -1;
     List<Part> parts = new ArrayList<>();
     Op[] ops = historyOps.toArray(new Op[0]);
     for (int i = 0; i < n; i++) {
@@ -69,10 +69,14 @@ final class KeySplit {
           return null;
         }
         Object key = op.key();
-        Integer p = index.get(key);
-        if (p == null) {
+        int p = key == null ? nullPart : index.get(key);
+        if (p < 0) {
           p = parts.size();
-          index.put(key, p);
+          if (key == null) {
+            nullPart = p;
+          } else {
+            index.put(key, p);
+          }
           parts.add(new Part(key));
         }
         Part part = parts.get(p);

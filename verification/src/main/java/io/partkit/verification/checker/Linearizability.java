@@ -59,7 +59,7 @@ public final class Linearizability {
     Paired single = Paired.ofWellFormed(history.ops());
     boolean keyed = single == null && history.hasKeys();
     // keyed: one pass splits by key, tests well-formedness and pairs each key's operations
-    List<KeySplit.Part> parts = keyed ? KeySplit.ofWellFormed(history.ops()) : null;
+    List<KeySplit.Part> parts = keyed ? KeySplit.ofWellFormed(history.ops(), options.parallelism() > 1 ? POOL : null) : null;
     if (single == null && parts == null) {
       List<String> problems = history.validate();
       if (!problems.isEmpty()) {

@@ -83,6 +83,42 @@ final class ProcessTable {
     return -1;
   }
 
+  /** {@link #put(Object, int)} for the Long process {@code p}, without boxing. */
+  int put(long p, int at) {
+    if (p >= 0 && p < DIRECT_LIMIT) {
+      int d = (int) p;
+      if (d >= direct.length) {
+        int[] grown = newDirect(Math.max(d + 1, direct.length * 2));
+        System.arraycopy(direct, 0, grown, 0, direct.length);
+        direct = grown;
+      }
+      int previous = direct[d];
+      direct[d] = at;
+      return previous;
+    }
+    return putLong(p, at);
+  }
+
+  /** {@link #remove(Object)} for the Long process {@code p}, without boxing. */
+  int remove(long p) {
+    if (p >= 0 && p < DIRECT_LIMIT) {
+      int d = (int) p;
+      if (d >= direct.length) {
+        return -1;
+      }
+      int at = direct[d];
+      direct[d] = -1;
+      return at;
+    }
+    int i = findLong(p);
+    if (i < 0) {
+      return -1;
+    }
+    int at = longValues[i];
+    longValues[i] = -1;
+    return at;
+  }
+
   /** The process' open invocation, left in place, or -1 when there is none. */
   int get(Object process) {
     int d = directIndex(process);
@@ -113,8 +149,9 @@ final class ProcessTable {
   private int longSize;
 
   private static int longSlot(long p, int mask) {
-    int h = Long.hashCode(p) * 0x9E3779B9;
-    return (h ^ (h >>> 16)) & mask;
+    // the high half of the product depends on every bit of p: processes k * 1,000,000 + j all
+    // share their low bits, which clustered them with a multiply that kept the low half
+    return (int) ((p * 0x9E3779B97F4A7C15L) >>> 32) & mask;
   }
 
   private int findLong(long p) {

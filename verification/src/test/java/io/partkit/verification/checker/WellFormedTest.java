@@ -63,6 +63,12 @@ class WellFormedTest {
    * order, and says no exactly when validate() finds something, on keyed histories (with :info
    * and :fail operations) broken or not.
    */
+  private static final java.util.concurrent.ExecutorService POOL = java.util.concurrent.Executors.newFixedThreadPool(1, r -> {
+    Thread t = new Thread(r, "key-split-test");
+    t.setDaemon(true);
+    return t;
+  });
+
   @Test
   void keySplitPairsAsPairedOfAndAgreesWithValidate() {
     int broken = 0;
@@ -85,6 +91,8 @@ class WellFormedTest {
       boolean valid = g.validate().isEmpty();
       List<KeySplit.Part> parts = KeySplit.ofWellFormed(ops);
       assertThat(parts != null).as("seed %d", seed).isEqualTo(valid);
+      List<KeySplit.Part> inParallel = KeySplit.ofWellFormed(ops, POOL, 0);
+      assertThat(inParallel != null).as("in parallel, seed %d", seed).isEqualTo(valid);
       if (!valid) {
         broken++;
         continue;
@@ -93,6 +101,10 @@ class WellFormedTest {
       assertThat(parts).hasSize(keys.size());
       for (int k = 0; k < keys.size(); k++) {
         Paired x = parts.get(k).pair();
+        Paired z = inParallel.get(k).pair();
+        assertThat(z.ops()).containsExactly(x.ops());
+        assertThat(z.events()).containsExactly(x.events());
+        assertThat(z.info()).containsExactly(x.info());
         Paired y = Paired.of(keys.get(k).getValue());
         assertThat(parts.get(k).key).isEqualTo(keys.get(k).getKey());
         assertThat(x.ops()).as("seed %d key %d", seed, k).containsExactly(y.ops());

@@ -58,7 +58,9 @@ public final class Linearizability {
     // well-formedness; with keys a one-pass test runs first. validate() builds the messages.
     Paired single = Paired.ofWellFormed(history.ops());
     boolean keyed = single == null && history.hasKeys();
-    if (single == null && (!keyed || !WellFormed.quickly(history.ops()))) {
+    // keyed: one pass splits by key, tests well-formedness and pairs each key's operations
+    List<KeySplit.Part> parts = keyed ? KeySplit.ofWellFormed(history.ops(), options.parallelism() > 1 ? POOL : null) : null;
+    if (single == null && parts == null) {
       List<String> problems = history.validate();
       if (!problems.isEmpty()) {
         throw new InvalidHistoryException(history.source(), problems);
@@ -72,14 +74,16 @@ public final class Linearizability {
     AtomicInteger done = new AtomicInteger();
     MemoryGuard memory = new MemoryGuard(options.memoryFraction());
     List<Map.Entry<Object, List<Op>>> keys;
-    if (keyed) {
+    if (parts != null) {
+      keys = null;
+    } else if (keyed) {
       keys = new ArrayList<>(history.clientOpsByKey().entrySet());
     } else {
       List<Op> clients = single == null ? clientOps(history) : List.of(); // paired already
       boolean none = single == null ? clients.isEmpty() : single.invocations() == 0;
       keys = none ? List.of() : List.of(new AbstractMap.SimpleImmutableEntry<>(null, clients));
     }
-    int total = keys.size();
+    int total = parts != null ? parts.size() : keys.size();
     ProgressTicker ticker = new ProgressTicker(options, start, done, total, steps);
 
     // Keys share the threads in slices of search steps, round-robin, each key's slice growing by
@@ -89,7 +93,8 @@ public final class Linearizability {
     KeyResult[] results = new KeyResult[total];
     Queue<Slice> queue = new ConcurrentLinkedQueue<>();
     for (int i = 0; i < total; i++) {
-      queue.add(new Slice(i, keys.get(i).getKey(), keys.get(i).getValue()));
+      queue.add(parts != null ? new Slice(i, parts.get(i).key, null, parts.get(i))
+          : new Slice(i, keys.get(i).getKey(), keys.get(i).getValue(), null));
     }
     Slice[] slices = queue.toArray(new Slice[0]);
     if (single != null && total == 1) {
@@ -211,19 +216,22 @@ public final class Linearizability {
     final int index;
     final Object key;
     final List<Op> ops;
+    KeySplit.Part part; // or ops
     Paired paired;
     WglSearch<?> search;
     long budget = FIRST_SLICE;
 
-    Slice(int index, Object key, List<Op> ops) {
+    Slice(int index, Object key, List<Op> ops, KeySplit.Part part) {
       this.index = index;
       this.key = key;
       this.ops = ops;
+      this.part = part;
     }
 
     Paired paired() {
       if (paired == null) {
-        paired = Paired.of(ops);
+        paired = part != null ? part.pair() : Paired.of(ops);
+        part = null;
       }
       return paired;
     }

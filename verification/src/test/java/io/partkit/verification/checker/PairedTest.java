@@ -71,5 +71,29 @@ class PairedTest {
     assertThat(t.remove(70_000L)).isEqualTo(-1);
     assertThat(t.put(70_000L, 3)).isEqualTo(-1);
     assertThat(t.remove(70_000L)).isEqualTo(3);
+    assertThat(t.get(70_000L)).isEqualTo(-1);
+    // many large and negative Longs (the long-keyed table grows) and other values: get, put, remove agree with a map
+    java.util.Map<Object, Integer> ref = new java.util.HashMap<>();
+    java.util.Random rnd = new java.util.Random(3);
+    for (int i = 0; i < 20_000; i++) {
+      Object k = switch (rnd.nextInt(4)) {
+        case 0 -> (long) rnd.nextInt(200) * 1_000_003L - 50_000_000L;
+        case 1 -> (long) rnd.nextInt(100);
+        case 2 -> "s" + rnd.nextInt(50);
+        default -> java.util.List.of((long) rnd.nextInt(20));
+      };
+      int expected = ref.getOrDefault(k, -1);
+      switch (rnd.nextInt(3)) {
+        case 0 -> {
+          assertThat(t.put(k, i)).as("put %s", k).isEqualTo(expected);
+          ref.put(k, i);
+        }
+        case 1 -> {
+          assertThat(t.remove(k)).as("remove %s", k).isEqualTo(expected);
+          ref.put(k, -1);
+        }
+        default -> assertThat(t.get(k)).as("get %s", k).isEqualTo(expected);
+      }
+    }
   }
 }

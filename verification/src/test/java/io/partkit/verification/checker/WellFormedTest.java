@@ -47,6 +47,7 @@ class WellFormedTest {
       assertThat(WellFormed.quickly(ops)).as("seed %d: %s", seed, ops).isEqualTo(valid);
       boolean keyed = ops.stream().anyMatch(o -> o.isClient() && o.key() != null);
       assertThat(Paired.ofWellFormed(ops) != null).as("pairing, seed %d: %s", seed, ops).isEqualTo(valid && !keyed);
+      assertThat(KeySplit.ofWellFormed(ops) != null).as("split, seed %d: %s", seed, ops).isEqualTo(valid);
       if (valid) {
         fine++;
       } else {
@@ -55,6 +56,64 @@ class WellFormedTest {
     }
     assertThat(broken).isGreaterThan(1000);
     assertThat(fine).isGreaterThan(600);
+  }
+
+  /**
+   * KeySplit pairs each key as Paired.of pairs History.clientOpsByKey()'s lists, in the same key
+   * order, and says no exactly when validate() finds something, on keyed histories (with :info
+   * and :fail operations) broken or not.
+   */
+  private static final java.util.concurrent.ExecutorService POOL = java.util.concurrent.Executors.newFixedThreadPool(1, r -> {
+    Thread t = new Thread(r, "key-split-test");
+    t.setDaemon(true);
+    return t;
+  });
+
+  @Test
+  void keySplitPairsAsPairedOfAndAgreesWithValidate() {
+    int broken = 0;
+    for (long seed = 0; seed < 300; seed++) {
+      Random rnd = new Random(seed);
+      History h = io.partkit.verification.bench.CasHistories.keyed(seed, 1 + rnd.nextInt(12), 1 + rnd.nextInt(60),
+          1 + rnd.nextInt(6), 0.05);
+      List<Op> ops = new ArrayList<>(h.ops());
+      if (seed % 3 != 0) {
+        int i = rnd.nextInt(ops.size());
+        Op o = ops.get(i);
+        switch (rnd.nextInt(4)) {
+          case 0 -> ops.remove(i);
+          case 1 -> ops.add(rnd.nextInt(ops.size() + 1), o);
+          case 2 -> ops.set(i, new Op(o.index(), o.process(), o.type(), o.f(), o.value(), "other", -1, 0));
+          default -> ops.set(i, new Op(o.index(), ((Long) o.process()) + 1, o.type(), o.f(), o.value(), o.key(), -1, 0));
+        }
+      }
+      History g = History.of("h", ops);
+      boolean valid = g.validate().isEmpty();
+      List<KeySplit.Part> parts = KeySplit.ofWellFormed(ops);
+      assertThat(parts != null).as("seed %d", seed).isEqualTo(valid);
+      List<KeySplit.Part> inParallel = KeySplit.ofWellFormed(ops, POOL, 0);
+      assertThat(inParallel != null).as("in parallel, seed %d", seed).isEqualTo(valid);
+      if (!valid) {
+        broken++;
+        continue;
+      }
+      List<java.util.Map.Entry<Object, List<Op>>> keys = new ArrayList<>(g.clientOpsByKey().entrySet());
+      assertThat(parts).hasSize(keys.size());
+      for (int k = 0; k < keys.size(); k++) {
+        Paired x = parts.get(k).pair();
+        Paired z = inParallel.get(k).pair();
+        assertThat(z.ops()).containsExactly(x.ops());
+        assertThat(z.events()).containsExactly(x.events());
+        assertThat(z.info()).containsExactly(x.info());
+        Paired y = Paired.of(keys.get(k).getValue());
+        assertThat(parts.get(k).key).isEqualTo(keys.get(k).getKey());
+        assertThat(x.ops()).as("seed %d key %d", seed, k).containsExactly(y.ops());
+        assertThat(x.info()).as("seed %d key %d", seed, k).containsExactly(y.info());
+        assertThat(x.events()).as("seed %d key %d", seed, k).containsExactly(y.events());
+        assertThat(x.invocations()).isEqualTo(y.invocations());
+      }
+    }
+    assertThat(broken).isGreaterThan(50);
   }
 
   @Test

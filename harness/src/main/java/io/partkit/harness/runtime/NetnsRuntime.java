@@ -242,8 +242,17 @@ final class NetnsRuntime implements NodeRuntime {
     Pattern linkLine = Pattern.compile("^\\d+: ([^:@]+)[@:]", Pattern.MULTILINE);
     Matcher links = linkLine.matcher(run(ip, "-o", "link", "show"));
     while (links.find()) {
-      if (isStale(STALE_LINK.matcher(links.group(1)))) {
-        run(ip, "link", "del", links.group(1));
+      String link = links.group(1);
+      if (isStale(STALE_LINK.matcher(link))) {
+        try {
+          run(ip, "link", "del", link);
+        } catch (SetupException e) {
+          // Deleting the stale namespaces above frees their veth pairs asynchronously: the link
+          // may have vanished since it was listed, which is what we wanted.
+          if (exists(ip, "link", "show", link)) {
+            throw e;
+          }
+        }
       }
     }
   }

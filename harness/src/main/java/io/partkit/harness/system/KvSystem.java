@@ -10,7 +10,10 @@ import io.partkit.harness.runtime.NodeRuntime;
 import io.partkit.harness.runtime.SetupException;
 import io.partkit.kvstore.KvClient;
 import io.partkit.kvstore.KvException;
+import io.partkit.kvstore.KvNodeClient;
 import io.partkit.kvstore.KvNodeMain;
+import io.partkit.kvstore.PartitionState;
+import io.partkit.kvstore.PartitionStatus;
 import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -285,7 +288,72 @@ final class KvSystem implements SystemUnderTest {
       restart(n);
     }
     restart(COORDINATOR);
+    // One more round of the same membership: the coordinator rebalances (a no-op) and reconciles
+    // until quiet, with every node reachable again. Its last reconcile may have run while a node
+    // was cut off or paused, and nothing else would start another.
+    sendMembers();
     awaitSettled(timeout);
+    awaitServing(timeout);
+  }
+
+  /**
+   * Waits until every partition of the committed table is OWNED by its primary, which is what
+   * the final reads need. A partition that never gets there is a liveness problem of the store:
+   * its state on every node is written to {@code kv-partitions.txt} in the run directory, so an
+   * unread key in the results explains itself.
+   */
+  private void awaitServing(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    List<String> stuck = List.of();
+    while (System.nanoTime() < deadline) {
+      stuck = notServing();
+      if (stuck.isEmpty()) {
+        return;
+      }
+      try {
+        Thread.sleep(200); // polling the nodes within a deadline
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    try {
+      Files.write(context.dir().resolve("kv-partitions.txt"), stuck);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Partitions whose primary does not own them now, with every node's view of each. */
+  private List<String> notServing() {
+    PartitionAssignment t;
+    try {
+      t = table();
+    } catch (RuntimeException e) {
+      return List.of("no table: " + e.getMessage());
+    }
+    List<String> stuck = new ArrayList<>();
+    for (int p = 0; p < t.partitionCount(); p++) {
+      String primary = t.primary(p).value();
+      PartitionStatus s = status(primary, p);
+      if (s == null || s.state() != PartitionState.OWNED || s.epoch() > t.epoch()) {
+        StringBuilder line = new StringBuilder("partition " + p + " (table epoch " + t.epoch()
+            + ", primary " + primary + "):");
+        for (String n : nodes) {
+          line.append(' ').append(n).append('=').append(status(n, p));
+        }
+        stuck.add(line.toString());
+      }
+    }
+    return stuck;
+  }
+
+  private PartitionStatus status(String node, int partition) {
+    try (KvNodeClient c = KvNodeClient.connect(address(node), Duration.ofSeconds(2))) {
+      return c.status(partition);
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
   }
 
   @Override

@@ -116,4 +116,38 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
     }
     return new Paired(Arrays.copyOf(given, ids), Arrays.copyOf(info, ids), Arrays.copyOf(encoded, e), invocations);
   }
+
+  /**
+   * These operations without the :info ones {@code drop} names (positions in {@link #ops()};
+   * positions of :ok operations are ignored), renumbered in order; {@code invocations} is kept.
+   * This, unchanged, when nothing is dropped.
+   */
+  Paired without(java.util.BitSet drop) {
+    int n = ops.length;
+    int[] newId = new int[n];
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+      newId[i] = info[i] && drop.get(i) ? -1 : kept++;
+    }
+    if (kept == n) {
+      return this;
+    }
+    Op[] keptOps = new Op[kept];
+    boolean[] keptInfo = new boolean[kept];
+    for (int i = 0; i < n; i++) {
+      if (newId[i] >= 0) {
+        keptOps[newId[i]] = ops[i];
+        keptInfo[newId[i]] = info[i];
+      }
+    }
+    int[] keptEvents = new int[events.length];
+    int e = 0;
+    for (int ev : events) {
+      int id = newId[ev >>> 1];
+      if (id >= 0) {
+        keptEvents[e++] = (id << 1) | (ev & 1);
+      }
+    }
+    return new Paired(keptOps, keptInfo, Arrays.copyOf(keptEvents, e), invocations);
+  }
 }

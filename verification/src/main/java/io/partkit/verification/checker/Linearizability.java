@@ -7,7 +7,6 @@ import io.partkit.verification.history.Values;
 import io.partkit.verification.model.Model;
 import java.util.AbstractMap;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -242,7 +241,7 @@ public final class Linearizability {
       if (search == null) {
         // the model's reduction (e.g. unobserved :info writes of a register) before the search
         Paired p = paired();
-        search = new WglSearch(model, p.without(model.droppable(Arrays.asList(p.ops()))));
+        search = new WglSearch(model, p.reduced(model));
       }
       return search;
     }

@@ -118,6 +118,26 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
   }
 
   /**
+   * These operations without the :info ones the model says can be dropped
+   * ({@link io.partkit.verification.model.Model#droppable}); this when there are none.
+   */
+  Paired reduced(io.partkit.verification.model.Model<?> model) {
+    int n = ops.length;
+    int[] called = new int[n];
+    int[] returned = new int[n];
+    java.util.Arrays.fill(returned, Integer.MAX_VALUE);
+    for (int k = 0; k < events.length; k++) {
+      int ev = events[k];
+      if ((ev & 1) == 0) {
+        called[ev >>> 1] = k;
+      } else {
+        returned[ev >>> 1] = k;
+      }
+    }
+    return without(model.droppable(java.util.Arrays.asList(ops), called, returned));
+  }
+
+  /**
    * These operations without the :info ones {@code drop} names (positions in {@link #ops()};
    * positions of :ok operations are ignored), renumbered in order; {@code invocations} is kept.
    * This, unchanged, when nothing is dropped.

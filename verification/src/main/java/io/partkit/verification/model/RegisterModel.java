@@ -3,10 +3,10 @@ package io.partkit.verification.model;
 import io.partkit.verification.history.Op;
 import io.partkit.verification.history.OpType;
 import java.util.BitSet;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
+import java.util.Map;
 
 /**
  * register and cas-register: the state is the value itself (null for nil). What an :ok read of
@@ -77,30 +77,33 @@ final class RegisterModel implements Model<Object> {
   }
 
   /**
-   * Unobserved :info writes. An :info operation that writes a value {@code v} (a {@code write v},
-   * or a {@code cas [old v]}) whose {@code v} no other operation of the key observes can be left
-   * out of the search. Observing {@code v}: an :ok read returning {@code v} (under
-   * {@link NilReads#KNOSSOS} a read of nil observes nothing), or a cas, of any outcome, expecting
-   * {@code v} ({@code old == v}). Writes of {@code v} by other operations do not observe it.
+   * Unobserved :info writes. An :info operation w that writes a value {@code v} (a
+   * {@code write v}, or a {@code cas [old v]}) can be left out of the search when no other
+   * operation that could be linearized after w observes {@code v}. Observing {@code v}: an :ok
+   * read returning {@code v} (under {@link NilReads#KNOSSOS} a read of nil observes nothing), or
+   * a cas, of any outcome, expecting {@code v} ({@code old == v}); writes of {@code v} by other
+   * operations do not observe it. "Could be linearized after w": the operation did not return
+   * before w was invoked (:info operations never return, so they always could).
    *
    * <p>Why the verdict is unchanged. (1) Valid stays valid: take a linearization containing such
    * an op w (state s before it, v after). The operations linearized after w up to the next one
-   * that changes the state all leave the state at v, so none is an :ok read constraining the
-   * register (it would return v: an observation) nor a cas, which either expects v (an
-   * observation) or fails on v and is then illegal there; what remains are reads that constrain
-   * nothing (:info reads, and :ok reads of nil under KNOSSOS), legal in any state. The next
-   * state-changing operation is then a write, which overwrites the state whatever it was, or a
-   * cas expecting v (excluded), or there is none. Removing w therefore leaves every other
-   * operation's state the same (s up to the next write instead of v, which nothing between
-   * notices), so the order without w is a linearization of the reduced history. Several such
-   * ops are removed one at a time: removing one keeps the others unobserved. (2) Invalid stays
-   * invalid: w is :info, so a linearization of the reduced history is one of the full history in
-   * which w never took effect. Values equal to the initial state need no care: if observed they
-   * are kept, if not the argument holds as it stands. Nil is never dropped (kept conservatively).
+   * that changes the state all see the state v, so none is an :ok read constraining the register
+   * (it would return v, and being after w it did not return before w's call: an observation)
+   * nor a cas, which either expects v (the same) or fails on v and is then illegal there; what
+   * remains are reads that constrain nothing (:info reads, and :ok reads of nil under KNOSSOS),
+   * legal in any state. The next state-changing operation is then a write, which overwrites the
+   * state whatever it was, or a cas expecting v (excluded in the same way), or there is none.
+   * Removing w therefore leaves every other operation's state the same (s up to the next write
+   * instead of v, which nothing between notices), and removing an operation keeps real-time order,
+   * so the order without w is a linearization of the reduced history. Several such ops are
+   * removed one at a time: removing one changes no other's observers. (2) Invalid stays invalid:
+   * w is :info, so a linearization of the reduced history is one of the full history in which w
+   * never took effect. Values equal to the initial state need no care: if observed they are
+   * kept, if not the argument holds as it stands. Nil is never dropped (kept conservatively).
    * Any operation this model does not know, or a malformed cas, disables the reduction.
    */
   @Override
-  public BitSet droppable(List<Op> ops) {
+  public BitSet droppable(List<Op> ops, int[] called, int[] returned) {
     BitSet drop = new BitSet();
     boolean candidates = false;
     for (Op op : ops) {
@@ -112,32 +115,36 @@ final class RegisterModel implements Model<Object> {
     if (!candidates) {
       return drop;
     }
-    Set<Object> observed = new HashSet<>();
-    for (Op op : ops) {
+    Map<Object, Integer> lastObserver = new HashMap<>(); // value -> latest return of an observer
+    for (int i = 0; i < ops.size(); i++) {
+      Op op = ops.get(i);
       Object v = op.value();
+      Object seen;
       switch (op.f()) {
         case "read":
-          if (op.type() != OpType.INFO && nilReads.constrains(v)) {
-            observed.add(v);
+          if (op.type() == OpType.INFO || !nilReads.constrains(v)) {
+            continue;
           }
+          seen = v;
           break;
         case "write":
-          break;
+          continue;
         case "cas":
           if (!cas || !(v instanceof List) || ((List<?>) v).size() != 2) {
             return drop;
           }
-          observed.add(((List<?>) v).get(0));
+          seen = ((List<?>) v).get(0);
           break;
         default:
           return drop; // unknown operation: no reduction
       }
+      lastObserver.merge(seen, returned[i], Math::max);
     }
     for (int i = 0; i < ops.size(); i++) {
       Op op = ops.get(i);
       if (op.type() == OpType.INFO) {
         Object v = written(op);
-        if (v != null && !observed.contains(v)) {
+        if (v != null && lastObserver.getOrDefault(v, -1) < called[i]) {
           drop.set(i);
         }
       }

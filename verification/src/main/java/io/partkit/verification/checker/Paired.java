@@ -123,6 +123,13 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
    */
   Paired reduced(io.partkit.verification.model.Model<?> model) {
     int n = ops.length;
+    boolean anyInfo = false;
+    for (boolean b : info) {
+      anyInfo |= b;
+    }
+    if (!anyInfo) {
+      return this; // only :info operations can be dropped
+    }
     int[] called = new int[n];
     int[] returned = new int[n];
     java.util.Arrays.fill(returned, Integer.MAX_VALUE);

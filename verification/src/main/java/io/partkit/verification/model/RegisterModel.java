@@ -3,10 +3,8 @@ package io.partkit.verification.model;
 import io.partkit.verification.history.Op;
 import io.partkit.verification.history.OpType;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Objects;
-import java.util.Map;
 
 /**
  * register and cas-register: the state is the value itself (null for nil). What an :ok read of
@@ -105,18 +103,28 @@ final class RegisterModel implements Model<Object> {
   @Override
   public BitSet droppable(List<Op> ops, int[] called, int[] returned) {
     BitSet drop = new BitSet();
-    boolean candidates = false;
-    for (Op op : ops) {
-      if (op.type() == OpType.INFO && written(op) != null) {
-        candidates = true;
-        break;
+    // the distinct values written by :info operations (few): no hashing, no boxing
+    int n = ops.size();
+    Object[] values = null;
+    int distinct = 0;
+    for (int i = 0; i < n; i++) {
+      Op op = ops.get(i);
+      Object v;
+      if (op.type() == OpType.INFO && (v = written(op)) != null && indexOf(values, distinct, v) < 0) {
+        if (values == null) {
+          values = new Object[Math.min(n, 8)];
+        } else if (distinct == values.length) {
+          values = java.util.Arrays.copyOf(values, Math.min(n, distinct * 2));
+        }
+        values[distinct++] = v;
       }
     }
-    if (!candidates) {
+    if (distinct == 0) {
       return drop;
     }
-    Map<Object, Integer> lastObserver = new HashMap<>(); // value -> latest return of an observer
-    for (int i = 0; i < ops.size(); i++) {
+    int[] lastObserver = new int[distinct]; // per value: the latest return of an observer, or -1
+    java.util.Arrays.fill(lastObserver, -1);
+    for (int i = 0; i < n; i++) {
       Op op = ops.get(i);
       Object v = op.value();
       Object seen;
@@ -138,18 +146,28 @@ final class RegisterModel implements Model<Object> {
         default:
           return drop; // unknown operation: no reduction
       }
-      lastObserver.merge(seen, returned[i], Math::max);
+      int k = indexOf(values, distinct, seen);
+      if (k >= 0 && returned[i] > lastObserver[k]) {
+        lastObserver[k] = returned[i];
+      }
     }
-    for (int i = 0; i < ops.size(); i++) {
+    for (int i = 0; i < n; i++) {
       Op op = ops.get(i);
-      if (op.type() == OpType.INFO) {
-        Object v = written(op);
-        if (v != null && lastObserver.getOrDefault(v, -1) < called[i]) {
-          drop.set(i);
-        }
+      Object v;
+      if (op.type() == OpType.INFO && (v = written(op)) != null && lastObserver[indexOf(values, distinct, v)] < called[i]) {
+        drop.set(i);
       }
     }
     return drop;
+  }
+
+  private static int indexOf(Object[] values, int count, Object v) {
+    for (int k = 0; k < count; k++) {
+      if (values[k].equals(v)) {
+        return k;
+      }
+    }
+    return -1;
   }
 
   /** The value an operation writes (write v, cas [old v]), or null (none, nil, or malformed). */

@@ -22,7 +22,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * rich in :info and never-completed writes and cas over few, reused values (so written values are
  * often written twice, equal the initial state, or are a crashed cas's expected value), with
  * corrupted results so that both verdicts occur. 0 disagreements, under both readings of nil;
- * and the reduction must really drop operations in many of them.
+ * and the reduction must really drop operations in many of them. The checker applies it only to
+ * keys not decided within {@code Linearizability.REDUCE_AFTER} steps; here it is applied before
+ * the search and after 3 steps (a restart).
  */
 class InfoWritesDifferentialTest {
   private static final int HISTORIES = 1500;
@@ -45,9 +47,18 @@ class InfoWritesDifferentialTest {
     for (long seed = firstSeed; seed < firstSeed + HISTORIES; seed++) {
       History h = generate(seed, cas, init);
       boolean expected = BruteForce.linearizable(reference, h, wildcard);
-      Analysis a = Linearizability.check(model, h, sequential);
+      // reduced before the search, and after a few steps of an unreduced search (then restarted)
+      Analysis a = Linearizability.check(model, h, sequential, 0);
       assertThat(a.verdict()).as("%s seed %d: %s", name, seed, h.ops())
           .isEqualTo(expected ? Verdict.VALID : Verdict.INVALID);
+      Analysis later = Linearizability.check(model, h, sequential, 3);
+      assertThat(later.verdict()).as("%s seed %d (reduced after 3 steps): %s", name, seed, h.ops())
+          .isEqualTo(expected ? Verdict.VALID : Verdict.INVALID);
+      if (expected) {
+        assertThat(Replay.replays(model, later.keys().get(0).linearization())).as("%s seed %d", name, seed).isTrue();
+      } else {
+        assertThat(later.failure().orElseThrow().evidence()).as("%s seed %d", name, seed).isNotNull();
+      }
       Paired p = Paired.of(h.ops());
       if (p.reduced(model).ops().length < p.ops().length) {
         reduced++;

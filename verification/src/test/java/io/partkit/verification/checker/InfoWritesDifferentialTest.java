@@ -59,6 +59,14 @@ class InfoWritesDifferentialTest {
       } else {
         assertThat(later.failure().orElseThrow().evidence()).as("%s seed %d", name, seed).isNotNull();
       }
+      // keyed: this history under key "a" and the next seed's under key "b", two threads sharing
+      // the keys in slices, reduced after 3 steps
+      History h2 = generate(seed + HISTORIES, cas, init);
+      boolean expected2 = BruteForce.linearizable(reference, h2, wildcard);
+      Analysis keyed = Linearizability.check(model, keyed(h, h2), CheckOptions.defaults().withParallelism(2)
+          .withStopOnFirstInvalid(false), 3);
+      assertThat(keyed.verdict()).as("%s seeds %d and %d keyed", name, seed, seed + HISTORIES)
+          .isEqualTo(expected && expected2 ? Verdict.VALID : Verdict.INVALID);
       Paired p = Paired.of(h.ops());
       if (p.reduced(model).ops().length < p.ops().length) {
         reduced++;
@@ -161,5 +169,17 @@ class InfoWritesDifferentialTest {
       }
     }
     return History.of("seed " + seed, ops);
+  }
+
+  /** a's operations under key "a", then b's under key "b" with other process numbers. */
+  private static History keyed(History a, History b) {
+    List<Op> ops = new ArrayList<>();
+    for (Op o : a.ops()) {
+      ops.add(new Op(ops.size(), o.process(), o.type(), o.f(), o.value(), "a", -1, 0));
+    }
+    for (Op o : b.ops()) {
+      ops.add(new Op(ops.size(), 1000L + ((Number) o.process()).longValue(), o.type(), o.f(), o.value(), "b", -1, 0));
+    }
+    return History.of("keyed", ops);
   }
 }

@@ -116,4 +116,65 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
     }
     return new Paired(Arrays.copyOf(given, ids), Arrays.copyOf(info, ids), Arrays.copyOf(encoded, e), invocations);
   }
+
+  /**
+   * These operations without the :info ones the model says can be dropped
+   * ({@link io.partkit.verification.model.Model#droppable}); this when there are none.
+   */
+  Paired reduced(io.partkit.verification.model.Model<?> model) {
+    int n = ops.length;
+    boolean anyInfo = false;
+    for (boolean b : info) {
+      anyInfo |= b;
+    }
+    if (!anyInfo) {
+      return this; // only :info operations can be dropped
+    }
+    int[] called = new int[n];
+    int[] returned = new int[n];
+    java.util.Arrays.fill(returned, Integer.MAX_VALUE);
+    for (int k = 0; k < events.length; k++) {
+      int ev = events[k];
+      if ((ev & 1) == 0) {
+        called[ev >>> 1] = k;
+      } else {
+        returned[ev >>> 1] = k;
+      }
+    }
+    return without(model.droppable(java.util.Arrays.asList(ops), called, returned));
+  }
+
+  /**
+   * These operations without the :info ones {@code drop} names (positions in {@link #ops()};
+   * positions of :ok operations are ignored), renumbered in order; {@code invocations} is kept.
+   * This, unchanged, when nothing is dropped.
+   */
+  Paired without(java.util.BitSet drop) {
+    int n = ops.length;
+    int[] newId = new int[n];
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+      newId[i] = info[i] && drop.get(i) ? -1 : kept++;
+    }
+    if (kept == n) {
+      return this;
+    }
+    Op[] keptOps = new Op[kept];
+    boolean[] keptInfo = new boolean[kept];
+    for (int i = 0; i < n; i++) {
+      if (newId[i] >= 0) {
+        keptOps[newId[i]] = ops[i];
+        keptInfo[newId[i]] = info[i];
+      }
+    }
+    int[] keptEvents = new int[events.length];
+    int e = 0;
+    for (int ev : events) {
+      int id = newId[ev >>> 1];
+      if (id >= 0) {
+        keptEvents[e++] = (id << 1) | (ev & 1);
+      }
+    }
+    return new Paired(keptOps, keptInfo, Arrays.copyOf(keptEvents, e), invocations);
+  }
 }

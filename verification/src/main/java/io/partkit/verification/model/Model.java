@@ -1,6 +1,8 @@
 package io.partkit.verification.model;
 
 import io.partkit.verification.history.Op;
+import java.util.BitSet;
+import java.util.List;
 
 /**
  * A sequential specification: an initial state and a pure step function, as in Knossos'
@@ -46,5 +48,24 @@ public interface Model<S> {
    */
   default boolean isReadOnly(Op op) {
     return false;
+  }
+
+  /**
+   * An optional reduction that makes the search smaller: the positions in {@code ops} of
+   * operations that can be left out of the search without changing the verdict. {@code ops} is
+   * one key's history as the search is given it (an {@code :ok} operation as its completion, an
+   * {@code :info} or never-completed one as its invocation with type
+   * {@link io.partkit.verification.history.OpType#INFO}; {@code :fail} operations already left
+   * out), in invocation order; {@code called[i]} and {@code returned[i]} are the positions of
+   * operation i's invocation and completion among the key's events ({@code returned[i]} is
+   * {@link Integer#MAX_VALUE} for an :info operation), so that operation j cannot be linearized
+   * after operation i when {@code returned[j] < called[i]}. The checker honours only positions
+   * of {@code :info} operations (those may never have happened); the promise is that the rest of
+   * the history is linearizable with them iff it is without them. A wrong promise makes verdicts
+   * wrong; the default, nothing, is always safe. Evidence for an invalid history then omits the
+   * dropped operations.
+   */
+  default BitSet droppable(List<Op> ops, int[] called, int[] returned) {
+    return new BitSet();
   }
 }

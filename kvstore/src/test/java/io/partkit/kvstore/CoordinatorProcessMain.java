@@ -90,8 +90,9 @@ public final class CoordinatorProcessMain {
 
   /** Reconciles until no node holds a partition in transit (a bounded number of rounds). */
   private static void awaitQuiet(KvMigrationExecutor executor, Map<NodeId, String> members)
-      throws IOException {
+      throws IOException, InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    long backoffMillis = 1;
     while (true) {
       executor.reconcile();
       List<String> transit = new ArrayList<>();
@@ -112,7 +113,11 @@ public final class CoordinatorProcessMain {
         throw new IllegalStateException("nodes still hold partitions in transit after 60 s: "
             + transit);
       }
-      Thread.onSpinWait();
+      // Poll, do not spin: every round opens a connection to every node, and a spinning loop
+      // opens thousands a second, whose TIME_WAIT sockets can exhaust loopback's ports and make
+      // the very calls that would finish the move fail.
+      Thread.sleep(backoffMillis);
+      backoffMillis = Math.min(200, backoffMillis * 2);
     }
   }
 }

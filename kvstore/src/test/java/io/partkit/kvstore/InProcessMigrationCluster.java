@@ -116,6 +116,15 @@ final class InProcessMigrationCluster implements MigrationCluster {
     }
   }
 
+  private static void sleepQuietly(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting", e);
+    }
+  }
+
   private void awaitOwned(NodeId node, int partition) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
@@ -129,7 +138,7 @@ final class InProcessMigrationCluster implements MigrationCluster {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(node + " did not start serving partition " + partition);
       }
-      Thread.onSpinWait();
+      sleepQuietly(5); // poll: each round is a request to the node, and spinning takes a core
     }
   }
 

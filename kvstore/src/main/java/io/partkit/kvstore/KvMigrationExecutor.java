@@ -351,8 +351,16 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
           claimed.add(key(s.partition(), s.epoch()));
           continue;
         }
-        boolean committed = s.epoch() <= epoch && table.primary(s.partition()).equals(node)
-            && s.state() == PartitionState.RECEIVED;
+        boolean committedHere = s.epoch() <= epoch && table.primary(s.partition()).equals(node);
+        if (committedHere && s.state() == PartitionState.RECEIVING) {
+          // The table commits this node as the owner, which happens only after its copy was
+          // acknowledged (RECEIVED): the listing, taken before the store was read, is older than
+          // the commit. Aborting here would throw away the committed owner's data and leave the
+          // partition with no owner that serves it; the next round activates it.
+          claimed.add(key(s.partition(), s.epoch()));
+          continue;
+        }
+        boolean committed = committedHere && s.state() == PartitionState.RECEIVED;
         byte op = committed ? Wire.ACTIVATE : Wire.ABORT;
         if (tryCall(node, op, s.partition(), s.epoch())) {
           ops++;

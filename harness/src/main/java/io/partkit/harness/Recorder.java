@@ -35,10 +35,6 @@ final class Recorder {
     return op;
   }
 
-  synchronized int size() {
-    return ops.size();
-  }
-
   synchronized List<Op> ops() {
     return List.copyOf(ops);
   }

@@ -73,9 +73,6 @@ public final class Verifier {
   public static RunResult run(VerifySpec spec, PrintStream progress) {
     SystemUnderTest system = Systems.named(spec.system());
     List<Nemesis> nemeses = spec.nemeses().stream().map(Nemeses::named).toList();
-    if (!Runtimes.NAMES.contains(spec.runtime())) {
-      Runtimes.named(spec.runtime(), spec.store()); // throws with the known names
-    }
     Path dir = runDirectory(spec);
     NodeRuntime runtime;
     try {

@@ -230,11 +230,6 @@ final class KvSystem implements SystemUnderTest {
     }
   }
 
-  /** The nodes now in the cluster (the others left and may join again). */
-  Set<String> members() {
-    return Set.copyOf(members);
-  }
-
   private void sendMembers() {
     NodeProcess c = processes.get(COORDINATOR);
     if (c == null || !c.isAlive()) {

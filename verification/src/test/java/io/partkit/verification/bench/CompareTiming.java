@@ -1,11 +1,6 @@
 package io.partkit.verification.bench;
 
-import io.partkit.verification.checker.Analysis;
-import io.partkit.verification.checker.CheckOptions;
-import io.partkit.verification.checker.Linearizability;
 import io.partkit.verification.checker.Verdict;
-import io.partkit.verification.model.Model;
-import io.partkit.verification.model.Models;
 import io.partkit.verification.report.CorpusTiming;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -62,26 +57,11 @@ public final class CompareTiming {
   }
 
   static List<String> time(String corpus, List<ExportHistories.Named> hs, int warmup, int rounds) {
-    Model<?> model = Models.casRegister(null);
-    CheckOptions options = CheckOptions.defaults();
     int n = hs.size();
-    long[][] total = new long[n][rounds];
-    long[][] verdict = new long[n][rounds];
-    for (int r = 0; r < warmup + rounds; r++) {
-      for (int i = 0; i < n; i++) {
-        ExportHistories.Named e = hs.get(i);
-        long t0 = System.nanoTime();
-        Analysis a = Linearizability.check(model, e.history(), options);
-        long t = System.nanoTime() - t0;
-        if (a.verdict() != e.expected()) {
-          throw new IllegalStateException(e.name() + ": expected " + e.expected() + ", got " + a.verdict());
-        }
-        if (r >= warmup) {
-          total[i][r - warmup] = t;
-          verdict[i][r - warmup] = a.verdictNanos();
-        }
-      }
-    }
+    RoundTiming.Timings timings = RoundTiming.measure(hs.stream()
+        .map(e -> new RoundTiming.Case(e.name(), e.history(), e.expected())).toList(), warmup, rounds);
+    long[][] total = timings.total();
+    long[][] verdict = timings.verdict();
     List<String> out = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       long[] t = total[i].clone();

@@ -1,13 +1,12 @@
 package io.partkit.verification.bench;
 
-import io.partkit.verification.checker.Analysis;
 import io.partkit.verification.checker.CheckOptions;
 import io.partkit.verification.checker.Linearizability;
+import io.partkit.verification.model.Models;
 import io.partkit.verification.history.History;
 import io.partkit.verification.history.Op;
 import io.partkit.verification.history.OpType;
 import io.partkit.verification.model.Model;
-import io.partkit.verification.model.Models;
 import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.List;
@@ -44,28 +43,12 @@ public final class SmallCorpusTiming {
     int warmup = args.length > 0 ? Integer.parseInt(args[0]) : 100;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
     List<SmallCorpus.Entry> corpus = SmallCorpus.generate();
-    Model<?> model = Models.casRegister(null);
-    CheckOptions options = CheckOptions.defaults();
     int n = corpus.size();
-    long[][] total = new long[n][rounds];
-    long[][] verdict = new long[n][rounds];
-    long[][] evidence = new long[n][rounds];
-    for (int r = 0; r < warmup + rounds; r++) {
-      for (int i = 0; i < n; i++) {
-        SmallCorpus.Entry e = corpus.get(i);
-        long t0 = System.nanoTime();
-        Analysis a = Linearizability.check(model, e.history(), options);
-        long t = System.nanoTime() - t0;
-        if (a.verdict() != e.expected()) {
-          throw new IllegalStateException(e.name() + ": expected " + e.expected() + ", got " + a.verdict());
-        }
-        if (r >= warmup) {
-          total[i][r - warmup] = t;
-          verdict[i][r - warmup] = a.verdictNanos();
-          evidence[i][r - warmup] = a.evidenceNanos();
-        }
-      }
-    }
+    RoundTiming.Timings timings = RoundTiming.measure(corpus.stream()
+        .map(e -> new RoundTiming.Case(e.name(), e.history(), e.expected())).toList(), warmup, rounds);
+    long[][] total = timings.total();
+    long[][] verdict = timings.verdict();
+    long[][] evidence = timings.evidence();
     double sumTotal = 0;
     double sumVerdict = 0;
     double worstInvalidVerdict = 0;
@@ -102,7 +85,8 @@ public final class SmallCorpusTiming {
         worstInvalidName, worstInvalidVerdict, worstInvalidEvidence, PORCUPINE_INVALID_MS, PORCUPINE_INVALID_MS / 2,
         worstInvalidVerdict <= PORCUPINE_INVALID_MS / 2 ? "ok" : "OVER");
     System.out.printf(Locale.ROOT, "fixed cost per check: one key %.1f us, two keys (pool) %.1f us%n",
-        fixedCost(model, options, false) / 1e3, fixedCost(model, options, true) / 1e3);
+        fixedCost(Models.casRegister(null), CheckOptions.defaults(), false) / 1e3,
+        fixedCost(Models.casRegister(null), CheckOptions.defaults(), true) / 1e3);
   }
 
   /** Median time to check a history of one :ok write, on one key or on two. */

@@ -178,7 +178,10 @@ class EtcdSystemTest {
 
         writeUntilOk(client, 3, 4);
         system.awaitRecovered(LONG);
-        assertThat(client.invoke(read(3))).isEqualTo(Outcome.ok(4L));
+        // The unknown write may still take effect after the later one: etcd received it, and a
+        // proposal forwarded to a paused leader can be ordered after a write sent once it resumed.
+        // Linearizability allows both values (Jepsen's :info semantics); it forbids 1 or an error.
+        assertThat(client.invoke(read(3))).isIn(Outcome.ok(4L), Outcome.ok(2L));
       }
     } finally {
       system.close();

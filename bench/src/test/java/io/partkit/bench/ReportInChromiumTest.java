@@ -100,13 +100,21 @@ class ReportInChromiumTest {
     return new ProcessBuilder(command).start();
   }
 
+  /**
+   * The first of {@code chromium} (Debian) and {@code chromium-browser} (Ubuntu) on the
+   * {@code PATH}: the same lookup as {@code .ci/run}'s {@code command -v}, so CI installs Chromium
+   * exactly when this test would not find it.
+   */
   private static Path findChromium() {
-    for (String candidate : List.of("/usr/bin/chromium", "/usr/bin/chromium-browser")) {
-      if (Files.isExecutable(Path.of(candidate))) {
-        return Path.of(candidate);
+    String path = System.getenv().getOrDefault("PATH", "");
+    for (String name : List.of("chromium", "chromium-browser")) {
+      for (String dir : path.split(java.io.File.pathSeparator)) {
+        if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, name))) {
+          return Path.of(dir, name);
+        }
       }
     }
-    String message = "chromium not found (install it: apt-get install chromium)";
+    String message = "chromium not found on the PATH (install it: apt-get install chromium)";
     if ("true".equals(System.getenv("CI"))) {
       throw new AssertionError(message + "; CI=true requires it");
     }

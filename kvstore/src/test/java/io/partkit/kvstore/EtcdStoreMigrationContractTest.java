@@ -3,11 +3,13 @@ package io.partkit.kvstore;
 import io.partkit.coordinator.etcd.EtcdMetadataStores;
 import io.partkit.testkit.EtcdCluster;
 import io.partkit.testkit.MigrationExecutorContractKit;
+import io.partkit.testkit.RequiresEtcd;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -15,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * per test). Without the etcd binary this fails under {@code CI=true} and is skipped elsewhere
  * (see {@link EtcdCluster}).
  */
+@ExtendWith(RequiresEtcd.class)
 class EtcdStoreMigrationContractTest extends MigrationExecutorContractKit {
 
   private static final AtomicInteger PREFIXES = new AtomicInteger();
@@ -38,6 +41,7 @@ class EtcdStoreMigrationContractTest extends MigrationExecutorContractKit {
   protected MigrationCluster newCluster() throws Exception {
     return new InProcessMigrationCluster(EtcdMetadataStores.builder()
         .endpoints(etcd.allEndpoints()).prefix("/kvstore/test-" + PREFIXES.incrementAndGet())
+        .connectTimeout(Duration.ofSeconds(30))
         .leaderTtl(Duration.ofSeconds(2)).build(), dir);
   }
 }

@@ -6,6 +6,7 @@ import io.partkit.spi.Coordinator;
 import io.partkit.testkit.CoordinatorContractKit;
 import io.partkit.testkit.CoordinatorSettings;
 import io.partkit.testkit.EtcdCluster;
+import io.partkit.testkit.RequiresEtcd;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,11 +14,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The coordinator contract on one real etcd member: each coordinator gets its own client (as
  * separate processes would), all of one test share a key prefix.
  */
+@ExtendWith(RequiresEtcd.class)
 class EtcdCoordinatorTest extends CoordinatorContractKit {
 
   private static EtcdCluster etcd;
@@ -41,7 +44,8 @@ class EtcdCoordinatorTest extends CoordinatorContractKit {
   @Override
   protected Coordinator createCoordinator(CoordinatorSettings s) {
     MetadataStore store = EtcdMetadataStores.builder().endpoints(etcd.allEndpoints())
-        .prefix(prefix).leaderTtl(Duration.ofSeconds(2)).build();
+        .prefix(prefix).connectTimeout(Duration.ofSeconds(30)).leaderTtl(Duration.ofSeconds(2))
+        .build();
     stores.add(store);
     return KitCoordinators.build(store, s);
   }

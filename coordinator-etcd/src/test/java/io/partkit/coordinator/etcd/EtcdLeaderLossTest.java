@@ -14,6 +14,7 @@ import io.partkit.testkit.CoordinatorSettings;
 import io.partkit.testkit.EtcdCluster;
 import io.partkit.testkit.ManualClock;
 import io.partkit.testkit.RecordingMigrationExecutor;
+import io.partkit.testkit.RequiresEtcd;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,17 +27,26 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Faults on a real 3-member etcd cluster: the raft leader is killed with SIGKILL in the middle of
  * a rebalance (after the migrations were recorded, before the table is committed), and a
  * coordinator's session ends while a migration is in flight.
  */
+@ExtendWith(RequiresEtcd.class)
 class EtcdLeaderLossTest {
 
+  /** Waits for conditions: generous, since CI machines may be busy (load averages of 30 seen). */
+  private static final Duration DEADLINE = Duration.ofSeconds(60);
+
+  // Neither test waits for a lease to expire, so the TTL only has to outlast a busy machine's
+  // scheduling hiccups (at 2 s a starved keep-alive cost the leader its lease under load); the
+  // connect timeout likewise (the default 5 s failed "cannot reach etcd" on a loaded machine).
   private static MetadataStore store(EtcdCluster etcd, String prefix) {
     return EtcdMetadataStores.builder().endpoints(etcd.allEndpoints()).prefix(prefix)
-        .leaderTtl(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(20)).build();
+        .connectTimeout(DEADLINE).leaderTtl(Duration.ofSeconds(5))
+        .requestTimeout(Duration.ofSeconds(20)).build();
   }
 
   @Test
@@ -81,7 +91,7 @@ class EtcdLeaderLossTest {
           assertThat(killed.get()).as("the leader was killed mid-rebalance").isNotNull();
           assertThat(etcd.endpoints()).hasSize(2).doesNotContain(killed.get());
           long last = read.get(read.size() - 1);
-          long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+          long deadline = System.nanoTime() + DEADLINE.toNanos();
           while ((watched.isEmpty() || watched.get(watched.size() - 1) < last)
               && System.nanoTime() < deadline) {
             Thread.sleep(10); // polling interval
@@ -121,14 +131,14 @@ class EtcdLeaderLossTest {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
           Future<RebalancePlan> running = pool.submit(leader::rebalance);
-          long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+          long deadline = System.nanoTime() + DEADLINE.toNanos();
           while (stuck.heldCount() < 2 && System.nanoTime() < deadline) {
             Thread.sleep(5); // polling interval
           }
           assertThat(stuck.heldCount()).isEqualTo(2);
           assertThat(standbyStore.read().pending()).hasSize(2);
           leaderStore.close(); // the leader's etcd session ends: its lease goes, the key goes
-          deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+          deadline = System.nanoTime() + DEADLINE.toNanos();
           while (standbyStore.read().epoch() == before && System.nanoTime() < deadline) {
             Thread.sleep(10); // polling interval
           }
@@ -141,7 +151,7 @@ class EtcdLeaderLossTest {
           }
           assertThat(standbyStore.read().pending()).isEmpty();
           leader.close();
-          assertThat(running).failsWithin(Duration.ofSeconds(20));
+          assertThat(running).failsWithin(DEADLINE);
           // the new leader finishes the rebalance the old one started
           RebalancePlan rest = standby.rebalance();
           assertThat(rest.migrations()).doesNotContainAnyElementsOf(stuck.migrated());

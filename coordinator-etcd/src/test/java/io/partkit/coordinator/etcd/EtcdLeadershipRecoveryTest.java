@@ -3,8 +3,8 @@ package io.partkit.coordinator.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.coordinator.ClusterCoordinator;
-import io.partkit.coordinator.Leadership;
 import io.partkit.coordinator.KitCoordinators;
+import io.partkit.coordinator.Leadership;
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.spi.Member;
 import io.partkit.spi.PartitionAssignment;
@@ -13,11 +13,13 @@ import io.partkit.testkit.CoordinatorSettings;
 import io.partkit.testkit.EtcdCluster;
 import io.partkit.testkit.ManualClock;
 import io.partkit.testkit.RecordingMigrationExecutor;
+import io.partkit.testkit.RequiresEtcd;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Leadership across transient etcd faults on one real etcd member: a leader whose lease
@@ -29,13 +31,15 @@ import org.junit.jupiter.api.Test;
  * lease TTL makes jetcd end the stream for lack of answers: the leader must step down while etcd
  * is frozen (it cannot know whether its lease still exists) and lead again after SIGCONT.
  */
+@ExtendWith(RequiresEtcd.class)
 class EtcdLeadershipRecoveryTest {
 
   private static final Duration DEADLINE = Duration.ofSeconds(30);
 
   private static MetadataStore store(EtcdCluster etcd, String prefix, Duration leaderTtl) {
     return EtcdMetadataStores.builder().endpoints(etcd.allEndpoints()).prefix(prefix)
-        .leaderTtl(leaderTtl).requestTimeout(Duration.ofSeconds(20)).build();
+        .connectTimeout(Duration.ofSeconds(30)).leaderTtl(leaderTtl)
+        .requestTimeout(Duration.ofSeconds(20)).build();
   }
 
   @Test

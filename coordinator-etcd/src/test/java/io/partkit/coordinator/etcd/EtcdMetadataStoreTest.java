@@ -7,6 +7,7 @@ import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.MetadataStoreContractKit;
 import io.partkit.coordinator.MetadataStoreException;
 import io.partkit.testkit.EtcdCluster;
+import io.partkit.testkit.RequiresEtcd;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,8 +16,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The store contract on one real etcd member; each test gets its own key prefix. */
+@ExtendWith(RequiresEtcd.class)
 class EtcdMetadataStoreTest extends MetadataStoreContractKit {
 
   private static EtcdCluster etcd;
@@ -39,7 +42,7 @@ class EtcdMetadataStoreTest extends MetadataStoreContractKit {
 
   private MetadataStore open() {
     MetadataStore s = EtcdMetadataStores.builder().endpoints(etcd.allEndpoints()).prefix(prefix)
-        .leaderTtl(Duration.ofSeconds(2)).build();
+        .connectTimeout(Duration.ofSeconds(30)).leaderTtl(Duration.ofSeconds(2)).build();
     opened.add(s);
     return s;
   }

@@ -73,7 +73,8 @@ final class InProcessMigrationCluster implements MigrationCluster {
 
   private KvMigrationExecutor newExecutor(boolean reconcile,
       java.util.function.BiConsumer<Migration, MigrationStep> listener) {
-    return KvMigrationExecutor.builder().store(store).stepTimeout(Duration.ofSeconds(5))
+    // no kit test waits for a step to time out: the timeout only has to outlast a busy machine
+    return KvMigrationExecutor.builder().store(store).stepTimeout(Duration.ofSeconds(30))
         .reconcileOnCommit(reconcile).onStep(listener).build();
   }
 

@@ -42,10 +42,17 @@ public final class KvNodeMain {
           + " [--host <address>] [--unsafe-test-fault <name>]");
       System.exit(2);
     }
-    KvNode node = TcpKvNode.start(NodeId.of(id), Path.of(data),
-        new InetSocketAddress(options.getOrDefault("--host", "127.0.0.1"),
-            Integer.parseInt(options.getOrDefault("--port", "0"))),
-        UnsafeTestFault.parse(options.getOrDefault("--unsafe-test-fault", "none")));
+    KvNode node;
+    try {
+      node = TcpKvNode.start(NodeId.of(id), Path.of(data),
+          new InetSocketAddress(options.getOrDefault("--host", "127.0.0.1"),
+              Integer.parseInt(options.getOrDefault("--port", "0"))),
+          UnsafeTestFault.parse(options.getOrDefault("--unsafe-test-fault", "none")));
+    } catch (CorruptLogException e) {
+      System.err.println("node " + id + ": " + e.getMessage()); // the whole story; no trace
+      System.exit(1);
+      return;
+    }
     System.out.println("KVNODE LISTENING " + node.hostAndPort());
     System.out.flush();
     InputStream in = System.in;

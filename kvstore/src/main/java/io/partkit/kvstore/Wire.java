@@ -132,7 +132,9 @@ final class Wire {
     }
 
     private void need(int n) throws IOException {
-      if (n < 0 || pos + n > body.length) {
+      // n > remaining, not pos + n > length: the sum overflows for a length near 2^31, and a
+      // 21-byte request then allocated 2 GiB
+      if (n < 0 || n > body.length - pos) {
         throw new EOFException("truncated frame: need " + n + " bytes at " + pos + " of "
             + body.length);
       }

@@ -18,7 +18,9 @@ import java.util.zip.CRC32C;
  * load one {@code fsync} covers many writes (the classic group commit of database logs).
  *
  * <p>Record format (persisted): {@code int32 length, int32 crc32c(body), body}. Replay stops at
- * the first torn or corrupt record: a crash mid-write can only damage the unacknowledged tail.
+ * a torn tail (a damaged record with nothing intact after it: a crash mid-write can only damage
+ * the unacknowledged tail) and refuses to open a log damaged anywhere else
+ * ({@link CorruptLogException}): the records after the damage were acknowledged.
  * After a failed write or force the log refuses everything (fail-stop): the node must restart
  * and replay rather than acknowledge writes it may not have stored.
  */
@@ -58,29 +60,77 @@ final class WriteAheadLog implements AutoCloseable {
 
   private static void replay(Path file, Visitor visitor) throws IOException {
     try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
-      ByteBuffer header = ByteBuffer.allocate(8);
       long position = 0;
       long size = in.size();
+      int records = 0;
       while (position + 8 <= size) {
-        header.clear();
-        in.read(header, position);
-        header.flip();
-        int length = header.getInt();
-        int crc = header.getInt();
-        if (length < 1 || length > Wire.MAX_FRAME || position + 8 + length > size) {
-          break; // torn tail
+        String damage = damage(in, position, size);
+        if (damage != null) {
+          long next = nextIntactRecord(in, position, size);
+          if (next >= 0) {
+            throw new CorruptLogException(file, position, records, damage, next);
+          }
+          break; // a torn tail: nothing intact follows, so only unacknowledged writes are lost
         }
-        ByteBuffer body = ByteBuffer.allocate(length);
-        in.read(body, position + 8);
-        CRC32C check = new CRC32C();
-        check.update(body.array(), 0, length);
-        if ((int) check.getValue() != crc) {
-          break; // torn tail
-        }
+        ByteBuffer body = read(in, position + 8, header(in, position).getInt());
         visitor.record(new Wire.Reader(body.array()));
-        position += 8 + length;
+        position += 8 + body.capacity();
+        records++;
       }
     }
+  }
+
+  /** What is wrong with the record at {@code position}, or null if it is intact. */
+  private static String damage(FileChannel in, long position, long size) throws IOException {
+    ByteBuffer header = header(in, position);
+    int length = header.getInt();
+    int crc = header.getInt();
+    if (length < 1 || length > Wire.MAX_FRAME) {
+      return "length " + length + " outside 1.." + Wire.MAX_FRAME;
+    }
+    if (position + 8 + length > size) {
+      return "length " + length + " runs past the end of the file (" + size + " bytes)";
+    }
+    CRC32C check = new CRC32C();
+    check.update(read(in, position + 8, length));
+    return (int) check.getValue() == crc ? null : "checksum mismatch";
+  }
+
+  /**
+   * The offset of the first intact record after a damaged one at {@code bad}, or -1. A crash
+   * can only tear the end of the log (the unacknowledged batch being written), so an intact
+   * record after a damaged one means the damage is not a torn tail but corruption (a flipped
+   * bit, a bad sector), and dropping what follows would silently lose acknowledged writes. The
+   * damaged record's own length is tried first (a flipped byte in a body leaves it right), then
+   * every later offset, since a damaged length says nothing about where the next record starts.
+   * A random offset passes the checksum with probability 2^-32.
+   */
+  private static long nextIntactRecord(FileChannel in, long bad, long size) throws IOException {
+    int length = header(in, bad).getInt();
+    if (length >= 1 && length <= Wire.MAX_FRAME && bad + 8 + length + 8 <= size
+        && damage(in, bad + 8 + length, size) == null) {
+      return bad + 8 + length;
+    }
+    for (long p = bad + 1; p + 8 <= size; p++) {
+      if (damage(in, p, size) == null) {
+        return p;
+      }
+    }
+    return -1;
+  }
+
+  private static ByteBuffer header(FileChannel in, long position) throws IOException {
+    return read(in, position, 8);
+  }
+
+  private static ByteBuffer read(FileChannel in, long position, int length) throws IOException {
+    ByteBuffer buffer = ByteBuffer.allocate(length);
+    while (buffer.hasRemaining()) {
+      if (in.read(buffer, position + buffer.position()) < 0) {
+        throw new IOException("unexpected end of file at " + (position + buffer.position()));
+      }
+    }
+    return buffer.flip();
   }
 
   /**

@@ -2,6 +2,7 @@ package io.partkit.kvstore;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partkit.kvstore.KvReply.Status;
 import io.partkit.spi.NodeId;
@@ -103,6 +104,32 @@ class KvNodeTest {
       assertThat(old.epoch()).isEqualTo(2);
       for (int i = 0; i < 1000; i += 99) {
         assertThat(t.get(7, 2, b("k" + i)).value()).isEqualTo(b("v" + i));
+      }
+    }
+  }
+
+  @Test
+  void aNodeWhoseLogIsCorruptInTheMiddleRefusesToStartAndKeepsTheLog() throws IOException {
+    try (KvNode node = KvNode.start(NodeId.of("n1"), dir, 0);
+        TcpNodeClient c = (TcpNodeClient) KvNodeClient.connect(node.hostAndPort(), TIMEOUT)) {
+      c.admin(Wire.ASSIGN, 0, 1);
+      for (int i = 0; i < 1000; i++) {
+        assertThat(c.put(0, 1, b("k" + i), b("v" + i)).status()).isEqualTo(Status.OK);
+      }
+    }
+    Path log = dir.resolve("wal.log");
+    byte[] bytes = Files.readAllBytes(log);
+    bytes[bytes.length / 2] ^= 0x01; // one flipped bit, in the middle
+    Files.write(log, bytes);
+    assertThatThrownBy(() -> KvNode.start(NodeId.of("n1"), dir, 0))
+        .isInstanceOf(CorruptLogException.class).hasMessageContaining(log.toString());
+    assertThat(Files.readAllBytes(log)).as("no compaction ran over the damage").isEqualTo(bytes);
+    bytes[bytes.length / 2] ^= 0x01; // restored (from a backup, say): every put is back
+    Files.write(log, bytes);
+    try (KvNode node = KvNode.start(NodeId.of("n1"), dir, 0);
+        TcpNodeClient c = (TcpNodeClient) KvNodeClient.connect(node.hostAndPort(), TIMEOUT)) {
+      for (int i = 0; i < 1000; i++) {
+        assertThat(c.get(0, 1, b("k" + i)).value()).isEqualTo(b("v" + i));
       }
     }
   }

@@ -21,6 +21,7 @@ final class NodeConnection implements AutoCloseable {
   private final Socket socket;
   private final InputStream in;
   private final OutputStream out;
+  private volatile long lastUsed = System.nanoTime();
 
   private NodeConnection(InetSocketAddress address, Socket socket) throws IOException {
     this.address = address;
@@ -60,6 +61,7 @@ final class NodeConnection implements AutoCloseable {
       if (body == null) {
         throw new EOFException("node " + address + " closed the connection");
       }
+      lastUsed = System.nanoTime();
       return decode(body);
     } catch (IOException e) {
       close();
@@ -91,6 +93,16 @@ final class NodeConnection implements AutoCloseable {
 
   boolean isClosed() {
     return socket.isClosed();
+  }
+
+  /**
+   * Whether to open a new connection rather than use this one: closed, or idle for half the
+   * node's idle timeout ({@link ConnectionLimits}), after which the node may close it at any
+   * moment, and a request sent just then would end with an unknown outcome it never had.
+   */
+  boolean isStale() {
+    long idle = System.nanoTime() - lastUsed;
+    return isClosed() || idle > ConnectionLimits.DEFAULT.idleTimeout().toNanos() / 2;
   }
 
   @Override

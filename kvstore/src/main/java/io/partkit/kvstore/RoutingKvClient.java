@@ -133,9 +133,10 @@ final class RoutingKvClient implements KvClient {
     Queue<NodeConnection> pool = pools.computeIfAbsent(address, a -> new ConcurrentLinkedQueue<>());
     NodeConnection c;
     while ((c = pool.poll()) != null) {
-      if (!c.isClosed()) {
+      if (!c.isStale()) {
         return c;
       }
+      c.close();
     }
     InetSocketAddress target = TcpKvNode.parseAddress(address);
     return NodeConnection.open(target, requestTimeout);

@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -74,11 +75,13 @@ final class TcpKvNode implements KvNode {
   private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
   private final UnsafeTestFault fault;
+  private final ConnectionLimits limits;
 
-  private TcpKvNode(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault)
-      throws IOException {
+  private TcpKvNode(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
+      ConnectionLimits limits) throws IOException {
     this.id = id;
     this.fault = fault;
+    this.limits = limits;
     Files.createDirectories(dataDir);
     this.logFile = dataDir.resolve("wal.log");
     WriteAheadLog.open(logFile, this::replay).close();
@@ -103,7 +106,12 @@ final class TcpKvNode implements KvNode {
   /** A node with a deliberate bug, for tests that must see a broken store caught. */
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault)
       throws IOException {
-    TcpKvNode node = new TcpKvNode(id, dataDir, bind, fault);
+    return start(id, dataDir, bind, fault, ConnectionLimits.DEFAULT);
+  }
+
+  static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
+      ConnectionLimits limits) throws IOException {
+    TcpKvNode node = new TcpKvNode(id, dataDir, bind, fault, limits);
     if (fault != UnsafeTestFault.NONE) {
       System.err.println("node " + id + ": UNSAFE TEST FAULT " + fault.cliName()
           + " is on: this node loses data on purpose");
@@ -167,18 +175,42 @@ final class TcpKvNode implements KvNode {
     return parts.computeIfAbsent(partition, Part::new);
   }
 
+  /**
+   * The partition's state for a request that never changes an ABSENT partition (every request
+   * but ASSIGN and RECEIVE): the held one, or a fresh ABSENT one that is not kept. Creating state
+   * for any partition id a request names let 500k STATUS requests leave 500k objects behind.
+   */
+  private Part lookup(int partition) {
+    Part held = parts.get(partition);
+    return held != null ? held : new Part(partition);
+  }
+
   // ---------------------------------------------------------------- networking
 
   private void acceptLoop() {
     while (!closed) {
+      Socket socket = null;
       try {
-        Socket socket = server.accept();
+        socket = server.accept();
+        if (connections.size() >= limits.maxConnections()) {
+          socket.close(); // over the limit: the client sees the connection end and may retry
+          continue;
+        }
         socket.setTcpNoDelay(true);
+        socket.setSoTimeout(Math.toIntExact(limits.idleTimeout().toMillis()));
         connections.add(socket);
-        Thread t = new Thread(() -> serve(socket), "kvnode-" + id + "-conn");
+        Socket accepted = socket;
+        Thread t = new Thread(() -> serve(accepted), "kvnode-" + id + "-conn");
         t.setDaemon(true);
         t.start();
-      } catch (IOException e) {
+      } catch (IOException | RuntimeException | OutOfMemoryError e) {
+        // Whatever one connection costs, the node must go on accepting: an OutOfMemoryError
+        // here (no memory or no native thread for a new connection) used to end this loop,
+        // leaving a live process that never accepted again.
+        if (socket != null) {
+          connections.remove(socket);
+          closeQuietly(socket);
+        }
         if (!closed) {
           System.err.println("node " + id + ": accept failed: " + e);
         }
@@ -186,10 +218,19 @@ final class TcpKvNode implements KvNode {
     }
   }
 
+  private static void closeQuietly(Socket socket) {
+    try {
+      socket.close();
+    } catch (IOException e) {
+      // already closed
+    }
+  }
+
   private void serve(Socket socket) {
     try (socket) {
-      InputStream in = new BufferedInputStream(socket.getInputStream(), 1 << 16);
-      OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16);
+      // small buffers: a connection's fixed cost, times maxConnections
+      InputStream in = new BufferedInputStream(socket.getInputStream(), 8192);
+      OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 8192);
       byte[] body;
       while ((body = Wire.readFrame(in)) != null) {
         KvReply reply;
@@ -197,11 +238,17 @@ final class TcpKvNode implements KvNode {
           reply = handle(new Wire.Reader(body));
         } catch (IOException e) {
           reply = KvReply.of(Status.ERROR, 0, "node " + id + ": " + e.getMessage());
+        } catch (RuntimeException e) {
+          // a bug or a failed log (UncheckedIOException): the client learns why, and the
+          // connection, which is not at fault, stays usable
+          reply = KvReply.of(Status.ERROR, 0, "node " + id + ": " + e);
         }
         Wire.writeFrame(out, NodeConnection.encode(reply));
       }
     } catch (SocketException e) {
       // the peer went away or the node is closing
+    } catch (SocketTimeoutException e) {
+      // idle for limits.idleTimeout(): closed to free its thread (a client reopens)
     } catch (IOException e) {
       if (!closed) {
         System.err.println("node " + id + ": connection dropped: " + e);
@@ -220,7 +267,11 @@ final class TcpKvNode implements KvNode {
     if (partition < 0) {
       return KvReply.of(Status.ERROR, 0, "partition must be >= 0: " + partition);
     }
-    Part part = op == Wire.LIST ? null : part(partition);
+    Part part = switch (op) {
+      case Wire.LIST -> null;
+      case Wire.ASSIGN, Wire.RECEIVE -> part(partition);
+      default -> lookup(partition);
+    };
     return switch (op) {
       case Wire.GET -> get(part, epoch, r.bytes());
       case Wire.PUT -> write(part, epoch, r.bytes(), false, null, r.bytes());
@@ -413,6 +464,12 @@ final class TcpKvNode implements KvNode {
   }
 
   private KvReply receive(Part part, long moveEpoch, String source) throws IOException {
+    InetSocketAddress from;
+    try {
+      from = parseAddress(source); // before any state change: a bad one left it RECEIVING
+    } catch (IllegalArgumentException e) {
+      return KvReply.of(Status.ERROR, 0, "node " + id + ": RECEIVE: " + e.getMessage());
+    }
     synchronized (part) {
       if (part.state == PartitionState.RECEIVED && part.moveEpoch == moveEpoch) {
         return KvReply.ok(moveEpoch, null);
@@ -426,7 +483,7 @@ final class TcpKvNode implements KvNode {
       stateChange(part, PartitionState.RECEIVING, part.epoch, moveEpoch, true);
     }
     try {
-      return pull(part, moveEpoch, parseAddress(source));
+      return pull(part, moveEpoch, from);
     } finally {
       synchronized (part) {
         part.pulling = false;
@@ -558,7 +615,7 @@ final class TcpKvNode implements KvNode {
 
   @Override
   public PartitionStatus status(int partition) {
-    Part part = part(partition);
+    Part part = lookup(partition);
     synchronized (part) {
       return new PartitionStatus(partition, part.state, part.visibleEpoch(), part.data.size());
     }
@@ -584,6 +641,16 @@ final class TcpKvNode implements KvNode {
     } catch (IOException e) {
       // nothing left to flush: unacknowledged writes are allowed to be lost
     }
+  }
+
+  /** How many partitions this node keeps state for (tests: requests must not create any). */
+  int partitionsHeld() {
+    return parts.size();
+  }
+
+  /** Puts the log in the state a failed write or fsync leaves it in (tests of fail-stop). */
+  void failLogForTest(IOException cause) {
+    log.failForTest(cause);
   }
 
   @Override

@@ -26,7 +26,10 @@ final class TcpNodeClient implements KvNodeClient {
   }
 
   KvReply call(byte[] request) throws IOException {
-    if (connection == null || connection.isClosed()) {
+    if (connection == null || connection.isStale()) {
+      if (connection != null) {
+        connection.close();
+      }
       connection = NodeConnection.open(address, timeout);
     }
     return connection.call(request);

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The node protocol: length-prefixed binary frames over one TCP connection, one request and then
@@ -71,8 +72,20 @@ final class Wire {
     if (length < 0 || length > MAX_FRAME) {
       throw new IOException("frame length must be in 0.." + MAX_FRAME + ": " + length);
     }
-    byte[] body = new byte[length];
-    data.readFully(body);
+    // Read the body as it arrives, growing the buffer: allocating `length` up front let a
+    // client that sent only a 64 MiB prefix hold 64 MiB of the node's heap.
+    byte[] body = new byte[Math.min(length, 1 << 16)];
+    int read = 0;
+    while (read < length) {
+      if (read == body.length) {
+        body = Arrays.copyOf(body, (int) Math.min(length, 2L * body.length));
+      }
+      int n = in.read(body, read, body.length - read);
+      if (n < 0) {
+        throw new EOFException("frame ended after " + read + " of " + length + " bytes");
+      }
+      read += n;
+    }
     return body;
   }
 

@@ -260,6 +260,14 @@ final class WriteAheadLog implements AutoCloseable {
     // the batch ended at batchEnd >= seq: the caller appended seq before it called us
   }
 
+  /** The state a failed write or force leaves: every later append and wait fails (tests). */
+  void failForTest(IOException cause) {
+    synchronized (lock) {
+      failure = cause;
+      lock.notifyAll();
+    }
+  }
+
   @Override
   public void close() throws IOException {
     synchronized (lock) {

@@ -135,6 +135,48 @@ class KvNodeTest {
   }
 
   @Test
+  void requestsForPartitionsTheNodeDoesNotHoldLeaveNoStateBehind() throws IOException {
+    try (KvNode node = KvNode.start(NodeId.of("n1"), dir, 0);
+        TcpNodeClient c = (TcpNodeClient) KvNodeClient.connect(node.hostAndPort(), TIMEOUT)) {
+      c.admin(Wire.ASSIGN, 0, 1);
+      for (int p = 1; p <= 5000; p++) {
+        assertThat(c.admin(Wire.STATUS, p, 0).status()).isEqualTo(Status.OK);
+        assertThat(c.get(p, 1, b("k")).status()).isEqualTo(Status.REDIRECT);
+        assertThat(c.admin(Wire.DROP, p, 1).status()).isEqualTo(Status.OK);
+      }
+      assertThat(((TcpKvNode) node).partitionsHeld()).as("only the assigned partition").isOne();
+    }
+  }
+
+  @Test
+  void aReceiveFromABadAddressIsAnErrorThatChangesNothing() throws IOException {
+    try (KvNode node = KvNode.start(NodeId.of("n1"), dir, 0);
+        TcpNodeClient c = (TcpNodeClient) KvNodeClient.connect(node.hostAndPort(), TIMEOUT)) {
+      KvReply bad = c.receive(4, 2, "not-an-address");
+      assertThat(bad.status()).isEqualTo(Status.ERROR);
+      assertThat(bad.message()).contains("not-an-address");
+      assertThat(node.status(4).state()).as("not left RECEIVING").isEqualTo(PartitionState.ABSENT);
+      assertThat(c.admin(Wire.ASSIGN, 4, 3).status()).as("the same connection still serves")
+          .isEqualTo(Status.OK);
+    }
+  }
+
+  @Test
+  void afterALogFailureWritesAnswerErrorOnALiveConnection() throws IOException {
+    try (KvNode node = KvNode.start(NodeId.of("n1"), dir, 0);
+        TcpNodeClient c = (TcpNodeClient) KvNodeClient.connect(node.hostAndPort(), TIMEOUT)) {
+      c.admin(Wire.ASSIGN, 0, 1);
+      assertThat(c.put(0, 1, b("k"), b("v")).status()).isEqualTo(Status.OK);
+      ((TcpKvNode) node).failLogForTest(new IOException("disk full (simulated)"));
+      for (int i = 0; i < 3; i++) {
+        KvReply failed = c.put(0, 1, b("k"), b("w" + i));
+        assertThat(failed.status()).isEqualTo(Status.ERROR);
+        assertThat(failed.message()).contains("write-ahead log");
+      }
+    }
+  }
+
+  @Test
   void aRestartedNodeRecoversWritesAndStatesFromItsLog() throws IOException {
     try (KvNode node = KvNode.start(NodeId.of("n1"), dir, 0);
         TcpNodeClient c = (TcpNodeClient) KvNodeClient.connect(node.hostAndPort(), TIMEOUT)) {

@@ -1,0 +1,100 @@
+package io.partkit.kvstore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.partkit.kvstore.KvReply.Status;
+import io.partkit.spi.NodeId;
+import java.io.ByteArrayInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.SequenceInputStream;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A node bounds what clients can make it spend: memory per frame, connections, idle time. */
+class ConnectionLimitsTest {
+
+  /** Generous: these tests wait for the node to act, on machines that may be busy. */
+  private static final Duration DEADLINE = Duration.ofSeconds(30);
+
+  @TempDir Path dir;
+
+  @Test
+  void aFrameThatDeclares64MiBButSendsAFewBytesCostsAFewBytes() {
+    byte[] prefix = {0x04, 0x00, 0x00, 0x00}; // 64 MiB
+    InputStream in = new SequenceInputStream(new ByteArrayInputStream(prefix),
+        new ByteArrayInputStream(new byte[1000]));
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long before = threads.getCurrentThreadAllocatedBytes();
+    assertThatThrownBy(() -> Wire.readFrame(in)).isInstanceOf(EOFException.class)
+        .hasMessage("frame ended after 1000 of 67108864 bytes");
+    long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+    assertThat(allocated).as("bytes allocated to read the prefix").isLessThan(1 << 20);
+  }
+
+  @Test
+  void connectionsOverTheLimitAreClosedAndAFreedSlotIsReused() throws Exception {
+    ConnectionLimits limits = new ConnectionLimits(4, Duration.ofMinutes(5));
+    try (TcpKvNode node = TcpKvNode.start(NodeId.of("n1"), dir,
+        new InetSocketAddress("127.0.0.1", 0), UnsafeTestFault.NONE, limits)) {
+      List<TcpNodeClient> clients = new ArrayList<>();
+      try {
+        for (int i = 0; i < 4; i++) {
+          TcpNodeClient c = new TcpNodeClient(node.address(), DEADLINE);
+          clients.add(c);
+          assertThat(c.admin(Wire.STATUS, 0, 0).status()).isEqualTo(Status.OK);
+        }
+        try (Socket fifth = open(node)) {
+          assertThat(fifth.getInputStream().read()).as("the node closed the fifth").isEqualTo(-1);
+        }
+        clients.remove(0).close();
+        assertThat(statusWithinDeadline(node)).as("a slot freed by a closed client").isTrue();
+      } finally {
+        clients.forEach(TcpNodeClient::close);
+      }
+    }
+  }
+
+  @Test
+  void anIdleConnectionIsClosed() throws Exception {
+    ConnectionLimits limits = new ConnectionLimits(16, Duration.ofMillis(300));
+    try (TcpKvNode node = TcpKvNode.start(NodeId.of("n1"), dir,
+        new InetSocketAddress("127.0.0.1", 0), UnsafeTestFault.NONE, limits);
+        Socket idle = open(node)) {
+      assertThat(idle.getInputStream().read()).as("closed by the node").isEqualTo(-1);
+    }
+  }
+
+  private static Socket open(TcpKvNode node) throws IOException {
+    Socket s = new Socket();
+    s.setSoTimeout(Math.toIntExact(DEADLINE.toMillis())); // a hang fails instead of blocking
+    s.connect(node.address());
+    return s;
+  }
+
+  /** The node closes a slot when it notices the client is gone: poll until it serves again. */
+  private static boolean statusWithinDeadline(TcpKvNode node) throws InterruptedException {
+    long deadline = System.nanoTime() + DEADLINE.toNanos();
+    while (System.nanoTime() < deadline) {
+      try (TcpNodeClient c = new TcpNodeClient(node.address(), DEADLINE)) {
+        if (c.admin(Wire.STATUS, 0, 0).status() == Status.OK) {
+          return true;
+        }
+      } catch (IOException e) {
+        // closed at accept: the slot is not free yet
+      }
+      Thread.sleep(20); // polling interval
+    }
+    return false;
+  }
+}

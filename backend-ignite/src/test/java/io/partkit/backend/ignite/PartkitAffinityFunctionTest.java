@@ -130,7 +130,7 @@ class PartkitAffinityFunctionTest {
    * lost-partition resets) returns the same table, so nothing moves when nothing changed. (Seed 4
    * step 3, members n0, n2, n5 in z3 and n1, n4 in z2, 3 replicas, used to move the last backup
    * of partitions 4, 28 and 54; {@code fixed} now keeps its own tables, see
-   * the README (strategy `fixed`).)
+   * docs/strategy-fixed.md.)
    */
   @ParameterizedTest(name = "seed {0}")
   @MethodSource("seeds")

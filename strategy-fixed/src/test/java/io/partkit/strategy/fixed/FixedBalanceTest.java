@@ -96,7 +96,8 @@ class FixedBalanceTest {
       if (join && !weighted) {
         // Backups are balanced per rank. When an over-target member's backups are nearly all of
         // partitions the new member already holds at a lower rank, one swap through a staying
-        // member is needed (seed 7: 7 of 3072 copies); bounded here, documented in the README.
+        // member is needed (seed 7: 7 of 3072 copies); bounded here, documented in
+        // docs/strategy-fixed.md.
         assertThat(m.replicaCopiesToStayingShare())
             .as("seed %d step %d: new copies on staying members after a join", seed, step)
             .isLessThanOrEqualTo(0.005);

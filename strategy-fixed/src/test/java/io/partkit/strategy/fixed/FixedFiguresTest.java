@@ -19,7 +19,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The figures quoted in the README (strategy `fixed`), printed and checked against the issue's
+ * The figures quoted in docs/strategy-fixed.md, printed and checked against the issue's
  * done-when bounds. Reproduce with: {@code ./mvnw -q -pl strategy-fixed -am verify
  * -Dtest=FixedFiguresTest -Dsurefire.failIfNoSpecifiedTests=false}.
  */

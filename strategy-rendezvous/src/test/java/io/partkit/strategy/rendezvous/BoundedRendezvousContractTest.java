@@ -29,7 +29,7 @@ class BoundedRendezvousContractTest extends PartitionerContractKit {
   /**
    * The bounded placement is recomputed from the view alone, so freed capacity lets partitions
    * that overflowed return to better-ranked members (a cascade). Measured (see
-   * the README (strategy `rendezvous`) and RendezvousPropertiesTest): up to about 3x the optimum in
+   * docs/strategy-rendezvous.md and RendezvousPropertiesTest): up to about 3x the optimum in
    * total, up to about 4% of the key space between staying members; these are the documented
    * bounds.
    */

@@ -14,7 +14,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * The figures quoted in the README (strategy `rendezvous`), printed to standard output and
+ * The figures quoted in docs/strategy-rendezvous.md, printed to standard output and
  * checked against the issue's done-when bounds. Reproduce with:
  * {@code ./mvnw -q -pl strategy-rendezvous -am verify -Dtest=RendezvousFiguresTest
  * -Dsurefire.failIfNoSpecifiedTests=false}.

@@ -220,7 +220,7 @@ class RendezvousPropertiesTest {
    * member count, so when a join lowers them (floor(c * P / n) drops by one) partitions cascade
    * between staying members; the worst seen over these seeds is about 3x the optimum in total and
    * 3.8% of the key space between staying members (seed 7, 56 -> 57 members). The bounds below
-   * are the ones the README (strategy `rendezvous`) states.
+   * are the ones docs/strategy-rendezvous.md states.
    */
   @ParameterizedTest(name = "seed {0}")
   @MethodSource("seeds")

@@ -17,7 +17,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * The figures of the README (strategy `tokenring`), exact (computed over the key space, not
+ * The figures of docs/strategy-tokenring.md, exact (computed over the key space, not
  * sampled) and deterministic, with the issue's bounds asserted for the allocator. Prints the
  * table the doc quotes:
  * <pre>

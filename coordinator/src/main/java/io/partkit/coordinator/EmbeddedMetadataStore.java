@@ -27,6 +27,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +47,13 @@ import org.slf4j.LoggerFactory;
 final class EmbeddedMetadataStore implements MetadataStore {
 
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedMetadataStore.class);
+
+  /**
+   * The store file's format: {@code {"format":2,"crc32c":...,"state":{...}}}. Format 1 (the
+   * state's fields at the top level, no checksum) is no longer read: it cannot be told apart
+   * from a damaged file.
+   */
+  static final int FORMAT = 2;
 
   private final Object lock = new Object();
   private final Path file;
@@ -102,10 +110,10 @@ final class EmbeddedMetadataStore implements MetadataStore {
       if (epoch() != expectedEpoch) {
         return false;
       }
+      persist(next, List.of(), members, memberVersion);
       table = next;
       pending = List.of();
       revision++;
-      persist();
       for (TableWatch w : tableWatches) {
         w.offer(next);
       }
@@ -122,9 +130,9 @@ final class EmbeddedMetadataStore implements MetadataStore {
       if (epoch() != expectedEpoch || !pending.isEmpty()) {
         return false;
       }
+      persist(table, copy, members, memberVersion);
       pending = copy;
       revision++;
-      persist();
       return true;
     }
   }
@@ -150,9 +158,9 @@ final class EmbeddedMetadataStore implements MetadataStore {
         return false;
       }
       if (!pending.isEmpty()) {
+        persist(table, List.of(), members, memberVersion);
         pending = List.of();
         revision++;
-        persist();
       }
       return true;
     }
@@ -209,8 +217,9 @@ final class EmbeddedMetadataStore implements MetadataStore {
     requireNonNull(ttl, "ttl");
     synchronized (lock) {
       checkOpen();
-      members.put(member.id(), member);
-      memberChanged();
+      TreeMap<NodeId, Member> next = new TreeMap<>(members);
+      next.put(member.id(), member);
+      memberChanged(next);
     }
   }
 
@@ -228,18 +237,22 @@ final class EmbeddedMetadataStore implements MetadataStore {
     requireNonNull(id, "id");
     synchronized (lock) {
       checkOpen();
-      if (members.remove(id) == null) {
+      if (!members.containsKey(id)) {
         return false;
       }
-      memberChanged();
+      TreeMap<NodeId, Member> next = new TreeMap<>(members);
+      next.remove(id);
+      memberChanged(next);
       return true;
     }
   }
 
-  private void memberChanged() {
+  private void memberChanged(TreeMap<NodeId, Member> next) {
+    persist(table, pending, next, memberVersion + 1);
+    members.clear();
+    members.putAll(next);
     memberVersion++;
     revision++;
-    persist();
     for (Runnable r : memberWatches) {
       callbacks.run(r);
     }
@@ -359,19 +372,28 @@ final class EmbeddedMetadataStore implements MetadataStore {
 
   // ---- persistence ----
 
-  private void persist() {
+  /**
+   * Writes the state the store is about to take (its revision one above today's) before the
+   * store takes it: a failed write must leave memory as it was, or the process would serve a
+   * state the file never had and lose it at the next restart.
+   */
+  private void persist(PartitionAssignment nextTable, List<PendingMigration> nextPending,
+      TreeMap<NodeId, Member> nextMembers, long nextMemberVersion) {
     if (file == null) {
       return;
     }
     JsonNodeFactory f = JsonNodeFactory.instance;
+    ObjectNode state = f.objectNode();
+    state.put("revision", revision + 1);
+    state.set("table", nextTable == null ? f.nullNode() : MetadataCodec.tableToTree(nextTable));
+    state.set("pending", MetadataCodec.migrationsToTree(nextPending));
+    state.put("memberVersion", nextMemberVersion);
+    ArrayNode memberArray = state.putArray("members");
+    nextMembers.values().forEach(m -> memberArray.add(MetadataCodec.memberToTree(m)));
     ObjectNode root = f.objectNode();
-    root.put("format", MetadataCodec.FORMAT);
-    root.put("revision", revision);
-    root.set("table", table == null ? f.nullNode() : MetadataCodec.tableToTree(table));
-    root.set("pending", MetadataCodec.migrationsToTree(pending));
-    root.put("memberVersion", memberVersion);
-    ArrayNode memberArray = root.putArray("members");
-    members.values().forEach(m -> memberArray.add(MetadataCodec.memberToTree(m)));
+    root.put("format", FORMAT);
+    root.put("crc32c", checksum(state));
+    root.set("state", state);
     byte[] bytes = MetadataCodec.write(root).getBytes(StandardCharsets.UTF_8);
     Path dir = file.getParent();
     try {
@@ -392,8 +414,20 @@ final class EmbeddedMetadataStore implements MetadataStore {
         LOG.debug("cannot fsync directory {} (not supported here): {}", dir, e.toString());
       }
     } catch (IOException e) {
-      throw new MetadataStoreException("cannot write " + describe() + ": " + e, e);
+      throw new MetadataStoreException("cannot write " + describe() + " (nothing changed): " + e,
+          e);
     }
+  }
+
+  /**
+   * CRC-32C of the state's compact JSON. Jackson keeps a parsed object's field order and
+   * writes numbers as read, so the state read back serializes to the same text: any changed
+   * character (a flipped replica index, which would silently change an owner) fails the check.
+   */
+  private static long checksum(JsonNode state) {
+    CRC32C crc = new CRC32C();
+    crc.update(MetadataCodec.write(state).getBytes(StandardCharsets.UTF_8));
+    return crc.getValue();
   }
 
   private void load() {
@@ -405,18 +439,70 @@ final class EmbeddedMetadataStore implements MetadataStore {
     }
     try {
       JsonNode root = MetadataCodec.read(json, "store file");
-      JsonNode t = root.get("table");
-      table = t == null || t.isNull() ? null : MetadataCodec.tableFromTree(t);
-      JsonNode p = root.get("pending");
-      pending = p == null ? List.of() : List.copyOf(MetadataCodec.migrationsFromTree(p));
-      memberVersion = root.path("memberVersion").asLong(0);
-      revision = root.path("revision").asLong(0);
-      for (JsonNode m : root.path("members")) {
+      JsonNode state = verified(root);
+      JsonNode t = required(state, "table");
+      table = t.isNull() ? null : MetadataCodec.tableFromTree(t);
+      pending = List.copyOf(MetadataCodec.migrationsFromTree(required(state, "pending")));
+      memberVersion = requiredLong(state, "memberVersion");
+      revision = requiredLong(state, "revision");
+      JsonNode memberArray = required(state, "members");
+      if (!memberArray.isArray()) {
+        throw new IllegalArgumentException("members: expected an array");
+      }
+      for (JsonNode m : memberArray) {
         Member member = MetadataCodec.memberFromTree(m);
         members.put(member.id(), member);
       }
     } catch (IllegalArgumentException e) {
-      throw new MetadataStoreException("cannot parse " + describe() + ": " + e.getMessage(), e);
+      throw new MetadataStoreException("cannot load " + describe() + ": " + e.getMessage()
+          + "; the file is left as it is (restore it from a backup, or move it away to start"
+          + " with an empty store)", e);
     }
+  }
+
+  /**
+   * The state of a store file, after checking its shape, format and checksum. An empty file,
+   * {@code null} or {@code {}} is not an empty store: a store file is only ever written whole,
+   * so anything else is damage, and reading it as "no table" would let a coordinator start over.
+   */
+  private static JsonNode verified(JsonNode root) {
+    if (root == null || !root.isObject() || root.isEmpty()) {
+      String found = root == null || root.isMissingNode() ? "nothing"
+          : root.isObject() ? "{}" : root.toString();
+      throw new IllegalArgumentException("expected a JSON object with format " + FORMAT
+          + ", crc32c and state; found " + found);
+    }
+    JsonNode format = required(root, "format");
+    if (!format.canConvertToInt() || format.asInt() != FORMAT) {
+      throw new IllegalArgumentException("unsupported format " + format + ", this version reads"
+          + " format " + FORMAT);
+    }
+    JsonNode state = required(root, "state");
+    if (!state.isObject()) {
+      throw new IllegalArgumentException("state: expected an object");
+    }
+    long expected = requiredLong(root, "crc32c");
+    long actual = checksum(state);
+    if (expected != actual) {
+      throw new IllegalArgumentException("checksum mismatch (crc32c " + actual + ", the file says "
+          + expected + "): the file was changed or damaged after it was written");
+    }
+    return state;
+  }
+
+  private static JsonNode required(JsonNode node, String field) {
+    JsonNode v = node.get(field);
+    if (v == null) {
+      throw new IllegalArgumentException("missing field '" + field + "'");
+    }
+    return v;
+  }
+
+  private static long requiredLong(JsonNode node, String field) {
+    JsonNode v = required(node, field);
+    if (!v.canConvertToLong() || !v.isIntegralNumber()) {
+      throw new IllegalArgumentException(field + ": expected an integer, found " + v);
+    }
+    return v.asLong();
   }
 }

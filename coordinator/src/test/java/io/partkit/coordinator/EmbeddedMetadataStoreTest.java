@@ -6,13 +6,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.partkit.spi.Member;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The store contract on the embedded store, and its file persistence. */
 class EmbeddedMetadataStoreTest extends MetadataStoreContractKit {
@@ -62,13 +66,82 @@ class EmbeddedMetadataStoreTest extends MetadataStoreContractKit {
   }
 
   @Test
-  void aCorruptFileIsAClearError() throws Exception {
+  void aWellFormedFileWithABrokenTableIsAClearError() throws Exception {
     Path file = dir.resolve("state.json");
-    Files.writeString(file, "{\"table\": {\"format\": 1}}");
+    String state = "{\"revision\":1,\"table\":{\"format\":1},\"pending\":[],"
+        + "\"memberVersion\":0,\"members\":[]}";
+    CRC32C crc = new CRC32C();
+    crc.update(state.getBytes(StandardCharsets.UTF_8));
+    Files.writeString(file, "{\"format\":2,\"crc32c\":" + crc.getValue() + ",\"state\":" + state
+        + "}");
     assertThatThrownBy(() -> MetadataStores.embedded(file))
         .isInstanceOf(MetadataStoreException.class)
         .hasMessageContaining(file.toString())
         .hasMessageContaining("table: missing field 'scheme'");
+  }
+
+  /** Files a store never writes: each must fail to load, naming the file and what is wrong. */
+  @ParameterizedTest(name = "[{index}] {0}")
+  @CsvSource(delimiter = '|', quoteCharacter = '\'', value = {
+      "''|expected a JSON object with format 2, crc32c and state; found nothing",
+      "null|found null",
+      "{}|found {}",
+      "[]|found []",
+      "{\"format\":1,\"revision\":3}|unsupported format 1",
+      "{\"format\":2,\"crc32c\":1}|missing field 'state'",
+  })
+  void aFileTheStoreNeverWroteIsAnErrorNotAnEmptyStore(String content, String expected)
+      throws Exception {
+    Path file = dir.resolve("state.json");
+    Files.writeString(file, content);
+    assertThatThrownBy(() -> MetadataStores.embedded(file))
+        .isInstanceOf(MetadataStoreException.class)
+        .hasMessageContaining(file.toString())
+        .hasMessageContaining(expected);
+    assertThat(Files.readString(file)).as("left as it was").isEqualTo(content);
+  }
+
+  @Test
+  void aFlippedReplicaIndexFailsTheChecksum() throws Exception {
+    Path file = dir.resolve("state.json");
+    MetadataStore first = MetadataStores.embedded(file);
+    first.compareAndSetTable(MetadataStore.NO_TABLE, table(1, "a", "b"));
+    first.close();
+    String written = Files.readString(file);
+    // the table's placement refers to nodes by index: change one index, keep the JSON valid
+    int at = written.indexOf("[0]");
+    assertThat(at).as("a replica list [0] in %s", written).isPositive();
+    Files.writeString(file, written.substring(0, at) + "[1]" + written.substring(at + 3));
+    assertThatThrownBy(() -> MetadataStores.embedded(file))
+        .isInstanceOf(MetadataStoreException.class)
+        .hasMessageContaining("checksum mismatch");
+  }
+
+  @Test
+  void aFailedWriteChangesNothingInMemory() throws Exception {
+    Path file = dir.resolve("state.json");
+    MetadataStore s = MetadataStores.embedded(file);
+    try {
+      s.compareAndSetTable(MetadataStore.NO_TABLE, table(1, "a", "b"));
+      s.putMember(Member.of("a"), Duration.ofSeconds(5));
+      long version = s.members().version();
+      // a directory where the temporary file goes: every write fails (root ignores permissions)
+      Path blocker = Files.createDirectory(dir.resolve("state.json.tmp"));
+      assertThatThrownBy(() -> s.compareAndSetTable(1, table(2, "b", "b")))
+          .isInstanceOf(MetadataStoreException.class).hasMessageContaining("nothing changed");
+      assertThatThrownBy(() -> s.putMember(Member.of("c"), Duration.ofSeconds(5)))
+          .isInstanceOf(MetadataStoreException.class);
+      assertThatThrownBy(() -> s.removeMember(NodeId.of("a")))
+          .isInstanceOf(MetadataStoreException.class);
+      assertThat(s.read().epoch()).isEqualTo(1);
+      assertThat(s.members().version()).isEqualTo(version);
+      assertThat(s.members().members()).containsExactly(Member.of("a"));
+      Files.delete(blocker);
+      assertThat(s.compareAndSetTable(1, table(2, "b", "b"))).isTrue();
+    } finally {
+      s.close();
+    }
+    assertThat(MetadataStores.embedded(file).read().epoch()).as("the file agrees").isEqualTo(2);
   }
 
   @Test

@@ -62,8 +62,15 @@ public interface KvClient extends AutoCloseable {
     Function<NodeId, String> addresses;
     Duration requestTimeout = Duration.ofSeconds(5);
     Duration retryBudget = Duration.ofSeconds(15);
+    KvSecret secret;
 
     Builder() {}
+
+    /** The cluster's shared secret, proven to every node that asks for it ({@link KvSecret}). */
+    public Builder secret(KvSecret secret) {
+      this.secret = requireNonNull(secret, "secret");
+      return this;
+    }
 
     /**
      * Where fresh tables come from (e.g. {@code () -> coordinator.table().orElseThrow()}): called

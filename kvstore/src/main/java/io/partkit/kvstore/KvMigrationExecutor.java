@@ -78,6 +78,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   private final Duration copyTimeout;
   private final long stepTimeoutNanos;
   private final BiConsumer<Migration, MigrationStep> listener;
+  private final KvSecret secret; // null: no node asks
   private final Semaphore permits;
   private final int maxConcurrent;
   private final ExecutorService pool;
@@ -94,6 +95,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     this.copyTimeout = b.copyTimeout;
     this.stepTimeoutNanos = b.stepTimeout.toNanos();
     this.listener = b.listener;
+    this.secret = b.secret;
     this.maxConcurrent = b.maxConcurrent;
     this.permits = new Semaphore(b.maxConcurrent, true);
     this.pool = Executors.newCachedThreadPool(daemon("kv-migration"));
@@ -500,7 +502,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     if (address == null || address.isEmpty()) {
       throw new IllegalStateException("no address known for node " + node);
     }
-    return new TcpNodeClient(TcpKvNode.parseAddress(address), timeout);
+    return new TcpNodeClient(TcpKvNode.parseAddress(address), timeout, secret);
   }
 
   private String addressFromStore(NodeId node) {
@@ -533,8 +535,15 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     Duration stepTimeout = Duration.ofSeconds(30);
     BiConsumer<Migration, MigrationStep> listener = (m, s) -> { };
     boolean watchTable = true;
+    KvSecret secret;
 
     Builder() {}
+
+    /** The cluster's shared secret, proven to every node that asks for it ({@link KvSecret}). */
+    public Builder secret(KvSecret secret) {
+      this.secret = requireNonNull(secret, "secret");
+      return this;
+    }
 
     /** The coordinator's metadata store: pending migrations, the table, members. Required. */
     public Builder store(MetadataStore metadata) {

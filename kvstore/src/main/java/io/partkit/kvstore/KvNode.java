@@ -34,6 +34,18 @@ public interface KvNode extends AutoCloseable {
     return TcpKvNode.start(id, dataDir, new InetSocketAddress("127.0.0.1", port));
   }
 
+  /**
+   * Starts a node listening on {@code bind} that admits only peers proving {@code secret}
+   * (clients, other nodes, the migration executor: give each the same {@link KvSecret}).
+   *
+   * @throws IOException if the data directory cannot be read or the address is taken
+   */
+  static KvNode start(NodeId id, Path dataDir, InetSocketAddress bind, KvSecret secret)
+      throws IOException {
+    return TcpKvNode.start(id, dataDir, bind, UnsafeTestFault.NONE, ConnectionLimits.DEFAULT,
+        java.util.Objects.requireNonNull(secret, "secret"));
+  }
+
   /** This node's identity. */
   NodeId id();
 

@@ -25,6 +25,15 @@ public interface KvNodeClient extends AutoCloseable {
   }
 
   /**
+   * As {@link #connect(String, Duration)}, proving {@code secret} to the node when it asks (a
+   * node with a secret admits no one else).
+   */
+  static KvNodeClient connect(String hostAndPort, Duration timeout, KvSecret secret) {
+    return new TcpNodeClient(TcpKvNode.parseAddress(hostAndPort), timeout,
+        java.util.Objects.requireNonNull(secret, "secret"));
+  }
+
+  /**
    * Reads a key.
    *
    * @throws IOException if the node could not be reached or did not answer in time

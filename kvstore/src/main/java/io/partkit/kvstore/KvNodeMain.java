@@ -39,16 +39,18 @@ public final class KvNodeMain {
     String data = options.get("--data");
     if (id == null || data == null || args.length % 2 != 0) {
       System.err.println("usage: KvNodeMain --id <node id> --data <dir> [--port <port>]"
-          + " [--host <address>] [--unsafe-test-fault <name>]");
+          + " [--host <address>] [--secret-file <file>] [--unsafe-test-fault <name>]");
       System.exit(2);
     }
     KvNode node;
     try {
+      String secretFile = options.get("--secret-file");
       node = TcpKvNode.start(NodeId.of(id), Path.of(data),
           new InetSocketAddress(options.getOrDefault("--host", "127.0.0.1"),
               Integer.parseInt(options.getOrDefault("--port", "0"))),
-          UnsafeTestFault.parse(options.getOrDefault("--unsafe-test-fault", "none")));
-    } catch (CorruptLogException e) {
+          UnsafeTestFault.parse(options.getOrDefault("--unsafe-test-fault", "none")),
+          ConnectionLimits.DEFAULT, secretFile == null ? null : KvSecret.read(Path.of(secretFile)));
+    } catch (CorruptLogException | IllegalArgumentException e) {
       System.err.println("node " + id + ": " + e.getMessage()); // the whole story; no trace
       System.exit(1);
       return;

@@ -6,6 +6,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
@@ -31,17 +32,33 @@ final class NodeConnection implements AutoCloseable {
   }
 
   /**
-   * Connects within {@code timeout}; every later call may wait for its answer that long.
+   * Connects within {@code timeout} and answers the node's greeting, proving the shared secret
+   * when the node asks for it ({@code secret} may be null where no node asks); every later call
+   * may wait for its answer that long.
    *
-   * @throws java.net.ConnectException if nothing listens there (the request was not sent)
+   * @throws ConnectException if nothing listens there, or the handshake failed (no
+   *     request was sent)
    */
-  static NodeConnection open(InetSocketAddress address, Duration timeout) throws IOException {
+  static NodeConnection open(InetSocketAddress address, Duration timeout, KvSecret secret)
+      throws IOException {
     Socket socket = new Socket();
     try {
       socket.setTcpNoDelay(true);
       socket.setSoTimeout(Math.toIntExact(timeout.toMillis()));
       socket.connect(address, Math.toIntExact(timeout.toMillis()));
-      return new NodeConnection(address, socket);
+      NodeConnection c = new NodeConnection(address, socket);
+      try {
+        Handshake.answer(c.in, c.out, secret, address);
+      } catch (ConnectException e) {
+        throw e;
+      } catch (IOException e) {
+        // a timeout or a broken connection before any request: still "not sent"
+        ConnectException notSent = new ConnectException("handshake with "
+            + address + " failed: " + e.getMessage());
+        notSent.initCause(e);
+        throw notSent;
+      }
+      return c;
     } catch (IOException | RuntimeException e) {
       socket.close();
       throw e;

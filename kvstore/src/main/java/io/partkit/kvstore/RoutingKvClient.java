@@ -31,6 +31,7 @@ final class RoutingKvClient implements KvClient {
   private final Supplier<PartitionAssignment> tables;
   private final Function<NodeId, String> addresses;
   private final Duration requestTimeout;
+  private final KvSecret secret;
   private final long retryBudgetNanos;
   private final AtomicReference<PartitionAssignment> table = new AtomicReference<>();
   private final Map<String, Queue<NodeConnection>> pools = new ConcurrentHashMap<>();
@@ -40,6 +41,7 @@ final class RoutingKvClient implements KvClient {
     this.tables = b.tables;
     this.addresses = b.addresses;
     this.requestTimeout = b.requestTimeout;
+    this.secret = b.secret;
     this.retryBudgetNanos = b.retryBudget.toNanos();
     offer(requireNonNull(tables.get(), "the table source returned null"));
   }
@@ -139,7 +141,7 @@ final class RoutingKvClient implements KvClient {
       c.close();
     }
     InetSocketAddress target = TcpKvNode.parseAddress(address);
-    return NodeConnection.open(target, requestTimeout);
+    return NodeConnection.open(target, requestTimeout, secret);
   }
 
   private void release(String address, NodeConnection connection) {

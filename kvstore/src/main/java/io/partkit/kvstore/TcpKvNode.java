@@ -76,12 +76,19 @@ final class TcpKvNode implements KvNode {
   private volatile boolean closed;
   private final UnsafeTestFault fault;
   private final ConnectionLimits limits;
+  private final KvSecret secret; // null: admit every peer (loopback only)
 
   private TcpKvNode(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
-      ConnectionLimits limits) throws IOException {
+      ConnectionLimits limits, KvSecret secret) throws IOException {
+    if (secret == null && !bind.getAddress().isLoopbackAddress()) {
+      throw new IllegalArgumentException("node " + id + " would listen on " + bind
+          + " with no shared secret: anyone who reaches it could fence, drop or overwrite"
+          + " partitions; give it the cluster's secret (--secret-file FILE) or bind loopback");
+    }
     this.id = id;
     this.fault = fault;
     this.limits = limits;
+    this.secret = secret;
     Files.createDirectories(dataDir);
     this.logFile = dataDir.resolve("wal.log");
     WriteAheadLog.open(logFile, this::replay).close();
@@ -106,12 +113,12 @@ final class TcpKvNode implements KvNode {
   /** A node with a deliberate bug, for tests that must see a broken store caught. */
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault)
       throws IOException {
-    return start(id, dataDir, bind, fault, ConnectionLimits.DEFAULT);
+    return start(id, dataDir, bind, fault, ConnectionLimits.DEFAULT, null);
   }
 
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
-      ConnectionLimits limits) throws IOException {
-    TcpKvNode node = new TcpKvNode(id, dataDir, bind, fault, limits);
+      ConnectionLimits limits, KvSecret secret) throws IOException {
+    TcpKvNode node = new TcpKvNode(id, dataDir, bind, fault, limits, secret);
     if (fault != UnsafeTestFault.NONE) {
       System.err.println("node " + id + ": UNSAFE TEST FAULT " + fault.cliName()
           + " is on: this node loses data on purpose");
@@ -231,6 +238,11 @@ final class TcpKvNode implements KvNode {
       // small buffers: a connection's fixed cost, times maxConnections
       InputStream in = new BufferedInputStream(socket.getInputStream(), 8192);
       OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 8192);
+      try {
+        Handshake.greet(in, out, secret);
+      } catch (IOException e) {
+        return; // not one of the cluster's: closed before any request is read
+      }
       byte[] body;
       while ((body = Wire.readFrame(in)) != null) {
         KvReply reply;
@@ -492,7 +504,7 @@ final class TcpKvNode implements KvNode {
   }
 
   private KvReply pull(Part part, long moveEpoch, InetSocketAddress source) throws IOException {
-    try (NodeConnection peer = NodeConnection.open(source, PEER_TIMEOUT)) {
+    try (NodeConnection peer = NodeConnection.open(source, PEER_TIMEOUT, secret)) {
       byte[] after = null;
       long seq = 0;
       while (true) {

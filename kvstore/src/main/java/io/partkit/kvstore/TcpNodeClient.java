@@ -14,9 +14,16 @@ final class TcpNodeClient implements KvNodeClient {
 
   private final InetSocketAddress address;
   private final Duration timeout;
+  private final KvSecret secret;
   private NodeConnection connection;
 
   TcpNodeClient(InetSocketAddress address, Duration timeout) {
+    this(address, timeout, null);
+  }
+
+  /** A client that proves {@code secret} to nodes that ask (null: to none). */
+  TcpNodeClient(InetSocketAddress address, Duration timeout, KvSecret secret) {
+    this.secret = secret;
     this.address = requireNonNull(address, "address");
     requireNonNull(timeout, "timeout");
     if (timeout.isNegative() || timeout.isZero()) {
@@ -30,7 +37,7 @@ final class TcpNodeClient implements KvNodeClient {
       if (connection != null) {
         connection.close();
       }
-      connection = NodeConnection.open(address, timeout);
+      connection = NodeConnection.open(address, timeout, secret);
     }
     return connection.call(request);
   }

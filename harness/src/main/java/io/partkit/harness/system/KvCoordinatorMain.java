@@ -6,6 +6,7 @@ import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.MetadataStores;
 import io.partkit.coordinator.etcd.EtcdMetadataStores;
 import io.partkit.kvstore.KvMigrationExecutor;
+import io.partkit.kvstore.KvSecret;
 import io.partkit.spi.Member;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionerConfig;
@@ -24,7 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * The kv system's coordinator as its own process, so the nemesis can {@code kill -9} it between
  * recording a migration and committing it:
  * {@code --store <file> --partitions <n> --members id=host:port,... [--addresses id=host:port,...]
- * [--max-concurrent k] [--etcd url,... --etcd-prefix /p]}. {@code --addresses} names every node
+ * [--max-concurrent k] [--etcd url,... --etcd-prefix /p] [--secret-file f]}. {@code --addresses} names every node
  * that may hold data, members or not (a restarted coordinator must still reach a node that left
  * to finish moving its partitions off it).
  *
@@ -63,7 +64,11 @@ public final class KvCoordinatorMain {
             .prefix(o.getOrDefault("--etcd-prefix", "/partkit")).build()
         : MetadataStores.embedded(Path.of(o.get("--store")));
     // A node that left keeps its address here: a migration off it may still need it to drop.
-    KvMigrationExecutor executor = KvMigrationExecutor.builder().store(store)
+    KvMigrationExecutor.Builder executorBuilder = KvMigrationExecutor.builder();
+    if (o.containsKey("--secret-file")) {
+      executorBuilder.secret(KvSecret.read(Path.of(o.get("--secret-file"))));
+    }
+    KvMigrationExecutor executor = executorBuilder.store(store)
         .addresses(addresses::get).maxConcurrentMigrations(k).stepTimeout(Duration.ofSeconds(15))
         .onStep((m, step) -> print("STEP " + step + " " + m.partition() + " " + m.source() + " "
             + m.target() + " " + m.targetEpoch()))

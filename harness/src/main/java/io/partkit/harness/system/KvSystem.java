@@ -12,6 +12,7 @@ import io.partkit.kvstore.KvClient;
 import io.partkit.kvstore.KvException;
 import io.partkit.kvstore.KvNodeClient;
 import io.partkit.kvstore.KvNodeMain;
+import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
 import io.partkit.spi.PartitionAssignment;
@@ -62,6 +63,9 @@ final class KvSystem implements SystemUnderTest {
   private SystemContext context;
   private NodeRuntime runtime;
   private Path storeFile;
+  /** The run's shared secret: every node, the coordinator and the clients prove it. */
+  private KvSecret secret;
+  private Path secretFile;
   private int partitions;
   private Random random;
   /** With the option metadata=etcd: the coordinator's etcd, and the store clients read tables from. */
@@ -104,15 +108,18 @@ final class KvSystem implements SystemUnderTest {
           .prefix(ETCD_PREFIX).build();
     }
     this.storeFile = ctx.dir().resolve("data").resolve("coordinator.json");
+    this.secretFile = ctx.dir().resolve("data").resolve("secret");
     try {
       Files.createDirectories(storeFile.getParent());
+      this.secret = KvSecret.generate(secretFile);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     for (String n : nodes) {
       List<String> args = new ArrayList<>(List.of("--id", n,
           "--data", ctx.dir().resolve("data").resolve(n).toString(),
-          "--host", runtime.host(n), "--port", Integer.toString(runtime.port(n, "kv", 7000))));
+          "--host", runtime.host(n), "--port", Integer.toString(runtime.port(n, "kv", 7000)),
+          "--secret-file", secretFile.toString()));
       if (fault != null) {
         args.addAll(List.of("--unsafe-test-fault", fault));
       }
@@ -147,7 +154,7 @@ final class KvSystem implements SystemUnderTest {
     List<String> args = new ArrayList<>(List.of("--store", storeFile.toString(), "--partitions",
         Integer.toString(partitions), "--members", memberList(), "--addresses",
         nodes.stream().map(n -> n + "=" + address(n)).collect(Collectors.joining(",")),
-        "--max-concurrent", "2"));
+        "--max-concurrent", "2", "--secret-file", secretFile.toString()));
     if (metadataCluster != null) {
       args.addAll(List.of("--etcd", String.join(",", metadataCluster.clientUrls()),
           "--etcd-prefix", ETCD_PREFIX));
@@ -344,7 +351,8 @@ final class KvSystem implements SystemUnderTest {
   }
 
   private PartitionStatus status(String node, int partition) {
-    try (KvNodeClient c = KvNodeClient.connect(address(node), Duration.ofSeconds(2))) {
+    try (KvNodeClient c = KvNodeClient.connect(address(node), Duration.ofSeconds(2),
+        secret)) {
       return c.status(partition);
     } catch (IOException | RuntimeException e) {
       return null;
@@ -354,7 +362,7 @@ final class KvSystem implements SystemUnderTest {
   @Override
   public Client openClient() {
     KvClient client = KvClient.builder().tables(this::table)
-        .addresses(id -> address(id.value()))
+        .addresses(id -> address(id.value())).secret(secret)
         .requestTimeout(Duration.ofSeconds(2)).retryBudget(Duration.ofSeconds(5)).build();
     return new KvRegisterClient(client);
   }

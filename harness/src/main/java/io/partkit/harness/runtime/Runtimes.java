@@ -3,9 +3,12 @@ package io.partkit.harness.runtime;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Set;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 
 /** The node runtimes by name. */
@@ -56,14 +59,47 @@ public final class Runtimes {
   }
 
   /**
-   * A port nobody listens on now on loopback. Another program may still take it before the node
-   * binds it; the node then fails to start and says so (a setup error, not a wrong verdict).
+   * A port nobody listens on now on loopback, for a node to bind. Chosen below the kernel's
+   * ephemeral range (Linux: {@code ip_local_port_range}, 32768 and up by default), where no
+   * outgoing connection is ever given a port: a port picked by binding port 0 is an ephemeral
+   * one, and on a busy machine some client's connect() took it before the node bound it
+   * ("Address already in use"). Ports handed out in this JVM are not handed out again. Another
+   * program may still bind the port first; the node then fails to start and says so (a setup
+   * error, not a wrong verdict).
    */
   static int freeLoopbackPort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new SetupException("no free port on loopback: " + e.getMessage(), e);
+    int below = ephemeralLow();
+    int low = Math.max(1024, below - 12_000);
+    int span = below - low;
+    int start = ThreadLocalRandom.current().nextInt(span);
+    for (int i = 0; i < span; i++) {
+      int port = low + (start + i) % span;
+      synchronized (HANDED_OUT) {
+        if (HANDED_OUT.contains(port)) {
+          continue;
+        }
+        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+          HANDED_OUT.add(port);
+          return s.getLocalPort();
+        } catch (IOException taken) {
+          // in use: try the next one
+        }
+      }
+    }
+    throw new SetupException("no free port on loopback in " + low + ".." + (below - 1));
+  }
+
+  private static final Set<Integer> HANDED_OUT = new HashSet<>();
+
+  /** The first ephemeral port; 32768 (Linux's default) when the kernel does not say. */
+  private static int ephemeralLow() {
+    try {
+      // readAllLines, not readString: on procfs (size 0) readString returned only "3"
+      String range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0);
+      int low = Integer.parseInt(range.trim().split("\\s+")[0]);
+      return low > 10_000 ? low : 32768;
+    } catch (IOException | RuntimeException e) {
+      return 32768;
     }
   }
 

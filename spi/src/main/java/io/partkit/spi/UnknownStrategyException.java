@@ -58,7 +58,7 @@ public final class UnknownStrategyException extends IllegalArgumentException {
    * The artifact id (group {@code io.partkit}) of the partkit module that provides the named
    * strategy, or empty when the name is not one of partkit's own strategies.
    */
-  public static Optional<String> providedBy(String strategy) {
+  static Optional<String> providedBy(String strategy) {
     return Optional.ofNullable(OWN_ARTIFACTS.get(strategy));
   }
 

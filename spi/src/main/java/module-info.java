@@ -3,9 +3,10 @@
  * statistics, and discovery of strategies by name ({@link io.partkit.spi.Partitioners}).
  *
  * <p>No {@code requires} beyond {@code java.base}: strategies and backends depend on this module,
- * never the other way. {@code uses} lets {@link io.partkit.spi.Partitioners} find strategy
- * modules that {@code provides io.partkit.spi.PartitionerProvider} on the module path (and, as on
- * the class path, providers listed in {@code META-INF/services}).
+ * never the other way. {@code uses} is what allows {@link io.partkit.spi.Partitioners}, in a named
+ * module, to call {@link java.util.ServiceLoader} at all; it then finds the modules on the module
+ * path that provide {@code io.partkit.spi.PartitionerProvider}, and still the providers that jars
+ * on the class path list in {@code META-INF/services}.
  */
 module io.partkit.spi {
   exports io.partkit.spi;

@@ -5,7 +5,9 @@ package io.partkit.spi;
  *
  * <p>Implementations are listed in {@code META-INF/services/io.partkit.spi.PartitionerProvider},
  * have a public no-argument constructor, do no work in it, and are found by {@link #name()} through
- * {@link Partitioners}.
+ * {@link Partitioners}. A strategy in a named module also declares
+ * {@code provides io.partkit.spi.PartitionerProvider with ...} in its {@code module-info}: on the
+ * module path that is the only listing read, and on the class path the services file is.
  */
 public interface PartitionerProvider {
 

@@ -20,7 +20,8 @@ import java.util.TreeMap;
  * <p>Defensive in the way slf4j's {@code LoggerFactory} is: a provider that cannot be
  * instantiated (missing class, failing constructor, a second provider claiming a taken name) is
  * recorded in {@link #loadFailures()} and skipped, and the others still work. An unknown name
- * fails with the names that are known.
+ * fails with the names that are known and, if it is one of partkit's own strategies, the
+ * artifact that provides it.
  *
  * <pre>{@code
  * Partitioner fixed = Partitioners.load().create("fixed", PartitionerConfig.of("partitions", 271));

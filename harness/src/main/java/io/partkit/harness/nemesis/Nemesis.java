@@ -6,8 +6,9 @@ import java.util.Optional;
 import java.util.Random;
 
 /**
- * One kind of fault. The {@link NemesisSchedule} picks a kind at random (seeded), starts it, holds
- * it a while and heals it, and records both as {@code :nemesis} operations.
+ * One kind of fault. The harness's {@code NemesisSchedule} (package-private there) picks a kind at
+ * random (seeded), starts it, holds it a while and heals it, and records both as {@code :nemesis}
+ * operations.
  */
 public interface Nemesis {
 

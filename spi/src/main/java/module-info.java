@@ -1,0 +1,17 @@
+/**
+ * The partitioning SPI: strategy, coordinator and migration contracts, key hashing, placement
+ * statistics, and discovery of strategies by name ({@link io.partkit.spi.Partitioners}).
+ *
+ * <p>No {@code requires} beyond {@code java.base}: strategies and backends depend on this module,
+ * never the other way. {@code uses} is what allows {@link io.partkit.spi.Partitioners}, in a named
+ * module, to call {@link java.util.ServiceLoader} at all; it then finds the modules on the module
+ * path that provide {@code io.partkit.spi.PartitionerProvider}, and still the providers that jars
+ * on the class path list in {@code META-INF/services}.
+ */
+module io.partkit.spi {
+  exports io.partkit.spi;
+  exports io.partkit.spi.hash;
+  exports io.partkit.spi.stats;
+
+  uses io.partkit.spi.PartitionerProvider;
+}

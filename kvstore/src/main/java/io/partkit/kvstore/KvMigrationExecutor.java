@@ -40,10 +40,14 @@ import java.util.function.Function;
  * <ol>
  *   <li>PLANNED: the coordinator has recorded the migration in its {@link MetadataStore}
  *       ({@code recordMigrations}) before it calls {@link #migrate}.
+ *   <li>PRECOPIED: the target copies the partition while the source still serves it, and the
+ *       source records the keys written from then on (an optimization: on any failure the move
+ *       copies everything in the next steps instead).
  *   <li>FENCED: the source turns the partition MIGRATING_OUT (durably): from now on every
  *       request gets MOVING, and its data is frozen.
- *   <li>COPIED: the target pulls every key from the source in pages, logs and forces them, and
- *       answers RECEIVED. {@link #migrate} completes here: ready to commit.
+ *   <li>COPIED: the target pulls the keys written since its pre-copy (or, without one, every
+ *       key) in pages, logs and forces them, and answers RECEIVED. {@link #migrate} completes
+ *       here: ready to commit.
  *   <li>COMMITTED: the coordinator commits the table at the target epoch. This executor watches
  *       the store's table and ACTIVATEs the target at that epoch.
  *   <li>SOURCE_DROPPED: once the target serves, the source drops its copy and keeps a tombstone
@@ -84,6 +88,8 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   private final ExecutorService pool;
   private final ExecutorService reconciler;
   private final Map<Integer, Migration> active = new ConcurrentHashMap<>();
+  /** Migrations this executor brought to COPIED, waiting for the table that commits them. */
+  private final Map<Integer, Migration> copied = new ConcurrentHashMap<>();
   private final AtomicBoolean reconcileQueued = new AtomicBoolean();
   private final AutoCloseable watch;
   private volatile boolean closed;
@@ -100,7 +106,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     this.permits = new Semaphore(b.maxConcurrent, true);
     this.pool = Executors.newCachedThreadPool(daemon("kv-migration"));
     this.reconciler = Executors.newSingleThreadExecutor(daemon("kv-reconcile"));
-    this.watch = b.watchTable ? store.watchTable(t -> reconcileLater()) : null;
+    this.watch = b.watchTable ? store.watchTable(this::onTable) : null;
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {
@@ -192,16 +198,36 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     listener.accept(m, MigrationStep.PLANNED);
     int p = m.partition();
     try {
+      String sourceAddress = addresses.apply(m.source());
+      if (precopy(m, sourceAddress)) {
+        listener.accept(m, MigrationStep.PRECOPIED);
+      }
       expectOk(call(m.source(), "FENCE", c -> c.admin(Wire.FENCE, p, m.targetEpoch()), false));
       listener.accept(m, MigrationStep.FENCED);
-      String sourceAddress = addresses.apply(m.source());
       expectOk(call(m.target(), "RECEIVE",
           c -> c.receive(p, m.targetEpoch(), sourceAddress), true));
+      copied.put(m.partition(), m);
       listener.accept(m, MigrationStep.COPIED);
       return m;
     } catch (RuntimeException e) {
       rollBack(m, e);
       throw new MigrationRolledBackException(m, e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Copies the partition to the target while the source serves it, so that the fenced copy
+   * after it ships only the keys written meanwhile: writes to the partition are refused only
+   * for that short delta, not for the whole copy. An optimization only: when it fails (a node
+   * down, a refusal), the move goes on as before and copies everything under the fence.
+   *
+   * @return whether the target holds a pre-copy
+   */
+  private boolean precopy(Migration m, String sourceAddress) {
+    try (TcpNodeClient c = client(m.target(), copyTimeout)) {
+      return c.precopy(m.partition(), m.targetEpoch(), sourceAddress).isOk();
+    } catch (IOException | RuntimeException e) {
+      return false;
     }
   }
 
@@ -432,6 +458,33 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
 
   private static String key(int partition, long epoch) {
     return partition + "@" + epoch;
+  }
+
+  /**
+   * A table was committed: first activate the targets of the migrations this executor copied
+   * and the table commits (one ACTIVATE each: the partition refuses writes from its fence until
+   * then, so this is on the critical path of every move), then reconcile everything else.
+   * Both run on the one reconciler thread, in that order.
+   */
+  private void onTable(PartitionAssignment table) {
+    if (closed) {
+      return;
+    }
+    reconciler.execute(() -> activateCommitted(table));
+    reconcileLater();
+  }
+
+  private void activateCommitted(PartitionAssignment table) {
+    for (Migration m : copied.values()) {
+      if (table.epoch() < m.targetEpoch() || m.partition() >= table.partitionCount()) {
+        continue;
+      }
+      copied.remove(m.partition(), m);
+      if (table.primary(m.partition()).equals(m.target())
+          && tryCall(m.target(), Wire.ACTIVATE, m.partition(), m.targetEpoch())) {
+        listener.accept(m, MigrationStep.COMMITTED);
+      } // otherwise not committed, or the target unreachable: reconcile() sorts it out
+    }
   }
 
   private void reconcileLater() {

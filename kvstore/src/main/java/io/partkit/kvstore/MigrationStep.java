@@ -10,6 +10,12 @@ package io.partkit.kvstore;
 public enum MigrationStep {
   /** Recorded as pending in the metadata store; nothing done on the nodes yet. */
   PLANNED,
+  /**
+   * The target holds a copy taken while the source still served writes (RECEIVING), and the
+   * source records which keys are written from then on. Not durable, and not a step a crash
+   * returns to: after a restart of either node the move copies in full under the fence.
+   */
+  PRECOPIED,
   /** The source refuses writes (MIGRATING_OUT) and its data is frozen. */
   FENCED,
   /** The target holds all the data durably and acknowledged it (RECEIVED): ready to commit. */

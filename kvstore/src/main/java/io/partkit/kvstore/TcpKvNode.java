@@ -56,6 +56,13 @@ final class TcpKvNode implements KvNode {
      */
     long unfencedEpoch;
     boolean pulling;
+    /**
+     * Source side, while a target pre-copies this OWNED partition: the keys written since the
+     * pre-copy began. Memory only: a restart loses it, and the target then copies in full.
+     */
+    Tracking tracking;
+    /** Target side: the source's tracking token of the pre-copy held here (RECEIVING), or 0. */
+    long precopyToken;
     final TreeMap<byte[], byte[]> data = new TreeMap<>(Arrays::compareUnsigned);
 
     Part(int id) {
@@ -67,6 +74,11 @@ final class TcpKvNode implements KvNode {
     }
   }
 
+  /** Keys written to a partition since a pre-copy at {@code moveEpoch} began ({@code token}). */
+  private record Tracking(long moveEpoch, long token, java.util.TreeSet<byte[]> dirty) {}
+
+  private static final java.security.SecureRandom TOKENS = new java.security.SecureRandom();
+
   private final NodeId id;
   private final Path logFile;
   private final Map<Integer, Part> parts = new ConcurrentHashMap<>();
@@ -77,6 +89,8 @@ final class TcpKvNode implements KvNode {
   private final UnsafeTestFault fault;
   private final ConnectionLimits limits;
   private final KvSecret secret; // null: admit every peer (loopback only)
+  private final java.util.concurrent.atomic.AtomicLong keysCopiedIn =
+      new java.util.concurrent.atomic.AtomicLong();
 
   private TcpKvNode(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
       ConnectionLimits limits, KvSecret secret) throws IOException {
@@ -184,8 +198,9 @@ final class TcpKvNode implements KvNode {
 
   /**
    * The partition's state for a request that never changes an ABSENT partition (every request
-   * but ASSIGN and RECEIVE): the held one, or a fresh ABSENT one that is not kept. Creating state
-   * for any partition id a request names let 500k STATUS requests leave 500k objects behind.
+   * but ASSIGN, RECEIVE and PRECOPY): the held one, or a fresh ABSENT one that is not kept.
+   * Creating state for any partition id a request names let 500k STATUS requests leave 500k
+   * objects behind.
    */
   private Part lookup(int partition) {
     Part held = parts.get(partition);
@@ -281,7 +296,7 @@ final class TcpKvNode implements KvNode {
     }
     Part part = switch (op) {
       case Wire.LIST -> null;
-      case Wire.ASSIGN, Wire.RECEIVE -> part(partition);
+      case Wire.ASSIGN, Wire.RECEIVE, Wire.PRECOPY -> part(partition);
       default -> lookup(partition);
     };
     return switch (op) {
@@ -295,8 +310,11 @@ final class TcpKvNode implements KvNode {
       case Wire.ASSIGN -> assign(part, epoch);
       case Wire.FENCE -> fence(part, epoch);
       case Wire.UNFENCE -> unfence(part, epoch);
-      case Wire.SNAPSHOT -> snapshot(part, r.bytes(), r.i32());
+      case Wire.SNAPSHOT -> snapshot(part, epoch, r.bytes(), r.i32());
       case Wire.RECEIVE -> receive(part, epoch, r.utf());
+      case Wire.TRACK -> track(part, epoch);
+      case Wire.PRECOPY -> precopy(part, epoch, r.utf());
+      case Wire.DELTA -> delta(part, epoch, r.i64(), r.bytes(), r.i32());
       case Wire.ACTIVATE -> activate(part, epoch);
       case Wire.ABORT -> abort(part, epoch);
       case Wire.DROP -> drop(part, epoch);
@@ -375,9 +393,11 @@ final class TcpKvNode implements KvNode {
       } else if (fault == UnsafeTestFault.ACK_BEFORE_LOG) {
         seq = log.lastAppended(); // the bug: acknowledged from memory only
         part.data.put(key, value);
+        markDirty(part, key);
       } else {
         seq = log.append(putRecord(part.id, key, value));
         part.data.put(key, value);
+        markDirty(part, key);
       }
     }
     log.awaitDurable(seq);
@@ -387,10 +407,18 @@ final class TcpKvNode implements KvNode {
     return KvReply.ok(owned, null);
   }
 
+  /** A write while a target pre-copies: the delta after the fence must carry this key. */
+  private static void markDirty(Part part, byte[] key) {
+    if (part.tracking != null) {
+      part.tracking.dirty().add(key);
+    }
+  }
+
   private KvReply stateChange(Part part, PartitionState state, long epoch, long moveEpoch,
       boolean clear) throws IOException {
     long seq;
     synchronized (part) {
+      part.precopyToken = 0; // a pre-copy belongs to the RECEIVING state it was taken in
       if (clear) {
         log.append(clearRecord(part.id));
         part.data.clear();
@@ -439,6 +467,7 @@ final class TcpKvNode implements KvNode {
 
   private KvReply unfence(Part part, long moveEpoch) throws IOException {
     synchronized (part) {
+      part.tracking = null; // the move is over either way: stop recording writes for it
       if (part.state == PartitionState.OWNED) {
         return KvReply.ok(part.epoch, null);
       }
@@ -450,13 +479,18 @@ final class TcpKvNode implements KvNode {
     }
   }
 
-  private KvReply snapshot(Part part, byte[] after, int max) {
+  private KvReply snapshot(Part part, long moveEpoch, byte[] after, int max) {
     if (max < 1) {
       return KvReply.of(Status.ERROR, 0, "page size must be >= 1: " + max);
     }
     synchronized (part) {
-      if (part.state != PartitionState.MIGRATING_OUT) {
-        return refused(part, "SNAPSHOT"); // only fenced data is frozen, so only it is copied
+      // Fenced data is frozen, so a copy of it is whole. An OWNED partition may be copied only
+      // while its writes are tracked for this move: the delta after the fence then carries
+      // every key written since the copy began (to a page already taken, or not yet taken).
+      boolean tracked = part.state == PartitionState.OWNED && part.tracking != null
+          && part.tracking.moveEpoch() == moveEpoch;
+      if (part.state != PartitionState.MIGRATING_OUT && !tracked) {
+        return refused(part, "SNAPSHOT");
       }
       Map<byte[], byte[]> tail = after == null ? part.data : part.data.tailMap(after, false);
       Wire.Writer page = new Wire.Writer();
@@ -475,6 +509,74 @@ final class TcpKvNode implements KvNode {
     }
   }
 
+  /**
+   * Source: starts recording the keys written to an OWNED partition, for a target about to
+   * pre-copy it at {@code moveEpoch}; answers the tracking's token (int64). Idempotent: the same
+   * move gets the same token (after the fence too).
+   */
+  private KvReply track(Part part, long moveEpoch) {
+    synchronized (part) {
+      Tracking t = part.tracking;
+      boolean same = t != null && t.moveEpoch() == moveEpoch;
+      if (same && (part.state == PartitionState.OWNED
+          || part.state == PartitionState.MIGRATING_OUT && part.moveEpoch == moveEpoch)) {
+        return KvReply.ok(moveEpoch, new Wire.Writer().i64(t.token()).toBytes());
+      }
+      if (part.state != PartitionState.OWNED || moveEpoch <= part.epoch
+          || moveEpoch <= part.unfencedEpoch) {
+        return refused(part, "TRACK at epoch " + moveEpoch);
+      }
+      long token;
+      do {
+        token = TOKENS.nextLong();
+      } while (token == 0);
+      part.tracking = new Tracking(moveEpoch, token,
+          new java.util.TreeSet<>(Arrays::compareUnsigned));
+      return KvReply.ok(moveEpoch, new Wire.Writer().i64(token).toBytes());
+    }
+  }
+
+  /**
+   * Source, fenced: one page of the keys written since the pre-copy with {@code token} began,
+   * with their (frozen) values. Refused when this node has no such tracking (it restarted, or
+   * the move was rolled back): the target must then copy in full.
+   */
+  private KvReply delta(Part part, long moveEpoch, long token, byte[] after, int max) {
+    if (max < 1) {
+      return KvReply.of(Status.ERROR, 0, "page size must be >= 1: " + max);
+    }
+    synchronized (part) {
+      Tracking t = part.tracking;
+      if (part.state != PartitionState.MIGRATING_OUT || part.moveEpoch != moveEpoch || t == null
+          || t.moveEpoch() != moveEpoch || t.token() != token) {
+        return refused(part, "DELTA (no pre-copy tracking with that token: copy in full)");
+      }
+      java.util.NavigableSet<byte[]> tail = after == null ? t.dirty() : t.dirty().tailSet(after,
+          false);
+      Wire.Writer page = new Wire.Writer();
+      int count = Math.min(max, tail.size());
+      page.i32(count);
+      int n = 0;
+      for (byte[] key : tail) {
+        if (n == count) {
+          break;
+        }
+        page.bytes(key).bytes(part.data.get(key));
+        n++;
+      }
+      page.i8(tail.size() > count ? 1 : 0);
+      return KvReply.ok(part.moveEpoch, page.toBytes());
+    }
+  }
+
+  /** copyPages' answer when the source refused a DELTA: its tracking is gone, copy in full. */
+  private static final KvReply SOURCE_LOST_TRACKING = KvReply.of(Status.REFUSED, 0,
+      "the source has no tracking for this pre-copy");
+
+  /**
+   * Target: makes the partition whole from the fenced source and answers RECEIVED. After a
+   * pre-copy (see {@link #precopy}) it pulls only the keys written since, else everything.
+   */
   private KvReply receive(Part part, long moveEpoch, String source) throws IOException {
     InetSocketAddress from;
     try {
@@ -482,6 +584,7 @@ final class TcpKvNode implements KvNode {
     } catch (IllegalArgumentException e) {
       return KvReply.of(Status.ERROR, 0, "node " + id + ": RECEIVE: " + e.getMessage());
     }
+    long token;
     synchronized (part) {
       if (part.state == PartitionState.RECEIVED && part.moveEpoch == moveEpoch) {
         return KvReply.ok(moveEpoch, null);
@@ -492,10 +595,29 @@ final class TcpKvNode implements KvNode {
         return refused(part, "RECEIVE at epoch " + moveEpoch);
       }
       part.pulling = true;
-      stateChange(part, PartitionState.RECEIVING, part.epoch, moveEpoch, true);
+      token = restart ? part.precopyToken : 0;
+      if (token == 0) {
+        stateChange(part, PartitionState.RECEIVING, part.epoch, moveEpoch, true);
+      }
     }
-    try {
-      return pull(part, moveEpoch, from);
+    try (NodeConnection peer = NodeConnection.open(from, PEER_TIMEOUT, secret)) {
+      if (token != 0) {
+        KvReply failed = copyPages(part, moveEpoch, peer, from, Wire.DELTA, token);
+        if (failed == null) {
+          return received(part, moveEpoch);
+        }
+        if (failed != SOURCE_LOST_TRACKING) {
+          return failed;
+        }
+        synchronized (part) { // the source restarted since the pre-copy: start over, in full
+          if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
+            return refused(part, "RECEIVE (aborted meanwhile)");
+          }
+          stateChange(part, PartitionState.RECEIVING, part.epoch, moveEpoch, true);
+        }
+      }
+      KvReply failed = copyPages(part, moveEpoch, peer, from, Wire.SNAPSHOT, 0);
+      return failed != null ? failed : received(part, moveEpoch);
     } finally {
       synchronized (part) {
         part.pulling = false;
@@ -503,44 +625,113 @@ final class TcpKvNode implements KvNode {
     }
   }
 
-  private KvReply pull(Part part, long moveEpoch, InetSocketAddress source) throws IOException {
-    try (NodeConnection peer = NodeConnection.open(source, PEER_TIMEOUT, secret)) {
-      byte[] after = null;
-      long seq = 0;
-      while (true) {
-        KvReply reply = peer.call(NodeConnection.request(Wire.SNAPSHOT, part.id, moveEpoch)
-            .bytes(after).i32(PAGE).toBytes());
-        if (reply.status() != Status.OK) {
-          // a refusal is final (the source is not fenced for this move); I/O errors are not
-          return KvReply.of(reply.status() == Status.ERROR ? Status.ERROR : Status.REFUSED, moveEpoch,
-              "copy of partition " + part.id + " from " + source + " failed: " + reply);
-        }
-        Wire.Reader page = new Wire.Reader(reply.value());
-        int count = page.i32();
-        synchronized (part) {
-          if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
-            return refused(part, "RECEIVE (aborted meanwhile)");
-          }
-          for (int i = 0; i < count; i++) {
-            byte[] key = page.bytes();
-            byte[] value = page.bytes();
-            seq = log.append(putRecord(part.id, key, value));
-            part.data.put(key, value);
-            after = key;
-          }
-        }
-        if (page.i8() == 0) {
-          break;
-        }
+  /**
+   * Target: copies the partition from its source while the source still serves it, so that
+   * the fenced part of the move ({@link #receive}) ships only what was written meanwhile. The
+   * source records the keys written from before the first page on (TRACK), so a key written
+   * after its page was taken is in the delta. Stays RECEIVING; answers OK when the copy is
+   * here. The pre-copy is not durable: after a restart of either node the move copies in full.
+   */
+  private KvReply precopy(Part part, long moveEpoch, String source) throws IOException {
+    InetSocketAddress from;
+    try {
+      from = parseAddress(source);
+    } catch (IllegalArgumentException e) {
+      return KvReply.of(Status.ERROR, 0, "node " + id + ": PRECOPY: " + e.getMessage());
+    }
+    synchronized (part) {
+      boolean same = part.moveEpoch == moveEpoch;
+      if (same && (part.state == PartitionState.RECEIVED
+          || part.state == PartitionState.RECEIVING && part.precopyToken != 0)) {
+        return KvReply.ok(moveEpoch, null); // done already
       }
-      log.awaitDurable(seq);
+      boolean restart = part.state == PartitionState.RECEIVING && same;
+      if (part.pulling || !(restart || part.state == PartitionState.ABSENT)
+          || moveEpoch <= part.epoch) {
+        return refused(part, "PRECOPY at epoch " + moveEpoch);
+      }
+      part.pulling = true;
+      stateChange(part, PartitionState.RECEIVING, part.epoch, moveEpoch, true);
+    }
+    try (NodeConnection peer = NodeConnection.open(from, PEER_TIMEOUT, secret)) {
+      KvReply tracked = peer.call(NodeConnection.request(Wire.TRACK, part.id, moveEpoch)
+          .toBytes());
+      if (!tracked.isOk()) {
+        return KvReply.of(tracked.status() == Status.ERROR ? Status.ERROR : Status.REFUSED,
+            moveEpoch, "pre-copy of partition " + part.id + ": " + from + " will not track it: "
+                + tracked);
+      }
+      long token = new Wire.Reader(tracked.value()).i64();
+      KvReply failed = copyPages(part, moveEpoch, peer, from, Wire.SNAPSHOT, 0);
+      if (failed != null) {
+        return failed;
+      }
+      synchronized (part) {
+        if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
+          return refused(part, "PRECOPY (aborted meanwhile)");
+        }
+        part.precopyToken = token;
+        return KvReply.ok(moveEpoch, new Wire.Writer().i64(part.data.size()).toBytes());
+      }
+    } finally {
+      synchronized (part) {
+        part.pulling = false;
+      }
+    }
+  }
+
+  /**
+   * Pulls pages of {@code op} (SNAPSHOT: every key; DELTA: the keys written since the pre-copy
+   * with {@code token}) into the RECEIVING partition, logging each key. Null when done, else
+   * the answer to give ({@link #SOURCE_LOST_TRACKING} when the source refused a DELTA).
+   */
+  private KvReply copyPages(Part part, long moveEpoch, NodeConnection peer,
+      InetSocketAddress source, byte op, long token) throws IOException {
+    byte[] after = null;
+    while (true) {
+      Wire.Writer request = NodeConnection.request(op, part.id, moveEpoch);
+      if (op == Wire.DELTA) {
+        request.i64(token);
+      }
+      KvReply reply = peer.call(request.bytes(after).i32(PAGE).toBytes());
+      if (reply.status() != Status.OK) {
+        if (op == Wire.DELTA && reply.status() == Status.REFUSED) {
+          return SOURCE_LOST_TRACKING;
+        }
+        // a refusal is final (the source is not fenced for this move); I/O errors are not
+        return KvReply.of(reply.status() == Status.ERROR ? Status.ERROR : Status.REFUSED,
+            moveEpoch, "copy of partition " + part.id + " from " + source + " failed: " + reply);
+      }
+      Wire.Reader page = new Wire.Reader(reply.value());
+      int count = page.i32();
       synchronized (part) {
         if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
           return refused(part, "RECEIVE (aborted meanwhile)");
         }
-        stateChange(part, PartitionState.RECEIVED, part.epoch, moveEpoch, false);
-        return KvReply.ok(moveEpoch, new Wire.Writer().i64(part.data.size()).toBytes());
+        for (int i = 0; i < count; i++) {
+          byte[] key = page.bytes();
+          byte[] value = page.bytes();
+          log.append(putRecord(part.id, key, value));
+          part.data.put(key, value);
+          after = key;
+        }
+        keysCopiedIn.addAndGet(count);
       }
+      if (page.i8() == 0) {
+        return null;
+      }
+    }
+  }
+
+  /** Target: every key is here; once it is durable, the partition is RECEIVED. */
+  private KvReply received(Part part, long moveEpoch) throws IOException {
+    log.awaitDurable(log.lastAppended());
+    synchronized (part) {
+      if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
+        return refused(part, "RECEIVE (aborted meanwhile)");
+      }
+      stateChange(part, PartitionState.RECEIVED, part.epoch, moveEpoch, false);
+      return KvReply.ok(moveEpoch, new Wire.Writer().i64(part.data.size()).toBytes());
     }
   }
 
@@ -572,6 +763,7 @@ final class TcpKvNode implements KvNode {
 
   private KvReply drop(Part part, long epoch) throws IOException {
     synchronized (part) {
+      part.tracking = null;
       if (part.state == PartitionState.ABSENT) {
         return KvReply.ok(part.epoch, null);
       }
@@ -653,6 +845,11 @@ final class TcpKvNode implements KvNode {
     } catch (IOException e) {
       // nothing left to flush: unacknowledged writes are allowed to be lost
     }
+  }
+
+  /** How many keys this node has pulled from sources, pre-copies and deltas included (tests). */
+  long keysCopiedIn() {
+    return keysCopiedIn.get();
   }
 
   /** How many partitions this node keeps state for (tests: requests must not create any). */

@@ -94,6 +94,11 @@ final class TcpNodeClient implements KvNodeClient {
     return call(NodeConnection.request(op, partition, epoch).toBytes());
   }
 
+  /** Makes this node copy the partition from {@code source} while the source still serves it. */
+  KvReply precopy(int partition, long moveEpoch, String source) throws IOException {
+    return call(NodeConnection.request(Wire.PRECOPY, partition, moveEpoch).utf(source).toBytes());
+  }
+
   /** Makes this node pull the fenced partition from {@code source}. */
   KvReply receive(int partition, long moveEpoch, String source) throws IOException {
     return call(NodeConnection.request(Wire.RECEIVE, partition, moveEpoch).utf(source).toBytes());

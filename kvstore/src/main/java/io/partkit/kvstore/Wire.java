@@ -23,8 +23,14 @@ import java.util.Arrays;
  *   ASSIGN    (nothing)              create an empty OWNED partition at epoch (bootstrap)
  *   FENCE     (nothing)              OWNED -> MIGRATING_OUT, epoch = the migration's target epoch
  *   UNFENCE   (nothing)              MIGRATING_OUT -> OWNED (roll back)
- *   SNAPSHOT  bytes after, int32 max one page of a fenced partition, keys after {@code after}
- *   RECEIVE   utf source             pull the fenced partition from source: -> RECEIVED
+ *   SNAPSHOT  bytes after, int32 max one page of a fenced (or tracked OWNED) partition, keys
+ *                                    after {@code after}
+ *   RECEIVE   utf source             pull the fenced partition from source (only the delta after
+ *                                    a PRECOPY): -> RECEIVED
+ *   TRACK     (nothing)              source, OWNED: record the keys written from now on for the
+ *                                    move at epoch; answers int64 token
+ *   PRECOPY   utf source             target: ABSENT -> RECEIVING, copy while the source serves
+ *   DELTA     int64 token, bytes after, int32 max   one page of the keys written since TRACK
  *   ACTIVATE  (nothing)              RECEIVED -> OWNED at epoch (after the table commit)
  *   ABORT     (nothing)              RECEIVING/RECEIVED -> ABSENT (roll back); refused if OWNED
  *   DROP      (nothing)              MIGRATING_OUT -> ABSENT, remembering epoch
@@ -35,7 +41,8 @@ import java.util.Arrays;
  * utf      = bytes of the UTF-8 encoding
  * </pre>
  * All integers are big-endian. A STATUS answer's value is int8 state, int64 keys; a SNAPSHOT
- * answer's value is int32 count, count x (bytes key, bytes value), int8 more; a LIST answer's
+ * answer's value (and a DELTA answer's) is int32 count, count x (bytes key, bytes value), int8
+ * more; a LIST answer's
  * value is int32 count, count x (int32 partition, int8 state, int64 epoch, int64 keys), where
  * epoch is as in {@link PartitionStatus}.
  */
@@ -57,6 +64,9 @@ final class Wire {
   static final byte DROP = 17;
   static final byte STATUS = 18;
   static final byte LIST = 19;
+  static final byte TRACK = 20;
+  static final byte PRECOPY = 21;
+  static final byte DELTA = 22;
 
   private Wire() {}
 

@@ -1,0 +1,170 @@
+package io.partkit.kvstore;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partkit.kvstore.KvReply.Status;
+import io.partkit.spi.NodeId;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A move that copies while the source still serves, then ships only what was written since:
+ * the target ends with exactly the source's data, whatever was written when, and a source that
+ * lost its record of the writes (a restart) makes the target copy everything instead.
+ */
+class PrecopyTest {
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(30);
+  private static final int KEYS = 5000;
+
+  @TempDir Path dir;
+
+  private static byte[] b(String s) {
+    return s.getBytes(UTF_8);
+  }
+
+  private TcpKvNode node(String id) throws IOException {
+    return (TcpKvNode) KvNode.start(NodeId.of(id), dir.resolve(id), 0);
+  }
+
+  private static void fill(TcpNodeClient c) throws IOException {
+    c.admin(Wire.ASSIGN, 0, 1);
+    for (int i = 0; i < KEYS; i++) {
+      assertThat(c.put(0, 1, b("k" + i), b("v" + i)).status()).isEqualTo(Status.OK);
+    }
+  }
+
+  @Test
+  void afterAPrecopyTheFencedCopyShipsOnlyTheKeysWrittenSince() throws IOException {
+    try (TcpKvNode source = node("n1");
+        TcpKvNode target = node("n2");
+        TcpNodeClient s = new TcpNodeClient(source.address(), TIMEOUT);
+        TcpNodeClient t = new TcpNodeClient(target.address(), TIMEOUT)) {
+      fill(s);
+      assertThat(t.precopy(0, 2, source.hostAndPort()).status()).isEqualTo(Status.OK);
+      assertThat(target.keysCopiedIn()).isEqualTo(KEYS);
+      assertThat(s.get(0, 1, b("k7")).value()).as("the source still serves").isEqualTo(b("v7"));
+      s.put(0, 1, b("k7"), b("changed"));
+      s.put(0, 1, b("k8"), b("changed"));
+      s.put(0, 1, b("new"), b("added"));
+      assertThat(s.admin(Wire.FENCE, 0, 2).status()).isEqualTo(Status.OK);
+      assertThat(t.receive(0, 2, source.hostAndPort()).status()).isEqualTo(Status.OK);
+      assertThat(target.keysCopiedIn() - KEYS).as("keys shipped under the fence").isEqualTo(3);
+      assertThat(t.admin(Wire.ACTIVATE, 0, 2).status()).isEqualTo(Status.OK);
+      assertThat(t.get(0, 2, b("k7")).value()).isEqualTo(b("changed"));
+      assertThat(t.get(0, 2, b("new")).value()).isEqualTo(b("added"));
+      assertThat(t.get(0, 2, b("k9")).value()).isEqualTo(b("v9"));
+      assertThat(target.status(0).keys()).isEqualTo(KEYS + 1);
+    }
+  }
+
+  @Test
+  void writesDuringThePrecopyAllArrive() throws Exception {
+    long seed = 20261123L;
+    try (TcpKvNode source = node("n1");
+        TcpKvNode target = node("n2");
+        TcpNodeClient s = new TcpNodeClient(source.address(), TIMEOUT);
+        TcpNodeClient t = new TcpNodeClient(target.address(), TIMEOUT)) {
+      fill(s);
+      Map<String, String> expected = new HashMap<>();
+      for (int i = 0; i < KEYS; i++) {
+        expected.put("k" + i, "v" + i);
+      }
+      AtomicBoolean stop = new AtomicBoolean();
+      AtomicReference<Throwable> writerFailed = new AtomicReference<>();
+      Map<String, String> written = new HashMap<>();
+      Thread writer = new Thread(() -> {
+        Random random = new Random(seed);
+        try (TcpNodeClient w = new TcpNodeClient(source.address(), TIMEOUT)) {
+          for (int n = 0; !stop.get() || n < 200; n++) {
+            String key = "k" + random.nextInt(KEYS + 500); // updates and new keys
+            String value = "w" + n;
+            if (w.put(0, 1, b(key), b(value)).status() != Status.OK) {
+              break; // fenced: every write before was acknowledged
+            }
+            written.put(key, value);
+          }
+        } catch (Throwable e) {
+          writerFailed.set(e);
+        }
+      });
+      writer.start();
+      assertThat(t.precopy(0, 2, source.hostAndPort()).status()).isEqualTo(Status.OK);
+      stop.set(true);
+      writer.join(TIMEOUT.toMillis());
+      assertThat(writer.isAlive()).isFalse();
+      assertThat(writerFailed.get()).as("seed %s", seed).isNull();
+      assertThat(s.admin(Wire.FENCE, 0, 2).status()).isEqualTo(Status.OK);
+      assertThat(t.receive(0, 2, source.hostAndPort()).status()).isEqualTo(Status.OK);
+      t.admin(Wire.ACTIVATE, 0, 2);
+      expected.putAll(written);
+      assertThat(target.status(0).keys()).as("seed %s", seed).isEqualTo(expected.size());
+      for (Map.Entry<String, String> e : expected.entrySet()) {
+        assertThat(t.get(0, 2, b(e.getKey())).value()).as("%s, seed %s", e.getKey(), seed)
+            .isEqualTo(b(e.getValue()));
+      }
+    }
+  }
+
+  @Test
+  void aSourceThatRestartedSinceThePrecopyMakesTheTargetCopyEverything() throws IOException {
+    TcpKvNode source = node("n1");
+    try (TcpKvNode target = node("n2");
+        TcpNodeClient t = new TcpNodeClient(target.address(), TIMEOUT)) {
+      String address;
+      try (TcpNodeClient s = new TcpNodeClient(source.address(), TIMEOUT)) {
+        fill(s);
+        address = source.hostAndPort();
+        assertThat(t.precopy(0, 2, address).status()).isEqualTo(Status.OK);
+        s.put(0, 1, b("k1"), b("before the restart"));
+      }
+      source.close(); // the record of written keys is gone with it
+      int port = source.address().getPort();
+      source = (TcpKvNode) TcpKvNode.start(NodeId.of("n1"), dir.resolve("n1"),
+          new java.net.InetSocketAddress("127.0.0.1", port));
+      try (TcpNodeClient s = new TcpNodeClient(source.address(), TIMEOUT)) {
+        s.put(0, 1, b("k2"), b("after the restart"));
+        assertThat(s.admin(Wire.FENCE, 0, 2).status()).isEqualTo(Status.OK);
+      }
+      assertThat(t.receive(0, 2, address).status()).isEqualTo(Status.OK);
+      assertThat(target.keysCopiedIn()).as("the pre-copy, then everything again")
+          .isEqualTo(2L * KEYS);
+      t.admin(Wire.ACTIVATE, 0, 2);
+      assertThat(t.get(0, 2, b("k1")).value()).isEqualTo(b("before the restart"));
+      assertThat(t.get(0, 2, b("k2")).value()).isEqualTo(b("after the restart"));
+    } finally {
+      source.close();
+    }
+  }
+
+  @Test
+  void aRolledBackPrecopyStopsTheTrackingAndALaterMoveStartsClean() throws IOException {
+    try (TcpKvNode source = node("n1");
+        TcpKvNode target = node("n2");
+        TcpNodeClient s = new TcpNodeClient(source.address(), TIMEOUT);
+        TcpNodeClient t = new TcpNodeClient(target.address(), TIMEOUT)) {
+      fill(s);
+      assertThat(t.precopy(0, 2, source.hostAndPort()).status()).isEqualTo(Status.OK);
+      assertThat(t.admin(Wire.ABORT, 0, 2).status()).isEqualTo(Status.OK);
+      assertThat(s.admin(Wire.UNFENCE, 0, 2).status()).isEqualTo(Status.OK);
+      assertThat(target.status(0).state()).isEqualTo(PartitionState.ABSENT);
+      // the old move's token is gone: a DELTA for it is refused
+      KvReply delta = s.call(NodeConnection.request(Wire.DELTA, 0, 2).i64(1).bytes(null).i32(10)
+          .toBytes());
+      assertThat(delta.status()).isEqualTo(Status.REFUSED);
+      assertThat(t.precopy(0, 3, source.hostAndPort()).status()).isEqualTo(Status.OK);
+      assertThat(s.admin(Wire.FENCE, 0, 3).status()).isEqualTo(Status.OK);
+      assertThat(t.receive(0, 3, source.hostAndPort()).status()).isEqualTo(Status.OK);
+      assertThat(target.status(0).keys()).isEqualTo(KEYS);
+    }
+  }
+}

@@ -36,6 +36,34 @@ class PrecopyTest {
     return (TcpKvNode) KvNode.start(NodeId.of(id), dir.resolve(id), 0);
   }
 
+  /** A source holding KEYS keys in partition 0 (owned at epoch 1), a target, a client each. */
+  private record Pair(TcpKvNode source, TcpKvNode target, TcpNodeClient s, TcpNodeClient t)
+      implements AutoCloseable {
+    @Override
+    public void close() {
+      s.close();
+      t.close();
+      target.close();
+      source.close();
+    }
+  }
+
+  private Pair pair() throws IOException {
+    TcpKvNode source = node("n1");
+    TcpKvNode target = node("n2");
+    Pair p = new Pair(source, target, new TcpNodeClient(source.address(), TIMEOUT),
+        new TcpNodeClient(target.address(), TIMEOUT));
+    fill(p.s());
+    return p;
+  }
+
+  /** A pair whose target has pre-copied partition 0 for the move at epoch 2. */
+  private Pair precopied() throws IOException {
+    Pair p = pair();
+    assertThat(p.t().precopy(0, 2, p.source().hostAndPort()).status()).isEqualTo(Status.OK);
+    return p;
+  }
+
   private static void fill(TcpNodeClient c) throws IOException {
     c.admin(Wire.ASSIGN, 0, 1);
     for (int i = 0; i < KEYS; i++) {
@@ -45,36 +73,31 @@ class PrecopyTest {
 
   @Test
   void afterAPrecopyTheFencedCopyShipsOnlyTheKeysWrittenSince() throws IOException {
-    try (TcpKvNode source = node("n1");
-        TcpKvNode target = node("n2");
-        TcpNodeClient s = new TcpNodeClient(source.address(), TIMEOUT);
-        TcpNodeClient t = new TcpNodeClient(target.address(), TIMEOUT)) {
-      fill(s);
-      assertThat(t.precopy(0, 2, source.hostAndPort()).status()).isEqualTo(Status.OK);
-      assertThat(target.keysCopiedIn()).isEqualTo(KEYS);
-      assertThat(s.get(0, 1, b("k7")).value()).as("the source still serves").isEqualTo(b("v7"));
-      s.put(0, 1, b("k7"), b("changed"));
-      s.put(0, 1, b("k8"), b("changed"));
-      s.put(0, 1, b("new"), b("added"));
-      assertThat(s.admin(Wire.FENCE, 0, 2).status()).isEqualTo(Status.OK);
-      assertThat(t.receive(0, 2, source.hostAndPort()).status()).isEqualTo(Status.OK);
-      assertThat(target.keysCopiedIn() - KEYS).as("keys shipped under the fence").isEqualTo(3);
-      assertThat(t.admin(Wire.ACTIVATE, 0, 2).status()).isEqualTo(Status.OK);
-      assertThat(t.get(0, 2, b("k7")).value()).isEqualTo(b("changed"));
-      assertThat(t.get(0, 2, b("new")).value()).isEqualTo(b("added"));
-      assertThat(t.get(0, 2, b("k9")).value()).isEqualTo(b("v9"));
-      assertThat(target.status(0).keys()).isEqualTo(KEYS + 1);
+    try (Pair p = precopied()) {
+      assertThat(p.target().keysCopiedIn()).isEqualTo(KEYS);
+      assertThat(p.s().get(0, 1, b("k7")).value()).as("the source still serves").isEqualTo(b("v7"));
+      p.s().put(0, 1, b("k7"), b("changed"));
+      p.s().put(0, 1, b("k8"), b("changed"));
+      p.s().put(0, 1, b("new"), b("added"));
+      assertThat(p.s().admin(Wire.FENCE, 0, 2).status()).isEqualTo(Status.OK);
+      assertThat(p.t().receive(0, 2, p.source().hostAndPort()).status()).isEqualTo(Status.OK);
+      assertThat(p.target().keysCopiedIn() - KEYS).as("keys shipped under the fence").isEqualTo(3);
+      assertThat(p.t().admin(Wire.ACTIVATE, 0, 2).status()).isEqualTo(Status.OK);
+      assertThat(p.t().get(0, 2, b("k7")).value()).isEqualTo(b("changed"));
+      assertThat(p.t().get(0, 2, b("new")).value()).isEqualTo(b("added"));
+      assertThat(p.t().get(0, 2, b("k9")).value()).isEqualTo(b("v9"));
+      assertThat(p.target().status(0).keys()).isEqualTo(KEYS + 1);
     }
   }
 
   @Test
   void writesDuringThePrecopyAllArrive() throws Exception {
     long seed = 20261123L;
-    try (TcpKvNode source = node("n1");
-        TcpKvNode target = node("n2");
-        TcpNodeClient s = new TcpNodeClient(source.address(), TIMEOUT);
-        TcpNodeClient t = new TcpNodeClient(target.address(), TIMEOUT)) {
-      fill(s);
+    try (Pair p = pair()) {
+      TcpKvNode source = p.source();
+      TcpKvNode target = p.target();
+      TcpNodeClient s = p.s();
+      TcpNodeClient t = p.t();
       Map<String, String> expected = new HashMap<>();
       for (int i = 0; i < KEYS; i++) {
         expected.put("k" + i, "v" + i);
@@ -148,23 +171,18 @@ class PrecopyTest {
 
   @Test
   void aRolledBackPrecopyStopsTheTrackingAndALaterMoveStartsClean() throws IOException {
-    try (TcpKvNode source = node("n1");
-        TcpKvNode target = node("n2");
-        TcpNodeClient s = new TcpNodeClient(source.address(), TIMEOUT);
-        TcpNodeClient t = new TcpNodeClient(target.address(), TIMEOUT)) {
-      fill(s);
-      assertThat(t.precopy(0, 2, source.hostAndPort()).status()).isEqualTo(Status.OK);
-      assertThat(t.admin(Wire.ABORT, 0, 2).status()).isEqualTo(Status.OK);
-      assertThat(s.admin(Wire.UNFENCE, 0, 2).status()).isEqualTo(Status.OK);
-      assertThat(target.status(0).state()).isEqualTo(PartitionState.ABSENT);
+    try (Pair p = precopied()) {
+      assertThat(p.t().admin(Wire.ABORT, 0, 2).status()).isEqualTo(Status.OK);
+      assertThat(p.s().admin(Wire.UNFENCE, 0, 2).status()).isEqualTo(Status.OK);
+      assertThat(p.target().status(0).state()).isEqualTo(PartitionState.ABSENT);
       // the old move's token is gone: a DELTA for it is refused
-      KvReply delta = s.call(NodeConnection.request(Wire.DELTA, 0, 2).i64(1).bytes(null).i32(10)
+      KvReply delta = p.s().call(NodeConnection.request(Wire.DELTA, 0, 2).i64(1).bytes(null).i32(10)
           .toBytes());
       assertThat(delta.status()).isEqualTo(Status.REFUSED);
-      assertThat(t.precopy(0, 3, source.hostAndPort()).status()).isEqualTo(Status.OK);
-      assertThat(s.admin(Wire.FENCE, 0, 3).status()).isEqualTo(Status.OK);
-      assertThat(t.receive(0, 3, source.hostAndPort()).status()).isEqualTo(Status.OK);
-      assertThat(target.status(0).keys()).isEqualTo(KEYS);
+      assertThat(p.t().precopy(0, 3, p.source().hostAndPort()).status()).isEqualTo(Status.OK);
+      assertThat(p.s().admin(Wire.FENCE, 0, 3).status()).isEqualTo(Status.OK);
+      assertThat(p.t().receive(0, 3, p.source().hostAndPort()).status()).isEqualTo(Status.OK);
+      assertThat(p.target().status(0).keys()).isEqualTo(KEYS);
     }
   }
 }

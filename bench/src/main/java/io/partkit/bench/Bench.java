@@ -44,7 +44,33 @@ public final class Bench {
   private static final int PLANNING_REPETITIONS = 5;
   private static final long PLANNING_BUDGET_NANOS = 1_500_000_000L;
 
+  /** The machine table's keys for the load average, read when the run starts and ends. */
+  public static final String LOAD_AT_START = "load average at start (1, 5, 15 min)";
+  public static final String LOAD_AT_END = "load average at end (1, 5, 15 min)";
+
   private Bench() {}
+
+  /**
+   * Checks up front that every subject name is known and that every partkit subject's strategy
+   * exists and accepts its options (creating a partitioner is cheap; no placement is computed),
+   * so a typo is a usage error rather than a run that reports it at the end.
+   *
+   * @throws IllegalArgumentException naming the bad subject and, for an unknown name, the valid
+   *     ones
+   */
+  public static void checkSubjects(BenchOptions options) {
+    Partitioners partitioners = Partitioners.load();
+    for (String name : options.subjects()) {
+      Supplier<Subject> factory = Subjects.factory(name, options, partitioners);
+      if (name.contains("=") || Subjects.partkitDefaults(options).containsKey(name)) {
+        try (Subject s = factory.get()) {
+          s.name(); // created: the strategy exists and took the options
+        } catch (RuntimeException e) {
+          throw new IllegalArgumentException("subject '" + name + "': " + e.getMessage(), e);
+        }
+      }
+    }
+  }
 
   /** The default subject names, in report order. */
   public static List<String> defaultSubjects() {
@@ -62,6 +88,7 @@ public final class Bench {
     requireNonNull(options, "options");
     requireNonNull(progress, "progress");
     long started = System.nanoTime();
+    String loadAtStart = loadAverage();
     List<String> names = options.subjects().isEmpty() ? Subjects.DEFAULTS : options.subjects();
     Partitioners partitioners = Partitioners.load();
     for (String failure : partitioners.loadFailures()) {
@@ -151,7 +178,10 @@ public final class Bench {
     }
     progress.finished();
     double seconds = (System.nanoTime() - started) / 1e9;
-    return new BenchResult(options, environment(options), descriptions, placements, lookups,
+    Map<String, String> environment = environment(options);
+    environment.put(LOAD_AT_START, loadAtStart);
+    environment.put(LOAD_AT_END, loadAverage());
+    return new BenchResult(options, environment, descriptions, placements, lookups,
         planning, problems, seconds);
   }
 
@@ -203,8 +233,10 @@ public final class Bench {
       }
       long measure = options.lookupMillis() * 1_000_000L;
       long warmup = measure / 2;
-      double[] ns = LookupTimer.measure(placement.lookup(), keys, warmup, measure);
-      return List.of(new LookupRow(subject.name(), size, ns[0], ns[1], "in-process harness"));
+      LookupTimer.Rounds rounds = LookupTimer.measure(placement.lookup(), keys, warmup, measure,
+          options.lookupRounds());
+      return List.of(LookupRow.of(subject.name(), size, rounds.lookups(), rounds.hashes(),
+          "in-process harness"));
     } catch (RuntimeException | LinkageError e) {
       problems.add(subject.name() + " lookups at " + size + " nodes: failed: " + oneLine(e));
       return List.of();
@@ -250,6 +282,8 @@ public final class Bench {
     env.put("max heap", rt.maxMemory() / (1024 * 1024) + " MB");
     env.put("jvm flags", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()
         .stream().filter(a -> !a.startsWith("--add-opens")).toList()));
+    env.put("run", o.quick() ? "quick (--quick: fewer sizes, sampled keys and lookup rounds; "
+        + "a first look, not the full report)" : "full");
     env.put("seed", Long.toString(o.seed()));
     env.put("sampled keys", Measures.sampleLabel(o.sampleKeys()) + " (uniform 64-bit, seed "
         + o.seed() + ")");
@@ -260,7 +294,23 @@ public final class Bench {
     env.put("weights", o.weights().stream().map(Weights::label).toList()
         + " (mixed: weights 1, 2, 4 by turns)");
     env.put("replication factors", o.replicas().toString());
+    env.put("lookup rounds", o.lookupRounds() + " per row, " + o.lookupMillis()
+        + " ms in all, each after a bare-hash round as long");
     return env;
+  }
+
+  /**
+   * {@code /proc/loadavg}'s 1, 5 and 15 minute averages, or "unknown" off Linux: a load near or
+   * above the core count means other processes took cores from the measurement.
+   */
+  static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      return f[0] + " " + f[1] + " " + f[2] + " (" + Runtime.getRuntime().availableProcessors()
+          + " cores)";
+    } catch (java.io.IOException | RuntimeException e) {
+      return "unknown (no /proc/loadavg)";
+    }
   }
 
   private static String cpuModel() {

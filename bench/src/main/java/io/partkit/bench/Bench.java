@@ -43,6 +43,9 @@ public final class Bench {
   private static final double ZIPF_EXPONENT = 0.99;
   private static final int PLANNING_REPETITIONS = 5;
   private static final long PLANNING_BUDGET_NANOS = 1_500_000_000L;
+  /** A quick run's planning: enough repetitions for a median after the warm-up, no more. */
+  private static final int QUICK_PLANNING_REPETITIONS = 3;
+  private static final long QUICK_PLANNING_BUDGET_NANOS = 300_000_000L;
 
   /** The machine table's keys for the load average, read when the run starts and ends. */
   public static final String LOAD_AT_START = "load average at start (1, 5, 15 min)";
@@ -149,7 +152,8 @@ public final class Bench {
                   row = measure(subject, cluster, base, replicas, sample);
                   if (weights == Weights.EQUAL && replicas == planRf
                       && subject.planningMeasurable()) {
-                    planning.add(planning(subject, cluster.view(), replicas, base));
+                    planning.add(planning(subject, cluster.view(), replicas, base,
+                        options.quick()));
                   }
                   if (weights == Weights.EQUAL && replicas == 1) {
                     equalBase = subject.stateful() ? null : base;
@@ -244,12 +248,14 @@ public final class Bench {
   }
 
   private static PlanningRow planning(Subject subject, MembershipView view, int replicas,
-      Placement warm) {
+      Placement warm, boolean quick) {
+    int repetitions = quick ? QUICK_PLANNING_REPETITIONS : PLANNING_REPETITIONS;
     com.sun.management.ThreadMXBean threads =
         (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     List<Double> millis = new ArrayList<>();
     List<Long> bytes = new ArrayList<>();
-    long budgetEnd = System.nanoTime() + PLANNING_BUDGET_NANOS;
+    long budgetEnd = System.nanoTime()
+        + (quick ? QUICK_PLANNING_BUDGET_NANOS : PLANNING_BUDGET_NANOS);
     do {
       long allocatedBefore = threads.getCurrentThreadAllocatedBytes();
       long start = System.nanoTime();
@@ -262,7 +268,7 @@ public final class Bench {
       }
       millis.add(elapsed / 1e6);
       bytes.add(allocated);
-    } while (millis.size() < PLANNING_REPETITIONS && System.nanoTime() < budgetEnd);
+    } while (millis.size() < repetitions && System.nanoTime() < budgetEnd);
     double[] m = millis.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     long[] b = bytes.stream().mapToLong(Long::longValue).sorted().toArray();
     return new PlanningRow(subject.name(), view.size(), replicas, warm.partitionCount(),

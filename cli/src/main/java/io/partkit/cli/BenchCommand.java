@@ -62,9 +62,10 @@ public final class BenchCommand implements Callable<Integer> {
           + "'fixed1k=fixed:partitions=1024' (repeatable).")
   List<String> extraSubjects = new ArrayList<>();
 
-  @Option(names = "--quick", description = "A first look in well under a minute: sizes 10,100, "
-      + "200000 sampled keys, 100 ms of lookups in 3 rounds per row; the report says it is a "
-      + "quick run. Options given explicitly still apply.")
+  @Option(names = "--quick", description = "A first look, well under a minute on an idle "
+      + "machine: sizes 10,100, 200000 sampled keys, 100 ms of lookups in 3 rounds per row, no "
+      + "embedded Hazelcast members; the report says it is a quick run. Options given "
+      + "explicitly still apply.")
   boolean quick;
 
   // The options below are null when not given, so --quick can tell "not given" (take the quick

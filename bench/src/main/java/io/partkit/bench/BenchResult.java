@@ -65,9 +65,11 @@ public record BenchResult(BenchOptions options, Map<String, String> environment,
       double ratio, double ratioMin, double ratioMax, int rounds, String flags, String method) {
 
     /**
-     * Rounds disagree when (greatest - least ratio) / median ratio exceeds this: 20 %. A quiet
-     * machine stays well under it for every default subject; a busy one (other processes taking
-     * the cores mid-round) does not.
+     * Rounds disagree when (greatest - least ratio) / median ratio exceeds this: 20 %. Chosen,
+     * not calibrated: rounds a fifth apart cannot rank subjects whose costs differ by less. It
+     * was not checked on an idle machine; on the 2-core machine it was written on, with load
+     * averages of 5 to 25 from other work, nearly every row exceeded it (spreads of 22 % to
+     * 160 %, the bare hash alone ranging from 3 to 240 ns within one run).
      */
     public static final double SPREAD_LIMIT = 0.20;
 

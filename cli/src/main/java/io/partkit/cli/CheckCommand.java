@@ -109,6 +109,11 @@ final class CheckCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     if (bench) {
+      if (!Files.isDirectory(paths.get(0))) {
+        err.println("partkit check: no such directory: " + paths.get(0));
+        err.flush();
+        return BAD_INPUT;
+      }
       CorpusTiming.Result r = CorpusTiming.run(paths.get(0), warmup, rounds);
       CorpusTiming.print(r, out);
       out.flush();

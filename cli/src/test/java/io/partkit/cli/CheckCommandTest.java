@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class CheckCommandTest {
   @TempDir
@@ -118,6 +117,13 @@ class CheckCommandTest {
         "0")).isEqualTo(3);
     assertThat(out.toString()).contains("v.edn\tvalid\t")
         .contains("2 files: 1 valid, 0 invalid, 0 unknown, 1 bad input");
+  }
+
+  @Test
+  void benchOnAMissingCorpusSaysSo() {
+    Path missing = dir.resolve("corpus");
+    assertThat(run("check", "--bench", missing.toString())).isEqualTo(3);
+    assertThat(err.toString()).contains("partkit check: no such directory: " + missing);
   }
 
   @Test

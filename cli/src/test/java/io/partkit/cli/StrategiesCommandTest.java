@@ -17,7 +17,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 class StrategiesCommandTest {
 

@@ -34,8 +34,7 @@ import picocli.CommandLine.Spec;
         "64:usage error (unknown option or subject, bad value); nothing measured",
         "70:internal error"},
     footer = {"", "Examples:", "  partkit bench --quick", "  partkit bench",
-        "  partkit bench --sizes 10,100 --subjects fixed,rendezvous,ignite-rendezvous "
-            + "--out /tmp/report",
+        "  partkit bench --sizes 10,100 --subjects fixed,rendezvous --out /tmp/report",
         "  partkit bench --add-subject 'ring64=tokenring:vnodes=64,tokens=random'"})
 public final class BenchCommand implements Callable<Integer> {
 

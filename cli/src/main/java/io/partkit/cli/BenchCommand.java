@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {" 0:every subject asked for was measured; report written",
         " 1:report written, but a subject could not be measured (listed on stderr and in the "
-            + "report)",
+            + "report); or out of memory, nothing written",
         "64:usage error (unknown option or subject, bad value); nothing measured",
         "70:internal error"},
     footer = {"", "Examples:", "  partkit bench --quick", "  partkit bench",
@@ -38,7 +38,7 @@ import picocli.CommandLine.Spec;
         "  partkit bench --add-subject 'ring64=tokenring:vnodes=64,tokens=random'"})
 public final class BenchCommand implements Callable<Integer> {
 
-  /** Exit code when the report was written but a subject asked for could not be measured. */
+  /** Exit code when a subject asked for could not be measured, or the run ran out of memory. */
   static final int NOT_MEASURED = 1;
 
   /** How options become a result: a seam, so tests can make a subject fail mid-run. */
@@ -127,7 +127,19 @@ public final class BenchCommand implements Callable<Integer> {
     PrintWriter outWriter = spec.commandLine().getOut();
     Progress progress = quiet ? Progress.silent()
         : Progress.to(System.err, System.console() != null);
-    BenchResult result = runner.run(options, progress);
+    BenchResult result;
+    try {
+      result = runner.run(options, progress);
+    } catch (OutOfMemoryError e) {
+      // not a bug (70): larger --sizes or --keys than the launcher's heap was sized for
+      err.println();
+      err.println("partkit bench: out of memory (" + e.getMessage() + ", max heap "
+          + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MB); nothing written: give "
+          + "it more (PARTKIT_JAVA_OPTS=-Xmx4g ./partkit bench ...) or measure fewer or "
+          + "smaller sizes");
+      err.flush();
+      return NOT_MEASURED;
+    }
     Path index = Report.write(result, out);
     outWriter.printf(Locale.ROOT, "report: %s (%.0f s%s)%n", index.toAbsolutePath(),
         result.seconds(), options.quick() ? ", quick run" : "");

@@ -67,6 +67,19 @@ class BenchCommandTest {
   }
 
   @Test
+  void runningOutOfMemoryExitsOneSayingHowToGiveItMore(@TempDir Path dir) {
+    BenchCommand command = new BenchCommand();
+    command.runner = (options, progress) -> {
+      throw new OutOfMemoryError("Java heap space");
+    };
+    int code = run(command, "--quiet", "--sizes", "4", "--out", dir.toString());
+    assertThat(code).isEqualTo(1);
+    assertThat(err.toString()).contains("partkit bench: out of memory (Java heap space, max heap")
+        .contains("PARTKIT_JAVA_OPTS=-Xmx4g");
+    assertThat(dir.resolve("index.html")).doesNotExist();
+  }
+
+  @Test
   void anUnknownSubjectOrStrategyIsAUsageErrorNamingTheValidOnes(@TempDir Path dir) {
     assertThat(run("--quiet", "--subjects", "cassandra", "--out", dir.toString()))
         .isEqualTo(64);

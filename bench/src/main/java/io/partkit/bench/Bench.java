@@ -43,8 +43,37 @@ public final class Bench {
   private static final double ZIPF_EXPONENT = 0.99;
   private static final int PLANNING_REPETITIONS = 5;
   private static final long PLANNING_BUDGET_NANOS = 1_500_000_000L;
+  /** A quick run's planning: enough repetitions for a median after the warm-up, no more. */
+  private static final int QUICK_PLANNING_REPETITIONS = 3;
+  private static final long QUICK_PLANNING_BUDGET_NANOS = 300_000_000L;
+
+  /** The machine table's keys for the load average, read when the run starts and ends. */
+  public static final String LOAD_AT_START = "load average at start (1, 5, 15 min)";
+  public static final String LOAD_AT_END = "load average at end (1, 5, 15 min)";
 
   private Bench() {}
+
+  /**
+   * Checks up front that every subject name is known and that every partkit subject's strategy
+   * exists and accepts its options (creating a partitioner is cheap; no placement is computed),
+   * so a typo is a usage error rather than a run that reports it at the end.
+   *
+   * @throws IllegalArgumentException naming the bad subject and, for an unknown name, the valid
+   *     ones
+   */
+  public static void checkSubjects(BenchOptions options) {
+    Partitioners partitioners = Partitioners.load();
+    for (String name : options.subjects()) {
+      Supplier<Subject> factory = Subjects.factory(name, options, partitioners);
+      if (name.contains("=") || Subjects.partkitDefaults(options).containsKey(name)) {
+        try (Subject s = factory.get()) {
+          s.name(); // created: the strategy exists and took the options
+        } catch (RuntimeException e) {
+          throw new IllegalArgumentException("subject '" + name + "': " + e.getMessage(), e);
+        }
+      }
+    }
+  }
 
   /** The default subject names, in report order. */
   public static List<String> defaultSubjects() {
@@ -62,6 +91,7 @@ public final class Bench {
     requireNonNull(options, "options");
     requireNonNull(progress, "progress");
     long started = System.nanoTime();
+    String loadAtStart = loadAverage();
     List<String> names = options.subjects().isEmpty() ? Subjects.DEFAULTS : options.subjects();
     Partitioners partitioners = Partitioners.load();
     for (String failure : partitioners.loadFailures()) {
@@ -122,7 +152,8 @@ public final class Bench {
                   row = measure(subject, cluster, base, replicas, sample);
                   if (weights == Weights.EQUAL && replicas == planRf
                       && subject.planningMeasurable()) {
-                    planning.add(planning(subject, cluster.view(), replicas, base));
+                    planning.add(planning(subject, cluster.view(), replicas, base,
+                        options.quick()));
                   }
                   if (weights == Weights.EQUAL && replicas == 1) {
                     equalBase = subject.stateful() ? null : base;
@@ -151,7 +182,10 @@ public final class Bench {
     }
     progress.finished();
     double seconds = (System.nanoTime() - started) / 1e9;
-    return new BenchResult(options, environment(options), descriptions, placements, lookups,
+    Map<String, String> environment = environment(options);
+    environment.put(LOAD_AT_START, loadAtStart);
+    environment.put(LOAD_AT_END, loadAverage());
+    return new BenchResult(options, environment, descriptions, placements, lookups,
         planning, problems, seconds);
   }
 
@@ -203,8 +237,10 @@ public final class Bench {
       }
       long measure = options.lookupMillis() * 1_000_000L;
       long warmup = measure / 2;
-      double[] ns = LookupTimer.measure(placement.lookup(), keys, warmup, measure);
-      return List.of(new LookupRow(subject.name(), size, ns[0], ns[1], "in-process harness"));
+      LookupTimer.Rounds rounds = LookupTimer.measure(placement.lookup(), keys, warmup, measure,
+          options.lookupRounds());
+      return List.of(LookupRow.of(subject.name(), size, rounds.lookups(), rounds.hashes(),
+          "in-process harness"));
     } catch (RuntimeException | LinkageError e) {
       problems.add(subject.name() + " lookups at " + size + " nodes: failed: " + oneLine(e));
       return List.of();
@@ -212,12 +248,14 @@ public final class Bench {
   }
 
   private static PlanningRow planning(Subject subject, MembershipView view, int replicas,
-      Placement warm) {
+      Placement warm, boolean quick) {
+    int repetitions = quick ? QUICK_PLANNING_REPETITIONS : PLANNING_REPETITIONS;
     com.sun.management.ThreadMXBean threads =
         (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     List<Double> millis = new ArrayList<>();
     List<Long> bytes = new ArrayList<>();
-    long budgetEnd = System.nanoTime() + PLANNING_BUDGET_NANOS;
+    long budgetEnd = System.nanoTime()
+        + (quick ? QUICK_PLANNING_BUDGET_NANOS : PLANNING_BUDGET_NANOS);
     do {
       long allocatedBefore = threads.getCurrentThreadAllocatedBytes();
       long start = System.nanoTime();
@@ -230,7 +268,7 @@ public final class Bench {
       }
       millis.add(elapsed / 1e6);
       bytes.add(allocated);
-    } while (millis.size() < PLANNING_REPETITIONS && System.nanoTime() < budgetEnd);
+    } while (millis.size() < repetitions && System.nanoTime() < budgetEnd);
     double[] m = millis.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     long[] b = bytes.stream().mapToLong(Long::longValue).sorted().toArray();
     return new PlanningRow(subject.name(), view.size(), replicas, warm.partitionCount(),
@@ -250,6 +288,8 @@ public final class Bench {
     env.put("max heap", rt.maxMemory() / (1024 * 1024) + " MB");
     env.put("jvm flags", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()
         .stream().filter(a -> !a.startsWith("--add-opens")).toList()));
+    env.put("run", o.quick() ? "quick (--quick: fewer sizes, sampled keys and lookup rounds; "
+        + "a first look, not the full report)" : "full");
     env.put("seed", Long.toString(o.seed()));
     env.put("sampled keys", Measures.sampleLabel(o.sampleKeys()) + " (uniform 64-bit, seed "
         + o.seed() + ")");
@@ -260,7 +300,23 @@ public final class Bench {
     env.put("weights", o.weights().stream().map(Weights::label).toList()
         + " (mixed: weights 1, 2, 4 by turns)");
     env.put("replication factors", o.replicas().toString());
+    env.put("lookup rounds", o.lookupRounds() + " per row, " + o.lookupMillis()
+        + " ms in all, each after a bare-hash round as long");
     return env;
+  }
+
+  /**
+   * {@code /proc/loadavg}'s 1, 5 and 15 minute averages, or "unknown" off Linux: a load near or
+   * above the core count means other processes took cores from the measurement.
+   */
+  static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      return f[0] + " " + f[1] + " " + f[2] + " (" + Runtime.getRuntime().availableProcessors()
+          + " cores)";
+    } catch (java.io.IOException | RuntimeException e) {
+      return "unknown (no /proc/loadavg)";
+    }
   }
 
   private static String cpuModel() {

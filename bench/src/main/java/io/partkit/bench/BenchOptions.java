@@ -20,12 +20,16 @@ import java.util.List;
  * @param partitions partition count for every fixed-partition subject (partkit fixed and
  *     rendezvous, Ignite, Hazelcast), so they are compared at equal granularity
  * @param seed seed of keys, random tokens and strategies
- * @param lookupMillis time spent timing one subject's lookups (and as much for the bare hash)
+ * @param lookupMillis time spent timing one subject's lookups over all rounds (and as much for
+ *     the bare hash, in rounds interleaved with them)
+ * @param lookupRounds timed lookup rounds per row, each next to a bare-hash round, so a row shows
+ *     the spread of its rounds and every ratio compares figures taken at the same moment
  * @param hazelcastMembersMax largest cluster measured on real embedded Hazelcast members
+ * @param quick whether these started as {@link #quickRun()}'s settings, for the report
  */
 public record BenchOptions(List<String> subjects, List<Integer> sizes, List<Weights> weights,
     List<Integer> replicas, int sampleKeys, int partitions, long seed, int lookupMillis,
-    int hazelcastMembersMax) {
+    int lookupRounds, int hazelcastMembersMax, boolean quick) {
 
   /**
    * @throws IllegalArgumentException naming every bad value
@@ -54,6 +58,9 @@ public record BenchOptions(List<String> subjects, List<Integer> sizes, List<Weig
     if (lookupMillis < 10 || lookupMillis > 60_000) {
       problems.add("lookup time must be in 10..60000 ms: " + lookupMillis);
     }
+    if (lookupRounds < 1 || lookupRounds > 101) {
+      problems.add("lookup rounds must be in 1..101: " + lookupRounds);
+    }
     if (hazelcastMembersMax < 0 || hazelcastMembersMax > 50) {
       problems.add("embedded Hazelcast members must be in 0..50: " + hazelcastMembersMax);
     }
@@ -64,56 +71,74 @@ public record BenchOptions(List<String> subjects, List<Integer> sizes, List<Weig
 
   /**
    * The report's defaults: every subject; 10, 100 and 1000 nodes; equal and mixed weights; RF 1
-   * and 3; 1M sampled keys; 4096 partitions; seed 42; 300 ms per lookup timing; real Hazelcast
-   * members up to 10.
+   * and 3; 1M sampled keys; 4096 partitions; seed 42; 300 ms of lookups per row in 7 rounds;
+   * real Hazelcast members up to 10.
    */
   public static BenchOptions defaults() {
     return new BenchOptions(List.of(), List.of(10, 100, 1000), List.of(Weights.values()),
-        List.of(1, 3), 1_000_000, 4096, 42, 300, 10);
+        List.of(1, 3), 1_000_000, 4096, 42, 300, 7, 10, false);
+  }
+
+  /**
+   * A first look in well under a minute on an idle machine: every subject at 10 and 100 nodes,
+   * equal and mixed weights, RF 1 and 3, 200k sampled keys, 100 ms of lookups per row in 3
+   * rounds, fewer planning repetitions, and no real Hazelcast members (starting and stopping
+   * eleven embedded members alone took over a minute; the {@code hazelcast} subject still shows
+   * Hazelcast's placement). The figures are coarser (sampled balance to about 1%, lookup spreads
+   * from 3 rounds); the report says it is a quick run.
+   */
+  public static BenchOptions quickRun() {
+    return new BenchOptions(List.of(), List.of(10, 100), List.of(Weights.values()),
+        List.of(1, 3), 200_000, 4096, 42, 100, 3, 0, true);
   }
 
   public BenchOptions withSubjects(List<String> value) {
     return new BenchOptions(value, sizes, weights, replicas, sampleKeys, partitions, seed,
-        lookupMillis, hazelcastMembersMax);
+        lookupMillis, lookupRounds, hazelcastMembersMax, quick);
   }
 
   public BenchOptions withSizes(List<Integer> value) {
     return new BenchOptions(subjects, value, weights, replicas, sampleKeys, partitions, seed,
-        lookupMillis, hazelcastMembersMax);
+        lookupMillis, lookupRounds, hazelcastMembersMax, quick);
   }
 
   public BenchOptions withWeights(List<Weights> value) {
     return new BenchOptions(subjects, sizes, value, replicas, sampleKeys, partitions, seed,
-        lookupMillis, hazelcastMembersMax);
+        lookupMillis, lookupRounds, hazelcastMembersMax, quick);
   }
 
   public BenchOptions withReplicas(List<Integer> value) {
     return new BenchOptions(subjects, sizes, weights, value, sampleKeys, partitions, seed,
-        lookupMillis, hazelcastMembersMax);
+        lookupMillis, lookupRounds, hazelcastMembersMax, quick);
   }
 
   public BenchOptions withSampleKeys(int value) {
     return new BenchOptions(subjects, sizes, weights, replicas, value, partitions, seed,
-        lookupMillis, hazelcastMembersMax);
+        lookupMillis, lookupRounds, hazelcastMembersMax, quick);
   }
 
   public BenchOptions withPartitions(int value) {
     return new BenchOptions(subjects, sizes, weights, replicas, sampleKeys, value, seed,
-        lookupMillis, hazelcastMembersMax);
+        lookupMillis, lookupRounds, hazelcastMembersMax, quick);
   }
 
   public BenchOptions withSeed(long value) {
     return new BenchOptions(subjects, sizes, weights, replicas, sampleKeys, partitions, value,
-        lookupMillis, hazelcastMembersMax);
+        lookupMillis, lookupRounds, hazelcastMembersMax, quick);
   }
 
   public BenchOptions withLookupMillis(int value) {
+    return new BenchOptions(subjects, sizes, weights, replicas, sampleKeys, partitions, seed, value,
+        lookupRounds, hazelcastMembersMax, quick);
+  }
+
+  public BenchOptions withLookupRounds(int value) {
     return new BenchOptions(subjects, sizes, weights, replicas, sampleKeys, partitions, seed,
-        value, hazelcastMembersMax);
+        lookupMillis, value, hazelcastMembersMax, quick);
   }
 
   public BenchOptions withHazelcastMembersMax(int value) {
     return new BenchOptions(subjects, sizes, weights, replicas, sampleKeys, partitions, seed,
-        lookupMillis, value);
+        lookupMillis, lookupRounds, value, quick);
   }
 }

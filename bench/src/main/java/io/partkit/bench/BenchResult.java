@@ -1,6 +1,8 @@
 package io.partkit.bench;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -47,13 +49,57 @@ public record BenchResult(BenchOptions options, Map<String, String> environment,
     }
   }
 
-  /** Lookup cost next to the bare Murmur3 hash of the same keys, timed together. */
-  public record LookupRow(String subject, int nodes, double nanosPerLookup, double bareHashNanos,
-      String method) {
+  /**
+   * Lookup cost next to the bare Murmur3 hash of the same keys, from {@code rounds} timed rounds,
+   * each a round of the hash immediately followed by a round of lookups. Nanosecond figures are
+   * the median, least and greatest round; {@code ratio} is the median of the per-round ratios
+   * (lookup round over the hash round just before it), so load that changes between rounds
+   * cancels out of it.
+   *
+   * @param flags why the row should not be trusted, {@code ""} when nothing was noticed: rounds
+   *     whose ratios spread more than {@link #SPREAD_LIMIT} of their median, or a median ratio
+   *     below 1 (a lookup cannot cost less than the hash it starts with: a measurement artifact)
+   */
+  public record LookupRow(String subject, int nodes, double nanosPerLookup, double lookupMin,
+      double lookupMax, double bareHashNanos, double bareHashMin, double bareHashMax,
+      double ratio, double ratioMin, double ratioMax, int rounds, String flags, String method) {
 
-    /** Lookup over bare hash. */
-    public double ratio() {
-      return nanosPerLookup / bareHashNanos;
+    /**
+     * Rounds disagree when (greatest - least ratio) / median ratio exceeds this: 20 %. Chosen,
+     * not calibrated: rounds a fifth apart cannot rank subjects whose costs differ by less. It
+     * was not checked on an idle machine; on the 2-core machine it was written on, with load
+     * averages of 5 to 25 from other work, nearly every row exceeded it (spreads of 22 % to
+     * 160 %, the bare hash alone ranging from 3 to 240 ns within one run).
+     */
+    public static final double SPREAD_LIMIT = 0.20;
+
+    /** A row from per-round figures, with its flags computed. */
+    static LookupRow of(String subject, int nodes, double[] lookups, double[] hashes,
+        String method) {
+      double[] ratios = new double[lookups.length];
+      for (int i = 0; i < ratios.length; i++) {
+        ratios[i] = lookups[i] / hashes[i];
+      }
+      double ratio = LookupTimer.median(ratios);
+      double spread = (LookupTimer.max(ratios) - LookupTimer.min(ratios)) / ratio;
+      List<String> flags = new ArrayList<>();
+      if (spread > SPREAD_LIMIT) {
+        flags.add(String.format(Locale.ROOT, "rounds disagree: ratio spread %.0f%% > %.0f%%",
+            spread * 100, SPREAD_LIMIT * 100));
+      }
+      if (ratio < 1) {
+        flags.add(String.format(Locale.ROOT,
+            "faster than the bare hash (%.2fx): a measurement artifact", ratio));
+      }
+      return new LookupRow(subject, nodes, LookupTimer.median(lookups), LookupTimer.min(lookups),
+          LookupTimer.max(lookups), LookupTimer.median(hashes), LookupTimer.min(hashes),
+          LookupTimer.max(hashes), ratio, LookupTimer.min(ratios), LookupTimer.max(ratios),
+          lookups.length, String.join("; ", flags), method);
+    }
+
+    /** True when a flag says the row should not be trusted. */
+    public boolean flagged() {
+      return !flags.isEmpty();
     }
   }
 

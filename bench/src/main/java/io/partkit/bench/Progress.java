@@ -20,7 +20,43 @@ public interface Progress {
     return (done, total, what) -> {};
   }
 
-  /** A one-line progress bar, redrawn in place with carriage returns. */
+  /**
+   * A bar redrawn in place on a terminal, plain lines otherwise: {@code System.console() != null}
+   * is the caller's usual test for {@code terminal}.
+   */
+  static Progress to(PrintStream out, boolean terminal) {
+    return terminal ? bar(out) : lines(out);
+  }
+
+  /**
+   * A plain line at each tenth of the run (at most 11 lines, plus notes), for a log or a pipe:
+   * carriage-return redraws there would leave hundreds of half-lines in the file.
+   */
+  static Progress lines(PrintStream out) {
+    return new Progress() {
+      private final long start = System.nanoTime();
+      private int lastTenth = -1;
+
+      @Override
+      public void step(int done, int total, String what) {
+        int tenth = total == 0 ? 10 : (int) ((long) done * 10 / total);
+        if (tenth != lastTenth) {
+          lastTenth = tenth;
+          out.printf(Locale.ROOT, "[%3d%%, %.0f s] %s%n", tenth * 10,
+              (System.nanoTime() - start) / 1e9, what);
+          out.flush();
+        }
+      }
+
+      @Override
+      public void note(String line) {
+        out.println(line);
+        out.flush();
+      }
+    };
+  }
+
+  /** A one-line progress bar, redrawn in place with carriage returns: for a terminal only. */
   static Progress bar(PrintStream out) {
     return new Progress() {
       private int lastLength;

@@ -64,6 +64,23 @@ public final class Report {
         .append(esc(r.options().weights().stream().map(Weights::label).toList().toString()))
         .append(" weights, replication factors ").append(esc(r.options().replicas().toString()))
         .append(String.format(Locale.ROOT, ", in %.0f s.", r.seconds())).append("</p>");
+    if (r.options().quick()) {
+      h.append("<p class=\"warn\" id=\"quick\"><b>Quick run</b> (<code>--quick</code>): fewer "
+          + "sizes, sampled keys and lookup rounds than the full report, for a first look. "
+          + "Run <code>partkit bench</code> without it for the figures to rely on.</p>");
+    }
+    List<LookupRow> flagged = r.lookups().stream().filter(LookupRow::flagged).toList();
+    if (!flagged.isEmpty()) {
+      h.append("<p class=\"warn\" id=\"unreliable\"><b>").append(flagged.size())
+          .append(" of ").append(r.lookups().size()).append(" lookup rows are flagged as "
+              + "unreliable</b> (marked &#9888; below): their timed rounds disagree by more than ")
+          .append(Math.round(LookupRow.SPREAD_LIMIT * 100)).append("% or they came out faster "
+              + "than the bare hash alone. Load average ")
+          .append(esc(r.environment().getOrDefault(Bench.LOAD_AT_START, "unknown")))
+          .append(" at the start, ")
+          .append(esc(r.environment().getOrDefault(Bench.LOAD_AT_END, "unknown")))
+          .append(" at the end: rerun on a quiet machine before comparing lookup costs.</p>");
+    }
 
     h.append("<h2 id=\"reading\">Reading: which strategy to choose when</h2>");
     h.append(reading(r, largest));
@@ -105,24 +122,28 @@ public final class Report {
         groups(r, subjects, sizes, "equal", 1, PlacementRow::joinMovedBetweenStaying),
         Double.NaN, "", false));
 
-    h.append("<h2 id=\"lookup\">Lookup cost</h2><p>Nanoseconds per key -&gt; primary lookup over "
-        + "Zipf-skewed 8-byte keys, next to the bare Murmur3 x64_128 hash of the same keys timed "
-        + "in rounds alternating with it (dashed: their mean). In-process harness with warm-up; the JMH "
-        + "benchmark <code>LookupBenchmark</code> is the authoritative measurement.</p>");
-    double bare = r.lookups().stream().mapToDouble(LookupRow::bareHashNanos).average()
-        .orElse(Double.NaN);
+    h.append("<h2 id=\"lookup\">Lookup cost</h2><p>Key -&gt; primary lookup over Zipf-skewed "
+        + "8-byte keys, over the bare Murmur3 x64_128 hash of the same keys (1.0 = the hash "
+        + "alone). Each row is ").append(r.options().lookupRounds()).append(" timed rounds, "
+        + "each lookup round right after a round of the bare hash, so every ratio compares "
+        + "figures from the same moment; bars show the median ratio, the table the least and "
+        + "greatest round. A row is flagged (&#9888;) when its rounds' ratios spread more than ")
+        .append(Math.round(LookupRow.SPREAD_LIMIT * 100)).append("% of their median, or when "
+            + "it comes out faster than the hash alone (a measurement artifact). In-process "
+            + "harness with warm-up; the JMH benchmark <code>LookupBenchmark</code> is the "
+            + "authoritative measurement.</p>");
     List<Svg.Group> lookupGroups = new ArrayList<>();
     for (String s : subjects) {
       double[] v = new double[sizes.size()];
       for (int i = 0; i < sizes.size(); i++) {
         int n = sizes.get(i);
         v[i] = r.lookups().stream().filter(l -> l.subject().equals(s) && l.nodes() == n)
-            .mapToDouble(LookupRow::nanosPerLookup).findFirst().orElse(Double.NaN);
+            .mapToDouble(LookupRow::ratio).findFirst().orElse(Double.NaN);
       }
       lookupGroups.add(new Svg.Group(s, v));
     }
-    h.append(Svg.barChart("chart-lookup", "Lookup: ns per key -> primary", "nanoseconds",
-        series, lookupGroups, bare, "bare Murmur3 hash", true));
+    h.append(Svg.barChart("chart-lookup", "Lookup over the bare hash, median of rounds",
+        "lookup ns / bare hash ns", series, lookupGroups, 1.0, "bare Murmur3 hash", true));
 
     h.append("<h2 id=\"planning\">Planning cost</h2><p>Time to compute a full assignment "
         + "(median of repetitions after a warm-up), equal weights, RF ").append(maxRf)
@@ -202,7 +223,9 @@ public final class Report {
           .append(eq.map(p -> number(p.joinMoved() / p.joinOptimal())).orElse("n/a"))
           .append("</td><td>")
           .append(eq.map(p -> number(p.leaveMoved() / p.leaveOptimal())).orElse("n/a"))
-          .append("</td><td>").append(lookup.map(l -> number(l.ratio()) + "x").orElse("n/a"))
+          .append("</td><td>").append(lookup.map(l -> number(l.ratio()) + "x"
+              + (l.flagged() ? " <span class=\"flag\" title=\"" + esc(l.flags())
+                  + "\">&#9888;</span>" : "")).orElse("n/a"))
           .append("</td></tr>");
       eq.ifPresent(p -> ranked.add(new String[] {s, Double.toString(p.keysMaxAvg()),
           Double.toString(p.joinMoved() / p.joinOptimal())}));
@@ -236,7 +259,9 @@ public final class Report {
       h.append("<li><b>Token rings</b> fit Cassandra-compatible systems and range scans. "
           + "Random tokens spread about 1/sqrt(tokens per member), so they need many of them; "
           + "an allocator spreads 16 tokens per member more evenly than 256 random ones. "
-          + "A ring lookup is a search over all tokens, dearer than a table read.</li>");
+          + "A ring lookup reads a bucket index over the hash's top bits, then searches the "
+          + "few tokens of that bucket: close to a table read, dearer by the search and the "
+          + "range-to-owner step.</li>");
     }
     if (present.contains("guava-jump")) {
       h.append("<li><b>Jump hash</b> is perfectly even and minimal for numbered buckets only: "
@@ -274,11 +299,16 @@ public final class Report {
 
   private static String lookupTable(BenchResult r) {
     StringBuilder h = new StringBuilder("<h3>Lookup cost</h3><table class=\"data\"><tr>"
-        + "<th>subject</th><th>nodes</th><th>ns per lookup</th><th>bare Murmur3 ns</th>"
-        + "<th>lookup / bare hash</th><th>method</th></tr>");
+        + "<th>subject</th><th>nodes</th><th>rounds</th><th>ns per lookup (median)</th>"
+        + "<th>least</th><th>greatest</th><th>bare Murmur3 ns (median)</th><th>least</th>"
+        + "<th>greatest</th><th>lookup / bare hash (median of rounds)</th><th>least</th>"
+        + "<th>greatest</th><th>flags</th><th>method</th></tr>");
     for (LookupRow l : r.lookups()) {
-      h.append("<tr><td>").append(esc(l.subject())).append("</td>");
-      cells(h, l.nodes(), l.nanosPerLookup(), l.bareHashNanos(), l.ratio(), l.method());
+      h.append(l.flagged() ? "<tr class=\"flagged\"><td>&#9888; " : "<tr><td>")
+          .append(esc(l.subject())).append("</td>");
+      cells(h, l.nodes(), l.rounds(), l.nanosPerLookup(), l.lookupMin(), l.lookupMax(),
+          l.bareHashNanos(), l.bareHashMin(), l.bareHashMax(), l.ratio(), l.ratioMin(),
+          l.ratioMax(), l.flags(), l.method());
       h.append("</tr>");
     }
     return h.append("</table>").toString();
@@ -316,6 +346,8 @@ public final class Report {
       + "fill:#555}.val{font-size:10px;fill:#333}.na{font-size:10px;fill:#999}"
       + ".grid{stroke:#e4e4e4}.ref{stroke:#222;stroke-dasharray:4 3;stroke-width:1.3}"
       + ".problems{color:#8a3b00}.foot{color:#666}"
+      + ".warn{background:#fff3e0;border-left:4px solid #e65100;padding:6px 10px}"
+      + "tr.flagged td{background:#fff3e0}.flag{color:#e65100}"
       + "@media print{body{max-width:none}svg.chart{page-break-inside:avoid}}";
 
   // ---------------------------------------------------------------- CSV and JSON
@@ -337,11 +369,13 @@ public final class Report {
   }
 
   static String lookupsCsv(BenchResult r) {
-    StringBuilder c = new StringBuilder(
-        "subject,nodes,ns_per_lookup,bare_hash_ns,ratio,method\n");
+    StringBuilder c = new StringBuilder("subject,nodes,rounds,ns_per_lookup,ns_per_lookup_min,"
+        + "ns_per_lookup_max,bare_hash_ns,bare_hash_ns_min,bare_hash_ns_max,ratio,ratio_min,"
+        + "ratio_max,flagged,flags,method\n");
     for (LookupRow l : r.lookups()) {
-      csv(c, l.subject(), l.nodes(), l.nanosPerLookup(), l.bareHashNanos(), l.ratio(),
-          l.method());
+      csv(c, l.subject(), l.nodes(), l.rounds(), l.nanosPerLookup(), l.lookupMin(),
+          l.lookupMax(), l.bareHashNanos(), l.bareHashMin(), l.bareHashMax(), l.ratio(),
+          l.ratioMin(), l.ratioMax(), l.flagged(), l.flags(), l.method());
     }
     return c.toString();
   }
@@ -378,6 +412,10 @@ public final class Report {
     j.append(",\n  \"subjects\": ");
     map(j, r.subjects());
     j.append(",\n  \"seconds\": ").append(num(r.seconds()));
+    j.append(",\n  \"quick\": ").append(r.options().quick());
+    j.append(",\n  \"lookup_spread_limit\": ").append(num(LookupRow.SPREAD_LIMIT));
+    j.append(",\n  \"lookups_flagged\": ")
+        .append(r.lookups().stream().filter(LookupRow::flagged).count());
     j.append(",\n  \"problems\": [");
     for (int i = 0; i < r.problems().size(); i++) {
       j.append(i == 0 ? "" : ", ").append(str(r.problems().get(i)));
@@ -401,7 +439,8 @@ public final class Report {
       for (int k = 0; k < header.length; k++) {
         String v = k < cells.size() ? cells.get(k) : "";
         j.append(k == 0 ? "" : ", ").append(str(header[k])).append(": ");
-        j.append(v.isEmpty() ? "null" : isNumber(v) ? v : str(v));
+        j.append(v.isEmpty() ? "null"
+            : isNumber(v) || v.equals("true") || v.equals("false") ? v : str(v));
       }
       j.append('}');
     }

@@ -31,6 +31,15 @@ class BenchTest {
   }
 
   @Test
+  void theMachineTableHasTheLoadAverageAtStartAndEnd() {
+    assertThat(result.environment()).containsKeys(Bench.LOAD_AT_START, Bench.LOAD_AT_END);
+    // on Linux "0.52 0.61 0.70 (2 cores)"; elsewhere it says it is unknown
+    assertThat(result.environment().get(Bench.LOAD_AT_START))
+        .matches("\\d+\\.\\d+ \\d+\\.\\d+ \\d+\\.\\d+ \\(\\d+ cores\\)|unknown.*");
+    assertThat(result.environment()).containsEntry("run", "full");
+  }
+
+  @Test
   void aMissingStrategyIsReportedAndTheRunGoesOn() {
     assertThat(result.problems()).anySatisfy(p -> assertThat(p)
         .startsWith("no-such-strategy-yet: not measured").contains("unknown partitioning strategy"));
@@ -93,6 +102,12 @@ class BenchTest {
               assertThat(l.nodes()).isEqualTo(n);
               assertThat(l.nanosPerLookup()).isPositive();
               assertThat(l.bareHashNanos()).isPositive();
+              assertThat(l.rounds()).isEqualTo(BenchOptions.defaults().lookupRounds());
+              assertThat(l.lookupMin()).isLessThanOrEqualTo(l.nanosPerLookup())
+                  .isGreaterThan(0);
+              assertThat(l.lookupMax()).isGreaterThanOrEqualTo(l.nanosPerLookup());
+              assertThat(l.ratioMin()).isLessThanOrEqualTo(l.ratio());
+              assertThat(l.ratioMax()).isGreaterThanOrEqualTo(l.ratio());
             });
         assertThat(result.planning()).as(s + " " + n).anySatisfy(p -> {
           assertThat(p.subject()).isEqualTo(s);

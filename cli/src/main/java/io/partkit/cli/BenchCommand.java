@@ -27,10 +27,26 @@ import picocli.CommandLine.Spec;
         + "data moved on a join and a leave (next to the optimum), lookup and planning cost.",
         "Writes DIR/index.html (self-contained, inline SVG charts) and the same figures as "
             + "results.json and CSV."},
-    footer = {"", "Examples:", "  partkit bench", "  partkit bench --sizes 10,100 --subjects "
-        + "fixed,rendezvous,ignite-rendezvous --out /tmp/report",
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {" 0:every subject asked for was measured; report written",
+        " 1:report written, but a subject could not be measured (listed on stderr and in the "
+            + "report); or out of memory, nothing written",
+        "64:usage error (unknown option or subject, bad value); nothing measured",
+        "70:internal error"},
+    footer = {"", "Examples:", "  partkit bench --quick", "  partkit bench",
+        "  partkit bench --sizes 10,100 --subjects fixed,rendezvous --out /tmp/report",
         "  partkit bench --add-subject 'ring64=tokenring:vnodes=64,tokens=random'"})
 public final class BenchCommand implements Callable<Integer> {
+
+  /** Exit code when a subject asked for could not be measured, or the run ran out of memory. */
+  static final int NOT_MEASURED = 1;
+
+  /** How options become a result: a seam, so tests can make a subject fail mid-run. */
+  interface Runner {
+    BenchResult run(BenchOptions options, Progress progress);
+  }
+
+  Runner runner = Bench::run;
 
   @Spec
   CommandSpec spec;
@@ -45,83 +61,150 @@ public final class BenchCommand implements Callable<Integer> {
           + "'fixed1k=fixed:partitions=1024' (repeatable).")
   List<String> extraSubjects = new ArrayList<>();
 
+  @Option(names = "--quick", description = "A first look, well under a minute on an idle "
+      + "machine: sizes 10,100, 200000 sampled keys, 100 ms of lookups in 3 rounds per row, no "
+      + "embedded Hazelcast members; the report says it is a quick run. Options given "
+      + "explicitly still apply.")
+  boolean quick;
+
+  // The options below are null when not given, so --quick can tell "not given" (take the quick
+  // run's value) from "given" (the user's value wins).
+
   @Option(names = "--sizes", split = ",", paramLabel = "N",
       description = "Cluster sizes (default: 10,100,1000).")
-  List<Integer> sizes = BenchOptions.defaults().sizes();
+  List<Integer> sizes;
 
   @Option(names = "--weights", split = ",", paramLabel = "MODE",
       description = "Weight modes: equal, mixed (1, 2, 4 by turns) (default: both).")
-  List<String> weights = List.of("equal", "mixed");
+  List<String> weights;
 
   @Option(names = "--replicas", split = ",", paramLabel = "RF",
       description = "Replication factors (default: 1,3).")
-  List<Integer> replicas = BenchOptions.defaults().replicas();
+  List<Integer> replicas;
 
   @Option(names = "--keys", paramLabel = "COUNT",
-      description = "Keys sampled where ownership cannot be computed exactly "
-          + "(default: ${DEFAULT-VALUE}).")
-  int keys = BenchOptions.defaults().sampleKeys();
+      description = "Keys sampled where ownership cannot be computed exactly (default: 1000000).")
+  Integer keys;
 
   @Option(names = "--partitions", paramLabel = "P",
-      description = "Partitions of every fixed-partition subject (default: ${DEFAULT-VALUE}).")
-  int partitions = BenchOptions.defaults().partitions();
+      description = "Partitions of every fixed-partition subject (default: 4096).")
+  Integer partitions;
 
-  @Option(names = "--seed", description = "Seed of keys and random tokens (default: ${DEFAULT-VALUE}).")
-  long seed = BenchOptions.defaults().seed();
+  @Option(names = "--seed", description = "Seed of keys and random tokens (default: 42).")
+  Long seed;
 
   @Option(names = "--lookup-ms", paramLabel = "MS",
-      description = "Time spent timing each subject's lookups (default: ${DEFAULT-VALUE}).")
-  int lookupMillis = BenchOptions.defaults().lookupMillis();
+      description = "Time spent timing each subject's lookups, over all rounds (default: 300).")
+  Integer lookupMillis;
+
+  @Option(names = "--lookup-rounds", paramLabel = "R",
+      description = "Timed lookup rounds per row, each next to a round of the bare hash; the "
+          + "report shows their spread (default: 7).")
+  Integer lookupRounds;
 
   @Option(names = "--hazelcast-members", paramLabel = "N",
       description = "Largest cluster run on real embedded Hazelcast members "
-          + "(default: ${DEFAULT-VALUE}; 0 turns them off).")
-  int hazelcastMembers = BenchOptions.defaults().hazelcastMembersMax();
+          + "(default: 10; 0 turns them off).")
+  Integer hazelcastMembers;
 
   @Option(names = "--out", paramLabel = "DIR", description = "Output folder (default: ${DEFAULT-VALUE}).")
   Path out = Path.of("report");
 
-  @Option(names = {"-q", "--quiet"}, description = "No progress bar.")
+  @Option(names = {"-q", "--quiet"}, description = "No progress (by default a bar on a "
+      + "terminal, else a plain line per tenth of the run).")
   boolean quiet;
 
   @Override
   public Integer call() throws Exception {
     BenchOptions options;
     try {
-      List<String> names = new ArrayList<>(subjects.isEmpty() && !extraSubjects.isEmpty()
-          ? Bench.defaultSubjects() : subjects);
-      names.addAll(extraSubjects);
-      List<Weights> modes = new ArrayList<>();
-      for (String w : weights) {
-        modes.add(parseWeights(w));
-      }
-      options = BenchOptions.defaults().withSubjects(names).withSizes(sizes).withWeights(modes)
-          .withReplicas(replicas).withSampleKeys(keys).withPartitions(partitions)
-          .withSeed(seed).withLookupMillis(lookupMillis)
-          .withHazelcastMembersMax(hazelcastMembers);
-      for (String name : names) {
-        if (!name.contains("=") && !Bench.defaultSubjects().contains(name)) {
-          throw new IllegalArgumentException("unknown subject '" + name + "'; known subjects: "
-              + Bench.defaultSubjects());
-        }
-      }
+      options = options();
+      Bench.checkSubjects(options);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
     }
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter outWriter = spec.commandLine().getOut();
-    Progress progress = quiet ? Progress.silent() : Progress.bar(System.err);
-    BenchResult result = Bench.run(options, progress);
+    Progress progress = quiet ? Progress.silent()
+        : Progress.to(System.err, System.console() != null);
+    BenchResult result;
+    try {
+      result = runner.run(options, progress);
+    } catch (OutOfMemoryError e) {
+      // not a bug (70): larger --sizes or --keys than the launcher's heap was sized for
+      err.println();
+      err.println("partkit bench: out of memory (" + e.getMessage() + ", max heap "
+          + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MB); nothing written: give "
+          + "it more (PARTKIT_JAVA_OPTS=-Xmx4g ./partkit bench ...) or measure fewer or "
+          + "smaller sizes");
+      err.flush();
+      return NOT_MEASURED;
+    }
     Path index = Report.write(result, out);
-    outWriter.printf(Locale.ROOT, "report: %s (%.0f s)%n", index.toAbsolutePath(),
-        result.seconds());
+    outWriter.printf(Locale.ROOT, "report: %s (%.0f s%s)%n", index.toAbsolutePath(),
+        result.seconds(), options.quick() ? ", quick run" : "");
+    long flagged = result.lookups().stream().filter(l -> !l.flags().isEmpty()).count();
+    if (flagged > 0) {
+      err.printf(Locale.ROOT, "%d lookup row(s) flagged as unreliable (rounds disagree or faster "
+          + "than the bare hash); load average %s at start, %s at end: see the report%n",
+          flagged, result.environment().getOrDefault(Bench.LOAD_AT_START, "?"),
+          result.environment().getOrDefault(Bench.LOAD_AT_END, "?"));
+    }
+    int code = 0;
     if (!result.problems().isEmpty()) {
       err.println("not measured (" + result.problems().size() + "), see the report:");
       result.problems().forEach(p -> err.println("  - " + p));
+      code = NOT_MEASURED;
     }
     outWriter.flush();
     err.flush();
-    return 0;
+    return code;
+  }
+
+  /**
+   * The run's options: the defaults (or the quick run's) with every option given on the command
+   * line applied on top.
+   *
+   * @throws IllegalArgumentException naming a bad value
+   */
+  BenchOptions options() {
+    List<Weights> modes = new ArrayList<>();
+    for (String w : weights == null ? List.<String>of() : weights) {
+      modes.add(parseWeights(w));
+    }
+    BenchOptions o = quick ? BenchOptions.quickRun() : BenchOptions.defaults();
+    List<String> names = new ArrayList<>(subjects.isEmpty() && !extraSubjects.isEmpty()
+        ? Bench.defaultSubjects() : subjects);
+    names.addAll(extraSubjects);
+    o = o.withSubjects(names);
+    if (sizes != null) {
+      o = o.withSizes(sizes);
+    }
+    if (weights != null) {
+      o = o.withWeights(modes);
+    }
+    if (replicas != null) {
+      o = o.withReplicas(replicas);
+    }
+    if (keys != null) {
+      o = o.withSampleKeys(keys);
+    }
+    if (partitions != null) {
+      o = o.withPartitions(partitions);
+    }
+    if (seed != null) {
+      o = o.withSeed(seed);
+    }
+    if (lookupMillis != null) {
+      o = o.withLookupMillis(lookupMillis);
+    }
+    if (lookupRounds != null) {
+      o = o.withLookupRounds(lookupRounds);
+    }
+    if (hazelcastMembers != null) {
+      o = o.withHazelcastMembersMax(hazelcastMembers);
+    }
+    return o;
   }
 
   private static Weights parseWeights(String w) {

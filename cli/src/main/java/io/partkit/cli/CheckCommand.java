@@ -10,6 +10,7 @@ import io.partkit.verification.history.HistoryParseException;
 import io.partkit.verification.history.Independent;
 import io.partkit.verification.history.InvalidHistoryException;
 import io.partkit.verification.model.Model;
+import io.partkit.verification.model.Models;
 import io.partkit.verification.model.NilReads;
 import io.partkit.verification.report.AnalysisText;
 import io.partkit.verification.report.CorpusTiming;
@@ -26,6 +27,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -33,7 +35,14 @@ import picocli.CommandLine.Model.CommandSpec;
 /** {@code partkit check}: checks histories for linearizability. */
 @Command(name = "check", mixinStandardHelpOptions = true,
     description = {"Checks histories (EDN, JSON lines or Jepsen logs) for linearizability.",
-        "Exit status: 0 valid, 1 invalid, 2 unknown, 3 bad input (the worst over all files)."})
+        "With several files the exit code is the worst over all of them."},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {" 0:valid", " 1:invalid (evidence printed)",
+        " 2:unknown (time limit reached, out of memory)",
+        " 3:bad input (a file that does not exist, cannot be read or parsed, or is not a "
+            + "well-formed history)",
+        "64:usage error (unknown option, bad option value, no PATH); nothing checked",
+        "70:internal error"})
 final class CheckCommand implements Callable<Integer> {
   static final int VALID = 0;
   static final int INVALID = 1;
@@ -100,6 +109,11 @@ final class CheckCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     if (bench) {
+      if (!Files.isDirectory(paths.get(0))) {
+        err.println("partkit check: no such directory: " + paths.get(0));
+        err.flush();
+        return BAD_INPUT;
+      }
       CorpusTiming.Result r = CorpusTiming.run(paths.get(0), warmup, rounds);
       CorpusTiming.print(r, out);
       out.flush();
@@ -107,15 +121,29 @@ final class CheckCommand implements Callable<Integer> {
     }
     Duration limit;
     try {
-      limit = Durations.parse(timeLimit);
+      limit = Durations.parse("--time-limit", timeLimit);
       independentMode = parseIndependent(independent);
+      if (!model.equals("auto") && !Models.NAMES.contains(model)) {
+        throw new IllegalArgumentException("unknown model " + model + "; known models: "
+            + String.join(", ", Models.NAMES) + ", auto");
+      }
+      if (init != null) {
+        ModelChoice.parseInit(init);
+      }
+      if (html != null && (paths.size() != 1 || Files.isDirectory(paths.get(0)))) {
+        throw new IllegalArgumentException("--html needs exactly one history file");
+      }
     } catch (IllegalArgumentException e) {
-      err.println("partkit check: " + e.getMessage());
-      return BAD_INPUT;
+      throw new ParameterException(spec.commandLine(), e.getMessage(), e);
     }
     List<Path> files = new ArrayList<>();
+    int missing = 0;
     for (Path p : paths) {
-      if (Files.isDirectory(p)) {
+      if (!Files.exists(p)) {
+        // said plainly, before any reader turns it into "file:0: NoSuchFileException"
+        err.println("partkit check: no such file: " + p);
+        missing++;
+      } else if (Files.isDirectory(p)) {
         try (Stream<Path> s = Files.walk(p)) {
           s.filter(Files::isRegularFile).filter(CheckCommand::looksLikeHistory).filter(CheckCommand::notBesideAJepsenHistory)
               .sorted().forEach(files::add);
@@ -125,21 +153,20 @@ final class CheckCommand implements Callable<Integer> {
       }
     }
     if (files.isEmpty()) {
-      err.println("partkit check: no history files under " + paths);
+      if (missing < paths.size()) {
+        err.println("partkit check: no history files under " + paths);
+      }
+      err.flush();
       return BAD_INPUT;
     }
-    boolean single = files.size() == 1 && !Files.isDirectory(paths.get(0));
-    if (html != null && !single) {
-      err.println("partkit check: --html needs exactly one history file");
-      return BAD_INPUT;
-    }
+    boolean single = files.size() == 1 && paths.size() == 1 && !Files.isDirectory(paths.get(0));
     CheckOptions options = CheckOptions.defaults().withTimeLimit(limit);
     if (single) {
-      options = options.withProgress((done, total, steps, nanos) ->
-          err.printf("checking %s: %d/%d keys done, %,d steps, %.1f s%n", files.get(0), done, total, steps, nanos / 1e9));
+      options = options.withProgress(progress(err, files.get(0), System.console() != null));
     }
-    int worst = VALID;
+    int worst = missing > 0 ? BAD_INPUT : VALID;
     int[] counts = new int[4];
+    counts[BAD_INPUT] = missing;
     long totalStart = System.nanoTime();
     for (Path file : files) {
       int status = checkOne(file, options, single, out, err);
@@ -147,7 +174,8 @@ final class CheckCommand implements Callable<Integer> {
       worst = Math.max(worst, status);
     }
     if (!single) {
-      out.printf("%d files: %d valid, %d invalid, %d unknown, %d bad input; %d ms%n", files.size(), counts[VALID],
+      out.printf("%d files: %d valid, %d invalid, %d unknown, %d bad input; %d ms%n",
+          files.size() + missing, counts[VALID],
           counts[INVALID], counts[UNKNOWN], counts[BAD_INPUT], (System.nanoTime() - totalStart) / 1_000_000);
     }
     out.flush();
@@ -155,6 +183,32 @@ final class CheckCommand implements Callable<Integer> {
   }
 
   private Independent.Mode independentMode = Independent.Mode.AUTO;
+
+  /** Seconds between progress lines when stderr is not a terminal. */
+  static final int PLAIN_PROGRESS_SECONDS = 10;
+
+  /**
+   * The checker reports about once a second. On a terminal that redraws one line; otherwise
+   * (a log, a pipe) a plain line at most every {@value #PLAIN_PROGRESS_SECONDS} seconds and one
+   * when the last key is done.
+   */
+  private static CheckOptions.Progress progress(PrintWriter err, Path file, boolean terminal) {
+    long[] lastPrinted = {Long.MIN_VALUE};
+    return (done, total, steps, nanos) -> {
+      String line = String.format(Locale.ROOT, "checking %s: %d/%d keys done, %,d steps, %.1f s",
+          file, done, total, steps, nanos / 1e9);
+      synchronized (lastPrinted) {
+        if (terminal) {
+          err.print("\r" + line + (done == total ? System.lineSeparator() : ""));
+        } else if (done == total
+            || nanos - lastPrinted[0] >= PLAIN_PROGRESS_SECONDS * 1_000_000_000L) {
+          lastPrinted[0] = nanos;
+          err.println(line);
+        }
+        err.flush();
+      }
+    };
+  }
 
   private static Independent.Mode parseIndependent(String s) {
     switch (s) {
@@ -169,7 +223,7 @@ final class CheckCommand implements Callable<Integer> {
   private static int outOfMemory(PrintWriter err, String what, OutOfMemoryError e) {
     err.println(what + ": unknown: out of memory (" + e.getMessage() + ", max heap "
         + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MB); not a verdict: give the JVM more memory "
-        + "(e.g. JAVA_OPTS=-Xmx8g) or check a shorter history");
+        + "(e.g. PARTKIT_JAVA_OPTS=-Xmx8g) or check a shorter history");
     err.flush();
     return UNKNOWN;
   }

@@ -33,7 +33,8 @@ final class ModelChoice {
     return name.equals("kv") ? "" : null;
   }
 
-  private static Object parseInit(String edn) {
+  /** @throws IllegalArgumentException unless {@code edn} is one EDN value */
+  static Object parseInit(String edn) {
     try {
       // A one-operation EDN history is the simplest way to run Clojure's reader on the value.
       History h = Histories.parse("--init", "{:process 0, :type :invoke, :f :init, :value " + edn + "}");

@@ -16,6 +16,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code partkit verify}: a Jepsen-style run against a real cluster, checked and stored. */
@@ -24,10 +25,13 @@ import picocli.CommandLine.Spec;
         + "records the history and checks it (linearizability per key, lost acknowledged writes).",
         "Stores history.edn, results.edn, node logs and index.html under STORE/SYSTEM/TIME/ "
             + "(STORE/latest points at the last run).",
-        "Exit status: 0 valid, 1 invalid or lost writes, 2 unknown, 3 bad arguments, "
-            + "4 the cluster could not be set up."})
+        },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {" 0:valid", " 1:invalid or lost acknowledged writes", " 2:unknown",
+        " 4:the cluster could not be set up",
+        "64:usage error (unknown option, bad value, a nemesis the runtime cannot run)",
+        "70:internal error"})
 final class VerifyCommand implements Callable<Integer> {
-  static final int BAD_ARGUMENTS = 3;
   static final int SETUP_FAILED = 4;
 
   @Spec
@@ -102,19 +106,19 @@ final class VerifyCommand implements Callable<Integer> {
       }
       run = b.build();
     } catch (IllegalArgumentException e) {
-      err.println("partkit verify: " + e.getMessage());
-      return BAD_ARGUMENTS;
+      throw new ParameterException(spec.commandLine(), e.getMessage(), e);
     }
     PrintStream progress = new PrintStream(new WriterOutputStream(err), true,
         StandardCharsets.UTF_8);
     try {
-      RunResult r = Verifier.run(run, progress);
+      RunResult r = Verifier.run(run, progress, System.console() != null);
       out.println(r.summary());
       out.flush();
       return r.exitCode();
     } catch (IllegalArgumentException e) {
-      err.println("partkit verify: " + e.getMessage());
-      return BAD_ARGUMENTS;
+      // the spec's own checks passed; these are the ones that need the system or runtime
+      // (a nemesis the runtime cannot run): still the arguments' fault
+      throw new ParameterException(spec.commandLine(), e.getMessage(), e);
     } catch (SetupException e) {
       err.println();
       err.println("partkit verify: setup failed: " + e.getMessage());

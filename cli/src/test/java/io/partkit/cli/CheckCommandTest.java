@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class CheckCommandTest {
   @TempDir
@@ -19,7 +18,7 @@ class CheckCommandTest {
   private final StringWriter err = new StringWriter();
 
   private int run(String... args) {
-    return new CommandLine(new PartkitCommand()).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+    return Main.commandLine(new PartkitCommand()).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
         .execute(args);
   }
 
@@ -87,12 +86,57 @@ class CheckCommandTest {
   }
 
   @Test
-  void badOptionsExitThree() throws IOException {
+  void badOptionsAreUsageErrorsNeverUnknown() throws IOException {
     Path v = write("v.edn", VALID);
-    assertThat(run("check", v.toString(), "--model", "stack")).isEqualTo(3);
-    assertThat(err.toString()).contains("unknown model stack; known models: register");
-    assertThat(run("check", v.toString(), "--model", "register", "--init", "{:x")).isEqualTo(3);
-    assertThat(run("check", v.toString(), "--time-limit", "soon")).isEqualTo(3);
+    assertThat(run("check", v.toString(), "--model", "stack")).isEqualTo(64);
+    assertThat(err.toString()).contains("partkit check: unknown model stack; known models: register");
+    assertThat(run("check", v.toString(), "--model", "register", "--init", "{:x")).isEqualTo(64);
+    assertThat(err.toString()).contains("--init must be one EDN value");
+    assertThat(run("check", v.toString(), "--time-limit", "soon")).isEqualTo(64);
+    assertThat(err.toString()).contains("--time-limit must look like 30s");
+    assertThat(run("check", v.toString(), "--no-such-option")).isEqualTo(64);
+    assertThat(run("check")).isEqualTo(64);
+    assertThat(err.toString()).contains("Missing required parameter: 'PATH'")
+        .contains("Try 'partkit check --help'");
+    assertThat(run("check", v.toString(), "--rounds", "many")).isEqualTo(64);
+    assertThat(run("check", dir.toString(), "--html", dir.resolve("x.html").toString()))
+        .isEqualTo(64);
+    assertThat(err.toString()).contains("--html needs exactly one history file");
+    assertThat(out.toString()).isEmpty();
+  }
+
+  @Test
+  void aMissingFileSaysSoPlainlyAndIsBadInput() throws IOException {
+    Path missing = dir.resolve("foo.edn");
+    assertThat(run("check", missing.toString())).isEqualTo(3);
+    assertThat(err.toString()).isEqualTo("partkit check: no such file: " + missing
+        + System.lineSeparator());
+    // among several paths the others are still checked, and the summary counts it
+    Path v = write("v.edn", VALID);
+    assertThat(run("check", v.toString(), missing.toString(), "--model", "register", "--init",
+        "0")).isEqualTo(3);
+    assertThat(out.toString()).contains("v.edn\tvalid\t")
+        .contains("2 files: 1 valid, 0 invalid, 0 unknown, 1 bad input");
+  }
+
+  @Test
+  void benchOnAMissingCorpusSaysSo() {
+    Path missing = dir.resolve("corpus");
+    assertThat(run("check", "--bench", missing.toString())).isEqualTo(3);
+    assertThat(err.toString()).contains("partkit check: no such directory: " + missing);
+  }
+
+  @Test
+  void theHelpStatesTheExitCodes() {
+    assertThat(run("check", "--help")).isZero();
+    assertThat(out.toString()).contains("Exit codes:").contains(" 2   unknown")
+        .contains(" 3   bad input").contains("64   usage error");
+  }
+
+  @Test
+  void withoutACommandTheUsageIsPrintedAndItIsAUsageError() {
+    assertThat(run()).isEqualTo(64);
+    assertThat(err.toString()).contains("Usage: partkit").contains("64 on a usage error");
   }
 
   @Test
@@ -183,7 +227,7 @@ class CheckCommandTest {
     assertThat(run("check", h.toString(), "--model", "cas-register", "--independent", "no")).isEqualTo(1);
     assertThat(run("check", write("plain.edn", VALID).toString(), "--independent", "yes")).isEqualTo(3);
     assertThat(err.toString()).contains("plain.edn:1: expected an independent value [k v]");
-    assertThat(run("check", h.toString(), "--independent", "maybe")).isEqualTo(3);
+    assertThat(run("check", h.toString(), "--independent", "maybe")).isEqualTo(64);
     assertThat(err.toString()).contains("--independent must be auto, yes or no");
   }
 
@@ -202,7 +246,7 @@ class CheckCommandTest {
       cmd.source = file -> {
         throw new OutOfMemoryError("Java heap space");
       };
-      int code = new CommandLine(cmd).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+      int code = Main.commandLine(cmd).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
           .execute(many ? new String[] {dir.toString()} : new String[] {v.toString()});
       assertThat(code).as("several files: %s", many).isEqualTo(2);
     }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.spi.Partitioners;
 import io.partkit.spi.PartitionerConfig;
+import io.partkit.spi.PartitionerProvider;
+import io.partkit.spi.StrategyOption;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.reflect.InvocationTargetException;
@@ -15,7 +17,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 class StrategiesCommandTest {
 
@@ -25,11 +26,52 @@ class StrategiesCommandTest {
   void listsTheThreeStrategiesByName() {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    int code = new CommandLine(new PartkitCommand()).setOut(new PrintWriter(out))
+    int code = Main.commandLine(new PartkitCommand()).setOut(new PrintWriter(out))
         .setErr(new PrintWriter(err)).execute("strategies");
     assertThat(code).as(err.toString()).isZero();
-    assertThat(out.toString().lines().map(l -> l.split("\\s+")[0]))
-        .containsExactly("fixed", "rendezvous", "tokenring");
+    assertThat(out.toString().lines().filter(l -> !l.startsWith(" "))
+        .map(l -> l.split("\\s+")[0])).containsExactly("fixed", "rendezvous", "tokenring");
+  }
+
+  @Test
+  void eachStrategyListsItsOptionsWithTheirDefaults() {
+    StringWriter out = new StringWriter();
+    int code = Main.commandLine(new PartkitCommand()).setOut(new PrintWriter(out))
+        .execute("strategies");
+    assertThat(code).isZero();
+    String text = out.toString();
+    String fixed = text.substring(text.indexOf("fixed "), text.indexOf("rendezvous "));
+    assertThat(fixed).containsPattern("\\n    partitions +default 271 ")
+        .containsPattern("\\n    replicas +default 1 ")
+        .containsPattern("\\n    zone-aware +default true ");
+    String rendezvous = text.substring(text.indexOf("rendezvous "), text.indexOf("tokenring "));
+    assertThat(rendezvous).containsPattern("\\n    partitions +default 1024 ")
+        .containsPattern("\\n    load-bound +default none ")
+        .containsPattern("\\n    seed +default 0 ");
+    String ring = text.substring(text.indexOf("tokenring "));
+    assertThat(ring).containsPattern("\\n    vnodes +default 16 ")
+        .containsPattern("\\n    tokens +default allocator ");
+  }
+
+  /**
+   * Every option a provider describes is one its strategy accepts, and the described default is
+   * the value it takes: creating the strategy with every described default given explicitly
+   * succeeds (an option described but not read would be rejected as unknown).
+   */
+  @Test
+  void describedOptionsAreTheOnesTheStrategiesAccept() {
+    Partitioners loaded = Partitioners.load();
+    for (String name : loaded.names()) {
+      PartitionerProvider provider = loaded.provider(name).orElseThrow();
+      assertThat(provider.options()).as(name).isNotEmpty();
+      PartitionerConfig config = PartitionerConfig.empty();
+      for (StrategyOption o : provider.options()) {
+        if (!o.defaultValue().equals("none")) {
+          config = config.with(o.name(), o.defaultValue());
+        }
+      }
+      assertThat(provider.create(config)).as(name).isNotNull();
+    }
   }
 
   /**

@@ -16,7 +16,7 @@ class VerifyCommandTest {
   private final StringWriter err = new StringWriter();
 
   private int run(String... args) {
-    CommandLine cmd = new CommandLine(new VerifyCommand());
+    CommandLine cmd = Main.commandLine(new VerifyCommand());
     cmd.setOut(new PrintWriter(out));
     cmd.setErr(new PrintWriter(err));
     return cmd.execute(args);
@@ -39,22 +39,31 @@ class VerifyCommandTest {
   }
 
   @Test
-  void badArgumentsExitWithThreeAndNameWhatWasWrong(@TempDir Path store) {
-    assertThat(run("--system", "riak", "--store", store.toString())).isEqualTo(3);
+  void badArgumentsAreUsageErrorsNamingWhatWasWrong(@TempDir Path store) {
+    assertThat(run("--system", "riak", "--store", store.toString())).isEqualTo(64);
     assertThat(err.toString()).contains("unknown system 'riak': expected one of kv, etcd");
     assertThat(run("--system", "kv", "--nemesis", "meteor", "--store", store.toString()))
-        .isEqualTo(3);
+        .isEqualTo(64);
     assertThat(err.toString()).contains("unknown nemesis 'meteor'");
     assertThat(run("--system", "kv", "--nemesis", "partition", "--store", store.toString()))
-        .isEqualTo(3);
+        .isEqualTo(64);
     assertThat(err.toString()).contains("cannot cut the network: use --runtime netns");
-    assertThat(run("--system", "kv", "--time", "soon", "--store", store.toString())).isEqualTo(3);
+    assertThat(run("--system", "kv", "--time", "soon", "--store", store.toString())).isEqualTo(64);
     assertThat(err.toString()).contains("--time must look like 30s");
-    assertThat(run("--system", "kv", "--runtime", "vm", "--store", store.toString())).isEqualTo(3);
+    assertThat(run("--system", "kv", "--runtime", "vm", "--store", store.toString())).isEqualTo(64);
     assertThat(err.toString()).contains("unknown runtime 'vm'");
+    assertThat(run("--store", store.toString())).isEqualTo(64);
+    assertThat(err.toString()).contains("Missing required option: '--system=<system>'");
     assertThat(store.resolve("kv")).satisfiesAnyOf(
         p -> assertThat(Files.exists(p)).isFalse(),
         p -> assertThat(Files.list(p)).isEmpty());
+  }
+
+  @Test
+  void theHelpStatesTheExitCodes() {
+    assertThat(run("--help")).isZero();
+    assertThat(out.toString()).contains("Exit codes:").contains(" 4   the cluster could not be "
+        + "set up").contains("64   usage error");
   }
 
   @Test

@@ -61,16 +61,30 @@ public final class Verifier {
   private static final DateTimeFormatter RUN_NAME =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS");
 
+  /** Seconds between plain progress lines when the output is not a terminal. */
+  static final int PLAIN_PROGRESS_SECONDS = 10;
+
   private Verifier() {}
 
   /**
-   * Runs {@code spec}, printing a progress line to {@code progress} about once a second.
+   * Runs {@code spec}, printing plain progress lines to {@code progress} (for a log or a pipe):
+   * see {@link #run(VerifySpec, PrintStream, boolean)}.
+   */
+  public static RunResult run(VerifySpec spec, PrintStream progress) {
+    return run(spec, progress, false);
+  }
+
+  /**
+   * Runs {@code spec}, printing progress to {@code progress}: on a {@code terminal}, one line
+   * redrawn in place about once a second; otherwise a plain line when the phase changes and
+   * every {@value #PLAIN_PROGRESS_SECONDS} seconds, so a redirected log does not fill with
+   * carriage-return redraws.
    *
    * @throws IllegalArgumentException for an unknown system, runtime or nemesis, or a nemesis the
    *     system or runtime cannot run (the message says which and why)
    * @throws SetupException when the cluster cannot be set up (everything is torn down first)
    */
-  public static RunResult run(VerifySpec spec, PrintStream progress) {
+  public static RunResult run(VerifySpec spec, PrintStream progress, boolean terminal) {
     SystemUnderTest system = Systems.named(spec.system());
     List<Nemesis> nemeses = spec.nemeses().stream().map(Nemeses::named).toList();
     Path dir = runDirectory(spec);
@@ -92,7 +106,7 @@ public final class Verifier {
           nemeses.isEmpty() ? "none" : String.join(",", spec.nemeses()), spec.time(), spec.seed(),
           dir);
       system.start(new SystemContext(runtime, dir, spec.nodes(), spec.seed(), spec.options()));
-      return new Run(spec, system, runtime, nemeses, dir, progress).execute();
+      return new Run(spec, system, runtime, nemeses, dir, progress, terminal).execute();
     } finally {
       link(spec.store(), dir);
     }
@@ -141,6 +155,9 @@ public final class Verifier {
     private final List<Nemesis> nemeses;
     private final Path dir;
     private final PrintStream progress;
+    private final boolean terminal;
+    private long lastPlainLine = Long.MIN_VALUE;
+    private String lastPlainPhase = "";
     private final Recorder recorder = new Recorder(System.nanoTime());
     private final RegisterWorkload workload;
     private final AtomicLong nextProcess;
@@ -150,8 +167,9 @@ public final class Verifier {
     private volatile String phase = "faults";
 
     Run(VerifySpec spec, SystemUnderTest system, NodeRuntime runtime, List<Nemesis> nemeses,
-        Path dir, PrintStream progress) {
+        Path dir, PrintStream progress, boolean terminal) {
       this.spec = spec;
+      this.terminal = terminal;
       this.system = system;
       this.runtime = runtime;
       this.nemeses = nemeses;
@@ -205,7 +223,9 @@ public final class Verifier {
       RunResult result = new RunResult(verdict, dir, invoked.get(), schedule.faults(), analysis,
           lost, stats, runNanos, checkNanos, placement);
       RunStore.write(spec, result, ops);
-      progress.println();
+      if (terminal) {
+        progress.println(); // end the redrawn line
+      }
       return result;
     }
 
@@ -332,9 +352,17 @@ public final class Verifier {
     }
 
     private synchronized void printProgress() {
-      progress.printf("\r[%5.1f s / %d s] %-11s ops %d, unknown %d   ",
-          recorder.elapsedNanos() / 1e9, spec.time().toSeconds(), phase, invoked.get(),
-          info.get());
+      long now = recorder.elapsedNanos();
+      if (terminal) {
+        progress.printf("\r[%5.1f s / %d s] %-11s ops %d, unknown %d   ", now / 1e9,
+            spec.time().toSeconds(), phase, invoked.get(), info.get());
+      } else if (!phase.equals(lastPlainPhase)
+          || now - lastPlainLine >= TimeUnit.SECONDS.toNanos(PLAIN_PROGRESS_SECONDS)) {
+        lastPlainLine = now;
+        lastPlainPhase = phase;
+        progress.printf("[%5.1f s / %d s] %s: ops %d, unknown %d%n", now / 1e9,
+            spec.time().toSeconds(), phase, invoked.get(), info.get());
+      }
       progress.flush();
     }
 

@@ -1,5 +1,7 @@
 package io.partkit.spi;
 
+import java.util.List;
+
 /**
  * A strategy's entry point for discovery through {@link java.util.ServiceLoader}.
  *
@@ -16,6 +18,15 @@ public interface PartitionerProvider {
 
   /** One line on what the strategy is and when to choose it. */
   String description();
+
+  /**
+   * The options {@link #create} reads, with their defaults, in the order worth reading them. The
+   * default is an empty list, so providers written before this method existed still load; the
+   * three partkit strategies describe every option they accept.
+   */
+  default List<StrategyOption> options() {
+    return List.of();
+  }
 
   /**
    * Creates a partitioner.

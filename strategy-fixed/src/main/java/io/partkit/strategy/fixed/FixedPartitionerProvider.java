@@ -3,6 +3,8 @@ package io.partkit.strategy.fixed;
 import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.PartitionerProvider;
+import io.partkit.spi.StrategyOption;
+import java.util.List;
 
 /**
  * Provides the {@code fixed} strategy. Options:
@@ -28,6 +30,17 @@ public final class FixedPartitionerProvider implements PartitionerProvider {
   public String description() {
     return "fixed logical partitions (Hazelcast/Ignite style) with a balanced, minimal-move "
         + "partition table; choose it when a coordinator stores the table";
+  }
+
+  @Override
+  public List<StrategyOption> options() {
+    return List.of(
+        new StrategyOption("partitions", Integer.toString(FixedPartitioner.DEFAULT_PARTITIONS),
+            "logical partitions, 1.." + FixedPartitioner.MAX_PARTITIONS
+                + " (271 is Hazelcast's default)"),
+        new StrategyOption("replicas", "1", "copies per partition, primary included, 1..7"),
+        new StrategyOption("zone-aware", "true",
+            "spread a partition's replicas over distinct zones, then racks, while labels allow"));
   }
 
   /**

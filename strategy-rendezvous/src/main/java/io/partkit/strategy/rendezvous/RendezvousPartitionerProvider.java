@@ -3,6 +3,8 @@ package io.partkit.strategy.rendezvous;
 import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.PartitionerProvider;
+import io.partkit.spi.StrategyOption;
+import java.util.List;
 
 /**
  * Provides the {@code rendezvous} strategy. Options:
@@ -31,6 +33,20 @@ public final class RendezvousPartitionerProvider implements PartitionerProvider 
   public String description() {
     return "weighted rendezvous (highest random weight) hashing with top-k replicas and optional "
         + "bounded loads; choose it when every node must compute placement without a stored table";
+  }
+
+  @Override
+  public List<StrategyOption> options() {
+    return List.of(
+        new StrategyOption("partitions",
+            Integer.toString(RendezvousPartitioner.DEFAULT_PARTITIONS),
+            "hash slots, 1.." + RendezvousPartitioner.MAX_PARTITIONS + " (1024 is Ignite's default)"),
+        new StrategyOption("replicas", "1", "copies per partition, primary included, 1..7"),
+        new StrategyOption("seed", "0", "any long; part of every score"),
+        new StrategyOption("zone-aware", "true",
+            "spread replicas over distinct zones, then racks, while labels allow"),
+        new StrategyOption("load-bound", "none", "c in 1.0..100.0 caps each member at "
+            + "max(ceil(avg), floor(c * avg)) partitions (weighted); none is plain rendezvous"));
   }
 
   /**

@@ -3,6 +3,8 @@ package io.partkit.strategy.tokenring;
 import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.PartitionerProvider;
+import io.partkit.spi.StrategyOption;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -48,6 +50,21 @@ public final class TokenRingPartitionerProvider implements PartitionerProvider {
   public String description() {
     return "Cassandra-style token ring with virtual nodes and Cassandra-compatible Murmur3 tokens;"
         + " keys move only to a joining or off a leaving node";
+  }
+
+  @Override
+  public List<StrategyOption> options() {
+    return List.of(
+        new StrategyOption("vnodes", "16", "tokens per unit of weight, 1.."
+            + TokenRingPartitioner.MAX_VNODES + ": a node of weight w gets w * vnodes tokens"),
+        new StrategyOption("tokens", "allocator",
+            "how a node's tokens are chosen: allocator (even, builds on the previous ring) "
+                + "or random (recomputable from the membership alone)"),
+        new StrategyOption("seed", "0", "any long; seed of the random chooser (the allocator "
+            + "does not use it)"),
+        new StrategyOption("replicas", "1", "replicas per range, primary included, 1..7"),
+        new StrategyOption("zone-aware", "true",
+            "spread replicas over distinct zones, then racks, while there are unused ones"));
   }
 
   /**

@@ -21,7 +21,8 @@ package io.partkit.spi;
  * branch predictor would lose. Two cases go to an exact search over the tokens, both rare and so
  * well predicted: a hash whose 14 bits equal the split (about 2^-14 of lookups: the truncated
  * split cannot tell which side it is on), and a bucket with two or more tokens (about 2.6% of
- * buckets for random tokens at four buckets per token, almost none for allocator tokens), whose
+ * buckets for random tokens at four buckets per token; 1.1% for the greedy allocator's tokens
+ * at 1000 nodes x 16 vnodes), whose
  * entry is {@code split 0, above SLOW, atOrBelow} its first token. The search starts at a token no
  * later than the answer and gallops, so even a bucket crowded with thousands of tokens costs a
  * logarithmic search.

@@ -94,6 +94,15 @@ public class LookupBenchmark {
     return KeyHash.MURMUR3_128.hashLong(k.nextKey());
   }
 
+  /**
+   * Cassandra's Murmur3 variant of the same keys: the token ring's hash (its tokens are persisted
+   * in it), so the part of a ring lookup's ratio that is the hash itself, not the index.
+   */
+  @Benchmark
+  public long cassandraHash(KeyState k) {
+    return KeyHash.CASSANDRA_MURMUR3.hashLong(k.nextKey());
+  }
+
   /** DESIGN.md's lookup floor: one Murmur3 hash plus one array read, nothing else. */
   @State(Scope.Benchmark)
   public static class FloorState {

@@ -44,7 +44,7 @@ public final class LookupRatios {
   public static void main(String[] args) throws RunnerException, IOException {
     String nodes = args.length > 0 ? args[0] : "1000";
     OptionsBuilder builder = new OptionsBuilder();
-    builder.include(LookupBenchmark.class.getName() + "\\.(lookup|murmur3|floor)$");
+    builder.include(LookupBenchmark.class.getName() + "\\.(lookup|murmur3|cassandraHash|floor)$");
     builder.param("nodes", nodes);
     // replaces @Fork's jvmArgsAppend, so repeat its flags
     List<String> flags = new ArrayList<>(List.of("-Xmx1g", "-XX:+UseParallelGC"));
@@ -56,6 +56,7 @@ public final class LookupRatios {
     Collection<RunResult> results = new Runner(builder.build()).run();
     double bare = Double.NaN;
     double floor = Double.NaN;
+    double cassandra = Double.NaN;
     Map<String, double[]> lookups = new LinkedHashMap<>();
     for (RunResult r : results) {
       String method = r.getParams().getBenchmark();
@@ -63,6 +64,8 @@ public final class LookupRatios {
       double error = r.getPrimaryResult().getScoreError();
       if (method.endsWith(".murmur3")) {
         bare = score;
+      } else if (method.endsWith(".cassandraHash")) {
+        cassandra = score;
       } else if (method.endsWith(".floor")) {
         floor = score;
       } else {
@@ -85,6 +88,8 @@ public final class LookupRatios {
     lines.forEach(System.out::println);
     System.out.printf(Locale.ROOT, "%nfloor (the hash plus one array read, nothing else): %.2f ns = %.2fx"
         + " the bare hash%n", floor, floor / bare);
+    System.out.printf(Locale.ROOT, "Cassandra's Murmur3 variant (the token ring's hash, no lookup):"
+        + " %.2f ns = %.2fx the bare hash%n", cassandra, cassandra / bare);
     if (args.length > 1) {
       Path dir = Path.of(args[1]);
       Files.createDirectories(dir);

@@ -11,67 +11,41 @@ import java.util.Arrays;
  * {@code [Long.MIN_VALUE, token[0]]}. This is Cassandra's convention: a node owns the range that
  * ends at its token, and a key belongs to the first token at or after its own token, wrapping.
  *
- * <p>Lookup is allocation-free and O(1) on average: a bucket index over the top bits of the hash
- * (about sixteen buckets per token, at most 2^20) narrows the search to the few tokens of one bucket, where a
- * plain binary search over 16,000 tokens would take 14 dependent, cache-missing reads. The index
- * is derived from the tokens, so it changes nothing about which partition a hash maps to.
+ * <p>Lookup is allocation-free and O(1) on average: a {@code RingIndex} over the top bits of the
+ * hash answers almost every hash with one read and no data-dependent branch, where a plain binary
+ * search over 16,000 tokens would take 14 dependent, cache-missing reads. The index is derived
+ * from the tokens, so it changes nothing about which partition a hash maps to.
  */
 public final class TokenRanges implements PartitionScheme {
 
-  /**
-   * Most index buckets: 2^20, whatever the ring size. Sixteen buckets per token leave about 6% of
-   * buckets straddling a token (1 - e^(-1/16)), so almost every lookup is one read of a table
-   * that still fits a core's L2 cache for rings up to ~16,000 tokens (measured: 16 per token
-   * took a 1000-node, 16-vnode ring from 12.5 to 8.4 ns per lookup, see the README).
-   */
-  private static final int MAX_INDEX_BITS = 20;
-
   private final long[] tokens;
   private final KeyHash keyHash;
-  /** Bits of {@code hash ^ Long.MIN_VALUE} (from the top) that choose a bucket. */
-  private final int indexBits;
-  /** {@code bucketStart[b]}: the first token whose top bits are >= b; one extra entry at the end. */
-  private final int[] bucketStart;
+  /**
+   * Built on the first {@link #partitionOf}: an assignment routes keys through its own index
+   * (straight to the primary), so a ring that is only routed through its assignment never pays
+   * for this one's memory. Racing threads may each build one; all are equal, and a
+   * {@code RingIndex}'s final fields make it safe to publish without a lock.
+   */
+  private RingIndex index;
 
   private TokenRanges(long[] tokens, KeyHash keyHash) {
     this.tokens = tokens;
     this.keyHash = keyHash;
-    int bits = 1;
-    while (bits < MAX_INDEX_BITS && (1 << bits) < 16 * tokens.length) {
-      bits++;
-    }
-    this.indexBits = bits;
-    this.bucketStart = new int[(1 << bits) + 1];
-    int t = 0;
-    for (int b = 0; b <= 1 << bits; b++) {
-      while (t < tokens.length && bucketOf(tokens[t]) < b) {
-        t++;
-      }
-      bucketStart[b] = t;
-    }
   }
 
-  /** Index bucket of a hash: its top {@link #indexBits} bits, read unsigned from MIN_VALUE. */
-  int bucketOf(long hash) {
-    return (int) ((hash ^ Long.MIN_VALUE) >>> (64 - indexBits));
-  }
-
-  /** Number of index buckets. */
-  int bucketCount() {
-    return bucketStart.length - 1;
-  }
-
-  /**
-   * The partition every hash of bucket {@code b} maps to, or -1 when a token lies inside the
-   * bucket (its hashes straddle a range boundary). Lets {@link PartitionAssignment} answer most
-   * lookups with one array read.
-   */
-  int wholeBucketPartition(int b) {
-    int first = bucketStart[b];
-    if (first != bucketStart[b + 1]) {
-      return -1;
+  /** The index, for its tests and memory figures. */
+  RingIndex index() {
+    RingIndex i = index;
+    if (i == null) {
+      i = new RingIndex(tokens, null);
+      index = i;
     }
-    return first == tokens.length ? 0 : first;
+    return i;
+  }
+
+  /** The tokens themselves, not a copy: for indexes built over them in this package. */
+  long[] tokensShared() {
+    return tokens;
   }
 
   /**
@@ -125,20 +99,7 @@ public final class TokenRanges implements PartitionScheme {
 
   @Override
   public int partitionOf(long hash) {
-    // The first token >= hash lies among the tokens of hash's bucket, or is the first token of a
-    // later bucket, which is bucketStart[b + 1] (n when there is none: then the range wraps).
-    int b = bucketOf(hash);
-    int lo = bucketStart[b];
-    int hi = bucketStart[b + 1];
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (tokens[mid] < hash) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo == tokens.length ? 0 : lo;
+    return index().valueOf(hash);
   }
 
   @Override

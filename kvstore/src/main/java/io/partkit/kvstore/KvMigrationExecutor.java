@@ -463,7 +463,8 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   /**
    * A table was committed: first activate the targets of the migrations this executor copied
    * and the table commits (one ACTIVATE each: the partition refuses writes from its fence until
-   * then, so this is on the critical path of every move), then reconcile everything else.
+   * then, so this is on the critical path of every move) and drop their sources, then reconcile
+   * everything else.
    * Both run on the one reconciler thread, in that order.
    */
   private void onTable(PartitionAssignment table) {
@@ -483,7 +484,12 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
       if (table.primary(m.partition()).equals(m.target())
           && tryCall(m.target(), Wire.ACTIVATE, m.partition(), m.targetEpoch())) {
         listener.accept(m, MigrationStep.COMMITTED);
-      } // otherwise not committed, or the target unreachable: reconcile() sorts it out
+        // the target serves: drop the source now, so that a client with the old table gets
+        // REDIRECT (and looks up the new owner) rather than MOVING until the next reconcile
+        if (tryCall(m.source(), Wire.DROP, m.partition(), m.targetEpoch())) {
+          listener.accept(m, MigrationStep.SOURCE_DROPPED);
+        }
+      } // otherwise not committed, or a node unreachable: reconcile() sorts it out
     }
   }
 

@@ -315,6 +315,7 @@ final class TcpKvNode implements KvNode {
       case Wire.TRACK -> track(part, epoch);
       case Wire.PRECOPY -> precopy(part, epoch, r.utf());
       case Wire.DELTA -> delta(part, epoch, r.i64(), r.bytes(), r.i32());
+      case Wire.DRAIN -> drain(part, epoch, r.i64(), r.i32());
       case Wire.ACTIVATE -> activate(part, epoch);
       case Wire.ABORT -> abort(part, epoch);
       case Wire.DROP -> drop(part, epoch);
@@ -510,6 +511,35 @@ final class TcpKvNode implements KvNode {
   }
 
   /**
+   * Source, OWNED and tracked: up to {@code max} of the keys written since the pre-copy began,
+   * with their current values, taken out of the record in the same step (a key written again
+   * goes back in). It lets the target catch up while the partition still serves, so that the
+   * delta under the fence is small. If the page never reaches the target, the target's pre-copy
+   * fails as a whole and it copies everything under the fence: nothing relies on a lost page.
+   */
+  private KvReply drain(Part part, long moveEpoch, long token, int max) {
+    if (max < 1) {
+      return KvReply.of(Status.ERROR, 0, "page size must be >= 1: " + max);
+    }
+    synchronized (part) {
+      Tracking t = part.tracking;
+      if (part.state != PartitionState.OWNED || t == null || t.moveEpoch() != moveEpoch
+          || t.token() != token) {
+        return refused(part, "DRAIN (no pre-copy tracking with that token)");
+      }
+      Wire.Writer page = new Wire.Writer();
+      int count = Math.min(max, t.dirty().size());
+      page.i32(count);
+      for (int n = 0; n < count; n++) {
+        byte[] key = t.dirty().pollFirst();
+        page.bytes(key).bytes(part.data.get(key));
+      }
+      page.i8(t.dirty().isEmpty() ? 0 : 1);
+      return KvReply.ok(moveEpoch, page.toBytes());
+    }
+  }
+
+  /**
    * Source: starts recording the keys written to an OWNED partition, for a target about to
    * pre-copy it at {@code moveEpoch}; answers the tracking's token (int64). Idempotent: the same
    * move gets the same token (after the fence too).
@@ -568,6 +598,11 @@ final class TcpKvNode implements KvNode {
       return KvReply.ok(part.moveEpoch, page.toBytes());
     }
   }
+
+  /** Catch-up rounds of a pre-copy (see {@link #precopy}): at most this many... */
+  private static final int DRAIN_ROUNDS = 8;
+  /** ...and none after one that brought this few keys. */
+  private static final int DRAIN_ENOUGH = 256;
 
   /** copyPages' answer when the source refused a DELTA: its tracking is gone, copy in full. */
   private static final KvReply SOURCE_LOST_TRACKING = KvReply.of(Status.REFUSED, 0,
@@ -662,7 +697,16 @@ final class TcpKvNode implements KvNode {
                 + tracked);
       }
       long token = new Wire.Reader(tracked.value()).i64();
-      KvReply failed = copyPages(part, moveEpoch, peer, from, Wire.SNAPSHOT, 0);
+      KvReply failed = copyPages(part, moveEpoch, peer, from, Wire.PRECOPY, token);
+      // Catch up with the writes made during the copy, a round at a time, until a round brings
+      // few keys (the writes then outpace nothing) or after a few rounds (they outpace us).
+      for (int round = 0; failed == null && round < DRAIN_ROUNDS; round++) {
+        long before = keysCopiedIn.get();
+        failed = copyPages(part, moveEpoch, peer, from, Wire.DRAIN, token);
+        if (keysCopiedIn.get() - before <= DRAIN_ENOUGH) {
+          break;
+        }
+      }
       if (failed != null) {
         return failed;
       }
@@ -681,19 +725,26 @@ final class TcpKvNode implements KvNode {
   }
 
   /**
-   * Pulls pages of {@code op} (SNAPSHOT: every key; DELTA: the keys written since the pre-copy
-   * with {@code token}) into the RECEIVING partition, logging each key. Null when done, else
+   * Pulls pages of {@code op} (SNAPSHOT: every key; PRECOPY: every key, throttled, while the
+   * source serves; DRAIN: the keys written meanwhile, throttled, while it serves; DELTA: the
+   * keys written since the last of those, under the fence) into the RECEIVING partition,
+   * logging each key. Null when done, else
    * the answer to give ({@link #SOURCE_LOST_TRACKING} when the source refused a DELTA).
    */
   private KvReply copyPages(Part part, long moveEpoch, NodeConnection peer,
       InetSocketAddress source, byte op, long token) throws IOException {
     byte[] after = null;
     while (true) {
-      Wire.Writer request = NodeConnection.request(op, part.id, moveEpoch);
-      if (op == Wire.DELTA) {
+      long pageStart = System.nanoTime();
+      byte wireOp = op == Wire.PRECOPY ? Wire.SNAPSHOT : op;
+      Wire.Writer request = NodeConnection.request(wireOp, part.id, moveEpoch);
+      if (op == Wire.DELTA || op == Wire.DRAIN) {
         request.i64(token);
       }
-      KvReply reply = peer.call(request.bytes(after).i32(PAGE).toBytes());
+      if (op != Wire.DRAIN) {
+        request.bytes(after); // a drain takes keys out of the record: no cursor
+      }
+      KvReply reply = peer.call(request.i32(PAGE).toBytes());
       if (reply.status() != Status.OK) {
         if (op == Wire.DELTA && reply.status() == Status.REFUSED) {
           return SOURCE_LOST_TRACKING;
@@ -720,12 +771,29 @@ final class TcpKvNode implements KvNode {
       if (page.i8() == 0) {
         return null;
       }
+      if (op == Wire.PRECOPY || op == Wire.DRAIN) {
+        pause(System.nanoTime() - pageStart);
+      }
+    }
+  }
+
+  /**
+   * A pre-copy runs while the partition serves, so it yields: after each page it pauses as long
+   * as the page took, leaving at least half of its core's time to the requests. (Under the
+   * fence, the copy runs flat out: there every millisecond is one of refused writes.)
+   */
+  private static void pause(long nanos) throws IOException {
+    try {
+      java.util.concurrent.TimeUnit.NANOSECONDS.sleep(Math.min(nanos, 50_000_000L));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("pre-copy interrupted");
     }
   }
 
   /** Target: every key is here; once it is durable, the partition is RECEIVED. */
   private KvReply received(Part part, long moveEpoch) throws IOException {
-    log.awaitDurable(log.lastAppended());
+    // the RECEIVED record follows every copied key in the log: once it is durable, so are they
     synchronized (part) {
       if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
         return refused(part, "RECEIVE (aborted meanwhile)");

@@ -31,6 +31,9 @@ import java.util.Arrays;
  *                                    move at epoch; answers int64 token
  *   PRECOPY   utf source             target: ABSENT -> RECEIVING, copy while the source serves
  *   DELTA     int64 token, bytes after, int32 max   one page of the keys written since TRACK
+ *                                    (or the last DRAIN), fenced
+ *   DRAIN     int64 token, int32 max one page of those keys while still OWNED, taken out of the
+ *                                    record
  *   ACTIVATE  (nothing)              RECEIVED -> OWNED at epoch (after the table commit)
  *   ABORT     (nothing)              RECEIVING/RECEIVED -> ABSENT (roll back); refused if OWNED
  *   DROP      (nothing)              MIGRATING_OUT -> ABSENT, remembering epoch
@@ -41,7 +44,7 @@ import java.util.Arrays;
  * utf      = bytes of the UTF-8 encoding
  * </pre>
  * All integers are big-endian. A STATUS answer's value is int8 state, int64 keys; a SNAPSHOT
- * answer's value (and a DELTA answer's) is int32 count, count x (bytes key, bytes value), int8
+ * answer's value (and a DELTA or DRAIN answer's) is int32 count, count x (bytes key, bytes value), int8
  * more; a LIST answer's
  * value is int32 count, count x (int32 partition, int8 state, int64 epoch, int64 keys), where
  * epoch is as in {@link PartitionStatus}.
@@ -67,6 +70,7 @@ final class Wire {
   static final byte TRACK = 20;
   static final byte PRECOPY = 21;
   static final byte DELTA = 22;
+  static final byte DRAIN = 23;
 
   private Wire() {}
 

@@ -103,7 +103,9 @@ final class InProcessMigrationCluster implements MigrationCluster {
   @Override
   public void commit(Migration m) {
     commitTable(m);
-    awaitOwned(m.target(), m.partition());
+    // the migration ends when the target serves and the source has dropped its copy
+    awaitState(m.target(), m.partition(), PartitionState.OWNED);
+    awaitState(m.source(), m.partition(), PartitionState.ABSENT);
   }
 
   private void commitTable(Migration m) {
@@ -126,18 +128,19 @@ final class InProcessMigrationCluster implements MigrationCluster {
     }
   }
 
-  private void awaitOwned(NodeId node, int partition) {
+  private void awaitState(NodeId node, int partition, PartitionState wanted) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
       try {
-        if (client(node).status(partition).state() == PartitionState.OWNED) {
+        if (client(node).status(partition).state() == wanted) {
           return;
         }
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(node + " did not start serving partition " + partition);
+        throw new IllegalStateException(node + " did not reach " + wanted + " for partition "
+            + partition + " within 30 s");
       }
       sleepQuietly(5); // poll: each round is a request to the node, and spinning takes a core
     }

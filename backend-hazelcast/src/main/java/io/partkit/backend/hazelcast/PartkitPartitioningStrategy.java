@@ -16,8 +16,10 @@ import io.partkit.spi.HashSlots;
  * <p>Keys must be {@code String}, {@code Long}, {@code Integer} or {@code byte[]} (partkit's
  * stable encodings); others are rejected. Members and clients must use the same partition count
  * (Hazelcast's {@code hazelcast.partition.count}, 271 by default) and the same strategy: per map
- * on members ({@code MapConfig.setPartitioningStrategyConfig}), and for clients through
- * {@code hazelcast.client.partitioning.strategy.class} or the same per-map setting.
+ * on members ({@code MapConfig.setPartitioningStrategyConfig}); a client has no per-map setting
+ * and takes it through the client property {@code hazelcast.partitioning.strategy.class}
+ * ({@code ClientProperty.PARTITIONING_STRATEGY_CLASS}), which names a class with a public
+ * no-argument constructor (the harness's {@code HazelcastClientPartitioning} is one).
  *
  * <pre>{@code
  * config.getMapConfig("users").setPartitioningStrategyConfig(

@@ -20,14 +20,7 @@ final class ProcessTable {
   int put(Object process, int at) {
     int d = directIndex(process);
     if (d >= 0) {
-      if (d >= direct.length) {
-        int[] grown = newDirect(Math.max(d + 1, direct.length * 2));
-        System.arraycopy(direct, 0, grown, 0, direct.length);
-        direct = grown;
-      }
-      int previous = direct[d];
-      direct[d] = at;
-      return previous;
+      return putDirect(d, at);
     }
     if (process instanceof Long) {
       return putLong((Long) process, at);
@@ -86,17 +79,21 @@ final class ProcessTable {
   /** {@link #put(Object, int)} for the Long process {@code p}, without boxing. */
   int put(long p, int at) {
     if (p >= 0 && p < DIRECT_LIMIT) {
-      int d = (int) p;
-      if (d >= direct.length) {
-        int[] grown = newDirect(Math.max(d + 1, direct.length * 2));
-        System.arraycopy(direct, 0, grown, 0, direct.length);
-        direct = grown;
-      }
-      int previous = direct[d];
-      direct[d] = at;
-      return previous;
+      return putDirect((int) p, at);
     }
     return putLong(p, at);
+  }
+
+  /** The small non-negative process {@code d}: an array slot, grown on demand. */
+  private int putDirect(int d, int at) {
+    if (d >= direct.length) {
+      int[] grown = newDirect(Math.max(d + 1, direct.length * 2));
+      System.arraycopy(direct, 0, grown, 0, direct.length);
+      direct = grown;
+    }
+    int previous = direct[d];
+    direct[d] = at;
+    return previous;
   }
 
   /** {@link #remove(Object)} for the Long process {@code p}, without boxing. */

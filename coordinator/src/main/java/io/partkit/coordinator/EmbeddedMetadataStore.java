@@ -439,17 +439,13 @@ final class EmbeddedMetadataStore implements MetadataStore {
     }
     try {
       JsonNode root = MetadataCodec.read(json, "store file");
-      JsonNode state = verified(root);
-      JsonNode t = required(state, "table");
+      MetadataCodec.Fields state = new MetadataCodec.Fields(verified(root), "state");
+      JsonNode t = state.present("table");
       table = t.isNull() ? null : MetadataCodec.tableFromTree(t);
-      pending = List.copyOf(MetadataCodec.migrationsFromTree(required(state, "pending")));
-      memberVersion = requiredLong(state, "memberVersion");
-      revision = requiredLong(state, "revision");
-      JsonNode memberArray = required(state, "members");
-      if (!memberArray.isArray()) {
-        throw new IllegalArgumentException("members: expected an array");
-      }
-      for (JsonNode m : memberArray) {
+      pending = List.copyOf(MetadataCodec.migrationsFromTree(state.array("pending")));
+      memberVersion = state.longValue("memberVersion");
+      revision = state.longValue("revision");
+      for (JsonNode m : state.array("members")) {
         Member member = MetadataCodec.memberFromTree(m);
         members.put(member.id(), member);
       }
@@ -472,37 +468,19 @@ final class EmbeddedMetadataStore implements MetadataStore {
       throw new IllegalArgumentException("expected a JSON object with format " + FORMAT
           + ", crc32c and state; found " + found);
     }
-    JsonNode format = required(root, "format");
-    if (!format.canConvertToInt() || format.asInt() != FORMAT) {
+    MetadataCodec.Fields file = new MetadataCodec.Fields(root, "store file");
+    int format = file.integer("format");
+    if (format != FORMAT) {
       throw new IllegalArgumentException("unsupported format " + format + ", this version reads"
           + " format " + FORMAT);
     }
-    JsonNode state = required(root, "state");
-    if (!state.isObject()) {
-      throw new IllegalArgumentException("state: expected an object");
-    }
-    long expected = requiredLong(root, "crc32c");
+    JsonNode state = file.object("state");
+    long expected = file.longValue("crc32c");
     long actual = checksum(state);
     if (expected != actual) {
       throw new IllegalArgumentException("checksum mismatch (crc32c " + actual + ", the file says "
           + expected + "): the file was changed or damaged after it was written");
     }
     return state;
-  }
-
-  private static JsonNode required(JsonNode node, String field) {
-    JsonNode v = node.get(field);
-    if (v == null) {
-      throw new IllegalArgumentException("missing field '" + field + "'");
-    }
-    return v;
-  }
-
-  private static long requiredLong(JsonNode node, String field) {
-    JsonNode v = required(node, field);
-    if (!v.canConvertToLong() || !v.isIntegralNumber()) {
-      throw new IllegalArgumentException(field + ": expected an integer, found " + v);
-    }
-    return v.asLong();
   }
 }

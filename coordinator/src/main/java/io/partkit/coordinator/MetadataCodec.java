@@ -275,7 +275,7 @@ public final class MetadataCodec {
   }
 
   /** Typed access to required fields, with messages naming the path. */
-  private static final class Fields {
+  static final class Fields {
     private final JsonNode node;
     private final String path;
 
@@ -290,6 +290,15 @@ public final class MetadataCodec {
     private JsonNode field(String name) {
       JsonNode value = node.get(name);
       if (value == null || value.isNull()) {
+        throw new IllegalArgumentException(path + ": missing field '" + name + "'");
+      }
+      return value;
+    }
+
+    /** A field that must be there but may be {@code null}. */
+    JsonNode present(String name) {
+      JsonNode value = node.get(name);
+      if (value == null) {
         throw new IllegalArgumentException(path + ": missing field '" + name + "'");
       }
       return value;

@@ -16,12 +16,11 @@ class CheckBenchTest {
 
   /** The corpus that ships with the repository: $PARTKIT_ROOT/data/histories/porcupine. */
   static Path corpus() {
-    String root = System.getenv("PARTKIT_ROOT");
-    Path c = Path.of(root == null ? ".." : root).resolve("data/histories/porcupine").toAbsolutePath().normalize();
+    Path c = RepositoryRoot.find().resolve("data/histories/porcupine");
     if (Files.isRegularFile(c.resolve("EXPECTED.tsv"))) {
       return c;
     }
-    String what = "the Porcupine corpus at " + c + " (PARTKIT_ROOT=" + root + ")";
+    String what = "the Porcupine corpus at " + c;
     if ("true".equals(System.getenv("CI"))) {
       fail("missing " + what);
     }

@@ -5,11 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.partkit.harness.runtime.NetnsPrerequisite;
 import io.partkit.harness.system.PlacementCheck;
 import io.partkit.verification.checker.Verdict;
+import io.partkit.verification.history.OpType;
 import java.nio.file.Files;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import io.partkit.verification.history.OpType;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,9 +20,7 @@ import org.junit.jupiter.api.Test;
 class HazelcastVerifyTest {
 
   static VerifySpec.Builder hazelcast(long seed, String... nemeses) {
-    return VerifySpec.builder("hazelcast").nodes(3).nemeses(List.of(nemeses))
-        .time(Duration.ofSeconds(20)).concurrency(8).rate(150).seed(seed).opsPerKey(150)
-        .store(KvVerifyTest.STORE);
+    return KvVerifyTest.ciRun("hazelcast", 3, seed, nemeses);
   }
 
   /**

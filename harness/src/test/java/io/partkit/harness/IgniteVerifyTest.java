@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.verification.checker.Verdict;
 import java.nio.file.Files;
-import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -19,9 +17,7 @@ import org.junit.jupiter.api.Test;
 class IgniteVerifyTest {
 
   static VerifySpec.Builder ignite(long seed, String... nemeses) {
-    return VerifySpec.builder("ignite").nodes(4).nemeses(List.of(nemeses))
-        .time(Duration.ofSeconds(20)).concurrency(8).rate(150).seed(seed).opsPerKey(150)
-        .store(KvVerifyTest.STORE);
+    return KvVerifyTest.ciRun("ignite", 4, seed, nemeses);
   }
 
   @Test

@@ -20,10 +20,18 @@ class KvVerifyTest {
 
   static final Path STORE = Path.of("target", "store");
 
-  static VerifySpec.Builder kv(long seed, String... nemeses) {
-    return VerifySpec.builder("kv").nodes(4).nemeses(List.of(nemeses))
+  /**
+   * The CI shape of a run, for every system's verify tests: 20 s of faults, 8 workers at 150
+   * ops/s, fresh keys every 150 ops, stored under target/.
+   */
+  static VerifySpec.Builder ciRun(String system, int nodes, long seed, String... nemeses) {
+    return VerifySpec.builder(system).nodes(nodes).nemeses(List.of(nemeses))
         .time(Duration.ofSeconds(20)).concurrency(8).rate(150).seed(seed).opsPerKey(150)
         .store(STORE);
+  }
+
+  static VerifySpec.Builder kv(long seed, String... nemeses) {
+    return ciRun("kv", 4, seed, nemeses);
   }
 
   static RunResult run(VerifySpec spec) {

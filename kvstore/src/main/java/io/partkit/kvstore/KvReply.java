@@ -26,7 +26,12 @@ public record KvReply(Status status, long epoch, byte[] value, String message) {
     /** An administrative step the partition's state does not allow (see the message). */
     REFUSED,
     /** A malformed request or a failure on the node (see the message). */
-    ERROR
+    ERROR,
+    /**
+     * Not acknowledged: a replica of the partition could not be reached or refused. A write may
+     * still take effect (its outcome is unknown); a read had no effect and may be retried.
+     */
+    UNAVAILABLE
   }
 
   /** Canonical constructor. */

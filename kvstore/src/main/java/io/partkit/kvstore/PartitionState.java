@@ -11,6 +11,9 @@ package io.partkit.kvstore;
  *  ABSENT --RECEIVE--> RECEIVING --> RECEIVED --ACTIVATE--> OWNED          (target side)
  *                          |             |
  *                          +---ABORT-----+--> ABSENT                        (roll back)
+ *
+ *  ABSENT/OWNED --CONFIGURE backup--> BACKUP --CONFIGURE primary--> OWNED   (replication)
+ *  BACKUP --DROP--> ABSENT
  * </pre>
  */
 public enum PartitionState {
@@ -23,7 +26,12 @@ public enum PartitionState {
   /** Being copied in; not served (MOVING). A crash here leaves a partial copy to re-fetch. */
   RECEIVING(3),
   /** Completely copied and durable, waiting for the table commit; not served yet (MOVING). */
-  RECEIVED(4);
+  RECEIVED(4),
+  /**
+   * A copy kept in step by the partition's primary (REPLICATE at its epoch); never served to
+   * clients (REDIRECT). Moving it to a newer epoch fences the primary of the older one.
+   */
+  BACKUP(5);
 
   private final int code;
 

@@ -95,6 +95,16 @@ final class RoutingKvClient implements KvClient {
             last = reply;
             refresh();
           }
+          case UNAVAILABLE -> {
+            // a replica did not answer: a read had no effect and is tried again; a write may
+            // have taken effect, so sending it again could apply it twice
+            if (!op.equals("get")) {
+              throw new KvException(op + " on partition " + partition + " at " + owner
+                  + " may or may not have been applied: " + reply, true, null);
+            }
+            last = reply;
+            refresh();
+          }
           default -> throw new KvException(op + " on partition " + partition + " at " + owner
               + " failed: " + reply, false, null);
         }

@@ -37,9 +37,19 @@ final class TcpKvNode implements KvNode {
   private static final byte LOG_PUT = 1;
   private static final byte LOG_STATE = 2;
   private static final byte LOG_CLEAR = 3;
+  /** A replicated write: its sequence number, then key and value. */
+  private static final byte LOG_RPUT = 4;
+  /** A replica's configuration: last write (seq, key, value), catching up, backups. */
+  private static final byte LOG_REPLICA = 5;
   /** Snapshot pages the target pulls: large enough to amortize a round trip, small in memory. */
   private static final int PAGE = 2048;
   private static final Duration PEER_TIMEOUT = Duration.ofSeconds(10);
+  /**
+   * How long a primary waits for a backup's answer. A write holds its partition's lock that
+   * long at most, so a dead backup stalls the partition's writes for this, then they fail
+   * UNAVAILABLE until the coordinator takes the backup out of the replica set.
+   */
+  private static final Duration REPLICA_TIMEOUT = Duration.ofSeconds(5);
 
   /** One partition on this node; every field is guarded by the object's monitor. */
   private static final class Part {
@@ -63,6 +73,28 @@ final class TcpKvNode implements KvNode {
     Tracking tracking;
     /** Target side: the source's tracking token of the pre-copy held here (RECEIVING), or 0. */
     long precopyToken;
+    /** OWNED: the addresses of the other replicas, each of which must hold every write. */
+    List<String> backups = List.of();
+    /**
+     * Replicas (OWNED with backups, BACKUP): the sequence number of the last replicated write
+     * and that write. Writes are replicated one at a time per partition, so two replicas differ
+     * by at most this one write, and a primary brings its backups level with it ({@link
+     * #syncBackups}) before it serves after a restart, a promotion or a failed write.
+     */
+    long seq;
+    byte[] lastKey;
+    byte[] lastValue;
+    /** OWNED with backups: whether the backups are known to be level with this node. */
+    boolean synced = true;
+    /** BACKUP: still copying the primary's data (CATCHUP). */
+    boolean catchingUp;
+    /** BACKUP catching up: the keys replicated since it joined (a copied page must not undo them). */
+    java.util.TreeSet<byte[]> fresh;
+    /**
+     * BACKUP: restarted while catching up. The record of fresh keys was in memory, so the copy
+     * can no longer tell old values from new: it refuses everything until joined again.
+     */
+    boolean catchupLost;
     final TreeMap<byte[], byte[]> data = new TreeMap<>(Arrays::compareUnsigned);
 
     Part(int id) {
@@ -89,6 +121,7 @@ final class TcpKvNode implements KvNode {
   private final UnsafeTestFault fault;
   private final ConnectionLimits limits;
   private final KvSecret secret; // null: admit every peer (loopback only)
+  private final ReplicaLinks links;
   private final java.util.concurrent.atomic.AtomicLong keysCopiedIn =
       new java.util.concurrent.atomic.AtomicLong();
 
@@ -103,6 +136,7 @@ final class TcpKvNode implements KvNode {
     this.fault = fault;
     this.limits = limits;
     this.secret = secret;
+    this.links = new ReplicaLinks(REPLICA_TIMEOUT, secret);
     Files.createDirectories(dataDir);
     this.logFile = dataDir.resolve("wal.log");
     WriteAheadLog.open(logFile, this::replay).close();
@@ -161,6 +195,24 @@ final class TcpKvNode implements KvNode {
         part.unfencedEpoch = r.i64();
       }
       case LOG_CLEAR -> part.data.clear();
+      case LOG_RPUT -> {
+        long seq = r.i64();
+        applyReplicated(part, seq, r.bytes(), r.bytes());
+      }
+      case LOG_REPLICA -> {
+        part.seq = r.i64();
+        part.lastKey = r.bytes();
+        part.lastValue = r.bytes();
+        part.catchingUp = r.i8() == 1;
+        part.catchupLost = part.catchingUp; // a replay always follows a restart
+        int n = r.i32();
+        List<String> backups = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          backups.add(r.utf());
+        }
+        part.backups = List.copyOf(backups);
+        part.synced = backups.isEmpty(); // a restarted primary levels its backups first
+      }
       default -> throw new IOException("unknown log record type " + type + " in " + logFile);
     }
   }
@@ -175,6 +227,9 @@ final class TcpKvNode implements KvNode {
       for (Map.Entry<byte[], byte[]> e : part.data.entrySet()) {
         records.add(putRecord(part.id, e.getKey(), e.getValue()));
       }
+      if (isReplica(part)) {
+        records.add(replicaRecord(part)); // after the data: it restores seq and the last write
+      }
     }
     return records;
   }
@@ -186,6 +241,30 @@ final class TcpKvNode implements KvNode {
 
   private static byte[] putRecord(int partition, byte[] key, byte[] value) {
     return new Wire.Writer().i8(LOG_PUT).i32(partition).bytes(key).bytes(value).toBytes();
+  }
+
+  private static byte[] replicatedPutRecord(int partition, long seq, byte[] key, byte[] value) {
+    return new Wire.Writer().i8(LOG_RPUT).i32(partition).i64(seq).bytes(key).bytes(value)
+        .toBytes();
+  }
+
+  private static byte[] replicaRecord(Part part) {
+    Wire.Writer w = new Wire.Writer().i8(LOG_REPLICA).i32(part.id).i64(part.seq)
+        .bytes(part.lastKey).bytes(part.lastValue).i8(part.catchingUp || part.catchupLost ? 1 : 0)
+        .i32(part.backups.size());
+    part.backups.forEach(w::utf);
+    return w.toBytes();
+  }
+
+  private static boolean isReplica(Part part) {
+    return part.state == PartitionState.BACKUP || !part.backups.isEmpty() || part.seq > 0;
+  }
+
+  private static void applyReplicated(Part part, long seq, byte[] key, byte[] value) {
+    part.data.put(key, value);
+    part.seq = seq;
+    part.lastKey = key;
+    part.lastValue = value;
   }
 
   private static byte[] clearRecord(int partition) {
@@ -296,7 +375,7 @@ final class TcpKvNode implements KvNode {
     }
     Part part = switch (op) {
       case Wire.LIST -> null;
-      case Wire.ASSIGN, Wire.RECEIVE, Wire.PRECOPY -> part(partition);
+      case Wire.ASSIGN, Wire.RECEIVE, Wire.PRECOPY, Wire.CONFIGURE -> part(partition);
       default -> lookup(partition);
     };
     return switch (op) {
@@ -319,6 +398,14 @@ final class TcpKvNode implements KvNode {
       case Wire.ACTIVATE -> activate(part, epoch);
       case Wire.ABORT -> abort(part, epoch);
       case Wire.DROP -> drop(part, epoch);
+      case Wire.CONFIGURE -> configure(part, epoch, r);
+      case Wire.REPLICATE -> {
+        long seq = r.i64();
+        byte[] key = r.bytes();
+        yield replicate(part, epoch, seq, key, r.bytes());
+      }
+      case Wire.CONFIRM -> confirmEpoch(part, epoch);
+      case Wire.CATCHUP -> catchUp(part, epoch, r.utf());
       case Wire.STATUS -> {
         PartitionStatus s = status(partition);
         yield KvReply.ok(s.epoch(),
@@ -348,6 +435,8 @@ final class TcpKvNode implements KvNode {
           "partition " + part.id + " is moving (" + part.state + " on " + id + ")");
       case ABSENT -> KvReply.of(Status.REDIRECT, part.epoch,
           "partition " + part.id + " is not owned by " + id);
+      case BACKUP -> KvReply.of(Status.REDIRECT, part.epoch,
+          "partition " + part.id + " is a backup on " + id + " at epoch " + part.epoch);
     };
   }
 
@@ -358,17 +447,24 @@ final class TcpKvNode implements KvNode {
     byte[] value;
     long seq;
     long owned;
+    List<String> backups;
     synchronized (part) {
       KvReply no = refusal(part, epoch);
       if (no != null) {
         return no;
       }
+      KvReply unsynced = syncBackups(part);
+      if (unsynced != null) {
+        return unsynced;
+      }
       value = part.data.get(key);
       owned = part.epoch;
+      backups = part.backups;
       seq = log.lastAppended();
     }
     log.awaitDurable(seq); // never expose a value that a crash could still take back
-    return KvReply.ok(owned, value);
+    KvReply unconfirmed = confirmWithBackups(part.id, owned, backups, "read");
+    return unconfirmed != null ? unconfirmed : KvReply.ok(owned, value);
   }
 
   private KvReply write(Part part, long epoch, byte[] key, boolean cas, byte[] expected,
@@ -380,17 +476,34 @@ final class TcpKvNode implements KvNode {
     long owned;
     byte[] differing = null;
     boolean failed = false;
+    List<String> backups;
     synchronized (part) {
       KvReply no = refusal(part, epoch);
       if (no != null) {
         return no;
       }
+      KvReply unsynced = syncBackups(part);
+      if (unsynced != null) {
+        return unsynced;
+      }
       owned = part.epoch;
+      backups = part.backups;
       byte[] current = cas ? part.data.get(key) : null;
       if (cas && !Arrays.equals(current, expected)) {
         differing = current;
         failed = true;
         seq = log.lastAppended(); // the failed CAS read the current value: wait as a read does
+      } else if (!part.backups.isEmpty()) {
+        KvReply notReplicated = replicateToBackups(part, key, value);
+        if (notReplicated != null) {
+          return notReplicated;
+        }
+        // Logged and applied only once every backup holds it: what this node serves is what
+        // every replica has, so a read here never shows a write a failover could take back.
+        long next = part.seq + 1;
+        seq = log.append(replicatedPutRecord(part.id, next, key, value));
+        applyReplicated(part, next, key, value);
+        markDirty(part, key);
       } else if (fault == UnsafeTestFault.ACK_BEFORE_LOG) {
         seq = log.lastAppended(); // the bug: acknowledged from memory only
         part.data.put(key, value);
@@ -403,7 +516,9 @@ final class TcpKvNode implements KvNode {
     }
     log.awaitDurable(seq);
     if (failed) {
-      return new KvReply(Status.CAS_FAILED, owned, differing, "value differs");
+      KvReply unconfirmed = confirmWithBackups(part.id, owned, backups, "compare-and-set");
+      return unconfirmed != null ? unconfirmed
+          : new KvReply(Status.CAS_FAILED, owned, differing, "value differs");
     }
     return KvReply.ok(owned, null);
   }
@@ -457,6 +572,10 @@ final class TcpKvNode implements KvNode {
       if (part.state == PartitionState.MIGRATING_OUT && part.moveEpoch == moveEpoch) {
         return KvReply.ok(moveEpoch, null);
       }
+      if (!part.backups.isEmpty()) {
+        return refused(part, "FENCE (a replicated partition changes hands by reconfiguring its"
+            + " replicas, not by a move)");
+      }
       if (part.state != PartitionState.OWNED || moveEpoch <= part.epoch
           || moveEpoch <= part.unfencedEpoch) {
         return refused(part, "FENCE at epoch " + moveEpoch
@@ -490,7 +609,11 @@ final class TcpKvNode implements KvNode {
       // every key written since the copy began (to a page already taken, or not yet taken).
       boolean tracked = part.state == PartitionState.OWNED && part.tracking != null
           && part.tracking.moveEpoch() == moveEpoch;
-      if (part.state != PartitionState.MIGRATING_OUT && !tracked) {
+      // A primary's own epoch: a backup catching up copies what is committed here, while the
+      // writes made meanwhile reach it by REPLICATE (see catchUp).
+      boolean forBackup = part.state == PartitionState.OWNED && moveEpoch == part.epoch
+          && !part.backups.isEmpty();
+      if (part.state != PartitionState.MIGRATING_OUT && !tracked && !forBackup) {
         return refused(part, "SNAPSHOT");
       }
       Map<byte[], byte[]> tail = after == null ? part.data : part.data.tailMap(after, false);
@@ -553,7 +676,7 @@ final class TcpKvNode implements KvNode {
         return KvReply.ok(moveEpoch, new Wire.Writer().i64(t.token()).toBytes());
       }
       if (part.state != PartitionState.OWNED || moveEpoch <= part.epoch
-          || moveEpoch <= part.unfencedEpoch) {
+          || moveEpoch <= part.unfencedEpoch || !part.backups.isEmpty()) {
         return refused(part, "TRACK at epoch " + moveEpoch);
       }
       long token;
@@ -835,11 +958,416 @@ final class TcpKvNode implements KvNode {
       if (part.state == PartitionState.ABSENT) {
         return KvReply.ok(part.epoch, null);
       }
+      if (part.state == PartitionState.BACKUP && epoch >= part.epoch) {
+        resetReplica(part);
+        return stateChange(part, PartitionState.ABSENT, epoch, 0, true);
+      }
       if (part.state != PartitionState.MIGRATING_OUT || epoch < part.moveEpoch) {
         return refused(part, "DROP at epoch " + epoch);
       }
       return stateChange(part, PartitionState.ABSENT, epoch, 0, true);
     }
+  }
+
+  // ---------------------------------------------------------------- replication
+
+  /** CONFIGURE roles (the int8 after the header). */
+  static final int ROLE_PRIMARY = 1;
+  static final int ROLE_BACKUP = 2;
+  static final int ROLE_JOIN = 3;
+  static final int ROLE_PRIMARY_ADDING = 4;
+
+  private KvReply configure(Part part, long epoch, Wire.Reader r) throws IOException {
+    int role = r.i8();
+    return switch (role) {
+      case ROLE_PRIMARY, ROLE_PRIMARY_ADDING -> {
+        int n = r.i32();
+        if (n < 0 || n > 16) {
+          yield KvReply.of(Status.ERROR, 0, "a partition has 0 to 16 backups, not " + n);
+        }
+        List<String> backups = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          String address = r.utf();
+          try {
+            parseAddress(address); // before any state change
+          } catch (IllegalArgumentException e) {
+            yield KvReply.of(Status.ERROR, 0, "node " + id + ": CONFIGURE: " + e.getMessage());
+          }
+          backups.add(address);
+        }
+        yield configurePrimary(part, epoch, backups, role == ROLE_PRIMARY_ADDING);
+      }
+      case ROLE_BACKUP -> configureBackup(part, epoch);
+      case ROLE_JOIN -> join(part, epoch, r.i64());
+      default -> KvReply.of(Status.ERROR, 0, "unknown CONFIGURE role " + role);
+    };
+  }
+
+  /**
+   * Makes this node the primary at {@code epoch}. With {@code adding}, the listed replicas join
+   * as empty backups that catch up (they get every write from now on and copy the rest with
+   * CATCHUP); without, the list is the exact set of backups, already at {@code epoch} (after a
+   * failover they were moved there first, which fenced the old primary), and they are levelled
+   * before the first request is served.
+   */
+  private KvReply configurePrimary(Part part, long epoch, List<String> backups, boolean adding)
+      throws IOException {
+    long seq;
+    synchronized (part) {
+      boolean fresh = part.state == PartitionState.ABSENT && part.epoch == 0;
+      boolean fromOwned = part.state == PartitionState.OWNED && epoch >= part.epoch;
+      boolean fromBackup = part.state == PartitionState.BACKUP && epoch >= part.epoch
+          && !part.catchingUp && !part.catchupLost;
+      if (adding && !(fromOwned && epoch == part.epoch)) {
+        return refused(part, "CONFIGURE adding backups at epoch " + epoch
+            + " (only the primary at its own epoch adds backups)");
+      }
+      if (!(fresh || fromOwned || fromBackup) || part.tracking != null) {
+        return refused(part, "CONFIGURE primary at epoch " + epoch);
+      }
+      List<String> all = new ArrayList<>();
+      if (adding) {
+        // A replica joined again (its catch-up was cut) starts over: level the others without
+        // it, and put the old list back if the join fails, since only the coordinator's table
+        // decides who is a replica.
+        List<String> before = part.backups;
+        List<String> others = before.stream().filter(b -> !backups.contains(b)).toList();
+        if (others.size() != before.size()) {
+          part.backups = others;
+          part.synced = false;
+        }
+        KvReply unsynced = syncBackups(part); // a joiner starts level with every replica
+        byte[] join = NodeConnection.request(Wire.CONFIGURE, part.id, epoch).i8(ROLE_JOIN)
+            .i64(part.seq).toBytes();
+        String failure = unsynced != null ? unsynced.toString()
+            : firstFailure(backups, links.callAll(backups, join));
+        if (failure != null) {
+          part.backups = before;
+          part.synced = false;
+          return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
+              + " could not add backups " + backups + ": " + failure);
+        }
+        all.addAll(others);
+        all.addAll(backups);
+      } else {
+        all.addAll(backups);
+      }
+      if (fresh) {
+        log.append(clearRecord(part.id));
+        part.data.clear();
+      }
+      part.state = PartitionState.OWNED;
+      part.epoch = epoch;
+      part.moveEpoch = 0;
+      part.backups = List.copyOf(all);
+      part.catchingUp = false;
+      part.fresh = null;
+      part.synced = adding || all.isEmpty();
+      log.append(stateRecord(part));
+      seq = log.append(replicaRecord(part));
+    }
+    log.awaitDurable(seq);
+    return KvReply.ok(epoch, null);
+  }
+
+  /**
+   * Makes this replica a backup at {@code epoch}, keeping its data. Moving a backup to a newer
+   * epoch fences the primary of the older one: that primary needs every backup to take each
+   * write and to confirm each read at its own epoch, so from then on it can do neither.
+   */
+  private KvReply configureBackup(Part part, long epoch) throws IOException {
+    long seq;
+    synchronized (part) {
+      if (part.state == PartitionState.BACKUP && part.epoch == epoch) {
+        return KvReply.ok(epoch, null);
+      }
+      boolean replica = part.state == PartitionState.BACKUP
+          || part.state == PartitionState.OWNED && part.tracking == null;
+      if (!replica || epoch <= part.epoch) {
+        return refused(part, "CONFIGURE backup at epoch " + epoch);
+      }
+      part.state = PartitionState.BACKUP;
+      part.epoch = epoch;
+      part.moveEpoch = 0;
+      part.backups = List.of();
+      part.synced = true;
+      log.append(stateRecord(part));
+      seq = log.append(replicaRecord(part));
+    }
+    log.awaitDurable(seq);
+    return KvReply.ok(epoch, null);
+  }
+
+  /**
+   * Sent by a primary, under its partition's lock: this node becomes an empty backup at
+   * {@code epoch} whose next write is {@code seq + 1}, catching up. A backup that caught up at
+   * this epoch refuses: it must not lose its copy to a stray join.
+   */
+  private KvReply join(Part part, long epoch, long seq) throws IOException {
+    long logged;
+    synchronized (part) {
+      boolean again = part.state == PartitionState.BACKUP
+          && (part.epoch < epoch || part.catchingUp || part.catchupLost);
+      if (!(part.state == PartitionState.ABSENT || again) || part.epoch > epoch || part.pulling) {
+        return refused(part, "JOIN as a backup at epoch " + epoch);
+      }
+      log.append(clearRecord(part.id));
+      part.data.clear();
+      part.state = PartitionState.BACKUP;
+      part.epoch = epoch;
+      part.moveEpoch = 0;
+      part.seq = seq;
+      part.lastKey = null;
+      part.lastValue = null;
+      part.backups = List.of();
+      part.catchingUp = true;
+      part.catchupLost = false;
+      part.fresh = new java.util.TreeSet<>(Arrays::compareUnsigned);
+      log.append(stateRecord(part));
+      logged = log.append(replicaRecord(part));
+    }
+    log.awaitDurable(logged);
+    return KvReply.ok(epoch, null);
+  }
+
+  /** Backup: applies the primary's write number {@code seq}, durably, before answering. */
+  private KvReply replicate(Part part, long epoch, long seq, byte[] key, byte[] value)
+      throws IOException {
+    if (key == null || value == null) {
+      return KvReply.of(Status.ERROR, 0, "key and value must not be null");
+    }
+    long logged;
+    synchronized (part) {
+      if (part.state != PartitionState.BACKUP || part.epoch != epoch || part.catchupLost) {
+        return refused(part, "REPLICATE at epoch " + epoch
+            + (part.catchupLost ? " (restarted while catching up: join it again)" : ""));
+      }
+      if (seq == part.seq && Arrays.equals(key, part.lastKey)
+          && Arrays.equals(value, part.lastValue)) {
+        logged = log.lastAppended(); // sent again (a levelling after a lost answer): held
+      } else if (seq != part.seq + 1) {
+        return refused(part, "REPLICATE of write " + seq + " (this backup holds write "
+            + part.seq + ")");
+      } else {
+        logged = log.append(replicatedPutRecord(part.id, seq, key, value));
+        applyReplicated(part, seq, key, value);
+        if (part.catchingUp) {
+          part.fresh.add(key);
+        }
+      }
+    }
+    log.awaitDurable(logged);
+    return KvReply.ok(epoch, null);
+  }
+
+  /**
+   * Backup: confirms that it is still a backup at {@code epoch}, so no newer primary can have
+   * served anything yet; answers its last write (int64 seq, bytes key, bytes value) and whether
+   * it is still catching up (int8).
+   */
+  private KvReply confirmEpoch(Part part, long epoch) {
+    synchronized (part) {
+      if (part.state != PartitionState.BACKUP || part.epoch != epoch || part.catchupLost) {
+        return refused(part, "CONFIRM at epoch " + epoch);
+      }
+      return KvReply.ok(epoch, new Wire.Writer().i64(part.seq).bytes(part.lastKey)
+          .bytes(part.lastValue).i8(part.catchingUp ? 1 : 0).toBytes());
+    }
+  }
+
+  /**
+   * Backup catching up: copies the primary's committed data page by page, throttled like a
+   * pre-copy, skipping the keys replicated since it joined (their values are newer than any
+   * page's). Then it is caught up: a copy a failover may promote.
+   */
+  private KvReply catchUp(Part part, long epoch, String primary) throws IOException {
+    InetSocketAddress from;
+    try {
+      from = parseAddress(primary);
+    } catch (IllegalArgumentException e) {
+      return KvReply.of(Status.ERROR, 0, "node " + id + ": CATCHUP: " + e.getMessage());
+    }
+    synchronized (part) {
+      if (part.state == PartitionState.BACKUP && part.epoch == epoch && !part.catchingUp
+          && !part.catchupLost) {
+        return KvReply.ok(epoch, new Wire.Writer().i64(part.data.size()).toBytes());
+      }
+      if (part.state != PartitionState.BACKUP || part.epoch != epoch || !part.catchingUp
+          || part.catchupLost || part.pulling) {
+        return refused(part, "CATCHUP at epoch " + epoch);
+      }
+      part.pulling = true;
+    }
+    try (NodeConnection peer = NodeConnection.open(from, PEER_TIMEOUT, secret)) {
+      byte[] after = null;
+      boolean more = true;
+      while (more) {
+        long pageStart = System.nanoTime();
+        KvReply reply = peer.call(NodeConnection.request(Wire.SNAPSHOT, part.id, epoch)
+            .bytes(after).i32(PAGE).toBytes());
+        if (!reply.isOk()) {
+          return KvReply.of(reply.status() == Status.ERROR ? Status.ERROR : Status.REFUSED,
+              epoch, "catch-up of partition " + part.id + " from " + from + " failed: " + reply);
+        }
+        Wire.Reader page = new Wire.Reader(reply.value());
+        int count = page.i32();
+        synchronized (part) {
+          if (part.state != PartitionState.BACKUP || part.epoch != epoch || !part.catchingUp) {
+            return refused(part, "CATCHUP (joined again or moved meanwhile)");
+          }
+          for (int i = 0; i < count; i++) {
+            byte[] key = page.bytes();
+            byte[] value = page.bytes();
+            after = key;
+            if (!part.fresh.contains(key)) {
+              log.append(putRecord(part.id, key, value));
+              part.data.put(key, value);
+            }
+          }
+          keysCopiedIn.addAndGet(count);
+        }
+        more = page.i8() != 0;
+        if (more) {
+          pause(System.nanoTime() - pageStart);
+        }
+      }
+      long logged;
+      synchronized (part) {
+        if (part.state != PartitionState.BACKUP || part.epoch != epoch || !part.catchingUp) {
+          return refused(part, "CATCHUP (joined again or moved meanwhile)");
+        }
+        part.catchingUp = false;
+        part.fresh = null;
+        logged = log.append(replicaRecord(part)); // after every copied key
+      }
+      log.awaitDurable(logged);
+      return KvReply.ok(epoch, new Wire.Writer().i64(part.data.size()).toBytes());
+    } finally {
+      synchronized (part) {
+        part.pulling = false;
+      }
+    }
+  }
+
+  /**
+   * Primary, under the partition's lock: sends the next write to every backup. Null when all
+   * hold it; otherwise the UNAVAILABLE answer (some may hold it, so its outcome is unknown and
+   * the backups are levelled before the next request).
+   */
+  private KvReply replicateToBackups(Part part, byte[] key, byte[] value) {
+    byte[] request = NodeConnection.request(Wire.REPLICATE, part.id, part.epoch)
+        .i64(part.seq + 1).bytes(key).bytes(value).toBytes();
+    String failure = firstFailure(part.backups, links.callAll(part.backups, request));
+    if (failure == null) {
+      return null;
+    }
+    part.synced = false;
+    return KvReply.of(Status.UNAVAILABLE, part.epoch, "write to partition " + part.id + " on "
+        + id + " not acknowledged (it may still take effect): " + failure);
+  }
+
+  /**
+   * Primary, after reading: every backup must still be one at the read's epoch. Once one was
+   * moved to a newer epoch (a failover fences the old primary that way before the new one
+   * serves), this node may be deposed and its value stale: the read is refused instead.
+   * Linearizable without clocks or leases, at the cost of a round trip per read.
+   */
+  private KvReply confirmWithBackups(int partition, long epoch, List<String> backups,
+      String what) {
+    if (backups.isEmpty()) {
+      return null;
+    }
+    byte[] request = NodeConnection.request(Wire.CONFIRM, partition, epoch).toBytes();
+    String failure = firstFailure(backups, links.callAll(backups, request));
+    return failure == null ? null : KvReply.of(Status.UNAVAILABLE, epoch, what + " of partition "
+        + partition + " on " + id + " not served: a backup did not confirm epoch " + epoch
+        + " (a newer primary may exist): " + failure);
+  }
+
+  /**
+   * Primary, under the partition's lock: brings every replica level with the most advanced one
+   * (they differ by at most the one write whose replication failed or was cut by a crash or a
+   * failover), so that all hold the same writes before this node serves again.
+   */
+  private KvReply syncBackups(Part part) throws IOException {
+    if (part.synced || part.backups.isEmpty()) {
+      return null;
+    }
+    List<String> backups = part.backups;
+    List<KvReply> answers = links.callAll(backups,
+        NodeConnection.request(Wire.CONFIRM, part.id, part.epoch).toBytes());
+    String failure = firstFailure(backups, answers);
+    if (failure != null) {
+      return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
+          + " cannot level its backups: " + failure);
+    }
+    long[] seqs = new long[backups.size()];
+    long max = part.seq;
+    byte[] key = part.lastKey;
+    byte[] value = part.lastValue;
+    for (int i = 0; i < seqs.length; i++) {
+      Wire.Reader r = new Wire.Reader(answers.get(i).value());
+      seqs[i] = r.i64();
+      byte[] k = r.bytes();
+      byte[] v = r.bytes();
+      if (seqs[i] > max) {
+        max = seqs[i];
+        key = k;
+        value = v;
+      }
+    }
+    for (int i = 0; i <= seqs.length; i++) {
+      long s = i < seqs.length ? seqs[i] : part.seq;
+      if (max - s > 1 || s < max && key == null) {
+        return KvReply.of(Status.ERROR, part.epoch, "replicas of partition " + part.id
+            + " differ by more than one write (" + (i < seqs.length ? backups.get(i) : id)
+            + " holds write " + s + ", another " + max + "): join that replica again");
+      }
+    }
+    if (part.seq < max) {
+      log.append(replicatedPutRecord(part.id, max, key, value));
+      applyReplicated(part, max, key, value);
+      markDirty(part, key);
+    }
+    List<String> behind = new ArrayList<>();
+    for (int i = 0; i < seqs.length; i++) {
+      if (seqs[i] < max) {
+        behind.add(backups.get(i));
+      }
+    }
+    if (!behind.isEmpty()) {
+      byte[] push = NodeConnection.request(Wire.REPLICATE, part.id, part.epoch).i64(max)
+          .bytes(key).bytes(value).toBytes();
+      failure = firstFailure(behind, links.callAll(behind, push));
+      if (failure != null) {
+        return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
+            + " cannot level its backups: " + failure);
+      }
+    }
+    part.synced = true;
+    return null;
+  }
+
+  private static String firstFailure(List<String> addresses, List<KvReply> answers) {
+    for (int i = 0; i < answers.size(); i++) {
+      if (!answers.get(i).isOk()) {
+        return addresses.get(i) + ": " + answers.get(i);
+      }
+    }
+    return null;
+  }
+
+  /** Forgets a replica's configuration, in memory and in the log, as its data goes. */
+  private void resetReplica(Part part) throws IOException {
+    part.backups = List.of();
+    part.seq = 0;
+    part.lastKey = null;
+    part.lastValue = null;
+    part.catchingUp = false;
+    part.catchupLost = false;
+    part.fresh = null;
+    part.synced = true;
+    log.append(replicaRecord(part));
   }
 
   private KvReply list() {
@@ -896,6 +1424,7 @@ final class TcpKvNode implements KvNode {
   @Override
   public void close() {
     closed = true;
+    links.close();
     try {
       server.close();
     } catch (IOException e) {

@@ -37,6 +37,15 @@ import java.util.Arrays;
  *   ACTIVATE  (nothing)              RECEIVED -> OWNED at epoch (after the table commit)
  *   ABORT     (nothing)              RECEIVING/RECEIVED -> ABSENT (roll back); refused if OWNED
  *   DROP      (nothing)              MIGRATING_OUT -> ABSENT, remembering epoch
+ *   CONFIGURE int8 role, int32 n, n x utf backup   role 1: primary at epoch with these backups
+ *                                    (from OWNED, BACKUP or a fresh ABSENT); role 2: backup at
+ *                                    epoch (from BACKUP, OWNED or a fresh ABSENT), int64 seq,
+ *                                    int8 catching up follow the list
+ *   REPLICATE int64 seq, bytes key, bytes value    backup at exactly epoch: apply write seq
+ *   CONFIRM   (nothing)              backup at exactly epoch: answers int64 seq, bytes key, bytes
+ *                                    value (its last replicated write), int8 catching up
+ *   CATCHUP   utf primary            backup catching up: copy the primary's committed data
+ *                                    (keys not replicated meanwhile), then caught up
  *   STATUS    (nothing)
  *   LIST      (nothing)              every partition held or once held (ABSENT with epoch > 0)
  * response = int8 status, int64 epoch, bytes value (-1 = none), utf message (-1 = none)
@@ -71,6 +80,10 @@ final class Wire {
   static final byte PRECOPY = 21;
   static final byte DELTA = 22;
   static final byte DRAIN = 23;
+  static final byte CONFIGURE = 24;
+  static final byte REPLICATE = 25;
+  static final byte CONFIRM = 26;
+  static final byte CATCHUP = 27;
 
   private Wire() {}
 

@@ -4,7 +4,9 @@ import io.partkit.kvstore.KvReply.Status;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The administrative steps of a replicated partition, each made of the node operations that
@@ -81,11 +83,105 @@ final class ReplicaAdmin {
     }
     List<String> backups = new ArrayList<>(survivors);
     backups.remove(newPrimary);
-    Wire.Writer promote = NodeConnection.request(Wire.CONFIGURE, partition, newEpoch)
+    promote(partition, newEpoch, newPrimary, backups);
+  }
+
+  /**
+   * Moves a partition from the replicas {@code from} (the committed table's, primary first) to
+   * {@code to} at {@code newEpoch}, with writes refused only while the primary changes:
+   * <ol>
+   *   <li>every reachable replica of {@code from} becomes a backup at the new epoch, which
+   *       fences the old primary wherever it is (dead, paused or cut off);
+   *   <li>the survivors are those within one write of the most advanced (the others missed
+   *       acknowledged writes: a replica taken out of the write set by an earlier, unfinished
+   *       reconfiguration); every acknowledged write is on each of them;
+   *   <li>one survivor (the new primary if it is one) leads at the new epoch and levels them;
+   *       replicas of {@code to} that are not survivors join and catch up while it serves;
+   *   <li>the new primary takes over with exactly {@code to}'s backups; the rest are dropped.
+   * </ol>
+   * Idempotent at one epoch: a reconfiguration cut short is run again from the same
+   * {@code from}, and a replica that already caught up at this epoch counts as a survivor.
+   *
+   * @throws IOException if no replica of {@code from} survives (the data is on no live node) or
+   *     a replica of {@code to} cannot be reached
+   */
+  void reconfigure(int partition, long newEpoch, List<String> from, List<String> to)
+      throws IOException {
+    if (to.isEmpty()) {
+      throw new IllegalArgumentException("a partition needs at least one replica");
+    }
+    List<String> candidates = new ArrayList<>(from);
+    to.stream().filter(r -> !candidates.contains(r)).forEach(candidates::add);
+    Map<String, Long> seqs = new LinkedHashMap<>();
+    for (String replica : candidates) {
+      KvReply fenced = tryCall(replica, NodeConnection.request(Wire.CONFIGURE, partition,
+          newEpoch).i8(TcpKvNode.ROLE_BACKUP).toBytes());
+      if (!fenced.isOk()) {
+        continue; // dead, unreachable, or no copy: not a survivor
+      }
+      KvReply confirmed = tryCall(replica, NodeConnection.request(Wire.CONFIRM, partition,
+          newEpoch).toBytes());
+      if (confirmed.isOk()) {
+        Wire.Reader r = new Wire.Reader(confirmed.value());
+        long seq = r.i64();
+        r.bytes();
+        r.bytes();
+        if (r.i8() == 0) { // caught up
+          seqs.put(replica, seq);
+        }
+      }
+    }
+    long max = seqs.values().stream().mapToLong(Long::longValue).max().orElse(-1);
+    List<String> survivors = new ArrayList<>();
+    for (Map.Entry<String, Long> e : seqs.entrySet()) {
+      if (e.getValue() >= max - 1) {
+        survivors.add(e.getKey());
+      } else { // stale: its copy goes, so that it can join again if the new list has it
+        tryCall(e.getKey(), NodeConnection.request(Wire.DROP, partition, newEpoch).toBytes());
+      }
+    }
+    if (survivors.isEmpty()) {
+      throw new IOException("no replica of partition " + partition + " survives among " + from
+          + ": none could be reached with a whole copy");
+    }
+    String primary = to.get(0);
+    String interim = survivors.contains(primary) ? primary : survivors.get(0);
+    List<String> others = new ArrayList<>(survivors);
+    others.remove(interim);
+    promote(partition, newEpoch, interim, others);
+    List<String> missing = to.stream().filter(r -> !survivors.contains(r)).toList();
+    addBackups(partition, newEpoch, interim, missing);
+    if (!interim.equals(primary)) {
+      expectOk(call(interim, NodeConnection.request(Wire.CONFIGURE, partition, newEpoch)
+          .i8(TcpKvNode.ROLE_BACKUP).toBytes()), "hand-over of partition " + partition
+          + " from " + interim);
+    }
+    promote(partition, newEpoch, primary, to.subList(1, to.size()));
+    List<String> extra = new ArrayList<>(survivors);
+    extra.add(interim);
+    for (String replica : extra) {
+      if (!to.contains(replica)) {
+        tryCall(replica, NodeConnection.request(Wire.DROP, partition, newEpoch).toBytes());
+      }
+    }
+  }
+
+  private void promote(int partition, long epoch, String primary, List<String> backups)
+      throws IOException {
+    Wire.Writer promote = NodeConnection.request(Wire.CONFIGURE, partition, epoch)
         .i8(TcpKvNode.ROLE_PRIMARY).i32(backups.size());
     backups.forEach(promote::utf);
-    expectOk(call(newPrimary, promote.toBytes()), "promoting " + newPrimary + " for partition "
-        + partition + " at epoch " + newEpoch);
+    expectOk(call(primary, promote.toBytes()), "promoting " + primary + " for partition "
+        + partition + " at epoch " + epoch + " with backups " + backups);
+  }
+
+  /** A call whose failure is an answer: an unreachable replica is one the caller skips. */
+  private KvReply tryCall(String address, byte[] request) {
+    try {
+      return call(address, request);
+    } catch (IOException e) {
+      return KvReply.of(Status.UNAVAILABLE, 0, address + ": " + e);
+    }
   }
 
   private KvReply call(String address, byte[] request) throws IOException {

@@ -958,7 +958,9 @@ final class TcpKvNode implements KvNode {
       if (part.state == PartitionState.ABSENT) {
         return KvReply.ok(part.epoch, null);
       }
-      if (part.state == PartitionState.BACKUP && epoch >= part.epoch) {
+      boolean deposed = part.state == PartitionState.OWNED && !part.backups.isEmpty()
+          && epoch > part.epoch; // a replicated primary that a failover left behind
+      if (part.state == PartitionState.BACKUP && epoch >= part.epoch || deposed) {
         resetReplica(part);
         return stateChange(part, PartitionState.ABSENT, epoch, 0, true);
       }
@@ -1081,9 +1083,12 @@ final class TcpKvNode implements KvNode {
       if (part.state == PartitionState.BACKUP && part.epoch == epoch) {
         return KvReply.ok(epoch, null);
       }
-      boolean replica = part.state == PartitionState.BACKUP
-          || part.state == PartitionState.OWNED && part.tracking == null;
-      if (!replica || epoch <= part.epoch) {
+      // A primary may step down at its own epoch (a hand-over inside one reconfiguration); a
+      // backup only moves forward.
+      boolean demotion = part.state == PartitionState.OWNED && part.tracking == null
+          && epoch >= part.epoch;
+      boolean forward = part.state == PartitionState.BACKUP && epoch > part.epoch;
+      if (!demotion && !forward) {
         return refused(part, "CONFIGURE backup at epoch " + epoch);
       }
       part.state = PartitionState.BACKUP;

@@ -249,4 +249,142 @@ class ReplicationTest {
     }
     assertThat(b2.status(P).keys()).isEqualTo(1);
   }
+
+  /** Writes numbered values to a few keys through whichever node leads, keeping what was acked. */
+  private static final class Writer extends Thread {
+    final Map<String, String> acked = new LinkedHashMap<>();
+    final java.util.concurrent.atomic.AtomicInteger acks =
+        new java.util.concurrent.atomic.AtomicInteger();
+    final AtomicBoolean stop = new AtomicBoolean();
+    volatile KvNode leader;
+    volatile long epoch;
+    final List<Throwable> errors = new ArrayList<>();
+
+    Writer(KvNode leader, long epoch) {
+      this.leader = leader;
+      this.epoch = epoch;
+    }
+
+    @Override
+    public void run() {
+      for (int i = 0; !stop.get(); i++) {
+        String key = "w" + (i % 500);
+        String value = "x" + i;
+        try (TcpNodeClient c = client(leader)) {
+          if (c.put(P, epoch, b(key), b(value)).status() == Status.OK) {
+            synchronized (acked) {
+              acked.put(key, value);
+            }
+            acks.incrementAndGet();
+          }
+        } catch (IOException e) {
+          // the leader is down: its writes are refused until the test names the next one
+        } catch (RuntimeException e) {
+          errors.add(e);
+        }
+      }
+    }
+
+    void verifyOn(KvNode node, long readEpoch) throws Exception {
+      stop.set(true);
+      join();
+      assertThat(errors).isEmpty();
+      assertThat(acked).isNotEmpty();
+      try (TcpNodeClient c = client(node)) {
+        synchronized (acked) {
+          for (Map.Entry<String, String> e : acked.entrySet()) {
+            assertThat(c.get(P, readEpoch, b(e.getKey())).value()).as(e.getKey())
+                .isEqualTo(b(e.getValue()));
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void aReconfigurationAfterThePrimaryDiedRestoresTheReplicationFactor() throws Exception {
+    KvNode a = node("a", 0);
+    KvNode b = node("b", 0);
+    KvNode c = node("c", 0);
+    KvNode d = node("d", 0);
+    admin.create(P, 1, a.hostAndPort(), List.of(b.hostAndPort(), c.hostAndPort()));
+    Writer writer = new Writer(a, 1);
+    writer.start();
+    waitForAcks(writer, 300);
+    a.close(); // killed for good under load
+    admin.reconfigure(P, 2, List.of(a.hostAndPort(), b.hostAndPort(), c.hostAndPort()),
+        List.of(c.hostAndPort(), d.hostAndPort(), b.hostAndPort()));
+    writer.epoch = 2;
+    writer.leader = c;
+    waitForAcks(writer, writer.acks.get() + 300);
+    writer.verifyOn(c, 2);
+    assertThat(d.status(P).state()).isEqualTo(PartitionState.BACKUP);
+    assertThat(b.status(P).state()).isEqualTo(PartitionState.BACKUP);
+    long keys = c.status(P).keys();
+    assertThat(d.status(P).keys()).isEqualTo(keys);
+    assertThat(b.status(P).keys()).isEqualTo(keys);
+    // and the copy on d is whole: lose both others, fail over to d alone
+    c.close();
+    b.close();
+    admin.reconfigure(P, 3, List.of(c.hostAndPort(), d.hostAndPort(), b.hostAndPort()),
+        List.of(d.hostAndPort()));
+    writer.verifyOn(d, 3);
+  }
+
+  @Test
+  void aReconfigurationMovesAnUnreplicatedPartitionWhileItsWritesGoOn() throws Exception {
+    KvNode a = node("a", 0);
+    KvNode b = node("b", 0);
+    admin.create(P, 1, a.hostAndPort(), List.of());
+    Writer writer = new Writer(a, 1);
+    writer.start();
+    waitForAcks(writer, 300);
+    admin.reconfigure(P, 2, List.of(a.hostAndPort()), List.of(b.hostAndPort()));
+    writer.epoch = 2;
+    writer.leader = b;
+    waitForAcks(writer, writer.acks.get() + 100);
+    writer.verifyOn(b, 2);
+    assertThat(a.status(P).state()).as("the old replica was dropped")
+        .isEqualTo(PartitionState.ABSENT);
+    try (TcpNodeClient ca = client(a)) {
+      assertThat(ca.get(P, 1, b("w1")).status()).isEqualTo(Status.REDIRECT);
+    }
+  }
+
+  @Test
+  void aReplicaLeftOutOfTheWritesIsNeverTakenForASurvivor() throws Exception {
+    KvNode a = node("a", 0);
+    KvNode b = node("b", 0);
+    KvNode c = node("c", 0);
+    admin.create(P, 1, a.hostAndPort(), List.of(b.hostAndPort(), c.hostAndPort()));
+    try (TcpNodeClient ca = client(a)) {
+      assertThat(ca.put(P, 1, b("k"), b("1")).status()).isEqualTo(Status.OK);
+      // an unfinished reconfiguration took c out of the write set, and the table still has it
+      Wire.Writer exact = NodeConnection.request(Wire.CONFIGURE, P, 1)
+          .i8(TcpKvNode.ROLE_PRIMARY).i32(1).utf(b.hostAndPort());
+      assertThat(ca.call(exact.toBytes()).status()).isEqualTo(Status.OK);
+      for (int i = 2; i <= 5; i++) {
+        assertThat(ca.put(P, 1, b("k"), b(String.valueOf(i))).status()).isEqualTo(Status.OK);
+      }
+    }
+    a.close();
+    admin.reconfigure(P, 2, List.of(a.hostAndPort(), b.hostAndPort(), c.hostAndPort()),
+        List.of(c.hostAndPort(), b.hostAndPort()));
+    try (TcpNodeClient cc = client(c)) {
+      assertThat(cc.get(P, 2, b("k")).value()).as("c joined again and caught up from b")
+          .isEqualTo(b("5"));
+    }
+  }
+
+  private static void waitForAcks(Writer writer, int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TIMEOUT.toNanos() * 6;
+    while (true) {
+      if (writer.acks.get() >= n) {
+        return;
+      }
+      assertThat(System.nanoTime()).as("acks within the deadline").isLessThan(deadline);
+      assertThat(writer.isAlive()).isTrue();
+      Thread.sleep(5); // polling a condition, with a deadline
+    }
+  }
 }

@@ -45,7 +45,8 @@ import java.util.List;
  *
  * <h2>Migrations and members</h2>
  * A pending migration: {@code {"partition":5,"source":"a","target":"b","targetEpoch":8,
- * "targetReplicas":["b","c"]}}; a list of them is a JSON array. A member:
+ * "targetReplicas":["b","c"]}}, plus {@code "sourceReplicas":["a","c"]} when it moves the whole
+ * replica list ({@link Migration#sourceReplicas()}); a list of them is a JSON array. A member:
  * {@code {"id":"a","address":"127.0.0.1:7001","weight":1,"zone":"","rack":""}}.
  */
 public final class MetadataCodec {
@@ -203,6 +204,11 @@ public final class MetadataCodec {
       o.put("targetEpoch", m.targetEpoch());
       ArrayNode replicas = o.putArray("targetReplicas");
       pm.targetReplicas().forEach(n -> replicas.add(n.value()));
+      if (m.sourceReplicas().size() > 1 || m.targetReplicas().size() > 1) {
+        // a migration of the whole replica list (its targets are targetReplicas)
+        ArrayNode sources = o.putArray("sourceReplicas");
+        m.sourceReplicas().forEach(n -> sources.add(n.value()));
+      }
     }
     return array;
   }
@@ -216,9 +222,16 @@ public final class MetadataCodec {
       Fields f = new Fields(array.get(i), "migrations[" + i + "]");
       List<NodeId> replicas = new ArrayList<>();
       f.array("targetReplicas").forEach(n -> replicas.add(NodeId.of(n.asText())));
-      list.add(new PendingMigration(new Migration(f.integer("partition"),
-          NodeId.of(f.text("source")), NodeId.of(f.text("target")), f.longValue("targetEpoch")),
-          replicas));
+      Migration m;
+      if (f.has("sourceReplicas")) {
+        List<NodeId> sources = new ArrayList<>();
+        f.array("sourceReplicas").forEach(n -> sources.add(NodeId.of(n.asText())));
+        m = new Migration(f.integer("partition"), sources, replicas, f.longValue("targetEpoch"));
+      } else {
+        m = new Migration(f.integer("partition"), NodeId.of(f.text("source")),
+            NodeId.of(f.text("target")), f.longValue("targetEpoch"));
+      }
+      list.add(new PendingMigration(m, replicas));
     }
     return list;
   }
@@ -293,6 +306,12 @@ public final class MetadataCodec {
         throw new IllegalArgumentException(path + ": missing field '" + name + "'");
       }
       return value;
+    }
+
+    /** Whether an optional field is there (and not {@code null}). */
+    boolean has(String name) {
+      JsonNode value = node.get(name);
+      return value != null && !value.isNull();
     }
 
     /** A field that must be there but may be {@code null}. */

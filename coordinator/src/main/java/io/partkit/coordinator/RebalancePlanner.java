@@ -22,7 +22,8 @@ import java.util.TreeMap;
  * <p>Migrations run in waves of at most K, each wave committing one epoch (Kafka's reassignment
  * throttling and Hazelcast's migration batches serve the same purpose: bound the data in flight
  * and the time a partition is fenced). Wave {@code w} targets epoch {@code E + 1 + w}; partitions
- * whose replicas change without a primary move commit with the first wave. When the partition
+ * whose replicas change without a primary move commit with the first wave, unless the executor
+ * moves whole replica lists (then they are migrations too, throttled the same way). When the partition
  * scheme or the replication factor changes, tables cannot be mixed partition by partition, so all
  * moves form one wave towards {@code E + 1}.
  */
@@ -31,11 +32,23 @@ final class RebalancePlanner {
   private final Partitioner partitioner;
   private final int maxConcurrent;
   private final boolean moveData;
+  private final boolean wholeReplicaLists;
 
   RebalancePlanner(Partitioner partitioner, int maxConcurrent, boolean moveData) {
+    this(partitioner, maxConcurrent, moveData, false);
+  }
+
+  /**
+   * @param wholeReplicaLists whether the executor moves every replica: then each partition whose
+   *     replica list changes (backups included) is a migration carrying both lists; otherwise
+   *     only primary moves are, and backup changes commit with the first wave
+   */
+  RebalancePlanner(Partitioner partitioner, int maxConcurrent, boolean moveData,
+      boolean wholeReplicaLists) {
     this.partitioner = partitioner;
     this.maxConcurrent = maxConcurrent;
     this.moveData = moveData;
+    this.wholeReplicaLists = wholeReplicaLists;
   }
 
   RebalancePlan plan(Optional<PartitionAssignment> current, MembershipView view) {
@@ -60,8 +73,11 @@ final class RebalancePlanner {
       }
       int moves = 0;
       for (int p = 0; p < raw.partitionCount(); p++) {
-        if (!c.primary(p).equals(raw.primary(p))) {
-          long target = sameShape ? base + 1 + moves / maxConcurrent : base + 1;
+        long target = sameShape ? base + 1 + moves / maxConcurrent : base + 1;
+        if (wholeReplicaLists && !c.replicas(p).equals(raw.replicas(p))) {
+          migrations.add(new Migration(p, c.replicas(p), raw.replicas(p), target));
+          moves++;
+        } else if (!wholeReplicaLists && !c.primary(p).equals(raw.primary(p))) {
           migrations.add(new Migration(p, c.primary(p), raw.primary(p), target));
           moves++;
         }
@@ -109,6 +125,16 @@ final class RebalancePlanner {
   static Optional<PartitionAssignment> commitTable(PartitionAssignment current,
       List<PendingMigration> completed, boolean allCompleted, Optional<PartitionAssignment> proposed,
       long epoch) {
+    return commitTable(current, completed, allCompleted, proposed, epoch, false);
+  }
+
+  /**
+   * As above; with {@code wholeReplicaLists} every change of a replica list was a migration, so
+   * only completed migrations change rows (a failed backup change must not commit either).
+   */
+  static Optional<PartitionAssignment> commitTable(PartitionAssignment current,
+      List<PendingMigration> completed, boolean allCompleted, Optional<PartitionAssignment> proposed,
+      long epoch, boolean wholeReplicaLists) {
     if (proposed.isPresent() && current.replicationFactor() != proposed.get().replicationFactor()) {
       return allCompleted ? Optional.of(proposed.get().withEpoch(epoch)) : Optional.empty();
     }
@@ -122,7 +148,7 @@ final class RebalancePlanner {
       rows.set(p, pm.targetReplicas());
       moved.set(p);
     }
-    if (proposed.isPresent()) {
+    if (proposed.isPresent() && !wholeReplicaLists) {
       PartitionAssignment prop = proposed.get();
       for (int p = 0; p < rows.size(); p++) {
         if (!moved.get(p) && current.primary(p).equals(prop.primary(p))) {

@@ -105,6 +105,13 @@ class MetadataCodecTest {
     assertThat(json).startsWith("[{\"partition\":5,\"source\":\"a\",\"target\":\"b\","
         + "\"targetEpoch\":8,\"targetReplicas\":[\"b\",\"c\"]}");
     assertThat(MetadataCodec.migrationsFromJson(json)).isEqualTo(list);
+    List<PendingMigration> whole = List.of(new PendingMigration(
+        new Migration(5, List.of(n("a"), n("b")), List.of(n("a"), n("c")), 8),
+        List.of(n("a"), n("c"))));
+    String wholeJson = MetadataCodec.migrationsToJson(whole);
+    assertThat(wholeJson).endsWith("\"targetReplicas\":[\"a\",\"c\"],"
+        + "\"sourceReplicas\":[\"a\",\"b\"]}]");
+    assertThat(MetadataCodec.migrationsFromJson(wholeJson)).isEqualTo(whole);
     Member m = new Member(n("a"), "127.0.0.1:7001", 3, "z1", "r2");
     assertThat(MetadataCodec.memberToJson(m)).isEqualTo(
         "{\"id\":\"a\",\"address\":\"127.0.0.1:7001\",\"weight\":3,\"zone\":\"z1\",\"rack\":\"r2\"}");

@@ -94,5 +94,22 @@ class ValuesTest {
   void migrationsCannotGoNowhere() {
     assertThatThrownBy(() -> new Migration(3, n("a"), n("a"), 2))
         .hasMessage("partition 3 cannot migrate from a to itself");
+    assertThatThrownBy(() -> new Migration(3, List.of(n("a"), n("b")), List.of(n("a"), n("b")), 2))
+        .hasMessage("partition 3 cannot migrate from [a, b] to the same replicas");
+    assertThatThrownBy(() -> new Migration(3, List.of(n("a")), List.of(n("b"), n("b")), 2))
+        .hasMessage("partition 3 names a node twice among its target replicas: [b, b]");
+    assertThatThrownBy(() -> new Migration(3, List.of(), List.of(n("b")), 2))
+        .hasMessage("partition 3 needs at least one source replica");
+  }
+
+  @Test
+  void aMigrationOfTheBackupsKeepsItsPrimary() {
+    Migration m = new Migration(3, List.of(n("a"), n("b")), List.of(n("a"), n("c")), 2);
+    assertThat(m.source()).isEqualTo(n("a"));
+    assertThat(m.target()).isEqualTo(n("a"));
+    assertThat(m.movesPrimary()).isFalse();
+    assertThat(new Migration(3, n("a"), n("b"), 2).movesPrimary()).isTrue();
+    assertThat(new Migration(3, n("a"), n("b"), 2))
+        .isEqualTo(new Migration(3, List.of(n("a")), List.of(n("b")), 2));
   }
 }

@@ -24,8 +24,11 @@ public interface ClusterCoordinator extends Coordinator {
 
   /**
    * Completes or rolls back the migrations a previous leader left pending, then commits what
-   * completed. The coordinator does this by itself when it starts and when it wins leadership; it
-   * is public so an operator can retry after an executor error.
+   * completed and activates the committed table ({@link
+   * io.partkit.spi.MigrationExecutor#activate}); with nothing pending, activates the committed
+   * table again (a previous leader may have crashed between a commit and its activation). The
+   * coordinator does this by itself when it starts and when it wins leadership; it is public so
+   * an operator can retry after an executor error.
    *
    * @return the number of pending migrations found
    * @throws IllegalStateException if this coordinator is not the leader

@@ -20,10 +20,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -41,9 +44,15 @@ import org.slf4j.LoggerFactory;
  * compare-and-set on the epoch, so coordinators racing on one store produce one linear sequence of
  * tables. A lost race is retried from the fresh state.
  *
+ * <p>With a {@link MigrationExecutor}, every table this coordinator commits (or keeps, when it
+ * abandons a wave) is handed to {@link MigrationExecutor#activate}, so the data plane learns
+ * decisions from the coordinator and never reads the store itself.
+ *
  * <p>Leadership may be lost and regained (on etcd, a leader steps down on a transient fault and
  * leads again on its surviving lease). Every election, first or regained, is handled alike:
- * heartbeat grace for every member, pending migrations resumed, then a rebalance if automatic.
+ * heartbeat grace for every member, pending migrations resumed, the committed table activated
+ * (a predecessor may have crashed between a commit and its activation), then a rebalance if
+ * automatic.
  * Nothing is cached across it: every decision reads the table from the store.
  *
  * <p>Failure detection is timeout based on the injected {@link InstantSource}: a member not heard
@@ -55,6 +64,12 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
   private static final Logger LOG = LoggerFactory.getLogger(FixedPartitionsCoordinator.class);
   /** Lost compare-and-set races retried per call before giving up. */
   private static final int MAX_ATTEMPTS = 16;
+  /**
+   * How long a commit waits for the executor to activate the table. Bounded because the
+   * coordinator's lock is held: a data plane that cannot be reached does not stall the
+   * coordinator; the activation is retried by the next commit or the next leader.
+   */
+  private static final Duration ACTIVATION_TIMEOUT = Duration.ofSeconds(30);
 
   private final MetadataStore store;
   private final RebalancePlanner planner;
@@ -115,7 +130,7 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
       Instant now = clock.instant();
       store.members().ids().forEach(id -> lastSeen.put(id, now));
       try {
-        resumePendingLocked();
+        resumePendingAndActivateLocked();
         if (autoRebalance) {
           rebalanceIfPossible();
         }
@@ -325,7 +340,11 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
   /** Runs a plan; false when another coordinator changed the table first. */
   private boolean execute(MetadataSnapshot snap, RebalancePlan plan) {
     if (plan.migrations().isEmpty()) {
-      return store.compareAndSetTable(snap.epoch(), plan.proposed());
+      if (!store.compareAndSetTable(snap.epoch(), plan.proposed())) {
+        return false;
+      }
+      activate(plan.proposed());
+      return true;
     }
     PartitionAssignment current = snap.table().orElseThrow();
     List<String> rolledBack = new ArrayList<>();
@@ -349,12 +368,14 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
           + m.target() + "): " + e));
       if (next.isEmpty()) {
         store.clearMigrations(current.epoch());
+        activate(current); // the wave's completed migrations were abandoned: roll them back
         break; // a change of shape commits all or nothing
       }
       if (!store.compareAndSetTable(current.epoch(), next.get())) {
         throw raceDuringRebalance(current.epoch());
       }
       current = next.get();
+      activate(current);
       first = false;
     }
     if (!rolledBack.isEmpty()) {
@@ -376,8 +397,21 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
   public int resumePending() {
     return locked(() -> {
       requireLeader("resume pending migrations");
-      return resumePendingLocked();
+      return resumePendingAndActivateLocked();
     });
+  }
+
+  /**
+   * Resumes what a predecessor left pending (which activates the table it commits), or, with
+   * nothing pending, activates the committed table: the predecessor may have crashed between a
+   * commit and its activation.
+   */
+  private int resumePendingAndActivateLocked() {
+    int resumed = resumePendingLocked();
+    if (resumed == 0) {
+      store.read().table().ifPresent(this::activate);
+    }
+    return resumed;
   }
 
   private int resumePendingLocked() {
@@ -395,7 +429,7 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
     long epoch = pending.get(0).migration().targetEpoch();
     LOG.info("{}: resuming {} migrations from epoch {} to {}", name, pending.size(),
         current.epoch(), epoch);
-    WaveResult result = run(pending, executor::resume);
+    WaveResult result = run(pending, m -> executor.resume(m, current));
     Optional<PartitionAssignment> next = RebalancePlanner.commitTable(current, result.completed,
         result.failed.isEmpty(), Optional.empty(), epoch);
     boolean done = next.isPresent()
@@ -404,9 +438,49 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
     if (!done) {
       throw raceDuringRebalance(current.epoch());
     }
+    activate(next.orElse(current));
     result.failed.forEach((m, e) -> LOG.warn("{}: migration of partition {} rolled back: {}",
         name, m.partition(), e.toString()));
     return pending.size();
+  }
+
+  /**
+   * Hands a table just committed (or kept) to the executor and waits for it, bounded. A failure
+   * is logged, never thrown: the table is committed and stays so; the next commit or the next
+   * leader activates again (activation is idempotent).
+   */
+  private void activate(PartitionAssignment committed) {
+    if (executor == null) {
+      return;
+    }
+    CompletableFuture<Void> done;
+    try {
+      done = executor.activate(committed).toCompletableFuture();
+    } catch (RuntimeException e) {
+      done = CompletableFuture.failedFuture(e);
+    }
+    long deadline = System.nanoTime() + ACTIVATION_TIMEOUT.toNanos();
+    try {
+      while (true) {
+        try {
+          done.get(50, TimeUnit.MILLISECONDS);
+          return;
+        } catch (TimeoutException e) {
+          if (closed || System.nanoTime() > deadline) {
+            LOG.warn("{}: activating epoch {} did not finish within {}; it stays committed and "
+                + "is activated again at the next commit or by the next leader", name,
+                committed.epoch(), ACTIVATION_TIMEOUT);
+            return;
+          }
+        }
+      }
+    } catch (ExecutionException e) {
+      LOG.warn("{}: activating epoch {} failed; it stays committed and is activated again at "
+          + "the next commit or by the next leader", name, committed.epoch(), e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      LOG.warn("{}: interrupted while activating epoch {}", name, committed.epoch());
+    }
   }
 
   private static final class WaveResult {
@@ -429,7 +503,7 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
       try {
         stage = action.apply(pm.migration());
       } catch (RuntimeException e) {
-        stage = java.util.concurrent.CompletableFuture.failedFuture(e);
+        stage = CompletableFuture.failedFuture(e);
       }
       stage.whenComplete((m, e) -> {
         synchronized (result) {

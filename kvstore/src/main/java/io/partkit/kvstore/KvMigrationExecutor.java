@@ -2,22 +2,19 @@ package io.partkit.kvstore;
 
 import static java.util.Objects.requireNonNull;
 
-import io.partkit.coordinator.MetadataSnapshot;
-import io.partkit.coordinator.MetadataStore;
-import io.partkit.coordinator.PendingMigration;
 import io.partkit.kvstore.KvReply.Status;
-import io.partkit.spi.Member;
 import io.partkit.spi.Migration;
 import io.partkit.spi.MigrationExecutor;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -26,20 +23,23 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The migration protocol of the Fixed Partitions pattern on {@link KvNode}s, driven from the
- * coordinator's process.
+ * coordinator's process. It reads no coordinator state: the coordinator hands it the migrations
+ * ({@link #migrate}, {@link #resume}) and every table it commits ({@link #activate}); node
+ * addresses come from the resolver it is built with.
  *
  * <h2>Steps</h2>
  * <ol>
- *   <li>PLANNED: the coordinator has recorded the migration in its {@link MetadataStore}
- *       ({@code recordMigrations}) before it calls {@link #migrate}.
+ *   <li>PLANNED: the coordinator has recorded the migration durably before it calls
+ *       {@link #migrate}.
  *   <li>PRECOPIED: the target copies the partition while the source still serves it, and the
  *       source records the keys written from then on (an optimization: on any failure the move
  *       copies everything in the next steps instead).
@@ -48,8 +48,8 @@ import java.util.function.Function;
  *   <li>COPIED: the target pulls the keys written since its pre-copy (or, without one, every
  *       key) in pages, logs and forces them, and answers RECEIVED. {@link #migrate} completes
  *       here: ready to commit.
- *   <li>COMMITTED: the coordinator commits the table at the target epoch. This executor watches
- *       the store's table and ACTIVATEs the target at that epoch.
+ *   <li>COMMITTED: the coordinator commits the table at the target epoch and hands it to
+ *       {@link #activate}, which ACTIVATEs the target at that epoch.
  *   <li>SOURCE_DROPPED: once the target serves, the source drops its copy and keeps a tombstone
  *       epoch, so a write sent to it later is redirected, never applied.
  * </ol>
@@ -62,12 +62,14 @@ import java.util.function.Function;
  *
  * <h2>Crashes</h2>
  * Every step is recorded where it happens (see {@link MigrationStep}), and every node operation
- * is idempotent, so {@link #resume} just runs the protocol again from the start: done steps
- * answer OK at once, an interrupted copy restarts. After a commit, {@link #reconcile()} (run on
- * every table the store publishes and when the executor starts) finishes what a crashed
- * coordinator left: activates committed targets, drops their sources, rolls back migrations
- * the committed table did not take. An unreachable node makes a step retry (with backoff) for up
- * to the step timeout; a migration that cannot finish before the commit is rolled back.
+ * is idempotent, so {@link #resume} runs the protocol again from the start when the committed
+ * table it is given does not decide the migration yet (done steps answer OK at once, an
+ * interrupted copy restarts), and finishes or rolls it back when the table does. After a commit,
+ * {@link #activate} (which the coordinator calls after every commit and when it becomes the
+ * leader) finishes what a crashed coordinator left: activates committed targets, drops their
+ * sources, rolls back migrations the committed table did not take and no running migration of
+ * this executor claims. An unreachable node makes a step retry (with backoff) for up to the step
+ * timeout; a migration that cannot finish before the commit is rolled back.
  *
  * <h2>Bounded concurrency</h2>
  * At most {@code maxConcurrentMigrations} migrations run their steps at once (a fair semaphore);
@@ -76,8 +78,8 @@ import java.util.function.Function;
  */
 public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseable {
 
-  private final MetadataStore store;
   private final Function<NodeId, String> addresses;
+  private final Supplier<? extends Collection<NodeId>> extraNodes;
   private final Duration requestTimeout;
   private final Duration copyTimeout;
   private final long stepTimeoutNanos;
@@ -87,16 +89,18 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   private final int maxConcurrent;
   private final ExecutorService pool;
   private final ExecutorService reconciler;
+  /** Migrations running their steps here; reconcile leaves their partitions alone. */
   private final Map<Integer, Migration> active = new ConcurrentHashMap<>();
-  /** Migrations this executor brought to COPIED, waiting for the table that commits them. */
+  /**
+   * Migrations this executor brought to COPIED that no {@link #activate} has decided yet;
+   * reconcile leaves them alone too (their commit may still come).
+   */
   private final Map<Integer, Migration> copied = new ConcurrentHashMap<>();
-  private final AtomicBoolean reconcileQueued = new AtomicBoolean();
-  private final AutoCloseable watch;
   private volatile boolean closed;
 
   private KvMigrationExecutor(Builder b) {
-    this.store = b.store;
-    this.addresses = b.addresses != null ? b.addresses : this::addressFromStore;
+    this.addresses = b.addresses;
+    this.extraNodes = b.nodes;
     this.requestTimeout = b.requestTimeout;
     this.copyTimeout = b.copyTimeout;
     this.stepTimeoutNanos = b.stepTimeout.toNanos();
@@ -106,7 +110,6 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     this.permits = new Semaphore(b.maxConcurrent, true);
     this.pool = Executors.newCachedThreadPool(daemon("kv-migration"));
     this.reconciler = Executors.newSingleThreadExecutor(daemon("kv-reconcile"));
-    this.watch = b.watchTable ? store.watchTable(this::onTable) : null;
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {
@@ -117,7 +120,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     };
   }
 
-  /** A builder; {@link Builder#store} is required. */
+  /** A builder; {@link Builder#addresses} is required. */
   public static Builder builder() {
     return new Builder();
   }
@@ -130,29 +133,88 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   // ---------------------------------------------------------------- MigrationExecutor
 
   /**
-   * Fences the source and copies the partition to the target.
+   * Fences the source and copies the partition to the target. The target does not serve until
+   * {@link #activate} is given a table that commits it.
    *
    * @return completes normally when the target acknowledged all the data and the source is
-   *     fenced (the coordinator commits next); exceptionally, with a
+   *     fenced (ready to commit: the coordinator commits next); exceptionally, with a
    *     {@link MigrationRolledBackException}, when the migration was rolled back
    */
   @Override
   public CompletionStage<Migration> migrate(Migration migration) {
     requireNonNull(migration, "migration");
-    return run(migration);
+    return run(migration, () -> toCopied(migration));
   }
 
   /**
-   * Same as {@link #migrate}: every step is idempotent, so a migration is resumed by running it
-   * again; one already committed is finished (target activated, source dropped) instead.
+   * With a table older than the migration's target epoch, the same as {@link #migrate}: every
+   * step is idempotent, so a migration is resumed by running it again. With a table at or past
+   * it, the table decided: a migration it commits is finished (target activated, source
+   * dropped), one it does not is rolled back.
    */
   @Override
-  public CompletionStage<Migration> resume(Migration migration) {
+  public CompletionStage<Migration> resume(Migration migration, PartitionAssignment committed) {
     requireNonNull(migration, "migration");
-    return run(migration);
+    requireNonNull(committed, "committed");
+    if (committed.epoch() >= migration.targetEpoch()) {
+      return run(migration, () -> finishDecided(migration, committed));
+    }
+    return run(migration, () -> toCopied(migration));
   }
 
-  private CompletionStage<Migration> run(Migration m) {
+  /**
+   * Activates the targets of the migrations {@code committed} commits and drops their sources,
+   * then reconciles the nodes with the table (see {@link #reconcile}). Every migration that
+   * reached COPIED here before this call is decided by this table: one it does not commit was
+   * abandoned by the coordinator and is rolled back by the reconcile. Runs on one reconciler
+   * thread, so activations apply in call order.
+   *
+   * @return completes when every committed target serves and every reachable node is in line
+   *     with the table; exceptionally when a node could not be reached or refused (the next
+   *     activation retries)
+   */
+  @Override
+  public CompletionStage<Void> activate(PartitionAssignment committed) {
+    requireNonNull(committed, "committed");
+    if (closed) {
+      return CompletableFuture.failedFuture(new IllegalStateException("executor is closed"));
+    }
+    // Taken out now, on the caller's thread: what the coordinator starts after this call
+    // returns reaches COPIED later and stays protected from this round's reconcile.
+    List<Migration> decided = new ArrayList<>();
+    for (Migration m : copied.values()) {
+      if (copied.remove(m.partition(), m)) {
+        decided.add(m);
+      }
+    }
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    try {
+      reconciler.execute(() -> {
+        try {
+          List<String> problems = new ArrayList<>();
+          activateCommitted(committed, decided, problems);
+          reconcile(committed, decided, problems);
+          if (problems.isEmpty()) {
+            done.complete(null);
+          } else {
+            done.completeExceptionally(new IllegalStateException("epoch " + committed.epoch()
+                + " not fully activated: " + String.join("; ", problems)));
+          }
+        } catch (RuntimeException e) {
+          done.completeExceptionally(e);
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      done.completeExceptionally(new IllegalStateException("executor is closed", e));
+    }
+    return done;
+  }
+
+  private interface Body {
+    Migration run();
+  }
+
+  private CompletionStage<Migration> run(Migration m, Body body) {
     if (closed) {
       throw new IllegalStateException("executor is closed");
     }
@@ -164,16 +226,13 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
         throw new CompletionException(e);
       }
       try {
-        if (store.read().epoch() >= m.targetEpoch()) {
-          return finishDecided(m);
-        }
         Migration previous = active.putIfAbsent(m.partition(), m);
         if (previous != null) {
           throw new IllegalStateException("partition " + m.partition()
               + " is already migrating: " + previous);
         }
         try {
-          return toCopied(m);
+          return body.run();
         } finally {
           active.remove(m.partition(), m);
         }
@@ -183,15 +242,26 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     }, pool);
   }
 
-  /** A table at or past the target epoch decided the migration: finish what it committed. */
-  private Migration finishDecided(Migration m) {
-    reconcile();
-    MigrationStep step = step(m);
-    if (step == MigrationStep.COMMITTED || step == MigrationStep.SOURCE_DROPPED) {
-      return m;
+  /**
+   * A table at or past the target epoch decided the migration: finish what it committed, roll
+   * back what it did not.
+   */
+  private Migration finishDecided(Migration m, PartitionAssignment table) {
+    int p = m.partition();
+    boolean taken = p < table.partitionCount() && table.primary(p).equals(m.target());
+    if (!taken) {
+      IllegalStateException cause = new IllegalStateException("the table at epoch "
+          + table.epoch() + " did not commit it (owner " + (p < table.partitionCount()
+          ? table.primary(p) : "none") + ")");
+      rollBack(m, cause);
+      throw new MigrationRolledBackException(m, cause.getMessage(), cause);
     }
-    throw new MigrationRolledBackException(m, "the table at epoch " + store.read().epoch()
-        + " did not commit it (" + step + ")", null);
+    expectOk(call(m.target(), "ACTIVATE", c -> c.admin(Wire.ACTIVATE, p, m.targetEpoch()),
+        false));
+    listener.accept(m, MigrationStep.COMMITTED);
+    expectOk(call(m.source(), "DROP", c -> c.admin(Wire.DROP, p, m.targetEpoch()), false));
+    listener.accept(m, MigrationStep.SOURCE_DROPPED);
+    return m;
   }
 
   private Migration toCopied(Migration m) {
@@ -206,6 +276,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
       listener.accept(m, MigrationStep.FENCED);
       expectOk(call(m.target(), "RECEIVE",
           c -> c.receive(p, m.targetEpoch(), sourceAddress), true));
+      // before it leaves active: a reconcile never sees it unclaimed
       copied.put(m.partition(), m);
       listener.accept(m, MigrationStep.COPIED);
       return m;
@@ -235,7 +306,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
    * Rolls back: the target first (it refuses once activated, which settles the race), then the
    * source. An unreachable target does not block the roll back: the source refuses any later
    * move at this epoch once unfenced, so a copy the target may still hold from under this fence
-   * can never be committed; reconcile() discards it when the target is back.
+   * can never be committed; a later reconcile discards it when the target is back.
    */
   private void rollBack(Migration m, RuntimeException cause) {
     int p = m.partition();
@@ -261,7 +332,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
           false));
       listener.accept(m, MigrationStep.ROLLED_BACK);
     } catch (RuntimeException e) {
-      // left for reconcile(): the source stays fenced (unavailable, never wrong) until then
+      // left for a later reconcile: the source stays fenced (unavailable, never wrong) until then
       cause.addSuppressed(e);
     }
   }
@@ -269,21 +340,24 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   // ---------------------------------------------------------------- inspection
 
   /**
-   * Where a migration stands, read from the store and the two nodes.
+   * Where a migration stands, read from the two nodes and the committed table the caller
+   * passes. A migration with nothing of it on the nodes reads PLANNED while this executor runs
+   * it, else ROLLED_BACK (recorded but not started looks the same: only the coordinator's record
+   * tells them apart).
    *
    * @throws IllegalStateException if a node cannot be reached
    */
-  public MigrationStep step(Migration m) {
-    MetadataSnapshot snapshot = store.read();
+  public MigrationStep step(Migration m, PartitionAssignment committed) {
+    requireNonNull(committed, "committed");
     PartitionStatus source = status(m.source(), m.partition());
     PartitionStatus target = status(m.target(), m.partition());
     long e = m.targetEpoch();
-    if (snapshot.epoch() >= e && target.state() == PartitionState.OWNED && target.epoch() >= e) {
+    if (committed.epoch() >= e && target.state() == PartitionState.OWNED && target.epoch() >= e) {
       return source.state() == PartitionState.ABSENT ? MigrationStep.SOURCE_DROPPED
           : MigrationStep.COMMITTED;
     }
-    if (snapshot.epoch() >= e && snapshot.table().isPresent()
-        && snapshot.table().get().primary(m.partition()).equals(m.target())) {
+    if (committed.epoch() >= e && m.partition() < committed.partitionCount()
+        && committed.primary(m.partition()).equals(m.target())) {
       return MigrationStep.COMMITTED; // committed, the target not activated yet
     }
     if (target.state() == PartitionState.RECEIVED && target.epoch() == e) {
@@ -292,8 +366,8 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     if (source.state() == PartitionState.MIGRATING_OUT && source.epoch() == e) {
       return MigrationStep.FENCED;
     }
-    boolean pending = snapshot.pending().stream().anyMatch(pm -> pm.migration().equals(m));
-    return pending ? MigrationStep.PLANNED : MigrationStep.ROLLED_BACK;
+    return m.equals(active.get(m.partition())) ? MigrationStep.PLANNED
+        : MigrationStep.ROLLED_BACK;
   }
 
   private PartitionStatus status(NodeId node, int partition) {
@@ -324,38 +398,43 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   }
 
   /**
-   * Brings the nodes in line with the committed table and the pending migrations: activates
-   * targets of committed migrations, drops their sources once the targets serve, rolls back
-   * migrations that no pending record or committed table backs. Runs by itself on every table
-   * the store publishes.
+   * Brings the nodes in line with a committed table: activates targets the table commits, drops
+   * their sources once the targets serve, rolls back partitions in transit that the table does
+   * not commit and no migration running here claims. {@link #activate} runs it after activating
+   * what it decided; wiring code may run it by hand (with the table as committed now) to wait
+   * for the nodes to settle. Call it only while the coordinator runs no migration through
+   * another executor: only this executor's own migrations are protected.
    *
    * @return the number of node operations it issued
    */
-  public synchronized int reconcile() {
-    // List the nodes first and read the store after: a migration alive while a node reported
-    // its partition in transit is then seen as pending (or active here) or as committed, never
-    // as an orphan. The other order would roll back migrations recorded in between.
+  public int reconcile(PartitionAssignment committed) {
+    requireNonNull(committed, "committed");
+    return reconcile(committed, List.of(), new ArrayList<>());
+  }
+
+  private synchronized int reconcile(PartitionAssignment table, List<Migration> decided,
+      List<String> problems) {
+    // List the nodes first and look at the running migrations after: one that starts while a
+    // node reported its partition in transit is then seen as active (it is put there before its
+    // first node operation) or copied (put there before it leaves active), never as an orphan.
     Map<NodeId, List<PartitionStatus>> held = new HashMap<>();
     boolean everyoneAnswered = true;
-    Optional<PartitionAssignment> known = store.read().table();
-    if (known.isEmpty()) {
-      return 0;
-    }
-    for (NodeId node : knownNodes(known.get())) {
+    for (NodeId node : knownNodes(table, decided)) {
       try (TcpNodeClient c = client(node, requestTimeout)) {
         held.put(node, c.list());
       } catch (IOException | RuntimeException e) {
         everyoneAnswered = false; // unreachable now: its part waits for the next round
+        if (table.nodes().contains(node)) {
+          problems.add(node + " did not answer: " + e.getMessage());
+        }
       }
     }
-    MetadataSnapshot snapshot = store.read();
-    PartitionAssignment table = snapshot.table().orElseThrow();
     long epoch = table.epoch();
     Set<String> inFlight = new HashSet<>();
-    for (PendingMigration pm : snapshot.pending()) {
-      inFlight.add(key(pm.migration().partition(), pm.migration().targetEpoch()));
-    }
     for (Migration m : active.values()) {
+      inFlight.add(key(m.partition(), m.targetEpoch()));
+    }
+    for (Migration m : copied.values()) {
       inFlight.add(key(m.partition(), m.targetEpoch()));
     }
     int ops = 0;
@@ -382,10 +461,11 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
         boolean committedHere = s.epoch() <= epoch && table.primary(s.partition()).equals(node);
         if (committedHere && s.state() == PartitionState.RECEIVING) {
           // The table commits this node as the owner, which happens only after its copy was
-          // acknowledged (RECEIVED): the listing, taken before the store was read, is older than
-          // the commit. Aborting here would throw away the committed owner's data and leave the
-          // partition with no owner that serves it; the next round activates it.
+          // acknowledged (RECEIVED): the listing is older than the commit. Aborting here would
+          // throw away the committed owner's data and leave the partition with no owner that
+          // serves it; the next round activates it.
           claimed.add(key(s.partition(), s.epoch()));
+          problems.add(node + " still receives partition " + s.partition());
           continue;
         }
         boolean committed = committedHere && s.state() == PartitionState.RECEIVED;
@@ -399,6 +479,8 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
           }
         } else {
           claimed.add(key(s.partition(), s.epoch()));
+          problems.add((committed ? "ACTIVATE" : "ABORT") + " of partition " + s.partition()
+              + " on " + node + " failed");
         }
       }
     }
@@ -423,7 +505,12 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
             ops++;
             listener.accept(new Migration(s.partition(), node, owner, s.epoch()),
                 MigrationStep.SOURCE_DROPPED);
+          } else {
+            problems.add("DROP of partition " + s.partition() + " on " + node + " failed");
           }
+        } else {
+          problems.add("partition " + s.partition() + " is not served by its owner " + owner
+              + " yet; " + node + " keeps it fenced");
         }
       }
     }
@@ -439,6 +526,9 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   }
 
   private boolean tryCall(NodeId node, byte op, int partition, long epoch) {
+    if (closed) {
+      return false; // a dead coordinator issues no more node operations
+    }
     try (TcpNodeClient c = client(node, requestTimeout)) {
       return c.admin(op, partition, epoch).isOk();
     } catch (IOException | RuntimeException e) {
@@ -446,10 +536,21 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     }
   }
 
-  private Set<NodeId> knownNodes(PartitionAssignment table) {
+  /**
+   * The table's nodes, the nodes of the migrations decided and running here (a source that left
+   * the table may still hold a copy to drop) and the nodes the wiring names.
+   */
+  private Set<NodeId> knownNodes(PartitionAssignment table, List<Migration> decided) {
     Set<NodeId> nodes = new TreeSet<>(table.nodes());
+    List<Migration> involved = new ArrayList<>(decided);
+    involved.addAll(active.values());
+    involved.addAll(copied.values());
+    for (Migration m : involved) {
+      nodes.add(m.source());
+      nodes.add(m.target());
+    }
     try {
-      store.members().members().forEach(mb -> nodes.add(mb.id()));
+      nodes.addAll(extraNodes.get());
     } catch (RuntimeException e) {
       // the table's nodes are enough to finish what the table committed
     }
@@ -461,50 +562,28 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   }
 
   /**
-   * A table was committed: first activate the targets of the migrations this executor copied
-   * and the table commits (one ACTIVATE each: the partition refuses writes from its fence until
-   * then, so this is on the critical path of every move) and drop their sources, then reconcile
-   * everything else.
-   * Both run on the one reconciler thread, in that order.
+   * Activates the targets of the decided migrations the table commits (one ACTIVATE each: the
+   * partition refuses writes from its fence until then, so this is on the critical path of every
+   * move) and drops their sources. The rest (not committed, or a node unreachable) is left to the
+   * reconcile that follows.
    */
-  private void onTable(PartitionAssignment table) {
-    if (closed) {
-      return;
-    }
-    reconciler.execute(() -> activateCommitted(table));
-    reconcileLater();
-  }
-
-  private void activateCommitted(PartitionAssignment table) {
-    for (Migration m : copied.values()) {
-      if (table.epoch() < m.targetEpoch() || m.partition() >= table.partitionCount()) {
-        continue;
+  private void activateCommitted(PartitionAssignment table, List<Migration> decided,
+      List<String> problems) {
+    for (Migration m : decided) {
+      if (table.epoch() < m.targetEpoch() || m.partition() >= table.partitionCount()
+          || !table.primary(m.partition()).equals(m.target())) {
+        continue; // abandoned: the reconcile rolls it back
       }
-      copied.remove(m.partition(), m);
-      if (table.primary(m.partition()).equals(m.target())
-          && tryCall(m.target(), Wire.ACTIVATE, m.partition(), m.targetEpoch())) {
-        listener.accept(m, MigrationStep.COMMITTED);
-        // the target serves: drop the source now, so that a client with the old table gets
-        // REDIRECT (and looks up the new owner) rather than MOVING until the next reconcile
-        if (tryCall(m.source(), Wire.DROP, m.partition(), m.targetEpoch())) {
-          listener.accept(m, MigrationStep.SOURCE_DROPPED);
-        }
-      } // otherwise not committed, or a node unreachable: reconcile() sorts it out
-    }
-  }
-
-  private void reconcileLater() {
-    if (closed || !reconcileQueued.compareAndSet(false, true)) {
-      return;
-    }
-    reconciler.execute(() -> {
-      reconcileQueued.set(false);
-      try {
-        reconcile();
-      } catch (RuntimeException e) {
-        System.err.println("kvstore reconcile failed (retried on the next table): " + e);
+      if (!tryCall(m.target(), Wire.ACTIVATE, m.partition(), m.targetEpoch())) {
+        continue; // the reconcile retries it, and reports it if it fails again
       }
-    });
+      listener.accept(m, MigrationStep.COMMITTED);
+      // the target serves: drop the source now, so that a client with the old table gets
+      // REDIRECT (and looks up the new owner) rather than MOVING until the next reconcile
+      if (tryCall(m.source(), Wire.DROP, m.partition(), m.targetEpoch())) {
+        listener.accept(m, MigrationStep.SOURCE_DROPPED);
+      }
+    }
   }
 
   // ---------------------------------------------------------------- node calls
@@ -564,36 +643,23 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     return new TcpNodeClient(TcpKvNode.parseAddress(address), timeout, secret);
   }
 
-  private String addressFromStore(NodeId node) {
-    Optional<Member> member = store.members().find(node);
-    return member.map(Member::address).orElse(null);
-  }
-
-  /** Stops the table watch and the worker threads; running migrations stop at their next step. */
+  /** Stops the worker threads; running migrations stop at their next step. */
   @Override
   public void close() {
     closed = true;
-    if (watch != null) {
-      try {
-        watch.close();
-      } catch (Exception e) {
-        // the store is closing too
-      }
-    }
     reconciler.shutdownNow();
     pool.shutdownNow();
   }
 
   /** Configures a {@link KvMigrationExecutor}. */
   public static final class Builder {
-    MetadataStore store;
     Function<NodeId, String> addresses;
+    Supplier<? extends Collection<NodeId>> nodes = List::of;
     int maxConcurrent = 1;
     Duration requestTimeout = Duration.ofSeconds(5);
     Duration copyTimeout = Duration.ofMinutes(5);
     Duration stepTimeout = Duration.ofSeconds(30);
     BiConsumer<Migration, MigrationStep> listener = (m, s) -> { };
-    boolean watchTable = true;
     KvSecret secret;
 
     Builder() {}
@@ -604,18 +670,24 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
       return this;
     }
 
-    /** The coordinator's metadata store: pending migrations, the table, members. Required. */
-    public Builder store(MetadataStore metadata) {
-      this.store = requireNonNull(metadata, "store");
+    /**
+     * How to reach a node ({@code host:port}; null when unknown). Required. Wiring that has the
+     * coordinator's metadata store passes the address of the member registration, {@code id ->
+     * store.members().find(id).map(Member::address).orElse(null)}.
+     */
+    public Builder addresses(Function<NodeId, String> resolver) {
+      this.addresses = requireNonNull(resolver, "resolver");
       return this;
     }
 
     /**
-     * How to reach a node ({@code host:port}); default: the address its member registration in
-     * the store carries.
+     * Nodes to look at when reconciling, besides the committed table's and those of the
+     * migrations this executor handles: nodes that may hold data a crashed predecessor left
+     * (wiring that has the metadata store passes the members, {@code () ->
+     * store.members().ids()}). Default: none.
      */
-    public Builder addresses(Function<NodeId, String> resolver) {
-      this.addresses = requireNonNull(resolver, "resolver");
+    public Builder nodes(Supplier<? extends Collection<NodeId>> extra) {
+      this.nodes = requireNonNull(extra, "extra");
       return this;
     }
 
@@ -673,22 +745,13 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     }
 
     /**
-     * Whether to run {@link KvMigrationExecutor#reconcile()} on every table the store publishes
-     * (default true). Turn it off only to drive reconciliation by hand.
-     */
-    public Builder reconcileOnCommit(boolean on) {
-      this.watchTable = on;
-      return this;
-    }
-
-    /**
      * The executor.
      *
-     * @throws IllegalStateException if no store was given
+     * @throws IllegalStateException if no address resolver was given
      */
     public KvMigrationExecutor build() {
-      if (store == null) {
-        throw new IllegalStateException("a KvMigrationExecutor needs store(...)");
+      if (addresses == null) {
+        throw new IllegalStateException("a KvMigrationExecutor needs addresses(...)");
       }
       return new KvMigrationExecutor(this);
     }

@@ -4,7 +4,7 @@ import io.partkit.spi.Migration;
 
 /**
  * A migration did not complete and was rolled back: the source owns and serves the partition
- * again (or will, once {@link KvMigrationExecutor#reconcile()} reaches it), the target holds
+ * again (or will, once a later {@link KvMigrationExecutor#activate} reaches it), the target holds
  * nothing.
  */
 public final class MigrationRolledBackException extends RuntimeException {

@@ -46,7 +46,7 @@ class BoundedConcurrencyTest {
       AtomicInteger max = new AtomicInteger();
       AtomicInteger entered = new AtomicInteger();
       CountDownLatch release = new CountDownLatch(1);
-      try (KvMigrationExecutor executor = KvMigrationExecutor.builder().store(store)
+      try (KvMigrationExecutor executor = StoreWiring.executor(store)
           .maxConcurrentMigrations(k).onStep((m, step) -> {
             if (step == MigrationStep.PLANNED) {
               entered.incrementAndGet();

@@ -52,8 +52,9 @@ public final class CoordinatorProcessMain {
         StandardCharsets.UTF_8));
     AtomicBoolean paused = new AtomicBoolean();
     MetadataStore store = MetadataStores.embedded(Path.of(o.get("--store")));
-    KvMigrationExecutor executor = KvMigrationExecutor.builder().store(store)
-        .addresses(members::get).maxConcurrentMigrations(k).stepTimeout(Duration.ofSeconds(20))
+    KvMigrationExecutor executor = KvMigrationExecutor.builder()
+        .addresses(members::get).nodes(members::keySet).maxConcurrentMigrations(k)
+        .stepTimeout(Duration.ofSeconds(20))
         .onStep((m, step) -> {
           if (step.name().equals(pauseAfter) && paused.compareAndSet(false, true)) {
             System.out.println("PAUSED " + step + " " + m.partition() + " " + m.source() + " "
@@ -79,7 +80,7 @@ public final class CoordinatorProcessMain {
     if (plan.current().isEmpty()) {
       executor.assignInitial(table);
     }
-    awaitQuiet(executor, members);
+    awaitQuiet(store, executor, members);
     System.out.println("DONE " + store.read().epoch());
     System.out.flush();
     coordinator.close();
@@ -89,12 +90,12 @@ public final class CoordinatorProcessMain {
   }
 
   /** Reconciles until no node holds a partition in transit (a bounded number of rounds). */
-  private static void awaitQuiet(KvMigrationExecutor executor, Map<NodeId, String> members)
-      throws IOException, InterruptedException {
+  private static void awaitQuiet(MetadataStore store, KvMigrationExecutor executor,
+      Map<NodeId, String> members) throws IOException, InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     long backoffMillis = 1;
     while (true) {
-      executor.reconcile();
+      executor.reconcile(store.read().table().orElseThrow());
       List<String> transit = new ArrayList<>();
       for (Map.Entry<NodeId, String> e : members.entrySet()) {
         try (TcpNodeClient c = new TcpNodeClient(TcpKvNode.parseAddress(e.getValue()),

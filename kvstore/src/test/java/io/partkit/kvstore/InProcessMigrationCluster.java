@@ -26,9 +26,10 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Two {@link KvNode}s in this JVM (they still talk over TCP), a metadata store, and a
- * {@link KvMigrationExecutor}: the fixture of the migration contract kit. The coordinator's part
- * (record, commit, abandon) is played by hand against the store, exactly as the coordinator's
- * wave protocol does it.
+ * {@link KvMigrationExecutor}: the fixture of the migration contract kit. The coordinator's store
+ * part (record, commit, abandon) is played by hand against the store, exactly as the
+ * coordinator's wave protocol does it; the kit calls the executor. The executor only gets the
+ * nodes' addresses: it never reads the store.
  */
 final class InProcessMigrationCluster implements MigrationCluster {
 
@@ -65,17 +66,17 @@ final class InProcessMigrationCluster implements MigrationCluster {
     if (!store.compareAndSetTable(MetadataStore.NO_TABLE, first)) {
       throw new IllegalStateException("the store already has a table: " + store.describe());
     }
-    executor = newExecutor(true, (m, s) -> { });
+    executor = newExecutor((m, s) -> { });
     executor.assignInitial(first);
     router = KvClient.builder().tables(() -> store.read().table().orElseThrow())
         .addresses(addresses::get).retryBudget(Duration.ofSeconds(30)).build();
   }
 
-  private KvMigrationExecutor newExecutor(boolean reconcile,
+  private KvMigrationExecutor newExecutor(
       java.util.function.BiConsumer<Migration, MigrationStep> listener) {
     // no kit test waits for a step to time out: the timeout only has to outlast a busy machine
-    return KvMigrationExecutor.builder().store(store).stepTimeout(Duration.ofSeconds(30))
-        .reconcileOnCommit(reconcile).onStep(listener).build();
+    return KvMigrationExecutor.builder().addresses(addresses::get)
+        .stepTimeout(Duration.ofSeconds(30)).onStep(listener).build();
   }
 
   @Override
@@ -102,13 +103,6 @@ final class InProcessMigrationCluster implements MigrationCluster {
 
   @Override
   public void commit(Migration m) {
-    commitTable(m);
-    // the migration ends when the target serves and the source has dropped its copy
-    awaitState(m.target(), m.partition(), PartitionState.OWNED);
-    awaitState(m.source(), m.partition(), PartitionState.ABSENT);
-  }
-
-  private void commitTable(Migration m) {
     PartitionAssignment current = table();
     List<List<NodeId>> replicas = new ArrayList<>(current.replicaTable());
     replicas.set(m.partition(), List.of(m.target()));
@@ -116,33 +110,6 @@ final class InProcessMigrationCluster implements MigrationCluster {
         current.membershipVersion(), current.scheme(), replicas);
     if (!store.compareAndSetTable(current.epoch(), next)) {
       throw new IllegalStateException("could not commit " + m + " over epoch " + current.epoch());
-    }
-  }
-
-  private static void sleepQuietly(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while waiting", e);
-    }
-  }
-
-  private void awaitState(NodeId node, int partition, PartitionState wanted) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (true) {
-      try {
-        if (client(node).status(partition).state() == wanted) {
-          return;
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(node + " did not reach " + wanted + " for partition "
-            + partition + " within 30 s");
-      }
-      sleepQuietly(5); // poll: each round is a request to the node, and spinning takes a core
     }
   }
 
@@ -210,7 +177,7 @@ final class InProcessMigrationCluster implements MigrationCluster {
     boolean beforeCommit = target.compareTo(MigrationStep.COMMITTED) < 0;
     KvMigrationExecutor old = executor;
     old.close();
-    doomed.set(newExecutor(target == MigrationStep.SOURCE_DROPPED, (mig, s) -> {
+    doomed.set(newExecutor((mig, s) -> {
       if (s == target && mig.partition() == m.partition()) {
         reached.countDown();
         awaitQuietly(crashed); // hold the "coordinator" here until it is declared dead
@@ -223,8 +190,9 @@ final class InProcessMigrationCluster implements MigrationCluster {
         await(reached, step);
       } else {
         running.get(30, TimeUnit.SECONDS); // up to COPIED
-        commitTable(m); // the coordinator commits, then dies before or after the drop
+        commit(m); // the coordinator commits, then dies before activating or after the drop
         if (target == MigrationStep.SOURCE_DROPPED) {
+          doomed.get().activate(table()); // never completes: the listener holds it
           await(reached, step);
         }
       }
@@ -233,7 +201,12 @@ final class InProcessMigrationCluster implements MigrationCluster {
     }
     doomed.get().close(); // dead: from now on it issues no node operation
     crashed.countDown();
-    executor = newExecutor(true, (mig, s) -> { });
+    executor = newExecutor((mig, s) -> { });
+  }
+
+  @Override
+  public void crashAfterCommit(Migration m) {
+    crashAfter(m, MigrationStep.COMMITTED.name());
   }
 
   private static void await(CountDownLatch latch, String step) throws InterruptedException {
@@ -252,7 +225,7 @@ final class InProcessMigrationCluster implements MigrationCluster {
 
   @Override
   public String step(Migration m) {
-    return executor.step(m).name();
+    return executor.step(m, table()).name();
   }
 
   private static byte[] bytes(String s) {

@@ -36,7 +36,7 @@ class RollbackTest {
           List.of(List.of(source.id())));
       store.compareAndSetTable(MetadataStore.NO_TABLE, first);
       target.close(); // down for the whole migration
-      try (KvMigrationExecutor executor = KvMigrationExecutor.builder().store(store)
+      try (KvMigrationExecutor executor = StoreWiring.executor(store)
           .stepTimeout(Duration.ofMillis(500)).build();
           KvNodeClient client = KvNodeClient.connect(source.hostAndPort(),
               Duration.ofSeconds(10))) {

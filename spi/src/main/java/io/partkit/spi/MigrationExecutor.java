@@ -3,34 +3,72 @@ package io.partkit.spi;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Moves one partition from its owner to a new owner, safely.
+ * Moves one partition from its owner to a new owner, safely. The coordinator decides (it owns the
+ * table); the executor moves the data and tells the data plane what was decided. The executor
+ * reads no coordinator state: everything it needs is passed to it.
  *
  * <h2>The protocol every implementation follows</h2>
  * <ol>
- *   <li>The coordinator records the migration durably (so it survives a coordinator restart).
+ *   <li>The coordinator records the migration durably (so it survives a coordinator restart),
+ *       then calls {@link #migrate}.
  *   <li>The source marks the partition migrating and stops accepting writes to it: writers get a
  *       retriable "moving" answer (the fence).
  *   <li>The data is streamed to the target; the target acknowledges once it holds all of it.
- *   <li>The coordinator commits the table with {@link Migration#targetEpoch()}; from then on the
- *       target accepts writes carrying that epoch and the source rejects all writes.
- *   <li>The source drops its copy.
+ *       {@link #migrate} completes here: the migration is ready to commit. The target does not
+ *       serve yet.
+ *   <li>The coordinator commits the table with {@link Migration#targetEpoch()}, then calls
+ *       {@link #activate} with it: from then on the target accepts writes carrying that epoch and
+ *       the source rejects all writes.
+ *   <li>The source drops its copy (part of {@link #activate}).
  * </ol>
  * At no moment do two owners accept writes to one partition, and every acknowledged write
- * survives. An interrupted migration is resumed or rolled back by {@link #resume}.
+ * survives. An interrupted migration is resumed or rolled back by {@link #resume}; a coordinator
+ * that crashed between a commit and its activation is made good by the next leader's
+ * {@link #activate}.
  */
 public interface MigrationExecutor {
 
   /**
-   * Runs one migration to the end.
+   * Runs one migration up to the point where it is ready to commit: the source is fenced (it
+   * accepts no more writes to the partition) and the target holds all of the partition's data.
+   * The target does not serve before {@link #activate} is called with a table that commits it.
    *
-   * @return completes when the new owner is committed, or exceptionally when the migration was
+   * @return completes when the migration is ready to commit, or exceptionally when it was
    *     rolled back (the source then owns and accepts writes again)
    */
   CompletionStage<Migration> migrate(Migration migration);
 
   /**
-   * Completes or rolls back a migration that a crash interrupted, from whatever state was
-   * recorded.
+   * Brings the data plane in line with a table the coordinator has just committed: the targets
+   * of the migrations it commits start serving at its epoch and their sources drop their copies.
+   * Every migration whose {@link #migrate} or {@link #resume} completed before this call is
+   * decided by {@code committed}: if the table does not make its target the owner, the
+   * coordinator abandoned it and the executor rolls it back. The coordinator calls this after
+   * every table it commits, after abandoning a wave, and when it becomes the leader (after
+   * resuming pending migrations), so that a crash between a commit and its activation is
+   * finished by the next leader.
+   *
+   * <p>Idempotent: calling it again with the same table changes nothing. A failed activation
+   * does not undo the commit (the table stays committed; the targets just do not serve yet): the
+   * coordinator logs it, and the next call (the next commit, or the next leader) finishes it.
+   *
+   * @param committed the table as committed now
+   * @return completes when the data plane serves {@code committed}, or exceptionally when part
+   *     of it could not be reached (to be finished by a later call)
    */
-  CompletionStage<Migration> resume(Migration migration);
+  CompletionStage<Void> activate(PartitionAssignment committed);
+
+  /**
+   * Completes or rolls back a migration that a crash interrupted, from whatever state the data
+   * plane recorded, given the table as committed now. If {@code committed} is at or past the
+   * migration's target epoch, the table decided it: when it makes the target the owner the
+   * migration is finished (the target serves, the source drops its copy) and the stage completes
+   * normally; otherwise it is rolled back. If the table is older, the migration is brought to
+   * ready-to-commit as by {@link #migrate}, or rolled back.
+   *
+   * @param committed the table as committed now, read by the coordinator
+   * @return completes as {@link #migrate} does, or, for a migration already committed, when it
+   *     is finished
+   */
+  CompletionStage<Migration> resume(Migration migration, PartitionAssignment committed);
 }

@@ -264,6 +264,64 @@ public abstract class CoordinatorContractKit {
     assertThat(after.primary(inFlight.partition())).isEqualTo(inFlight.target());
     assertThat(after.membershipVersion()).isGreaterThanOrEqualTo(before.membershipVersion());
     assertThat(second.membership().ids()).hasSize(4);
+    assertThat(fresh.activated()).as("the table committing the resumed migration is activated")
+        .contains(after);
+  }
+
+  @Test
+  void everyCommittedTableIsActivated() {
+    RecordingMigrationExecutor executor = new RecordingMigrationExecutor();
+    Coordinator c = newCoordinator(defaults().executor(executor, 2));
+    List<PartitionAssignment> committed = new ArrayList<>();
+    for (String id : List.of("a", "b", "c", "d")) {
+      c.join(member(id));
+      c.rebalance();
+      committed.add(c.table().orElseThrow());
+    }
+    assertThat(executor.migrated()).as("the later joins moved data").isNotEmpty();
+    assertThat(executor.activated()).containsAll(committed);
+    List<Long> epochs = executor.activated().stream().map(PartitionAssignment::epoch).toList();
+    assertThat(epochs).as("activated in commit order").isSortedAccordingTo(Long::compare);
+    for (Migration m : executor.migrated()) {
+      assertThat(executor.activated()).as("a table committing %s is activated", m)
+          .anyMatch(t -> t.epoch() == m.targetEpoch()
+              && t.primary(m.partition()).equals(m.target()));
+    }
+  }
+
+  @Test
+  void aFailedActivationDoesNotUndoTheCommit() {
+    RecordingMigrationExecutor executor = new RecordingMigrationExecutor();
+    Coordinator c = newCoordinator(defaults().executor(executor, 2));
+    for (String id : List.of("a", "b", "c")) {
+      c.join(member(id));
+    }
+    c.rebalance();
+    executor.failActivations(true);
+    c.join(member("d"));
+    RebalancePlan plan = c.rebalance();
+    assertThat(plan.migrations()).isNotEmpty();
+    assertThat(c.table()).as("the table stays committed").contains(plan.proposed());
+    assertThat(executor.activated()).contains(plan.proposed());
+  }
+
+  @Test
+  void aNewLeaderActivatesTheCommittedTable() {
+    RecordingMigrationExecutor first = new RecordingMigrationExecutor().failActivations(true);
+    Coordinator one = newCoordinator(defaults().named("one").executor(first, 2));
+    for (String id : List.of("a", "b", "c")) {
+      one.join(member(id));
+    }
+    one.rebalance();
+    one.join(member("d"));
+    one.rebalance(); // committed, never activated: as if "one" crashed right after the commit
+    PartitionAssignment committed = one.table().orElseThrow();
+    one.close();
+    RecordingMigrationExecutor fresh = new RecordingMigrationExecutor();
+    newCoordinator(defaults().named("two").executor(fresh, 2));
+    awaitTrue(() -> fresh.activated().contains(committed),
+        "the next leader activates epoch " + committed.epoch());
+    assertThat(fresh.resumed()).as("nothing was pending").isEmpty();
   }
 
   @Test

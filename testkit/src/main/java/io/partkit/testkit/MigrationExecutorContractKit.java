@@ -37,8 +37,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>a migration moves the data and the ownership, and the old owner then rejects writes;
  *   <li>fencing: a write carrying an epoch older than the new owner's is rejected;
  *   <li>at no moment do both owners accept writes (both are probed all through the move);
+ *   <li>{@link MigrationExecutor#migrate} stops at ready-to-commit: the target does not serve
+ *       before {@link MigrationExecutor#activate} is called with a table that commits it;
+ *   <li>{@link MigrationExecutor#activate} is idempotent;
  *   <li>a migration interrupted after each recorded step (the coordinator crashes with it) is
- *       completed or rolled back by a new executor's {@link MigrationExecutor#resume};
+ *       completed or rolled back by a new executor's {@link MigrationExecutor#resume}, given
+ *       the committed table: finished if that table commits it, else brought to ready-to-commit
+ *       or rolled back;
+ *   <li>a coordinator that crashed between a commit and its activation is made good by the
+ *       next leader's {@link MigrationExecutor#activate} alone;
  *   <li>every acknowledged write survives all of the above.
  * </ul>
  */
@@ -56,7 +63,9 @@ public abstract class MigrationExecutorContractKit {
 
   /**
    * A data plane of at least two nodes with a committed table, its metadata store and an
-   * executor. Methods throw unchecked exceptions on infrastructure failures.
+   * executor. It plays the coordinator's store side (record, commit, abandon); the kit itself
+   * calls the executor, as the coordinator does. Methods throw unchecked exceptions on
+   * infrastructure failures.
    */
   public interface MigrationCluster extends AutoCloseable {
 
@@ -70,8 +79,10 @@ public abstract class MigrationExecutorContractKit {
     void record(Migration migration);
 
     /**
-     * Commits the table that makes the migration's target the owner at its target epoch (the
-     * coordinator's step after {@code migrate} completed) and returns once the target serves.
+     * Commits, in the metadata store only, the table that makes the migration's target the
+     * owner at its target epoch (the coordinator's compare-and-set after {@code migrate}
+     * completed). It does not tell the executor: the kit calls
+     * {@link MigrationExecutor#activate} next, as the coordinator does.
      */
     void commit(Migration migration);
 
@@ -99,6 +110,14 @@ public abstract class MigrationExecutorContractKit {
      * replaced by a new one over the same metadata store and nodes.
      */
     void crashAfter(Migration migration, String step);
+
+    /**
+     * Runs the migration to ready-to-commit, commits its table, then crashes the coordinator
+     * side before {@link MigrationExecutor#activate} is called: the executor is replaced by a
+     * new one over the same metadata store and nodes, and the record of the migration is gone
+     * with the commit.
+     */
+    void crashAfterCommit(Migration migration);
 
     /** Where the migration stands, as one of {@link #recordedSteps()} or "ROLLED_BACK". */
     String step(Migration migration);
@@ -161,12 +180,22 @@ public abstract class MigrationExecutorContractKit {
       running.get(migrationTimeout().toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException | CompletionException e) {
       cluster.abandon(m);
+      activate("after abandoning " + m);
       return false;
     } catch (InterruptedException | TimeoutException e) {
       throw new AssertionError("migration " + m + " did not finish in " + migrationTimeout(), e);
     }
     cluster.commit(m);
+    activate("after committing " + m);
     return true;
+  }
+
+  /** The coordinator's step after each commit: hands the committed table to the executor. */
+  private void activate(String when) {
+    PartitionAssignment table = cluster.table();
+    assertThat(cluster.executor().activate(table).toCompletableFuture())
+        .as("activate epoch %d %s", table.epoch(), when)
+        .succeedsWithin(migrationTimeout());
   }
 
   private void assertReadable(Map<String, String> acked, String when) {
@@ -210,9 +239,9 @@ public abstract class MigrationExecutorContractKit {
     load(m, 500);
     String key = cluster.keyIn(m.partition(), 0);
     List<String> acceptedBy = new ArrayList<>();
-    // Set once the migration has ended: the prober then goes on until that owner has accepted
-    // a probe (activating the target may trail the commit: it follows the table watch), or the
-    // deadline passes and the assertion below fails.
+    // Set once the migration has ended (committed and activated, or rolled back): the prober
+    // then goes on until that owner has accepted a probe, or the deadline passes and the
+    // assertion below fails.
     AtomicReference<NodeId> finalOwner = new AtomicReference<>();
     long sourceEpoch = cluster.table().epoch();
     long deadline = System.nanoTime() + 2 * migrationTimeout().toNanos();
@@ -282,14 +311,17 @@ public abstract class MigrationExecutorContractKit {
     Map<String, String> acked = load(m, 300);
     cluster.crashAfter(m, step);
     boolean committed;
-    if (cluster.table().epoch() >= m.targetEpoch()) {
+    PartitionAssignment table = cluster.table();
+    if (table.epoch() >= m.targetEpoch()) {
       // the crash came after the commit: resume must finish the move
-      CompletableFuture<Migration> resumed = cluster.executor().resume(m).toCompletableFuture();
+      CompletableFuture<Migration> resumed =
+          cluster.executor().resume(m, table).toCompletableFuture();
       assertThat(resumed).as("resume after %s", step)
           .succeedsWithin(migrationTimeout()).isEqualTo(m);
       committed = cluster.table().primary(m.partition()).equals(m.target());
+      activate("after resuming " + m); // a new leader activates after resuming
     } else {
-      committed = finish(m, cluster.executor().resume(m).toCompletableFuture());
+      committed = finish(m, cluster.executor().resume(m, table).toCompletableFuture());
     }
     NodeId owner = committed ? m.target() : m.source();
     NodeId other = committed ? m.source() : m.target();
@@ -305,6 +337,83 @@ public abstract class MigrationExecutorContractKit {
         .as("the other node %s refuses after resume from %s", other, step)
         .isNotEqualTo(WriteOutcome.ACCEPTED);
     assertThat(cluster.read(key)).contains("after");
+  }
+
+  @Test
+  void migrateStopsAtReadyToCommitAndActivateMakesTheTargetServe() throws Exception {
+    Migration m = firstMove();
+    Map<String, String> acked = load(m, 50);
+    long sourceEpoch = cluster.table().epoch();
+    cluster.record(m);
+    assertThat(cluster.executor().migrate(m).toCompletableFuture())
+        .succeedsWithin(migrationTimeout()).isEqualTo(m);
+    String key = cluster.keyIn(m.partition(), 0);
+    assertThat(cluster.write(m.target(), m.partition(), m.targetEpoch(), key, "early"))
+        .as("the target before the commit").isNotEqualTo(WriteOutcome.ACCEPTED);
+    assertThat(cluster.write(m.source(), m.partition(), sourceEpoch, key, "fenced"))
+        .as("the fenced source before the commit").isNotEqualTo(WriteOutcome.ACCEPTED);
+    cluster.commit(m);
+    activate("after committing " + m);
+    assertThat(cluster.write(m.target(), m.partition(), m.targetEpoch(), key, "served"))
+        .as("the target after activate").isEqualTo(WriteOutcome.ACCEPTED);
+    assertThat(cluster.write(m.source(), m.partition(), sourceEpoch, key, "late"))
+        .as("the source after activate").isEqualTo(WriteOutcome.REJECTED);
+    assertThat(cluster.read(key)).contains("served");
+    acked.remove(key);
+    assertReadable(acked, "after the move");
+  }
+
+  @Test
+  void activateIsIdempotent() {
+    Migration m = firstMove();
+    Map<String, String> acked = load(m, 50);
+    assertThat(runToEnd(m)).isTrue();
+    activate("a second time");
+    activate("a third time");
+    assertThat(cluster.table().primary(m.partition())).isEqualTo(m.target());
+    assertReadable(acked, "after activating again");
+    String key = cluster.keyIn(m.partition(), 0);
+    assertThat(cluster.write(m.target(), m.partition(), cluster.table().epoch(), key, "again"))
+        .isEqualTo(WriteOutcome.ACCEPTED);
+    assertThat(cluster.write(m.source(), m.partition(), m.targetEpoch() - 1, key, "late"))
+        .isEqualTo(WriteOutcome.REJECTED);
+    assertThat(cluster.step(m)).isEqualTo(last(cluster.recordedSteps()));
+  }
+
+  @Test
+  void aCrashBetweenCommitAndActivateIsFinishedByTheNextLeadersActivate() {
+    Migration m = firstMove();
+    Map<String, String> acked = load(m, 100);
+    cluster.crashAfterCommit(m);
+    assertThat(cluster.table().primary(m.partition())).isEqualTo(m.target());
+    activate("by the next leader"); // nothing is pending any more: activate alone finishes it
+    assertReadable(acked, "after a crash between commit and activate");
+    String key = cluster.keyIn(m.partition(), 0);
+    long epoch = cluster.table().epoch();
+    assertThat(cluster.write(m.target(), m.partition(), epoch, key, "after"))
+        .isEqualTo(WriteOutcome.ACCEPTED);
+    assertThat(cluster.write(m.source(), m.partition(), epoch, key, "wrong"))
+        .isNotEqualTo(WriteOutcome.ACCEPTED);
+    assertThat(cluster.read(key)).contains("after");
+    assertThat(cluster.step(m)).isEqualTo(last(cluster.recordedSteps()));
+  }
+
+  @Test
+  void resumeWithACommittedTableFinishesTheMove() {
+    Migration m = firstMove();
+    Map<String, String> acked = load(m, 100);
+    cluster.crashAfterCommit(m);
+    PartitionAssignment table = cluster.table();
+    assertThat(cluster.executor().resume(m, table).toCompletableFuture())
+        .as("resume with the table that commits it").succeedsWithin(migrationTimeout())
+        .isEqualTo(m);
+    String key = cluster.keyIn(m.partition(), 0);
+    assertThat(cluster.write(m.target(), m.partition(), table.epoch(), key, "after"))
+        .as("the target serves once resume finished").isEqualTo(WriteOutcome.ACCEPTED);
+    assertThat(cluster.write(m.source(), m.partition(), table.epoch(), key, "wrong"))
+        .isNotEqualTo(WriteOutcome.ACCEPTED);
+    acked.remove(key);
+    assertReadable(acked, "after resume with the committed table");
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.partkit.testkit;
 
 import io.partkit.spi.Migration;
 import io.partkit.spi.MigrationExecutor;
+import io.partkit.spi.PartitionAssignment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -12,7 +13,8 @@ import java.util.function.Predicate;
 /**
  * A {@link MigrationExecutor} for coordinator tests: it moves no data, records every call,
  * measures how many migrations were in flight at once, and can be told to hold migrations
- * forever, to simulate a crash mid-migration) or to roll some back.
+ * forever, to simulate a crash mid-migration) or to roll some back. It records every table it
+ * is asked to {@link #activate} and can be told to fail activations.
  *
  * <p>Migrations complete on another thread than the caller's (like a real executor's network
  * callbacks), so a coordinator that waits for them is exercised for real.
@@ -21,6 +23,8 @@ public final class RecordingMigrationExecutor implements MigrationExecutor {
 
   private final List<Migration> migrated = new ArrayList<>();
   private final List<Migration> resumed = new ArrayList<>();
+  private final List<PartitionAssignment> activated = new ArrayList<>();
+  private volatile boolean failActivations;
   private final List<CompletableFuture<Migration>> held = new ArrayList<>();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicInteger maxInFlight = new AtomicInteger();
@@ -47,10 +51,37 @@ public final class RecordingMigrationExecutor implements MigrationExecutor {
     return run(migration);
   }
 
+  /** From now on, {@link #activate} completes exceptionally (still recording the table). */
+  public RecordingMigrationExecutor failActivations(boolean fail) {
+    failActivations = fail;
+    return this;
+  }
+
   @Override
-  public CompletionStage<Migration> resume(Migration migration) {
+  public CompletionStage<Void> activate(PartitionAssignment committed) {
+    synchronized (this) {
+      activated.add(committed);
+    }
+    return failActivations
+        ? CompletableFuture.failedFuture(new IllegalStateException("activation failed by the test"))
+        : CompletableFuture.runAsync(() -> { });
+  }
+
+  /**
+   * A migration the committed table already decided is finished (or rolled back when the table
+   * does not make its target the owner) at once; any other runs as {@link #migrate} does.
+   */
+  @Override
+  public CompletionStage<Migration> resume(Migration migration, PartitionAssignment committed) {
     synchronized (this) {
       resumed.add(migration);
+    }
+    if (committed.epoch() >= migration.targetEpoch()) {
+      boolean taken = migration.partition() < committed.partitionCount()
+          && committed.primary(migration.partition()).equals(migration.target());
+      return taken ? CompletableFuture.completedFuture(migration)
+          : CompletableFuture.failedFuture(new IllegalStateException(
+              "the table at epoch " + committed.epoch() + " did not commit " + migration));
     }
     return run(migration);
   }
@@ -92,6 +123,11 @@ public final class RecordingMigrationExecutor implements MigrationExecutor {
   /** Every {@link #resume} call so far, in call order. */
   public synchronized List<Migration> resumed() {
     return List.copyOf(resumed);
+  }
+
+  /** Every table passed to {@link #activate} so far, in call order. */
+  public synchronized List<PartitionAssignment> activated() {
+    return List.copyOf(activated);
   }
 
   /** Most migrations in flight at one moment. */

@@ -65,7 +65,12 @@ class EtcdLeaderLossTest {
         }
 
         @Override
-        public CompletionStage<Migration> resume(Migration m) {
+        public CompletionStage<Void> activate(PartitionAssignment committed) {
+          return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public CompletionStage<Migration> resume(Migration m, PartitionAssignment committed) {
           return CompletableFuture.completedFuture(m);
         }
       };

@@ -68,7 +68,8 @@ public final class KvCoordinatorMain {
     if (o.containsKey("--secret-file")) {
       executorBuilder.secret(KvSecret.read(Path.of(o.get("--secret-file"))));
     }
-    KvMigrationExecutor executor = executorBuilder.store(store)
+    // The executor reads no store: addresses from here, the members as nodes to reconcile.
+    KvMigrationExecutor executor = executorBuilder.nodes(() -> store.members().ids())
         .addresses(addresses::get).maxConcurrentMigrations(k).stepTimeout(Duration.ofSeconds(15))
         .onStep((m, step) -> print("STEP " + step + " " + m.partition() + " " + m.source() + " "
             + m.target() + " " + m.targetEpoch()))
@@ -148,7 +149,7 @@ public final class KvCoordinatorMain {
     while (true) {
       int issued;
       try {
-        issued = executor.reconcile();
+        issued = executor.reconcile(store.read().table().orElseThrow());
       } catch (RuntimeException e) {
         issued = -1; // a node is unreachable (killed, paused, cut off): try again
       }

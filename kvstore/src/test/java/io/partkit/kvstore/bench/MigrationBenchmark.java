@@ -10,6 +10,7 @@ import io.partkit.kvstore.KvException;
 import io.partkit.kvstore.KvMigrationExecutor;
 import io.partkit.kvstore.KvNode;
 import io.partkit.kvstore.MigrationStep;
+import io.partkit.kvstore.StoreWiring;
 import io.partkit.spi.HashSlots;
 import io.partkit.spi.Member;
 import io.partkit.spi.Migration;
@@ -36,8 +37,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>It loads 100k keys into partition 0 (of 8, all on node {@code src}), starts client threads
  * doing 50% puts and 50% gets on seeded random keys of all partitions, measures for a while,
  * then migrates partition 0 to node {@code dst} as the coordinator would (record, migrate,
- * commit). It reports the fenced window (source fenced until the target serves: the time the
- * partition refused writes), and p50/p99/max latency of client operations before the move and
+ * commit, activate). It reports the fenced window (source fenced until the target serves: the
+ * time the partition refused writes), and p50/p99/max latency of client operations before the move and
  * during it, for all partitions and for the moving one.
  *
  * <pre>
@@ -99,7 +100,7 @@ public final class MigrationBenchmark {
     store.compareAndSetTable(MetadataStore.NO_TABLE, first);
     AtomicLong fencedAt = new AtomicLong();
     AtomicLong servingAt = new AtomicLong();
-    KvMigrationExecutor executor = KvMigrationExecutor.builder().store(store)
+    KvMigrationExecutor executor = StoreWiring.executor(store)
         .onStep((m, step) -> {
           if (step == MigrationStep.FENCED) {
             fencedAt.set(System.nanoTime());
@@ -189,7 +190,9 @@ public final class MigrationBenchmark {
     long copied = System.nanoTime();
     List<List<NodeId>> next = new ArrayList<>(first.replicaTable());
     next.set(0, List.of(dst.id()));
-    store.compareAndSetTable(1, PartitionAssignment.of("bench", 2, 0, first.scheme(), next));
+    PartitionAssignment committed = PartitionAssignment.of("bench", 2, 0, first.scheme(), next);
+    store.compareAndSetTable(1, committed);
+    executor.activate(committed); // the coordinator's step after the commit
     while (servingAt.get() == 0) {
       Thread.onSpinWait();
     }

@@ -73,6 +73,8 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
 
   private final MetadataStore store;
   private final RebalancePlanner planner;
+  /** The executor moves whole replica lists (see {@link MigrationExecutor#movesReplicas()}). */
+  private final boolean wholeReplicaLists;
   private final int minClusterSize;
   private final Duration heartbeatTimeout;
   private final InstantSource clock;
@@ -97,7 +99,9 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
     this.maxConcurrent = b.maxConcurrentMigrations;
     this.autoRebalance = b.autoRebalance;
     this.name = b.name;
-    this.planner = new RebalancePlanner(b.partitioner, maxConcurrent, executor != null);
+    this.wholeReplicaLists = executor != null && executor.movesReplicas();
+    this.planner = new RebalancePlanner(b.partitioner, maxConcurrent, executor != null,
+        wholeReplicaLists);
   }
 
   static ClusterCoordinator start(Coordinators.Builder b) {
@@ -363,7 +367,8 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
       WaveResult result = run(pending, executor::migrate);
       long epoch = wave.get(0).targetEpoch();
       Optional<PartitionAssignment> next = RebalancePlanner.commitTable(current, result.completed,
-          result.failed.isEmpty(), first ? Optional.of(plan.proposed()) : Optional.empty(), epoch);
+          result.failed.isEmpty(), first ? Optional.of(plan.proposed()) : Optional.empty(), epoch,
+          wholeReplicaLists);
       result.failed.forEach((m, e) -> rolledBack.add(m.partition() + " (" + m.source() + " -> "
           + m.target() + "): " + e));
       if (next.isEmpty()) {
@@ -431,7 +436,7 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
         current.epoch(), epoch);
     WaveResult result = run(pending, m -> executor.resume(m, current));
     Optional<PartitionAssignment> next = RebalancePlanner.commitTable(current, result.completed,
-        result.failed.isEmpty(), Optional.empty(), epoch);
+        result.failed.isEmpty(), Optional.empty(), epoch, wholeReplicaLists);
     boolean done = next.isPresent()
         ? store.compareAndSetTable(current.epoch(), next.get())
         : store.clearMigrations(current.epoch());

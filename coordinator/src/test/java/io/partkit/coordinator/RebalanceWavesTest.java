@@ -81,4 +81,34 @@ class RebalanceWavesTest {
       assertThat(store.read().pending()).isEmpty();
     }
   }
+
+  @Test
+  void anExecutorThatMovesReplicasGetsEveryChangedReplicaListAndOnlyCompletedOnesCommit() {
+    // partitions whose backups change (their primary stays) are migrations too; the odd ones
+    // fail, and their rows stay as they were
+    RecordingMigrationExecutor e = new RecordingMigrationExecutor().movingReplicas(true)
+        .rollBackWhen(m -> m.partition() % 2 == 1);
+    try (MetadataStore store = MetadataStores.embedded();
+        ClusterCoordinator c = coordinator(store, e, 12, 2)) {
+      c.join(Member.of("a"));
+      c.join(Member.of("b"));
+      c.rebalance();
+      c.join(Member.of("c"));
+      var before = c.table().orElseThrow();
+      List<Migration> planned = c.plan().migrations();
+      assertThat(planned).anySatisfy(m -> assertThat(m.movesPrimary()).isFalse());
+      for (Migration m : planned) {
+        assertThat(m.sourceReplicas()).isEqualTo(before.replicas(m.partition()));
+      }
+      var proposed = c.plan().proposed();
+      assertThatThrownBy(c::rebalance).hasMessageContaining("rolled back");
+      var after = c.table().orElseThrow();
+      java.util.Set<Integer> moved = new java.util.HashSet<>();
+      planned.forEach(m -> moved.add(m.partition()));
+      for (int p = 0; p < after.partitionCount(); p++) {
+        var expected = moved.contains(p) && p % 2 == 1 ? before.replicas(p) : proposed.replicas(p);
+        assertThat(after.replicas(p)).as("partition %d", p).isEqualTo(expected);
+      }
+    }
+  }
 }

@@ -71,4 +71,15 @@ public interface MigrationExecutor {
    *     is finished
    */
   CompletionStage<Migration> resume(Migration migration, PartitionAssignment committed);
+
+  /**
+   * Whether this executor moves every replica of a partition, not only its primary. If so, the
+   * coordinator hands it a migration for each partition whose replica list changes, backups
+   * included ({@link Migration#sourceReplicas()} to {@link Migration#targetReplicas()}), and a
+   * change it did not complete is not committed; if not, it gets primary moves only and changes
+   * of backups are committed without it.
+   */
+  default boolean movesReplicas() {
+    return false;
+  }
 }

@@ -29,12 +29,24 @@ public final class RecordingMigrationExecutor implements MigrationExecutor {
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicInteger maxInFlight = new AtomicInteger();
   private volatile boolean hold;
+  private volatile boolean movesReplicas;
   private volatile Predicate<Migration> rollBack = m -> false;
 
   /** From now on, migrations stay in flight forever (the process "crashed" mid-migration). */
   public RecordingMigrationExecutor holdMigrations() {
     hold = true;
     return this;
+  }
+
+  /** Whether it declares that it moves whole replica lists ({@link #movesReplicas()}). */
+  public RecordingMigrationExecutor movingReplicas(boolean whole) {
+    movesReplicas = whole;
+    return this;
+  }
+
+  @Override
+  public boolean movesReplicas() {
+    return movesReplicas;
   }
 
   /** Migrations matching {@code p} roll back (complete exceptionally). */

@@ -86,6 +86,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   private final BiConsumer<Migration, MigrationStep> listener;
   private final KvSecret secret; // null: no node asks
   private final Semaphore permits;
+  private final ReplicaAdmin replicas;
   private final int maxConcurrent;
   private final ExecutorService pool;
   private final ExecutorService reconciler;
@@ -108,6 +109,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     this.secret = b.secret;
     this.maxConcurrent = b.maxConcurrent;
     this.permits = new Semaphore(b.maxConcurrent, true);
+    this.replicas = new ReplicaAdmin(b.requestTimeout, b.secret);
     this.pool = Executors.newCachedThreadPool(daemon("kv-migration"));
     this.reconciler = Executors.newSingleThreadExecutor(daemon("kv-reconcile"));
   }
@@ -143,7 +145,14 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   @Override
   public CompletionStage<Migration> migrate(Migration migration) {
     requireNonNull(migration, "migration");
-    return run(migration, () -> toCopied(migration));
+    return run(migration, () -> replicated(migration) ? toReconfigured(migration)
+        : toCopied(migration));
+  }
+
+  /** Yes: a partition with backups changes its whole replica list in one migration. */
+  @Override
+  public boolean movesReplicas() {
+    return true;
   }
 
   /**
@@ -156,6 +165,10 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   public CompletionStage<Migration> resume(Migration migration, PartitionAssignment committed) {
     requireNonNull(migration, "migration");
     requireNonNull(committed, "committed");
+    if (replicated(migration)) {
+      return run(migration, () -> committed.epoch() >= migration.targetEpoch()
+          ? matchTable(migration, committed) : toReconfigured(migration));
+    }
     if (committed.epoch() >= migration.targetEpoch()) {
       return run(migration, () -> finishDecided(migration, committed));
     }
@@ -262,6 +275,113 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     expectOk(call(m.source(), "DROP", c -> c.admin(Wire.DROP, p, m.targetEpoch()), false));
     listener.accept(m, MigrationStep.SOURCE_DROPPED);
     return m;
+  }
+
+  // ---------------------------------------------------------------- replicated partitions
+
+  private static boolean replicated(Migration m) {
+    return m.sourceReplicas().size() > 1 || m.targetReplicas().size() > 1;
+  }
+
+  /**
+   * A partition with backups (or gaining them) moves by changing its replica list
+   * ({@link ReplicaAdmin#reconfigure}) at the target epoch. While the old primary still serves,
+   * replicas that stopped answering are first taken out of its writes and the new ones join and
+   * catch up, so that the part that refuses writes (from the fence to the commit) is short. When
+   * the primary is gone, the reconfiguration promotes a survivor first (a failover).
+   *
+   * <p>Once it has fenced, a replica change cannot be rolled back to an older epoch: if it fails
+   * after that, the partition stays unavailable (never wrong) until a table at or past its target
+   * epoch is committed, which the coordinator's next rebalance does.
+   */
+  private Migration toReconfigured(Migration m) {
+    listener.accept(m, MigrationStep.PLANNED);
+    int p = m.partition();
+    List<String> from = addressesOf(m.sourceReplicas());
+    List<String> to = addressesOf(m.targetReplicas());
+    List<String> joining = to.stream().filter(r -> !from.contains(r)).toList();
+    try {
+      prepareWhileServing(p, from, joining);
+      List<String> known = new ArrayList<>(from);
+      known.addAll(joining);
+      replicas.reconfigure(p, m.targetEpoch(), known, to);
+    } catch (IOException | RuntimeException e) {
+      throw new MigrationRolledBackException(m, "replicas of partition " + p + " not moved to "
+          + m.targetReplicas() + " at epoch " + m.targetEpoch() + " (replicas already at that"
+          + " epoch stay fenced until a table at or past it commits them): " + e.getMessage(), e);
+    }
+    listener.accept(m, MigrationStep.COPIED);
+    return m;
+  }
+
+  /**
+   * Best effort, at the primary's own epoch, when all of its replicas answer: the joining
+   * replicas catch up while it serves. Anything else is left to the reconfiguration, which does
+   * the same under the fence.
+   */
+  private void prepareWhileServing(int p, List<String> from, List<String> joining) {
+    try {
+      PartitionStatus primary = statusAt(from.get(0), p);
+      if (primary == null || primary.state() != PartitionState.OWNED) {
+        return; // the primary is gone: reconfigure fails over first
+      }
+      for (String backup : from.subList(1, from.size())) {
+        PartitionStatus s = statusAt(backup, p);
+        if (s == null || s.state() != PartitionState.BACKUP) {
+          // A backup is down: the primary's writes stall on it anyway, and taking it out of
+          // them needs a new epoch, which is the fence: leave it all to the reconfiguration.
+          return;
+        }
+      }
+      replicas.addBackups(p, primary.epoch(), from.get(0), joining);
+    } catch (IOException | RuntimeException e) {
+      // the reconfiguration does it under the fence
+    }
+  }
+
+  /**
+   * A table at or past the target epoch decided a replica change: bring the nodes to the
+   * table's row at the table's epoch (which every node accepts, as no replica is past it).
+   */
+  private Migration matchTable(Migration m, PartitionAssignment table) {
+    int p = m.partition();
+    if (p >= table.partitionCount()) {
+      throw new MigrationRolledBackException(m, "the table at epoch " + table.epoch()
+          + " has no partition " + p, null);
+    }
+    List<String> known = new ArrayList<>(addressesOf(m.sourceReplicas()));
+    addressesOf(m.targetReplicas()).stream().filter(r -> !known.contains(r)).forEach(known::add);
+    List<String> row = addressesOf(table.replicas(p));
+    row.stream().filter(r -> !known.contains(r)).forEach(known::add);
+    try {
+      replicas.reconfigure(p, table.epoch(), known, row);
+    } catch (IOException | RuntimeException e) {
+      throw new MigrationRolledBackException(m, "replicas of partition " + p + " not brought"
+          + " to the committed " + table.replicas(p) + ": " + e.getMessage(), e);
+    }
+    if (!table.replicas(p).equals(m.targetReplicas())) {
+      throw new MigrationRolledBackException(m, "the table at epoch " + table.epoch()
+          + " did not commit it; the replicas follow the table's " + table.replicas(p), null);
+    }
+    listener.accept(m, MigrationStep.COMMITTED);
+    return m;
+  }
+
+  private List<String> addressesOf(List<NodeId> nodes) {
+    List<String> out = new ArrayList<>(nodes.size());
+    for (NodeId n : nodes) {
+      out.add(requireNonNull(addresses.apply(n), () -> "no address for node " + n));
+    }
+    return out;
+  }
+
+  private PartitionStatus statusAt(String address, int partition) {
+    try (TcpNodeClient c = new TcpNodeClient(TcpKvNode.parseAddress(address), requestTimeout,
+        secret)) {
+      return c.status(partition);
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
   }
 
   private Migration toCopied(Migration m) {
@@ -391,9 +511,19 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     requireNonNull(table, "table");
     for (int p = 0; p < table.partitionCount(); p++) {
       int partition = p;
-      KvReply r = call(table.primary(p), "ASSIGN",
-          c -> c.admin(Wire.ASSIGN, partition, table.epoch()), false);
-      expectOk(r);
+      if (table.replicas(p).size() == 1) {
+        KvReply r = call(table.primary(p), "ASSIGN",
+            c -> c.admin(Wire.ASSIGN, partition, table.epoch()), false);
+        expectOk(r);
+        continue;
+      }
+      List<String> row = addressesOf(table.replicas(p));
+      try {
+        replicas.create(p, table.epoch(), row.get(0), row.subList(1, row.size()));
+      } catch (IOException e) {
+        throw new IllegalStateException("partition " + p + " could not be created on "
+            + table.replicas(p) + ": " + e.getMessage(), e);
+      }
     }
   }
 
@@ -514,7 +644,24 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
         }
       }
     }
+    // replicated copies the table left behind: a deposed primary that was cut off during its
+    // failover, a backup taken out of the list; every acknowledged write is on the table's row
+    for (Map.Entry<NodeId, List<PartitionStatus>> e : held.entrySet()) {
+      NodeId node = e.getKey();
+      for (PartitionStatus s : e.getValue()) {
+        boolean replica = s.state() == PartitionState.OWNED || s.state() == PartitionState.BACKUP;
+        if (replica && s.partition() < table.partitionCount() && s.epoch() < epoch
+            && !table.replicas(s.partition()).contains(node)
+            && !movingHere(s.partition()) && tryCall(node, Wire.DROP, s.partition(), epoch)) {
+          ops++; // an unreplicated owner refuses: it is the only copy, moved by migrations
+        }
+      }
+    }
     return ops;
+  }
+
+  private boolean movingHere(int partition) {
+    return active.containsKey(partition) || copied.containsKey(partition);
   }
 
   private boolean serves(NodeId node, int partition) {
@@ -546,8 +693,8 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     involved.addAll(active.values());
     involved.addAll(copied.values());
     for (Migration m : involved) {
-      nodes.add(m.source());
-      nodes.add(m.target());
+      nodes.addAll(m.sourceReplicas());
+      nodes.addAll(m.targetReplicas());
     }
     try {
       nodes.addAll(extraNodes.get());
@@ -570,6 +717,9 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   private void activateCommitted(PartitionAssignment table, List<Migration> decided,
       List<String> problems) {
     for (Migration m : decided) {
+      if (replicated(m)) {
+        continue; // its replicas serve at the target epoch already (see toReconfigured)
+      }
       if (table.epoch() < m.targetEpoch() || m.partition() >= table.partitionCount()
           || !table.primary(m.partition()).equals(m.target())) {
         continue; // abandoned: the reconcile rolls it back

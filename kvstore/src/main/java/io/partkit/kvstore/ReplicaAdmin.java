@@ -88,22 +88,25 @@ final class ReplicaAdmin {
 
   /**
    * Moves a partition from the replicas {@code from} (the committed table's, primary first) to
-   * {@code to} at {@code newEpoch}, with writes refused only while the primary changes:
+   * {@code to} at {@code newEpoch}:
    * <ol>
-   *   <li>every reachable replica of {@code from} becomes a backup at the new epoch, which
-   *       fences the old primary wherever it is (dead, paused or cut off);
-   *   <li>the survivors are those within one write of the most advanced (the others missed
-   *       acknowledged writes: a replica taken out of the write set by an earlier, unfinished
-   *       reconfiguration); every acknowledged write is on each of them;
+   *   <li>the survivors are the reachable, caught-up replicas of the latest configuration (the
+   *       highest epoch among them): each holds every acknowledged write, and they differ by at
+   *       most the last, unacknowledged one. A replica at an older epoch was left out of a later
+   *       configuration and may have missed acknowledged writes (or hold one nobody else has),
+   *       however close its sequence number looks: it is never a survivor;
+   *   <li>the survivors become backups at the new epoch, which fences the old primary wherever
+   *       it is (dead, paused or cut off: it needs every one of them for each write and read);
    *   <li>one survivor (the new primary if it is one) leads at the new epoch and levels them;
-   *       replicas of {@code to} that are not survivors join and catch up while it serves;
+   *       replicas of {@code to} that are not survivors join and catch up from it;
    *   <li>the new primary takes over with exactly {@code to}'s backups; the rest are dropped.
    * </ol>
-   * Idempotent at one epoch: a reconfiguration cut short is run again from the same
-   * {@code from}, and a replica that already caught up at this epoch counts as a survivor.
+   * No client is served at the new epoch before the coordinator commits it (clients carry the
+   * committed epoch, which the new primary refuses as older), so nothing is written meanwhile.
+   * Idempotent at one epoch: a reconfiguration cut short is run again with the same arguments.
    *
-   * @throws IOException if no replica of {@code from} survives (the data is on no live node) or
-   *     a replica of {@code to} cannot be reached
+   * @throws IOException if no replica survives (the data is on no reachable node) or a replica
+   *     of {@code to} cannot be reached
    */
   void reconfigure(int partition, long newEpoch, List<String> from, List<String> to)
       throws IOException {
@@ -112,37 +115,39 @@ final class ReplicaAdmin {
     }
     List<String> candidates = new ArrayList<>(from);
     to.stream().filter(r -> !candidates.contains(r)).forEach(candidates::add);
-    Map<String, Long> seqs = new LinkedHashMap<>();
+    Map<String, long[]> whole = new LinkedHashMap<>(); // replica -> {epoch, seq}
     for (String replica : candidates) {
-      KvReply fenced = tryCall(replica, NodeConnection.request(Wire.CONFIGURE, partition,
-          newEpoch).i8(TcpKvNode.ROLE_BACKUP).toBytes());
-      if (!fenced.isOk()) {
-        continue; // dead, unreachable, or no copy: not a survivor
+      KvReply status = tryCall(replica, NodeConnection.request(Wire.STATUS, partition, 0)
+          .toBytes());
+      if (!status.isOk()) {
+        continue; // dead or unreachable: not a survivor
       }
-      KvReply confirmed = tryCall(replica, NodeConnection.request(Wire.CONFIRM, partition,
-          newEpoch).toBytes());
-      if (confirmed.isOk()) {
-        Wire.Reader r = new Wire.Reader(confirmed.value());
-        long seq = r.i64();
-        r.bytes();
-        r.bytes();
-        if (r.i8() == 0) { // caught up
-          seqs.put(replica, seq);
-        }
+      Wire.Reader r = new Wire.Reader(status.value());
+      PartitionState state = PartitionState.ofCode(r.i8());
+      r.i64(); // keys
+      long seq = r.i64();
+      boolean catchingUp = r.i8() != 0;
+      boolean replica_ = state == PartitionState.OWNED || state == PartitionState.BACKUP;
+      if (replica_ && !catchingUp && status.epoch() <= newEpoch) {
+        whole.put(replica, new long[] {status.epoch(), seq});
       }
     }
-    long max = seqs.values().stream().mapToLong(Long::longValue).max().orElse(-1);
+    long latest = whole.values().stream().mapToLong(v -> v[0]).max().orElse(-1);
+    long maxSeq = whole.values().stream().filter(v -> v[0] == latest).mapToLong(v -> v[1])
+        .max().orElse(-1);
     List<String> survivors = new ArrayList<>();
-    for (Map.Entry<String, Long> e : seqs.entrySet()) {
-      if (e.getValue() >= max - 1) {
-        survivors.add(e.getKey());
-      } else { // stale: its copy goes, so that it can join again if the new list has it
-        tryCall(e.getKey(), NodeConnection.request(Wire.DROP, partition, newEpoch).toBytes());
+    for (Map.Entry<String, long[]> e : whole.entrySet()) {
+      if (e.getValue()[0] == latest && e.getValue()[1] >= maxSeq - 1) {
+        KvReply fenced = tryCall(e.getKey(), NodeConnection.request(Wire.CONFIGURE, partition,
+            newEpoch).i8(TcpKvNode.ROLE_BACKUP).toBytes());
+        if (fenced.isOk()) {
+          survivors.add(e.getKey());
+        }
       }
     }
     if (survivors.isEmpty()) {
       throw new IOException("no replica of partition " + partition + " survives among " + from
-          + ": none could be reached with a whole copy");
+          + ": none could be reached with a whole copy of the latest configuration");
     }
     String primary = to.get(0);
     String interim = survivors.contains(primary) ? primary : survivors.get(0);
@@ -156,11 +161,19 @@ final class ReplicaAdmin {
           .i8(TcpKvNode.ROLE_BACKUP).toBytes()), "hand-over of partition " + partition
           + " from " + interim);
     }
-    promote(partition, newEpoch, primary, to.subList(1, to.size()));
-    List<String> extra = new ArrayList<>(survivors);
-    extra.add(interim);
-    for (String replica : extra) {
+    // A survivor left out of the new list is at the new epoch: it must go before the new
+    // primary writes without it, or a later reconfiguration could take it, one write behind on
+    // another line of writes, for a member of the latest configuration.
+    for (String replica : survivors) {
       if (!to.contains(replica)) {
+        expectOk(call(replica, NodeConnection.request(Wire.DROP, partition, newEpoch)
+            .toBytes()), "drop of partition " + partition + " on " + replica);
+      }
+    }
+    promote(partition, newEpoch, primary, to.subList(1, to.size()));
+    for (String replica : candidates) {
+      if (!to.contains(replica) && !survivors.contains(replica)) {
+        // an older copy (never a survivor again); one unreachable now goes at a later reconcile
         tryCall(replica, NodeConnection.request(Wire.DROP, partition, newEpoch).toBytes());
       }
     }

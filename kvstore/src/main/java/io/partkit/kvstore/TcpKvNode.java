@@ -102,7 +102,8 @@ final class TcpKvNode implements KvNode {
     }
 
     long visibleEpoch() {
-      return state == PartitionState.OWNED || state == PartitionState.ABSENT ? epoch : moveEpoch;
+      return state == PartitionState.OWNED || state == PartitionState.ABSENT
+          || state == PartitionState.BACKUP ? epoch : moveEpoch;
     }
   }
 
@@ -407,9 +408,11 @@ final class TcpKvNode implements KvNode {
       case Wire.CONFIRM -> confirmEpoch(part, epoch);
       case Wire.CATCHUP -> catchUp(part, epoch, r.utf());
       case Wire.STATUS -> {
-        PartitionStatus s = status(partition);
-        yield KvReply.ok(s.epoch(),
-            new Wire.Writer().i8(s.state().code()).i64(s.keys()).toBytes());
+        synchronized (part) { // replicas also tell their last write's seq and whether caught up
+          yield KvReply.ok(part.visibleEpoch(), new Wire.Writer().i8(part.state.code())
+              .i64(part.data.size()).i64(part.seq)
+              .i8(part.catchingUp || part.catchupLost ? 1 : 0).toBytes());
+        }
       }
       case Wire.LIST -> list();
       default -> KvReply.of(Status.ERROR, 0, "unknown op " + op);
@@ -1113,7 +1116,10 @@ final class TcpKvNode implements KvNode {
     synchronized (part) {
       boolean again = part.state == PartitionState.BACKUP
           && (part.epoch < epoch || part.catchingUp || part.catchupLost);
-      if (!(part.state == PartitionState.ABSENT || again) || part.epoch > epoch || part.pulling) {
+      boolean deposed = part.state == PartitionState.OWNED && !part.backups.isEmpty()
+          && part.epoch < epoch && part.tracking == null;
+      if (!(part.state == PartitionState.ABSENT || again || deposed) || part.epoch > epoch
+          || part.pulling) {
         return refused(part, "JOIN as a backup at epoch " + epoch);
       }
       log.append(clearRecord(part.id));

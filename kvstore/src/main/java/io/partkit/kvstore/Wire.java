@@ -52,9 +52,9 @@ import java.util.Arrays;
  * bytes    = int32 length (-1 = null), the bytes
  * utf      = bytes of the UTF-8 encoding
  * </pre>
- * All integers are big-endian. A STATUS answer's value is int8 state, int64 keys; a SNAPSHOT
- * answer's value (and a DELTA or DRAIN answer's) is int32 count, count x (bytes key, bytes value), int8
- * more; a LIST answer's
+ * All integers are big-endian. A STATUS answer's value is int8 state, int64 keys, int64 seq (the
+ * last replicated write), int8 catching up; a SNAPSHOT answer's value (and a DELTA or DRAIN
+ * answer's) is int32 count, count x (bytes key, bytes value), int8 more; a LIST answer's
  * value is int32 count, count x (int32 partition, int8 state, int64 epoch, int64 keys), where
  * epoch is as in {@link PartitionStatus}.
  */

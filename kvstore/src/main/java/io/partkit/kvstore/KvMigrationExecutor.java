@@ -109,7 +109,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     this.secret = b.secret;
     this.maxConcurrent = b.maxConcurrent;
     this.permits = new Semaphore(b.maxConcurrent, true);
-    this.replicas = new ReplicaAdmin(b.requestTimeout, b.secret);
+    this.replicas = new ReplicaAdmin(b.requestTimeout, b.copyTimeout, b.secret);
     this.pool = Executors.newCachedThreadPool(daemon("kv-migration"));
     this.reconciler = Executors.newSingleThreadExecutor(daemon("kv-reconcile"));
   }

@@ -22,10 +22,16 @@ import java.util.Map;
 final class ReplicaAdmin {
 
   private final Duration timeout;
+  private final Duration copyTimeout;
   private final KvSecret secret;
 
-  ReplicaAdmin(Duration timeout, KvSecret secret) {
+  /**
+   * @param timeout how long one step may take on a node
+   * @param copyTimeout how long a backup may take to catch up (one call copies the partition)
+   */
+  ReplicaAdmin(Duration timeout, Duration copyTimeout, KvSecret secret) {
     this.timeout = timeout;
+    this.copyTimeout = copyTimeout;
     this.secret = secret;
   }
 
@@ -58,7 +64,8 @@ final class ReplicaAdmin {
         + partition + " on " + primary);
     for (String backup : backups) {
       expectOk(call(backup, NodeConnection.request(Wire.CATCHUP, partition, epoch)
-          .utf(primary).toBytes()), "catch-up of partition " + partition + " on " + backup);
+          .utf(primary).toBytes(), copyTimeout), "catch-up of partition " + partition + " on "
+          + backup);
     }
   }
 
@@ -198,7 +205,11 @@ final class ReplicaAdmin {
   }
 
   private KvReply call(String address, byte[] request) throws IOException {
-    try (NodeConnection c = NodeConnection.open(TcpKvNode.parseAddress(address), timeout,
+    return call(address, request, timeout);
+  }
+
+  private KvReply call(String address, byte[] request, Duration within) throws IOException {
+    try (NodeConnection c = NodeConnection.open(TcpKvNode.parseAddress(address), within,
         secret)) {
       return c.call(request);
     }

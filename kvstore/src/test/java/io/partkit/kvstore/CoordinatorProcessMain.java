@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A coordinator as its own process, for tests that kill it: {@code --store <file> --partitions
- * <n> --members id=host:port,... [--max-concurrent k] [--pause-after STEP]}.
+ * <n> --members id=host:port,... [--max-concurrent k] [--pause-after STEP] [--replicas r]
+ * [--failed id,...] [--request-timeout seconds]}.
  *
  * <p>It opens the embedded store persisted in the file (a coordinator that died left its pending
  * migrations there; building the coordinator resumes them), joins the members, rebalances,
@@ -47,13 +48,21 @@ public final class CoordinatorProcessMain {
       members.put(NodeId.of(kv[0]), kv[1]);
     }
     int k = Integer.parseInt(o.getOrDefault("--max-concurrent", "2"));
+    int replicas = Integer.parseInt(o.getOrDefault("--replicas", "1"));
+    Duration requestTimeout = Duration.ofSeconds(
+        Long.parseLong(o.getOrDefault("--request-timeout", "5")));
     String pauseAfter = o.get("--pause-after");
     BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in,
         StandardCharsets.UTF_8));
     AtomicBoolean paused = new AtomicBoolean();
     MetadataStore store = MetadataStores.embedded(Path.of(o.get("--store")));
+    // every node the store knows, failed ones included: their copies are sources
+    Map<NodeId, String> addresses = new HashMap<>();
+    store.members().members().forEach(m -> addresses.put(m.id(), m.address()));
+    addresses.putAll(members);
     KvMigrationExecutor executor = KvMigrationExecutor.builder()
-        .addresses(members::get).nodes(members::keySet).maxConcurrentMigrations(k)
+        .addresses(addresses::get).nodes(members::keySet).maxConcurrentMigrations(k)
+        .requestTimeout(requestTimeout)
         .stepTimeout(Duration.ofSeconds(20))
         .onStep((m, step) -> {
           if (step.name().equals(pauseAfter) && paused.compareAndSet(false, true)) {
@@ -69,11 +78,17 @@ public final class CoordinatorProcessMain {
         }).build();
     ClusterCoordinator coordinator = Coordinators.builder().store(store)
         .strategy("fixed", PartitionerConfig.of("partitions",
-            Integer.parseInt(o.get("--partitions")), "replicas", 1))
+            Integer.parseInt(o.get("--partitions")), "replicas", replicas))
         .minClusterSize(1).heartbeatTimeout(Duration.ofHours(1)).migrationExecutor(executor)
         .maxConcurrentMigrations(k).build(); // resumes what a dead predecessor left pending
     for (Map.Entry<NodeId, String> e : members.entrySet()) {
       coordinator.join(new Member(e.getKey(), e.getValue(), 1, "", ""));
+    }
+    if (o.containsKey("--failed")) {
+      // declared failed, as checkFailures() does once a member's heartbeats stop
+      for (String id : o.get("--failed").split(",")) {
+        coordinator.leave(NodeId.of(id));
+      }
     }
     RebalancePlan plan = coordinator.rebalance();
     PartitionAssignment table = store.read().table().orElseThrow();
@@ -101,7 +116,8 @@ public final class CoordinatorProcessMain {
         try (TcpNodeClient c = new TcpNodeClient(TcpKvNode.parseAddress(e.getValue()),
             Duration.ofSeconds(10))) {
           for (PartitionStatus s : c.list()) {
-            if (s.state() != PartitionState.OWNED && s.state() != PartitionState.ABSENT) {
+            if (s.state() != PartitionState.OWNED && s.state() != PartitionState.ABSENT
+                && s.state() != PartitionState.BACKUP) {
               transit.add(e.getKey() + ": " + s);
             }
           }

@@ -154,6 +154,24 @@ final class ProcessCluster implements AutoCloseable {
     nodes.remove(NodeId.of(id)).kill();
   }
 
+  /** Stops a node with SIGSTOP: it keeps its sockets and its state, and answers nothing. */
+  void pauseNode(String id) throws Exception {
+    signal(id, "-STOP");
+  }
+
+  /** Lets a paused node run again (SIGCONT). */
+  void resumeNode(String id) throws Exception {
+    signal(id, "-CONT");
+  }
+
+  private void signal(String id, String signal) throws Exception {
+    long pid = nodes.get(NodeId.of(id)).process.pid();
+    Process kill = new ProcessBuilder("kill", signal, Long.toString(pid)).inheritIO().start();
+    if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IllegalStateException("kill " + signal + " " + pid + " failed");
+    }
+  }
+
   void restartNode(String id) throws Exception {
     startNode(id);
   }

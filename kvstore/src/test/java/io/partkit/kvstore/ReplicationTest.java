@@ -29,7 +29,7 @@ class ReplicationTest {
 
   @TempDir Path dir;
   private final List<KvNode> nodes = new ArrayList<>();
-  private final ReplicaAdmin admin = new ReplicaAdmin(TIMEOUT, null);
+  private final ReplicaAdmin admin = new ReplicaAdmin(TIMEOUT, TIMEOUT, null);
 
   @AfterEach
   void closeNodes() {

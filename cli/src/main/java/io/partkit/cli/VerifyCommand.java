@@ -46,7 +46,8 @@ final class VerifyCommand implements Callable<Integer> {
 
   @Option(names = "--nemesis", defaultValue = "", split = ",", paramLabel = "KIND",
       description = "Faults, comma-separated: kill, pause, partition (needs --runtime netns), "
-          + "membership (kv, hazelcast) and migration (kv). Default: none.")
+          + "membership (kv, hazelcast), migration (kv) and lose (kv with --option replicas=2 "
+          + "or more: a node and its disk lost for good). Default: none.")
   List<String> nemesis;
 
   @Option(names = "--time", defaultValue = "30s", paramLabel = "DURATION",
@@ -81,8 +82,9 @@ final class VerifyCommand implements Callable<Integer> {
   String checkTimeLimit;
 
   @Option(names = "--option", paramLabel = "KEY=VALUE",
-      description = "A system option. kv: partitions=16, fault=ack-before-log, "
-          + "serve-while-fenced or skip-epoch-check (deliberately broken nodes); etcd: "
+      description = "A system option. kv: partitions=16, replicas=1, fault=ack-before-log, "
+          + "serve-while-fenced, skip-epoch-check or skip-replication (deliberately broken "
+          + "nodes); etcd: "
           + "etcd=PATH (the binary; default: found on PATH); hazelcast: "
           + "partitioning=hazelcast|partkit, merge-policy=PutIfAbsentMergePolicy, backups=1, "
           + "routing=smart|member, split-brain-protection=N, no-heartbeat-seconds=5, "

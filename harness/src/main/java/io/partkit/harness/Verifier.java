@@ -92,7 +92,7 @@ public final class Verifier {
     try {
       runtime = Runtimes.named(spec.runtime(), dir);
       for (Nemesis n : nemeses) {
-        n.unsupported(system, runtime, spec.nodes()).ifPresent(why -> {
+        n.unsupported(system, runtime, spec.nodes(), spec.options()).ifPresent(why -> {
           throw new IllegalArgumentException("nemesis " + n.name() + " cannot run here: " + why);
         });
       }

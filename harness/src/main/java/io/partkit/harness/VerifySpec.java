@@ -11,7 +11,8 @@ import java.util.Objects;
  *
  * @param system {@code kv} or {@code etcd}
  * @param nodes data nodes (etcd: 3 or 5 members)
- * @param nemeses the fault kinds (kill, pause, partition, membership, migration); empty: none
+ * @param nemeses the fault kinds (kill, pause, partition, membership, migration, lose); empty:
+ *     none
  * @param time how long clients run while faults are injected
  * @param concurrency client workers
  * @param rate operations per second over all workers; 0 for as fast as they go

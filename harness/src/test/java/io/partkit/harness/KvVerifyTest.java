@@ -1,6 +1,7 @@
 package io.partkit.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partkit.verification.checker.Verdict;
 import java.nio.file.Files;
@@ -58,6 +59,32 @@ class KvVerifyTest {
     assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(3);
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
     assertThat(r.dir().resolve("m1.log")).as("the metadata etcd's log").isNotEmptyFile();
+  }
+
+  @Test
+  void replicatedKvKeepsEveryAcknowledgedWriteWhenNodesAreLostForGood() throws Exception {
+    RunResult r = run(kv(16, "lose", "kill", "pause").options(Map.of("replicas", "3")).build());
+    assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(3);
+    String history = Files.readString(r.dir().resolve("history.edn"));
+    assertThat(history).as("a node was lost for good, disk and all").containsPattern("lose n\\d");
+    assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(100);
+    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
+  }
+
+  @Test
+  void acknowledgingBeforeReplicationIsCaughtByLosingNodes() {
+    RunResult r = run(kv(17, "lose")
+        .options(Map.of("replicas", "3", "fault", "skip-replication")).build());
+    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.INVALID);
+    assertThat(r.lostWrites().lost()).as("lost acknowledged writes").isNotEmpty();
+  }
+
+  @Test
+  void losingNodesNeedsCopiesOnSeveralNodes() {
+    assertThatThrownBy(() -> run(kv(18, "lose").build()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("nemesis lose cannot run here")
+        .hasMessageContaining("replicas=1");
   }
 
   @Test

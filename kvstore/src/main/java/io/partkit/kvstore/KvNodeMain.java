@@ -14,7 +14,8 @@ import java.util.Map;
  * [--host 127.0.0.1]}.
  *
  * <p>{@code --unsafe-test-fault NAME} starts it with a deliberate data-losing bug
- * ({@code ack-before-log}, {@code serve-while-fenced}, {@code skip-epoch-check}) for harness runs
+ * ({@code ack-before-log}, {@code serve-while-fenced}, {@code skip-epoch-check},
+ * {@code skip-replication}) for harness runs
  * that must prove they catch a broken store. Never use it for data you keep.
  *
  * <p>Once it listens it prints {@code KVNODE LISTENING host:port} on standard output, which is

@@ -496,7 +496,7 @@ final class TcpKvNode implements KvNode {
         differing = current;
         failed = true;
         seq = log.lastAppended(); // the failed CAS read the current value: wait as a read does
-      } else if (!part.backups.isEmpty()) {
+      } else if (!part.backups.isEmpty() && fault != UnsafeTestFault.SKIP_REPLICATION) {
         KvReply notReplicated = replicateToBackups(part, key, value);
         if (notReplicated != null) {
           return notReplicated;

@@ -23,7 +23,12 @@ enum UnsafeTestFault {
    * Skip the epoch check: an owner serves requests carrying an older epoch, and a node whose
    * partition was dropped after a migration keeps serving clients whose table is stale.
    */
-  SKIP_EPOCH_CHECK;
+  SKIP_EPOCH_CHECK,
+  /**
+   * A primary acknowledges a write once it holds it, without sending it to its backups, so a
+   * primary lost for good takes those writes with it: "acknowledged before replication".
+   */
+  SKIP_REPLICATION;
 
   /** The command-line name: lower case with '-', e.g. {@code ack-before-log}. */
   String cliName() {

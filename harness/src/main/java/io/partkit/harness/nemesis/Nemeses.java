@@ -24,7 +24,7 @@ public final class Nemeses {
 
   /** The names {@link #named} knows. */
   public static final List<String> NAMES =
-      List.of("kill", "pause", "partition", "membership", "migration");
+      List.of("kill", "pause", "partition", "membership", "migration", "lose");
 
   private Nemeses() {}
 
@@ -40,6 +40,7 @@ public final class Nemeses {
       case "partition" -> new Partition();
       case "membership" -> new Membership();
       case "migration" -> new MidMigration();
+      case "lose" -> new Lose();
       default -> throw new IllegalArgumentException("unknown nemesis '" + name
           + "': expected one of " + String.join(", ", NAMES));
     };
@@ -114,6 +115,36 @@ public final class Nemeses {
       String node = target(system, random);
       inject.accept(system, node);
       return fault(name + " " + node, () -> undo.accept(system, node));
+    }
+  }
+
+  /**
+   * A node lost for good: its process killed and its disk deleted; the system declares it
+   * failed and must serve everything from the other copies. Healed by a new, empty node in its
+   * place. Only for a system run with copies on several nodes.
+   */
+  static final class Lose implements Nemesis {
+    @Override
+    public String name() {
+      return "lose";
+    }
+
+    @Override
+    public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime,
+        int nodes) {
+      return system.cannotLoseNodes(Map.of(), nodes);
+    }
+
+    @Override
+    public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime, int nodes,
+        Map<String, String> options) {
+      return system.cannotLoseNodes(options, nodes);
+    }
+
+    @Override
+    public Fault start(SystemUnderTest system, NodeRuntime runtime, Random random) {
+      String node = system.nodes().get(random.nextInt(system.nodes().size()));
+      return fault(system.lose(node), () -> system.replace(node));
     }
   }
 

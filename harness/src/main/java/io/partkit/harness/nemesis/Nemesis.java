@@ -2,6 +2,7 @@ package io.partkit.harness.nemesis;
 
 import io.partkit.harness.runtime.NodeRuntime;
 import io.partkit.harness.system.SystemUnderTest;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 
@@ -12,7 +13,7 @@ import java.util.Random;
  */
 public interface Nemesis {
 
-  /** The name on the command line: kill, pause, partition, membership, migration. */
+  /** The name on the command line: kill, pause, partition, membership, migration, lose. */
   String name();
 
   /**
@@ -21,6 +22,15 @@ public interface Nemesis {
    * Asked before the system starts.
    */
   Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime, int nodes);
+
+  /**
+   * As {@link #unsupported(SystemUnderTest, NodeRuntime, int)}, for a system started with
+   * {@code options} (some faults need a system configured to survive them).
+   */
+  default Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime, int nodes,
+      Map<String, String> options) {
+    return unsupported(system, runtime, nodes);
+  }
 
   /** Starts a fault, choosing its targets with {@code random}. */
   Fault start(SystemUnderTest system, NodeRuntime runtime, Random random);

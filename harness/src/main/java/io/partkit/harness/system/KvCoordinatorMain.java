@@ -25,7 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * The kv system's coordinator as its own process, so the nemesis can {@code kill -9} it between
  * recording a migration and committing it:
  * {@code --store <file> --partitions <n> --members id=host:port,... [--addresses id=host:port,...]
- * [--max-concurrent k] [--etcd url,... --etcd-prefix /p] [--secret-file f]}. {@code --addresses} names every node
+ * [--max-concurrent k] [--replicas r] [--etcd url,... --etcd-prefix /p] [--secret-file f]}. {@code --addresses} names every node
  * that may hold data, members or not (a restarted coordinator must still reach a node that left
  * to finish moving its partitions off it).
  *
@@ -58,6 +58,7 @@ public final class KvCoordinatorMain {
     Map<NodeId, String> addresses = new ConcurrentHashMap<>(parseMembers(o.get("--members")));
     addresses.putAll(parseMembers(o.getOrDefault("--addresses", "")));
     int k = Integer.parseInt(o.getOrDefault("--max-concurrent", "2"));
+    int replicas = Integer.parseInt(o.getOrDefault("--replicas", "1"));
     // The embedded store persisted in a file, or etcd when --etcd names its client URLs.
     MetadataStore store = o.containsKey("--etcd")
         ? EtcdMetadataStores.builder().endpoints(List.of(o.get("--etcd").split(",")))
@@ -76,7 +77,7 @@ public final class KvCoordinatorMain {
         .build();
     ClusterCoordinator coordinator = Coordinators.builder().store(store)
         .strategy("fixed", PartitionerConfig.of("partitions",
-            Integer.parseInt(o.get("--partitions")), "replicas", 1))
+            Integer.parseInt(o.get("--partitions")), "replicas", replicas))
         .minClusterSize(1).heartbeatTimeout(Duration.ofDays(1)).migrationExecutor(executor)
         .maxConcurrentMigrations(k).build();
     converge(coordinator, store, executor, addresses, parseMembers(o.get("--members")));

@@ -47,7 +47,10 @@ import java.util.stream.Collectors;
  * file the coordinator persists; or {@code etcd}: a one-member etcd cluster {@code m1} started on
  * the same runtime, never faulted, holds the table, migrations and members, and clients read
  * tables from it), {@code fault} (a deliberate kvstore bug for every node:
- * {@code ack-before-log}, {@code serve-while-fenced}, {@code skip-epoch-check}).
+ * {@code ack-before-log}, {@code serve-while-fenced}, {@code skip-epoch-check},
+ * {@code skip-replication}), {@code replicas} (copies of each partition, default 1; with 2 or
+ * more, and more nodes than copies, the {@code lose} nemesis can take a node and its disk away
+ * for good).
  */
 final class KvSystem implements SystemUnderTest {
 
@@ -67,6 +70,7 @@ final class KvSystem implements SystemUnderTest {
   private KvSecret secret;
   private Path secretFile;
   private int partitions;
+  private int replicas;
   private Random random;
   /** With the option metadata=etcd: the coordinator's etcd, and the store clients read tables from. */
   private EtcdSystem metadataCluster;
@@ -86,6 +90,7 @@ final class KvSystem implements SystemUnderTest {
     this.runtime = ctx.runtime();
     this.random = new Random(ctx.seed() ^ 0x6b76L);
     this.partitions = Integer.parseInt(ctx.options().getOrDefault("partitions", "16"));
+    this.replicas = replicas(ctx.options());
     String fault = ctx.options().get("fault");
     List<String> names = new ArrayList<>();
     for (int i = 1; i <= ctx.nodes(); i++) {
@@ -154,7 +159,8 @@ final class KvSystem implements SystemUnderTest {
     List<String> args = new ArrayList<>(List.of("--store", storeFile.toString(), "--partitions",
         Integer.toString(partitions), "--members", memberList(), "--addresses",
         nodes.stream().map(n -> n + "=" + address(n)).collect(Collectors.joining(",")),
-        "--max-concurrent", "2", "--secret-file", secretFile.toString()));
+        "--max-concurrent", "2", "--secret-file", secretFile.toString(),
+        "--replicas", Integer.toString(replicas)));
     if (metadataCluster != null) {
       args.addAll(List.of("--etcd", String.join(",", metadataCluster.clientUrls()),
           "--etcd-prefix", ETCD_PREFIX));
@@ -219,6 +225,75 @@ final class KvSystem implements SystemUnderTest {
   @Override
   public boolean supportsMembership() {
     return true;
+  }
+
+  private static int replicas(Map<String, String> options) {
+    int r = Integer.parseInt(options.getOrDefault("replicas", "1"));
+    if (r < 1) {
+      throw new IllegalArgumentException("kv option replicas must be >= 1: " + r);
+    }
+    return r;
+  }
+
+  @Override
+  public Optional<String> cannotLoseNodes(Map<String, String> options, int nodes) {
+    int r = replicas(options);
+    if (r < 2) {
+      return Optional.of("kv keeps one copy of each partition (replicas=" + r + "): a node lost"
+          + " for good takes its writes with it; run it with -o replicas=2 or more");
+    }
+    if (nodes <= r) {
+      return Optional.of("kv with replicas=" + r + " needs more than " + r + " nodes to lose"
+          + " one and still place every copy: have " + nodes);
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Kills the node, deletes its data directory and takes it out of the membership, which the
+   * coordinator handles as a failure: every partition it held gets its copies back on the others.
+   * When that would leave fewer members than copies (another fault took one out already), the
+   * node is only killed and restarted with its data: the description says so.
+   */
+  @Override
+  public String lose(String node) {
+    if (!members.contains(node) || members.size() - 1 < replicas) {
+      kill(node);
+      restart(node);
+      return "kill " + node + " (not lost: " + members.size() + " members, " + replicas
+          + " copies)";
+    }
+    kill(node);
+    try {
+      deleteTree(context.dir().resolve("data").resolve(node));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete the data of " + node, e);
+    }
+    members.remove(node);
+    sendMembers();
+    awaitSettled(CHANGE_TIMEOUT);
+    return "lose " + node;
+  }
+
+  /** A fresh node (empty data directory, same address) joins in the lost one's place. */
+  @Override
+  public void replace(String node) {
+    restart(node);
+    if (members.add(node)) {
+      sendMembers();
+      awaitSettled(CHANGE_TIMEOUT);
+    }
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
   }
 
   @Override

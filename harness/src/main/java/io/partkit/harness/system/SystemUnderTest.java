@@ -2,6 +2,7 @@ package io.partkit.harness.system;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -75,6 +76,31 @@ public interface SystemUnderTest extends AutoCloseable {
 
   /** A migration caught in flight: the fault targets its source, its target or the leader. */
   record Migration(int partition, String source, String target) {}
+
+  /**
+   * Why this system, started with {@code options} on {@code nodes} nodes, cannot be expected to
+   * keep every acknowledged write when a node is lost for good (its process and its disk), or
+   * empty when it can: then {@link #lose} and {@link #replace} work.
+   */
+  default Optional<String> cannotLoseNodes(Map<String, String> options, int nodes) {
+    return Optional.of(name() + " is not run with copies on several nodes by this harness");
+  }
+
+  /**
+   * Loses {@code node} for good: kills its process, deletes its data, and declares it failed,
+   * so the system must serve its data from the other copies.
+   *
+   * @return what was done, for the history (a system may do less when losing this node now
+   *     would leave fewer nodes than copies: it then says so)
+   */
+  default String lose(String node) {
+    throw new UnsupportedOperationException(name() + " cannot lose nodes");
+  }
+
+  /** A new, empty node takes the place of a lost one (same name and address). */
+  default void replace(String node) {
+    throw new UnsupportedOperationException(name() + " cannot lose nodes");
+  }
 
   /** Waits until every node serves again after the faults were healed (bounded by timeout). */
   default void awaitRecovered(Duration timeout) {}

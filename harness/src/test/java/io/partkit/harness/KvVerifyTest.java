@@ -63,7 +63,8 @@ class KvVerifyTest {
 
   @Test
   void replicatedKvKeepsEveryAcknowledgedWriteWhenNodesAreLostForGood() throws Exception {
-    RunResult r = run(kv(16, "lose", "kill", "pause").options(Map.of("replicas", "3")).build());
+    RunResult r = run(kv(16, "lose", "kill", "pause", "membership")
+        .options(Map.of("replicas", "3")).build());
     assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(3);
     String history = Files.readString(r.dir().resolve("history.edn"));
     assertThat(history).as("a node was lost for good, disk and all").containsPattern("lose n\\d");

@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A coordinator as its own process, for tests that kill it: {@code --store <file> --partitions
- * <n> --members id=host:port,... [--max-concurrent k] [--pause-after STEP]}.
+ * <n> --members id=host:port,... [--max-concurrent k] [--pause-after STEP]
+ * [--strategy fixed|tokenring] [--vnodes v]}: {@code fixed} (the default) with n partitions, or {@code tokenring} with v
+ * vnodes per node (default 4), whose joins split ranges.
  *
  * <p>It opens the embedded store persisted in the file (a coordinator that died left its pending
  * migrations there; building the coordinator resumes them), joins the members, rebalances,
@@ -68,8 +70,7 @@ public final class CoordinatorProcessMain {
           }
         }).build();
     ClusterCoordinator coordinator = Coordinators.builder().store(store)
-        .strategy("fixed", PartitionerConfig.of("partitions",
-            Integer.parseInt(o.get("--partitions")), "replicas", 1))
+        .strategy(o.getOrDefault("--strategy", "fixed"), strategyConfig(o))
         .minClusterSize(1).heartbeatTimeout(Duration.ofHours(1)).migrationExecutor(executor)
         .maxConcurrentMigrations(k).build(); // resumes what a dead predecessor left pending
     for (Map.Entry<NodeId, String> e : members.entrySet()) {
@@ -87,6 +88,15 @@ public final class CoordinatorProcessMain {
     executor.close();
     store.close();
     System.exit(0);
+  }
+
+  private static PartitionerConfig strategyConfig(Map<String, String> o) {
+    if (o.getOrDefault("--strategy", "fixed").equals("tokenring")) {
+      return PartitionerConfig.of("vnodes", Integer.parseInt(o.getOrDefault("--vnodes", "4")),
+          "replicas", 1);
+    }
+    return PartitionerConfig.of("partitions", Integer.parseInt(o.get("--partitions")),
+        "replicas", 1);
   }
 
   /** Reconciles until no node holds a partition in transit (a bounded number of rounds). */

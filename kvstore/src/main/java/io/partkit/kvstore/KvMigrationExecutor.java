@@ -267,7 +267,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
             w.i32(q);
           }
           return c.call(w.toBytes());
-        }, false);
+        }, true); // the node reads every key it holds: a copy's timeout
         expectOk(r);
         prepared.add(node);
       }
@@ -322,7 +322,9 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     if (closed) {
       return null;
     }
-    try (TcpNodeClient c = client(node, copyTimeout)) {
+    // APPLY renumbers every key the node holds: a copy's timeout; the others are quick
+    try (TcpNodeClient c = client(node, phase == TcpKvNode.SPLIT_APPLY ? copyTimeout
+        : requestTimeout)) {
       return c.call(NodeConnection.request(Wire.SPLIT, 0, epoch).i8(phase).toBytes());
     } catch (IOException | RuntimeException e) {
       return null;

@@ -343,6 +343,17 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
 
   /** Runs a plan; false when another coordinator changed the table first. */
   private boolean execute(MetadataSnapshot snap, RebalancePlan plan) {
+    if (executor != null && snap.table().isPresent()
+        && RebalancePlanner.needsSplit(snap.table().get(), plan.proposed())) {
+      Optional<MetadataSnapshot> split = commitSplit(snap.table().get(), plan.proposed());
+      if (split.isEmpty()) {
+        return false;
+      }
+      snap = split.get();
+      if (snap.epoch() == plan.proposed().epoch()) {
+        return true; // the split was the whole change
+      }
+    }
     if (plan.migrations().isEmpty()) {
       if (!store.compareAndSetTable(snap.epoch(), plan.proposed())) {
         return false;
@@ -390,6 +401,64 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
           + "; rebalance() again to retry): " + String.join("; ", rolledBack));
     }
     return true;
+  }
+
+  /**
+   * Commits the split table of a scheme change (see {@link RebalancePlanner#splitTable}): the
+   * executor fences what it renumbers first, so no node serves in either numbering between the
+   * commit and the activation that renumbers its data. Empty when another coordinator changed
+   * the table first (the fence is lifted again).
+   *
+   * @throws IllegalStateException when the executor could not prepare the split
+   */
+  private Optional<MetadataSnapshot> commitSplit(PartitionAssignment current,
+      PartitionAssignment proposed) {
+    PartitionAssignment split = RebalancePlanner.splitTable(current, proposed);
+    Throwable failed = await(() -> executor.prepareSplit(current, split));
+    if (failed != null) {
+      activate(current); // lifts whatever part of the fence was put up
+      throw new IllegalStateException(name + ": could not prepare the split of epoch "
+          + current.epoch() + " into " + split.partitionCount() + " partitions (" + split.scheme()
+          + "); the table stays at epoch " + current.epoch() + ": " + failed, failed);
+    }
+    if (!store.compareAndSetTable(current.epoch(), split)) {
+      store.read().table().ifPresent(this::activate);
+      return Optional.empty();
+    }
+    LOG.info("{}: committed epoch {}: {} partitions split into {}, no data moved", name,
+        split.epoch(), current.partitionCount(), split.partitionCount());
+    activate(split);
+    MetadataSnapshot now = store.read();
+    if (now.epoch() != split.epoch()) {
+      throw raceDuringRebalance(split.epoch());
+    }
+    return Optional.of(now);
+  }
+
+  /** Waits for a stage, bounded like an activation; its failure, or null. */
+  private Throwable await(java.util.function.Supplier<CompletionStage<Void>> action) {
+    CompletableFuture<Void> done;
+    try {
+      done = action.get().toCompletableFuture();
+    } catch (RuntimeException e) {
+      return e;
+    }
+    long deadline = System.nanoTime() + ACTIVATION_TIMEOUT.toNanos();
+    while (true) {
+      try {
+        done.get(50, TimeUnit.MILLISECONDS);
+        return null;
+      } catch (TimeoutException e) {
+        if (closed || System.nanoTime() > deadline) {
+          return new TimeoutException("not done within " + ACTIVATION_TIMEOUT);
+        }
+      } catch (ExecutionException e) {
+        return e.getCause();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return e;
+      }
+    }
   }
 
   private IllegalStateException raceDuringRebalance(long epoch) {

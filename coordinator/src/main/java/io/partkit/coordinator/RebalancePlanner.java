@@ -5,6 +5,7 @@ import io.partkit.spi.MembershipView;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.PartitionScheme;
 import io.partkit.spi.Partitioner;
 import io.partkit.spi.RebalancePlan;
 import io.partkit.spi.stats.Movement;
@@ -23,9 +24,11 @@ import java.util.TreeMap;
  * throttling and Hazelcast's migration batches serve the same purpose: bound the data in flight
  * and the time a partition is fenced). Wave {@code w} targets epoch {@code E + 1 + w}; partitions
  * whose replicas change without a primary move commit with the first wave, unless the executor
- * moves whole replica lists (then they are migrations too, throttled the same way). When the partition
- * scheme or the replication factor changes, tables cannot be mixed partition by partition, so all
- * moves form one wave towards {@code E + 1}.
+ * moves whole replica lists (then they are migrations too, throttled the same way). When the
+ * replication factor changes, tables cannot be mixed partition by partition, so all moves form
+ * one wave towards {@code E + 1}. When the scheme changes by splitting partitions (a token-ring
+ * join), the split is committed first, as metadata only ({@link #splitTable}, epoch
+ * {@code E + 1}), and the waves run from it, in the new numbering, from {@code E + 2} on.
  */
 final class RebalancePlanner {
 
@@ -63,14 +66,14 @@ final class RebalancePlanner {
     long finalEpoch = base + 1;
     if (current.isPresent() && moveData) {
       PartitionAssignment c = current.get();
+      if (!c.scheme().equals(raw.scheme())) {
+        // Split first, as metadata, then move: the migrations run from the split table, whose
+        // scheme is the new one, so they are per new sub-range and throttled as usual.
+        c = splitTable(c, raw);
+        base = c.epoch();
+      }
       boolean sameShape = c.scheme().equals(raw.scheme())
           && c.replicationFactor() == raw.replicationFactor();
-      if (!c.scheme().equals(raw.scheme())) {
-        throw new IllegalStateException("strategy '" + raw.strategy() + "' changed the partition"
-            + " scheme from " + c.scheme() + " to " + raw.scheme() + "; the coordinator moves data"
-            + " partition by partition and needs a fixed scheme (a strategy with a fixed partition"
-            + " count, or a coordinator without a migration executor)");
-      }
       int moves = 0;
       for (int p = 0; p < raw.partitionCount(); p++) {
         long target = sameShape ? base + 1 + moves / maxConcurrent : base + 1;
@@ -84,12 +87,73 @@ final class RebalancePlanner {
       }
       if (sameShape && moves > 0) {
         finalEpoch = base + (moves + maxConcurrent - 1) / maxConcurrent;
+      } else if (c != current.get()) {
+        finalEpoch = c.samePlacementAs(raw) ? base : base + 1; // the split may be all it takes
       }
     }
     PartitionAssignment proposed = raw.withEpoch(finalEpoch);
     return new RebalancePlan(current, proposed, migrations,
         current.map(c -> Movement.between(c, proposed)), current.map(c -> balance(c, view)),
         balance(proposed, view));
+  }
+
+  /**
+   * Whether committing {@code proposed} over {@code current} needs a split first: the scheme
+   * changes (the split table is then {@link #splitTable}).
+   */
+  static boolean needsSplit(PartitionAssignment current, PartitionAssignment proposed) {
+    return !current.scheme().equals(proposed.scheme());
+  }
+
+  /**
+   * The table that re-cuts {@code current} along {@code proposed}'s scheme without moving any
+   * data, at {@code current.epoch() + 1}: each new partition keeps the replicas of the old
+   * partition that contains it. Possible only when the new scheme refines the old one (every
+   * new range lies inside one old range, as after a token-ring join, whose tokens are the old
+   * ones plus the joiner's) with the same key hash and replication factor.
+   *
+   * @throws IllegalStateException naming what is supported when the change is not a refinement
+   *     (ranges merged, as after a token-ring leave, or slots re-cut across their boundaries)
+   */
+  static PartitionAssignment splitTable(PartitionAssignment current,
+      PartitionAssignment proposed) {
+    PartitionScheme from = current.scheme();
+    PartitionScheme to = proposed.scheme();
+    String change = "strategy '" + proposed.strategy() + "' changed the partition scheme from "
+        + from + " to " + to + "; with a migration executor the coordinator supports a scheme"
+        + " change only when it splits partitions (every new range inside one old range, same"
+        + " key hash, same replication factor, as a token-ring join does), not ";
+    if (from.keyHash() != to.keyHash()) {
+      throw new IllegalStateException(change + "a change of key hash");
+    }
+    if (current.replicationFactor() != proposed.replicationFactor()) {
+      throw new IllegalStateException(change + "together with a change of replication factor");
+    }
+    List<long[]> old = new ArrayList<>(); // first, last, partition: in increasing order
+    from.forEachRange((first, last, p) -> old.add(new long[] {first, last, p}));
+    int[] parent = new int[to.partitionCount()];
+    java.util.Arrays.fill(parent, -1);
+    int[] at = {0};
+    to.forEachRange((first, last, q) -> {
+      while (old.get(at[0])[1] < first) {
+        at[0]++; // the old ranges cover the line in order, so the one holding first is ahead
+      }
+      long[] o = old.get(at[0]);
+      int p = (int) o[2];
+      if (last > o[1] || parent[q] != -1 && parent[q] != p) {
+        throw new IllegalStateException(change + "a merge or a re-cut: new partition " + q
+            + " spans old partitions " + p + " and " + (last > o[1] ? old.get(at[0] + 1)[2]
+            : parent[q]) + " (a token-ring leave merges ranges: remove such a node without a"
+            + " migration executor, or use a strategy with a fixed partition count)");
+      }
+      parent[q] = p;
+    });
+    List<List<NodeId>> rows = new ArrayList<>(parent.length);
+    for (int p : parent) {
+      rows.add(current.replicas(p));
+    }
+    return PartitionAssignment.of(proposed.strategy(), current.epoch() + 1,
+        proposed.membershipVersion(), to, rows);
   }
 
   /** Balance over the view's members plus any node the table still places data on (a failed one). */

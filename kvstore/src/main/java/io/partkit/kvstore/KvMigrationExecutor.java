@@ -205,6 +205,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
       reconciler.execute(() -> {
         try {
           List<String> problems = new ArrayList<>();
+          settleSplits(committed, problems); // first: the rest reads the table's numbering
           activateCommitted(committed, decided, problems);
           reconcile(committed, decided, problems);
           if (problems.isEmpty()) {
@@ -221,6 +222,126 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
       done.completeExceptionally(new IllegalStateException("executor is closed", e));
     }
     return done;
+  }
+
+  /**
+   * Fences, on every node, the partitions a split renumbers: each node that may hold data
+   * (the committed table's, the split's, the wiring's) must accept, so that none serves in the
+   * old numbering once clients hold the split table. A split some predecessor left pending is
+   * decided by {@code committed} first. On any refusal the nodes already prepared are released
+   * (ABORT) and the stage fails.
+   */
+  @Override
+  public CompletionStage<Void> prepareSplit(PartitionAssignment committed,
+      PartitionAssignment split) {
+    requireNonNull(committed, "committed");
+    requireNonNull(split, "split");
+    if (closed) {
+      return CompletableFuture.failedFuture(new IllegalStateException("executor is closed"));
+    }
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    try {
+      reconciler.execute(() -> { // after the activations before it: they may settle a split
+        try {
+          prepareSplitNow(committed, split);
+          done.complete(null);
+        } catch (RuntimeException e) {
+          done.completeExceptionally(e);
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      done.completeExceptionally(new IllegalStateException("executor is closed", e));
+    }
+    return done;
+  }
+
+  private void prepareSplitNow(PartitionAssignment committed, PartitionAssignment split) {
+    if (split.epoch() <= committed.epoch()) {
+      throw new IllegalArgumentException("a split table must be newer than the committed one: "
+          + split.epoch() + " <= " + committed.epoch());
+    }
+    List<String> problems = new ArrayList<>();
+    settleSplits(committed, problems);
+    if (!problems.isEmpty()) {
+      throw new IllegalStateException("cannot prepare the split for epoch " + split.epoch()
+          + ": an earlier split is not settled: " + String.join("; ", problems));
+    }
+    byte[] scheme = SchemeCodec.encode(split.scheme());
+    Set<NodeId> nodes = knownNodes(committed, List.of());
+    nodes.addAll(split.nodes());
+    List<NodeId> prepared = new ArrayList<>();
+    try {
+      for (NodeId node : nodes) {
+        int[] owned = split.primaryPartitionsOf(node);
+        KvReply r = call(node, "SPLIT PREPARE", c -> {
+          Wire.Writer w = NodeConnection.request(Wire.SPLIT, 0, split.epoch())
+              .i8(TcpKvNode.SPLIT_PREPARE).bytes(scheme).i32(owned.length);
+          for (int q : owned) {
+            w.i32(q);
+          }
+          return c.call(w.toBytes());
+        }, true); // the node reads every key it holds: a copy's timeout
+        expectOk(r);
+        prepared.add(node);
+      }
+    } catch (RuntimeException e) {
+      for (NodeId node : prepared) {
+        splitCall(node, TcpKvNode.SPLIT_ABORT, split.epoch()); // best effort: activate retries
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Decides every split a node holds pending by the committed table: applied when the table is
+   * at or past its epoch with its scheme (the split was committed; later tables keep the
+   * scheme until the next split, which is prepared only once this one is settled), aborted
+   * otherwise.
+   */
+  private void settleSplits(PartitionAssignment committed, List<String> problems) {
+    for (NodeId node : knownNodes(committed, List.of())) {
+      KvReply q = splitCall(node, TcpKvNode.SPLIT_QUERY, 0);
+      if (q == null || !q.isOk()) {
+        if (committed.nodes().contains(node)) {
+          problems.add(node + " did not say whether it holds a split: " + q);
+        }
+        continue;
+      }
+      long epoch;
+      io.partkit.spi.PartitionScheme scheme;
+      try {
+        Wire.Reader r = new Wire.Reader(q.value());
+        epoch = r.i64();
+        if (epoch == 0) {
+          continue;
+        }
+        scheme = SchemeCodec.decode(r.bytes());
+      } catch (IOException e) {
+        problems.add(node + " answered an unreadable split: " + e.getMessage());
+        continue;
+      }
+      boolean committedSplit = committed.epoch() >= epoch && committed.scheme().equals(scheme);
+      int phase = committedSplit ? TcpKvNode.SPLIT_APPLY : TcpKvNode.SPLIT_ABORT;
+      KvReply r = splitCall(node, phase, epoch);
+      if (r == null || !r.isOk()) {
+        problems.add((committedSplit ? "APPLY" : "ABORT") + " of the split for epoch " + epoch
+            + " on " + node + " failed: " + r);
+      }
+    }
+  }
+
+  /** One SPLIT phase without a body, or null when the node could not be reached. */
+  private KvReply splitCall(NodeId node, int phase, long epoch) {
+    if (closed) {
+      return null;
+    }
+    // APPLY renumbers every key the node holds: a copy's timeout; the others are quick
+    try (TcpNodeClient c = client(node, phase == TcpKvNode.SPLIT_APPLY ? copyTimeout
+        : requestTimeout)) {
+      return c.call(NodeConnection.request(Wire.SPLIT, 0, epoch).i8(phase).toBytes());
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
   }
 
   private interface Body {

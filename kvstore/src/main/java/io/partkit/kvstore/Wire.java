@@ -46,6 +46,12 @@ import java.util.Arrays;
  *                                    value (its last replicated write), int8 catching up
  *   CATCHUP   utf primary            backup catching up: copy the primary's committed data
  *                                    (keys not replicated meanwhile), then caught up
+ *   SPLIT     int8 phase, then     renumber every OWNED partition into a new scheme at epoch
+ *                                    (a token-ring join), around the table's commit: 1 PREPARE
+ *                                    bytes scheme ({@link SchemeCodec}), int32 n, n x int32 new
+ *                                    partition owned here (fences the old numbering); 2 APPLY;
+ *                                    3 ABORT; 4 QUERY (answers int64 pending epoch, bytes scheme,
+ *                                    int64 last applied epoch)
  *   STATUS    (nothing)
  *   LIST      (nothing)              every partition held or once held (ABSENT with epoch > 0)
  * response = int8 status, int64 epoch, bytes value (-1 = none), utf message (-1 = none)
@@ -84,6 +90,7 @@ final class Wire {
   static final byte REPLICATE = 25;
   static final byte CONFIRM = 26;
   static final byte CATCHUP = 27;
+  static final byte SPLIT = 28;
 
   private Wire() {}
 

@@ -24,7 +24,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * A coordinator as its own process, for tests that kill it: {@code --store <file> --partitions
  * <n> --members id=host:port,... [--max-concurrent k] [--pause-after STEP] [--replicas r]
- * [--failed id,...] [--request-timeout seconds]}.
+ * [--failed id,...] [--request-timeout seconds] [--strategy fixed|tokenring] [--vnodes v]}:
+ * {@code fixed} (the default) with n partitions and r replicas, or {@code tokenring} with v
+ * vnodes per node (default 4), whose joins split ranges.
  *
  * <p>It opens the embedded store persisted in the file (a coordinator that died left its pending
  * migrations there; building the coordinator resumes them), joins the members, rebalances,
@@ -48,7 +50,6 @@ public final class CoordinatorProcessMain {
       members.put(NodeId.of(kv[0]), kv[1]);
     }
     int k = Integer.parseInt(o.getOrDefault("--max-concurrent", "2"));
-    int replicas = Integer.parseInt(o.getOrDefault("--replicas", "1"));
     Duration requestTimeout = Duration.ofSeconds(
         Long.parseLong(o.getOrDefault("--request-timeout", "5")));
     String pauseAfter = o.get("--pause-after");
@@ -77,8 +78,7 @@ public final class CoordinatorProcessMain {
           }
         }).build();
     ClusterCoordinator coordinator = Coordinators.builder().store(store)
-        .strategy("fixed", PartitionerConfig.of("partitions",
-            Integer.parseInt(o.get("--partitions")), "replicas", replicas))
+        .strategy(o.getOrDefault("--strategy", "fixed"), strategyConfig(o))
         .minClusterSize(1).heartbeatTimeout(Duration.ofHours(1)).migrationExecutor(executor)
         .maxConcurrentMigrations(k).build(); // resumes what a dead predecessor left pending
     for (Map.Entry<NodeId, String> e : members.entrySet()) {
@@ -90,7 +90,7 @@ public final class CoordinatorProcessMain {
         coordinator.leave(NodeId.of(id));
       }
     }
-    RebalancePlan plan = coordinator.rebalance();
+    RebalancePlan plan = rebalance(coordinator);
     PartitionAssignment table = store.read().table().orElseThrow();
     if (plan.current().isEmpty()) {
       executor.assignInitial(table);
@@ -102,6 +102,36 @@ public final class CoordinatorProcessMain {
     executor.close();
     store.close();
     System.exit(0);
+  }
+
+  /**
+   * Rebalances until a plan completes, as an operator's loop would: on a loaded machine a step
+   * can time out, and the coordinator then commits what completed and says to rebalance again.
+   */
+  private static RebalancePlan rebalance(ClusterCoordinator coordinator)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
+    while (true) {
+      try {
+        return coordinator.rebalance();
+      } catch (IllegalStateException e) {
+        if (System.nanoTime() > deadline) {
+          throw e;
+        }
+        System.err.println("rebalancing again: " + e.getMessage());
+        Thread.sleep(500); // a pause between attempts, within the deadline
+      }
+    }
+  }
+
+  private static PartitionerConfig strategyConfig(Map<String, String> o) {
+    int replicas = Integer.parseInt(o.getOrDefault("--replicas", "1"));
+    if (o.getOrDefault("--strategy", "fixed").equals("tokenring")) {
+      return PartitionerConfig.of("vnodes", Integer.parseInt(o.getOrDefault("--vnodes", "4")),
+          "replicas", replicas);
+    }
+    return PartitionerConfig.of("partitions", Integer.parseInt(o.get("--partitions")),
+        "replicas", replicas);
   }
 
   /** Reconciles until no node holds a partition in transit (a bounded number of rounds). */

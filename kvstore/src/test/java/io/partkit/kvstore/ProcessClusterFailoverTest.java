@@ -126,7 +126,7 @@ class ProcessClusterFailoverTest {
     assertThat(led).as("n1 leads some partitions").isNotEmpty();
     cluster.pauseNode("n1");
     assertThat(cluster.coordinator(SURVIVORS, "--replicas", "3", "--failed", "n1",
-        "--request-timeout", "2").await("DONE", 300)).startsWith("DONE");
+        "--request-timeout", "5").await("DONE", 400)).startsWith("DONE");
     cluster.resumeNode("n1");
     PartitionAssignment after = cluster.table();
     try (TcpNodeClient old = (TcpNodeClient) KvNodeClient.connect(

@@ -1,5 +1,6 @@
 package io.partkit.spi;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -81,5 +82,30 @@ public interface MigrationExecutor {
    */
   default boolean movesReplicas() {
     return false;
+  }
+
+  /**
+   * Prepares the data plane for a table that re-cuts the hash space without moving data: every
+   * partition of {@code split} lies inside one partition of {@code committed} and is owned by
+   * that partition's replicas (a token-ring join splits ranges). The executor fences what the
+   * split renumbers: from the moment this stage completes until an {@link #activate} decides,
+   * no node serves a request in either numbering, so a client that already holds {@code split}
+   * cannot reach a node that still holds the old numbering. The coordinator then commits
+   * {@code split} and calls {@link #activate} with it, which re-numbers the data; if it does not
+   * commit it, the next {@link #activate} (with a table that is not {@code split}) lifts the
+   * fence instead. Idempotent.
+   *
+   * <p>The default refuses: an executor that cannot renumber its data makes the coordinator
+   * refuse a change of partition scheme, as it always did.
+   *
+   * @param committed the table as committed now
+   * @param split the table to commit next, at a higher epoch, with the new scheme
+   * @return completes when every node that holds data in the old numbering is fenced, or
+   *     exceptionally (the coordinator then activates {@code committed} again and gives up)
+   */
+  default CompletionStage<Void> prepareSplit(PartitionAssignment committed,
+      PartitionAssignment split) {
+    return CompletableFuture.failedFuture(new UnsupportedOperationException(getClass().getName()
+        + " cannot renumber partitions: it needs a table with a fixed partition scheme"));
   }
 }

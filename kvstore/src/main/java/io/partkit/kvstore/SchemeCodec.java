@@ -1,0 +1,80 @@
+package io.partkit.kvstore;
+
+import io.partkit.spi.HashSlots;
+import io.partkit.spi.PartitionScheme;
+import io.partkit.spi.TokenRanges;
+import io.partkit.spi.hash.KeyHash;
+import java.io.IOException;
+
+/**
+ * A partition scheme as bytes, for the SPLIT request and its log record: the node renumbers its
+ * keys with the scheme's own key -> partition function (the one {@link RoutingKvClient} routes
+ * by), so it needs the scheme itself, not a copy of its hash.
+ *
+ * <pre>
+ * scheme = int8 kind, utf key hash (a {@link KeyHash} constant's name), then per kind:
+ *   1 (hash slots)   int32 count
+ *   2 (token ranges) int32 n, n x int64 token (strictly increasing)
+ * </pre>
+ */
+final class SchemeCodec {
+
+  private static final int SLOTS = 1;
+  private static final int RING = 2;
+
+  private SchemeCodec() {}
+
+  static byte[] encode(PartitionScheme scheme) {
+    Wire.Writer w = new Wire.Writer();
+    if (scheme instanceof HashSlots slots) {
+      w.i8(SLOTS).utf(slots.keyHash().name()).i32(slots.count());
+    } else if (scheme instanceof TokenRanges ring) {
+      long[] tokens = ring.tokens();
+      w.i8(RING).utf(ring.keyHash().name()).i32(tokens.length);
+      for (long t : tokens) {
+        w.i64(t);
+      }
+    } else {
+      throw new IllegalArgumentException("unknown scheme " + scheme);
+    }
+    return w.toBytes();
+  }
+
+  /**
+   * @throws IOException if the bytes are not a scheme (truncated, unknown kind or key hash, bad
+   *     tokens)
+   */
+  static PartitionScheme decode(byte[] bytes) throws IOException {
+    if (bytes == null) {
+      throw new IOException("no scheme given");
+    }
+    Wire.Reader r = new Wire.Reader(bytes);
+    int kind = r.i8();
+    KeyHash hash;
+    try {
+      hash = KeyHash.valueOf(r.utf());
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw new IOException("unknown key hash in a scheme: " + e.getMessage(), e);
+    }
+    try {
+      if (kind == SLOTS) {
+        return new HashSlots(r.i32(), hash);
+      }
+      if (kind == RING) {
+        int n = r.i32();
+        if (n < 1 || n > (bytes.length / Long.BYTES)) {
+          throw new IOException("a ring of " + n + " tokens does not fit in " + bytes.length
+              + " bytes");
+        }
+        long[] tokens = new long[n];
+        for (int i = 0; i < n; i++) {
+          tokens[i] = r.i64();
+        }
+        return TokenRanges.of(hash, tokens);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new IOException("not a valid scheme: " + e.getMessage(), e);
+    }
+    throw new IOException("unknown scheme kind " + kind);
+  }
+}

@@ -11,10 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,54 +29,7 @@ class ProcessClusterFailoverTest {
 
   @TempDir Path dir;
   private ProcessCluster cluster;
-  private Writers writers;
-
-  /** Client threads writing distinct keys; a key counts once its put was acknowledged. */
-  private static final class Writers {
-    final Map<String, String> acked = new ConcurrentHashMap<>();
-    final AtomicInteger indeterminate = new AtomicInteger();
-    final AtomicBoolean stop = new AtomicBoolean();
-    final List<Thread> threads = new ArrayList<>();
-
-    Writers(KvClient client, int n) {
-      for (int t = 0; t < n; t++) {
-        int id = t;
-        Thread thread = new Thread(() -> {
-          for (int i = 0; !stop.get(); i++) {
-            String key = "w" + id + "-" + i;
-            try {
-              client.put(key.getBytes(UTF_8), ("v" + i).getBytes(UTF_8));
-              acked.put(key, "v" + i);
-            } catch (KvException e) {
-              if (e.indeterminate()) {
-                indeterminate.incrementAndGet();
-              }
-            }
-          }
-        }, "writer-" + t);
-        threads.add(thread);
-        thread.start();
-      }
-    }
-
-    void awaitAcks(int n) throws InterruptedException {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-      while (acked.size() < n) {
-        assertThat(System.nanoTime()).as("%d acknowledged writes within 120 s", n)
-            .isLessThan(deadline);
-        Thread.sleep(10); // polls a condition with a deadline
-      }
-    }
-
-    Map<String, String> stopAfter(int more) throws InterruptedException {
-      awaitAcks(acked.size() + more);
-      stop.set(true);
-      for (Thread t : threads) {
-        t.join(TimeUnit.SECONDS.toMillis(90));
-      }
-      return Map.copyOf(acked);
-    }
-  }
+  private ProcessWriters writers;
 
   @BeforeEach
   void startThreeReplicasOfEveryPartition() throws Exception {
@@ -92,14 +41,14 @@ class ProcessClusterFailoverTest {
     for (int p = 0; p < PARTITIONS; p++) {
       assertThat(first.replicas(p)).hasSize(3);
     }
-    writers = new Writers(cluster.client(), 3);
+    writers = new ProcessWriters(cluster.client(), 3);
     writers.awaitAcks(300);
   }
 
   @AfterEach
   void stopCluster() {
     if (writers != null) {
-      writers.stop.set(true);
+      writers.stopNow();
     }
     if (cluster != null) {
       cluster.close();

@@ -8,13 +8,8 @@ import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,52 +29,7 @@ class ProcessClusterMigrationTest {
   @TempDir Path dir;
   private ProcessCluster cluster;
   private PartitionAssignment before;
-  private Writers writers;
-
-  /** Client threads writing distinct keys; a key counts once its put was acknowledged. */
-  private static final class Writers {
-    final Map<String, String> acked = new ConcurrentHashMap<>();
-    final AtomicInteger indeterminate = new AtomicInteger();
-    final AtomicBoolean stop = new AtomicBoolean();
-    final List<Thread> threads = new ArrayList<>();
-    final KvClient client;
-
-    Writers(KvClient client, int n) {
-      this.client = client;
-      for (int t = 0; t < n; t++) {
-        int id = t;
-        Thread thread = new Thread(() -> {
-          for (int i = 0; !stop.get(); i++) {
-            String key = "w" + id + "-" + i;
-            try {
-              client.put(key.getBytes(UTF_8), ("v" + i).getBytes(UTF_8));
-              acked.put(key, "v" + i);
-            } catch (KvException e) {
-              if (e.indeterminate()) {
-                indeterminate.incrementAndGet();
-              }
-            }
-          }
-        }, "writer-" + t);
-        threads.add(thread);
-        thread.start();
-      }
-    }
-
-    /** Lets each writer get at least {@code more} further acknowledgements, then stops them. */
-    Map<String, String> stopAfter(int more) throws InterruptedException {
-      int target = acked.size() + more;
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (acked.size() < target && System.nanoTime() < deadline) {
-        Thread.sleep(5); // poll: a spinning test thread takes a core from the cluster it waits on
-      }
-      stop.set(true);
-      for (Thread t : threads) {
-        t.join(TimeUnit.SECONDS.toMillis(90));
-      }
-      return Map.copyOf(acked);
-    }
-  }
+  private ProcessWriters writers;
 
   @BeforeEach
   void startThreeNodesWithWriters() throws Exception {
@@ -88,13 +38,13 @@ class ProcessClusterMigrationTest {
     assertThat(cluster.coordinator(THREE).await("DONE", 120)).isEqualTo("DONE 1");
     before = cluster.table();
     assertThat(before.nodes()).containsExactly(NodeId.of("n1"), NodeId.of("n2"), NodeId.of("n3"));
-    writers = new Writers(cluster.client(), 3);
+    writers = new ProcessWriters(cluster.client(), 3);
   }
 
   @AfterEach
   void stopCluster() {
     if (writers != null) {
-      writers.stop.set(true);
+      writers.stopNow();
     }
     if (cluster != null) {
       cluster.close();

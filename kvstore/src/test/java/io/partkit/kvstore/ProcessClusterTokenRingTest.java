@@ -9,13 +9,8 @@ import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.TokenRanges;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,36 +38,14 @@ class ProcessClusterTokenRingTest {
       assertThat(before.scheme()).isInstanceOf(TokenRanges.class);
       assertThat(before.partitionCount()).isEqualTo(12);
 
-      Map<String, String> acked = new ConcurrentHashMap<>();
-      AtomicInteger indeterminate = new AtomicInteger();
-      AtomicBoolean stop = new AtomicBoolean();
-      List<Thread> writers = new ArrayList<>();
+      Map<String, String> acked;
+      int indeterminate;
       try (KvClient client = cluster.client()) {
-        for (int t = 0; t < 3; t++) {
-          int id = t;
-          Thread w = new Thread(() -> {
-            for (int i = 0; !stop.get(); i++) {
-              String key = "w" + id + "-" + i;
-              try {
-                client.put(key.getBytes(UTF_8), ("v" + i).getBytes(UTF_8));
-                acked.put(key, "v" + i);
-              } catch (KvException e) {
-                if (e.indeterminate()) {
-                  indeterminate.incrementAndGet();
-                }
-              }
-            }
-          }, "writer-" + t);
-          writers.add(w);
-          w.start();
-        }
-        awaitAcked(acked, 200); // writing before the join...
+        ProcessWriters writers = new ProcessWriters(client, 3);
+        writers.awaitAcks(200); // writing before the join...
         assertThat(cluster.coordinator(FOUR, RING).await("DONE", 180)).startsWith("DONE");
-        awaitAcked(acked, acked.size() + 300); // ...and after it
-        stop.set(true);
-        for (Thread w : writers) {
-          w.join(TimeUnit.SECONDS.toMillis(90));
-        }
+        acked = writers.stopAfter(300); // ...and after it
+        indeterminate = writers.indeterminate.get();
       }
 
       PartitionAssignment after = cluster.table();
@@ -108,20 +81,8 @@ class ProcessClusterTokenRingTest {
       }
       assertThat(moved).as("some acknowledged keys live in sub-ranges that moved").isPositive();
       System.out.printf("token ring: acknowledged %d writes (%d indeterminate), %d -> %d"
-          + " ranges, table epoch %d -> %d%n", acked.size(), indeterminate.get(),
+          + " ranges, table epoch %d -> %d%n", acked.size(), indeterminate,
           before.partitionCount(), after.partitionCount(), before.epoch(), after.epoch());
-    }
-  }
-
-  /** Waits (polling, bounded) until at least {@code n} writes were acknowledged. */
-  private static void awaitAcked(Map<String, String> acked, int n) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-    while (acked.size() < n) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("only " + acked.size() + " of " + n + " writes acknowledged"
-            + " within 90 s");
-      }
-      Thread.sleep(5);
     }
   }
 }

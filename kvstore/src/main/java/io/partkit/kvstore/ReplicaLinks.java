@@ -5,11 +5,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -23,19 +19,15 @@ import java.util.concurrent.Executors;
  */
 final class ReplicaLinks implements AutoCloseable {
 
-  private final Duration timeout;
-  private final KvSecret secret;
-  private final Map<String, Queue<NodeConnection>> pools = new ConcurrentHashMap<>();
+  private final NodeConnectionPool pool;
   private final ExecutorService calls = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "kvnode-replica-call");
     t.setDaemon(true);
     return t;
   });
-  private volatile boolean closed;
 
   ReplicaLinks(Duration timeout, KvSecret secret) {
-    this.timeout = timeout;
-    this.secret = secret;
+    this.pool = new NodeConnectionPool(timeout, secret);
   }
 
   /** Sends {@code request} to every address; the answers in the order of the addresses. */
@@ -58,9 +50,9 @@ final class ReplicaLinks implements AutoCloseable {
   KvReply call(String address, byte[] request) {
     NodeConnection connection = null;
     try {
-      connection = borrow(address);
+      connection = pool.borrow(address);
       KvReply reply = connection.call(request);
-      release(address, connection);
+      pool.release(address, connection);
       return reply;
     } catch (IOException | IllegalArgumentException e) {
       if (connection != null) {
@@ -70,35 +62,9 @@ final class ReplicaLinks implements AutoCloseable {
     }
   }
 
-  private NodeConnection borrow(String address) throws IOException {
-    Queue<NodeConnection> pool = pools.computeIfAbsent(address, a -> new ConcurrentLinkedQueue<>());
-    NodeConnection c;
-    while ((c = pool.poll()) != null) {
-      if (!c.isStale()) {
-        return c;
-      }
-      c.close();
-    }
-    return NodeConnection.open(TcpKvNode.parseAddress(address), timeout, secret);
-  }
-
-  private void release(String address, NodeConnection connection) {
-    if (closed) {
-      connection.close();
-    } else {
-      pools.computeIfAbsent(address, a -> new ConcurrentLinkedQueue<>()).add(connection);
-    }
-  }
-
   @Override
   public void close() {
-    closed = true;
     calls.shutdownNow();
-    for (Queue<NodeConnection> pool : pools.values()) {
-      NodeConnection c;
-      while ((c = pool.poll()) != null) {
-        c.close();
-      }
-    }
+    pool.close();
   }
 }

@@ -6,12 +6,7 @@ import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -34,7 +29,7 @@ final class RoutingKvClient implements KvClient {
   private final KvSecret secret;
   private final long retryBudgetNanos;
   private final AtomicReference<PartitionAssignment> table = new AtomicReference<>();
-  private final Map<String, Queue<NodeConnection>> pools = new ConcurrentHashMap<>();
+  private final NodeConnectionPool pool;
   private volatile boolean closed;
 
   RoutingKvClient(KvClient.Builder b) {
@@ -43,6 +38,7 @@ final class RoutingKvClient implements KvClient {
     this.requestTimeout = b.requestTimeout;
     this.secret = b.secret;
     this.retryBudgetNanos = b.retryBudget.toNanos();
+    this.pool = new NodeConnectionPool(requestTimeout, secret);
     offer(requireNonNull(tables.get(), "the table source returned null"));
   }
 
@@ -84,9 +80,9 @@ final class RoutingKvClient implements KvClient {
       String address = addresses.apply(owner);
       NodeConnection connection = null;
       try {
-        connection = borrow(address);
+        connection = pool.borrow(address);
         KvReply reply = connection.call(request.encode(partition, t.epoch()));
-        release(address, connection);
+        pool.release(address, connection);
         switch (reply.status()) {
           case OK, CAS_FAILED -> {
             return reply;
@@ -141,27 +137,6 @@ final class RoutingKvClient implements KvClient {
     }
   }
 
-  private NodeConnection borrow(String address) throws IOException {
-    Queue<NodeConnection> pool = pools.computeIfAbsent(address, a -> new ConcurrentLinkedQueue<>());
-    NodeConnection c;
-    while ((c = pool.poll()) != null) {
-      if (!c.isStale()) {
-        return c;
-      }
-      c.close();
-    }
-    InetSocketAddress target = TcpKvNode.parseAddress(address);
-    return NodeConnection.open(target, requestTimeout, secret);
-  }
-
-  private void release(String address, NodeConnection connection) {
-    if (closed) {
-      connection.close();
-    } else {
-      pools.computeIfAbsent(address, a -> new ConcurrentLinkedQueue<>()).add(connection);
-    }
-  }
-
   @Override
   public void offer(PartitionAssignment newer) {
     requireNonNull(newer, "table");
@@ -176,11 +151,6 @@ final class RoutingKvClient implements KvClient {
   @Override
   public void close() {
     closed = true;
-    for (Queue<NodeConnection> pool : pools.values()) {
-      NodeConnection c;
-      while ((c = pool.poll()) != null) {
-        c.close();
-      }
-    }
+    pool.close();
   }
 }

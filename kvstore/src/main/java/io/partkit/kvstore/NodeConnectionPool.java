@@ -1,0 +1,71 @@
+package io.partkit.kvstore;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * Idle connections to nodes, by address, for callers that send many requests from many threads
+ * (the routing client; a primary's replication): a connection serves one request at a time, so
+ * a caller borrows one, and gives it back only after a complete answer (a connection that failed
+ * mid-request is closed instead: its stream may hold half an answer).
+ */
+final class NodeConnectionPool implements AutoCloseable {
+
+  private final Duration timeout;
+  private final KvSecret secret;
+  private final Map<String, Queue<NodeConnection>> idle = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  /**
+   * @param timeout every call's read timeout on a new connection
+   * @param secret what to prove to nodes that ask (null: no node asks)
+   */
+  NodeConnectionPool(Duration timeout, KvSecret secret) {
+    this.timeout = timeout;
+    this.secret = secret;
+  }
+
+  /**
+   * An idle connection to {@code address}, or a new one. Stale idle ones are closed on the way:
+   * the node may be closing them just now, and a request sent then would have an unknown outcome.
+   *
+   * @throws IOException if a new connection cannot be opened (nothing was sent)
+   * @throws IllegalArgumentException if {@code address} is not host:port
+   */
+  NodeConnection borrow(String address) throws IOException {
+    Queue<NodeConnection> pool = idle.computeIfAbsent(address, a -> new ConcurrentLinkedQueue<>());
+    NodeConnection c;
+    while ((c = pool.poll()) != null) {
+      if (!c.isStale()) {
+        return c;
+      }
+      c.close();
+    }
+    return NodeConnection.open(TcpKvNode.parseAddress(address), timeout, secret);
+  }
+
+  /** Gives back a connection whose last request got its whole answer. */
+  void release(String address, NodeConnection connection) {
+    if (closed) {
+      connection.close();
+    } else {
+      idle.computeIfAbsent(address, a -> new ConcurrentLinkedQueue<>()).add(connection);
+    }
+  }
+
+  /** Closes every idle connection; connections given back later are closed then. */
+  @Override
+  public void close() {
+    closed = true;
+    for (Queue<NodeConnection> pool : idle.values()) {
+      NodeConnection c;
+      while ((c = pool.poll()) != null) {
+        c.close();
+      }
+    }
+  }
+}

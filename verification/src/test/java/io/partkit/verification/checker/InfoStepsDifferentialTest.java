@@ -15,11 +15,12 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The register models' cut (Model.ignoresState: WglSearch takes an :info step that changes the
  * state only directly before an operation that looks at the state) against the brute force, with
  * the models' other reduction (unobserved :info writes, Model.droppable) off so that the cut is
- * tested alone: the histories of {@link InfoWritesDifferentialTest} (about 35% :info completions,
- * never-completed operations, 3 reused values, so that most :info writes are observed), 0
- * disagreements under both readings of nil, both verdicts frequent, and the cut must really save
- * steps in many of them. Longer histories, out of the brute force's reach, are checked against the
- * same search without the cut.
+ * tested alone, on from the first step and turned on after 3 steps (the checker turns it on
+ * with the reduction, after Linearizability.REDUCE_AFTER steps): the histories of
+ * {@link InfoWritesDifferentialTest} (about 35% :info completions, never-completed operations,
+ * 3 reused values, so that most :info writes are observed), 0 disagreements under both readings
+ * of nil, both verdicts frequent, and the cut must really save steps in many of them. Longer
+ * histories, out of the brute force's reach, are checked against the same search without the cut.
  */
 class InfoStepsDifferentialTest {
   private static final int HISTORIES = 1500;
@@ -45,8 +46,12 @@ class InfoStepsDifferentialTest {
       History h = InfoWritesDifferentialTest.generate(seed, cas, init);
       boolean expected = BruteForce.linearizable(reference, h, wildcard);
       Verdict want = expected ? Verdict.VALID : Verdict.INVALID;
-      Analysis a = Linearizability.check(model, h, sequential, Long.MAX_VALUE); // never reduced
+      // the cut from the first step, and turned on after 3 steps
+      Analysis a = Linearizability.check(cutOnly(model), h, sequential, 0);
       assertThat(a.verdict()).as("%s seed %d: %s", name, seed, h.ops()).isEqualTo(want);
+      Analysis later = Linearizability.check(cutOnly(model), h, sequential, 3);
+      assertThat(later.verdict()).as("%s seed %d, cut after 3 steps: %s", name, seed, h.ops())
+          .isEqualTo(want);
       if (expected) {
         valid++;
         assertThat(Replay.replays(model, a.keys().get(0).linearization()))
@@ -64,8 +69,9 @@ class InfoStepsDifferentialTest {
       // the keys in slices
       History h2 = InfoWritesDifferentialTest.generate(seed + HISTORIES, cas, init);
       boolean expected2 = BruteForce.linearizable(reference, h2, wildcard);
-      Analysis keyed = Linearizability.check(model, InfoWritesDifferentialTest.keyed(h, h2),
-          CheckOptions.defaults().withParallelism(2).withStopOnFirstInvalid(false), Long.MAX_VALUE);
+      History both = InfoWritesDifferentialTest.keyed(h, h2);
+      Analysis keyed = Linearizability.check(cutOnly(model), both,
+          CheckOptions.defaults().withParallelism(2).withStopOnFirstInvalid(false), 3);
       assertThat(keyed.verdict()).as("%s seeds %d and %d keyed", name, seed, seed + HISTORIES)
           .isEqualTo(expected && expected2 ? Verdict.VALID : Verdict.INVALID);
     }
@@ -84,9 +90,11 @@ class InfoStepsDifferentialTest {
     long firstSeed = 0xC0FFEEL + (cas ? 5000 : 0) + (nilReads == NilReads.STRICT ? 10_000 : 0);
     for (long seed = firstSeed; seed < firstSeed + 300; seed++) {
       History h = InfoWritesDifferentialTest.generate(seed, cas, null, 40);
-      Analysis a = Linearizability.check(model, h, sequential, Long.MAX_VALUE);
+      Analysis a = Linearizability.check(cutOnly(model), h, sequential, 0);
       Analysis without = Linearizability.check(withoutCut(model), h, sequential, Long.MAX_VALUE);
       assertThat(a.verdict()).as("seed %d: %s", seed, h.ops()).isEqualTo(without.verdict());
+      assertThat(Linearizability.check(cutOnly(model), h, sequential, 5).verdict())
+          .as("seed %d, cut after 5 steps: %s", seed, h.ops()).isEqualTo(without.verdict());
       if (a.verdict() == Verdict.VALID) {
         valid++;
         assertThat(Replay.replays(model, a.keys().get(0).linearization()))
@@ -97,6 +105,36 @@ class InfoStepsDifferentialTest {
     }
     assertThat(valid).as("valid").isGreaterThan(30);
     assertThat(invalid).as("invalid").isGreaterThan(15);
+  }
+
+  /** The model with its step, reads and cut, without its reduction. */
+  static <S> Model<S> cutOnly(Model<S> m) {
+    return new Model<>() {
+      @Override
+      public String name() {
+        return m.name();
+      }
+
+      @Override
+      public S initialState() {
+        return m.initialState();
+      }
+
+      @Override
+      public Step<S> step(S state, Op op) {
+        return m.step(state, op);
+      }
+
+      @Override
+      public boolean isReadOnly(Op op) {
+        return m.isReadOnly(op);
+      }
+
+      @Override
+      public boolean ignoresState(Op op) {
+        return m.ignoresState(op);
+      }
+    };
   }
 
   /** The model with its step and reads, but neither its cut nor its reduction. */

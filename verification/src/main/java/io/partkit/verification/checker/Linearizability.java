@@ -61,10 +61,11 @@ public final class Linearizability {
    * costs a pass over the key's operations (a few microseconds on a cold cache, measured on the
    * small etcd histories), which the many keys decided in fewer steps do not need; a key that
    * gets reduced restarts its search on the smaller history. The search's cut of
-   * {@link Model#ignoresState} (an :info step only where something can observe it) is turned on
-   * at the same point: it saves most steps on hard searches around :info operations (etcd_056:
-   * 7,176 steps to 1,653), but an easy search, which takes an :info operation early and
-   * keeps it, then tries it again at every configuration (etcd_067: 139 steps to 1,863).
+   * {@link Model#ignoresState} (an :info step only where something can observe it) is on from
+   * this point at the latest (WglSearch turns it on itself after WglSearch.CUT_AFTER steps): it
+   * saves most steps on hard searches around :info operations (etcd_056: 7,176 steps to 982),
+   * but an easy search, which takes an :info operation early and keeps it, then tries it again
+   * at every configuration (etcd_067: 139 steps to 1,863 with the cut from the first step).
    */
   static final long REDUCE_AFTER = 1024;
 

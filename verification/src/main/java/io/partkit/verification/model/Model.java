@@ -51,6 +51,21 @@ public interface Model<S> {
   }
 
   /**
+   * An optional ability that makes the search smaller: true promises that {@code op} does not
+   * look at the state. For every state {@code s}, {@code step(s, op)} is {@code Step.next(t)}
+   * (never an inconsistency), where either {@code t.equals(s)} for every {@code s} (e.g. a read
+   * that constrains nothing) or {@code t} is the same for every {@code s} (e.g. a blind write).
+   * The checker then linearizes an {@code :info} operation that changes the state only directly
+   * before an operation that does look at the state: an {@code :info} operation directly followed
+   * by one that ignores the state can be moved after it, or left out when that one overwrites the
+   * state, without changing any other operation's state. A wrong promise makes verdicts wrong;
+   * the default, false, is always safe.
+   */
+  default boolean ignoresState(Op op) {
+    return false;
+  }
+
+  /**
    * An optional reduction that makes the search smaller: the positions in {@code ops} of
    * operations that can be left out of the search without changing the verdict. {@code ops} is
    * one key's history as the search is given it (an {@code :ok} operation as its completion, an

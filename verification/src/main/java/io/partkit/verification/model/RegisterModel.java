@@ -75,6 +75,23 @@ final class RegisterModel implements Model<Object> {
   }
 
   /**
+   * A write (its next state is its value whatever the state), an :info read and an :ok read
+   * that constrains nothing (legal in every state, which they keep). A cas and a read that
+   * constrains look at the state; so does an operation this model does not know (illegal).
+   */
+  @Override
+  public boolean ignoresState(Op op) {
+    switch (op.f()) {
+      case "write":
+        return true;
+      case "read":
+        return op.type() == OpType.INFO || !nilReads.constrains(op.value());
+      default:
+        return false;
+    }
+  }
+
+  /**
    * Unobserved :info writes. An :info operation w that writes a value {@code v} (a
    * {@code write v}, or a {@code cas [old v]}) can be left out of the search when no other
    * operation that could be linearized after w observes {@code v}. Observing {@code v}: an :ok

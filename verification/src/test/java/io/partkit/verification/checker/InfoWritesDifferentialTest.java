@@ -90,9 +90,14 @@ class InfoWritesDifferentialTest {
    * is replaced) or never (at the end). In half the histories one :ok result is corrupted.
    */
   static History generate(long seed, boolean cas, Object init) {
+    return generate(seed, cas, init, 10);
+  }
+
+  /** As {@link #generate(long, boolean, Object)}, with up to {@code maxOps} (>= 3) operations. */
+  static History generate(long seed, boolean cas, Object init, int maxOps) {
     Random rnd = new Random(seed);
     int processes = 2 + rnd.nextInt(3);
-    int total = 3 + rnd.nextInt(8);
+    int total = 3 + rnd.nextInt(maxOps - 2);
     List<Op> ops = new ArrayList<>();
     long[] procId = new long[processes];
     long nextId = processes;
@@ -172,7 +177,7 @@ class InfoWritesDifferentialTest {
   }
 
   /** a's operations under key "a", then b's under key "b" with other process numbers. */
-  private static History keyed(History a, History b) {
+  static History keyed(History a, History b) {
     List<Op> ops = new ArrayList<>();
     for (Op o : a.ops()) {
       ops.add(new Op(ops.size(), o.process(), o.type(), o.f(), o.value(), "a", -1, 0));

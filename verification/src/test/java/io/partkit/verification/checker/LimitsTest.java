@@ -22,8 +22,10 @@ import org.junit.jupiter.api.Test;
 class LimitsTest {
 
   /**
-   * register 0 without the model's reduction (Model.droppable's default: nothing), so that
-   * {@link #hard()} stays hard: the register model itself drops its unobserved :info writes.
+   * register 0 without the model's reduction (Model.droppable's default: nothing) and without
+   * its cut (Model.ignoresState's default: false), so that {@link #hard()} stays hard: the
+   * register model itself drops its unobserved :info writes, and takes an :info write only
+   * directly before an operation that looks at the state (here none can follow one).
    */
   static final Model<Object> UNREDUCED = new Model<>() {
     private final Model<Object> register = Models.register(0L);
@@ -132,14 +134,27 @@ class LimitsTest {
   @Test
   void theRegisterDropsTheUnobservedInfoWritesOfTheHardHistory() {
     // none of the 14 :info writes is observed (the read returns 99): all are left out, the
-    // search has one operation, and the evidence omits the dropped writes
-    Analysis a = Linearizability.check(Models.register(0L), hard());
+    // search has one operation, and the evidence omits the dropped writes (reduced before the
+    // search: the search's own cut decides it before the checker's gate would open)
+    Analysis a = Linearizability.check(Models.register(0L), hard(), CheckOptions.defaults(), 0);
     assertThat(a.verdict()).isEqualTo(Verdict.INVALID);
     assertThat(a.keys().get(0).steps()).isLessThan(10);
     assertThat(a.keys().get(0).operations()).isEqualTo(15);
     Evidence e = a.failure().orElseThrow().evidence();
     assertThat(e.message()).isEqualTo("read 99 but the register holds 0");
     assertThat(e.longestPrefixes()).allSatisfy(p -> assertThat(p.ops()).isEmpty());
+  }
+
+  @Test
+  void theRegisterTakesAnInfoWriteOnlyBeforeAnOperationThatLooksAtTheState() {
+    // the cut alone, from the first step: each :info write is tried once, and fails at once, as
+    // only the read of 99 looks at the state; without the cut, every subset of the 14 writes
+    Model<Object> cutOnly = InfoStepsDifferentialTest.cutOnly(Models.register(0L));
+    Analysis a = Linearizability.check(cutOnly, hard(), CheckOptions.defaults(), 0);
+    assertThat(a.verdict()).isEqualTo(Verdict.INVALID);
+    assertThat(a.keys().get(0).steps()).isLessThan(15 * 16);
+    assertThat(a.failure().orElseThrow().evidence().message())
+        .matches("read 99 but the register holds \\d+");
   }
 
   private static Op withKey(Op o, Object key) {

@@ -12,6 +12,10 @@ module io.partkit.spi {
   exports io.partkit.spi;
   exports io.partkit.spi.hash;
   exports io.partkit.spi.stats;
+  // The strategies' shared skeleton, not API: only partkit's own strategy modules may read it
+  // (compiling this module alone warns that they are not found; they need not be).
+  exports io.partkit.spi.internal to
+      io.partkit.strategy.fixed, io.partkit.strategy.tokenring, io.partkit.strategy.rendezvous;
 
   uses io.partkit.spi.PartitionerProvider;
 }

@@ -7,8 +7,6 @@ import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.Partitioners;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -21,8 +19,8 @@ final class PartkitSubject implements Subject {
   private final String name;
   private final String strategy;
   private final PartitionerConfig config;
-  private final Partitioners partitioners;
-  private final Map<Integer, Partitioner> byReplicas = new HashMap<>();
+  /** One instance for every replica count: the SPI takes replicas per call. */
+  private final Partitioner partitioner;
 
   /**
    * @throws io.partkit.spi.UnknownStrategyException if no provider has that name
@@ -32,13 +30,8 @@ final class PartkitSubject implements Subject {
     this.name = requireNonNull(name, "name");
     this.strategy = requireNonNull(strategy, "strategy");
     this.config = requireNonNull(config, "config");
-    this.partitioners = requireNonNull(partitioners, "partitioners");
-    partitioner(1); // fail now, with the provider's message, when the strategy or an option is bad
-  }
-
-  private synchronized Partitioner partitioner(int replicas) {
-    return byReplicas.computeIfAbsent(replicas,
-        r -> partitioners.create(strategy, config.with("replicas", r)));
+    // fails now, with the provider's message, when the strategy or an option is bad
+    this.partitioner = partitioners.create(strategy, config);
   }
 
   @Override
@@ -54,6 +47,7 @@ final class PartkitSubject implements Subject {
   @Override
   public Placement place(MembershipView view, int replicas, Optional<Placement> previous) {
     Optional<PartitionAssignment> before = previous.flatMap(Placement::exact);
-    return new AssignmentPlacement(view, partitioner(replicas).assign(view, before));
+    // the bench reads placements only, so the table stays unstamped (epoch 0)
+    return new AssignmentPlacement(view, partitioner.place(view, before, replicas));
   }
 }

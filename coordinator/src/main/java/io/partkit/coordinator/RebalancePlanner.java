@@ -29,6 +29,10 @@ import java.util.TreeMap;
  * one wave towards {@code E + 1}. When the scheme changes by splitting partitions (a token-ring
  * join), the split is committed first, as metadata only ({@link #splitTable}, epoch
  * {@code E + 1}), and the waves run from it, in the new numbering, from {@code E + 2} on.
+ *
+ * <p>This is where a coordinated table's epoch is decided: the strategy's
+ * {@link Partitioner#place} returns an unstamped table, and the plan stamps each table it
+ * proposes or commits with the epoch above.
  */
 final class RebalancePlanner {
 
@@ -55,7 +59,8 @@ final class RebalancePlanner {
   }
 
   RebalancePlan plan(Optional<PartitionAssignment> current, MembershipView view) {
-    PartitionAssignment raw = partitioner.assign(view, current);
+    // The strategy places; the epochs are this planner's alone (waves, splits), stamped below.
+    PartitionAssignment raw = partitioner.place(view, current, partitioner.replicationFactor());
     if (current.isPresent() && current.get().samePlacementAs(raw)) {
       PartitionAssignment c = current.get();
       return new RebalancePlan(current, c, List.of(), Optional.of(Movement.between(c, c)),

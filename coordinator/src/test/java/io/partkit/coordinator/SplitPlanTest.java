@@ -54,7 +54,8 @@ class SplitPlanTest {
     }
 
     @Override
-    public PartitionAssignment assign(MembershipView view, Optional<PartitionAssignment> prev) {
+    public PartitionAssignment place(MembershipView view, Optional<PartitionAssignment> prev,
+        int replicas) {
       TreeMap<Long, NodeId> ring = new TreeMap<>();
       for (Member m : view.members()) {
         for (long t : TOKENS.get(m.id().value())) {
@@ -63,8 +64,7 @@ class SplitPlanTest {
       }
       long[] tokens = ring.keySet().stream().mapToLong(Long::longValue).toArray();
       List<List<NodeId>> rows = ring.values().stream().map(List::of).toList();
-      return PartitionAssignment.of(name(), prev.map(p -> p.epoch() + 1).orElse(1L),
-          view.version(), TokenRanges.of(tokens), rows);
+      return PartitionAssignment.of(name(), 0, view.version(), TokenRanges.of(tokens), rows);
     }
   };
 

@@ -54,7 +54,8 @@ public final class TestTablePartitionerProvider implements PartitionerProvider {
       }
 
       @Override
-      public PartitionAssignment assign(MembershipView view, Optional<PartitionAssignment> prev) {
+      public PartitionAssignment place(MembershipView view, Optional<PartitionAssignment> prev,
+          int replicas) {
         if (view.isEmpty()) {
           throw new IllegalArgumentException("view must not be empty");
         }
@@ -97,8 +98,7 @@ public final class TestTablePartitionerProvider implements PartitionerProvider {
           }
           table.add(row);
         }
-        long epoch = prev.map(PartitionAssignment::epoch).orElse(0L) + 1;
-        return PartitionAssignment.of("test-table", epoch, view.version(), HashSlots.of(partitions),
+        return PartitionAssignment.of("test-table", 0, view.version(), HashSlots.of(partitions),
             table);
       }
     };

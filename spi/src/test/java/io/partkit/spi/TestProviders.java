@@ -17,11 +17,11 @@ final class TestProviders {
     }
 
     @Override
-    public PartitionAssignment assign(MembershipView view, Optional<PartitionAssignment> previous) {
+    public PartitionAssignment place(MembershipView view, Optional<PartitionAssignment> previous,
+        int replicas) {
       List<List<NodeId>> table = new ArrayList<>();
       table.add(List.of(view.member(0).id()));
-      return PartitionAssignment.of(name, previous.map(p -> p.epoch() + 1).orElse(1L),
-          view.version(), HashSlots.of(1), table);
+      return PartitionAssignment.of(name, 0, view.version(), HashSlots.of(1), table);
     }
   }
 

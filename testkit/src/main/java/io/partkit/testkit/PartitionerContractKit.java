@@ -308,6 +308,57 @@ public abstract class PartitionerContractKit {
     }
   }
 
+  @ParameterizedTest(name = "{0} replicas")
+  @ValueSource(ints = {1, 2, 3})
+  void replicasGivenPerCallPlaceAsAnInstanceConfiguredWithThem(int replicas) {
+    Random random = new Random(31 + replicas);
+    MembershipView view = MembershipView.of(0, randomMembers(random, 9));
+    Partitioner configured = partitioner(replicas);
+    Partitioner other = partitioner(replicas == 1 ? 2 : 1);
+    PartitionAssignment first = configured.assign(view);
+    assertThat(other.place(view, Optional.empty(), replicas).samePlacementAs(first))
+        .as("first table").isTrue();
+    MembershipView grown = view.with(freshMember(random, view));
+    assertThat(other.place(grown, Optional.of(first), replicas)
+        .samePlacementAs(configured.assign(grown, Optional.of(first))))
+        .as("table after a join").isTrue();
+  }
+
+  @Test
+  void rejectsReplicasPerCallOutOfRange() {
+    MembershipView view = MembershipView.ofEqualNodes("node-", 3);
+    for (int replicas : new int[] {0, Partitioner.MAX_REPLICAS + 1}) {
+      assertThatThrownBy(() -> partitioner(1).place(view, Optional.empty(), replicas))
+          .as("replicas %d", replicas)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void placeLeavesTheEpochToTheCaller() {
+    Partitioner p = partitioner(2);
+    MembershipView view = MembershipView.of(0, randomMembers(new Random(6), 5));
+    PartitionAssignment first = p.assign(view).withEpoch(41);
+    PartitionAssignment placed = p.place(view, Optional.of(first), 2);
+    assertThat(placed.epoch()).as("unstamped").isZero();
+    assertThat(p.assign(view, Optional.of(first))).isEqualTo(placed.withEpoch(42));
+  }
+
+  @Test
+  void aFixedSchemeIsKnownBeforeAssigningAndIsEveryAssignmentsScheme() {
+    Partitioner p = partitioner(1);
+    if (p.fixedScheme().isEmpty()) {
+      assertThat(p.fixedPartitionCount()).isEmpty();
+      return; // the scheme follows membership: nothing to announce up front
+    }
+    assertThat(p.fixedPartitionCount()).hasValue(p.fixedScheme().get().partitionCount());
+    Random random = new Random(8);
+    for (int n : new int[] {1, 4, 13}) {
+      PartitionAssignment a = p.assign(MembershipView.of(0, randomMembers(random, n)));
+      assertThat(a.scheme()).as("%d members", n).isEqualTo(p.fixedScheme().get());
+    }
+  }
+
   @Test
   void replicasSpreadOverZonesWhenLabelsAllow() {
     List<Member> members = new ArrayList<>();

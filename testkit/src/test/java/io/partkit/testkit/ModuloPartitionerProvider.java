@@ -4,6 +4,7 @@ import io.partkit.spi.HashSlots;
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.PartitionScheme;
 import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.PartitionerProvider;
@@ -44,21 +45,30 @@ public final class ModuloPartitionerProvider implements PartitionerProvider {
     }
 
     @Override
-    public PartitionAssignment assign(MembershipView view, Optional<PartitionAssignment> previous) {
+    public PartitionAssignment place(MembershipView view, Optional<PartitionAssignment> previous,
+        int replicas) {
       if (view.isEmpty()) {
         throw new IllegalArgumentException("no members to assign to");
       }
-      int rf = Math.min(replicationFactor, view.size());
+      if (replicas < 1 || replicas > MAX_REPLICAS) {
+        throw new IllegalArgumentException(
+            "replicas must be in 1.." + MAX_REPLICAS + ": " + replicas);
+      }
+      int rf = Math.min(replicas, view.size());
       List<List<NodeId>> table = new ArrayList<>();
       for (int p = 0; p < partitions; p++) {
-        List<NodeId> replicas = new ArrayList<>();
+        List<NodeId> row = new ArrayList<>();
         for (int r = 0; r < rf; r++) {
-          replicas.add(view.member((p + r) % view.size()).id());
+          row.add(view.member((p + r) % view.size()).id());
         }
-        table.add(replicas);
+        table.add(row);
       }
-      return PartitionAssignment.of(name(), previous.map(a -> a.epoch() + 1).orElse(1L),
-          view.version(), HashSlots.of(partitions), table);
+      return PartitionAssignment.of(name(), 0, view.version(), HashSlots.of(partitions), table);
+    }
+
+    @Override
+    public Optional<PartitionScheme> fixedScheme() {
+      return Optional.of(HashSlots.of(partitions));
     }
   }
 }

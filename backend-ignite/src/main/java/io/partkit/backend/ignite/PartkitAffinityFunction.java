@@ -15,7 +15,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.ignite.cache.affinity.AffinityCentralizedFunction;
@@ -28,27 +27,31 @@ import org.apache.ignite.cluster.ClusterNode;
  * partitions, primaries and backups exactly where the strategy's {@link PartitionAssignment}
  * says. A thin adapter, as the SPI was shaped for:
  * <ul>
- *   <li>{@link #partitions()}: the strategy's {@link Partitioner#fixedPartitionCount()}; a
- *       strategy without one (a token ring) is rejected when the function is created.
+ *   <li>{@link #partitions()}: the partition count of the strategy's
+ *       {@link Partitioner#fixedScheme()}; a strategy without one (a token ring) is rejected
+ *       when the function is created.
  *   <li>{@link #partition(Object)}: partkit's stable key hash, not Java's {@code hashCode()}:
  *       {@code String} as UTF-8, {@code Long} and {@code Integer} as the 8 big-endian bytes of
  *       the widened {@code long}, {@code byte[]} as is, through the strategy's
- *       {@link PartitionScheme}. Other key types are rejected: Ignite hands binary objects over
- *       with a hash code that is not a stable, documented format. Route such keys by an
+ *       {@link Partitioner#fixedScheme()}, known without assigning anything. Other key types
+ *       are rejected: Ignite hands binary objects over with a hash code that is not a stable,
+ *       documented format. Route such keys by an
  *       {@code @AffinityKeyMapped} field of a supported type (Ignite's affinity key mapper
  *       extracts it before calling this function).
  *   <li>{@link #assignPartitions}: a {@link MembershipView} of the topology by consistent id
  *       (its {@code String.valueOf}); weight, zone and rack from the node attributes
  *       {@value #WEIGHT_ATTRIBUTE}, {@value #ZONE_ATTRIBUTE}, {@value #RACK_ATTRIBUTE}
  *       ({@code IgniteConfiguration.setUserAttributes}); the previous assignment from the
- *       context; replicas {@code backups + 1}, at most the node count. Replica lists come back
- *       primary first.
+ *       context; replicas {@code backups + 1}, at most the node count, passed to
+ *       {@link Partitioner#place} per call (one strategy instance serves every backup count).
+ *       Replica lists come back primary first; the epoch is not used (Ignite versions
+ *       assignments by topology).
  * </ul>
  *
  * <p>Ignite requires an affinity function to be serializable, present on every node and
  * deterministic from its inputs. Only the strategy name, its options and the partition count
  * travel; each node finds the strategy through {@link Partitioners} (its jar must be on every
- * node's classpath) and rebuilds it lazily. The partition count is checked again there: Ignite
+ * node's classpath) and creates it lazily. The partition count is checked again there: Ignite
  * refuses a node whose caches announce another count.
  *
  * <h2>History-dependent strategies ({@code fixed}): why {@link AffinityCentralizedFunction}</h2>
@@ -106,8 +109,6 @@ public final class PartkitAffinityFunction implements AffinityFunction {
   /** Node attribute with the rack label. */
   public static final String RACK_ATTRIBUTE = "partkit.rack";
 
-  private static final String PROBE = "partkit-probe";
-
   private final String strategy;
   private final TreeMap<String, String> options;
   private final int partitions;
@@ -140,13 +141,13 @@ public final class PartkitAffinityFunction implements AffinityFunction {
           + "remove it from the options: " + options);
     }
     Partitioner partitioner = Partitioners.load().create(strategy, options);
-    OptionalInt count = partitioner.fixedPartitionCount();
-    if (count.isEmpty()) {
+    Optional<PartitionScheme> scheme = partitioner.fixedScheme();
+    if (scheme.isEmpty()) {
       throw new IllegalArgumentException("strategy '" + strategy + "' has no fixed partition "
           + "count, which Ignite's partitions() needs; choose one that has (fixed, rendezvous)");
     }
     return new PartkitAffinityFunction(strategy, new TreeMap<>(options.asMap()),
-        count.getAsInt());
+        scheme.get().partitionCount());
   }
 
   /** The strategy's name. */
@@ -195,8 +196,7 @@ public final class PartkitAffinityFunction implements AffinityFunction {
     int backups = ctx.backups();
     int replicas = backups >= members.size() - 1 ? members.size() : backups + 1;
 
-    Partitioner p = partitioner(replicas);
-    PartitionAssignment next = p.assign(view, previous(ctx));
+    PartitionAssignment next = partitioner().place(view, previous(ctx), replicas);
     if (next.partitionCount() != partitions) {
       throw new IllegalStateException("strategy '" + strategy + "' produced "
           + next.partitionCount() + " partitions, expected " + partitions);
@@ -267,11 +267,11 @@ public final class PartkitAffinityFunction implements AffinityFunction {
     return Optional.of(PartitionAssignment.of(strategy, 0, 0, scheme(), trimmed));
   }
 
-  private Partitioner partitioner(int replicas) {
+  /** The strategy, created once per node (replicas are given per call, not configured). */
+  private Partitioner partitioner() {
     Partitioner p = partitioner;
-    if (p == null || p.replicationFactor() != replicas) {
-      p = Partitioners.load(loader()).create(strategy,
-          PartitionerConfig.of(options).with("replicas", replicas));
+    if (p == null) {
+      p = Partitioners.load(loader()).create(strategy, PartitionerConfig.of(options));
       int count = p.fixedPartitionCount().orElse(-1);
       if (count != partitions) {
         throw new IllegalStateException("strategy '" + strategy + "' with " + options
@@ -283,15 +283,13 @@ public final class PartkitAffinityFunction implements AffinityFunction {
     return p;
   }
 
-  /** The strategy's key -> partition scheme, learned from a one-node assignment. */
+  /** The strategy's key -> partition scheme, which it has without assigning. */
   private PartitionScheme scheme() {
     PartitionScheme s = scheme;
     if (s == null) {
-      s = partitioner(1).assign(MembershipView.of(Member.of(PROBE))).scheme();
-      if (s.partitionCount() != partitions) {
-        throw new IllegalStateException("strategy '" + strategy + "' uses "
-            + s.partitionCount() + " partitions, expected " + partitions);
-      }
+      s = partitioner().fixedScheme().orElseThrow(() -> new IllegalStateException("strategy '"
+          + strategy + "' has no fixed scheme on this node (is the same partkit version on"
+          + " every node?)"));
       scheme = s;
     }
     return s;

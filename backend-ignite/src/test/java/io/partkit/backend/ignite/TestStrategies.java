@@ -4,13 +4,13 @@ import io.partkit.spi.HashSlots;
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.PartitionScheme;
 import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.PartitionerProvider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalInt;
 
 /**
  * Test-only strategies, registered in this module's test {@code META-INF/services}, that pin the
@@ -121,16 +121,17 @@ final class TestStrategies {
     }
 
     @Override
-    public OptionalInt fixedPartitionCount() {
-      return fixed ? OptionalInt.of(partitions) : OptionalInt.empty();
+    public Optional<PartitionScheme> fixedScheme() {
+      return fixed ? Optional.of(HashSlots.of(partitions)) : Optional.empty();
     }
 
     @Override
-    public PartitionAssignment assign(MembershipView view, Optional<PartitionAssignment> previous) {
+    public PartitionAssignment place(MembershipView view, Optional<PartitionAssignment> previous,
+        int replicas) {
       if (view.isEmpty()) {
         throw new IllegalArgumentException("the membership view must not be empty");
       }
-      long epoch = previous.map(a -> a.epoch() + 1).orElse(1L);
+      long epoch = 0; // unstamped, as the SPI says
       int rf = Math.min(replicas, view.size());
       if (sticky && previous.isPresent() && previous.get().replicationFactor() == rf
           && previous.get().partitionCount() == partitions

@@ -4,12 +4,13 @@ import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.PartitionerProvider;
 import io.partkit.spi.StrategyOption;
+import io.partkit.spi.internal.CommonOptions;
 import java.util.List;
 
 /**
  * Provides the {@code fixed} strategy. Options:
  * <ul>
- *   <li>{@code partitions}: number of logical partitions, 1..{@value FixedPartitioner#MAX_PARTITIONS},
+ *   <li>{@code partitions}: number of logical partitions, 1..{@value CommonOptions#MAX_PARTITIONS},
  *       default {@value FixedPartitioner#DEFAULT_PARTITIONS} (Hazelcast's default).
  *   <li>{@code replicas}: copies per partition, primary included, 1..7, default 1.
  *   <li>{@code zone-aware}: spread a partition's replicas over distinct zones, then racks, while the
@@ -36,11 +37,10 @@ public final class FixedPartitionerProvider implements PartitionerProvider {
   public List<StrategyOption> options() {
     return List.of(
         new StrategyOption("partitions", Integer.toString(FixedPartitioner.DEFAULT_PARTITIONS),
-            "logical partitions, 1.." + FixedPartitioner.MAX_PARTITIONS
+            "logical partitions, 1.." + CommonOptions.MAX_PARTITIONS
                 + " (271 is Hazelcast's default)"),
-        new StrategyOption("replicas", "1", "copies per partition, primary included, 1..7"),
-        new StrategyOption("zone-aware", "true",
-            "spread a partition's replicas over distinct zones, then racks, while labels allow"));
+        CommonOptions.replicasOption("partition"),
+        CommonOptions.zoneAwareOption());
   }
 
   /**

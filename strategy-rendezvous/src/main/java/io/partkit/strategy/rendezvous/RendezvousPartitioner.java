@@ -1,18 +1,16 @@
 package io.partkit.strategy.rendezvous;
 
-import static java.util.Objects.requireNonNull;
-
 import io.partkit.spi.HashSlots;
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
-import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.hash.KeyHash;
+import io.partkit.spi.internal.AbstractPartitioner;
+import io.partkit.spi.internal.CommonOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalInt;
 
 /**
  * The {@code rendezvous} strategy over {@code partitions} hash slots: partition {@code p}'s
@@ -34,26 +32,21 @@ import java.util.OptionalInt;
  * <p>Zone spreading takes precedence over the load bound: when the only members on an unused
  * zone are full, one of them still takes the replica.
  */
-final class RendezvousPartitioner implements Partitioner {
+final class RendezvousPartitioner extends AbstractPartitioner {
 
   static final String NAME = "rendezvous";
   static final int DEFAULT_PARTITIONS = 1024;
-  static final int MAX_PARTITIONS = 1 << 20;
-  static final int MAX_REPLICAS = 7;
 
-  private final PartitionerConfig config;
   private final HashSlots scheme;
-  private final int replicas;
   private final long seed;
   private final boolean zoneAware;
   /** {@code NaN} for plain rendezvous. */
   private final double loadBound;
 
-  private RendezvousPartitioner(PartitionerConfig config, int partitions, int replicas, long seed,
-      boolean zoneAware, double loadBound) {
-    this.config = config;
-    this.scheme = new HashSlots(partitions, KeyHash.MURMUR3_128);
-    this.replicas = replicas;
+  private RendezvousPartitioner(PartitionerConfig config, HashSlots scheme, int replicas,
+      long seed, boolean zoneAware, double loadBound) {
+    super(NAME, config, replicas, scheme);
+    this.scheme = scheme;
     this.seed = seed;
     this.zoneAware = zoneAware;
     this.loadBound = loadBound;
@@ -63,49 +56,23 @@ final class RendezvousPartitioner implements Partitioner {
    * @throws io.partkit.spi.InvalidConfigurationException listing every bad or unknown option
    */
   static RendezvousPartitioner create(PartitionerConfig config) {
-    requireNonNull(config, "config");
-    PartitionerConfig.Reader reader = config.reader("strategy '" + NAME + "'");
-    int partitions = reader.intValue("partitions", DEFAULT_PARTITIONS, 1, MAX_PARTITIONS);
-    int replicas = reader.intValue("replicas", 1, 1, MAX_REPLICAS);
-    long seed = reader.longValue("seed", 0, Long.MIN_VALUE, Long.MAX_VALUE);
-    boolean zoneAware = reader.booleanValue("zone-aware", true);
+    PartitionerConfig.Reader reader = CommonOptions.reader(NAME, config);
+    int partitions = CommonOptions.partitions(reader, DEFAULT_PARTITIONS);
+    int replicas = CommonOptions.replicas(reader);
+    long seed = CommonOptions.seed(reader);
+    boolean zoneAware = CommonOptions.zoneAware(reader);
     double loadBound = reader.doubleValue("load-bound", Double.NaN, 1.0, 100.0);
     reader.validate();
-    return new RendezvousPartitioner(config, partitions, replicas, seed, zoneAware, loadBound);
+    return new RendezvousPartitioner(config, new HashSlots(partitions, KeyHash.MURMUR3_128),
+        replicas, seed, zoneAware, loadBound);
   }
 
+  /** The placement depends on the view only; {@code previous} is not read. */
   @Override
-  public String name() {
-    return NAME;
-  }
-
-  @Override
-  public PartitionerConfig config() {
-    return config;
-  }
-
-  @Override
-  public int replicationFactor() {
-    return replicas;
-  }
-
-  @Override
-  public OptionalInt fixedPartitionCount() {
-    return OptionalInt.of(scheme.count());
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>The placement depends on the view only; {@code previous} contributes its epoch.
-   */
-  @Override
-  public PartitionAssignment assign(MembershipView view, Optional<PartitionAssignment> previous) {
-    requireNonNull(view, "view");
-    requireNonNull(previous, "previous");
-    HrwNodes hrw = new HrwNodes(view, seed, zoneAware); // rejects an empty view
+  protected PartitionAssignment compute(MembershipView view,
+      Optional<PartitionAssignment> previous, int rf) {
+    HrwNodes hrw = new HrwNodes(view, seed, zoneAware);
     int partitions = scheme.count();
-    int rf = Math.min(replicas, view.size());
     int[] primaryLoad = null;
     int[] primaryCap = null;
     int[] backupLoad = null;
@@ -122,8 +89,7 @@ final class RendezvousPartitioner implements Partitioner {
       hrw.select(p, rf, row, primaryLoad, primaryCap, backupLoad, backupCap);
       lists.add(List.of(row));
     }
-    long epoch = previous.map(a -> a.epoch() + 1).orElse(1L);
-    return PartitionAssignment.of(NAME, epoch, view.version(), scheme, lists);
+    return assignment(view, scheme, lists);
   }
 
   /** Per member: {@code max(ceil(A*w/W), floor(c*A*w/W))}, see the class comment. */
@@ -141,8 +107,8 @@ final class RendezvousPartitioner implements Partitioner {
 
   @Override
   public String toString() {
-    return "RendezvousPartitioner{partitions=" + scheme.count() + ", replicas=" + replicas
-        + ", seed=" + seed + ", zone-aware=" + zoneAware
+    return "RendezvousPartitioner{partitions=" + scheme.count()
+        + ", replicas=" + replicationFactor() + ", seed=" + seed + ", zone-aware=" + zoneAware
         + (Double.isNaN(loadBound) ? "" : ", load-bound=" + loadBound) + "}";
   }
 }

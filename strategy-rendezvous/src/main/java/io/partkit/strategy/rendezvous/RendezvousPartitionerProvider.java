@@ -4,12 +4,13 @@ import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.PartitionerProvider;
 import io.partkit.spi.StrategyOption;
+import io.partkit.spi.internal.CommonOptions;
 import java.util.List;
 
 /**
  * Provides the {@code rendezvous} strategy. Options:
  * <ul>
- *   <li>{@code partitions}: hash slots, 1..{@value RendezvousPartitioner#MAX_PARTITIONS}, default
+ *   <li>{@code partitions}: hash slots, 1..{@value CommonOptions#MAX_PARTITIONS}, default
  *       {@value RendezvousPartitioner#DEFAULT_PARTITIONS} (Ignite's default).
  *   <li>{@code replicas}: copies per partition, primary included, 1..7, default 1.
  *   <li>{@code seed}: any {@code long}, default 0; part of every score.
@@ -40,11 +41,10 @@ public final class RendezvousPartitionerProvider implements PartitionerProvider 
     return List.of(
         new StrategyOption("partitions",
             Integer.toString(RendezvousPartitioner.DEFAULT_PARTITIONS),
-            "hash slots, 1.." + RendezvousPartitioner.MAX_PARTITIONS + " (1024 is Ignite's default)"),
-        new StrategyOption("replicas", "1", "copies per partition, primary included, 1..7"),
+            "hash slots, 1.." + CommonOptions.MAX_PARTITIONS + " (1024 is Ignite's default)"),
+        CommonOptions.replicasOption("partition"),
         new StrategyOption("seed", "0", "any long; part of every score"),
-        new StrategyOption("zone-aware", "true",
-            "spread replicas over distinct zones, then racks, while labels allow"),
+        CommonOptions.zoneAwareOption(),
         new StrategyOption("load-bound", "none", "c in 1.0..100.0 caps each member at "
             + "max(ceil(avg), floor(c * avg)) partitions (weighted); none is plain rendezvous"));
   }

@@ -1,14 +1,12 @@
 package io.partkit.strategy.tokenring;
 
-import static java.util.Objects.requireNonNull;
-
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
-import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.TokenRanges;
 import io.partkit.spi.hash.KeyHash;
+import io.partkit.spi.internal.AbstractPartitioner;
 import java.util.Optional;
 
 /**
@@ -21,7 +19,7 @@ import java.util.Optional;
  * is not a {@link TokenRanges} over {@link KeyHash#CASSANDRA_MURMUR3} cannot be built on and is
  * treated as absent.
  */
-final class TokenRingPartitioner implements Partitioner {
+final class TokenRingPartitioner extends AbstractPartitioner {
 
   /** Largest {@code vnodes} accepted (tokens per unit of weight). */
   static final int MAX_VNODES = 1024;
@@ -29,46 +27,24 @@ final class TokenRingPartitioner implements Partitioner {
   /** Most tokens in one ring: 2^24, like {@link io.partkit.spi.HashSlots#MAX_COUNT}. */
   static final long MAX_TOKENS = 1 << 24;
 
-  private final PartitionerConfig config;
   private final int vnodes;
-  private final int replicas;
   private final boolean zoneAware;
   private final TokenChooser chooser;
 
   TokenRingPartitioner(PartitionerConfig config, int vnodes, int replicas, boolean zoneAware,
       TokenChooser chooser) {
-    this.config = config;
+    super(TokenRingPartitionerProvider.NAME, config, replicas, null); // the scheme is the ring
     this.vnodes = vnodes;
-    this.replicas = replicas;
     this.zoneAware = zoneAware;
     this.chooser = chooser;
   }
 
-  @Override
-  public String name() {
-    return TokenRingPartitionerProvider.NAME;
-  }
-
-  @Override
-  public PartitionerConfig config() {
-    return config;
-  }
-
-  @Override
-  public int replicationFactor() {
-    return replicas;
-  }
-
   /**
-   * @throws IllegalArgumentException if the view is empty or would need more than 2^24 tokens
+   * @throws IllegalArgumentException if the view would need more than 2^24 tokens
    */
   @Override
-  public PartitionAssignment assign(MembershipView view, Optional<PartitionAssignment> previous) {
-    requireNonNull(view, "view");
-    requireNonNull(previous, "previous");
-    if (view.isEmpty()) {
-      throw new IllegalArgumentException("cannot assign tokens to an empty membership view");
-    }
+  protected PartitionAssignment compute(MembershipView view,
+      Optional<PartitionAssignment> previous, int rf) {
     long tokens = view.totalWeight() * vnodes;
     if (tokens > MAX_TOKENS) {
       throw new IllegalArgumentException("a ring of total weight " + view.totalWeight() + " with "
@@ -77,10 +53,14 @@ final class TokenRingPartitioner implements Partitioner {
     }
     Ring ring = chooser.choose(view, vnodes, previous.flatMap(TokenRingPartitioner::ringOf));
     TokenRanges scheme = TokenRanges.of(KeyHash.CASSANDRA_MURMUR3, ring.tokens());
-    int rf = Math.min(replicas, view.size());
-    long epoch = previous.map(p -> p.epoch() + 1).orElse(1L);
-    return PartitionAssignment.of(name(), epoch, view.version(), scheme,
-        new ReplicaWalk(ring, view, rf, zoneAware).all());
+    return assignment(view, scheme, new ReplicaWalk(ring, view, rf, zoneAware).all());
+  }
+
+  /** Any table that carries a ring ({@link #ringOf}), whichever strategy computed it. */
+  @Override
+  protected boolean buildsOn(PartitionAssignment previous) {
+    return previous.scheme() instanceof TokenRanges ranges
+        && ranges.keyHash() == KeyHash.CASSANDRA_MURMUR3;
   }
 
   /** The ring an assignment carries: token i is owned by the primary of partition i. */
@@ -99,6 +79,6 @@ final class TokenRingPartitioner implements Partitioner {
   @Override
   public String toString() {
     return "TokenRingPartitioner{tokens=" + chooser.name() + ", vnodes=" + vnodes + ", replicas="
-        + replicas + ", zone-aware=" + zoneAware + "}";
+        + replicationFactor() + ", zone-aware=" + zoneAware + "}";
   }
 }

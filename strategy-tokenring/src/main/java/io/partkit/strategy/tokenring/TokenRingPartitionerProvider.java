@@ -4,6 +4,7 @@ import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.PartitionerProvider;
 import io.partkit.spi.StrategyOption;
+import io.partkit.spi.internal.CommonOptions;
 import java.util.List;
 import java.util.Set;
 
@@ -62,9 +63,8 @@ public final class TokenRingPartitionerProvider implements PartitionerProvider {
                 + "or random (recomputable from the membership alone)"),
         new StrategyOption("seed", "0", "any long; seed of the random chooser (the allocator "
             + "does not use it)"),
-        new StrategyOption("replicas", "1", "replicas per range, primary included, 1..7"),
-        new StrategyOption("zone-aware", "true",
-            "spread replicas over distinct zones, then racks, while there are unused ones"));
+        CommonOptions.replicasOption("range"),
+        CommonOptions.zoneAwareOption());
   }
 
   /**
@@ -72,12 +72,12 @@ public final class TokenRingPartitionerProvider implements PartitionerProvider {
    */
   @Override
   public Partitioner create(PartitionerConfig config) {
-    PartitionerConfig.Reader reader = config.reader("strategy '" + NAME + "'");
+    PartitionerConfig.Reader reader = CommonOptions.reader(NAME, config);
     int vnodes = reader.intValue("vnodes", 16, 1, TokenRingPartitioner.MAX_VNODES);
-    int replicas = reader.intValue("replicas", 1, 1, 7);
+    int replicas = CommonOptions.replicas(reader);
     String tokens = reader.choice("tokens", "allocator", Set.of("allocator", "random"));
-    long seed = reader.longValue("seed", 0, Long.MIN_VALUE, Long.MAX_VALUE);
-    boolean zoneAware = reader.booleanValue("zone-aware", true);
+    long seed = CommonOptions.seed(reader);
+    boolean zoneAware = CommonOptions.zoneAware(reader);
     reader.validate();
     TokenChooser chooser = tokens.equals("random")
         ? new SeededRandomTokens(seed)

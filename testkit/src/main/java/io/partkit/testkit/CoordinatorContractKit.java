@@ -9,6 +9,8 @@ import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.RebalancePlan;
+import io.partkit.test.support.ManualClock;
+import io.partkit.test.support.RecordingMigrationExecutor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -12,7 +12,6 @@ import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
-import io.partkit.spi.RebalancePlan;
 import io.partkit.spi.TokenRanges;
 import io.partkit.test.support.ManualClock;
 import io.partkit.test.support.RecordingMigrationExecutor;

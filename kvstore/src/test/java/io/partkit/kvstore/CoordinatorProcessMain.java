@@ -8,7 +8,7 @@ import io.partkit.spi.Member;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.PartitionerConfig;
-import io.partkit.spi.RebalancePlan;
+import io.partkit.coordinator.RebalancePlan;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

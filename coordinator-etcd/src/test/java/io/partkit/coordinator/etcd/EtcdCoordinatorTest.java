@@ -1,8 +1,7 @@
 package io.partkit.coordinator.etcd;
 
-import io.partkit.coordinator.KitCoordinators;
 import io.partkit.coordinator.MetadataStore;
-import io.partkit.spi.Coordinator;
+import io.partkit.coordinator.Coordinator;
 import io.partkit.testkit.CoordinatorContractKit;
 import io.partkit.testkit.CoordinatorSettings;
 import io.partkit.test.support.EtcdCluster;

@@ -3,13 +3,12 @@ package io.partkit.coordinator.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.coordinator.ClusterCoordinator;
-import io.partkit.coordinator.KitCoordinators;
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.spi.Member;
 import io.partkit.spi.Migration;
 import io.partkit.spi.MigrationExecutor;
 import io.partkit.spi.PartitionAssignment;
-import io.partkit.spi.RebalancePlan;
+import io.partkit.coordinator.RebalancePlan;
 import io.partkit.testkit.CoordinatorSettings;
 import io.partkit.test.support.EtcdCluster;
 import io.partkit.test.support.ManualClock;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partkit.coordinator.MetadataStore;
-import io.partkit.coordinator.MetadataStoreContractKit;
+import io.partkit.testkit.MetadataStoreContractKit;
 import io.partkit.coordinator.MetadataStoreException;
 import io.partkit.test.support.EtcdCluster;
 import io.partkit.test.support.RequiresEtcd;

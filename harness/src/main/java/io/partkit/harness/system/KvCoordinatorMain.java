@@ -10,7 +10,7 @@ import io.partkit.kvstore.KvSecret;
 import io.partkit.spi.Member;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionerConfig;
-import io.partkit.spi.RebalancePlan;
+import io.partkit.coordinator.RebalancePlan;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;

@@ -1,11 +1,11 @@
 package io.partkit.coordinator.etcd;
 
-import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.Coordinator;
-import io.partkit.testkit.CoordinatorContractKit;
-import io.partkit.testkit.CoordinatorSettings;
+import io.partkit.coordinator.MetadataStore;
 import io.partkit.test.support.EtcdCluster;
 import io.partkit.test.support.RequiresEtcd;
+import io.partkit.testkit.CoordinatorContractKit;
+import io.partkit.testkit.CoordinatorSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,16 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.coordinator.ClusterCoordinator;
 import io.partkit.coordinator.MetadataStore;
+import io.partkit.coordinator.RebalancePlan;
 import io.partkit.spi.Member;
 import io.partkit.spi.Migration;
 import io.partkit.spi.MigrationExecutor;
 import io.partkit.spi.PartitionAssignment;
-import io.partkit.coordinator.RebalancePlan;
-import io.partkit.testkit.CoordinatorSettings;
 import io.partkit.test.support.EtcdCluster;
 import io.partkit.test.support.ManualClock;
 import io.partkit.test.support.RecordingMigrationExecutor;
 import io.partkit.test.support.RequiresEtcd;
+import io.partkit.testkit.CoordinatorSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,9 @@
 package io.partkit.coordinator.etcd;
 
-import io.partkit.spi.PartitionerConfig;
 import io.partkit.coordinator.ClusterCoordinator;
 import io.partkit.coordinator.Coordinators;
 import io.partkit.coordinator.MetadataStore;
+import io.partkit.spi.PartitionerConfig;
 import io.partkit.testkit.CoordinatorSettings;
 
 /**

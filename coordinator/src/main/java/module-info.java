@@ -8,7 +8,11 @@
  * not API. It is exported to the etcd store's module alone; on the class path nothing is
  * enforced, and its package documentation says so. {@code requires transitive} for the SPI and
  * statistics: the API takes and returns their types.
+ *
+ * <p>{@code @SuppressWarnings("module")}: javac warns that the target of the qualified export is
+ * not found, because the etcd module is built after this one; that is expected.
  */
+@SuppressWarnings("module")
 module io.partkit.coordinator {
   requires transitive io.partkit.spi;
   requires transitive io.partkit.stats;

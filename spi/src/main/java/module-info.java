@@ -1,6 +1,8 @@
 /**
- * The partitioning SPI: strategy, coordinator and migration contracts, key hashing, placement
- * statistics, and discovery of strategies by name ({@link io.partkit.spi.Partitioners}).
+ * The partitioning SPI: strategy and migration contracts, the values they exchange, key hashing,
+ * and discovery of strategies by name ({@link io.partkit.spi.Partitioners}). Placement
+ * statistics are the module {@code io.partkit.stats}; the coordinator's API is in
+ * {@code io.partkit.coordinator}.
  *
  * <p>No {@code requires} beyond {@code java.base}: strategies and backends depend on this module,
  * never the other way. {@code uses} is what allows {@link io.partkit.spi.Partitioners}, in a named
@@ -11,7 +13,6 @@
 module io.partkit.spi {
   exports io.partkit.spi;
   exports io.partkit.spi.hash;
-  exports io.partkit.spi.stats;
   // The strategies' shared skeleton, not API: only partkit's own strategy modules may read it
   // (compiling this module alone warns that they are not found; they need not be).
   exports io.partkit.spi.internal to

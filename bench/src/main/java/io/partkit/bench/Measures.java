@@ -3,8 +3,8 @@ package io.partkit.bench;
 import io.partkit.spi.Member;
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.PartitionAssignment;
-import io.partkit.spi.stats.Movement;
-import io.partkit.spi.stats.PlacementStatistics;
+import io.partkit.stats.Movement;
+import io.partkit.stats.PlacementStatistics;
 import java.util.List;
 import java.util.Optional;
 

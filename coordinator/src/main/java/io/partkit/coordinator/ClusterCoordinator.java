@@ -1,6 +1,5 @@
 package io.partkit.coordinator;
 
-import io.partkit.spi.Coordinator;
 import io.partkit.spi.NodeId;
 import java.util.List;
 

@@ -37,8 +37,6 @@ public final class Coordinators {
   public static final class Builder {
     MetadataStore store;
     Partitioner partitioner;
-    String strategyName;
-    PartitionerConfig strategyConfig = PartitionerConfig.empty();
     int minClusterSize = 1;
     Duration heartbeatTimeout = Duration.ofSeconds(10);
     InstantSource clock = InstantSource.system();
@@ -66,16 +64,12 @@ public final class Coordinators {
       requireNonNull(name, "name");
       requireNonNull(config, "config");
       this.partitioner = Partitioners.load().create(name, config);
-      this.strategyName = name;
-      this.strategyConfig = config;
       return this;
     }
 
     /** The strategy as an instance (instead of {@link #strategy(String, PartitionerConfig)}). */
     public Builder partitioner(Partitioner partitioner) {
       this.partitioner = requireNonNull(partitioner, "partitioner");
-      this.strategyName = partitioner.name();
-      this.strategyConfig = partitioner.config();
       return this;
     }
 

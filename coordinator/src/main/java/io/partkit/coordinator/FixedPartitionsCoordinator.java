@@ -10,7 +10,6 @@ import io.partkit.spi.Migration;
 import io.partkit.spi.MigrationExecutor;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
-import io.partkit.spi.RebalancePlan;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;

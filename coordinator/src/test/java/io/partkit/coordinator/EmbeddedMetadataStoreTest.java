@@ -3,42 +3,40 @@ package io.partkit.coordinator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.partkit.spi.HashSlots;
 import io.partkit.spi.Member;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionAssignment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The store contract on the embedded store, and its file persistence. */
-class EmbeddedMetadataStoreTest extends MetadataStoreContractKit {
-
-  private final MetadataStore store = MetadataStores.embedded();
+/**
+ * The embedded store's file persistence. Its run of the store contract
+ * ({@code MetadataStoreContractKit}, in testkit, which depends on this module) is
+ * {@code EmbeddedMetadataStoreContractTest} in coordinator-etcd.
+ */
+class EmbeddedMetadataStoreTest {
 
   @TempDir
   Path dir;
 
-  @Override
-  protected MetadataStore store() {
-    return store;
-  }
-
-  @Override
-  protected MetadataStore secondClient() {
-    return store; // in-process: every client is the same object
-  }
-
-  @AfterEach
-  void close() {
-    store.close();
+  /** A one-replica table on hash slots, one partition per owner (as the contract kit builds). */
+  private static PartitionAssignment table(long epoch, String... owners) {
+    List<List<NodeId>> rows = new ArrayList<>();
+    for (String o : owners) {
+      rows.add(List.of(NodeId.of(o)));
+    }
+    return PartitionAssignment.of("test-table", epoch, 1, HashSlots.of(owners.length), rows);
   }
 
   @Test

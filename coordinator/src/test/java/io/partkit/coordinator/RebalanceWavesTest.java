@@ -7,9 +7,8 @@ import io.partkit.spi.Member;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionerConfig;
-import io.partkit.spi.RebalancePlan;
-import io.partkit.testkit.ManualClock;
-import io.partkit.testkit.RecordingMigrationExecutor;
+import io.partkit.test.support.ManualClock;
+import io.partkit.test.support.RecordingMigrationExecutor;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -21,6 +21,9 @@ import java.util.Optional;
  */
 public final class TestTablePartitionerProvider implements PartitionerProvider {
 
+  /** For {@code ServiceLoader}, which finds it through this module's test META-INF/services. */
+  public TestTablePartitionerProvider() {}
+
   @Override
   public String name() {
     return "test-table";

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -23,6 +24,25 @@ public interface KvClient extends AutoCloseable {
   /** A builder with a 5 s request timeout and a 15 s retry budget. */
   static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * One node's view of one partition (its state, epoch and key count), asked of that node
+   * directly rather than routed: for operators and test harnesses that check each primary
+   * serves what the table says. One connection, opened and closed by this call.
+   *
+   * @param hostAndPort the node's address, {@code host:port}
+   * @param secret the shared secret the node was started with
+   * @throws IOException if the node could not be reached or did not answer within
+   *     {@code timeout}
+   * @throws IllegalArgumentException if the address is not {@code host:port} or the timeout is
+   *     not positive
+   */
+  static PartitionStatus partitionStatus(String hostAndPort, int partition, Duration timeout,
+      KvSecret secret) throws IOException {
+    try (KvNodeClient node = KvNodeClient.connect(hostAndPort, timeout, secret)) {
+      return node.status(partition);
+    }
   }
 
   /**

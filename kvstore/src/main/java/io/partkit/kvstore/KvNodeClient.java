@@ -5,13 +5,15 @@ import java.time.Duration;
 
 /**
  * A raw connection to one node: requests go to that node with the partition and epoch the caller
- * gives, and the node's answer comes back as is. This is what fencing is tested with (a write
- * sent to an old owner) and what a fault-injection harness records histories with; applications
- * use the routing {@link KvClient}.
+ * gives, and the node's answer comes back as is. This is what the migration executor and the
+ * routing client speak, and what fencing is tested with (a write sent to an old owner).
+ * Package-private: its replies ({@link KvReply}) are the wire protocol, which may change in any
+ * release; applications use the routing {@link KvClient}, and a harness that checks a node's
+ * partitions uses {@link KvClient#partitionStatus}.
  *
  * <p>Not thread-safe: one request at a time; open one per thread.
  */
-public interface KvNodeClient extends AutoCloseable {
+interface KvNodeClient extends AutoCloseable {
 
   /**
    * A client for the node at {@code hostAndPort}; it connects on first use and reconnects after a

@@ -3,7 +3,8 @@ package io.partkit.kvstore;
 import static java.util.Objects.requireNonNull;
 
 /**
- * A node's answer to one request, as it came over the wire.
+ * A node's answer to one request, as it came over the wire. Package-private: it is the wire
+ * protocol, which may change in any release; applications see values and {@link KvException}.
  *
  * @param status what happened
  * @param epoch the node's epoch for the partition (for REDIRECT and MOVING: the newer epoch the
@@ -11,7 +12,7 @@ import static java.util.Objects.requireNonNull;
  * @param value the value read (GET), the current value (CAS_FAILED), or null
  * @param message a human-readable reason for anything but OK, or null
  */
-public record KvReply(Status status, long epoch, byte[] value, String message) {
+record KvReply(Status status, long epoch, byte[] value, String message) {
 
   /** What a node did with a request. The ordinal is the wire code: append, never reorder. */
   public enum Status {

@@ -1,9 +1,9 @@
 package io.partkit.kvstore;
 
 import io.partkit.coordinator.etcd.EtcdMetadataStores;
-import io.partkit.testkit.EtcdCluster;
+import io.partkit.test.support.EtcdCluster;
+import io.partkit.test.support.RequiresEtcd;
 import io.partkit.testkit.MigrationExecutorContractKit;
-import io.partkit.testkit.RequiresEtcd;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;

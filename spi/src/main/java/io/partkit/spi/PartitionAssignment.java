@@ -10,7 +10,7 @@ import java.util.List;
 
 /**
  * An immutable, versioned placement: key -> partition ({@link PartitionScheme}) -> ordered
- * replicas, primary first. It is what a {@link Partitioner} computes, what a {@link Coordinator}
+ * replicas, primary first. It is what a {@link Partitioner} computes, what a coordinator
  * stores under an epoch and publishes, and what clients route with.
  *
  * <p>Lookups ({@link #partitionOf}, {@link #primary}, {@link #primaryOf}, {@link #replicas}) are

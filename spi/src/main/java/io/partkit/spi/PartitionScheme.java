@@ -5,8 +5,8 @@ import io.partkit.spi.hash.KeyHash;
 /**
  * How the 64-bit key-hash space is cut into partitions: the key -> partition half of an
  * assignment. Both schemes cut the signed hash line {@code [Long.MIN_VALUE, Long.MAX_VALUE]} into
- * contiguous ranges, so any two assignments can be compared range by range (see
- * {@link io.partkit.spi.stats.Movement}), whatever their strategies.
+ * contiguous ranges, so any two assignments can be compared range by range (as
+ * {@code io.partkit.stats.Movement} does), whatever their strategies.
  *
  * <ul>
  *   <li>{@link HashSlots}: a fixed number of equal slots; key -> partition never changes with

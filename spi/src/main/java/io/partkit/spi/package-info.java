@@ -1,12 +1,17 @@
 /**
- * The partitioning SPI: what a strategy, a coordinator and a migration executor promise.
+ * The partitioning SPI: what a strategy and a migration executor promise, and the values they
+ * exchange.
  *
  * <p>Reading order: {@link io.partkit.spi.Partitioner} (the strategy, pure and deterministic),
  * {@link io.partkit.spi.PartitionAssignment} (its immutable, versioned output: key to partition
  * to ordered replicas), {@link io.partkit.spi.Partitioners} (discovery by name through
- * {@link java.util.ServiceLoader}), then {@link io.partkit.spi.Coordinator} and
- * {@link io.partkit.spi.MigrationExecutor} (the "Fixed Partitions" protocol around a consistent
- * core). Key hashing is in {@link io.partkit.spi.hash}; balance and movement figures are in
- * {@link io.partkit.spi.stats}.
+ * {@link java.util.ServiceLoader}), then {@link io.partkit.spi.MigrationExecutor} (what a data
+ * plane implements to move partitions for a coordinator). Key hashing is in
+ * {@link io.partkit.spi.hash}.
+ *
+ * <p>Only contracts and value types live here. The coordinator's API ({@code Coordinator},
+ * {@code RebalancePlan}) is in {@code partkit-coordinator}, package
+ * {@code io.partkit.coordinator}; balance and movement figures ({@code PlacementStatistics},
+ * {@code Movement}) are in {@code partkit-stats}, package {@code io.partkit.stats}.
  */
 package io.partkit.spi;

@@ -3,12 +3,14 @@ package io.partkit.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.partkit.spi.Coordinator;
+import io.partkit.coordinator.Coordinator;
+import io.partkit.coordinator.RebalancePlan;
 import io.partkit.spi.Member;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
-import io.partkit.spi.RebalancePlan;
+import io.partkit.test.support.ManualClock;
+import io.partkit.test.support.RecordingMigrationExecutor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

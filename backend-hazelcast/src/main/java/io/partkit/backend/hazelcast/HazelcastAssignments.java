@@ -19,7 +19,7 @@ import java.util.function.Consumer;
 
 /**
  * Hazelcast's actual placement as a partkit {@link PartitionAssignment}, so partkit's
- * {@link io.partkit.spi.stats.PlacementStatistics} and {@link io.partkit.spi.stats.Movement}
+ * {@link io.partkit.stats.PlacementStatistics} and {@link io.partkit.stats.Movement}
  * can measure Hazelcast's native placement next to partkit's strategies.
  *
  * <p>What it holds: for each Hazelcast partition id, its owner (the primary), as the member's

@@ -13,7 +13,7 @@ import io.partkit.spi.Member;
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
-import io.partkit.spi.stats.PlacementStatistics;
+import io.partkit.stats.PlacementStatistics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

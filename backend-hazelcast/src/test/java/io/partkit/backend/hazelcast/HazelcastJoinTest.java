@@ -7,7 +7,7 @@ import com.hazelcast.core.HazelcastInstance;
 import io.partkit.spi.Member;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
-import io.partkit.spi.stats.Movement;
+import io.partkit.stats.Movement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

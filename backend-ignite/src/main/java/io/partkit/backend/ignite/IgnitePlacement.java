@@ -49,7 +49,7 @@ import java.util.Set;
  *
  * <p>{@link #assignment(MembershipView)} gives Ignite's exact partition -> replicas table as a
  * partkit {@link PartitionAssignment} (strategy name {@value #NAME}), for
- * {@link io.partkit.spi.stats.PlacementStatistics} and {@link io.partkit.spi.stats.Movement}. Its
+ * {@link io.partkit.stats.PlacementStatistics} and {@link io.partkit.stats.Movement}. Its
  * {@link HashSlots} scheme is a stand-in with the same partition count (Ignite's partitions are
  * equally likely for well-hashed keys, which is what the statistics assume): route keys with
  * {@link #partition(Object)}, not with {@link PartitionAssignment#partitionOf}.

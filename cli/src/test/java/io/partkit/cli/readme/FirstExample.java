@@ -10,7 +10,7 @@ import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.Partitioners;
-import io.partkit.spi.stats.Movement;
+import io.partkit.stats.Movement;
 import java.util.List;
 import java.util.Optional;
 

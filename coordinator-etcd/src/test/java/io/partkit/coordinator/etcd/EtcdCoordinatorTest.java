@@ -1,12 +1,11 @@
 package io.partkit.coordinator.etcd;
 
-import io.partkit.coordinator.KitCoordinators;
+import io.partkit.coordinator.Coordinator;
 import io.partkit.coordinator.MetadataStore;
-import io.partkit.spi.Coordinator;
+import io.partkit.test.support.EtcdCluster;
+import io.partkit.test.support.RequiresEtcd;
 import io.partkit.testkit.CoordinatorContractKit;
 import io.partkit.testkit.CoordinatorSettings;
-import io.partkit.testkit.EtcdCluster;
-import io.partkit.testkit.RequiresEtcd;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

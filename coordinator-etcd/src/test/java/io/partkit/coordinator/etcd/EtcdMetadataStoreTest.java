@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partkit.coordinator.MetadataStore;
-import io.partkit.coordinator.MetadataStoreContractKit;
 import io.partkit.coordinator.MetadataStoreException;
-import io.partkit.testkit.EtcdCluster;
-import io.partkit.testkit.RequiresEtcd;
+import io.partkit.test.support.EtcdCluster;
+import io.partkit.test.support.RequiresEtcd;
+import io.partkit.testkit.MetadataStoreContractKit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

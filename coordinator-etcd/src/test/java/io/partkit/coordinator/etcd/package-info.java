@@ -1,2 +1,2 @@
-/** Tests of the etcd store against real etcd processes (see {@link io.partkit.testkit.EtcdCluster}). */
+/** Tests of the etcd store against real etcd processes (see {@link io.partkit.test.support.EtcdCluster}). */
 package io.partkit.coordinator.etcd;

@@ -10,7 +10,6 @@ import io.partkit.harness.runtime.NodeRuntime;
 import io.partkit.harness.runtime.SetupException;
 import io.partkit.kvstore.KvClient;
 import io.partkit.kvstore.KvException;
-import io.partkit.kvstore.KvNodeClient;
 import io.partkit.kvstore.KvNodeMain;
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
@@ -426,9 +425,8 @@ final class KvSystem implements SystemUnderTest {
   }
 
   private PartitionStatus status(String node, int partition) {
-    try (KvNodeClient c = KvNodeClient.connect(address(node), Duration.ofSeconds(2),
-        secret)) {
-      return c.status(partition);
+    try {
+      return KvClient.partitionStatus(address(node), partition, Duration.ofSeconds(2), secret);
     } catch (IOException | RuntimeException e) {
       return null;
     }

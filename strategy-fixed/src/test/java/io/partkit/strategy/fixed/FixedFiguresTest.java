@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.spi.Member;
 import io.partkit.spi.MembershipView;
+import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
-import io.partkit.spi.stats.Movement;
-import io.partkit.spi.stats.PlacementStatistics;
-import io.partkit.spi.NodeId;
+import io.partkit.stats.Movement;
+import io.partkit.stats.PlacementStatistics;
 import java.util.ArrayList;
 import java.util.IntSummaryStatistics;
 import java.util.List;

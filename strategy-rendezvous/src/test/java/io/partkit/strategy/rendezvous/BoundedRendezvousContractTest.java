@@ -1,7 +1,7 @@
 package io.partkit.strategy.rendezvous;
 
 import io.partkit.spi.PartitionerConfig;
-import io.partkit.spi.stats.PlacementStatistics;
+import io.partkit.stats.PlacementStatistics;
 import io.partkit.testkit.PartitionerContractKit;
 import java.util.List;
 

@@ -11,7 +11,7 @@ import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.Partitioners;
 import io.partkit.spi.TokenRanges;
-import io.partkit.spi.stats.Movement;
+import io.partkit.stats.Movement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -1,18 +1,23 @@
-package io.partkit.coordinator;
+package io.partkit.coordinator.etcd;
 
+import io.partkit.coordinator.ClusterCoordinator;
+import io.partkit.coordinator.Coordinators;
+import io.partkit.coordinator.MetadataStore;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.testkit.CoordinatorSettings;
 
 /**
  * Maps the contract kit's settings onto {@link Coordinators#builder()}: one place for the
- * embedded tests here and the etcd tests (through this module's test-jar).
+ * coordinator kit's runs on the embedded store and on etcd, which both live in this module
+ * because it is the first downstream of testkit, the coordinator and the {@code fixed} strategy
+ * (the coordinator's own tests cannot use testkit: testkit depends on the coordinator).
  */
-public final class KitCoordinators {
+final class KitCoordinators {
 
   private KitCoordinators() {}
 
   /** A coordinator over {@code store} running {@code fixed} (64 partitions, 2 replicas). */
-  public static ClusterCoordinator build(MetadataStore store, CoordinatorSettings s) {
+  static ClusterCoordinator build(MetadataStore store, CoordinatorSettings s) {
     Coordinators.Builder b = Coordinators.builder().store(store)
         .strategy("fixed", PartitionerConfig.of("partitions", 64, "replicas", 2))
         .name(s.name())

@@ -1,12 +1,14 @@
-package io.partkit.coordinator;
+package io.partkit.coordinator.etcd;
 
-import io.partkit.spi.Coordinator;
+import io.partkit.coordinator.Coordinator;
+import io.partkit.coordinator.MetadataStore;
+import io.partkit.coordinator.MetadataStores;
 import io.partkit.testkit.CoordinatorContractKit;
 import io.partkit.testkit.CoordinatorSettings;
 import org.junit.jupiter.api.AfterEach;
 
 /** The coordinator contract on the embedded store. */
-class EmbeddedCoordinatorTest extends CoordinatorContractKit {
+class EmbeddedCoordinatorContractTest extends CoordinatorContractKit {
 
   private final MetadataStore store = MetadataStores.embedded();
 

@@ -1,7 +1,9 @@
-package io.partkit.spi;
+package io.partkit.coordinator;
 
-import io.partkit.spi.stats.Movement;
-import io.partkit.spi.stats.PlacementStatistics;
+import io.partkit.spi.Migration;
+import io.partkit.spi.PartitionAssignment;
+import io.partkit.stats.Movement;
+import io.partkit.stats.PlacementStatistics;
 import java.util.List;
 import java.util.Optional;
 

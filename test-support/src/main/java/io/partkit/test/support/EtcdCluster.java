@@ -1,4 +1,4 @@
-package io.partkit.testkit;
+package io.partkit.test.support;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,8 +1,11 @@
-package io.partkit.coordinator;
+package io.partkit.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.partkit.coordinator.Leadership;
+import io.partkit.coordinator.MetadataStore;
+import io.partkit.coordinator.PendingMigration;
 import io.partkit.spi.HashSlots;
 import io.partkit.spi.Member;
 import io.partkit.spi.Migration;

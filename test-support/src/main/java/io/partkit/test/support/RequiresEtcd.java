@@ -1,4 +1,4 @@
-package io.partkit.testkit;
+package io.partkit.test.support;
 
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;

@@ -1,4 +1,4 @@
-package io.partkit.spi.stats;
+package io.partkit.stats;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,5 +1,9 @@
-package io.partkit.spi;
+package io.partkit.coordinator;
 
+import io.partkit.spi.Member;
+import io.partkit.spi.MembershipView;
+import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionAssignment;
 import java.util.Optional;
 import java.util.function.Consumer;
 

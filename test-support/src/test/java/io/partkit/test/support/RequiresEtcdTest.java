@@ -1,4 +1,4 @@
-package io.partkit.testkit;
+package io.partkit.test.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.partkit.testkit;
+package io.partkit.test.support;
 
 import java.time.Duration;
 import java.time.Instant;

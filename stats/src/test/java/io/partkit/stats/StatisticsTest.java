@@ -1,4 +1,4 @@
-package io.partkit.spi.stats;
+package io.partkit.stats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

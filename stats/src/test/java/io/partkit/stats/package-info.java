@@ -1,2 +1,2 @@
 /** Tests of the balance and movement figures on hand-checked assignments. */
-package io.partkit.spi.stats;
+package io.partkit.stats;

@@ -1,4 +1,4 @@
-package io.partkit.testkit;
+package io.partkit.test.support;
 
 import io.partkit.spi.Migration;
 import io.partkit.spi.MigrationExecutor;

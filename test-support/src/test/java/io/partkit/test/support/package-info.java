@@ -1,0 +1,2 @@
+/** Tests of the fixtures themselves. */
+package io.partkit.test.support;

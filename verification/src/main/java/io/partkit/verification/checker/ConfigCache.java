@@ -21,12 +21,15 @@ final class ConfigCache {
   private int mask;
 
   /**
-   * Sized for about as many configurations as {@code operations} (operations alone at the head
-   * of the events are taken without the cache, see WglSearch, so mostly-sequential histories
-   * cache fewer); the table doubles when half full.
+   * Sized for about four configurations per operation, at most 2^16 (operations alone at the
+   * head of the events are taken without the cache, see WglSearch, so mostly-sequential
+   * histories cache fewer); the table doubles when half full. Four: a key of the keyed scale
+   * histories (about 1,000 operations, concurrency 10) takes about 4,000 steps, at most one new
+   * configuration each; sized for one per operation, its table was copied up to twice, 7% of
+   * the samples of the keyed verdict (JFR, 2026-11-23).
    */
   ConfigCache(int operations) {
-    int expected = Math.min(operations + 1, 1 << 16);
+    int expected = (int) Math.min(4L * (operations + 1), 1 << 16);
     allocate(Math.max(64, Integer.highestOneBit(expected) * 2));
     arena = new long[Math.max(64, 2 * expected)];
   }

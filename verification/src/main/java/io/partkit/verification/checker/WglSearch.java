@@ -98,6 +98,11 @@ final class WglSearch<S> {
   private final boolean[] readOnly; // per operation: the model says it never changes the state
   private final boolean[] ignoresState; // per operation: Model.ignoresState (see the class comment)
   private final boolean anyIgnoresState;
+  // per :ok read of one value (Model.readValue): READ_LONG with the value in readLong, READ_VALUE
+  // with it in readValue, or READ_STEP (ask the model)
+  private final byte[] readKind;
+  private final long[] readLong;
+  private final Object[] readValue;
   private boolean owes; // the cut is on: :info steps are owed an observer (see the class comment)
   private final int okCount;
 
@@ -116,8 +121,19 @@ final class WglSearch<S> {
     readOnly = new boolean[n];
     ignoresState = new boolean[n];
     boolean anyIgnores = false;
+    readKind = new byte[n];
+    readLong = new long[n];
+    readValue = new Object[n];
     for (int i = 0; i < n; i++) {
       readOnly[i] = model.isReadOnly(ops[i]);
+      Object v = readOnly[i] && !info[i] ? model.readValue(ops[i]) : Model.NOT_ONE_VALUE;
+      if (v instanceof Long) {
+        readKind[i] = READ_LONG;
+        readLong[i] = (Long) v;
+      } else if (v != Model.NOT_ONE_VALUE) {
+        readKind[i] = READ_VALUE;
+        readValue[i] = v;
+      }
       ignoresState[i] = model.ignoresState(ops[i]);
       anyIgnores |= ignoresState[i];
     }
@@ -326,8 +342,7 @@ final class WglSearch<S> {
       if (!readOnly[op] || info[op]) {
         continue;
       }
-      Step<S> step = model.step(state, ops[op]);
-      if (step instanceof Step.Next && Objects.equals(((Step.Next<S>) step).state(), state)) {
+      if (legalRead(op)) {
         set.add(op);
         if (!cache.add(set, state, mix(set.hash(), state))) {
           set.remove(op);
@@ -337,6 +352,28 @@ final class WglSearch<S> {
       }
     }
     return -1;
+  }
+
+  private static final byte READ_STEP = 0;
+  private static final byte READ_LONG = 1;
+  private static final byte READ_VALUE = 2;
+
+  /**
+   * Whether the :ok read {@code op} is legal in the current state and keeps it. A read of one
+   * value (Model.readValue) is legal exactly where the state equals that value: compared here
+   * without the model's step, which reads the operation's objects (scattered over the heap) at
+   * every configuration; a Long equals a state only if that is a Long of the same long value.
+   */
+  private boolean legalRead(int op) {
+    switch (readKind[op]) {
+      case READ_LONG:
+        return state instanceof Long && (Long) state == readLong[op];
+      case READ_VALUE:
+        return Objects.equals(state, readValue[op]);
+      default:
+        Step<S> step = model.step(state, ops[op]);
+        return step instanceof Step.Next && Objects.equals(((Step.Next<S>) step).state(), state);
+    }
   }
 
   /** Linearizes the call at {@code node} (bit and hash already set), moving to {@code nextState}. */

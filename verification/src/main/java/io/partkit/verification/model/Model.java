@@ -65,6 +65,23 @@ public interface Model<S> {
     return false;
   }
 
+  /** What {@link #readValue} returns for an operation that is not a read of one value. */
+  Object NOT_ONE_VALUE = new Object();
+
+  /**
+   * An optional ability that makes the search faster: for an {@code :ok} operation that
+   * {@link #isReadOnly} promises never changes the state, the one state {@code v} in which it is
+   * legal, i.e. {@code step(s, op)} is {@code Step.next(s)} when {@code Objects.equals(s, v)}
+   * and an inconsistency otherwise (a register's read of {@code v}); otherwise
+   * {@link #NOT_ONE_VALUE}. The checker then tests a read against the current state with one
+   * comparison, on a {@code long} when {@code v} is a {@link Long}, instead of calling
+   * {@link #step} (which reads the operation's objects again at every configuration). A wrong
+   * value makes verdicts wrong; the default, {@link #NOT_ONE_VALUE}, is always safe.
+   */
+  default Object readValue(Op op) {
+    return NOT_ONE_VALUE;
+  }
+
   /**
    * An optional reduction that makes the search smaller: the positions in {@code ops} of
    * operations that can be left out of the search without changing the verdict. {@code ops} is

@@ -75,6 +75,19 @@ final class RegisterModel implements Model<Object> {
   }
 
   /**
+   * An :ok read that constrains the register is legal exactly where the state equals its value
+   * (step's first case); an :info read or one that constrains nothing is legal everywhere, so it
+   * is not a read of one value.
+   */
+  @Override
+  public Object readValue(Op op) {
+    if (!"read".equals(op.f()) || op.type() == OpType.INFO || !nilReads.constrains(op.value())) {
+      return NOT_ONE_VALUE;
+    }
+    return op.value();
+  }
+
+  /**
    * A write (its next state is its value whatever the state), an :info read and an :ok read
    * that constrains nothing (legal in every state, which they keep). A cas and a read that
    * constrains look at the state; so does an operation this model does not know (illegal).

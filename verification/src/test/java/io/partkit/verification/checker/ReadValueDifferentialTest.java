@@ -43,7 +43,8 @@ class ReadValueDifferentialTest {
         + (wildcard ? 0 : 10_000);
     for (long seed = firstSeed; seed < firstSeed + HISTORIES; seed++) {
       History h = mixTypes(InfoWritesDifferentialTest.generate(seed, cas, init, 12), seed);
-      Verdict want = BruteForce.linearizable(reference, h, wildcard) ? Verdict.VALID : Verdict.INVALID;
+      Verdict want =
+          BruteForce.linearizable(reference, h, wildcard) ? Verdict.VALID : Verdict.INVALID;
       Verdict got = Linearizability.check(model, h, sequential).verdict();
       assertThat(got).as("seed %d: %s", seed, h.ops()).isEqualTo(want);
       Verdict stepOnly = Linearizability.check(withoutReadValue(model), h, sequential).verdict();
@@ -54,7 +55,8 @@ class ReadValueDifferentialTest {
         invalid++;
       }
       // keyed: with the next seed's history, two threads sharing the keys in slices
-      History h2 = mixTypes(InfoWritesDifferentialTest.generate(seed + HISTORIES, cas, init, 12), seed);
+      History h2 =
+          mixTypes(InfoWritesDifferentialTest.generate(seed + HISTORIES, cas, init, 12), seed);
       History both = InfoWritesDifferentialTest.keyed(h, h2);
       CheckOptions two = CheckOptions.defaults().withParallelism(2).withStopOnFirstInvalid(false);
       assertThat(Linearizability.check(model, both, two).verdict())

@@ -98,11 +98,11 @@ final class WglSearch<S> {
   private final boolean[] readOnly; // per operation: the model says it never changes the state
   private final boolean[] ignoresState; // per operation: Model.ignoresState (see the class comment)
   private final boolean anyIgnoresState;
-  // per :ok read of one value (Model.readValue): READ_LONG with the value in readLong, READ_VALUE
-  // with it in readValue, or READ_STEP (ask the model)
-  private final byte[] readKind;
-  private final long[] readLong;
-  private final Object[] readValue;
+  // per operation legal in one state only (Model.requiredState): REQUIRES_LONG with the state in
+  // requiredLong, REQUIRES_VALUE with it in required, else ANY_STATE (ask the model's step)
+  private final byte[] requires;
+  private final long[] requiredLong;
+  private final Object[] required;
   private boolean owes; // the cut is on: :info steps are owed an observer (see the class comment)
   private final int okCount;
 
@@ -121,18 +121,18 @@ final class WglSearch<S> {
     readOnly = new boolean[n];
     ignoresState = new boolean[n];
     boolean anyIgnores = false;
-    readKind = new byte[n];
-    readLong = new long[n];
-    readValue = new Object[n];
+    requires = new byte[n];
+    requiredLong = new long[n];
+    required = new Object[n];
     for (int i = 0; i < n; i++) {
       readOnly[i] = model.isReadOnly(ops[i]);
-      Object v = readOnly[i] && !info[i] ? model.readValue(ops[i]) : Model.NOT_ONE_VALUE;
+      Object v = model.requiredState(ops[i]);
       if (v instanceof Long) {
-        readKind[i] = READ_LONG;
-        readLong[i] = (Long) v;
-      } else if (v != Model.NOT_ONE_VALUE) {
-        readKind[i] = READ_VALUE;
-        readValue[i] = v;
+        requires[i] = REQUIRES_LONG;
+        requiredLong[i] = (Long) v;
+      } else if (v != Model.NOT_ONE_STATE) {
+        requires[i] = REQUIRES_VALUE;
+        required[i] = v;
       }
       ignoresState[i] = model.ignoresState(ops[i]);
       anyIgnores |= ignoresState[i];
@@ -255,7 +255,7 @@ final class WglSearch<S> {
           if (head >= 0 && returnOf[head] >= 0 && returnOf[head] == next[head]) {
             // the only operation that may go next (see the class comment): taken without the cache
             int op = nodeOp[head];
-            Step<S> step = model.step(state, ops[op]);
+            Step<S> step = mayBeLegal(op, state) ? model.step(state, ops[op]) : null;
             if (step instanceof Step.Next) {
               set.add(op);
               push(head, ((Step.Next<S>) step).state(), true);
@@ -284,7 +284,7 @@ final class WglSearch<S> {
             entry = next[entry];
             continue;
           }
-          Step<S> step = model.step(state, ops[op]);
+          Step<S> step = mayBeLegal(op, state) ? model.step(state, ops[op]) : null;
           if (step instanceof Step.Next) {
             S nextState = ((Step.Next<S>) step).state();
             // an :info step that changes nothing is not taken (see the class comment), nor one that
@@ -354,26 +354,37 @@ final class WglSearch<S> {
     return -1;
   }
 
-  private static final byte READ_STEP = 0;
-  private static final byte READ_LONG = 1;
-  private static final byte READ_VALUE = 2;
+  private static final byte ANY_STATE = 0;
+  private static final byte REQUIRES_LONG = 1;
+  private static final byte REQUIRES_VALUE = 2;
 
   /**
-   * Whether the :ok read {@code op} is legal in the current state and keeps it. A read of one
-   * value (Model.readValue) is legal exactly where the state equals that value: compared here
-   * without the model's step, which reads the operation's objects (scattered over the heap) at
-   * every configuration; a Long equals a state only if that is a Long of the same long value.
+   * False when {@code op} is legal in one state only (Model.requiredState) and {@code s} is not
+   * that state: compared here, without the model's step, which reads the operation's objects
+   * (scattered over the heap) at every configuration; a Long equals only a Long of the same
+   * long value. True otherwise (the step then decides).
+   */
+  private boolean mayBeLegal(int op, S s) {
+    switch (requires[op]) {
+      case REQUIRES_LONG:
+        return s instanceof Long && (Long) s == requiredLong[op];
+      case REQUIRES_VALUE:
+        return Objects.equals(s, required[op]);
+      default:
+        return true;
+    }
+  }
+
+  /**
+   * Whether the :ok read {@code op} is legal in the current state and keeps it: for one legal
+   * in one state only, that state (a read keeps it, Model.isReadOnly); else the model's step.
    */
   private boolean legalRead(int op) {
-    switch (readKind[op]) {
-      case READ_LONG:
-        return state instanceof Long && (Long) state == readLong[op];
-      case READ_VALUE:
-        return Objects.equals(state, readValue[op]);
-      default:
-        Step<S> step = model.step(state, ops[op]);
-        return step instanceof Step.Next && Objects.equals(((Step.Next<S>) step).state(), state);
+    if (requires[op] != ANY_STATE) {
+      return mayBeLegal(op, state);
     }
+    Step<S> step = model.step(state, ops[op]);
+    return step instanceof Step.Next && Objects.equals(((Step.Next<S>) step).state(), state);
   }
 
   /** Linearizes the call at {@code node} (bit and hash already set), moving to {@code nextState}. */
@@ -456,7 +467,8 @@ final class WglSearch<S> {
   private boolean observable(int op, S after) {
     for (int e = next[0]; e >= 0 && isCall[e]; e = next[e]) {
       int o = nodeOp[e];
-      if (o != op && !ignoresState[o] && model.step(after, ops[o]) instanceof Step.Next) {
+      if (o != op && !ignoresState[o] && mayBeLegal(o, after)
+          && model.step(after, ops[o]) instanceof Step.Next) {
         return true;
       }
     }

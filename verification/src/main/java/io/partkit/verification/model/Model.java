@@ -65,21 +65,22 @@ public interface Model<S> {
     return false;
   }
 
-  /** What {@link #readValue} returns for an operation that is not a read of one value. */
-  Object NOT_ONE_VALUE = new Object();
+  /** What {@link #requiredState} returns for an operation not legal in exactly one state. */
+  Object NOT_ONE_STATE = new Object();
 
   /**
-   * An optional ability that makes the search faster: for an {@code :ok} operation that
-   * {@link #isReadOnly} promises never changes the state, the one state {@code v} in which it is
-   * legal, i.e. {@code step(s, op)} is {@code Step.next(s)} when {@code Objects.equals(s, v)}
-   * and an inconsistency otherwise (a register's read of {@code v}); otherwise
-   * {@link #NOT_ONE_VALUE}. The checker then tests a read against the current state with one
-   * comparison, on a {@code long} when {@code v} is a {@link Long}, instead of calling
-   * {@link #step} (which reads the operation's objects again at every configuration). A wrong
-   * value makes verdicts wrong; the default, {@link #NOT_ONE_VALUE}, is always safe.
+   * An optional ability that makes the search faster: the one state {@code v} in which
+   * {@code op} is legal, i.e. {@code step(s, op)} is an inconsistency unless
+   * {@code Objects.equals(s, v)}, and a {@code Step.Next} when it is (a register's read of
+   * {@code v}, a cas from {@code v}); otherwise {@link #NOT_ONE_STATE}. The checker then tests
+   * the operation against the current state with one comparison, on a {@code long} when
+   * {@code v} is a {@link Long}, and calls {@link #step} only where it is legal (and not at all
+   * for an operation {@link #isReadOnly} says keeps the state): the step reads the operation's
+   * objects, scattered over the heap, again at every configuration. A wrong value makes verdicts
+   * wrong; the default, {@link #NOT_ONE_STATE}, is always safe.
    */
-  default Object readValue(Op op) {
-    return NOT_ONE_VALUE;
+  default Object requiredState(Op op) {
+    return NOT_ONE_STATE;
   }
 
   /**

@@ -75,16 +75,23 @@ final class RegisterModel implements Model<Object> {
   }
 
   /**
-   * An :ok read that constrains the register is legal exactly where the state equals its value
-   * (step's first case); an :info read or one that constrains nothing is legal everywhere, so it
-   * is not a read of one value.
+   * An :ok read that constrains the register is legal exactly where the state equals its value,
+   * a well-formed cas exactly where it equals the cas's old value (step's first and third
+   * cases); a write, an :info read and a read that constrains nothing are legal everywhere, an
+   * unknown operation or a malformed cas nowhere.
    */
   @Override
-  public Object readValue(Op op) {
-    if (!"read".equals(op.f()) || op.type() == OpType.INFO || !nilReads.constrains(op.value())) {
-      return NOT_ONE_VALUE;
+  public Object requiredState(Op op) {
+    Object v = op.value();
+    switch (op.f()) {
+      case "read":
+        return op.type() == OpType.INFO || !nilReads.constrains(v) ? NOT_ONE_STATE : v;
+      case "cas":
+        return cas && v instanceof List && ((List<?>) v).size() == 2
+            ? ((List<?>) v).get(0) : NOT_ONE_STATE;
+      default:
+        return NOT_ONE_STATE;
     }
-    return op.value();
   }
 
   /**

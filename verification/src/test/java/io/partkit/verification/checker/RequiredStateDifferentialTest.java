@@ -15,15 +15,16 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The search's test of a read against the state without the model's step (Model.readValue,
- * compared as a long when the value is a Long) against the same search asking the model's step,
- * and against the brute force: the histories of {@link InfoWritesDifferentialTest} (reads,
- * writes, cas over 3 reused values, :info and :fail completions), with each value of each
- * operation turned, by the seed, into a Long, an Integer or a String of the same number, so that
- * reads are compared with states of the same and of other types (a Long equals only a Long). 0
- * disagreements; both verdicts frequent. Seeds are printed on failure.
+ * The search's test of a read or a cas against the state without the model's step
+ * (Model.requiredState, compared as a long when the value is a Long) against the same search
+ * asking the model's step, and against the brute force: the histories of
+ * {@link InfoWritesDifferentialTest} (reads, writes, cas over 3 reused values, :info and :fail
+ * completions), with each value of each operation turned, by the seed, into a Long, an Integer
+ * or a String of the same number, so that reads and cas are compared with states of the same and
+ * of other types (a Long equals only a Long). 0 disagreements; both verdicts frequent. Seeds are
+ * printed on failure.
  */
-class ReadValueDifferentialTest {
+class RequiredStateDifferentialTest {
   private static final int HISTORIES = 1500;
 
   @ParameterizedTest(name = "{0} init={1} {2}")
@@ -47,8 +48,8 @@ class ReadValueDifferentialTest {
           BruteForce.linearizable(reference, h, wildcard) ? Verdict.VALID : Verdict.INVALID;
       Verdict got = Linearizability.check(model, h, sequential).verdict();
       assertThat(got).as("seed %d: %s", seed, h.ops()).isEqualTo(want);
-      Verdict stepOnly = Linearizability.check(withoutReadValue(model), h, sequential).verdict();
-      assertThat(stepOnly).as("seed %d without readValue: %s", seed, h.ops()).isEqualTo(want);
+      Verdict stepOnly = Linearizability.check(withoutRequiredState(model), h, sequential).verdict();
+      assertThat(stepOnly).as("seed %d without requiredState: %s", seed, h.ops()).isEqualTo(want);
       if (want == Verdict.VALID) {
         valid++;
       } else {
@@ -61,7 +62,7 @@ class ReadValueDifferentialTest {
       CheckOptions two = CheckOptions.defaults().withParallelism(2).withStopOnFirstInvalid(false);
       assertThat(Linearizability.check(model, both, two).verdict())
           .as("seeds %d and %d keyed", seed, seed + HISTORIES)
-          .isEqualTo(Linearizability.check(withoutReadValue(model), both, two).verdict());
+          .isEqualTo(Linearizability.check(withoutRequiredState(model), both, two).verdict());
     }
     assertThat(valid).as("valid").isGreaterThan(HISTORIES / 10);
     assertThat(invalid).as("invalid").isGreaterThan(HISTORIES / 10);
@@ -95,8 +96,8 @@ class ReadValueDifferentialTest {
     return rnd.nextBoolean() ? (Object) (int) n : "v" + n;
   }
 
-  /** The model with everything but readValue (so the search asks the model's step). */
-  static <S> Model<S> withoutReadValue(Model<S> m) {
+  /** The model with everything but requiredState (so the search asks the model's step). */
+  static <S> Model<S> withoutRequiredState(Model<S> m) {
     return new Model<>() {
       @Override
       public String name() {

@@ -48,7 +48,8 @@ class RequiredStateDifferentialTest {
           BruteForce.linearizable(reference, h, wildcard) ? Verdict.VALID : Verdict.INVALID;
       Verdict got = Linearizability.check(model, h, sequential).verdict();
       assertThat(got).as("seed %d: %s", seed, h.ops()).isEqualTo(want);
-      Verdict stepOnly = Linearizability.check(withoutRequiredState(model), h, sequential).verdict();
+      Verdict stepOnly =
+          Linearizability.check(withoutRequiredState(model), h, sequential).verdict();
       assertThat(stepOnly).as("seed %d without requiredState: %s", seed, h.ops()).isEqualTo(want);
       if (want == Verdict.VALID) {
         valid++;

@@ -73,6 +73,11 @@ package io.partkit.verification.checker;
  * where the cut tries it again at every configuration (etcd_067: 139 steps without, 1,863 with
  * it from the start).
  *
+ * Not a cut, and exact: for models that name the one state in which an operation is legal
+ * (Model.requiredState: a register's constraining read, a cas), that state is compared with the
+ * current one before the model's step is called (see mayBeLegal); the search takes the same
+ * steps, without reading the operation's objects again at every configuration.
+ *
  * Limits: the clock and a cancel flag are polled every 1024 steps, the memory guard every
  * 65536; hitting one returns UNKNOWN, never a verdict the search has not proven. A search can
  * also stop after a step budget and resume later, so that many keys can share few threads.

@@ -65,6 +65,24 @@ public interface Model<S> {
     return false;
   }
 
+  /** What {@link #requiredState} returns for an operation not legal in exactly one state. */
+  Object NOT_ONE_STATE = new Object();
+
+  /**
+   * An optional ability that makes the search faster: the one state {@code v} in which
+   * {@code op} is legal, i.e. {@code step(s, op)} is an inconsistency unless
+   * {@code Objects.equals(s, v)}, and a {@code Step.Next} when it is (a register's read of
+   * {@code v}, a cas from {@code v}); otherwise {@link #NOT_ONE_STATE}. The checker then tests
+   * the operation against the current state with one comparison, on a {@code long} when
+   * {@code v} is a {@link Long}, and calls {@link #step} only where it is legal (and not at all
+   * for an operation {@link #isReadOnly} says keeps the state): the step reads the operation's
+   * objects, scattered over the heap, again at every configuration. A wrong value makes verdicts
+   * wrong; the default, {@link #NOT_ONE_STATE}, is always safe.
+   */
+  default Object requiredState(Op op) {
+    return NOT_ONE_STATE;
+  }
+
   /**
    * An optional reduction that makes the search smaller: the positions in {@code ops} of
    * operations that can be left out of the search without changing the verdict. {@code ops} is

@@ -75,6 +75,26 @@ final class RegisterModel implements Model<Object> {
   }
 
   /**
+   * An :ok read that constrains the register is legal exactly where the state equals its value,
+   * a well-formed cas exactly where it equals the cas's old value (step's first and third
+   * cases); a write, an :info read and a read that constrains nothing are legal everywhere, an
+   * unknown operation or a malformed cas nowhere.
+   */
+  @Override
+  public Object requiredState(Op op) {
+    Object v = op.value();
+    switch (op.f()) {
+      case "read":
+        return op.type() == OpType.INFO || !nilReads.constrains(v) ? NOT_ONE_STATE : v;
+      case "cas":
+        return cas && v instanceof List && ((List<?>) v).size() == 2
+            ? ((List<?>) v).get(0) : NOT_ONE_STATE;
+      default:
+        return NOT_ONE_STATE;
+    }
+  }
+
+  /**
    * A write (its next state is its value whatever the state), an :info read and an :ok read
    * that constrains nothing (legal in every state, which they keep). A cas and a read that
    * constrains look at the state; so does an operation this model does not know (illegal).

@@ -109,6 +109,16 @@ class InfoStepsDifferentialTest {
 
   /** The model with its step, reads and cut, without its reduction. */
   static <S> Model<S> cutOnly(Model<S> m) {
+    return forwarding(m, true);
+  }
+
+  /** The model with its step and reads, but neither its cut nor its reduction. */
+  static <S> Model<S> withoutCut(Model<S> m) {
+    return forwarding(m, false);
+  }
+
+  /** {@code m}'s step and reads; its cut ({@link Model#ignoresState}) only if {@code cut}. */
+  private static <S> Model<S> forwarding(Model<S> m, boolean cut) {
     return new Model<>() {
       @Override
       public String name() {
@@ -132,32 +142,7 @@ class InfoStepsDifferentialTest {
 
       @Override
       public boolean ignoresState(Op op) {
-        return m.ignoresState(op);
-      }
-    };
-  }
-
-  /** The model with its step and reads, but neither its cut nor its reduction. */
-  static <S> Model<S> withoutCut(Model<S> m) {
-    return new Model<>() {
-      @Override
-      public String name() {
-        return m.name();
-      }
-
-      @Override
-      public S initialState() {
-        return m.initialState();
-      }
-
-      @Override
-      public Step<S> step(S state, Op op) {
-        return m.step(state, op);
-      }
-
-      @Override
-      public boolean isReadOnly(Op op) {
-        return m.isReadOnly(op);
+        return cut && m.ignoresState(op);
       }
     };
   }

@@ -3,11 +3,9 @@ package io.partkit.verification.checker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.verification.history.History;
-import io.partkit.verification.history.Op;
 import io.partkit.verification.model.Model;
 import io.partkit.verification.model.Models;
 import io.partkit.verification.model.NilReads;
-import io.partkit.verification.model.Step;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -109,41 +107,11 @@ class InfoStepsDifferentialTest {
 
   /** The model with its step, reads and cut, without its reduction. */
   static <S> Model<S> cutOnly(Model<S> m) {
-    return forwarding(m, true);
+    return ForwardingModel.of(m, ForwardingModel.Keep.CUT);
   }
 
   /** The model with its step and reads, but neither its cut nor its reduction. */
   static <S> Model<S> withoutCut(Model<S> m) {
-    return forwarding(m, false);
-  }
-
-  /** {@code m}'s step and reads; its cut ({@link Model#ignoresState}) only if {@code cut}. */
-  private static <S> Model<S> forwarding(Model<S> m, boolean cut) {
-    return new Model<>() {
-      @Override
-      public String name() {
-        return m.name();
-      }
-
-      @Override
-      public S initialState() {
-        return m.initialState();
-      }
-
-      @Override
-      public Step<S> step(S state, Op op) {
-        return m.step(state, op);
-      }
-
-      @Override
-      public boolean isReadOnly(Op op) {
-        return m.isReadOnly(op);
-      }
-
-      @Override
-      public boolean ignoresState(Op op) {
-        return cut && m.ignoresState(op);
-      }
-    };
+    return ForwardingModel.of(m);
   }
 }

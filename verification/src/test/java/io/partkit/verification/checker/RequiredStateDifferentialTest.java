@@ -7,7 +7,6 @@ import io.partkit.verification.history.Op;
 import io.partkit.verification.model.Model;
 import io.partkit.verification.model.Models;
 import io.partkit.verification.model.NilReads;
-import io.partkit.verification.model.Step;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -99,36 +98,6 @@ class RequiredStateDifferentialTest {
 
   /** The model with everything but requiredState (so the search asks the model's step). */
   static <S> Model<S> withoutRequiredState(Model<S> m) {
-    return new Model<>() {
-      @Override
-      public String name() {
-        return m.name();
-      }
-
-      @Override
-      public S initialState() {
-        return m.initialState();
-      }
-
-      @Override
-      public Step<S> step(S state, Op op) {
-        return m.step(state, op);
-      }
-
-      @Override
-      public boolean isReadOnly(Op op) {
-        return m.isReadOnly(op);
-      }
-
-      @Override
-      public boolean ignoresState(Op op) {
-        return m.ignoresState(op);
-      }
-
-      @Override
-      public java.util.BitSet droppable(List<Op> ops, int[] called, int[] returned) {
-        return m.droppable(ops, called, returned);
-      }
-    };
+    return ForwardingModel.of(m, ForwardingModel.Keep.CUT, ForwardingModel.Keep.REDUCTION);
   }
 }

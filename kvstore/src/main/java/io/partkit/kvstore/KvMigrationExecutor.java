@@ -205,8 +205,11 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
       reconciler.execute(() -> {
         try {
           List<String> problems = new ArrayList<>();
-          settleSplits(committed, problems); // first: the rest reads the table's numbering
+          // The targets first: every millisecond before they serve is one of refused writes. A
+          // migration never runs while a split is pending on its nodes, and a split table
+          // commits no migration, so they do not depend on the splits settled next.
           activateCommitted(committed, decided, problems);
+          settleSplits(committed, problems); // before the reconcile, which reads the numbering
           reconcile(committed, decided, problems);
           if (problems.isEmpty()) {
             done.complete(null);

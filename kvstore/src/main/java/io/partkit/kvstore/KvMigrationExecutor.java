@@ -425,7 +425,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     List<String> to = addressesOf(m.targetReplicas());
     List<String> joining = to.stream().filter(r -> !from.contains(r)).toList();
     try {
-      prepareWhileServing(p, from, joining);
+      prepareWhileServing(m, from.get(0), joining);
       List<String> known = new ArrayList<>(from);
       known.addAll(joining);
       replicas.reconfigure(p, m.targetEpoch(), known, to);
@@ -443,21 +443,22 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
    * replicas catch up while it serves. Anything else is left to the reconfiguration, which does
    * the same under the fence.
    */
-  private void prepareWhileServing(int p, List<String> from, List<String> joining) {
+  private void prepareWhileServing(Migration m, String primaryAddress, List<String> joining) {
+    int p = m.partition();
     try {
-      PartitionStatus primary = statusAt(from.get(0), p);
-      if (primary == null || primary.state() != PartitionState.OWNED) {
+      // an unreachable replica throws here: the reconfiguration handles it under the fence
+      PartitionStatus primary = status(m.source(), p);
+      if (primary.state() != PartitionState.OWNED) {
         return; // the primary is gone: reconfigure fails over first
       }
-      for (String backup : from.subList(1, from.size())) {
-        PartitionStatus s = statusAt(backup, p);
-        if (s == null || s.state() != PartitionState.BACKUP) {
+      for (NodeId backup : m.sourceReplicas().subList(1, m.sourceReplicas().size())) {
+        if (status(backup, p).state() != PartitionState.BACKUP) {
           // A backup is down: the primary's writes stall on it anyway, and taking it out of
           // them needs a new epoch, which is the fence: leave it all to the reconfiguration.
           return;
         }
       }
-      replicas.addBackups(p, primary.epoch(), from.get(0), joining);
+      replicas.addBackups(p, primary.epoch(), primaryAddress, joining);
     } catch (IOException | RuntimeException e) {
       // the reconfiguration does it under the fence
     }
@@ -497,15 +498,6 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
       out.add(requireNonNull(addresses.apply(n), () -> "no address for node " + n));
     }
     return out;
-  }
-
-  private PartitionStatus statusAt(String address, int partition) {
-    try (TcpNodeClient c = new TcpNodeClient(TcpKvNode.parseAddress(address), requestTimeout,
-        secret)) {
-      return c.status(partition);
-    } catch (IOException | RuntimeException e) {
-      return null;
-    }
   }
 
   private Migration toCopied(Migration m) {

@@ -9,7 +9,6 @@ import io.partkit.verification.history.Op;
 import io.partkit.verification.history.OpType;
 import io.partkit.verification.model.Model;
 import io.partkit.verification.model.Models;
-import io.partkit.verification.model.Step;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,34 +21,13 @@ import org.junit.jupiter.api.Test;
 class LimitsTest {
 
   /**
-   * register 0 without the model's reduction (Model.droppable's default: nothing) and without
-   * its cut (Model.ignoresState's default: false), so that {@link #hard()} stays hard: the
+   * register 0 without the model's reduction (Model.droppable's default: nothing), its cut
+   * (Model.ignoresState's default: false) or its required states, so that {@link #hard()} stays
+   * hard: the
    * register model itself drops its unobserved :info writes, and takes an :info write only
    * directly before an operation that looks at the state (here none can follow one).
    */
-  static final Model<Object> UNREDUCED = new Model<>() {
-    private final Model<Object> register = Models.register(0L);
-
-    @Override
-    public String name() {
-      return register.name();
-    }
-
-    @Override
-    public Object initialState() {
-      return register.initialState();
-    }
-
-    @Override
-    public Step<Object> step(Object state, Op op) {
-      return register.step(state, op);
-    }
-
-    @Override
-    public boolean isReadOnly(Op op) {
-      return register.isReadOnly(op);
-    }
-  };
+  static final Model<Object> UNREDUCED = ForwardingModel.of(Models.register(0L));
 
   /** 14 concurrent :info writes of distinct values, then a read of a value nobody wrote: invalid, but only after trying every subset. */
   static History hard() {

@@ -65,7 +65,10 @@ public final class KvSecret {
     return new KvSecret(Arrays.copyOf(bytes, n));
   }
 
-  /** A new random secret written to {@code file} (readable by its owner only), for a new cluster. */
+  /**
+   * A new random secret written to {@code file} (readable by its owner only), for a new
+   * cluster.
+   */
   public static KvSecret generate(Path file) throws IOException {
     byte[] random = new byte[32];
     new SecureRandom().nextBytes(random);

@@ -140,7 +140,8 @@ final class RoutingKvClient implements KvClient {
   @Override
   public void offer(PartitionAssignment newer) {
     requireNonNull(newer, "table");
-    table.accumulateAndGet(newer, (cur, next) -> cur == null || next.epoch() > cur.epoch() ? next : cur);
+    table.accumulateAndGet(newer,
+        (cur, next) -> cur == null || next.epoch() > cur.epoch() ? next : cur);
   }
 
   @Override

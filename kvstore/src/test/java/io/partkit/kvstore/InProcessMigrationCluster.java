@@ -36,7 +36,8 @@ final class InProcessMigrationCluster implements MigrationCluster {
   static final int PARTITIONS = 8;
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
   private static final List<String> STEPS = List.of(MigrationStep.PLANNED.name(),
-      MigrationStep.PRECOPIED.name(), MigrationStep.FENCED.name(), MigrationStep.COPIED.name(), MigrationStep.COMMITTED.name(),
+      MigrationStep.PRECOPIED.name(), MigrationStep.FENCED.name(), MigrationStep.COPIED.name(),
+      MigrationStep.COMMITTED.name(),
       MigrationStep.SOURCE_DROPPED.name());
 
   private final MetadataStore store;

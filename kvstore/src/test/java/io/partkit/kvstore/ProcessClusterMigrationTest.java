@@ -115,14 +115,16 @@ class ProcessClusterMigrationTest {
         }
         moved++;
         try (KvNodeClient c = KvNodeClient.connect(cluster.address(old), Duration.ofSeconds(10))) {
-          KvReply late = c.put(p, before.epoch(), e.getKey().getBytes(UTF_8), "late".getBytes(UTF_8));
+          KvReply late =
+              c.put(p, before.epoch(), e.getKey().getBytes(UTF_8), "late".getBytes(UTF_8));
           assertThat(late.status()).as("a write of %s sent to its old owner %s", e.getKey(), old)
               .isEqualTo(Status.REDIRECT);
           assertThat(late.epoch()).as("the redirect carries the newer epoch")
               .isGreaterThan(before.epoch());
         }
         byte[] v = reader.get(e.getKey().getBytes(UTF_8));
-        assertThat(new String(v, UTF_8)).as("the late write was not applied").isEqualTo(e.getValue());
+        assertThat(new String(v, UTF_8)).as("the late write was not applied")
+            .isEqualTo(e.getValue());
         if (moved == 20) {
           break;
         }

@@ -85,6 +85,13 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   private final long stepTimeoutNanos;
   private final BiConsumer<Migration, MigrationStep> listener;
   private final KvSecret secret; // null: no node asks
+  /**
+   * Connections for requests and for copies (their read timeouts differ): each step of a move
+   * on a pooled connection, not a new one with its handshake, which matters most in the fenced
+   * window (RECEIVE, ACTIVATE, DROP).
+   */
+  private final NodeConnectionPool requestConnections;
+  private final NodeConnectionPool copyConnections;
   private final Semaphore permits;
   private final ReplicaAdmin replicas;
   private final int maxConcurrent;
@@ -107,6 +114,8 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     this.stepTimeoutNanos = b.stepTimeout.toNanos();
     this.listener = b.listener;
     this.secret = b.secret;
+    this.requestConnections = new NodeConnectionPool(requestTimeout, secret);
+    this.copyConnections = new NodeConnectionPool(copyTimeout, secret);
     this.maxConcurrent = b.maxConcurrent;
     this.permits = new Semaphore(b.maxConcurrent, true);
     this.replicas = new ReplicaAdmin(b.requestTimeout, b.copyTimeout, b.secret);
@@ -339,8 +348,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
       return null;
     }
     // APPLY renumbers every key the node holds: a copy's timeout; the others are quick
-    try (TcpNodeClient c = client(node, phase == TcpKvNode.SPLIT_APPLY ? copyTimeout
-        : requestTimeout)) {
+    try (TcpNodeClient c = client(node, phase == TcpKvNode.SPLIT_APPLY)) {
       return c.call(NodeConnection.request(Wire.SPLIT, 0, epoch).i8(phase).toBytes());
     } catch (IOException | RuntimeException e) {
       return null;
@@ -531,7 +539,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
    * @return whether the target holds a pre-copy
    */
   private boolean precopy(Migration m, String sourceAddress) {
-    try (TcpNodeClient c = client(m.target(), copyTimeout)) {
+    try (TcpNodeClient c = client(m.target(), true)) {
       return c.precopy(m.partition(), m.targetEpoch(), sourceAddress).isOk();
     } catch (IOException | RuntimeException e) {
       return false;
@@ -607,7 +615,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   }
 
   private PartitionStatus status(NodeId node, int partition) {
-    try (TcpNodeClient c = client(node, requestTimeout)) {
+    try (TcpNodeClient c = client(node, false)) {
       return c.status(partition);
     } catch (IOException e) {
       throw new IllegalStateException("node " + node + " did not answer STATUS of partition "
@@ -666,7 +674,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     Map<NodeId, List<PartitionStatus>> held = new HashMap<>();
     boolean everyoneAnswered = true;
     for (NodeId node : knownNodes(table, decided)) {
-      try (TcpNodeClient c = client(node, requestTimeout)) {
+      try (TcpNodeClient c = client(node, false)) {
         held.put(node, c.list());
       } catch (IOException | RuntimeException e) {
         everyoneAnswered = false; // unreachable now: its part waits for the next round
@@ -781,7 +789,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   }
 
   private boolean serves(NodeId node, int partition) {
-    try (TcpNodeClient c = client(node, requestTimeout)) {
+    try (TcpNodeClient c = client(node, false)) {
       return c.status(partition).state() == PartitionState.OWNED;
     } catch (IOException | RuntimeException e) {
       return false;
@@ -792,7 +800,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     if (closed) {
       return false; // a dead coordinator issues no more node operations
     }
-    try (TcpNodeClient c = client(node, requestTimeout)) {
+    try (TcpNodeClient c = client(node, false)) {
       return c.admin(op, partition, epoch).isOk();
     } catch (IOException | RuntimeException e) {
       return false;
@@ -871,7 +879,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
       if (closed) {
         throw new IllegalStateException("executor closed during " + step);
       }
-      try (TcpNodeClient c = client(node, copy ? copyTimeout : requestTimeout)) {
+      try (TcpNodeClient c = client(node, copy)) {
         KvReply reply = call.apply(c);
         if (reply.status() != Status.ERROR) {
           return reply;
@@ -901,12 +909,13 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     }
   }
 
-  private TcpNodeClient client(NodeId node, Duration timeout) {
+  /** A client over pooled connections to {@code node}, with the copy or the request timeout. */
+  private TcpNodeClient client(NodeId node, boolean copy) {
     String address = addresses.apply(node);
     if (address == null || address.isEmpty()) {
       throw new IllegalStateException("no address known for node " + node);
     }
-    return new TcpNodeClient(TcpKvNode.parseAddress(address), timeout, secret);
+    return new TcpNodeClient(copy ? copyConnections : requestConnections, address);
   }
 
   /** Stops the worker threads; running migrations stop at their next step. */
@@ -915,6 +924,8 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     closed = true;
     reconciler.shutdownNow();
     pool.shutdownNow();
+    requestConnections.close();
+    copyConnections.close();
   }
 
   /** Configures a {@link KvMigrationExecutor}. */

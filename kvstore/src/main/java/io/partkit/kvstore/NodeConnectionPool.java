@@ -37,6 +37,12 @@ final class NodeConnectionPool implements AutoCloseable {
    * @throws IllegalArgumentException if {@code address} is not host:port
    */
   NodeConnection borrow(String address) throws IOException {
+    NodeConnection c = borrowIdle(address);
+    return c != null ? c : open(address);
+  }
+
+  /** An idle connection to {@code address} that is not stale, or null when there is none. */
+  NodeConnection borrowIdle(String address) {
     Queue<NodeConnection> pool = idle.computeIfAbsent(address, a -> new ConcurrentLinkedQueue<>());
     NodeConnection c;
     while ((c = pool.poll()) != null) {
@@ -45,6 +51,16 @@ final class NodeConnectionPool implements AutoCloseable {
       }
       c.close();
     }
+    return null;
+  }
+
+  /**
+   * A new connection to {@code address}, to give back by {@link #release} like a borrowed one.
+   *
+   * @throws IOException if it cannot be opened (nothing was sent)
+   * @throws IllegalArgumentException if {@code address} is not host:port
+   */
+  NodeConnection open(String address) throws IOException {
     return NodeConnection.open(TcpKvNode.parseAddress(address), timeout, secret);
   }
 

@@ -54,6 +54,13 @@ final class TcpKvNode implements KvNode {
   static final int SPLIT_QUERY = 4;
   /** Snapshot pages the target pulls: large enough to amortize a round trip, small in memory. */
   private static final int PAGE = 2048;
+  /**
+   * Pages copied while the partition serves (pre-copy, drain, a backup's catch-up): smaller, so
+   * that the source holds the partition's lock for a shorter time per page.
+   */
+  private static final int SERVING_PAGE = 512;
+  /** A copy while the partition serves pauses this many times as long as each page took. */
+  private static final int SERVING_PAUSE_FACTOR = 3;
   private static final Duration PEER_TIMEOUT = Duration.ofSeconds(10);
   /**
    * How long a primary waits for a backup's answer. A write holds its partition's lock that
@@ -66,7 +73,10 @@ final class TcpKvNode implements KvNode {
   private static final class Part {
     final int id;
     PartitionState state = PartitionState.ABSENT;
-    /** OWNED: the owner epoch; ABSENT: the last epoch known; otherwise the owner epoch kept for a roll back. */
+    /**
+     * OWNED: the owner epoch; ABSENT: the last epoch known; otherwise the owner epoch kept for a
+     * roll back.
+     */
     long epoch;
     /** The move's target epoch while MIGRATING_OUT, RECEIVING or RECEIVED. */
     long moveEpoch;
@@ -77,6 +87,12 @@ final class TcpKvNode implements KvNode {
      */
     long unfencedEpoch;
     boolean pulling;
+    /**
+     * MIGRATING_OUT: the sequence number of its fence's log record, which FENCE answers before
+     * it is durable; a page copied under the fence waits for it (see {@link #fence}). 0: none
+     * pending (a fence replayed from the log is durable).
+     */
+    long fenceSeq;
     /**
      * Source side, while a target pre-copies this OWNED partition: the keys written since the
      * pre-copy began. Memory only: a restart loses it, and the target then copies in full.
@@ -99,7 +115,10 @@ final class TcpKvNode implements KvNode {
     boolean synced = true;
     /** BACKUP: still copying the primary's data (CATCHUP). */
     boolean catchingUp;
-    /** BACKUP catching up: the keys replicated since it joined (a copied page must not undo them). */
+    /**
+     * BACKUP catching up: the keys replicated since it joined (a copied page must not undo
+     * them).
+     */
     java.util.TreeSet<byte[]> fresh;
     /**
      * BACKUP: restarted while catching up. The record of fresh keys was in memory, so the copy
@@ -141,6 +160,12 @@ final class TcpKvNode implements KvNode {
   private final ConnectionLimits limits;
   private final KvSecret secret; // null: admit every peer (loopback only)
   private final ReplicaLinks links;
+  /**
+   * Connections to the sources this node copies from: a pre-copy leaves one open, and the
+   * fenced RECEIVE that follows reuses it instead of connecting and shaking hands again inside
+   * the window in which the partition refuses writes.
+   */
+  private final NodeConnectionPool copySources;
   private final java.util.concurrent.atomic.AtomicLong keysCopiedIn =
       new java.util.concurrent.atomic.AtomicLong();
   /** Serializes the SPLIT phases; a request reads {@link #pending} without it. */
@@ -161,6 +186,7 @@ final class TcpKvNode implements KvNode {
     this.limits = limits;
     this.secret = secret;
     this.links = new ReplicaLinks(REPLICA_TIMEOUT, secret);
+    this.copySources = new NodeConnectionPool(PEER_TIMEOUT, secret);
     Files.createDirectories(dataDir);
     this.logFile = dataDir.resolve("wal.log");
     WriteAheadLog.open(logFile, this::replay).close();
@@ -586,7 +612,17 @@ final class TcpKvNode implements KvNode {
 
   private KvReply stateChange(Part part, PartitionState state, long epoch, long moveEpoch,
       boolean clear) throws IOException {
-    long seq;
+    log.awaitDurable(applyStateChange(part, state, epoch, moveEpoch, clear));
+    return KvReply.ok(part.visibleEpoch(), null);
+  }
+
+  /**
+   * Applies a state change and appends its record, without waiting for it to be durable.
+   *
+   * @return the record's sequence number
+   */
+  private long applyStateChange(Part part, PartitionState state, long epoch, long moveEpoch,
+      boolean clear) {
     synchronized (part) {
       part.precopyToken = 0; // a pre-copy belongs to the RECEIVING state it was taken in
       if (clear) {
@@ -596,10 +632,8 @@ final class TcpKvNode implements KvNode {
       part.state = state;
       part.epoch = epoch;
       part.moveEpoch = moveEpoch;
-      seq = log.append(stateRecord(part));
+      return log.append(stateRecord(part));
     }
-    log.awaitDurable(seq);
-    return KvReply.ok(part.visibleEpoch(), null);
   }
 
   /** A refusal; its value is the partition's state code, so the executor can act on it. */
@@ -635,8 +669,25 @@ final class TcpKvNode implements KvNode {
         return refused(part, "FENCE at epoch " + moveEpoch
             + (moveEpoch <= part.unfencedEpoch ? " (a move at that epoch was rolled back)" : ""));
       }
-      return stateChange(part, PartitionState.MIGRATING_OUT, part.epoch, moveEpoch, false);
+      // Answered before its record is durable: the fence holds in memory at once, and every
+      // page a target copies under it waits for the record first (fencedPage), so no copy
+      // completes, and no table can commit the move, before a restart would keep the fence. The
+      // fsync overlaps the executor's next round trip instead of lengthening the fenced window.
+      part.fenceSeq = applyStateChange(part, PartitionState.MIGRATING_OUT, part.epoch,
+          moveEpoch, false);
+      log.forceSoon(part.fenceSeq);
+      return KvReply.ok(part.visibleEpoch(), null);
     }
+  }
+
+  /**
+   * A page copied from a fenced partition, sent only once the fence is durable: a copy that
+   * completed before a crash could undo the fence would let the move commit while the restarted
+   * source still owns the partition.
+   */
+  private KvReply fencedPage(KvReply page, long fenceSeq) throws IOException {
+    log.awaitDurable(fenceSeq);
+    return page;
   }
 
   private KvReply unfence(Part part, long moveEpoch) throws IOException {
@@ -653,10 +704,12 @@ final class TcpKvNode implements KvNode {
     }
   }
 
-  private KvReply snapshot(Part part, long moveEpoch, byte[] after, int max) {
+  private KvReply snapshot(Part part, long moveEpoch, byte[] after, int max) throws IOException {
     if (max < 1) {
       return KvReply.of(Status.ERROR, 0, "page size must be >= 1: " + max);
     }
+    KvReply reply;
+    long fenceSeq;
     synchronized (part) {
       // Fenced data is frozen, so a copy of it is whole. An OWNED partition may be copied only
       // while its writes are tracked for this move: the delta after the fence then carries
@@ -683,8 +736,10 @@ final class TcpKvNode implements KvNode {
         n++;
       }
       page.i8(tail.size() > count ? 1 : 0);
-      return KvReply.ok(part.moveEpoch, page.toBytes());
+      reply = KvReply.ok(part.moveEpoch, page.toBytes());
+      fenceSeq = part.state == PartitionState.MIGRATING_OUT ? part.fenceSeq : 0;
     }
+    return fencedPage(reply, fenceSeq);
   }
 
   /**
@@ -748,10 +803,13 @@ final class TcpKvNode implements KvNode {
    * with their (frozen) values. Refused when this node has no such tracking (it restarted, or
    * the move was rolled back): the target must then copy in full.
    */
-  private KvReply delta(Part part, long moveEpoch, long token, byte[] after, int max) {
+  private KvReply delta(Part part, long moveEpoch, long token, byte[] after, int max)
+      throws IOException {
     if (max < 1) {
       return KvReply.of(Status.ERROR, 0, "page size must be >= 1: " + max);
     }
+    KvReply reply;
+    long fenceSeq;
     synchronized (part) {
       Tracking t = part.tracking;
       if (part.state != PartitionState.MIGRATING_OUT || part.moveEpoch != moveEpoch || t == null
@@ -772,8 +830,10 @@ final class TcpKvNode implements KvNode {
         n++;
       }
       page.i8(tail.size() > count ? 1 : 0);
-      return KvReply.ok(part.moveEpoch, page.toBytes());
+      reply = KvReply.ok(part.moveEpoch, page.toBytes());
+      fenceSeq = part.fenceSeq;
     }
+    return fencedPage(reply, fenceSeq);
   }
 
   /** Catch-up rounds of a pre-copy (see {@link #precopy}): at most this many... */
@@ -812,29 +872,34 @@ final class TcpKvNode implements KvNode {
         stateChange(part, PartitionState.RECEIVING, part.epoch, moveEpoch, true);
       }
     }
-    try (NodeConnection peer = NodeConnection.open(from, PEER_TIMEOUT, secret)) {
-      if (token != 0) {
-        KvReply failed = copyPages(part, moveEpoch, peer, from, Wire.DELTA, token);
-        if (failed == null) {
-          return received(part, moveEpoch);
-        }
-        if (failed != SOURCE_LOST_TRACKING) {
-          return failed;
-        }
-        synchronized (part) { // the source restarted since the pre-copy: start over, in full
-          if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
-            return refused(part, "RECEIVE (aborted meanwhile)");
-          }
-          stateChange(part, PartitionState.RECEIVING, part.epoch, moveEpoch, true);
-        }
-      }
-      KvReply failed = copyPages(part, moveEpoch, peer, from, Wire.SNAPSHOT, 0);
-      return failed != null ? failed : received(part, moveEpoch);
+    try {
+      return fromCopySource(source, peer -> receiveFrom(peer, part, moveEpoch, from, token));
     } finally {
       synchronized (part) {
         part.pulling = false;
       }
     }
+  }
+
+  private KvReply receiveFrom(NodeConnection peer, Part part, long moveEpoch,
+      InetSocketAddress from, long token) throws IOException {
+    if (token != 0) {
+      KvReply failed = copyPages(part, moveEpoch, peer, from, Wire.DELTA, token);
+      if (failed == null) {
+        return received(part, moveEpoch);
+      }
+      if (failed != SOURCE_LOST_TRACKING) {
+        return failed;
+      }
+      synchronized (part) { // the source restarted since the pre-copy: start over, in full
+        if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
+          return refused(part, "RECEIVE (aborted meanwhile)");
+        }
+        stateChange(part, PartitionState.RECEIVING, part.epoch, moveEpoch, true);
+      }
+    }
+    KvReply failed = copyPages(part, moveEpoch, peer, from, Wire.SNAPSHOT, 0);
+    return failed != null ? failed : received(part, moveEpoch);
   }
 
   /**
@@ -865,39 +930,80 @@ final class TcpKvNode implements KvNode {
       part.pulling = true;
       stateChange(part, PartitionState.RECEIVING, part.epoch, moveEpoch, true);
     }
-    try (NodeConnection peer = NodeConnection.open(from, PEER_TIMEOUT, secret)) {
-      KvReply tracked = peer.call(NodeConnection.request(Wire.TRACK, part.id, moveEpoch)
-          .toBytes());
-      if (!tracked.isOk()) {
-        return KvReply.of(tracked.status() == Status.ERROR ? Status.ERROR : Status.REFUSED,
-            moveEpoch, "pre-copy of partition " + part.id + ": " + from + " will not track it: "
-                + tracked);
-      }
-      long token = new Wire.Reader(tracked.value()).i64();
-      KvReply failed = copyPages(part, moveEpoch, peer, from, Wire.PRECOPY, token);
-      // Catch up with the writes made during the copy, a round at a time, until a round brings
-      // few keys (the writes then outpace nothing) or after a few rounds (they outpace us).
-      for (int round = 0; failed == null && round < DRAIN_ROUNDS; round++) {
-        long before = keysCopiedIn.get();
-        failed = copyPages(part, moveEpoch, peer, from, Wire.DRAIN, token);
-        if (keysCopiedIn.get() - before <= DRAIN_ENOUGH) {
-          break;
-        }
-      }
-      if (failed != null) {
-        return failed;
-      }
-      synchronized (part) {
-        if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
-          return refused(part, "PRECOPY (aborted meanwhile)");
-        }
-        part.precopyToken = token;
-        return KvReply.ok(moveEpoch, new Wire.Writer().i64(part.data.size()).toBytes());
-      }
+    try {
+      return fromCopySource(source, peer -> precopyFrom(peer, part, moveEpoch, from));
     } finally {
       synchronized (part) {
         part.pulling = false;
       }
+    }
+  }
+
+  private KvReply precopyFrom(NodeConnection peer, Part part, long moveEpoch,
+      InetSocketAddress from) throws IOException {
+    KvReply tracked = peer.call(NodeConnection.request(Wire.TRACK, part.id, moveEpoch)
+        .toBytes());
+    if (!tracked.isOk()) {
+      return KvReply.of(tracked.status() == Status.ERROR ? Status.ERROR : Status.REFUSED,
+          moveEpoch, "pre-copy of partition " + part.id + ": " + from + " will not track it: "
+              + tracked);
+    }
+    long token = new Wire.Reader(tracked.value()).i64();
+    KvReply failed = copyPages(part, moveEpoch, peer, from, Wire.PRECOPY, token);
+    // Catch up with the writes made during the copy, a round at a time, until a round brings
+    // few keys (the writes then outpace nothing) or after a few rounds (they outpace us).
+    for (int round = 0; failed == null && round < DRAIN_ROUNDS; round++) {
+      long before = keysCopiedIn.get();
+      failed = copyPages(part, moveEpoch, peer, from, Wire.DRAIN, token);
+      if (keysCopiedIn.get() - before <= DRAIN_ENOUGH) {
+        break;
+      }
+    }
+    if (failed != null) {
+      return failed;
+    }
+    synchronized (part) {
+      if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
+        return refused(part, "PRECOPY (aborted meanwhile)");
+      }
+      part.precopyToken = token;
+      return KvReply.ok(moveEpoch, new Wire.Writer().i64(part.data.size()).toBytes());
+    }
+  }
+
+  /** One copy from a source over one connection (see {@link #fromCopySource}). */
+  private interface CopyFromSource {
+    KvReply run(NodeConnection peer) throws IOException;
+  }
+
+  /**
+   * Runs a copy on an idle connection to {@code source}, or on a new one. A copy whose reused
+   * connection broke (not one that timed out) runs again on a new connection: the source may
+   * have restarted since that connection last served, and running a copy again is safe: it
+   * starts over (TRACK, SNAPSHOT and DELTA change nothing on the source; a pre-copy that starts
+   * over copies every key again), and a page applied twice holds the same values, since keys
+   * are never deleted. A connection goes back to the
+   * pool after the copy; one that broke was closed by its call and is discarded when next
+   * borrowed.
+   */
+  private KvReply fromCopySource(String source, CopyFromSource copy) throws IOException {
+    NodeConnection idle = copySources.borrowIdle(source);
+    if (idle != null) {
+      try {
+        KvReply reply = copy.run(idle);
+        copySources.release(source, idle);
+        return reply;
+      } catch (java.net.SocketTimeoutException e) {
+        throw e;
+      } catch (IOException e) {
+        // closed by the failed call: run the copy again, below, on a new connection
+      }
+    }
+    NodeConnection fresh = copySources.open(source);
+    try {
+      return copy.run(fresh);
+    } finally {
+      copySources.release(source, fresh);
     }
   }
 
@@ -921,7 +1027,8 @@ final class TcpKvNode implements KvNode {
       if (op != Wire.DRAIN) {
         request.bytes(after); // a drain takes keys out of the record: no cursor
       }
-      KvReply reply = peer.call(request.i32(PAGE).toBytes());
+      boolean serving = op == Wire.PRECOPY || op == Wire.DRAIN;
+      KvReply reply = peer.call(request.i32(serving ? SERVING_PAGE : PAGE).toBytes());
       if (reply.status() != Status.OK) {
         if (op == Wire.DELTA && reply.status() == Status.REFUSED) {
           return SOURCE_LOST_TRACKING;
@@ -961,7 +1068,8 @@ final class TcpKvNode implements KvNode {
    */
   private static void pause(long nanos) throws IOException {
     try {
-      java.util.concurrent.TimeUnit.NANOSECONDS.sleep(Math.min(nanos, 50_000_000L));
+      java.util.concurrent.TimeUnit.NANOSECONDS.sleep(
+          Math.min(nanos * SERVING_PAUSE_FACTOR, 50_000_000L));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new java.io.InterruptedIOException("pre-copy interrupted");
@@ -988,7 +1096,15 @@ final class TcpKvNode implements KvNode {
       if (part.state != PartitionState.RECEIVED || epoch < part.moveEpoch) {
         return refused(part, "ACTIVATE at epoch " + epoch);
       }
-      return stateChange(part, PartitionState.OWNED, epoch, 0, false);
+      // Answered before its record is durable, which takes an fsync out of the window in which
+      // the partition refuses writes. The data it serves is durable already (RECEIVED), and
+      // every read or write served from now on waits for a later record of this log, so for
+      // this one too. A crash before then (about one fsync: the record is forced in the
+      // background) brings the node back RECEIVED, and the coordinator activates it again at
+      // its next commit or leader start, as after an ACTIVATE that never arrived: the partition
+      // is unavailable meanwhile, never wrong.
+      log.forceSoon(applyStateChange(part, PartitionState.OWNED, epoch, 0, false));
+      return KvReply.ok(epoch, null);
     }
   }
 
@@ -1513,7 +1629,7 @@ final class TcpKvNode implements KvNode {
       while (more) {
         long pageStart = System.nanoTime();
         KvReply reply = peer.call(NodeConnection.request(Wire.SNAPSHOT, part.id, epoch)
-            .bytes(after).i32(PAGE).toBytes());
+            .bytes(after).i32(SERVING_PAGE).toBytes());
         if (!reply.isOk()) {
           return KvReply.of(reply.status() == Status.ERROR ? Status.ERROR : Status.REFUSED,
               epoch, "catch-up of partition " + part.id + " from " + from + " failed: " + reply);
@@ -1734,6 +1850,7 @@ final class TcpKvNode implements KvNode {
   public void close() {
     closed = true;
     links.close();
+    copySources.close();
     try {
       server.close();
     } catch (IOException e) {

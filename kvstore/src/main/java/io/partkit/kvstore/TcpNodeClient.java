@@ -4,11 +4,13 @@ import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 
 /**
- * {@link KvNodeClient} over one lazily opened connection, plus the administrative steps of a
- * migration (package-private: only the executor drives them).
+ * {@link KvNodeClient} over one lazily opened connection, or over connections borrowed from a
+ * {@link NodeConnectionPool}, plus the administrative steps of a migration (package-private:
+ * only the executor drives them).
  */
 final class TcpNodeClient implements KvNodeClient {
 
@@ -16,6 +18,9 @@ final class TcpNodeClient implements KvNodeClient {
   private final Duration timeout;
   private final KvSecret secret;
   private NodeConnection connection;
+  /** Null, or where the connections come from (then {@link #address} is not used). */
+  private final NodeConnectionPool pool;
+  private final String poolAddress;
 
   TcpNodeClient(InetSocketAddress address, Duration timeout) {
     this(address, timeout, null);
@@ -30,9 +35,28 @@ final class TcpNodeClient implements KvNodeClient {
       throw new IllegalArgumentException("timeout must be positive: " + timeout);
     }
     this.timeout = timeout;
+    this.pool = null;
+    this.poolAddress = null;
+  }
+
+  /**
+   * A client over {@code pool}'s connections to {@code hostAndPort}: each call borrows one and
+   * gives it back, so a step on the critical path of a move does not pay for a new connection
+   * and its handshake. For the executor's requests only, which are all idempotent (a step done
+   * already answers OK), see {@link #call}.
+   */
+  TcpNodeClient(NodeConnectionPool pool, String hostAndPort) {
+    this.pool = requireNonNull(pool, "pool");
+    this.poolAddress = requireNonNull(hostAndPort, "hostAndPort");
+    this.address = TcpKvNode.parseAddress(hostAndPort);
+    this.timeout = null;
+    this.secret = null;
   }
 
   KvReply call(byte[] request) throws IOException {
+    if (pool != null) {
+      return pooledCall(request);
+    }
     if (connection == null || connection.isStale()) {
       if (connection != null) {
         connection.close();
@@ -40,6 +64,31 @@ final class TcpNodeClient implements KvNodeClient {
       connection = NodeConnection.open(address, timeout, secret);
     }
     return connection.call(request);
+  }
+
+  /**
+   * Sends the request on an idle connection of the pool, or on a new one. A reused connection
+   * that breaks (not one that times out) is retried once on a new connection: the node may have
+   * restarted since the connection was last used, and the executor's requests are idempotent.
+   * A timeout is not retried: the node may still be working on the request.
+   */
+  private KvReply pooledCall(byte[] request) throws IOException {
+    NodeConnection idle = pool.borrowIdle(poolAddress);
+    if (idle != null) {
+      try {
+        KvReply reply = idle.call(request);
+        pool.release(poolAddress, idle);
+        return reply;
+      } catch (SocketTimeoutException e) {
+        throw e;
+      } catch (IOException e) {
+        // closed by call(): send it again below, on a new connection
+      }
+    }
+    NodeConnection fresh = pool.open(poolAddress);
+    KvReply reply = fresh.call(request);
+    pool.release(poolAddress, fresh);
+    return reply;
   }
 
   @Override
@@ -104,6 +153,7 @@ final class TcpNodeClient implements KvNodeClient {
     return call(NodeConnection.request(Wire.RECEIVE, partition, moveEpoch).utf(source).toBytes());
   }
 
+  /** Closes its own connection; a pooled client has none (its connections are back in the pool). */
   @Override
   public void close() {
     if (connection != null) {

@@ -9,6 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.zip.CRC32C;
 
 /**
@@ -39,10 +42,17 @@ final class WriteAheadLog implements AutoCloseable {
   private long durable; // guarded by lock
   private boolean flushing; // guarded by lock
   private IOException failure; // guarded by lock
+  /** Forces records whose appender answered before they were durable ({@link #forceSoon}). */
+  private final ExecutorService forcer;
 
   private WriteAheadLog(Path file, FileChannel channel) {
     this.file = file;
     this.channel = channel;
+    this.forcer = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "wal-forcer " + file.getFileName());
+      t.setDaemon(true);
+      return t;
+    });
   }
 
   /**
@@ -260,6 +270,27 @@ final class WriteAheadLog implements AutoCloseable {
     // the batch ended at batchEnd >= seq: the caller appended seq before it called us
   }
 
+  /**
+   * Makes the record numbered {@code seq} durable soon, on a background thread, for an appender
+   * that answers before its record is durable because nothing acknowledged depends on it yet
+   * (see {@code TcpKvNode.activate}). Any waiter for a later record forces it first; this only
+   * keeps it from staying in memory on a node that goes quiet. A failure fails the log, as in
+   * {@link #awaitDurable}, and the next caller is told.
+   */
+  void forceSoon(long seq) {
+    try {
+      forcer.execute(() -> {
+        try {
+          awaitDurable(seq);
+        } catch (IOException e) {
+          // the log has failed (fail-stop): every later append and wait reports it
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      // closing: close() forces what is pending
+    }
+  }
+
   /** The state a failed write or force leaves: every later append and wait fails (tests). */
   void failForTest(IOException cause) {
     synchronized (lock) {
@@ -268,8 +299,18 @@ final class WriteAheadLog implements AutoCloseable {
     }
   }
 
+  /**
+   * Forces what is appended (a clean close loses no record, including those of
+   * {@link #forceSoon}), then refuses everything.
+   */
   @Override
   public void close() throws IOException {
+    forcer.shutdown();
+    try {
+      awaitDurable(lastAppended());
+    } catch (IOException e) {
+      // failed earlier or now: a record that is not durable was never acknowledged
+    }
     synchronized (lock) {
       if (failure == null) {
         failure = new IOException("closed");

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,6 +56,39 @@ class WriteAheadLogTest {
       f.seek(offset);
       f.write(b ^ 0x40);
     }
+  }
+
+  private static byte[] record(int i) {
+    return new Wire.Writer().i32(i).bytes(new byte[] {1, 2, 3, 4, 5}).toBytes();
+  }
+
+  @Test
+  void aRecordForcedSoonReachesTheFileWithNobodyWaiting() throws Exception {
+    Path file = dir.resolve("wal.log");
+    try (WriteAheadLog log = WriteAheadLog.open(file, body -> { })) {
+      log.append(record(0));
+      log.append(record(1));
+      log.forceSoon(log.append(record(2)));
+      // nobody awaits the records: only the background force writes them (a condition with a
+      // generous deadline, for a loaded machine)
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (Files.size(file) < offsetOf(3) && System.nanoTime() < deadline) {
+        TimeUnit.MILLISECONDS.sleep(5);
+      }
+      Path copy = dir.resolve("copy.log");
+      Files.copy(file, copy); // replayed while the log is still open: no close has forced it
+      assertThat(replay(copy)).containsExactly(0, 1, 2);
+    }
+  }
+
+  @Test
+  void aCleanCloseForcesWhatWasAppended() throws IOException {
+    Path file = dir.resolve("wal.log");
+    try (WriteAheadLog log = WriteAheadLog.open(file, body -> { })) {
+      log.append(record(0));
+      log.append(record(1)); // nobody waits for either
+    }
+    assertThat(replay(file)).containsExactly(0, 1);
   }
 
   @Test

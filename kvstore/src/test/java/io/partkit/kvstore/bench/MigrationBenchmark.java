@@ -37,14 +37,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>It loads 100k keys into partition 0 (of 8, all on node {@code src}), starts client threads
  * doing 50% puts and 50% gets on seeded random keys of all partitions, measures for a while,
  * then migrates partition 0 to node {@code dst} as the coordinator would (record, migrate,
- * commit, activate). It reports the fenced window (source fenced until the target serves: the
- * time the partition refused writes), and p50/p99/max latency of client operations before the move and
+ * commit, activate). It reports the fenced window (from sending FENCE to the source until the
+ * target serves: an upper bound of the time the partition refused writes, which starts when the
+ * source applies the fence), and p50/p99/max latency of client operations before the move and
  * during it, for all partitions and for the moving one.
  *
  * <pre>
  * ./mvnw -q -o -pl kvstore -am test-compile dependency:build-classpath \
  *     -Dmdep.includeScope=test -Dmdep.outputFile=target/test.classpath
- * java -Xmx512m -cp kvstore/target/test-classes:kvstore/target/classes:$(cat kvstore/target/test.classpath) \
+ * java -Xmx512m \
+ *     -cp kvstore/target/test-classes:kvstore/target/classes:$(cat kvstore/target/test.classpath) \
  *     io.partkit.kvstore.bench.MigrationBenchmark [keys=100000] [clients=4] [seed=42]
  * </pre>
  */
@@ -98,11 +100,14 @@ public final class MigrationBenchmark {
     PartitionAssignment first = PartitionAssignment.of("bench", 1, 0, HashSlots.of(PARTITIONS),
         replicas);
     store.compareAndSetTable(MetadataStore.NO_TABLE, first);
+    AtomicLong fenceSentAt = new AtomicLong();
     AtomicLong fencedAt = new AtomicLong();
     AtomicLong servingAt = new AtomicLong();
     KvMigrationExecutor executor = StoreWiring.executor(store)
         .onStep((m, step) -> {
-          if (step == MigrationStep.FENCED) {
+          if (step == MigrationStep.PLANNED || step == MigrationStep.PRECOPIED) {
+            fenceSentAt.set(System.nanoTime()); // the executor sends FENCE next
+          } else if (step == MigrationStep.FENCED) {
             fencedAt.set(System.nanoTime());
           } else if (step == MigrationStep.COMMITTED) {
             servingAt.compareAndSet(0, System.nanoTime());
@@ -192,6 +197,7 @@ public final class MigrationBenchmark {
     next.set(0, List.of(dst.id()));
     PartitionAssignment committed = PartitionAssignment.of("bench", 2, 0, first.scheme(), next);
     store.compareAndSetTable(1, committed);
+    long tableCommitted = System.nanoTime();
     executor.activate(committed); // the coordinator's step after the commit
     while (servingAt.get() == 0) {
       Thread.onSpinWait();
@@ -203,9 +209,11 @@ public final class MigrationBenchmark {
     for (Thread t : threads) {
       t.join();
     }
-    System.out.printf("migration of partition 0 (%d keys): fence -> copied %.0f ms, "
-        + "fenced window (writes refused) %.0f ms, whole move %.0f ms%n", keys,
-        (copied - fencedAt.get()) / 1e6, (moveEnd - fencedAt.get()) / 1e6,
+    System.out.printf("migration of partition 0 (%d keys): fenced window (FENCE sent -> target "
+        + "serves) %.1f ms: FENCE %.1f ms, copy of the delta %.1f ms, commit %.1f ms, activation "
+        + "%.1f ms; whole move %.0f ms%n", keys, (moveEnd - fenceSentAt.get()) / 1e6,
+        (fencedAt.get() - fenceSentAt.get()) / 1e6, (copied - fencedAt.get()) / 1e6,
+        (tableCommitted - copied) / 1e6, (moveEnd - tableCommitted) / 1e6,
         (moveEnd - moveStart) / 1e6);
     System.out.println("client ops before the move:            " + before.summary());
     System.out.println("client ops during the move (all):      " + during.summary());

@@ -1,6 +1,7 @@
 package io.partkit.kvstore;
 
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Queue;
@@ -62,6 +63,49 @@ final class NodeConnectionPool implements AutoCloseable {
    */
   NodeConnection open(String address) throws IOException {
     return NodeConnection.open(TcpKvNode.parseAddress(address), timeout, secret);
+  }
+
+  /** Work done over one connection: one request, or a series of them (a copy's pages). */
+  interface ConnectionWork<T> {
+    T run(NodeConnection connection) throws IOException;
+  }
+
+  /**
+   * Runs {@code work} on an idle connection to {@code address}, or on a new one, and gives the
+   * connection back once the work is done (a connection the work failed on is closed). Work
+   * whose reused connection broke, rather than timed out, runs once more on a new connection:
+   * the node may have restarted since that connection last served. So only for work that may
+   * run twice; a timeout is never retried, since the node may still be at it.
+   *
+   * @throws IOException if the work failed on a new connection, timed out, or no connection
+   *     could be opened
+   */
+  <T> T withConnection(String address, ConnectionWork<T> work) throws IOException {
+    NodeConnection idle = borrowIdle(address);
+    if (idle != null) {
+      try {
+        T result = work.run(idle);
+        release(address, idle);
+        return result;
+      } catch (SocketTimeoutException e) {
+        idle.close();
+        throw e;
+      } catch (IOException e) {
+        idle.close(); // and run it again, below, on a new connection
+      } catch (RuntimeException e) {
+        idle.close();
+        throw e;
+      }
+    }
+    NodeConnection fresh = open(address);
+    try {
+      T result = work.run(fresh);
+      release(address, fresh);
+      return result;
+    } catch (IOException | RuntimeException e) {
+      fresh.close();
+      throw e;
+    }
   }
 
   /** Gives back a connection whose last request got its whole answer. */

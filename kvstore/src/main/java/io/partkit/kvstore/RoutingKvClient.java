@@ -45,7 +45,7 @@ final class RoutingKvClient implements KvClient {
   @Override
   public byte[] get(byte[] key) {
     requireNonNull(key, "key");
-    return route("get", key, (p, e) -> NodeConnection.request(Wire.GET, p, e).bytes(key).toBytes())
+    return route(Op.GET, key, (p, e) -> NodeConnection.request(Wire.GET, p, e).bytes(key).toBytes())
         .value();
   }
 
@@ -53,7 +53,7 @@ final class RoutingKvClient implements KvClient {
   public void put(byte[] key, byte[] value) {
     requireNonNull(key, "key");
     requireNonNull(value, "value");
-    route("put", key,
+    route(Op.PUT, key,
         (p, e) -> NodeConnection.request(Wire.PUT, p, e).bytes(key).bytes(value).toBytes());
   }
 
@@ -61,11 +61,28 @@ final class RoutingKvClient implements KvClient {
   public boolean cas(byte[] key, byte[] expected, byte[] value) {
     requireNonNull(key, "key");
     requireNonNull(value, "value");
-    return route("cas", key, (p, e) -> NodeConnection.request(Wire.CAS, p, e).bytes(key)
+    return route(Op.CAS, key, (p, e) -> NodeConnection.request(Wire.CAS, p, e).bytes(key)
         .bytes(expected).bytes(value).toBytes()).isOk();
   }
 
-  private KvReply route(String op, byte[] key, Request request) {
+  /** The operations a client routes, and whether sending one again is harmless. */
+  private enum Op {
+    GET(true), PUT(false), CAS(false);
+
+    /** A read: it has no effect, so an answer that may have been lost is asked again. */
+    final boolean readOnly;
+
+    Op(boolean readOnly) {
+      this.readOnly = readOnly;
+    }
+
+    @Override
+    public String toString() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  private KvReply route(Op op, byte[] key, Request request) {
     if (closed) {
       throw new IllegalStateException("client is closed");
     }
@@ -94,7 +111,7 @@ final class RoutingKvClient implements KvClient {
           case UNAVAILABLE -> {
             // a replica did not answer: a read had no effect and is tried again; a write may
             // have taken effect, so sending it again could apply it twice
-            if (!op.equals("get")) {
+            if (!op.readOnly) {
               throw new KvException(op + " on partition " + partition + " at " + owner
                   + " may or may not have been applied: " + reply, true, null);
             }

@@ -873,7 +873,11 @@ final class TcpKvNode implements KvNode {
       }
     }
     try {
-      return fromCopySource(source, peer -> receiveFrom(peer, part, moveEpoch, from, token));
+      // A copy may run twice (see NodeConnectionPool.withConnection): it starts over (DELTA and
+      // SNAPSHOT change nothing on the source), and a page applied twice holds the same
+      // values, since keys are never deleted.
+      return copySources.withConnection(source,
+          peer -> receiveFrom(peer, part, moveEpoch, from, token));
     } finally {
       synchronized (part) {
         part.pulling = false;
@@ -931,7 +935,8 @@ final class TcpKvNode implements KvNode {
       stateChange(part, PartitionState.RECEIVING, part.epoch, moveEpoch, true);
     }
     try {
-      return fromCopySource(source, peer -> precopyFrom(peer, part, moveEpoch, from));
+      // may run twice (see receive): a pre-copy that starts over tracks and copies every key
+      return copySources.withConnection(source, peer -> precopyFrom(peer, part, moveEpoch, from));
     } finally {
       synchronized (part) {
         part.pulling = false;
@@ -968,42 +973,6 @@ final class TcpKvNode implements KvNode {
       }
       part.precopyToken = token;
       return KvReply.ok(moveEpoch, new Wire.Writer().i64(part.data.size()).toBytes());
-    }
-  }
-
-  /** One copy from a source over one connection (see {@link #fromCopySource}). */
-  private interface CopyFromSource {
-    KvReply run(NodeConnection peer) throws IOException;
-  }
-
-  /**
-   * Runs a copy on an idle connection to {@code source}, or on a new one. A copy whose reused
-   * connection broke (not one that timed out) runs again on a new connection: the source may
-   * have restarted since that connection last served, and running a copy again is safe: it
-   * starts over (TRACK, SNAPSHOT and DELTA change nothing on the source; a pre-copy that starts
-   * over copies every key again), and a page applied twice holds the same values, since keys
-   * are never deleted. A connection goes back to the
-   * pool after the copy; one that broke was closed by its call and is discarded when next
-   * borrowed.
-   */
-  private KvReply fromCopySource(String source, CopyFromSource copy) throws IOException {
-    NodeConnection idle = copySources.borrowIdle(source);
-    if (idle != null) {
-      try {
-        KvReply reply = copy.run(idle);
-        copySources.release(source, idle);
-        return reply;
-      } catch (java.net.SocketTimeoutException e) {
-        throw e;
-      } catch (IOException e) {
-        // closed by the failed call: run the copy again, below, on a new connection
-      }
-    }
-    NodeConnection fresh = copySources.open(source);
-    try {
-      return copy.run(fresh);
-    } finally {
-      copySources.release(source, fresh);
     }
   }
 

@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.SocketTimeoutException;
 import java.time.Duration;
 
 /**
@@ -55,7 +54,9 @@ final class TcpNodeClient implements KvNodeClient {
 
   KvReply call(byte[] request) throws IOException {
     if (pool != null) {
-      return pooledCall(request);
+      // the executor's requests are idempotent (a step done already answers OK): one that
+      // met a broken pooled connection may be sent again
+      return pool.withConnection(poolAddress, c -> c.call(request));
     }
     if (connection == null || connection.isStale()) {
       if (connection != null) {
@@ -64,31 +65,6 @@ final class TcpNodeClient implements KvNodeClient {
       connection = NodeConnection.open(address, timeout, secret);
     }
     return connection.call(request);
-  }
-
-  /**
-   * Sends the request on an idle connection of the pool, or on a new one. A reused connection
-   * that breaks (not one that times out) is retried once on a new connection: the node may have
-   * restarted since the connection was last used, and the executor's requests are idempotent.
-   * A timeout is not retried: the node may still be working on the request.
-   */
-  private KvReply pooledCall(byte[] request) throws IOException {
-    NodeConnection idle = pool.borrowIdle(poolAddress);
-    if (idle != null) {
-      try {
-        KvReply reply = idle.call(request);
-        pool.release(poolAddress, idle);
-        return reply;
-      } catch (SocketTimeoutException e) {
-        throw e;
-      } catch (IOException e) {
-        // closed by call(): send it again below, on a new connection
-      }
-    }
-    NodeConnection fresh = pool.open(poolAddress);
-    KvReply reply = fresh.call(request);
-    pool.release(poolAddress, fresh);
-    return reply;
   }
 
   @Override

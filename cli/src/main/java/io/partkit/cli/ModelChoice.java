@@ -14,7 +14,10 @@ import java.util.Set;
 final class ModelChoice {
   private ModelChoice() {}
 
-  /** @throws IllegalArgumentException for an unknown model, a bad --init, or a history auto cannot place */
+  /**
+   * @throws IllegalArgumentException for an unknown model, a bad --init, or a history auto cannot
+   *     place
+   */
   static Model<?> choose(String name, String init, History history) {
     return choose(name, init, history, NilReads.KNOSSOS);
   }
@@ -37,13 +40,15 @@ final class ModelChoice {
   static Object parseInit(String edn) {
     try {
       // A one-operation EDN history is the simplest way to run Clojure's reader on the value.
-      History h = Histories.parse("--init", "{:process 0, :type :invoke, :f :init, :value " + edn + "}");
+      History h =
+          Histories.parse("--init", "{:process 0, :type :invoke, :f :init, :value " + edn + "}");
       if (h.ops().size() != 1) {
         throw new IllegalArgumentException("--init must be one EDN value: " + edn);
       }
       return h.ops().get(0).value();
     } catch (HistoryParseException e) {
-      throw new IllegalArgumentException("--init must be one EDN value such as 0, nil or {:x 0 :y 0}: " + edn);
+      throw new IllegalArgumentException(
+          "--init must be one EDN value such as 0, nil or {:x 0 :y 0}: " + edn);
     }
   }
 
@@ -72,6 +77,7 @@ final class ModelChoice {
     if (fs.contains("read") || fs.contains("write") || fs.contains("cas")) {
       return "cas-register";
     }
-    throw new IllegalArgumentException("cannot guess the model from the functions " + fs + ": give --model");
+    throw new IllegalArgumentException(
+        "cannot guess the model from the functions " + fs + ": give --model");
   }
 }

@@ -39,6 +39,8 @@ class MemoryGuard {
   }
 
   String describe() {
-    return "heap nearly full of search state (" + last + "); give the JVM more memory (-Xmx) or split the history";
+    return "heap nearly full of search state ("
+        + last
+        + "); give the JVM more memory (-Xmx) or split the history";
   }
 }

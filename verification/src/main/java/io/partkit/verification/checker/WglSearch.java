@@ -180,7 +180,8 @@ final class WglSearch<S> {
   private ConfigCache owedCache; // configurations just after an :info step (see the class comment)
   private int[] stackNode;
   private Object[] stackState;
-  private boolean[] stackForced; // the frame is a read taken by the dominance rule (see the class comment)
+  // the frame is a read taken by the dominance rule (see the class comment)
+  private boolean[] stackForced;
   private boolean[] stackOwed; // the frame is an :info step taken under the cut (owed)
   private boolean scanned; // the current configuration was already scanned for a read to force
   private int depth;
@@ -196,7 +197,17 @@ final class WglSearch<S> {
       MemoryGuard memory, AtomicLong stepCounter, ProgressTicker ticker) {
     KeyResult r;
     do {
-      r = advance(key, operations, Long.MAX_VALUE, deadline, clock, cancel, memory, stepCounter, ticker);
+      r =
+          advance(
+              key,
+              operations,
+              Long.MAX_VALUE,
+              deadline,
+              clock,
+              cancel,
+              memory,
+              stepCounter,
+              ticker);
     } while (r == null);
     return r;
   }
@@ -210,8 +221,16 @@ final class WglSearch<S> {
    * Runs at most about {@code budget} more steps: returns the result, or null when the budget ran
    * out first (call again to continue where it stopped).
    */
-  KeyResult advance(Object key, int operations, long budget, long deadline, LongSupplier clock, AtomicBoolean cancel,
-      MemoryGuard memory, AtomicLong stepCounter, ProgressTicker ticker) {
+  KeyResult advance(
+      Object key,
+      int operations,
+      long budget,
+      long deadline,
+      LongSupplier clock,
+      AtomicBoolean cancel,
+      MemoryGuard memory,
+      AtomicLong stepCounter,
+      ProgressTicker ticker) {
     if (!started) {
       started = true;
       int n = ops.length;
@@ -392,7 +411,9 @@ final class WglSearch<S> {
     return step instanceof Step.Next && Objects.equals(((Step.Next<S>) step).state(), state);
   }
 
-  /** Linearizes the call at {@code node} (bit and hash already set), moving to {@code nextState}. */
+  /**
+   * Linearizes the call at {@code node} (bit and hash already set), moving to {@code nextState}.
+   */
   private void push(int node, S nextState, boolean forced) {
     stackNode[depth] = node;
     stackState[depth] = state;
@@ -435,7 +456,8 @@ final class WglSearch<S> {
       }
       if (!stackForced[depth]) {
         entry = next[top];
-        scanned = true; // this configuration's scan found nothing to force, or its frame would be forced
+        // this configuration's scan found nothing to force, or its frame would be forced
+        scanned = true;
         return false;
       }
     }
@@ -522,7 +544,10 @@ final class WglSearch<S> {
     return opsOf(stackNode, depth);
   }
 
-  /** The operations of the call nodes, as an unmodifiable list (which KeyResult and Prefix keep without copying). */
+  /**
+   * The operations of the call nodes, as an unmodifiable list (which KeyResult and Prefix keep
+   * without copying).
+   */
   private List<Op> opsOf(int[] nodes, int count) {
     Op[] l = new Op[count];
     for (int i = 0; i < count; i++) {

@@ -28,7 +28,11 @@ public final class Values {
    * @throws IllegalArgumentException for a value type a history cannot hold
    */
   public static Object normalize(Object v) {
-    if (v == null || v instanceof String || v instanceof Boolean || v instanceof Long || v instanceof Double) {
+    if (v == null
+        || v instanceof String
+        || v instanceof Boolean
+        || v instanceof Long
+        || v instanceof Double) {
       return v;
     }
     if (v instanceof Keyword) {
@@ -83,7 +87,8 @@ public final class Values {
       }
       return Collections.unmodifiableList(l);
     }
-    throw new IllegalArgumentException("unsupported value type " + v.getClass().getName() + ": " + v);
+    throw new IllegalArgumentException(
+        "unsupported value type " + v.getClass().getName() + ": " + v);
   }
 
   private static String name(Keyword k) {

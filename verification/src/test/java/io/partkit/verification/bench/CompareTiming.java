@@ -15,8 +15,8 @@ import java.util.Locale;
  * verdict time. Corpora: {@code small} ({@link SmallCorpus}, as {@link SmallCorpusTiming}: warm-up,
  * then measured rounds over all files), {@code scale} ({@link ExportHistories#scale()}: 2 warm-up
  * and at most 5 measured rounds) and {@code etcd} (the Jepsen etcd logs of
- * {@code data/histories/porcupine}, through {@link CorpusTiming#run}; its kv files are left out, the
- * driver does not model them).
+ * {@code data/histories/porcupine}, through {@link CorpusTiming#run}; its kv files are left out,
+ * the driver does not model them).
  *
  * <p>Run from the repository root:
  * {@code java -cp verification/target/test-classes:verification/target/classes:$(cat /tmp/cp.txt)
@@ -44,13 +44,25 @@ public final class CompareTiming {
       CorpusTiming.Result r = CorpusTiming.run(Path.of("data/histories/porcupine"), warmup, rounds);
       for (CorpusTiming.FileTiming f : r.files()) {
         if (f.path().contains("etcd_")) {
-          rows.add(String.format(Locale.ROOT, "etcd\t%s\t%s\t-\t%d\t%d\t%d", Path.of(f.path()).getFileName(),
-              f.verdict() == Verdict.VALID ? "valid" : "invalid", f.medianNanos(), f.minNanos(), f.verdictMedianNanos()));
+          rows.add(
+              String.format(
+                  Locale.ROOT,
+                  "etcd\t%s\t%s\t-\t%d\t%d\t%d",
+                  Path.of(f.path()).getFileName(),
+                  f.verdict() == Verdict.VALID ? "valid" : "invalid",
+                  f.medianNanos(),
+                  f.minNanos(),
+                  f.verdictMedianNanos()));
         }
       }
     }
-    System.out.printf(Locale.ROOT, "# partkit, java %s, %d cores, warm-up %d, rounds %d, load %.2f%n",
-        System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), warmup, rounds,
+    System.out.printf(
+        Locale.ROOT,
+        "# partkit, java %s, %d cores, warm-up %d, rounds %d, load %.2f%n",
+        System.getProperty("java.version"),
+        Runtime.getRuntime().availableProcessors(),
+        warmup,
+        rounds,
         ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     System.out.println("corpus\tname\texpected\tevents\tmedian_ns\tbest_ns\tverdict_median_ns");
     rows.forEach(System.out::println);
@@ -58,8 +70,13 @@ public final class CompareTiming {
 
   static List<String> time(String corpus, List<ExportHistories.Named> hs, int warmup, int rounds) {
     int n = hs.size();
-    RoundTiming.Timings timings = RoundTiming.measure(hs.stream()
-        .map(e -> new RoundTiming.Case(e.name(), e.history(), e.expected())).toList(), warmup, rounds);
+    RoundTiming.Timings timings =
+        RoundTiming.measure(
+            hs.stream()
+                .map(e -> new RoundTiming.Case(e.name(), e.history(), e.expected()))
+                .toList(),
+            warmup,
+            rounds);
     long[][] total = timings.total();
     long[][] verdict = timings.verdict();
     List<String> out = new ArrayList<>();
@@ -69,9 +86,17 @@ public final class CompareTiming {
       long[] v = verdict[i].clone();
       Arrays.sort(v);
       ExportHistories.Named e = hs.get(i);
-      out.add(String.format(Locale.ROOT, "%s\t%s\t%s\t%d\t%d\t%d\t%d", corpus, e.name(),
-          e.expected() == Verdict.VALID ? "valid" : "invalid", e.history().ops().size(), t[t.length / 2], t[0],
-          v[v.length / 2]));
+      out.add(
+          String.format(
+              Locale.ROOT,
+              "%s\t%s\t%s\t%d\t%d\t%d\t%d",
+              corpus,
+              e.name(),
+              e.expected() == Verdict.VALID ? "valid" : "invalid",
+              e.history().ops().size(),
+              t[t.length / 2],
+              t[0],
+              v[v.length / 2]));
     }
     return out;
   }

@@ -127,68 +127,52 @@ public final class Linearizability {
     if (single != null && total == 1) {
       slices[0].paired = single;
     }
-    Runnable worker =
-        () -> {
-          Slice s;
-          while ((s = queue.poll()) != null) {
-            KeyResult r;
-            if (cancel.get()) {
-              r =
-                  new KeyResult(
-                      s.key,
-                      Verdict.UNKNOWN,
-                      "cancelled: another key was already invalid",
-                      null,
-                      null,
-                      s.paired().invocations(),
-                      s.search == null ? 0 : s.search.steps());
-            } else {
-              if (!s.reduced && s.search == null && reduceAfter <= 0) {
-                s.reduce(model);
-              }
-              long budget = total == 1 ? Long.MAX_VALUE : s.budget;
-              r =
-                  s.search(model)
-                      .advance(
-                          s.key,
-                          s.paired().invocations(),
-                          s.reduced ? budget : Math.min(budget, reduceAfter),
-                          deadline,
-                          options.nanoClock(),
-                          cancel,
-                          memory,
-                          steps,
-                          ticker);
-              if (r == null && !s.reduced) {
-                // not decided within reduceAfter steps: reduce, and search again if smaller
-                s.reduce(model);
-                queue.add(s);
-                continue;
-              }
-            }
-            if (r == null) {
-              s.budget = Math.min(s.budget + s.budget / 4, MAX_SLICE);
-              queue.add(s);
-              continue;
-            }
-            results[s.index] = r;
-            if (r.verdict() != Verdict.INVALID) {
-              s.search = null; // only an invalid key's search is needed again (for its evidence)
-              s.paired = null;
-            }
-            done.incrementAndGet();
-            if (r.verdict() == Verdict.INVALID && options.stopOnFirstInvalid()) {
-              cancel.set(true);
-            }
-            ticker.maybeReport();
+    SearchLimits limits =
+        new SearchLimits(deadline, options.nanoClock(), cancel, memory, steps, ticker);
+    Runnable worker = () -> {
+      Slice s;
+      while ((s = queue.poll()) != null) {
+        KeyResult r;
+        if (cancel.get()) {
+          r = new KeyResult(s.key, Verdict.UNKNOWN, "cancelled: another key was already invalid",
+              null, null, s.paired().invocations(), s.search == null ? 0 : s.search.steps());
+        } else {
+          if (!s.reduced && s.search == null && reduceAfter <= 0) {
+            s.reduce(model);
           }
-        };
+          long budget = total == 1 ? Long.MAX_VALUE : s.budget;
+          WglSearch.Outcome outcome = s.search(model).advance(s.key, s.paired().invocations(),
+              s.reduced ? budget : Math.min(budget, reduceAfter), limits);
+          if (!(outcome instanceof WglSearch.Decided decided)) {
+            if (s.reduced) {
+              s.budget = Math.min(s.budget + s.budget / 4, MAX_SLICE);
+            } else {
+              // not decided within reduceAfter steps: reduce, and search again if smaller
+              s.reduce(model);
+            }
+            queue.add(s);
+            continue;
+          }
+          r = decided.result();
+        }
+        results[s.index] = r;
+        if (r.verdict() != Verdict.INVALID) {
+          s.search = null; // only an invalid key's search is needed again (for its evidence)
+          s.paired = null;
+        }
+        done.incrementAndGet();
+        if (r.verdict() == Verdict.INVALID && options.stopOnFirstInvalid()) {
+          cancel.set(true);
+        }
+        ticker.maybeReport();
+      }
+    };
     int threads = Math.min(options.parallelism(), total);
     if (threads <= 1) {
       worker.run();
     } else {
-      // the calling thread is one of the workers: one thread fewer to hand over, none on 2 keys x 1
-      // extra
+      // the calling thread is one of the workers: one thread fewer to hand over, none on
+      // 2 keys x 1 extra
       List<Future<?>> futures = new ArrayList<>(threads - 1);
       try {
         for (int i = 1; i < threads; i++) {

@@ -65,18 +65,11 @@ class LimitsTest {
         return true;
       }
     };
-    KeyResult r =
-        new WglSearch<>(UNREDUCED, Paired.of(hard().ops()))
-            .run(
-                null,
-                15,
-                Long.MAX_VALUE,
-                System::nanoTime,
-                new AtomicBoolean(),
-                full,
-                new AtomicLong(),
-                new ProgressTicker(
-                    CheckOptions.defaults(), 0, new AtomicInteger(), 1, new AtomicLong()));
+    ProgressTicker ticker =
+        new ProgressTicker(CheckOptions.defaults(), 0, new AtomicInteger(), 1, new AtomicLong());
+    SearchLimits limits = new SearchLimits(
+        Long.MAX_VALUE, System::nanoTime, new AtomicBoolean(), full, new AtomicLong(), ticker);
+    KeyResult r = new WglSearch<>(UNREDUCED, Paired.of(hard().ops())).run(null, 15, limits);
     assertThat(r.verdict()).isEqualTo(Verdict.UNKNOWN);
     assertThat(r.cause()).startsWith("memory guard: heap nearly full");
     assertThat(r.steps()).isEqualTo(65536);

@@ -9,6 +9,7 @@ import clojure.lang.PersistentHashMap;
 import clojure.lang.Symbol;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.StringReader;
 import java.util.List;
 import java.util.Map;
 
@@ -217,6 +218,62 @@ final class EdnHistoryReader {
     } catch (IllegalArgumentException e) {
       throw new HistoryParseException(
           source, line, "expected plain EDN data: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Reads {@code text} as exactly one EDN value on line {@code line} of {@code source} (a Jepsen
+   * log line's value), with a file's bounds (digits per number, nesting depth).
+   *
+   * @param after what the value follows, for the message about extra text after it
+   */
+  static Object readValue(String source, int line, String text, String after)
+      throws HistoryParseException {
+    return readValue(source, line, text, after, valueReader(text, line));
+  }
+
+  /**
+   * Reads {@code text} as exactly one EDN value (see {@link Values#fromEdn}); a message says where
+   * in the text reading stopped, since the text is usually not a file one can open at a line.
+   */
+  static Object readValue(String source, String text) throws HistoryParseException {
+    if (text.isBlank()) {
+      throw new HistoryParseException(source, 1, "expected an EDN value, got nothing");
+    }
+    LineNumberingPushbackReader r = valueReader(text, 1);
+    try {
+      return readValue(source, 1, text, "", r);
+    } catch (HistoryParseException e) {
+      // Clojure's reader counts the end of the text as one more line
+      int lines = 1 + (int) text.chars().filter(c -> c == '\n').count();
+      boolean atEnd = r.getLineNumber() > lines;
+      String where = atEnd ? "the end of the text" : "column " + r.getColumnNumber();
+      throw new HistoryParseException(
+          source,
+          atEnd ? lines : r.getLineNumber(),
+          e.reason() + " (reading stopped at " + where + ")",
+          e.getCause());
+    }
+  }
+
+  private static LineNumberingPushbackReader valueReader(String text, int line) {
+    return new LineNumberingPushbackReader(new DigitBound(new StringReader(text), line));
+  }
+
+  private static Object readValue(
+      String source, int line, String text, String after, LineNumberingPushbackReader r)
+      throws HistoryParseException {
+    try {
+      Object v = readForm(source, r, line);
+      if (skipBlank(r) != -1) { // may read ahead: TooLong is caught below too
+        throw new HistoryParseException(
+            source, line, "expected one EDN value" + after + ", got extra text: " + text);
+      }
+      return v;
+    } catch (DigitBound.TooLong e) {
+      throw new HistoryParseException(source, e.line, e.getMessage(), e);
+    } catch (IOException e) {
+      throw new HistoryParseException(source, line, "could not read: " + e.getMessage(), e);
     }
   }
 

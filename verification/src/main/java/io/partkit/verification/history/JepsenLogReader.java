@@ -1,6 +1,5 @@
 package io.partkit.verification.history;
 
-import clojure.lang.LineNumberingPushbackReader;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.StringReader;
@@ -75,24 +74,6 @@ final class JepsenLogReader {
 
   private static Object readValue(String source, int lineNo, String text)
       throws HistoryParseException {
-    LineNumberingPushbackReader r =
-        new LineNumberingPushbackReader(new DigitBound(new StringReader(text), lineNo));
-    Object v;
-    try {
-      v = EdnHistoryReader.readForm(source, r, lineNo);
-    } catch (DigitBound.TooLong e) {
-      throw new HistoryParseException(source, lineNo, e.getMessage(), e);
-    }
-    try {
-      if (EdnHistoryReader.skipBlank(r) != -1) { // may read ahead: TooLong is caught below too
-        throw new HistoryParseException(
-            source, lineNo, "expected one EDN value after the function, got extra text: " + text);
-      }
-    } catch (IOException e) {
-      throw new HistoryParseException(source, lineNo, "could not read: " + e.getMessage(), e);
-    } catch (DigitBound.TooLong e) {
-      throw new HistoryParseException(source, lineNo, e.getMessage(), e);
-    }
-    return v;
+    return EdnHistoryReader.readValue(source, lineNo, text, " after the function");
   }
 }

@@ -13,7 +13,6 @@ import io.partkit.verification.model.Model;
 import io.partkit.verification.model.Models;
 import io.partkit.verification.model.NilReads;
 import io.partkit.verification.report.AnalysisText;
-import io.partkit.verification.report.CorpusTiming;
 import io.partkit.verification.report.HtmlReport;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,4 +1,4 @@
-package io.partkit.verification.report;
+package io.partkit.cli;
 
 import io.partkit.verification.checker.Analysis;
 import io.partkit.verification.checker.CheckOptions;
@@ -31,21 +31,21 @@ import java.util.List;
  * {@link Analysis#verdictNanos()}: the check without the evidence of an invalid history, which is
  * computed after the verdict and timed apart.
  *
- * <p>Run: {@code ./partkit check --bench data/histories/porcupine} or
- * {@code java -cp ... io.partkit.verification.report.CorpusTiming DIR [warmup] [rounds]}.
+ * <p>A benchmark, so it lives with the command that runs it:
+ * {@code ./partkit check --bench data/histories/porcupine [--warmup 10] [--rounds 20]}.
  */
-public final class CorpusTiming {
+final class CorpusTiming {
   private CorpusTiming() {}
 
   /**
    * One file's measured times: the whole check (median, best) and the median of the analysis'
    * verdict time (the check without the evidence of an invalid history, timed apart).
    */
-  public record FileTiming(
+  record FileTiming(
       String path, Verdict verdict, long medianNanos, long minNanos, long verdictMedianNanos) {}
 
   /** The four figures and every file's timing. */
-  public record Result(
+  record Result(
       List<FileTiming> files,
       long etcdSumNanos,
       long etcdSumMinNanos,
@@ -56,24 +56,12 @@ public final class CorpusTiming {
       int warmup,
       int rounds) {}
 
-  public static void main(String[] args) throws Exception {
-    if (args.length < 1) {
-      System.err.println("usage: CorpusTiming PORCUPINE_DIR [warmup-rounds] [measured-rounds]");
-      System.exit(3);
-    }
-    int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 10;
-    int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 20;
-    PrintWriter out = new PrintWriter(System.out, true);
-    print(run(Path.of(args[0]), warmup, rounds), out);
-    out.flush();
-  }
-
   /**
    * Runs the timing.
    *
    * @throws IllegalStateException if a verdict differs from EXPECTED.tsv
    */
-  public static Result run(Path dir, int warmup, int rounds)
+  static Result run(Path dir, int warmup, int rounds)
       throws IOException, HistoryParseException {
     List<String[]> rows = new ArrayList<>();
     for (String line : Files.readAllLines(dir.resolve("EXPECTED.tsv"))) {
@@ -143,7 +131,7 @@ public final class CorpusTiming {
   }
 
   /** Prints the four figures against half of Porcupine's. */
-  public static void print(Result r, PrintWriter out) {
+  static void print(Result r, PrintWriter out) {
     out.printf(
         "partkit corpus timing: %d files, %d warm-up rounds, median of %d measured rounds, %d"
             + " cores, verdicts all as EXPECTED.tsv%n",

@@ -33,7 +33,8 @@ public final class LookupRatios {
     java.util.Properties p = new java.util.Properties();
     try (var in = LookupRatios.class.getResourceAsStream("jvm.properties")) {
       if (in == null) {
-        throw new IllegalStateException("jvm.properties missing: build with ./mvnw -pl bench -am package");
+        throw new IllegalStateException(
+            "jvm.properties missing: build with ./mvnw -pl bench -am package");
       }
       p.load(in);
     }
@@ -75,7 +76,8 @@ public final class LookupRatios {
     List<String> lines = new ArrayList<>();
     lines.add("| subject | ns per lookup | bare Murmur3 ns | lookup / bare hash |");
     lines.add("|---|---:|---:|---:|");
-    StringBuilder csv = new StringBuilder("subject,nodes,ns_per_lookup,error_ns,bare_hash_ns,ratio\n");
+    StringBuilder csv =
+        new StringBuilder("subject,nodes,ns_per_lookup,error_ns,bare_hash_ns,ratio\n");
     for (Map.Entry<String, double[]> e : lookups.entrySet()) {
       double ns = e.getValue()[0];
       lines.add(String.format(Locale.ROOT, "| %s | %.2f ± %.2f | %.2f | %.2fx |", e.getKey(), ns,
@@ -86,8 +88,12 @@ public final class LookupRatios {
     System.out.println();
     System.out.println("JMH, " + nodes + " nodes, equal weights, RF 1:");
     lines.forEach(System.out::println);
-    System.out.printf(Locale.ROOT, "%nfloor (the hash plus one array read, nothing else): %.2f ns = %.2fx"
-        + " the bare hash%n", floor, floor / bare);
+    System.out.printf(
+        Locale.ROOT,
+        "%nfloor (the hash plus one array read, nothing else): %.2f ns = %.2fx"
+            + " the bare hash%n",
+        floor,
+        floor / bare);
     System.out.printf(Locale.ROOT, "Cassandra's Murmur3 variant (the token ring's hash, no lookup):"
         + " %.2f ns = %.2fx the bare hash%n", cassandra, cassandra / bare);
     if (args.length > 1) {

@@ -26,7 +26,8 @@ final class PartkitSubject implements Subject {
    * @throws io.partkit.spi.UnknownStrategyException if no provider has that name
    * @throws io.partkit.spi.InvalidConfigurationException if the strategy rejects the options
    */
-  PartkitSubject(String name, String strategy, PartitionerConfig config, Partitioners partitioners) {
+  PartkitSubject(
+      String name, String strategy, PartitionerConfig config, Partitioners partitioners) {
     this.name = requireNonNull(name, "name");
     this.strategy = requireNonNull(strategy, "strategy");
     this.config = requireNonNull(config, "config");

@@ -33,7 +33,9 @@ interface Subject extends AutoCloseable {
     return false;
   }
 
-  /** True when {@link #place} is a pure computation whose time and allocation mean planning cost. */
+  /**
+   * True when {@link #place} is a pure computation whose time and allocation mean planning cost.
+   */
   default boolean planningMeasurable() {
     return true;
   }

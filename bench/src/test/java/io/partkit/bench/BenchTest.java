@@ -41,8 +41,12 @@ class BenchTest {
 
   @Test
   void aMissingStrategyIsReportedAndTheRunGoesOn() {
-    assertThat(result.problems()).anySatisfy(p -> assertThat(p)
-        .startsWith("no-such-strategy-yet: not measured").contains("unknown partitioning strategy"));
+    assertThat(result.problems())
+        .anySatisfy(
+            p ->
+                assertThat(p)
+                    .startsWith("no-such-strategy-yet: not measured")
+                    .contains("unknown partitioning strategy"));
     assertThat(result.subjects()).containsKeys("ignite-rendezvous", "hazelcast",
         "cassandra-vnodes-16", "guava-jump").doesNotContainKey("no-such-strategy-yet");
   }

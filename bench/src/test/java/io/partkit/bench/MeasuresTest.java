@@ -21,7 +21,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 class MeasuresTest {
 
   static Stream<Arguments> rings() {
-    return Stream.of(Arguments.of(11L, 12, Weights.EQUAL, 1), Arguments.of(12L, 20, Weights.MIXED, 3),
+    return Stream.of(
+        Arguments.of(11L, 12, Weights.EQUAL, 1),
+        Arguments.of(12L, 20, Weights.MIXED, 3),
         Arguments.of(13L, 7, Weights.EQUAL, 2));
   }
 
@@ -40,8 +42,12 @@ class MeasuresTest {
     assertThat(exact.method()).isEqualTo("exact");
     assertThat(sampled.method()).isEqualTo("sampled 400k keys");
     assertThat(sampled.partitionsMaxAvg()).isEqualTo(exact.partitionsMaxAvg(), within(1e-9));
-    assertThat(sampled.keysMaxAvg()).as("seed %d", seed).isCloseTo(exact.keysMaxAvg(), within(0.03));
-    assertThat(sampled.keysStdDev()).as("seed %d", seed).isCloseTo(exact.keysStdDev(), within(0.02));
+    assertThat(sampled.keysMaxAvg())
+        .as("seed %d", seed)
+        .isCloseTo(exact.keysMaxAvg(), within(0.03));
+    assertThat(sampled.keysStdDev())
+        .as("seed %d", seed)
+        .isCloseTo(exact.keysStdDev(), within(0.02));
     assertThat(sampled.replicaKeysMaxAvg()).as("seed %d", seed)
         .isCloseTo(exact.replicaKeysMaxAvg(), within(0.03));
 

@@ -107,7 +107,10 @@ public final class BenchCommand implements Callable<Integer> {
           + "(default: 10; 0 turns them off).")
   Integer hazelcastMembers;
 
-  @Option(names = "--out", paramLabel = "DIR", description = "Output folder (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      description = "Output folder (default: ${DEFAULT-VALUE}).")
   Path out = Path.of("report");
 
   @Option(names = {"-q", "--quiet"}, description = "No progress (by default a bar on a "

@@ -13,7 +13,6 @@ import io.partkit.verification.model.Model;
 import io.partkit.verification.model.Models;
 import io.partkit.verification.model.NilReads;
 import io.partkit.verification.report.AnalysisText;
-import io.partkit.verification.report.CorpusTiming;
 import io.partkit.verification.report.HtmlReport;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -52,33 +51,56 @@ final class CheckCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Parameters(arity = "1..*", paramLabel = "PATH", description = "History files or directories (searched recursively).")
+  @Parameters(
+      arity = "1..*",
+      paramLabel = "PATH",
+      description = "History files or directories (searched recursively).")
   List<Path> paths;
 
-  @Option(names = "--model", defaultValue = "auto", description = "register, cas-register, multi-register, mutex, set, "
-      + "fifo-queue, unordered-queue, kv, or auto (guess from the functions used; default).")
+  @Option(
+      names = "--model",
+      defaultValue = "auto",
+      description =
+          "register, cas-register, multi-register, mutex, set, fifo-queue, unordered-queue, kv, or"
+              + " auto (guess from the functions used; default).")
   String model;
 
-  @Option(names = "--init", paramLabel = "EDN-VALUE", description = "The model's initial state as EDN: 0, nil, {:x 0 :y 0}.")
+  @Option(
+      names = "--init",
+      paramLabel = "EDN-VALUE",
+      description = "The model's initial state as EDN: 0, nil, {:x 0 :y 0}.")
   String init;
 
-  @Option(names = "--strict-nil", description = "An :ok read of nil means the register held nil (register, "
-      + "cas-register, multi-register). Default: as in Knossos, an :ok read of nil constrains nothing.")
+  @Option(
+      names = "--strict-nil",
+      description =
+          "An :ok read of nil means the register held nil (register, cas-register, multi-register)."
+              + " Default: as in Knossos, an :ok read of nil constrains nothing.")
   boolean strictNil;
 
-  @Option(names = "--independent", defaultValue = "auto", paramLabel = "auto|yes|no",
-      description = "Split Jepsen independent histories (client values [k v]) per key: auto (default: when every "
-          + "client invocation's value is [k v], k not a collection, a cas's v a pair), yes, or no.")
+  @Option(
+      names = "--independent",
+      defaultValue = "auto",
+      paramLabel = "auto|yes|no",
+      description =
+          "Split Jepsen independent histories (client values [k v]) per key: auto (default: when"
+              + " every client invocation's value is [k v], k not a collection, a cas's v a pair),"
+              + " yes, or no.")
   String independent;
 
   @Option(names = "--time-limit", defaultValue = "0", paramLabel = "DURATION",
       description = "Per file, e.g. 30s, 500ms, 2m; 0 for none. Reaching it gives unknown.")
   String timeLimit;
 
-  @Option(names = "--html", paramLabel = "FILE", description = "Write a self-contained HTML picture (single file only).")
+  @Option(
+      names = "--html",
+      paramLabel = "FILE",
+      description = "Write a self-contained HTML picture (single file only).")
   Path html;
 
-  @Option(names = "--bench", description = "Time the Porcupine corpus (PATH = the directory with EXPECTED.tsv).")
+  @Option(
+      names = "--bench",
+      description = "Time the Porcupine corpus (PATH = the directory with EXPECTED.tsv).")
   boolean bench;
 
   @Option(names = "--warmup", defaultValue = "10", description = "With --bench: warm-up rounds.")
@@ -87,7 +109,9 @@ final class CheckCommand implements Callable<Integer> {
   @Option(names = "--rounds", defaultValue = "20", description = "With --bench: measured rounds.")
   int rounds;
 
-  /** How a file becomes a history: a seam, so tests can make reading fail the way a large file does. */
+  /**
+   * How a file becomes a history: a seam, so tests can make reading fail the way a large file does.
+   */
   interface HistorySource {
     History read(Path file) throws HistoryParseException;
   }
@@ -145,8 +169,11 @@ final class CheckCommand implements Callable<Integer> {
         missing++;
       } else if (Files.isDirectory(p)) {
         try (Stream<Path> s = Files.walk(p)) {
-          s.filter(Files::isRegularFile).filter(CheckCommand::looksLikeHistory).filter(CheckCommand::notBesideAJepsenHistory)
-              .sorted().forEach(files::add);
+          s.filter(Files::isRegularFile)
+              .filter(CheckCommand::looksLikeHistory)
+              .filter(CheckCommand::notBesideAJepsenHistory)
+              .sorted()
+              .forEach(files::add);
         }
       } else {
         files.add(p);
@@ -174,9 +201,14 @@ final class CheckCommand implements Callable<Integer> {
       worst = Math.max(worst, status);
     }
     if (!single) {
-      out.printf("%d files: %d valid, %d invalid, %d unknown, %d bad input; %d ms%n",
-          files.size() + missing, counts[VALID],
-          counts[INVALID], counts[UNKNOWN], counts[BAD_INPUT], (System.nanoTime() - totalStart) / 1_000_000);
+      out.printf(
+          "%d files: %d valid, %d invalid, %d unknown, %d bad input; %d ms%n",
+          files.size() + missing,
+          counts[VALID],
+          counts[INVALID],
+          counts[UNKNOWN],
+          counts[BAD_INPUT],
+          (System.nanoTime() - totalStart) / 1_000_000);
     }
     out.flush();
     return worst;
@@ -215,20 +247,27 @@ final class CheckCommand implements Callable<Integer> {
       case "auto": return Independent.Mode.AUTO;
       case "yes": return Independent.Mode.YES;
       case "no": return Independent.Mode.NO;
-      default: throw new IllegalArgumentException("--independent must be auto, yes or no, got " + s);
+      default:
+        throw new IllegalArgumentException("--independent must be auto, yes or no, got " + s);
     }
   }
 
   /** Out of memory reading or checking one file: unknown (2), with the cause and what to do. */
   private static int outOfMemory(PrintWriter err, String what, OutOfMemoryError e) {
-    err.println(what + ": unknown: out of memory (" + e.getMessage() + ", max heap "
-        + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MB); not a verdict: give the JVM more memory "
-        + "(e.g. PARTKIT_JAVA_OPTS=-Xmx8g) or check a shorter history");
+    err.println(
+        what
+            + ": unknown: out of memory ("
+            + e.getMessage()
+            + ", max heap "
+            + Runtime.getRuntime().maxMemory() / (1024 * 1024)
+            + " MB); not a verdict: give the JVM more memory "
+            + "(e.g. PARTKIT_JAVA_OPTS=-Xmx8g) or check a shorter history");
     err.flush();
     return UNKNOWN;
   }
 
-  private int checkOne(Path file, CheckOptions options, boolean single, PrintWriter out, PrintWriter err) {
+  private int checkOne(
+      Path file, CheckOptions options, boolean single, PrintWriter out, PrintWriter err) {
     long start = System.nanoTime();
     try {
       return checkOneFile(file, options, single, out, err, start);
@@ -242,7 +281,12 @@ final class CheckCommand implements Callable<Integer> {
     }
   }
 
-  private int checkOneFile(Path file, CheckOptions options, boolean single, PrintWriter out, PrintWriter err,
+  private int checkOneFile(
+      Path file,
+      CheckOptions options,
+      boolean single,
+      PrintWriter out,
+      PrintWriter err,
       long start) {
     History history;
     Model<?> m;
@@ -258,7 +302,13 @@ final class CheckCommand implements Callable<Integer> {
     try {
       a = Linearizability.check(m, history, options);
     } catch (InvalidHistoryException e) {
-      return bad(file, String.join(System.lineSeparator(), prefixed(file, e.problems())), single, start, out, err);
+      return bad(
+          file,
+          String.join(System.lineSeparator(), prefixed(file, e.problems())),
+          single,
+          start,
+          out,
+          err);
     }
     long ms = (System.nanoTime() - start) / 1_000_000;
     if (single) {
@@ -276,7 +326,9 @@ final class CheckCommand implements Callable<Integer> {
       out.printf("%s\t%s\t%d%n", file, a.verdict().name().toLowerCase(Locale.ROOT), ms);
       out.flush();
     }
-    return a.verdict() == Verdict.VALID ? VALID : a.verdict() == Verdict.INVALID ? INVALID : UNKNOWN;
+    return a.verdict() == Verdict.VALID
+        ? VALID
+        : a.verdict() == Verdict.INVALID ? INVALID : UNKNOWN;
   }
 
   private static List<String> prefixed(Path file, List<String> problems) {
@@ -287,7 +339,8 @@ final class CheckCommand implements Callable<Integer> {
     return l;
   }
 
-  private int bad(Path file, String message, boolean single, long start, PrintWriter out, PrintWriter err) {
+  private int bad(
+      Path file, String message, boolean single, long start, PrintWriter out, PrintWriter err) {
     err.println(message);
     err.flush();
     if (!single) {
@@ -301,13 +354,18 @@ final class CheckCommand implements Callable<Integer> {
    * {@code test.edn} and {@code jepsen.log} beside it are not checked again.
    */
   private static boolean notBesideAJepsenHistory(Path p) {
-    return p.getFileName().toString().equals(JEPSEN_HISTORY) || !Files.isRegularFile(p.resolveSibling(JEPSEN_HISTORY));
+    return p.getFileName().toString().equals(JEPSEN_HISTORY)
+        || !Files.isRegularFile(p.resolveSibling(JEPSEN_HISTORY));
   }
 
   private static final String JEPSEN_HISTORY = "history.edn";
 
   private static boolean looksLikeHistory(Path p) {
     String n = p.getFileName().toString();
-    return n.endsWith(".edn") || n.endsWith(".log") || n.endsWith(".txt") || n.endsWith(".jsonl") || n.endsWith(".json");
+    return n.endsWith(".edn")
+        || n.endsWith(".log")
+        || n.endsWith(".txt")
+        || n.endsWith(".jsonl")
+        || n.endsWith(".json");
   }
 }

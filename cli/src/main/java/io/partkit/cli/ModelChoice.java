@@ -1,9 +1,9 @@
 package io.partkit.cli;
 
-import io.partkit.verification.history.Histories;
 import io.partkit.verification.history.History;
 import io.partkit.verification.history.HistoryParseException;
 import io.partkit.verification.history.Op;
+import io.partkit.verification.history.Values;
 import io.partkit.verification.model.Model;
 import io.partkit.verification.model.Models;
 import io.partkit.verification.model.NilReads;
@@ -14,7 +14,10 @@ import java.util.Set;
 final class ModelChoice {
   private ModelChoice() {}
 
-  /** @throws IllegalArgumentException for an unknown model, a bad --init, or a history auto cannot place */
+  /**
+   * @throws IllegalArgumentException for an unknown model, a bad --init, or a history auto cannot
+   *     place
+   */
   static Model<?> choose(String name, String init, History history) {
     return choose(name, init, history, NilReads.KNOSSOS);
   }
@@ -33,17 +36,17 @@ final class ModelChoice {
     return name.equals("kv") ? "" : null;
   }
 
-  /** @throws IllegalArgumentException unless {@code edn} is one EDN value */
+  /**
+   * Reads {@code --init} with the history reader's own reader and bounds.
+   *
+   * @throws IllegalArgumentException unless {@code edn} is one EDN value, saying what was wrong
+   */
   static Object parseInit(String edn) {
     try {
-      // A one-operation EDN history is the simplest way to run Clojure's reader on the value.
-      History h = Histories.parse("--init", "{:process 0, :type :invoke, :f :init, :value " + edn + "}");
-      if (h.ops().size() != 1) {
-        throw new IllegalArgumentException("--init must be one EDN value: " + edn);
-      }
-      return h.ops().get(0).value();
+      return Values.fromEdn("--init", edn);
     } catch (HistoryParseException e) {
-      throw new IllegalArgumentException("--init must be one EDN value such as 0, nil or {:x 0 :y 0}: " + edn);
+      throw new IllegalArgumentException(
+          "--init must be one EDN value such as 0, nil or {:x 0 :y 0}; " + e.getMessage(), e);
     }
   }
 
@@ -72,6 +75,7 @@ final class ModelChoice {
     if (fs.contains("read") || fs.contains("write") || fs.contains("cas")) {
       return "cas-register";
     }
-    throw new IllegalArgumentException("cannot guess the model from the functions " + fs + ": give --model");
+    throw new IllegalArgumentException(
+        "cannot guess the model from the functions " + fs + ": give --model");
   }
 }

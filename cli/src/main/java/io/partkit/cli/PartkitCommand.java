@@ -6,12 +6,23 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** The top-level command; subcommands are listed here, one class each. */
-@Command(name = "partkit", mixinStandardHelpOptions = true, version = "partkit 0.1.0-SNAPSHOT",
-    description = "Partitioning toolkit: strategies, cluster adapters and a linearizability verifier.",
-    subcommands = {BenchCommand.class, CheckCommand.class, StrategiesCommand.class,
-        VerifyCommand.class},
-    footer = {"", "Every command exits 64 on a usage error (unknown option, bad or missing "
-        + "argument) and 70 on an internal error; see each command's --help for the rest."})
+@Command(
+    name = "partkit",
+    mixinStandardHelpOptions = true,
+    version = "partkit 0.1.0-SNAPSHOT",
+    description =
+        "Partitioning toolkit: strategies, cluster adapters and a linearizability verifier.",
+    subcommands = {
+      BenchCommand.class,
+      CheckCommand.class,
+      StrategiesCommand.class,
+      VerifyCommand.class
+    },
+    footer = {
+      "",
+      "Every command exits 64 on a usage error (unknown option, bad or missing "
+          + "argument) and 70 on an internal error; see each command's --help for the rest."
+    })
 public final class PartkitCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;

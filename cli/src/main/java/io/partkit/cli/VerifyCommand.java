@@ -54,7 +54,10 @@ final class VerifyCommand implements Callable<Integer> {
       description = "How long clients run with faults, e.g. 60s, 2m (default 30s).")
   String time;
 
-  @Option(names = "--concurrency", defaultValue = "10", description = "Client workers (default 10).")
+  @Option(
+      names = "--concurrency",
+      defaultValue = "10",
+      description = "Client workers (default 10).")
   int concurrency;
 
   @Option(names = "--rate", defaultValue = "200",

@@ -103,7 +103,8 @@ class BenchCommandTest {
     assertThat(err.toString()).contains("weights must be equal or mixed: 'heavy'");
     code = run("--quiet", "--sizes", "1", "--out", dir.toString());
     assertThat(code).isEqualTo(64);
-    assertThat(err.toString()).contains("sizes must be a non-empty list of values in 2..100000: [1]");
+    assertThat(err.toString())
+        .contains("sizes must be a non-empty list of values in 2..100000: [1]");
     assertThat(run("--sizes", "abc")).isEqualTo(64);
     assertThat(err.toString()).contains("partkit bench: Invalid value for option '--sizes'")
         .contains("Try 'partkit bench --help'");

@@ -18,7 +18,9 @@ class CheckCommandTest {
   private final StringWriter err = new StringWriter();
 
   private int run(String... args) {
-    return Main.commandLine(new PartkitCommand()).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+    return Main.commandLine(new PartkitCommand())
+        .setOut(new PrintWriter(out, true))
+        .setErr(new PrintWriter(err, true))
         .execute(args);
   }
 
@@ -28,14 +30,16 @@ class CheckCommandTest {
     return p;
   }
 
-  static final String VALID = """
+  static final String VALID =
+      """
       {:process 0, :type :invoke, :f :write, :value 1}
       {:process 0, :type :ok, :f :write, :value 1}
       {:process 1, :type :invoke, :f :read, :value nil}
       {:process 1, :type :ok, :f :read, :value 1}
       """;
 
-  static final String STALE = """
+  static final String STALE =
+      """
       {:process 0, :type :invoke, :f :write, :value 1}
       {:process 0, :type :ok, :f :write, :value 1}
       {:process 1, :type :invoke, :f :read, :value nil}
@@ -44,15 +48,26 @@ class CheckCommandTest {
 
   @Test
   void validHistoryExitsZero() throws IOException {
-    assertThat(run("check", write("v.edn", VALID).toString(), "--model", "register", "--init", "0")).isEqualTo(0);
+    assertThat(run("check", write("v.edn", VALID).toString(), "--model", "register", "--init", "0"))
+        .isEqualTo(0);
     assertThat(out.toString()).contains("v.edn: valid (register,");
   }
 
   @Test
   void invalidHistoryExitsOneAndPrintsEvidence() throws IOException {
-    assertThat(run("check", write("s.edn", STALE).toString(), "--model", "cas-register", "--init", "0")).isEqualTo(1);
-    assertThat(out.toString()).contains("s.edn: invalid")
-        .contains("cannot linearize: {:process 1, :type :ok, :f :read, :value 0, :index 3, :line 4}")
+    assertThat(
+            run(
+                "check",
+                write("s.edn", STALE).toString(),
+                "--model",
+                "cas-register",
+                "--init",
+                "0"))
+        .isEqualTo(1);
+    assertThat(out.toString())
+        .contains("s.edn: invalid")
+        .contains(
+            "cannot linearize: {:process 1, :type :ok, :f :read, :value 0, :index 3, :line 4}")
         .contains("because: read 0 but the register holds 1");
   }
 
@@ -60,13 +75,26 @@ class CheckCommandTest {
   void timeLimitExitsTwo() throws IOException {
     StringBuilder sb = new StringBuilder();
     for (int p = 0; p < 24; p++) {
-      sb.append("{:process ").append(p).append(", :type :invoke, :f :add, :value ").append(p).append("}\n");
+      sb.append("{:process ")
+          .append(p)
+          .append(", :type :invoke, :f :add, :value ")
+          .append(p)
+          .append("}\n");
     }
-    sb.append("{:process 99, :type :invoke, :f :read, :value nil}\n{:process 99, :type :ok, :f :read, :value #{99}}\n");
+    sb.append(
+        "{:process 99, :type :invoke, :f :read, :value nil}\n"
+            + "{:process 99, :type :ok, :f :read, :value #{99}}\n");
     // 2^24 subsets of pending adds, each a different set: no machine searches that in a
     // millisecond. (Not a register: it drops pending writes whose value nothing reads, which
     // would decide such a history at once.)
-    assertThat(run("check", write("hard.edn", sb.toString()).toString(), "--model", "set", "--time-limit", "1ms"))
+    assertThat(
+            run(
+                "check",
+                write("hard.edn", sb.toString()).toString(),
+                "--model",
+                "set",
+                "--time-limit",
+                "1ms"))
         .isEqualTo(2);
     assertThat(out.toString()).contains("hard.edn: unknown").contains("cause: time limit reached");
   }
@@ -80,16 +108,21 @@ class CheckCommandTest {
 
   @Test
   void invalidHistoryStructureExitsThree() throws IOException {
-    Path bad = write("twice.edn", "{:process 0, :type :invoke, :f :read}\n{:process 0, :type :invoke, :f :read}\n");
+    Path bad =
+        write(
+            "twice.edn",
+            "{:process 0, :type :invoke, :f :read}\n{:process 0, :type :invoke, :f :read}\n");
     assertThat(run("check", bad.toString(), "--model", "register")).isEqualTo(3);
-    assertThat(err.toString()).contains("line 2: process 0 invokes :read while its invocation of :read at line 1");
+    assertThat(err.toString())
+        .contains("line 2: process 0 invokes :read while its invocation of :read at line 1");
   }
 
   @Test
   void badOptionsAreUsageErrorsNeverUnknown() throws IOException {
     Path v = write("v.edn", VALID);
     assertThat(run("check", v.toString(), "--model", "stack")).isEqualTo(64);
-    assertThat(err.toString()).contains("partkit check: unknown model stack; known models: register");
+    assertThat(err.toString())
+        .contains("partkit check: unknown model stack; known models: register");
     assertThat(run("check", v.toString(), "--model", "register", "--init", "{:x")).isEqualTo(64);
     assertThat(err.toString()).contains("--init must be one EDN value");
     assertThat(run("check", v.toString(), "--time-limit", "soon")).isEqualTo(64);
@@ -141,11 +174,15 @@ class CheckCommandTest {
 
   @Test
   void multiRegisterInitFromEdn() throws IOException {
-    Path h = write("txn.edn", """
-        {:process 0, :type :invoke, :f :txn, :value [[:read :x nil] [:read :y nil]]}
-        {:process 0, :type :ok, :f :txn, :value [[:read :x 0] [:read :y 0]]}
-        """);
-    assertThat(run("check", h.toString(), "--model", "multi-register", "--init", "{:x 0 :y 0}")).isEqualTo(0);
+    Path h =
+        write(
+            "txn.edn",
+            """
+            {:process 0, :type :invoke, :f :txn, :value [[:read :x nil] [:read :y nil]]}
+            {:process 0, :type :ok, :f :txn, :value [[:read :x 0] [:read :y 0]]}
+            """);
+    assertThat(run("check", h.toString(), "--model", "multi-register", "--init", "{:x 0 :y 0}"))
+        .isEqualTo(0);
     assertThat(run("check", h.toString(), "--model", "multi-register")).isEqualTo(1);
   }
 
@@ -153,7 +190,9 @@ class CheckCommandTest {
   void severalFilesPrintOneLineEachThenASummaryAndExitWithTheWorst() throws IOException {
     write("a-valid.edn", VALID);
     write("b-stale.edn", STALE);
-    write("c.jsonl", """
+    write(
+        "c.jsonl",
+        """
         {"process": 0, "type": "invoke", "f": "write", "value": 1}
         {"process": 0, "type": "ok", "f": "write", "value": 1}
         """);
@@ -173,7 +212,8 @@ class CheckCommandTest {
     Files.writeString(run.resolve("history.edn"), STALE);
     Files.writeString(run.resolve("results.edn"), "{:valid? true}\n");
     Files.writeString(run.resolve("jepsen.log"), "INFO  jepsen.core - Run complete\n");
-    assertThat(run("check", dir.resolve("store").toString(), "--model", "register", "--init", "0")).isEqualTo(1);
+    assertThat(run("check", dir.resolve("store").toString(), "--model", "register", "--init", "0"))
+        .isEqualTo(1);
     assertThat(out.toString().split("\\R")).hasSize(2);
     assertThat(out.toString()).contains("history.edn\tinvalid\t").doesNotContain("results.edn");
   }
@@ -181,7 +221,16 @@ class CheckCommandTest {
   @Test
   void htmlPictureIsSelfContained() throws IOException {
     Path html = dir.resolve("out.html");
-    assertThat(run("check", write("s.edn", STALE).toString(), "--model", "register", "--init", "0", "--html", html.toString()))
+    assertThat(
+            run(
+                "check",
+                write("s.edn", STALE).toString(),
+                "--model",
+                "register",
+                "--init",
+                "0",
+                "--html",
+                html.toString()))
         .isEqualTo(1);
     String page = Files.readString(html);
     assertThat(page).startsWith("<!DOCTYPE html>").contains("<svg").contains("class='op bad'")
@@ -194,7 +243,8 @@ class CheckCommandTest {
     assertThat(out.toString()).contains("(cas-register,");
   }
 
-  static final String NIL_READ = """
+  static final String NIL_READ =
+      """
       {:process 0, :type :invoke, :f :write, :value 1}
       {:process 0, :type :ok, :f :write, :value 1}
       {:process 1, :type :invoke, :f :read, :value nil}
@@ -211,21 +261,26 @@ class CheckCommandTest {
 
   @Test
   void aJepsenIndependentHistoryIsSplitPerKey() throws IOException {
-    Path h = write("history.edn", """
-        {:index 0, :time 1, :type :invoke, :process 0, :f :cas, :value [0 [nil 1]]}
-        {:index 1, :time 2, :type :invoke, :process 3, :f :read, :value [0 nil]}
-        {:index 2, :time 3, :type :info, :process :nemesis, :f :start-partition, :value nil}
-        {:index 3, :time 4, :type :ok, :process 0, :f :cas, :value [0 [nil 1]]}
-        {:index 4, :time 5, :type :ok, :process 3, :f :read, :value [0 1]}
-        {:index 5, :time 6, :type :invoke, :process 1, :f :write, :value [7 3]}
-        {:index 6, :time 7, :type :ok, :process 1, :f :write, :value [7 3]}
-        {:index 7, :time 8, :type :invoke, :process 2, :f :read, :value [7 nil]}
-        {:index 8, :time 9, :type :ok, :process 2, :f :read, :value [7 2]}
-        """);
+    Path h =
+        write(
+            "history.edn",
+            """
+            {:index 0, :time 1, :type :invoke, :process 0, :f :cas, :value [0 [nil 1]]}
+            {:index 1, :time 2, :type :invoke, :process 3, :f :read, :value [0 nil]}
+            {:index 2, :time 3, :type :info, :process :nemesis, :f :start-partition, :value nil}
+            {:index 3, :time 4, :type :ok, :process 0, :f :cas, :value [0 [nil 1]]}
+            {:index 4, :time 5, :type :ok, :process 3, :f :read, :value [0 1]}
+            {:index 5, :time 6, :type :invoke, :process 1, :f :write, :value [7 3]}
+            {:index 6, :time 7, :type :ok, :process 1, :f :write, :value [7 3]}
+            {:index 7, :time 8, :type :invoke, :process 2, :f :read, :value [7 nil]}
+            {:index 8, :time 9, :type :ok, :process 2, :f :read, :value [7 2]}
+            """);
     assertThat(run("check", h.toString(), "--model", "cas-register")).isEqualTo(1);
     assertThat(out.toString()).contains("2 key(s)").contains("read 2 but the register holds 3");
-    assertThat(run("check", h.toString(), "--model", "cas-register", "--independent", "no")).isEqualTo(1);
-    assertThat(run("check", write("plain.edn", VALID).toString(), "--independent", "yes")).isEqualTo(3);
+    assertThat(run("check", h.toString(), "--model", "cas-register", "--independent", "no"))
+        .isEqualTo(1);
+    assertThat(run("check", write("plain.edn", VALID).toString(), "--independent", "yes"))
+        .isEqualTo(3);
     assertThat(err.toString()).contains("plain.edn:1: expected an independent value [k v]");
     assertThat(run("check", h.toString(), "--independent", "maybe")).isEqualTo(64);
     assertThat(err.toString()).contains("--independent must be auto, yes or no");
@@ -233,7 +288,8 @@ class CheckCommandTest {
 
   @Test
   void anEmptyCollectionIsValidAndAFileWithoutHistoryIsBadInput() throws IOException {
-    assertThat(run("check", write("e.edn", "[]\n").toString(), "--model", "cas-register")).isEqualTo(0);
+    assertThat(run("check", write("e.edn", "[]\n").toString(), "--model", "cas-register"))
+        .isEqualTo(0);
     assertThat(run("check", write("z.edn", "").toString(), "--model", "cas-register")).isEqualTo(3);
     assertThat(err.toString()).contains("z.edn:1: empty file");
   }
@@ -246,13 +302,18 @@ class CheckCommandTest {
       cmd.source = file -> {
         throw new OutOfMemoryError("Java heap space");
       };
-      int code = Main.commandLine(cmd).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
-          .execute(many ? new String[] {dir.toString()} : new String[] {v.toString()});
+      int code =
+          Main.commandLine(cmd)
+              .setOut(new PrintWriter(out, true))
+              .setErr(new PrintWriter(err, true))
+              .execute(many ? new String[] {dir.toString()} : new String[] {v.toString()});
       assertThat(code).as("several files: %s", many).isEqualTo(2);
     }
     assertThat(err.toString()).contains("v.edn: unknown: out of memory (Java heap space, max heap")
         .contains("not a verdict");
-    assertThat(out.toString()).contains("v.edn\tunknown\t").contains("1 files: 0 valid, 0 invalid, 1 unknown");
+    assertThat(out.toString())
+        .contains("v.edn\tunknown\t")
+        .contains("1 files: 0 valid, 0 invalid, 1 unknown");
   }
 
   /** The real thing: a child JVM with a small heap reading a history larger than it. */
@@ -261,14 +322,32 @@ class CheckCommandTest {
     Path big = dir.resolve("big.edn");
     StringBuilder sb = new StringBuilder();
     for (int i = 0; i < 300_000; i++) {
-      sb.append("{:process ").append(i % 7).append(", :type :invoke, :f :write, :value ").append(i).append("}\n");
-      sb.append("{:process ").append(i % 7).append(", :type :ok, :f :write, :value ").append(i).append("}\n");
+      sb.append("{:process ")
+          .append(i % 7)
+          .append(", :type :invoke, :f :write, :value ")
+          .append(i)
+          .append("}\n");
+      sb.append("{:process ")
+          .append(i % 7)
+          .append(", :type :ok, :f :write, :value ")
+          .append(i)
+          .append("}\n");
     }
     Files.writeString(big, sb);
-    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx24m",
-        "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), Main.class.getName(), "check",
-        big.toString(), "--model", "register")
-        .redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx24m",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName(),
+                "check",
+                big.toString(),
+                "--model",
+                "register")
+            .redirectErrorStream(true)
+            .start();
     String output = new String(p.getInputStream().readAllBytes());
     assertThat(p.waitFor()).as(output).isEqualTo(2);
     assertThat(output).contains("out of memory");

@@ -90,7 +90,8 @@ class MarkdownLinksTest {
   void headingsAreSluggedTheWayGitHubSlugsThem() {
     assertThat(slug("Strategy `fixed`: fixed partitions with a minimal-move table"))
         .isEqualTo("strategy-fixed-fixed-partitions-with-a-minimal-move-table");
-    assertThat(slug("Lookup ratio at 1000 nodes (JMH)")).isEqualTo("lookup-ratio-at-1000-nodes-jmh");
+    assertThat(slug("Lookup ratio at 1000 nodes (JMH)"))
+        .isEqualTo("lookup-ratio-at-1000-nodes-jmh");
     assertThat(slug("key -> partition")).isEqualTo("key---partition");
     assertThat(slug("**Bold** and [a link](x.md) and snake_case"))
         .isEqualTo("bold-and-a-link-and-snake_case");

@@ -71,7 +71,9 @@ class VerifyCommandTest {
     int code = run("--system", "kv", "--nodes", "2", "--time", "5s", "--store", store.toString(),
         "--option", "fault=no-such-fault");
     assertThat(code).isEqualTo(4);
-    assertThat(err.toString()).contains("setup failed").contains("unknown test fault 'no-such-fault'");
+    assertThat(err.toString())
+        .contains("setup failed")
+        .contains("unknown test fault 'no-such-fault'");
   }
 
   @Test

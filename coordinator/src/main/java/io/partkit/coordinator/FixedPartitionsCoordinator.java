@@ -332,8 +332,14 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
         return plan;
       }
       if (attempt == MAX_ATTEMPTS) {
-        throw new IllegalStateException(name + ": lost " + MAX_ATTEMPTS + " compare-and-set races"
-            + " in a row on " + store.describe() + "; another coordinator keeps changing the table");
+        throw new IllegalStateException(
+            name
+                + ": lost "
+                + MAX_ATTEMPTS
+                + " compare-and-set races"
+                + " in a row on "
+                + store.describe()
+                + "; another coordinator keeps changing the table");
       }
       LOG.info("{}: the table changed under the rebalance (attempt {}); planning again", name,
           attempt);

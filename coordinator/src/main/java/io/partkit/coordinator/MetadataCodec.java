@@ -215,7 +215,8 @@ public final class MetadataCodec {
 
   static List<PendingMigration> migrationsFromTree(JsonNode array) {
     if (!array.isArray()) {
-      throw new IllegalArgumentException("migrations: expected a JSON array: " + array.getNodeType());
+      throw new IllegalArgumentException(
+          "migrations: expected a JSON array: " + array.getNodeType());
     }
     List<PendingMigration> list = new ArrayList<>(array.size());
     for (int i = 0; i < array.size(); i++) {

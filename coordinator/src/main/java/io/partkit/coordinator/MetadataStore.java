@@ -39,7 +39,10 @@ import java.util.function.Consumer;
  */
 public interface MetadataStore extends AutoCloseable {
 
-  /** Epoch passed to {@link #compareAndSetTable} and {@link #recordMigrations} when no table exists yet. */
+  /**
+   * Epoch passed to {@link #compareAndSetTable} and {@link #recordMigrations} when no table exists
+   * yet.
+   */
   long NO_TABLE = 0;
 
   // ---- partition table and migrations ----
@@ -144,7 +147,9 @@ public interface MetadataStore extends AutoCloseable {
   /** The current leader's candidate name, if there is one. */
   Optional<String> leader();
 
-  /** A short description for messages and logs, e.g. {@code "embedded store (file /var/x.json)"}. */
+  /**
+   * A short description for messages and logs, e.g. {@code "embedded store (file /var/x.json)"}.
+   */
   String describe();
 
   /**

@@ -2,7 +2,8 @@ package io.partkit.coordinator;
 
 /**
  * A metadata store could not do what was asked: unreachable, timed out, or it holds data this
- * version cannot read. The message names the store ({@link MetadataStore#describe()}) and the cause.
+ * version cannot read. The message names the store ({@link MetadataStore#describe()}) and the
+ * cause.
  */
 public final class MetadataStoreException extends RuntimeException {
 

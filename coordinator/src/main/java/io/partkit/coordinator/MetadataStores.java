@@ -4,7 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import java.nio.file.Path;
 
-/** Factories for the built-in {@link MetadataStore}; the etcd store lives in {@code partkit-coordinator-etcd}. */
+/**
+ * Factories for the built-in {@link MetadataStore}; the etcd store lives in
+ * {@code partkit-coordinator-etcd}.
+ */
 public final class MetadataStores {
 
   private MetadataStores() {}

@@ -26,7 +26,8 @@ public record PendingMigration(Migration migration, List<NodeId> targetReplicas)
       throw new IllegalArgumentException("target replicas of partition " + migration.partition()
           + " must start with the target " + migration.target() + ": " + targetReplicas);
     }
-    if (migration.targetReplicas().size() > 1 && !migration.targetReplicas().equals(targetReplicas)) {
+    if (migration.targetReplicas().size() > 1
+        && !migration.targetReplicas().equals(targetReplicas)) {
       throw new IllegalArgumentException("target replicas of partition " + migration.partition()
           + " are " + targetReplicas + " but the migration moves them to "
           + migration.targetReplicas());

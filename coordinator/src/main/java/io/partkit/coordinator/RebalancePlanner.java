@@ -160,7 +160,9 @@ final class RebalancePlanner {
         proposed.membershipVersion(), to, rows);
   }
 
-  /** Balance over the view's members plus any node the table still places data on (a failed one). */
+  /**
+   * Balance over the view's members plus any node the table still places data on (a failed one).
+   */
   static PlacementStatistics balance(PartitionAssignment table, MembershipView view) {
     TreeMap<NodeId, Member> all = new TreeMap<>();
     view.members().forEach(m -> all.put(m.id(), m));
@@ -190,8 +192,11 @@ final class RebalancePlanner {
    * replicas, at {@code epoch}. When the replication factor changes nothing can be mixed: then
    * {@code proposed} is returned if every migration completed, else empty.
    */
-  static Optional<PartitionAssignment> commitTable(PartitionAssignment current,
-      List<PendingMigration> completed, boolean allCompleted, Optional<PartitionAssignment> proposed,
+  static Optional<PartitionAssignment> commitTable(
+      PartitionAssignment current,
+      List<PendingMigration> completed,
+      boolean allCompleted,
+      Optional<PartitionAssignment> proposed,
       long epoch) {
     return commitTable(current, completed, allCompleted, proposed, epoch, false);
   }
@@ -200,9 +205,13 @@ final class RebalancePlanner {
    * As above; with {@code wholeReplicaLists} every change of a replica list was a migration, so
    * only completed migrations change rows (a failed backup change must not commit either).
    */
-  static Optional<PartitionAssignment> commitTable(PartitionAssignment current,
-      List<PendingMigration> completed, boolean allCompleted, Optional<PartitionAssignment> proposed,
-      long epoch, boolean wholeReplicaLists) {
+  static Optional<PartitionAssignment> commitTable(
+      PartitionAssignment current,
+      List<PendingMigration> completed,
+      boolean allCompleted,
+      Optional<PartitionAssignment> proposed,
+      long epoch,
+      boolean wholeReplicaLists) {
     if (proposed.isPresent() && current.replicationFactor() != proposed.get().replicationFactor()) {
       return allCompleted ? Optional.of(proposed.get().withEpoch(epoch)) : Optional.empty();
     }

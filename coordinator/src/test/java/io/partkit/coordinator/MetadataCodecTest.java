@@ -113,15 +113,17 @@ class MetadataCodecTest {
         + "\"sourceReplicas\":[\"a\",\"b\"]}]");
     assertThat(MetadataCodec.migrationsFromJson(wholeJson)).isEqualTo(whole);
     Member m = new Member(n("a"), "127.0.0.1:7001", 3, "z1", "r2");
-    assertThat(MetadataCodec.memberToJson(m)).isEqualTo(
-        "{\"id\":\"a\",\"address\":\"127.0.0.1:7001\",\"weight\":3,\"zone\":\"z1\",\"rack\":\"r2\"}");
+    assertThat(MetadataCodec.memberToJson(m))
+        .isEqualTo("{\"id\":\"a\",\"address\":\"127.0.0.1:7001\",\"weight\":3,"
+            + "\"zone\":\"z1\",\"rack\":\"r2\"}");
     assertThat(MetadataCodec.memberFromJson(MetadataCodec.memberToJson(m))).isEqualTo(m);
   }
 
   @Test
   void malformedInputNamesTheProblem() {
     assertThatThrownBy(() -> MetadataCodec.tableFromJson("{"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("table: malformed JSON");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("table: malformed JSON");
     assertThatThrownBy(() -> MetadataCodec.tableFromJson("{\"format\":2}"))
         .hasMessage("table: unsupported format 2, this version reads format 1");
     String good = "{\"format\":1,\"strategy\":\"fixed\",\"epoch\":1,\"membershipVersion\":0,"
@@ -134,7 +136,8 @@ class MetadataCodecTest {
         .hasMessageStartingWith("table.scheme.keyHash: unknown key hash 'MD5'");
     assertThatThrownBy(() -> MetadataCodec.tableFromJson(good.replace("hash-slots", "ring")))
         .hasMessage("table.scheme.kind: expected hash-slots or token-ranges: 'ring'");
-    assertThatThrownBy(() -> MetadataCodec.tableFromJson(good.replace("\"epoch\":1", "\"epoch\":\"1\"")))
+    assertThatThrownBy(
+            () -> MetadataCodec.tableFromJson(good.replace("\"epoch\":1", "\"epoch\":\"1\"")))
         .hasMessage("table.epoch: expected an integer: \"1\"");
     assertThatThrownBy(() -> MetadataCodec.migrationsFromJson("{}"))
         .hasMessageStartingWith("migrations: expected a JSON array");

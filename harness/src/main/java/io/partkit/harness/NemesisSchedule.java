@@ -47,7 +47,8 @@ final class NemesisSchedule implements Runnable {
     if (nemeses.isEmpty()) {
       return;
     }
-    long quietStart = Math.min(TimeUnit.SECONDS.toNanos(3), (endNanos - recorder.elapsedNanos()) / 10);
+    long quietStart =
+        Math.min(TimeUnit.SECONDS.toNanos(3), (endNanos - recorder.elapsedNanos()) / 10);
     if (!sleepUntil(recorder.elapsedNanos() + quietStart)) {
       return;
     }

@@ -159,9 +159,18 @@ final class RunReport {
     long tick = seconds <= 20 ? 1 : seconds <= 100 ? 5 : seconds <= 300 ? 30 : 60;
     for (long s = 0; s <= seconds; s += tick) {
       double xs = x(s * 1_000_000_000L, endTime);
-      h.append(String.format(Locale.ROOT, "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#999'/>"
-          + "<text x='%.1f' y='%d' font-size='10' text-anchor='middle'>%ds</text>", xs, y, xs,
-          y + 4, xs, y + 15, s));
+      h.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#999'/>"
+                  + "<text x='%.1f' y='%d' font-size='10' text-anchor='middle'>%ds</text>",
+              xs,
+              y,
+              xs,
+              y + 4,
+              xs,
+              y + 15,
+              s));
     }
   }
 
@@ -208,9 +217,17 @@ final class RunReport {
     double minLog = Math.log10(0.1);
     for (double ms : new double[] {0.1, 1, 10, 100, 1000, 10_000}) {
       double y = plot - plot * (Math.log10(ms) - minLog) / (maxLog - minLog);
-      h.append(String.format(Locale.ROOT, "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#ddd'/>"
-          + "<text x='4' y='%.1f' font-size='10'>%s ms</text>", LEFT, y, WIDTH - 10, y, y + 3,
-          ms < 1 ? "0.1" : String.valueOf((long) ms)));
+      h.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#ddd'/>"
+                  + "<text x='4' y='%.1f' font-size='10'>%s ms</text>",
+              LEFT,
+              y,
+              WIDTH - 10,
+              y,
+              y + 3,
+              ms < 1 ? "0.1" : String.valueOf((long) ms)));
     }
     int every = Math.max(1, spans.size() / MAX_DRAWN);
     for (int i = 0; i < spans.size(); i += every) {
@@ -319,8 +336,8 @@ final class RunReport {
 
   private static void counterexample(StringBuilder h, Analysis a, List<Op> ops) {
     a.failure().ifPresent(k -> {
-      List<Op> keyOps = ops.stream().filter(op -> op.isClient() && Objects.equals(op.key(), k.key()))
-          .toList();
+      List<Op> keyOps =
+          ops.stream().filter(op -> op.isClient() && Objects.equals(op.key(), k.key())).toList();
       Analysis one = new Analysis(Verdict.INVALID, null, List.of(k), a.nanos());
       String picture = HtmlReport.render(Models.casRegister(null, NilReads.STRICT),
           History.of("key " + k.key(), keyOps), one);

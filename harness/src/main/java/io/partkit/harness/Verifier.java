@@ -208,9 +208,13 @@ public final class Verifier {
       List<Op> ops = recorder.ops();
       long checkStart = System.nanoTime();
       // The harness records a read of an unset key as nil: strict, so such a read is checked.
-      Analysis analysis = Linearizability.check(Models.casRegister(null, NilReads.STRICT),
-          History.of(dir.resolve("history.edn").toString(), ops),
-          CheckOptions.defaults().withTimeLimit(spec.checkTimeLimit()).withStopOnFirstInvalid(false));
+      Analysis analysis =
+          Linearizability.check(
+              Models.casRegister(null, NilReads.STRICT),
+              History.of(dir.resolve("history.edn").toString(), ops),
+              CheckOptions.defaults()
+                  .withTimeLimit(spec.checkTimeLimit())
+                  .withStopOnFirstInvalid(false));
       LostWrites.Result lost = LostWrites.check(ops, finalReads, workload.keys());
       long checkNanos = System.nanoTime() - checkStart;
       RunStats stats = RunStats.of(ops);

@@ -41,7 +41,8 @@ class HazelcastVerifyTest {
     assertThat(placement.checked()).as("keys found in the cluster").isGreaterThan(10);
     assertThat(placement.misplaced()).as(placement.rule()).isEmpty();
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
-    assertThat(Files.readString(r.dir().resolve("results.edn"))).contains(":placement {:valid? true");
+    assertThat(Files.readString(r.dir().resolve("results.edn")))
+        .contains(":placement {:valid? true");
     assertThat(Files.readString(r.dir().resolve("h1.log"))).contains("HAZELCAST MEMBER READY");
   }
 

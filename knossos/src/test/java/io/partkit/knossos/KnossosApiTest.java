@@ -19,11 +19,14 @@ class KnossosApiTest {
     IFn require = Clojure.var("clojure.core", "require");
     require.invoke(Symbol.intern("clojure.test"));
     require.invoke(Symbol.intern(ns));
-    Map<?, ?> summary = (Map<?, ?>) Clojure.var("clojure.test", "run-tests").invoke(Symbol.intern(ns));
+    Map<?, ?> summary =
+        (Map<?, ?>) Clojure.var("clojure.test", "run-tests").invoke(Symbol.intern(ns));
     assertThat(count(summary, "fail")).as("%s failures: %s", ns, summary).isZero();
     assertThat(count(summary, "error")).as("%s errors: %s", ns, summary).isZero();
     assertThat(count(summary, "test")).as("%s tests: %s", ns, summary).isGreaterThanOrEqualTo(3);
-    assertThat(count(summary, "pass")).as("%s assertions: %s", ns, summary).isGreaterThanOrEqualTo(10);
+    assertThat(count(summary, "pass"))
+        .as("%s assertions: %s", ns, summary)
+        .isGreaterThanOrEqualTo(10);
   }
 
   private static long count(Map<?, ?> summary, String key) {

@@ -27,7 +27,8 @@ public record HashSlots(int count, KeyHash keyHash) implements PartitionScheme {
   public HashSlots {
     requireNonNull(keyHash, "keyHash");
     if (count < 1 || count > MAX_COUNT) {
-      throw new IllegalArgumentException("partition count must be in 1.." + MAX_COUNT + ": " + count);
+      throw new IllegalArgumentException(
+          "partition count must be in 1.." + MAX_COUNT + ": " + count);
     }
   }
 
@@ -51,7 +52,10 @@ public record HashSlots(int count, KeyHash keyHash) implements PartitionScheme {
     return (int) ((((hash ^ Long.MIN_VALUE) >>> 32) * count) >>> 32);
   }
 
-  /** The smallest high word {@code u >>> 32} that lands in {@code partition}: ceil(p * 2^32 / count). */
+  /**
+   * The smallest high word {@code u >>> 32} that lands in {@code partition}:
+   * ceil(p * 2^32 / count).
+   */
   private long lowWord(int partition) {
     return ((long) partition << 32) / count + (((long) partition << 32) % count == 0 ? 0 : 1);
   }
@@ -74,7 +78,8 @@ public record HashSlots(int count, KeyHash keyHash) implements PartitionScheme {
 
   private void checkPartition(int partition) {
     if (partition < 0 || partition >= count) {
-      throw new IndexOutOfBoundsException("partition must be in 0.." + (count - 1) + ": " + partition);
+      throw new IndexOutOfBoundsException(
+          "partition must be in 0.." + (count - 1) + ": " + partition);
     }
   }
 }

@@ -2,7 +2,9 @@ package io.partkit.spi;
 
 import java.util.List;
 
-/** A configuration was rejected; {@link #problems()} lists every problem found, not just the first. */
+/**
+ * A configuration was rejected; {@link #problems()} lists every problem found, not just the first.
+ */
 public final class InvalidConfigurationException extends IllegalArgumentException {
 
   private static final long serialVersionUID = 1L;

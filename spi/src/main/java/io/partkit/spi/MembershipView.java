@@ -63,7 +63,10 @@ public final class MembershipView {
     return of(0, Arrays.asList(members));
   }
 
-  /** {@code n} equal members named {@code prefix0 .. prefix(n-1)}, zero-padded so they sort in order. */
+  /**
+   * {@code n} equal members named {@code prefix0 .. prefix(n-1)}, zero-padded so they sort in
+   * order.
+   */
   public static MembershipView ofEqualNodes(String prefix, int n) {
     if (n < 0) {
       throw new IllegalArgumentException("node count must be >= 0: " + n);

@@ -40,7 +40,8 @@ class PartitionersTest {
           assertThat(e.requested()).isEqualTo("gamma");
           assertThat(e.known()).containsExactlyInAnyOrder("alpha", "beta");
         })
-        .hasMessageContaining("unknown partitioning strategy 'gamma'; known strategies: [alpha, beta]")
+        .hasMessageContaining(
+            "unknown partitioning strategy 'gamma'; known strategies: [alpha, beta]")
         .hasMessageContaining("providers that failed to load");
   }
 

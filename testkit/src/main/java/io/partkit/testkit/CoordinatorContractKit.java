@@ -165,7 +165,8 @@ public abstract class CoordinatorContractKit {
     c.leave(NodeId.of("b"));
     RebalancePlan leave = c.rebalance();
     read.add(c.table().orElseThrow().epoch());
-    assertThat(leave.migrations()).allSatisfy(m -> assertThat(m.source()).isEqualTo(NodeId.of("b")));
+    assertThat(leave.migrations())
+        .allSatisfy(m -> assertThat(m.source()).isEqualTo(NodeId.of("b")));
 
     assertThat(read).isSortedAccordingTo(Long::compare).doesNotHaveDuplicates();
     long last = read.get(read.size() - 1);

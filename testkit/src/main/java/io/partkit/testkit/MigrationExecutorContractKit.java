@@ -277,9 +277,11 @@ public abstract class MigrationExecutorContractKit {
         if (target && firstTarget < 0) {
           firstTarget = i;
         }
-        assertThat(!target && firstTarget >= 0).as("the source accepted %s after the target "
-            + "accepted %s: %s", acceptedBy.get(i), firstTarget < 0 ? "" : acceptedBy.get(firstTarget),
-            acceptedBy).isFalse();
+        assertThat(!target && firstTarget >= 0)
+            .as(
+                "the source accepted %s after the target " + "accepted %s: %s",
+                acceptedBy.get(i), firstTarget < 0 ? "" : acceptedBy.get(firstTarget), acceptedBy)
+            .isFalse();
       }
       assertThat(acceptedBy).as("the final owner %s accepted probes", owner)
           .anyMatch(s -> s.startsWith(owner.value() + "#"));

@@ -43,8 +43,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * class FixedContractTest extends PartitionerContractKit {
  *   protected String strategyName() { return "fixed"; }
  *   protected PartitionerConfig config() { return PartitionerConfig.of("partitions", 1024); }
- *   protected double balanceBound(int nodes) { return PlacementStatistics.bestMaxOverAvg(1024, nodes) + 1e-9; }
- *   protected List<PartitionerConfig> invalidConfigs() { return List.of(PartitionerConfig.of("partitions", 0)); }
+ *   protected double balanceBound(int nodes) {
+ *     return PlacementStatistics.bestMaxOverAvg(1024, nodes) + 1e-9;
+ *   }
+ *   protected List<PartitionerConfig> invalidConfigs() {
+ *     return List.of(PartitionerConfig.of("partitions", 0));
+ *   }
  * }
  * }</pre>
  *

@@ -52,8 +52,13 @@ public final class HazelcastAssignments {
     for (int p = 0; p < partitions.size(); p++) {
       Partition partition = partitions.get(p);
       if (partition.getPartitionId() != p) {
-        throw new IllegalStateException("Hazelcast partition ids are not 0.." + (partitions.size() - 1)
-            + ": found " + partition.getPartitionId() + " at position " + p);
+        throw new IllegalStateException(
+            "Hazelcast partition ids are not 0.."
+                + (partitions.size() - 1)
+                + ": found "
+                + partition.getPartitionId()
+                + " at position "
+                + p);
       }
       com.hazelcast.cluster.Member owner = partition.getOwner();
       if (owner == null) {

@@ -70,7 +70,8 @@ public final class HazelcastMembers {
   public static Config zoneAware(Config config, Member member) {
     requireNonNull(member, "member");
     if (member.zone().isEmpty()) {
-      throw new IllegalArgumentException("zone-aware member groups need a zone label on " + member.id());
+      throw new IllegalArgumentException(
+          "zone-aware member groups need a zone label on " + member.id());
     }
     describe(config, member);
     config.getMemberAttributeConfig()
@@ -89,7 +90,8 @@ public final class HazelcastMembers {
   public static Config rackAware(Config config, Member member) {
     requireNonNull(member, "member");
     if (member.rack().isEmpty()) {
-      throw new IllegalArgumentException("rack-aware member groups need a rack label on " + member.id());
+      throw new IllegalArgumentException(
+          "rack-aware member groups need a rack label on " + member.id());
     }
     describe(config, member);
     config.getMemberAttributeConfig().setAttribute(

@@ -85,7 +85,9 @@ public final class HazelcastPlacement {
       throw new IllegalArgumentException(
           "partition count must be in 1.." + MAX_PARTITION_COUNT + ": " + partitionCount);
     }
-    return partitionCount == DEFAULT_PARTITION_COUNT ? DEFAULT : new HazelcastPlacement(partitionCount);
+    return partitionCount == DEFAULT_PARTITION_COUNT
+        ? DEFAULT
+        : new HazelcastPlacement(partitionCount);
   }
 
   /** The partition count. */

@@ -63,7 +63,8 @@ class HazelcastJoinTest {
           () -> first.getPartitionService().isClusterSafe()
               && seen.get(seen.size() - 1).nodes().size() == 3, "three owners after the join");
       PartitionAssignment after = seen.get(seen.size() - 1);
-      assertThat(after).isEqualTo(HazelcastAssignments.snapshot(first, after.epoch()).orElseThrow());
+      assertThat(after)
+          .isEqualTo(HazelcastAssignments.snapshot(first, after.epoch()).orElseThrow());
 
       for (int i = 1; i < seen.size(); i++) {
         assertThat(seen.get(i).epoch()).isEqualTo(seen.get(i - 1).epoch() + 1);

@@ -56,8 +56,12 @@ class PartkitAffinityFunctionTest {
           .isEqualTo(slots.partitionOf(KeyHash.MURMUR3_128.hash(s)));
       assertThat(f.partition(l)).as("seed 61, %s", l)
           .isEqualTo(slots.partitionOf(KeyHash.MURMUR3_128.hashLong(l)));
-      assertThat(f.partition(n)).as("seed 61, int %s widens to long", n).isEqualTo(f.partition((long) n));
-      assertThat(f.partition(b)).as("seed 61").isEqualTo(slots.partitionOf(KeyHash.MURMUR3_128.hash(b)));
+      assertThat(f.partition(n))
+          .as("seed 61, int %s widens to long", n)
+          .isEqualTo(f.partition((long) n));
+      assertThat(f.partition(b))
+          .as("seed 61")
+          .isEqualTo(slots.partitionOf(KeyHash.MURMUR3_128.hash(b)));
     }
     assertThat(f.partitions()).isEqualTo(64);
   }
@@ -196,8 +200,10 @@ class PartkitAffinityFunctionTest {
         .hasMessageContaining("strategy 'test-ring' has no fixed partition count");
     assertThatThrownBy(() -> PartkitAffinityFunction.of("no-such", PARTS_64))
         .isInstanceOf(UnknownStrategyException.class).hasMessageContaining("test-modulo");
-    assertThatThrownBy(() -> PartkitAffinityFunction.of("test-modulo", PARTS_64.with("replicas", 2)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("backups + 1");
+    assertThatThrownBy(
+            () -> PartkitAffinityFunction.of("test-modulo", PARTS_64.with("replicas", 2)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("backups + 1");
     PartkitAffinityFunction f = PartkitAffinityFunction.of("test-modulo", PARTS_64);
     assertThatThrownBy(() -> f.partition(new java.util.Date(0)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("java.util.Date");

@@ -41,7 +41,8 @@ class BomConsumerIT {
   }
 
   private void install(String artifact, Path pom, Path jar) throws IOException {
-    Path dir = Files.createDirectories(repo.resolve("io/partkit").resolve(artifact).resolve(version));
+    Path dir =
+        Files.createDirectories(repo.resolve("io/partkit").resolve(artifact).resolve(version));
     Files.copy(pom, dir.resolve(artifact + "-" + version + ".pom"));
     if (jar != null) {
       Files.copy(jar, dir.resolve(artifact + "-" + version + ".jar"));
@@ -50,11 +51,14 @@ class BomConsumerIT {
 
   @Test
   void aStrategyNeedsNoVersionAndBringsOnlyTheSpi() throws Exception {
-    Path consumer = consumer("""
-        <dependency>
-          <groupId>io.partkit</groupId>
-          <artifactId>partkit-strategy-rendezvous</artifactId>
-        </dependency>""");
+    Path consumer =
+        consumer(
+            """
+            <dependency>
+              <groupId>io.partkit</groupId>
+              <artifactId>partkit-strategy-rendezvous</artifactId>
+            </dependency>\
+            """);
     Path classpath = work.resolve("classpath.txt");
     String dependencyPlugin = "org.apache.maven.plugins:maven-dependency-plugin:"
         + Reactor.text(Reactor.pom(Reactor.root().resolve("pom.xml")),
@@ -74,11 +78,14 @@ class BomConsumerIT {
   @Test
   void theBomPinsNothingThirdParty() throws Exception {
     // partkit-parent pins Guava; a consumer of the BOM must still choose its own version.
-    Path consumer = consumer("""
-        <dependency>
-          <groupId>com.google.guava</groupId>
-          <artifactId>guava</artifactId>
-        </dependency>""");
+    Path consumer =
+        consumer(
+            """
+            <dependency>
+              <groupId>com.google.guava</groupId>
+              <artifactId>guava</artifactId>
+            </dependency>\
+            """);
     Result result = maven(consumer, "validate");
     assertThat(result.code).as(result.output).isNotZero();
     assertThat(result.output)
@@ -88,7 +95,9 @@ class BomConsumerIT {
   /** A consumer pom that imports partkit-bom and has {@code dependencies}; returns its path. */
   private Path consumer(String dependencies) throws IOException {
     Path dir = Files.createDirectories(work.resolve("consumer"));
-    Files.writeString(dir.resolve("pom.xml"), """
+    Files.writeString(
+        dir.resolve("pom.xml"),
+        """
         <project xmlns="http://maven.apache.org/POM/4.0.0">
           <modelVersion>4.0.0</modelVersion>
           <groupId>com.example</groupId>
@@ -109,7 +118,8 @@ class BomConsumerIT {
         %s
           </dependencies>
         </project>
-        """.formatted(version, dependencies.indent(4)));
+        """
+            .formatted(version, dependencies.indent(4)));
     return dir.resolve("pom.xml");
   }
 

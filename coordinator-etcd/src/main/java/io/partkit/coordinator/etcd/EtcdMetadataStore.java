@@ -118,7 +118,8 @@ final class EtcdMetadataStore implements MetadataStore {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       client.close();
-      throw new MetadataStoreException("interrupted while connecting to etcd at " + store.endpoints, e);
+      throw new MetadataStoreException(
+          "interrupted while connecting to etcd at " + store.endpoints, e);
     }
     return store;
   }

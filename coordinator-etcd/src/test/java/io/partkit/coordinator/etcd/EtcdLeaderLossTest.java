@@ -85,7 +85,8 @@ class EtcdLeaderLossTest {
             c.join(Member.of(id));
             // after the kill the coordinator steps down until it has made sure of its lease
             // (its keep-alive may have run through the killed member); it must lead again
-            EtcdLeadershipRecoveryTest.awaitTrue("c1 leads before rebalancing for " + id, c::isLeader);
+            EtcdLeadershipRecoveryTest.awaitTrue(
+                "c1 leads before rebalancing for " + id, c::isLeader);
             plans.add(c.rebalance());
             PartitionAssignment t = c.table().orElseThrow();
             assertThat(t.samePlacementAs(plans.get(plans.size() - 1).proposed()))

@@ -22,8 +22,8 @@ final class Grudges {
    * <ul>
    *   <li>{@code halves}: two sides, the first half of the list against the rest;
    *   <li>{@code isolate}: the first node against all others;
-   *   <li>{@code majorities-ring}: every node sees a majority (itself and its nearest neighbours on a
-   *       ring) and no two nodes see the same majority: each drops the rest;
+   *   <li>{@code majorities-ring}: every node sees a majority (itself and its nearest neighbours on
+   *       a ring) and no two nodes see the same majority: each drops the rest;
    *   <li>{@code bridge}: two halves that both still reach one node in the middle.
    * </ul>
    *

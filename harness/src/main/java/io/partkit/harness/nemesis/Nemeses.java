@@ -73,7 +73,9 @@ public final class Nemeses {
     }
   }
 
-  /** A data node, or (one time in n+1) the node in the special role: kv coordinator, etcd leader. */
+  /**
+   * A data node, or (one time in n+1) the node in the special role: kv coordinator, etcd leader.
+   */
   private static String target(SystemUnderTest system, Random random) {
     List<String> candidates = new ArrayList<>(system.nodes());
     int pick = random.nextInt(candidates.size() + 1);

@@ -96,7 +96,8 @@ final class ChildProcess implements NodeProcess {
     signal("KILL");
     try {
       if (!process.waitFor(30, TimeUnit.SECONDS)) {
-        throw new SetupException("kill -9 of " + node + " (pid " + pid() + ") did not end it in 30 s");
+        throw new SetupException(
+            "kill -9 of " + node + " (pid " + pid() + ") did not end it in 30 s");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

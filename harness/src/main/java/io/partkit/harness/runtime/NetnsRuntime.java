@@ -106,7 +106,8 @@ final class NetnsRuntime implements NodeRuntime {
     for (String n : nodes) {
       Runtimes.checkNodeName(n);
       if (n.equals("hub")) {
-        throw new IllegalArgumentException("node name 'hub' is taken by the netns runtime's bridge");
+        throw new IllegalArgumentException(
+            "node name 'hub' is taken by the netns runtime's bridge");
       }
       if (namespaces.put(n, "partkit-" + pid + "-" + n) != null) {
         throw new IllegalArgumentException("node " + n + " is listed twice");
@@ -480,7 +481,9 @@ final class NetnsRuntime implements NodeRuntime {
     }
   }
 
-  /** The absolute path of {@code name}: PATH first, then the sbin dirs a non-login PATH may lack. */
+  /**
+   * The absolute path of {@code name}: PATH first, then the sbin dirs a non-login PATH may lack.
+   */
   private static String binary(String name) {
     List<String> dirs = new ArrayList<>();
     String path = System.getenv("PATH");

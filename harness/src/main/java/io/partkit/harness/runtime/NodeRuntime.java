@@ -43,8 +43,8 @@ public interface NodeRuntime extends AutoCloseable {
   int port(String node, String service, int defaultPort);
 
   /**
-   * Starts {@code command} as {@code node}. Its standard output and error go to {@code log} (append)
-   * and its output lines can be awaited with {@link NodeProcess#awaitLine}.
+   * Starts {@code command} as {@code node}. Its standard output and error go to {@code log}
+   * (append) and its output lines can be awaited with {@link NodeProcess#awaitLine}.
    *
    * @throws IOException if the process cannot be started
    */

@@ -52,8 +52,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * client knows every member and sends each key to its owner; member: each client talks to one
  * member only, as Jepsen's Hazelcast test does, so during a split clients write on both sides),
  * {@code split-brain-protection} (off; a minimum cluster size below which the map refuses
- * operations), and the failure-detection and merge timings, shortened from Hazelcast's defaults so that a
- * split and its merge happen within a short run: {@code heartbeat-seconds} (1; Hazelcast 5),
+ * operations), and the failure-detection and merge timings, shortened from Hazelcast's defaults so
+ * that a split and its merge happen within a short run: {@code heartbeat-seconds} (1; Hazelcast 5),
  * {@code no-heartbeat-seconds} (5; Hazelcast 60), {@code merge-first-seconds} (5; Hazelcast 300),
  * {@code merge-next-seconds} (5; Hazelcast 120), and {@code op-timeout-ms} (5000, the client's
  * deadline per operation).

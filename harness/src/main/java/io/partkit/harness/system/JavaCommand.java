@@ -54,7 +54,8 @@ final class JavaCommand {
     Properties p = new Properties();
     try (InputStream in = JavaCommand.class.getResourceAsStream("jvm-flags.properties")) {
       if (in == null) {
-        throw new IllegalStateException("jvm-flags.properties is missing: build harness with Maven");
+        throw new IllegalStateException(
+            "jvm-flags.properties is missing: build harness with Maven");
       }
       p.load(in);
     } catch (IOException e) {

@@ -25,18 +25,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * The kv system's coordinator as its own process, so the nemesis can {@code kill -9} it between
  * recording a migration and committing it:
  * {@code --store <file> --partitions <n> --members id=host:port,... [--addresses id=host:port,...]
- * [--max-concurrent k] [--replicas r] [--etcd url,... --etcd-prefix /p] [--secret-file f]}. {@code --addresses} names every node
- * that may hold data, members or not (a restarted coordinator must still reach a node that left
- * to finish moving its partitions off it).
+ * [--max-concurrent k] [--replicas r] [--etcd url,... --etcd-prefix /p] [--secret-file f]}.
+ * {@code --addresses} names every node that may hold data, members or not (a restarted coordinator
+ * must still reach a node that left to finish moving its partitions off it).
  *
- * <p>It opens the embedded metadata store persisted in the file, or etcd's (building the coordinator resumes
- * whatever a killed predecessor left pending), converges the membership to {@code --members},
- * rebalances, waits until no migration is pending and prints {@code READY <epoch>}. Then every
- * line {@code MEMBERS id=host:port,...} on standard input converges the membership to that list
- * the same way and prints {@code DONE <epoch>}. Each migration step prints {@code STEP <step>
- * <partition> <source> <target> <epoch>}, which is how the harness catches a migration in flight.
- * One line per command keeps the protocol trivially robust to a restart: after a kill the harness
- * starts a new process with the membership it wants and nothing else to replay.
+ * <p>It opens the embedded metadata store persisted in the file, or etcd's (building the
+ * coordinator resumes whatever a killed predecessor left pending), converges the membership to
+ * {@code --members}, rebalances, waits until no migration is pending and prints
+ * {@code READY <epoch>}. Then every line {@code MEMBERS id=host:port,...} on standard input
+ * converges the membership to that list the same way and prints {@code DONE <epoch>}. Each
+ * migration step prints {@code STEP <step> <partition> <source> <target> <epoch>}, which is how the
+ * harness catches a migration in flight. One line per command keeps the protocol trivially robust
+ * to a restart: after a kill the harness starts a new process with the membership it wants and
+ * nothing else to replay.
  */
 public final class KvCoordinatorMain {
 
@@ -49,7 +50,9 @@ public final class KvCoordinatorMain {
     for (int i = 0; i + 1 < args.length; i += 2) {
       o.put(args[i], args[i + 1]);
     }
-    if (!o.containsKey("--store") || !o.containsKey("--partitions") || !o.containsKey("--members")) {
+    if (!o.containsKey("--store")
+        || !o.containsKey("--partitions")
+        || !o.containsKey("--members")) {
       System.err.println("usage: KvCoordinatorMain --store <file> --partitions <n>"
           + " --members id=host:port,... [--max-concurrent k]");
       System.exit(2);

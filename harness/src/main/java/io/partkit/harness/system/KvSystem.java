@@ -71,8 +71,12 @@ final class KvSystem implements SystemUnderTest {
   private int partitions;
   private int replicas;
   private Random random;
-  /** With the option metadata=etcd: the coordinator's etcd, and the store clients read tables from. */
+
+  /**
+   * With the option metadata=etcd: the coordinator's etcd, and the store clients read tables from.
+   */
   private EtcdSystem metadataCluster;
+
   private MetadataStore etcdTables;
   /** MEMBERS commands sent to the running coordinator and DONE lines seen for them. */
   private int sent;
@@ -102,7 +106,8 @@ final class KvSystem implements SystemUnderTest {
     if (metadata.equals("etcd")) {
       all.addAll(EtcdSystem.memberNames(1));
     } else if (!metadata.equals("embedded")) {
-      throw new IllegalArgumentException("kv option metadata must be embedded or etcd: " + metadata);
+      throw new IllegalArgumentException(
+          "kv option metadata must be embedded or etcd: " + metadata);
     }
     runtime.open(all);
     if (metadata.equals("etcd")) {

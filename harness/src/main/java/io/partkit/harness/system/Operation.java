@@ -34,7 +34,8 @@ public record Operation(String f, long key, Object value) {
       }
       case CAS -> {
         if (!(value instanceof List<?> l) || l.size() != 2 || !(l.get(1) instanceof Long)) {
-          throw new IllegalArgumentException("a cas needs [expected new] with a Long new: " + value);
+          throw new IllegalArgumentException(
+              "a cas needs [expected new] with a Long new: " + value);
         }
       }
       default -> throw new IllegalArgumentException("f must be read, write or cas: " + f);

@@ -41,7 +41,8 @@ public final class EchoServerMain {
     System.out.println("LISTENING " + name);
     System.out.flush();
 
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;
     while ((line = in.readLine()) != null) {
       String[] w = line.trim().split(" ");

@@ -16,8 +16,10 @@ class HazelcastSystemTest {
   @Test
   void membersGetTheRootPomsHazelcastFlagsThroughTheBuiltResource() {
     // filled in from hazelcast.jvm.opens at build time; unfiltered it would be "${...}" and empty
-    assertThat(JavaCommand.productFlags("hazelcast")).containsSubsequence("--add-modules", "java.se")
-        .contains("java.base/sun.nio.ch=ALL-UNNAMED").noneMatch(f -> f.contains("${"));
+    assertThat(JavaCommand.productFlags("hazelcast"))
+        .containsSubsequence("--add-modules", "java.se")
+        .contains("java.base/sun.nio.ch=ALL-UNNAMED")
+        .noneMatch(f -> f.contains("${"));
   }
 
   @Test
@@ -31,9 +33,10 @@ class HazelcastSystemTest {
   void rejectsAnUnknownPartitioningBeforeStartingAnything(@TempDir Path dir) {
     try (NodeRuntime runtime = Runtimes.processes();
         SystemUnderTest hz = Systems.named("hazelcast")) {
-      assertThatThrownBy(() -> hz.start(new SystemContext(runtime, dir, 3, 1,
-          Map.of("partitioning", "jump"))))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("hazelcast or partkit");
+      assertThatThrownBy(
+              () -> hz.start(new SystemContext(runtime, dir, 3, 1, Map.of("partitioning", "jump"))))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("hazelcast or partkit");
       assertThat(hz.nodes()).as("no member was started").isEmpty();
     }
   }

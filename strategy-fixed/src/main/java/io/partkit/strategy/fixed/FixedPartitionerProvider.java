@@ -13,8 +13,8 @@ import java.util.List;
  *   <li>{@code partitions}: number of logical partitions, 1..{@value CommonOptions#MAX_PARTITIONS},
  *       default {@value FixedPartitioner#DEFAULT_PARTITIONS} (Hazelcast's default).
  *   <li>{@code replicas}: copies per partition, primary included, 1..7, default 1.
- *   <li>{@code zone-aware}: spread a partition's replicas over distinct zones, then racks, while the
- *       labels allow; default {@code true}.
+ *   <li>{@code zone-aware}: spread a partition's replicas over distinct zones, then racks, while
+ *       the labels allow; default {@code true}.
  * </ul>
  */
 public final class FixedPartitionerProvider implements PartitionerProvider {

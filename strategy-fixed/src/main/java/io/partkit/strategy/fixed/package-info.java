@@ -6,7 +6,8 @@
  * <p>The only public type is {@link io.partkit.strategy.fixed.FixedPartitionerProvider}; pick the
  * strategy by name through {@link io.partkit.spi.Partitioners}:
  * <pre>{@code
- * Partitioner fixed = Partitioners.load().create("fixed", PartitionerConfig.of("partitions", 1024));
+ * Partitioner fixed =
+ *     Partitioners.load().create("fixed", PartitionerConfig.of("partitions", 1024));
  * }</pre>
  */
 package io.partkit.strategy.fixed;

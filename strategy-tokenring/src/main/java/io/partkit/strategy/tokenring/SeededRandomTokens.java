@@ -21,10 +21,10 @@ import java.util.TreeMap;
  * The token of vnode {@code v} (0-based, {@code 0 <= v < weight * vnodes}) of node {@code id} is
  * <pre>
  *   bytes = seed as 8 bytes big-endian || v as 4 bytes big-endian || UTF-8 bytes of id
- *   h     = MurmurHash3 x64_128, seed 0, first 64-bit word of bytes   (KeyHash.MURMUR3_128,
- *                                                                      = Guava murmur3_128().asLong())
- *   token = h == Long.MIN_VALUE ? Long.MAX_VALUE : h                  (Cassandra never uses its
- *                                                                      minimum token)
+ *   h     = MurmurHash3 x64_128, seed 0, first 64-bit word of bytes
+ *           (KeyHash.MURMUR3_128, = Guava murmur3_128().asLong())
+ *   token = h == Long.MIN_VALUE ? Long.MAX_VALUE : h
+ *           (Cassandra never uses its minimum token)
  * </pre>
  * Two vnodes drawing the same token (about {@code T^2 / 2^65} for T tokens: 2^-29 at 256k
  * tokens) are resolved in a fixed order: entries sorted by (token, node id, vnode index), each

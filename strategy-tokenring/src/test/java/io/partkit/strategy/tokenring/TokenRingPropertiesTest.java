@@ -329,7 +329,8 @@ class TokenRingPropertiesTest {
    */
   @Test
   void seededRandomTokenFormulaIsPinned() {
-    assertThat(SeededRandomTokens.token(0, NodeId.of("node-0"), 0)).isEqualTo(-8194370050891876325L);
+    assertThat(SeededRandomTokens.token(0, NodeId.of("node-0"), 0))
+        .isEqualTo(-8194370050891876325L);
     assertThat(SeededRandomTokens.token(0, NodeId.of("node-0"), 1)).isEqualTo(2398922731978437244L);
     assertThat(SeededRandomTokens.token(42, NodeId.of("a"), 0)).isEqualTo(3277358815939700271L);
     assertThat(SeededRandomTokens.token(-1, NodeId.of("zone-ü/node 7"), 3))
@@ -369,8 +370,13 @@ class TokenRingPropertiesTest {
     // a ring with one token at Cassandra's token of int 1: that key is in partition 0's range
     // (token[last], token[0]], and one more hash is in the next range (Cassandra's (a, b]).
     long golden = -4069959284402364209L;
-    PartitionAssignment a = PartitionAssignment.of("test", 1, 0,
-        TokenRanges.of(golden, golden + 1), List.of(List.of(NodeId.of("x")), List.of(NodeId.of("y"))));
+    PartitionAssignment a =
+        PartitionAssignment.of(
+            "test",
+            1,
+            0,
+            TokenRanges.of(golden, golden + 1),
+            List.of(List.of(NodeId.of("x")), List.of(NodeId.of("y"))));
     assertThat(a.partitionOf(java.nio.ByteBuffer.allocate(4).putInt(1).array())).isEqualTo(0);
     assertThat(a.partitionOfHash(golden + 1)).isEqualTo(1);
     assertThat(a.partitionOf(new byte[0])).isEqualTo(0); // the minimum token wraps to the first
@@ -396,8 +402,13 @@ class TokenRingPropertiesTest {
   void aPreviousAssignmentOfAnotherSchemeIsTreatedAsAbsent() {
     Partitioner p = ring("allocator", 16, 1);
     MembershipView view = MembershipView.ofEqualNodes("n", 4);
-    PartitionAssignment hashSlots = PartitionAssignment.of("fixed", 5, 0,
-        io.partkit.spi.HashSlots.of(2), List.of(List.of(NodeId.of("n0")), List.of(NodeId.of("n1"))));
+    PartitionAssignment hashSlots =
+        PartitionAssignment.of(
+            "fixed",
+            5,
+            0,
+            io.partkit.spi.HashSlots.of(2),
+            List.of(List.of(NodeId.of("n0")), List.of(NodeId.of("n1"))));
     PartitionAssignment built = p.assign(view, Optional.of(hashSlots));
     assertThat(built.samePlacementAs(p.assign(view))).isTrue();
     assertThat(built.epoch()).isEqualTo(6);

@@ -27,7 +27,8 @@ public final class RequiresEtcd implements ExecutionCondition {
       return ConditionEvaluationResult.enabled("etcd is installed");
     }
     if (ci) {
-      return ConditionEvaluationResult.enabled("CI=true: a missing etcd fails in EtcdCluster.start");
+      return ConditionEvaluationResult.enabled(
+          "CI=true: a missing etcd fails in EtcdCluster.start");
     }
     return ConditionEvaluationResult.disabled(EtcdCluster.MISSING);
   }

@@ -10,10 +10,16 @@ import java.util.Optional;
  * @param cause for an unknown verdict, the first cause (time limit, memory guard)
  * @param keys the per-key results in the order the keys first appear in the history
  * @param nanos how long the check took, evidence included
- * @param verdictNanos how long it took to reach the verdict (validation, splitting and the searches)
+ * @param verdictNanos how long it took to reach the verdict (validation, splitting and the
+ *     searches)
  * @param evidenceNanos how long the evidence of invalid keys took after the verdict (0 when valid)
  */
-public record Analysis(Verdict verdict, String cause, List<KeyResult> keys, long nanos, long verdictNanos,
+public record Analysis(
+    Verdict verdict,
+    String cause,
+    List<KeyResult> keys,
+    long nanos,
+    long verdictNanos,
     long evidenceNanos) {
   public Analysis {
     keys = List.copyOf(keys);

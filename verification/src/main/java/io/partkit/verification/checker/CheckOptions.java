@@ -13,10 +13,16 @@ import java.util.function.LongSupplier;
  * @param parallelism how many keys are checked at once (P-compositionality)
  * @param stopOnFirstInvalid stop checking the other keys once one key is invalid
  * @param nanoClock the clock for the time limit (injected so tests can drive it)
- * @param progress told about progress about once a second of searching, may be {@link Progress#NONE}
+ * @param progress told about progress about once a second of searching, may be
+ *     {@link Progress#NONE}
  */
-public record CheckOptions(Duration timeLimit, double memoryFraction, int parallelism, boolean stopOnFirstInvalid,
-    LongSupplier nanoClock, Progress progress) {
+public record CheckOptions(
+    Duration timeLimit,
+    double memoryFraction,
+    int parallelism,
+    boolean stopOnFirstInvalid,
+    LongSupplier nanoClock,
+    Progress progress) {
 
   /** Receives progress reports from a running check; must be thread-safe. */
   @FunctionalInterface
@@ -46,15 +52,18 @@ public record CheckOptions(Duration timeLimit, double memoryFraction, int parall
   }
 
   public CheckOptions withTimeLimit(Duration limit) {
-    return new CheckOptions(limit, memoryFraction, parallelism, stopOnFirstInvalid, nanoClock, progress);
+    return new CheckOptions(
+        limit, memoryFraction, parallelism, stopOnFirstInvalid, nanoClock, progress);
   }
 
   public CheckOptions withParallelism(int threads) {
-    return new CheckOptions(timeLimit, memoryFraction, threads, stopOnFirstInvalid, nanoClock, progress);
+    return new CheckOptions(
+        timeLimit, memoryFraction, threads, stopOnFirstInvalid, nanoClock, progress);
   }
 
   public CheckOptions withMemoryFraction(double fraction) {
-    return new CheckOptions(timeLimit, fraction, parallelism, stopOnFirstInvalid, nanoClock, progress);
+    return new CheckOptions(
+        timeLimit, fraction, parallelism, stopOnFirstInvalid, nanoClock, progress);
   }
 
   public CheckOptions withStopOnFirstInvalid(boolean stop) {
@@ -62,10 +71,12 @@ public record CheckOptions(Duration timeLimit, double memoryFraction, int parall
   }
 
   public CheckOptions withNanoClock(LongSupplier clock) {
-    return new CheckOptions(timeLimit, memoryFraction, parallelism, stopOnFirstInvalid, clock, progress);
+    return new CheckOptions(
+        timeLimit, memoryFraction, parallelism, stopOnFirstInvalid, clock, progress);
   }
 
   public CheckOptions withProgress(Progress listener) {
-    return new CheckOptions(timeLimit, memoryFraction, parallelism, stopOnFirstInvalid, nanoClock, listener);
+    return new CheckOptions(
+        timeLimit, memoryFraction, parallelism, stopOnFirstInvalid, nanoClock, listener);
   }
 }

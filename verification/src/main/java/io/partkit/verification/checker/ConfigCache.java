@@ -53,7 +53,9 @@ final class ConfigCache {
     int i = slot(hash);
     int a;
     while ((a = at[i]) != 0) {
-      if (hashes[i] == hash && set.matches(arena, a, (int) arena[a - 1]) && Objects.equals(states[i], state)) {
+      if (hashes[i] == hash
+          && set.matches(arena, a, (int) arena[a - 1])
+          && Objects.equals(states[i], state)) {
         return false;
       }
       i = (i + 1) & mask;

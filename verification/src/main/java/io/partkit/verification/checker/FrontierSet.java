@@ -9,13 +9,14 @@ package io.partkit.verification.checker;
  * by (a) the frontier, (b) which :info operations below the frontier's 64-bit word are
  * linearized (an :info operation has no return, so it can stay out of the set forever: it is
  * not implied), as a bitset over the :info operations only (numbered by rank among them), and
- * (c) the bits of the words from the frontier's word up to the highest word with a bit set. The walk can only linearize an operation whose call comes before the
- * first return still in the event list (Wing & Gong 1993), so everything linearized sits between
- * the frontier and the calls invoked before the frontier's return: (c) spans the operations that
- * were open together with the frontier's, a window as wide as the concurrency (plus the :info
- * operations that stay open). Porcupine (checker.go) and Knossos (wgl.clj) key Lowe's cache
- * (Lowe 2017) by a bitset as long as the history: n configurations of n bits for a sequential
- * history, n^2 memory. Here a sequential history costs three words per configuration.
+ * (c) the bits of the words from the frontier's word up to the highest word with a bit set. The
+ * walk can only linearize an operation whose call comes before the first return still in the event
+ * list (Wing & Gong 1993), so everything linearized sits between the frontier and the calls invoked
+ * before the frontier's return: (c) spans the operations that were open together with the
+ * frontier's, a window as wide as the concurrency (plus the :info operations that stay open).
+ * Porcupine (checker.go) and Knossos (wgl.clj) key Lowe's cache (Lowe 2017) by a bitset as long as
+ * the history: n configurations of n bits for a sequential history, n^2 memory. Here a sequential
+ * history costs three words per configuration.
  *
  * The encoding is canonical (a function of the set alone: the number of words of (b) follows
  * from the frontier, (c) ends at the last linearized operation) and injective, so two
@@ -38,7 +39,8 @@ final class FrontierSet {
   private final int n;
   private final boolean[] info;
   private final long[] bits;
-  private final boolean whole; // short history: the encoding is the whole bitset (see the design comment)
+  // short history: the encoding is the whole bitset (see the design comment)
+  private final boolean whole;
   private final int[] rank; // per :info operation, its rank among the :info operations
   private final int[] nextOk; // per id i, the smallest :ok operation >= i, or n
   private final long[] infoBits; // by rank among the :info operations: linearized?
@@ -163,7 +165,9 @@ final class FrontierSet {
     int to = f >>> 6;
     frontier = f;
     if (from != to) {
-      int c = linearizedRanks(infoRankBelowWord[Math.min(from, to)], infoRankBelowWord[Math.max(from, to)]);
+      int c =
+          linearizedRanks(
+              infoRankBelowWord[Math.min(from, to)], infoRankBelowWord[Math.max(from, to)]);
       infoBelow += to > from ? c : -c;
     }
   }
@@ -201,7 +205,8 @@ final class FrontierSet {
   /** Word {@code w} of the :info bitset, without the ranks at or above {@code ranks}. */
   private long infoWord(int w, int ranks) {
     long word = infoBits[w];
-    return w == ranks >>> 6 ? word & ((1L << ranks) - 1) : word; // w == ranks >>> 6 only when ranks % 64 != 0
+    // w == ranks >>> 6 only when ranks % 64 != 0
+    return w == ranks >>> 6 ? word & ((1L << ranks) - 1) : word;
   }
 
   /** Writes the canonical encoding at {@code dst[off ..]}: see the design comment. */

@@ -14,8 +14,14 @@ import java.util.List;
  * @param operations how many client operations (invocations) the key has
  * @param steps how many search steps were taken
  */
-public record KeyResult(Object key, Verdict verdict, String cause, List<Op> linearization, Evidence evidence,
-    int operations, long steps) {
+public record KeyResult(
+    Object key,
+    Verdict verdict,
+    String cause,
+    List<Op> linearization,
+    Evidence evidence,
+    int operations,
+    long steps) {
   public KeyResult {
     linearization = linearization == null ? List.of() : List.copyOf(linearization);
   }

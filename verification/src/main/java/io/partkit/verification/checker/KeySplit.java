@@ -107,7 +107,8 @@ final class KeySplit {
     int[] localAt = new int[n];
     int[] smallKeyPart = new int[64];
     Arrays.fill(smallKeyPart, -1);
-    ProcessTable index = new ProcessTable(); // other keys -> part (a process table maps any value to an int)
+    // other keys -> part (a process table maps any value to an int)
+    ProcessTable index = new ProcessTable();
     int nullPart = -1;
     List<Part> parts = new ArrayList<>();
     byte[] kind = g.kind;
@@ -127,7 +128,8 @@ final class KeySplit {
         int p;
         if (kn >= 0) {
           if (kn >= smallKeyPart.length) {
-            int[] grown = Arrays.copyOf(smallKeyPart, Math.max((int) kn + 1, smallKeyPart.length * 2));
+            int[] grown =
+                Arrays.copyOf(smallKeyPart, Math.max((int) kn + 1, smallKeyPart.length * 2));
             Arrays.fill(grown, smallKeyPart.length, grown.length, -1);
             smallKeyPart = grown;
           }

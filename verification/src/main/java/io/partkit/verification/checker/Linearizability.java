@@ -30,9 +30,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Two phases: the verdict (every key searched; the searches record their deepest failures
  * at a constant cost per step), then, for the invalid keys only, the evidence built from those
- * records (prefixes of operations, the model's message); the analysis reports both times. Fixed cost per check: a history with one key is checked on the
- * calling thread; with more keys, the threads come from one shared pool of daemon threads,
- * created once and kept while in use, so no check pays for starting threads.
+ * records (prefixes of operations, the model's message); the analysis reports both times. Fixed
+ * cost per check: a history with one key is checked on the calling thread; with more keys, the
+ * threads come from one shared pool of daemon threads, created once and kept while in use, so no
+ * check pays for starting threads.
  */
 public final class Linearizability {
   private Linearizability() {}
@@ -48,8 +49,9 @@ public final class Linearizability {
    * model's initial state.
    *
    * @throws InvalidHistoryException if the history is not well-formed ({@link History#validate()})
-   * @throws NullPointerException for a null history ({@link io.partkit.verification.history.Histories#NO_HISTORY}):
-   *     bad input, while a history without operations is valid
+   * @throws NullPointerException for a null history
+   *     ({@link io.partkit.verification.history.Histories#NO_HISTORY}): bad input, while a history
+   *     without operations is valid
    */
   public static Analysis check(Model<?> model, History history, CheckOptions options) {
     return check(model, history, options, REDUCE_AFTER);
@@ -69,7 +71,10 @@ public final class Linearizability {
    */
   static final long REDUCE_AFTER = 1024;
 
-  /** As {@link #check(Model, History, CheckOptions)}, reducing keys after {@code reduceAfter} steps (tests). */
+  /**
+   * As {@link #check(Model, History, CheckOptions)}, reducing keys after {@code reduceAfter} steps
+   * (tests).
+   */
   static Analysis check(Model<?> model, History history, CheckOptions options, long reduceAfter) {
     java.util.Objects.requireNonNull(history, io.partkit.verification.history.Histories.NO_HISTORY);
     long start = options.nanoClock().getAsLong();
@@ -78,7 +83,10 @@ public final class Linearizability {
     Paired single = Paired.ofWellFormed(history.ops());
     boolean keyed = single == null && history.hasKeys();
     // keyed: one pass splits by key, tests well-formedness and pairs each key's operations
-    List<KeySplit.Part> parts = keyed ? KeySplit.ofWellFormed(history.ops(), options.parallelism() > 1 ? POOL : null) : null;
+    List<KeySplit.Part> parts =
+        keyed
+            ? KeySplit.ofWellFormed(history.ops(), options.parallelism() > 1 ? POOL : null)
+            : null;
     if (single == null && parts == null) {
       List<String> problems = history.validate();
       if (!problems.isEmpty()) {
@@ -119,30 +127,33 @@ public final class Linearizability {
     if (single != null && total == 1) {
       slices[0].paired = single;
     }
+    SearchLimits limits =
+        new SearchLimits(deadline, options.nanoClock(), cancel, memory, steps, ticker);
     Runnable worker = () -> {
       Slice s;
       while ((s = queue.poll()) != null) {
         KeyResult r;
         if (cancel.get()) {
-          r = new KeyResult(s.key, Verdict.UNKNOWN, "cancelled: another key was already invalid", null, null,
-              s.paired().invocations(), s.search == null ? 0 : s.search.steps());
+          r = new KeyResult(s.key, Verdict.UNKNOWN, "cancelled: another key was already invalid",
+              null, null, s.paired().invocations(), s.search == null ? 0 : s.search.steps());
         } else {
           if (!s.reduced && s.search == null && reduceAfter <= 0) {
             s.reduce(model);
           }
           long budget = total == 1 ? Long.MAX_VALUE : s.budget;
-          r = s.search(model).advance(s.key, s.paired().invocations(), s.reduced ? budget : Math.min(budget, reduceAfter),
-              deadline, options.nanoClock(), cancel, memory, steps, ticker);
-          if (r == null && !s.reduced) {
-            s.reduce(model); // not decided within reduceAfter steps: reduce, and search again if smaller
+          WglSearch.Outcome outcome = s.search(model).advance(s.key, s.paired().invocations(),
+              s.reduced ? budget : Math.min(budget, reduceAfter), limits);
+          if (!(outcome instanceof WglSearch.Decided decided)) {
+            if (s.reduced) {
+              s.budget = Math.min(s.budget + s.budget / 4, MAX_SLICE);
+            } else {
+              // not decided within reduceAfter steps: reduce, and search again if smaller
+              s.reduce(model);
+            }
             queue.add(s);
             continue;
           }
-        }
-        if (r == null) {
-          s.budget = Math.min(s.budget + s.budget / 4, MAX_SLICE);
-          queue.add(s);
-          continue;
+          r = decided.result();
         }
         results[s.index] = r;
         if (r.verdict() != Verdict.INVALID) {
@@ -160,7 +171,8 @@ public final class Linearizability {
     if (threads <= 1) {
       worker.run();
     } else {
-      // the calling thread is one of the workers: one thread fewer to hand over, none on 2 keys x 1 extra
+      // the calling thread is one of the workers: one thread fewer to hand over, none on
+      // 2 keys x 1 extra
       List<Future<?>> futures = new ArrayList<>(threads - 1);
       try {
         for (int i = 1; i < threads; i++) {
@@ -183,7 +195,8 @@ public final class Linearizability {
         if (cause instanceof Error) {
           throw (Error) cause; // e.g. OutOfMemoryError: callers tell it apart (never a verdict)
         }
-        throw new IllegalStateException("checking " + history.source() + " failed: " + cause, cause);
+        throw new IllegalStateException(
+            "checking " + history.source() + " failed: " + cause, cause);
       } catch (RuntimeException e) {
         cancel.set(true); // the calling thread's worker threw: stop the others
         throw e;
@@ -210,12 +223,19 @@ public final class Linearizability {
         }
       }
     }
-    return new Analysis(verdict, cause, List.of(results), end - start, verdictEnd - start, end - verdictEnd);
+    return new Analysis(
+        verdict, cause, List.of(results), end - start, verdictEnd - start, end - verdictEnd);
   }
 
   /** The invalid key's result with its evidence, built from what its search recorded. */
   private static KeyResult withEvidence(Slice s, KeyResult verdict) {
-    return new KeyResult(verdict.key(), Verdict.INVALID, null, null, s.search.evidence(), verdict.operations(),
+    return new KeyResult(
+        verdict.key(),
+        Verdict.INVALID,
+        null,
+        null,
+        s.search.evidence(),
+        verdict.operations(),
         verdict.steps());
   }
 

@@ -6,6 +6,8 @@ package io.partkit.verification.checker;
  * collection and look at what is live, because dead configurations of an earlier key may still
  * sit in the old generation. After a false alarm it waits a number of polls before collecting
  * again, so a search running close to the limit is not slowed by a collection on every poll.
+ *
+ * <p>Not final: tests override {@link #exhausted()} to simulate a full heap.
  */
 class MemoryGuard {
   private final double fraction;
@@ -39,6 +41,8 @@ class MemoryGuard {
   }
 
   String describe() {
-    return "heap nearly full of search state (" + last + "); give the JVM more memory (-Xmx) or split the history";
+    return "heap nearly full of search state ("
+        + last
+        + "); give the JVM more memory (-Xmx) or split the history";
   }
 }

@@ -62,7 +62,9 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
         int inv = open.remove(op.process());
         if (inv >= 0) {
           completionAt[inv] = i;
-          if (strict && (!events[inv].f().equals(op.f()) || !Objects.equals(events[inv].key(), op.key()))) {
+          if (strict
+              && (!events[inv].f().equals(op.f())
+                  || !Objects.equals(events[inv].key(), op.key()))) {
             return null;
           }
         } else if (strict) {
@@ -100,10 +102,22 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
       int id = ids++;
       owner[i] = id;
       if (completion != null && completion.type() == OpType.OK) {
-        given[id] = completion.value() != null || op.value() == null ? completion : completion.withValue(op.value());
+        given[id] =
+            completion.value() != null || op.value() == null
+                ? completion
+                : completion.withValue(op.value());
         owner[c] = id;
       } else {
-        given[id] = new Op(op.index(), op.process(), OpType.INFO, op.f(), op.value(), op.key(), op.time(), op.line());
+        given[id] =
+            new Op(
+                op.index(),
+                op.process(),
+                OpType.INFO,
+                op.f(),
+                op.value(),
+                op.key(),
+                op.time(),
+                op.line());
         info[id] = true;
       }
     }
@@ -114,7 +128,11 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
         encoded[e++] = (owner[i] << 1) | (events[i].type() == OpType.INVOKE ? 0 : 1);
       }
     }
-    return new Paired(Arrays.copyOf(given, ids), Arrays.copyOf(info, ids), Arrays.copyOf(encoded, e), invocations);
+    return new Paired(
+        Arrays.copyOf(given, ids),
+        Arrays.copyOf(info, ids),
+        Arrays.copyOf(encoded, e),
+        invocations);
   }
 
   /**

@@ -16,7 +16,9 @@ final class ProcessTable {
   private int[] values = new int[16];
   private int size;
 
-  /** Records the process' open invocation; returns the one it replaces, or -1 when it had none open. */
+  /**
+   * Records the process' open invocation; returns the one it replaces, or -1 when it had none open.
+   */
   int put(Object process, int at) {
     int d = directIndex(process);
     if (d >= 0) {

@@ -12,7 +12,8 @@ final class ProgressTicker {
   private final AtomicLong steps;
   private long lastReport;
 
-  ProgressTicker(CheckOptions options, long start, AtomicInteger done, int total, AtomicLong steps) {
+  ProgressTicker(
+      CheckOptions options, long start, AtomicInteger done, int total, AtomicLong steps) {
     this.options = options;
     this.start = start;
     this.done = done;

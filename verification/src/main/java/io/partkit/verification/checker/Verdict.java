@@ -11,6 +11,8 @@ public enum Verdict {
 
   /** The worse of two verdicts: invalid beats unknown beats valid. */
   public Verdict worst(Verdict other) {
-    return this == INVALID || other == INVALID ? INVALID : (this == UNKNOWN || other == UNKNOWN ? UNKNOWN : VALID);
+    return this == INVALID || other == INVALID
+        ? INVALID
+        : (this == UNKNOWN || other == UNKNOWN ? UNKNOWN : VALID);
   }
 }

@@ -90,9 +90,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 
 /** The search for one key. Not thread-safe: one instance per key and thread. */
 final class WglSearch<S> {
@@ -180,7 +177,8 @@ final class WglSearch<S> {
   private ConfigCache owedCache; // configurations just after an :info step (see the class comment)
   private int[] stackNode;
   private Object[] stackState;
-  private boolean[] stackForced; // the frame is a read taken by the dominance rule (see the class comment)
+  // the frame is a read taken by the dominance rule (see the class comment)
+  private boolean[] stackForced;
   private boolean[] stackOwed; // the frame is an :info step taken under the cut (owed)
   private boolean scanned; // the current configuration was already scanned for a read to force
   private int depth;
@@ -191,14 +189,26 @@ final class WglSearch<S> {
   private int entry;
   private boolean started;
 
+  /**
+   * What one call of {@link #advance} came to: the key's result, or its step budget spent first.
+   */
+  sealed interface Outcome permits Decided, BudgetSpent {}
+
+  /** The search ended (valid, invalid or unknown): nothing is left to search. */
+  record Decided(KeyResult result) implements Outcome {}
+
+  /**
+   * The budget ran out before an answer; call {@link #advance} again to continue where it stopped.
+   * One constant, so a slice that ends this way allocates nothing.
+   */
+  enum BudgetSpent implements Outcome {
+    INSTANCE
+  }
+
   /** Runs the search to the end. */
-  KeyResult run(Object key, int operations, long deadline, LongSupplier clock, AtomicBoolean cancel,
-      MemoryGuard memory, AtomicLong stepCounter, ProgressTicker ticker) {
-    KeyResult r;
-    do {
-      r = advance(key, operations, Long.MAX_VALUE, deadline, clock, cancel, memory, stepCounter, ticker);
-    } while (r == null);
-    return r;
+  KeyResult run(Object key, int operations, SearchLimits limits) {
+    // without a budget the search only ends decided
+    return ((Decided) advance(key, operations, Long.MAX_VALUE, limits)).result();
   }
 
   /** Steps taken so far. */
@@ -207,11 +217,10 @@ final class WglSearch<S> {
   }
 
   /**
-   * Runs at most about {@code budget} more steps: returns the result, or null when the budget ran
-   * out first (call again to continue where it stopped).
+   * Runs at most about {@code budget} more steps ({@link Long#MAX_VALUE}: no budget), polling
+   * {@code limits}; the outcome says whether the search ended or the budget ran out first.
    */
-  KeyResult advance(Object key, int operations, long budget, long deadline, LongSupplier clock, AtomicBoolean cancel,
-      MemoryGuard memory, AtomicLong stepCounter, ProgressTicker ticker) {
+  Outcome advance(Object key, int operations, long budget, SearchLimits limits) {
     if (!started) {
       started = true;
       int n = ops.length;
@@ -233,23 +242,24 @@ final class WglSearch<S> {
     try {
       while (remainingOk > 0) {
         if ((++steps & 1023) == 0) {
-          stepCounter.addAndGet(steps - counted);
+          limits.steps().addAndGet(steps - counted);
           counted = steps;
-          if (deadline != Long.MAX_VALUE && clock.getAsLong() - deadline > 0) {
+          long deadline = limits.deadline();
+          if (deadline != Long.MAX_VALUE && limits.clock().getAsLong() - deadline > 0) {
             return unknown(key, operations, "time limit reached after " + steps + " steps");
           }
-          if (cancel.get()) {
+          if (limits.cancel().get()) {
             return unknown(key, operations, "cancelled: another key was already invalid");
           }
           if ((steps & 0xFFFF) == 0) {
-            if (memory.exhausted()) {
-              return unknown(key, operations, "memory guard: " + memory.describe());
+            if (limits.memory().exhausted()) {
+              return unknown(key, operations, "memory guard: " + limits.memory().describe());
             }
-            ticker.maybeReport();
+            limits.ticker().maybeReport();
           }
         }
         if (steps >= stop) {
-          return null;
+          return BudgetSpent.INSTANCE;
         }
         if (steps == CUT_AFTER) {
           observedInfoStepsOnly();
@@ -318,11 +328,11 @@ final class WglSearch<S> {
       release(); // let the configurations go before anything else allocates
       return unknown(key, operations, "out of memory after " + steps + " steps");
     } finally {
-      stepCounter.addAndGet(steps - counted);
+      limits.steps().addAndGet(steps - counted);
     }
     KeyResult valid = new KeyResult(key, Verdict.VALID, null, prefixOps(), null, operations, steps);
     release();
-    return valid;
+    return new Decided(valid);
   }
 
   private static final int FAILED = -2;
@@ -392,7 +402,9 @@ final class WglSearch<S> {
     return step instanceof Step.Next && Objects.equals(((Step.Next<S>) step).state(), state);
   }
 
-  /** Linearizes the call at {@code node} (bit and hash already set), moving to {@code nextState}. */
+  /**
+   * Linearizes the call at {@code node} (bit and hash already set), moving to {@code nextState}.
+   */
   private void push(int node, S nextState, boolean forced) {
     stackNode[depth] = node;
     stackState[depth] = state;
@@ -435,7 +447,8 @@ final class WglSearch<S> {
       }
       if (!stackForced[depth]) {
         entry = next[top];
-        scanned = true; // this configuration's scan found nothing to force, or its frame would be forced
+        // this configuration's scan found nothing to force, or its frame would be forced
+        scanned = true;
         return false;
       }
     }
@@ -486,14 +499,14 @@ final class WglSearch<S> {
     stackState = null;
   }
 
-  private KeyResult unknown(Object key, int operations, String cause) {
+  private Outcome unknown(Object key, int operations, String cause) {
     release();
-    return new KeyResult(key, Verdict.UNKNOWN, cause, null, null, operations, steps);
+    return new Decided(new KeyResult(key, Verdict.UNKNOWN, cause, null, null, operations, steps));
   }
 
-  private KeyResult invalid(Object key, int operations) {
+  private Outcome invalid(Object key, int operations) {
     release();
-    return new KeyResult(key, Verdict.INVALID, null, null, null, operations, steps);
+    return new Decided(new KeyResult(key, Verdict.INVALID, null, null, null, operations, steps));
   }
 
   /**
@@ -522,7 +535,10 @@ final class WglSearch<S> {
     return opsOf(stackNode, depth);
   }
 
-  /** The operations of the call nodes, as an unmodifiable list (which KeyResult and Prefix keep without copying). */
+  /**
+   * The operations of the call nodes, as an unmodifiable list (which KeyResult and Prefix keep
+   * without copying).
+   */
   private List<Op> opsOf(int[] nodes, int count) {
     Op[] l = new Op[count];
     for (int i = 0; i < count; i++) {

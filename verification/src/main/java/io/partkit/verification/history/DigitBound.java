@@ -21,8 +21,13 @@ final class DigitBound extends FilterReader {
     final int line;
 
     TooLong(int line) {
-      super("expected a number of at most " + MAX_DIGITS + " digits (a longer one would take minutes to read)", null,
-          false, false);
+      super(
+          "expected a number of at most "
+              + MAX_DIGITS
+              + " digits (a longer one would take minutes to read)",
+          null,
+          false,
+          false);
       this.line = line;
     }
   }

@@ -9,6 +9,7 @@ import clojure.lang.PersistentHashMap;
 import clojure.lang.Symbol;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.StringReader;
 import java.util.List;
 import java.util.Map;
 
@@ -31,17 +32,23 @@ final class EdnHistoryReader {
   private static final int SHAPE_PROBE = 1 << 16;
 
   private static final Object EOF = new Object();
-  private static final IPersistentMap OPTS = PersistentHashMap.create(
-      Keyword.intern("eof"), EOF,
-      Keyword.intern("readers"), PersistentHashMap.create(Symbol.intern("inst"), tagged("inst"),
-          Symbol.intern("uuid"), tagged("uuid")),
-      Keyword.intern("default"), new AFn() {
-        @Override
-        public Object invoke(Object tag, Object value) {
-          // A record (#jepsen.history.Op{...}) is its map; any other unknown tag is kept.
-          return value instanceof Map ? value : new TaggedValue(tag.toString(), normalizeTagged(value));
-        }
-      });
+  private static final IPersistentMap OPTS =
+      PersistentHashMap.create(
+          Keyword.intern("eof"),
+          EOF,
+          Keyword.intern("readers"),
+          PersistentHashMap.create(
+              Symbol.intern("inst"), tagged("inst"), Symbol.intern("uuid"), tagged("uuid")),
+          Keyword.intern("default"),
+          new AFn() {
+            @Override
+            public Object invoke(Object tag, Object value) {
+              // A record (#jepsen.history.Op{...}) is its map; any other unknown tag is kept.
+              return value instanceof Map
+                  ? value
+                  : new TaggedValue(tag.toString(), normalizeTagged(value));
+            }
+          });
 
   private static AFn tagged(String tag) {
     return new AFn() {
@@ -76,7 +83,8 @@ final class EdnHistoryReader {
       throw new HistoryParseException(source, 1, "cannot read: " + e.getMessage(), e);
     }
     // Clojure's reader counts lines from 1 where it starts: the leading lines skipped are added.
-    LineNumberingPushbackReader r = new LineNumberingPushbackReader(new DigitBound(in, 1 + skipped));
+    LineNumberingPushbackReader r =
+        new LineNumberingPushbackReader(new DigitBound(in, 1 + skipped));
     try {
       if (close >= 0) {
         skipBlank(r);
@@ -89,8 +97,12 @@ final class EdnHistoryReader {
             break;
           }
           if (c == -1) {
-            throw new HistoryParseException(source, open, "unexpected end of file: expected '" + (char) close
-                + "' closing the collection of operations opened here");
+            throw new HistoryParseException(
+                source,
+                open,
+                "unexpected end of file: expected '"
+                    + (char) close
+                    + "' closing the collection of operations opened here");
           }
           int line = skipped + r.getLineNumber();
           ops.add(OpMaps.toOp(readForm(source, r, line), ops.size(), line, source));
@@ -107,7 +119,8 @@ final class EdnHistoryReader {
       }
       return false;
     } catch (IOException e) {
-      throw new HistoryParseException(source, skipped + r.getLineNumber(), "cannot read: " + e.getMessage(), e);
+      throw new HistoryParseException(
+          source, skipped + r.getLineNumber(), "cannot read: " + e.getMessage(), e);
     } catch (DigitBound.TooLong e) {
       throw new HistoryParseException(source, e.line, e.getMessage(), e);
     }
@@ -139,7 +152,8 @@ final class EdnHistoryReader {
   /**
    * The character closing the collection the file is, or -1 for one operation per line. A file
    * starting with {@code [} is a collection unless what follows is not an operation form: then
-   * the {@code [} opens a tuple, and the file is one tuple per line ({@code [0 :invoke :read nil]}).
+   * the {@code [} opens a tuple, and the file is one tuple per line
+   * ({@code [0 :invoke :read nil]}).
    */
   private static int collectionCloser(BufferedReader in) throws IOException {
     in.mark(SHAPE_PROBE);
@@ -155,7 +169,8 @@ final class EdnHistoryReader {
       try {
         in.reset();
       } catch (IOException e) {
-        throw new IOException("a comment after the opening bracket longer than " + SHAPE_PROBE + " characters", e);
+        throw new IOException(
+            "a comment after the opening bracket longer than " + SHAPE_PROBE + " characters", e);
       }
     }
   }
@@ -177,7 +192,8 @@ final class EdnHistoryReader {
   }
 
   /** Reads one EDN form that must be present, as a normalised value. */
-  static Object readForm(String source, LineNumberingPushbackReader r, int line) throws HistoryParseException {
+  static Object readForm(String source, LineNumberingPushbackReader r, int line)
+      throws HistoryParseException {
     Object form;
     try {
       form = EdnReader.read(r, OPTS);
@@ -194,12 +210,70 @@ final class EdnHistoryReader {
           "expected valid EDN: " + rootMessage(e), e);
     }
     if (form == EOF) {
-      throw new HistoryParseException(source, line, "unexpected end of file: expected an EDN value");
+      throw new HistoryParseException(
+          source, line, "unexpected end of file: expected an EDN value");
     }
     try {
       return Values.normalize(form);
     } catch (IllegalArgumentException e) {
-      throw new HistoryParseException(source, line, "expected plain EDN data: " + e.getMessage(), e);
+      throw new HistoryParseException(
+          source, line, "expected plain EDN data: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Reads {@code text} as exactly one EDN value on line {@code line} of {@code source} (a Jepsen
+   * log line's value), with a file's bounds (digits per number, nesting depth).
+   *
+   * @param after what the value follows, for the message about extra text after it
+   */
+  static Object readValue(String source, int line, String text, String after)
+      throws HistoryParseException {
+    return readValue(source, line, text, after, valueReader(text, line));
+  }
+
+  /**
+   * Reads {@code text} as exactly one EDN value (see {@link Values#fromEdn}); a message says where
+   * in the text reading stopped, since the text is usually not a file one can open at a line.
+   */
+  static Object readValue(String source, String text) throws HistoryParseException {
+    if (text.isBlank()) {
+      throw new HistoryParseException(source, 1, "expected an EDN value, got nothing");
+    }
+    LineNumberingPushbackReader r = valueReader(text, 1);
+    try {
+      return readValue(source, 1, text, "", r);
+    } catch (HistoryParseException e) {
+      // Clojure's reader counts the end of the text as one more line
+      int lines = 1 + (int) text.chars().filter(c -> c == '\n').count();
+      boolean atEnd = r.getLineNumber() > lines;
+      String where = atEnd ? "the end of the text" : "column " + r.getColumnNumber();
+      throw new HistoryParseException(
+          source,
+          atEnd ? lines : r.getLineNumber(),
+          e.reason() + " (reading stopped at " + where + ")",
+          e.getCause());
+    }
+  }
+
+  private static LineNumberingPushbackReader valueReader(String text, int line) {
+    return new LineNumberingPushbackReader(new DigitBound(new StringReader(text), line));
+  }
+
+  private static Object readValue(
+      String source, int line, String text, String after, LineNumberingPushbackReader r)
+      throws HistoryParseException {
+    try {
+      Object v = readForm(source, r, line);
+      if (skipBlank(r) != -1) { // may read ahead: TooLong is caught below too
+        throw new HistoryParseException(
+            source, line, "expected one EDN value" + after + ", got extra text: " + text);
+      }
+      return v;
+    } catch (DigitBound.TooLong e) {
+      throw new HistoryParseException(source, e.line, e.getMessage(), e);
+    } catch (IOException e) {
+      throw new HistoryParseException(source, line, "could not read: " + e.getMessage(), e);
     }
   }
 
@@ -223,7 +297,10 @@ final class EdnHistoryReader {
     return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
   }
 
-  /** Skips whitespace, commas and ; comments; returns the next character without consuming it, or -1. */
+  /**
+   * Skips whitespace, commas and ; comments; returns the next character without consuming it, or
+   * -1.
+   */
   static int skipBlank(LineNumberingPushbackReader r) throws IOException {
     while (true) {
       int c = r.read();

@@ -36,9 +36,13 @@ public final class Histories {
   public static History read(Path file) throws HistoryParseException {
     // A decoder that replaces malformed UTF-8, as new String(bytes, UTF_8) did: one bad byte in a
     // value should not make the file unreadable.
-    try (Reader in = new InputStreamReader(Files.newInputStream(file), StandardCharsets.UTF_8.newDecoder()
-        .onMalformedInput(java.nio.charset.CodingErrorAction.REPLACE)
-        .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPLACE))) {
+    try (Reader in =
+        new InputStreamReader(
+            Files.newInputStream(file),
+            StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPLACE)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPLACE))) {
       return read(file.toString(), in);
     } catch (IOException e) {
       throw new HistoryParseException(file.toString(), 0, "cannot read the file: " + e, e);
@@ -141,7 +145,8 @@ public final class Histories {
       try {
         normal = Values.normalize(m);
       } catch (IllegalArgumentException e) {
-        throw new HistoryParseException(source, ops.size() + 1, "expected plain data: " + e.getMessage(), e);
+        throw new HistoryParseException(
+            source, ops.size() + 1, "expected plain data: " + e.getMessage(), e);
       }
       ops.add(OpMaps.toOp(normal, ops.size(), ops.size() + 1, source));
     }
@@ -167,7 +172,8 @@ public final class Histories {
       i++;
     }
     if (i == n) {
-      throw new HistoryParseException(source, 1, "empty file: expected a history (EDN maps, JSON lines or Jepsen log lines)");
+      throw new HistoryParseException(
+          source, 1, "empty file: expected a history (EDN maps, JSON lines or Jepsen log lines)");
     }
     char c = text.charAt(i);
     if (c == '{') {
@@ -190,8 +196,12 @@ public final class Histories {
         line++;
       }
     }
-    throw new HistoryParseException(source, line,
-        "unrecognized history format: expected EDN maps like " + OpMaps.EXAMPLE
-            + ", a vector of them, JSON lines, or Jepsen log lines (INFO  jepsen.util - 0 :invoke :read nil)");
+    throw new HistoryParseException(
+        source,
+        line,
+        "unrecognized history format: expected EDN maps like "
+            + OpMaps.EXAMPLE
+            + ", a vector of them, JSON lines, or Jepsen log lines (INFO  jepsen.util - 0 :invoke"
+            + " :read nil)");
   }
 }

@@ -50,16 +50,31 @@ public record History(String source, List<Op> ops) {
         open.put(op.process(), op);
       } else {
         if (pending == null) {
-          problems.add(where(op) + "process " + op.process() + " has :" + op.type().jepsenName() + " :" + op.f()
-              + " without an open invocation (expected an :invoke by the same process first)");
+          problems.add(
+              where(op)
+                  + "process "
+                  + op.process()
+                  + " has :"
+                  + op.type().jepsenName()
+                  + " :"
+                  + op.f()
+                  + " without an open invocation (expected an :invoke by the same process first)");
           continue;
         }
         if (!pending.f().equals(op.f())) {
           problems.add(where(op) + "process " + op.process() + " completes :" + op.f()
               + " but its open invocation at " + where(pending).trim() + " is :" + pending.f());
         } else if (!Objects.equals(pending.key(), op.key())) {
-          problems.add(where(op) + "process " + op.process() + " completes key " + Values.toEdn(op.key())
-              + " but its open invocation at " + where(pending).trim() + " has key " + Values.toEdn(pending.key()));
+          problems.add(
+              where(op)
+                  + "process "
+                  + op.process()
+                  + " completes key "
+                  + Values.toEdn(op.key())
+                  + " but its open invocation at "
+                  + where(pending).trim()
+                  + " has key "
+                  + Values.toEdn(pending.key()));
         }
         open.remove(op.process());
       }

@@ -9,6 +9,7 @@ public final class HistoryParseException extends Exception {
 
   private final String source;
   private final int line;
+  private final String reason;
 
   public HistoryParseException(String source, int line, String message) {
     this(source, line, message, null);
@@ -18,6 +19,7 @@ public final class HistoryParseException extends Exception {
     super(source + ":" + line + ": " + message, cause);
     this.source = source;
     this.line = line;
+    this.reason = message;
   }
 
   /** The file name (or a description of the text) that could not be read. */
@@ -28,5 +30,10 @@ public final class HistoryParseException extends Exception {
   /** The 1-based line where reading failed. */
   public int line() {
     return line;
+  }
+
+  /** What was expected, without the source and line (which the message starts with). */
+  String reason() {
+    return reason;
   }
 }

@@ -25,9 +25,16 @@ final class HistoryWriter {
           sb.append(json(op));
           break;
         default:
-          sb.append("INFO  jepsen.util - ").append(op.isClient() ? op.process().toString() : ":" + op.process())
-              .append('\t').append(':').append(op.type().jepsenName()).append('\t').append(':').append(op.f())
-              .append('\t').append(Values.toEdn(op.value()));
+          sb.append("INFO  jepsen.util - ")
+              .append(op.isClient() ? op.process().toString() : ":" + op.process())
+              .append('\t')
+              .append(':')
+              .append(op.type().jepsenName())
+              .append('\t')
+              .append(':')
+              .append(op.f())
+              .append('\t')
+              .append(Values.toEdn(op.value()));
           break;
       }
       sb.append('\n');
@@ -70,11 +77,16 @@ final class HistoryWriter {
     }
   }
 
-  /** JSON has no sets and only string keys: sets become arrays, map keys their EDN text unless strings. */
+  /**
+   * JSON has no sets and only string keys: sets become arrays, map keys their EDN text unless
+   * strings.
+   */
   private static Object jsonValue(Object v) {
     if (v instanceof Map) {
       Map<String, Object> m = new LinkedHashMap<>();
-      ((Map<?, ?>) v).forEach((k, x) -> m.put(k instanceof String ? (String) k : Values.toEdn(k), jsonValue(x)));
+      ((Map<?, ?>) v)
+          .forEach(
+              (k, x) -> m.put(k instanceof String ? (String) k : Values.toEdn(k), jsonValue(x)));
       return m;
     }
     if (v instanceof Collection) {

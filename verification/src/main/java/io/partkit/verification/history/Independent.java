@@ -76,7 +76,8 @@ public final class Independent {
     if (kv.get(0) instanceof Collection || kv.get(0) instanceof Map) {
       return false;
     }
-    return !op.f().equals("cas") || (kv.get(1) instanceof List && ((List<?>) kv.get(1)).size() == 2);
+    return !op.f().equals("cas")
+        || (kv.get(1) instanceof List && ((List<?>) kv.get(1)).size() == 2);
   }
 
   /**
@@ -97,8 +98,13 @@ public final class Independent {
       }
       if (op.type() == OpType.INVOKE) {
         if (!(op.value() instanceof List) || ((List<?>) op.value()).size() != 2) {
-          throw new HistoryParseException(history.source(), op.line(), "expected an independent value [k v] in "
-              + op + " (Jepsen's jepsen.independent tuples; give --independent no to check values as they are)");
+          throw new HistoryParseException(
+              history.source(),
+              op.line(),
+              "expected an independent value [k v] in "
+                  + op
+                  + " (Jepsen's jepsen.independent tuples; give --independent no to check values as"
+                  + " they are)");
         }
         List<?> kv = (List<?>) op.value();
         openKey.put(op.process(), kv.get(0));
@@ -111,13 +117,17 @@ public final class Independent {
       }
       Object k = openKey.remove(op.process());
       Object v = op.value();
-      if (v instanceof List && ((List<?>) v).size() == 2 && Objects.equals(((List<?>) v).get(0), k)) {
+      if (v instanceof List
+          && ((List<?>) v).size() == 2
+          && Objects.equals(((List<?>) v).get(0), k)) {
         out.add(with(op, k, ((List<?>) v).get(1)));
       } else if (v == null || op.type() != OpType.OK) {
         out.add(with(op, k, v));
       } else {
-        throw new HistoryParseException(history.source(), op.line(), "expected the value [" + Values.toEdn(k)
-            + " v] (the key of its invocation) in " + op);
+        throw new HistoryParseException(
+            history.source(),
+            op.line(),
+            "expected the value [" + Values.toEdn(k) + " v] (the key of its invocation) in " + op);
       }
     }
     return new History(history.source(), out);

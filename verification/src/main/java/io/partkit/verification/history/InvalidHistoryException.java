@@ -9,8 +9,11 @@ public final class InvalidHistoryException extends IllegalArgumentException {
   private final transient List<String> problems;
 
   public InvalidHistoryException(String source, List<String> problems) {
-    super(source + ": invalid history: " + String.join("; ", problems.subList(0, Math.min(5, problems.size())))
-        + (problems.size() > 5 ? "; and " + (problems.size() - 5) + " more" : ""));
+    super(
+        source
+            + ": invalid history: "
+            + String.join("; ", problems.subList(0, Math.min(5, problems.size())))
+            + (problems.size() > 5 ? "; and " + (problems.size() - 5) + " more" : ""));
     this.problems = List.copyOf(problems);
   }
 

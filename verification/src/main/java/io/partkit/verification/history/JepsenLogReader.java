@@ -1,6 +1,5 @@
 package io.partkit.verification.history;
 
-import clojure.lang.LineNumberingPushbackReader;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.StringReader;
@@ -21,7 +20,8 @@ final class JepsenLogReader {
   private JepsenLogReader() {}
 
   static final String MARKER = "jepsen.util - ";
-  private static final Pattern OP = Pattern.compile("^(\\S+)\\s+:(invoke|ok|fail|info)(?=\\s|$)(.*)$");
+  private static final Pattern OP =
+      Pattern.compile("^(\\S+)\\s+:(invoke|ok|fail|info)(?=\\s|$)(.*)$");
   private static final Pattern F = Pattern.compile("^\\s+:?([^\\s\\[\\]{}()\"]+)(.*)$");
 
   /** Reads line by line into {@code ops}: the log is never held whole. */
@@ -48,13 +48,19 @@ final class JepsenLogReader {
       }
       Matcher fm = F.matcher(m.group(3));
       if (!fm.matches()) {
-        throw new HistoryParseException(source, lineNo,
-            "expected a function such as :read after :" + m.group(2) + " (line format: PROCESS :TYPE :F VALUE)");
+        throw new HistoryParseException(
+            source,
+            lineNo,
+            "expected a function such as :read after :"
+                + m.group(2)
+                + " (line format: PROCESS :TYPE :F VALUE)");
       }
       Object process = parseProcess(m.group(1));
       String rest = fm.group(2).trim();
       Object value = rest.isEmpty() ? null : readValue(source, lineNo, rest);
-      ops.add(new Op(ops.size(), process, OpType.parse(m.group(2)), fm.group(1), value, null, -1, lineNo));
+      ops.add(
+          new Op(
+              ops.size(), process, OpType.parse(m.group(2)), fm.group(1), value, null, -1, lineNo));
     }
   }
 
@@ -66,23 +72,8 @@ final class JepsenLogReader {
     }
   }
 
-  private static Object readValue(String source, int lineNo, String text) throws HistoryParseException {
-    LineNumberingPushbackReader r = new LineNumberingPushbackReader(new DigitBound(new StringReader(text), lineNo));
-    Object v;
-    try {
-      v = EdnHistoryReader.readForm(source, r, lineNo);
-    } catch (DigitBound.TooLong e) {
-      throw new HistoryParseException(source, lineNo, e.getMessage(), e);
-    }
-    try {
-      if (EdnHistoryReader.skipBlank(r) != -1) { // may read ahead: TooLong is caught below too
-        throw new HistoryParseException(source, lineNo, "expected one EDN value after the function, got extra text: " + text);
-      }
-    } catch (IOException e) {
-      throw new HistoryParseException(source, lineNo, "could not read: " + e.getMessage(), e);
-    } catch (DigitBound.TooLong e) {
-      throw new HistoryParseException(source, lineNo, e.getMessage(), e);
-    }
-    return v;
+  private static Object readValue(String source, int lineNo, String text)
+      throws HistoryParseException {
+    return EdnHistoryReader.readValue(source, lineNo, text, " after the function");
   }
 }

@@ -47,8 +47,11 @@ final class JsonLinesReader {
             "expected one JSON object per line: " + firstLine(e.getMessage()), e);
       }
       if (node == null || !node.isObject()) {
-        throw new HistoryParseException(source, i + 1,
-            "expected a JSON object like {\"process\": 0, \"type\": \"invoke\", \"f\": \"read\", \"value\": null}");
+        throw new HistoryParseException(
+            source,
+            i + 1,
+            "expected a JSON object like {\"process\": 0, \"type\": \"invoke\", \"f\": \"read\","
+                + " \"value\": null}");
       }
       ops.add(OpMaps.toOp(toJava(node), ops.size(), i + 1, source));
     }

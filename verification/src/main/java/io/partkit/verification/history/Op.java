@@ -21,7 +21,15 @@ import java.util.Objects;
  * @param time the optional {@code :time} in nanoseconds, or -1
  * @param line the line of the source file the event came from, or 0 when not read from a file
  */
-public record Op(long index, Object process, OpType type, String f, Object value, Object key, long time, int line) {
+public record Op(
+    long index,
+    Object process,
+    OpType type,
+    String f,
+    Object value,
+    Object key,
+    long time,
+    int line) {
 
   public Op {
     Objects.requireNonNull(process, "process");

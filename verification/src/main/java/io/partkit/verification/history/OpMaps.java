@@ -19,30 +19,48 @@ final class OpMaps {
       form = tupleMap((List<?>) form);
     }
     if (!(form instanceof Map)) {
-      throw new HistoryParseException(source, line,
-          "expected an operation map like " + EXAMPLE + " or a tuple like " + TUPLE_EXAMPLE + ", got " + describe(form));
+      throw new HistoryParseException(
+          source,
+          line,
+          "expected an operation map like "
+              + EXAMPLE
+              + " or a tuple like "
+              + TUPLE_EXAMPLE
+              + ", got "
+              + describe(form));
     }
     Map<?, ?> m = (Map<?, ?>) form;
     Object process = m.get("process");
     if (process == null) {
-      throw new HistoryParseException(source, line, "expected a :process (an integer, or e.g. :nemesis) in " + Values.toEdn(m));
+      throw new HistoryParseException(
+          source, line, "expected a :process (an integer, or e.g. :nemesis) in " + Values.toEdn(m));
     }
     if (process instanceof Double || process instanceof Map || process instanceof Iterable) {
-      throw new HistoryParseException(source, line, "expected :process to be an integer or a name, got " + Values.toEdn(process));
+      throw new HistoryParseException(
+          source,
+          line,
+          "expected :process to be an integer or a name, got " + Values.toEdn(process));
     }
     Object type = m.get("type");
     if (!(type instanceof String)) {
-      throw new HistoryParseException(source, line, "expected :type to be one of :invoke, :ok, :fail, :info in " + Values.toEdn(m));
+      throw new HistoryParseException(
+          source,
+          line,
+          "expected :type to be one of :invoke, :ok, :fail, :info in " + Values.toEdn(m));
     }
     OpType opType;
     try {
       opType = OpType.parse((String) type);
     } catch (IllegalArgumentException e) {
-      throw new HistoryParseException(source, line, "expected :type to be one of :invoke, :ok, :fail, :info, got " + Values.toEdn(type));
+      throw new HistoryParseException(
+          source,
+          line,
+          "expected :type to be one of :invoke, :ok, :fail, :info, got " + Values.toEdn(type));
     }
     Object f = m.get("f");
     if (!(f instanceof String) || ((String) f).isEmpty()) {
-      throw new HistoryParseException(source, line, "expected :f to be a keyword such as :read, in " + Values.toEdn(m));
+      throw new HistoryParseException(
+          source, line, "expected :f to be a keyword such as :read, in " + Values.toEdn(m));
     }
     String fn = (String) f;
     if (fn.startsWith(":")) {

@@ -10,7 +10,10 @@ public enum OpType {
   OK,
   /** The operation completed and certainly did not take effect. */
   FAIL,
-  /** The outcome is unknown: the operation may take effect at any point after its invocation, or never. */
+  /**
+   * The outcome is unknown: the operation may take effect at any point after its invocation, or
+   * never.
+   */
   INFO;
 
   /** The Jepsen name: {@code invoke}, {@code ok}, {@code fail}, {@code info}. */

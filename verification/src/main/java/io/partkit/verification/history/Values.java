@@ -16,11 +16,27 @@ import java.util.Set;
 
 /**
  * Normalises values read by the EDN, JSON and log readers into the plain Java values of
- * {@link Op}, and prints them back as EDN. Keeping one representation means the models never
- * see Clojure or Jackson types, and {@code :x} read from EDN equals {@code "x"} read from JSON.
+ * {@link Op}, reads one such value from EDN text, and prints them back as EDN. Keeping one
+ * representation means the models never see Clojure or Jackson types, and {@code :x} read from
+ * EDN equals {@code "x"} read from JSON.
  */
 public final class Values {
   private Values() {}
+
+  /**
+   * Reads one EDN value, such as a model's initial state given on a command line, as a history's
+   * values are read: by the same reader, to the same plain values ({@code {:x 0}} is
+   * {@code Map.of("x", 0L)}), with the same bounds on input (at most 1000 digits per number, so
+   * that a huge integer cannot take minutes to read).
+   *
+   * @param source names the text in messages, e.g. {@code "--init"}
+   * @throws HistoryParseException when the text is blank, not valid EDN, more than one value, or
+   *     beyond the bounds; the message starts with {@code source:line:}, says what was expected
+   *     and the column where reading stopped
+   */
+  public static Object fromEdn(String source, String text) throws HistoryParseException {
+    return EdnHistoryReader.readValue(source, text);
+  }
 
   /**
    * Converts a value from Clojure's EDN reader (or any plain Java value) to the normal form.
@@ -28,7 +44,11 @@ public final class Values {
    * @throws IllegalArgumentException for a value type a history cannot hold
    */
   public static Object normalize(Object v) {
-    if (v == null || v instanceof String || v instanceof Boolean || v instanceof Long || v instanceof Double) {
+    if (v == null
+        || v instanceof String
+        || v instanceof Boolean
+        || v instanceof Long
+        || v instanceof Double) {
       return v;
     }
     if (v instanceof Keyword) {
@@ -83,7 +103,8 @@ public final class Values {
       }
       return Collections.unmodifiableList(l);
     }
-    throw new IllegalArgumentException("unsupported value type " + v.getClass().getName() + ": " + v);
+    throw new IllegalArgumentException(
+        "unsupported value type " + v.getClass().getName() + ": " + v);
   }
 
   private static String name(Keyword k) {

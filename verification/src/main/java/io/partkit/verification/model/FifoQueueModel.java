@@ -27,7 +27,8 @@ final class FifoQueueModel implements Model<List<Object>> {
     switch (op.f()) {
       case "enqueue": {
         if (v == null) {
-          return Step.inconsistent("a queue cannot hold nil: nil is what a dequeue of an empty queue returns");
+            return Step.inconsistent(
+                "a queue cannot hold nil: nil is what a dequeue of an empty queue returns");
         }
         Object[] next = state.toArray(new Object[state.size() + 1]);
         next[state.size()] = v;
@@ -35,19 +36,24 @@ final class FifoQueueModel implements Model<List<Object>> {
       }
       case "dequeue": {
         if (op.type() == OpType.INFO) {
-          return Step.next(state.isEmpty() ? state : state.subList(1, state.size()).stream().toList());
+            return Step.next(
+                state.isEmpty() ? state : state.subList(1, state.size()).stream().toList());
         }
         if (v == null) {
-          return state.isEmpty() ? Step.next(state)
-              : Step.inconsistent(() -> "dequeued nothing but the queue holds " + Models.show(state));
+            return state.isEmpty()
+                ? Step.next(state)
+                : Step.inconsistent(
+                    () -> "dequeued nothing but the queue holds " + Models.show(state));
         }
         if (!state.isEmpty() && Objects.equals(state.get(0), v)) {
           return Step.next(List.copyOf(state.subList(1, state.size())));
         }
-        return Step.inconsistent(() -> "dequeued " + Models.show(v) + " but the queue is " + Models.show(state));
+          return Step.inconsistent(
+              () -> "dequeued " + Models.show(v) + " but the queue is " + Models.show(state));
       }
       default:
-        return Step.inconsistent(() -> "fifo-queue has no operation :" + op.f() + " (it has :enqueue, :dequeue)");
+        return Step.inconsistent(
+            () -> "fifo-queue has no operation :" + op.f() + " (it has :enqueue, :dequeue)");
     }
   }
 

@@ -41,7 +41,8 @@ final class KvModel implements Model<KvModel.Value> {
 
     @Override
     public boolean equals(Object o) {
-      return o == this || (o instanceof Value && ((Value) o).hash == hash && ((Value) o).text.equals(text));
+      return o == this
+          || (o instanceof Value && ((Value) o).hash == hash && ((Value) o).text.equals(text));
     }
 
     @Override
@@ -82,7 +83,8 @@ final class KvModel implements Model<KvModel.Value> {
     if (f.equals("put")) {
       return Step.next(EMPTY.append(v)); // hashed like String, without touching the shared String
     }
-    return Step.inconsistent(() -> "kv has no operation :" + op.f() + " (it has :get, :put, :append)");
+    return Step.inconsistent(
+        () -> "kv has no operation :" + op.f() + " (it has :get, :put, :append)");
   }
 
   @Override

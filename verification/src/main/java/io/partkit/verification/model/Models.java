@@ -10,7 +10,15 @@ public final class Models {
 
   /** The names {@link #named(String, Object)} knows, in the order the docs list them. */
   public static final List<String> NAMES =
-      List.of("register", "cas-register", "multi-register", "mutex", "set", "fifo-queue", "unordered-queue", "kv");
+      List.of(
+          "register",
+          "cas-register",
+          "multi-register",
+          "mutex",
+          "set",
+          "fifo-queue",
+          "unordered-queue",
+          "kv");
 
   /**
    * A read/write register (ops {@code :read}, {@code :write}) with Knossos' reading of nil: an
@@ -49,7 +57,10 @@ public final class Models {
     return multiRegister(init, NilReads.KNOSSOS);
   }
 
-  /** Registers changed by transactions, whose {@code [:read k nil]} means what {@code nilReads} says. */
+  /**
+   * Registers changed by transactions, whose {@code [:read k nil]} means what {@code nilReads}
+   * says.
+   */
   public static Model<Map<Object, Object>> multiRegister(Map<?, ?> init, NilReads nilReads) {
     return new MultiRegisterModel(init, nilReads);
   }
@@ -59,7 +70,9 @@ public final class Models {
     return new MutexModel();
   }
 
-  /** A grow-only set (ops {@code :add x}, {@code :read} returning the whole set), initially empty. */
+  /**
+   * A grow-only set (ops {@code :add x}, {@code :read} returning the whole set), initially empty.
+   */
   public static Model<?> set() {
     return new SetModel();
   }
@@ -111,7 +124,8 @@ public final class Models {
       case "cas-register": return casRegister(init, nilReads);
       case "multi-register":
         if (init != null && !(init instanceof Map)) {
-          throw new IllegalArgumentException("multi-register's initial state must be a map like {:x 0 :y 0}: " + init);
+          throw new IllegalArgumentException(
+              "multi-register's initial state must be a map like {:x 0 :y 0}: " + init);
         }
         return multiRegister(init == null ? Map.of() : (Map<?, ?>) init, nilReads);
       case "kv": return kv(init);
@@ -120,13 +134,15 @@ public final class Models {
       case "fifo-queue": noInit(name, init); return fifoQueue();
       case "unordered-queue": noInit(name, init); return unorderedQueue();
       default:
-        throw new IllegalArgumentException("unknown model " + name + "; known models: " + String.join(", ", NAMES));
+        throw new IllegalArgumentException(
+            "unknown model " + name + "; known models: " + String.join(", ", NAMES));
     }
   }
 
   private static void noInit(String name, Object init) {
     if (init != null) {
-      throw new IllegalArgumentException(name + " starts empty and takes no initial state: " + init);
+      throw new IllegalArgumentException(
+          name + " starts empty and takes no initial state: " + init);
     }
   }
 

@@ -40,15 +40,18 @@ final class MultiRegisterModel implements Model<Map<Object, Object>> {
   @Override
   public Step<Map<Object, Object>> step(Map<Object, Object> state, Op op) {
     if (!"txn".equals(op.f())) {
-      return Step.inconsistent(() -> "multi-register has no operation :" + op.f() + " (it has :txn)");
+      return Step.inconsistent(
+          () -> "multi-register has no operation :" + op.f() + " (it has :txn)");
     }
     if (!(op.value() instanceof List)) {
-      return Step.inconsistent(() -> "txn expects a list of [:read k v] / [:write k v], got " + Models.show(op.value()));
+      return Step.inconsistent(
+          () -> "txn expects a list of [:read k v] / [:write k v], got " + Models.show(op.value()));
     }
     Map<Object, Object> next = null;
     for (Object o : (List<?>) op.value()) {
       if (!(o instanceof List) || ((List<?>) o).size() != 3) {
-        return Step.inconsistent(() -> "txn micro-op must be [:read k v] or [:write k v], got " + Models.show(o));
+        return Step.inconsistent(
+            () -> "txn micro-op must be [:read k v] or [:write k v], got " + Models.show(o));
       }
       List<?> mop = (List<?>) o;
       Object k = mop.get(1);
@@ -72,7 +75,8 @@ final class MultiRegisterModel implements Model<Map<Object, Object>> {
           next.put(k, v);
         }
       } else {
-        return Step.inconsistent(() -> "txn micro-op must be :read or :write, got " + Models.show(mop.get(0)));
+        return Step.inconsistent(
+            () -> "txn micro-op must be :read or :write, got " + Models.show(mop.get(0)));
       }
     }
     return Step.next(next == null ? state : Map.copyOf(next));
@@ -85,7 +89,9 @@ final class MultiRegisterModel implements Model<Map<Object, Object>> {
       return false;
     }
     for (Object o : (List<?>) op.value()) {
-      if (!(o instanceof List) || ((List<?>) o).size() != 3 || !"read".equals(((List<?>) o).get(0))) {
+      if (!(o instanceof List)
+          || ((List<?>) o).size() != 3
+          || !"read".equals(((List<?>) o).get(0))) {
         return false;
       }
     }
@@ -94,6 +100,9 @@ final class MultiRegisterModel implements Model<Map<Object, Object>> {
 
   @Override
   public String toString() {
-    return "(multi-register " + Models.show(init) + (nilReads == NilReads.STRICT ? " :strict-nil" : "") + ")";
+    return "(multi-register "
+        + Models.show(init)
+        + (nilReads == NilReads.STRICT ? " :strict-nil" : "")
+        + ")";
   }
 }

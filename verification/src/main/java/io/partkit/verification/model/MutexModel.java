@@ -22,7 +22,8 @@ final class MutexModel implements Model<Boolean> {
       case "release":
         return held ? Step.next(Boolean.FALSE) : Step.inconsistent("cannot release a free lock");
       default:
-        return Step.inconsistent(() -> "mutex has no operation :" + op.f() + " (it has :acquire, :release)");
+        return Step.inconsistent(
+            () -> "mutex has no operation :" + op.f() + " (it has :acquire, :release)");
     }
   }
 

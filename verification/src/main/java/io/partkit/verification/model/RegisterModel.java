@@ -43,7 +43,8 @@ final class RegisterModel implements Model<Object> {
         if (op.type() == OpType.INFO || !nilReads.constrains(v) || Objects.equals(state, v)) {
           return Step.next(state);
         }
-        return Step.inconsistent(() -> "read " + Models.show(v) + " but the register holds " + Models.show(state));
+        return Step.inconsistent(
+            () -> "read " + Models.show(v) + " but the register holds " + Models.show(state));
       case "write":
         return Step.next(v);
       case "cas":
@@ -57,8 +58,14 @@ final class RegisterModel implements Model<Object> {
         if (Objects.equals(state, pair.get(0))) {
           return Step.next(pair.get(1));
         }
-        return Step.inconsistent(() -> "cas from " + Models.show(pair.get(0)) + " to " + Models.show(pair.get(1))
-            + " but the register holds " + Models.show(state));
+        return Step.inconsistent(
+            () ->
+                "cas from "
+                    + Models.show(pair.get(0))
+                    + " to "
+                    + Models.show(pair.get(1))
+                    + " but the register holds "
+                    + Models.show(state));
       default:
         return unknownOp(op);
     }
@@ -147,7 +154,9 @@ final class RegisterModel implements Model<Object> {
     for (int i = 0; i < n; i++) {
       Op op = ops.get(i);
       Object v;
-      if (op.type() == OpType.INFO && (v = written(op)) != null && indexOf(values, distinct, v) < 0) {
+      if (op.type() == OpType.INFO
+          && (v = written(op)) != null
+          && indexOf(values, distinct, v) < 0) {
         if (values == null) {
           values = new Object[Math.min(n, 8)];
         } else if (distinct == values.length) {
@@ -191,7 +200,9 @@ final class RegisterModel implements Model<Object> {
     for (int i = 0; i < n; i++) {
       Op op = ops.get(i);
       Object v;
-      if (op.type() == OpType.INFO && (v = written(op)) != null && lastObserver[indexOf(values, distinct, v)] < called[i]) {
+      if (op.type() == OpType.INFO
+          && (v = written(op)) != null
+          && lastObserver[indexOf(values, distinct, v)] < called[i]) {
         drop.set(i);
       }
     }
@@ -221,6 +232,11 @@ final class RegisterModel implements Model<Object> {
 
   @Override
   public String toString() {
-    return "(" + name + " " + Models.show(init) + (nilReads == NilReads.STRICT ? " :strict-nil" : "") + ")";
+    return "("
+        + name
+        + " "
+        + Models.show(init)
+        + (nilReads == NilReads.STRICT ? " :strict-nil" : "")
+        + ")";
   }
 }

@@ -38,12 +38,15 @@ final class SetModel implements Model<Set<Object>> {
           return Step.next(state);
         }
         if (v != null && !(v instanceof Collection)) {
-          return Step.inconsistent(() -> "set read must return a collection, got " + Models.show(v));
+            return Step.inconsistent(
+                () -> "set read must return a collection, got " + Models.show(v));
         }
         // nil reads as the empty set
         Set<Object> seen = v == null ? Set.of() : new HashSet<>((Collection<?>) v);
-        return seen.equals(state) ? Step.next(state)
-            : Step.inconsistent(() -> "read " + Models.show(v) + " but the set is " + Models.show(state));
+          return seen.equals(state)
+              ? Step.next(state)
+              : Step.inconsistent(
+                  () -> "read " + Models.show(v) + " but the set is " + Models.show(state));
       }
       default:
         return Step.inconsistent(() -> "set has no operation :" + op.f() + " (it has :add, :read)");

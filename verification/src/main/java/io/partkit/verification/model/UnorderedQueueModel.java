@@ -30,7 +30,8 @@ final class UnorderedQueueModel implements Model<Map<Object, Integer>> {
     switch (op.f()) {
       case "enqueue": {
         if (v == null) {
-          return Step.inconsistent("a queue cannot hold nil: nil is what a dequeue of an empty queue returns");
+            return Step.inconsistent(
+                "a queue cannot hold nil: nil is what a dequeue of an empty queue returns");
         }
         Map<Object, Integer> next = new HashMap<>(state);
         next.merge(v, 1, Integer::sum);
@@ -39,14 +40,22 @@ final class UnorderedQueueModel implements Model<Map<Object, Integer>> {
       case "dequeue": {
         if (v == null) {
           if (op.type() == OpType.INFO) {
-            return Step.inconsistent("an :info dequeue with unknown element is not linearized (see unordered-queue)");
+              return Step.inconsistent(
+                  "an :info dequeue with unknown element is not linearized (see unordered-queue)");
           }
-          return state.isEmpty() ? Step.next(state)
-              : Step.inconsistent(() -> "dequeued nothing but the queue holds " + Models.show(state.keySet()));
+            return state.isEmpty()
+                ? Step.next(state)
+                : Step.inconsistent(
+                    () -> "dequeued nothing but the queue holds " + Models.show(state.keySet()));
         }
         Integer count = state.get(v);
         if (count == null) {
-          return Step.inconsistent(() -> "dequeued " + Models.show(v) + " but the queue holds " + Models.show(state.keySet()));
+            return Step.inconsistent(
+                () ->
+                    "dequeued "
+                        + Models.show(v)
+                        + " but the queue holds "
+                        + Models.show(state.keySet()));
         }
         Map<Object, Integer> next = new HashMap<>(state);
         if (count == 1) {
@@ -57,7 +66,8 @@ final class UnorderedQueueModel implements Model<Map<Object, Integer>> {
         return Step.next(Map.copyOf(next));
       }
       default:
-        return Step.inconsistent(() -> "unordered-queue has no operation :" + op.f() + " (it has :enqueue, :dequeue)");
+        return Step.inconsistent(
+            () -> "unordered-queue has no operation :" + op.f() + " (it has :enqueue, :dequeue)");
     }
   }
 

@@ -22,9 +22,17 @@ public final class AnalysisText {
   public static String render(Model<?> model, History history, Analysis a) {
     StringBuilder sb = new StringBuilder();
     long clients = history.ops().stream().filter(Op::isClient).count();
-    sb.append(history.source()).append(": ").append(a.verdict().name().toLowerCase(Locale.ROOT))
-        .append(String.format(Locale.ROOT, " (%s, %d client events, %d key(s), %.1f ms)%n", model.name(), clients,
-            a.keys().size(), a.nanos() / 1e6));
+    sb.append(history.source())
+        .append(": ")
+        .append(a.verdict().name().toLowerCase(Locale.ROOT))
+        .append(
+            String.format(
+                Locale.ROOT,
+                " (%s, %d client events, %d key(s), %.1f ms)%n",
+                model.name(),
+                clients,
+                a.keys().size(),
+                a.nanos() / 1e6));
     if (a.verdict() == Verdict.UNKNOWN) {
       sb.append("cause: ").append(a.cause()).append(System.lineSeparator());
     }
@@ -43,8 +51,14 @@ public final class AnalysisText {
     List<Prefix> prefixes = e.longestPrefixes();
     for (int i = 0; i < prefixes.size(); i++) {
       Prefix p = prefixes.get(i);
-      sb.append(String.format(Locale.ROOT, "longest linearized prefix %d of %d (%d ops), ending in state %s:%n", i + 1,
-          prefixes.size(), p.ops().size(), Values.toEdn(p.state())));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "longest linearized prefix %d of %d (%d ops), ending in state %s:%n",
+              i + 1,
+              prefixes.size(),
+              p.ops().size(),
+              Values.toEdn(p.state())));
       List<Op> ops = p.ops();
       int from = Math.max(0, ops.size() - SHOWN);
       if (from > 0) {

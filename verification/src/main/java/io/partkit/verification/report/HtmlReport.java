@@ -80,58 +80,116 @@ public final class HtmlReport {
     svg.append("<svg width='").append(width).append("' height='").append(height).append("'>");
     for (Map.Entry<Object, Integer> lane : lanes.entrySet()) {
       int y = 10 + lane.getValue() * LANE;
-      svg.append("<text x='4' y='").append(y + 15).append("' class='lane'>process ")
-          .append(esc(lane.getKey() instanceof String ? ":" + lane.getKey() : Values.toEdn(lane.getKey()))).append("</text>");
-      svg.append("<line x1='").append(LEFT).append("' x2='").append(width).append("' y1='").append(y + LANE - 3)
-          .append("' y2='").append(y + LANE - 3).append("' class='grid'/>");
+      svg.append("<text x='4' y='")
+          .append(y + 15)
+          .append("' class='lane'>process ")
+          .append(
+              esc(
+                  lane.getKey() instanceof String
+                      ? ":" + lane.getKey()
+                      : Values.toEdn(lane.getKey())))
+          .append("</text>");
+      svg.append("<line x1='")
+          .append(LEFT)
+          .append("' x2='")
+          .append(width)
+          .append("' y1='")
+          .append(y + LANE - 3)
+          .append("' y2='")
+          .append(y + LANE - 3)
+          .append("' class='grid'/>");
     }
     for (Bar b : bars) {
       int y = 10 + lanes.get(b.invoke.process()) * LANE;
       int x = LEFT + b.start * step;
       int w = Math.max(step - 2, (b.end - b.start) * step + step - 2);
-      Op shownOp = b.completion != null && b.completion.type() == OpType.OK ? b.completion : b.invoke;
+      Op shownOp =
+          b.completion != null && b.completion.type() == OpType.OK ? b.completion : b.invoke;
       String kind = b.completion == null || b.completion.type() == OpType.INFO ? "info"
           : b.completion.type() == OpType.FAIL ? "fail" : "ok";
       if (!b.invoke.isClient()) {
         kind = "nemesis";
       }
-      boolean isFailing = failing != null && b.completion != null && Objects.equals(failing, b.completion.index())
-          || failing != null && b.completion == null && Objects.equals(failing, b.invoke.index())
-          || failing != null && b.completion != null && b.completion.type() == OpType.INFO && Objects.equals(failing, b.invoke.index());
+      boolean isFailing =
+          failing != null && b.completion != null && Objects.equals(failing, b.completion.index())
+              || failing != null
+                  && b.completion == null
+                  && Objects.equals(failing, b.invoke.index())
+              || failing != null
+                  && b.completion != null
+                  && b.completion.type() == OpType.INFO
+                  && Objects.equals(failing, b.invoke.index());
       if (isFailing) {
         kind = "bad";
       }
       Integer n = b.completion == null ? order.get(b.invoke.index())
           : order.getOrDefault(b.completion.index(), order.get(b.invoke.index()));
       String label = ":" + shownOp.f() + " " + Values.toEdn(shownOp.value());
-      svg.append("<g class='op ").append(kind).append("'><title>").append(esc(title(b, n))).append("</title>")
-          .append("<rect x='").append(x).append("' y='").append(y).append("' width='").append(w)
-          .append("' height='").append(LANE - 6).append("' rx='3'/>")
-          .append("<text x='").append(x + 3).append("' y='").append(y + 14).append("'>")
-          .append(n == null ? "" : "#" + n + " ").append(esc(clip(label, Math.max(1, w / 6)))).append("</text></g>");
+      svg.append("<g class='op ")
+          .append(kind)
+          .append("'><title>")
+          .append(esc(title(b, n)))
+          .append("</title>")
+          .append("<rect x='")
+          .append(x)
+          .append("' y='")
+          .append(y)
+          .append("' width='")
+          .append(w)
+          .append("' height='")
+          .append(LANE - 6)
+          .append("' rx='3'/>")
+          .append("<text x='")
+          .append(x + 3)
+          .append("' y='")
+          .append(y + 14)
+          .append("'>")
+          .append(n == null ? "" : "#" + n + " ")
+          .append(esc(clip(label, Math.max(1, w / 6))))
+          .append("</text></g>");
     }
     svg.append("</svg>");
     String verdict = a.verdict().name().toLowerCase(Locale.ROOT);
     StringBuilder html = new StringBuilder();
     html.append("<!DOCTYPE html><html><head><meta charset='utf-8'><title>")
-        .append(esc(history.source())).append(" - ").append(verdict).append("</title><style>")
+        .append(esc(history.source()))
+        .append(" - ")
+        .append(verdict)
+        .append("</title><style>")
         .append("body{font-family:sans-serif;margin:16px}svg{border:1px solid #ddd}")
         .append(".lane{font-size:12px;fill:#333}.grid{stroke:#eee}")
         .append(".op text{font-size:10px;font-family:monospace;fill:#000;pointer-events:none}")
         .append(".ok rect{fill:#b7e1b0;stroke:#4a9a3f}.fail rect{fill:#eee;stroke:#aaa}")
-        .append(".info rect{fill:#ffe8a8;stroke:#c9a230;stroke-dasharray:4 2}.nemesis rect{fill:#d8d0f0;stroke:#7a6bb5}")
+        .append(".info rect{fill:#ffe8a8;stroke:#c9a230;stroke-dasharray:4 2}")
+        .append(".nemesis rect{fill:#d8d0f0;stroke:#7a6bb5}")
         .append(".bad rect{fill:#f4a3a3;stroke:#c00;stroke-width:2}.op:hover rect{stroke:#000}")
-        .append(".valid{color:#2a7a22}.invalid{color:#c00}.unknown{color:#a67c00}pre{background:#f6f6f6;padding:8px}")
+        .append(".valid{color:#2a7a22}.invalid{color:#c00}.unknown{color:#a67c00}")
+        .append("pre{background:#f6f6f6;padding:8px}")
         .append("</style></head><body>");
-    html.append("<h2>").append(esc(history.source())).append(": <span class='").append(verdict).append("'>")
-        .append(verdict).append("</span></h2>");
-    html.append("<p>model ").append(esc(model.name())).append(", ").append(ops.size()).append(" events, ")
-        .append(a.keys().size()).append(" key(s). Bars run from invocation to completion (x = position in the history). ")
-        .append("Green ok, grey fail, dashed yellow info (may take effect any time after its invocation, or never), ")
+    html.append("<h2>")
+        .append(esc(history.source()))
+        .append(": <span class='")
+        .append(verdict)
+        .append("'>")
+        .append(verdict)
+        .append("</span></h2>");
+    html.append("<p>model ")
+        .append(esc(model.name()))
+        .append(", ")
+        .append(ops.size())
+        .append(" events, ")
+        .append(a.keys().size())
+        .append(" key(s). Bars run from invocation to completion (x = position in the history). ")
+        .append(
+            "Green ok, grey fail, dashed yellow info (may take effect any time after its"
+                + " invocation, or never), ")
         .append("purple non-client (not checked), red: could not be linearized. #n: place in the ")
-        .append(shown != null ? "longest linearized prefix." : "linearization.").append("</p>");
+        .append(shown != null ? "longest linearized prefix." : "linearization.")
+        .append("</p>");
     html.append("<div style='overflow-x:auto'>").append(svg).append("</div>");
-    html.append("<pre>").append(esc(AnalysisText.render(model, history, a))).append("</pre></body></html>\n");
+    html.append("<pre>")
+        .append(esc(AnalysisText.render(model, history, a)))
+        .append("</pre></body></html>\n");
     return html.toString();
   }
 
@@ -142,7 +200,10 @@ public final class HtmlReport {
   }
 
   private static String title(Bar b, Integer n) {
-    return b.invoke + (b.completion == null ? "\n(never completed)" : b.completion == b.invoke ? "" : "\n" + b.completion)
+    return b.invoke
+        + (b.completion == null
+            ? "\n(never completed)"
+            : b.completion == b.invoke ? "" : "\n" + b.completion)
         + (n == null ? "" : "\nlinearized as #" + n);
   }
 
@@ -151,6 +212,10 @@ public final class HtmlReport {
   }
 
   private static String esc(String s) {
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("'", "&#39;").replace("\"", "&quot;");
+    return s.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("'", "&#39;")
+        .replace("\"", "&quot;");
   }
 }

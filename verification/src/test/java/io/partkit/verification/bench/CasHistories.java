@@ -13,8 +13,9 @@ import java.util.Random;
  * between its invocation and its completion (so the history is linearizable by construction); a
  * cas whose old value does not match completes :fail; at each step of an open operation (taking
  * effect, completing), with probability {@code infoRate}, its process crashes instead (:info: it
- * took effect or not) and a fresh process takes its slot. {@link #corrupt} makes one late completion impossible (a read of 99, a cas from
- * 99: nothing ever writes 99), so the result is invalid by construction.
+ * took effect or not) and a fresh process takes its slot. {@link #corrupt} makes one late
+ * completion impossible (a read of 99, a cas from 99: nothing ever writes 99), so the result is
+ * invalid by construction.
  */
 public final class CasHistories {
   private CasHistories() {}
@@ -26,7 +27,8 @@ public final class CasHistories {
    * One key's events (index and line unset): {@code ops} invocations by {@code concurrency}
    * process slots, process ids from {@code procBase}.
    */
-  static List<Op> simulate(Random rnd, Object key, int ops, int concurrency, long procBase, double infoRate) {
+  static List<Op> simulate(
+      Random rnd, Object key, int ops, int concurrency, long procBase, double infoRate) {
     return simulate(rnd, key, ops, concurrency, procBase, infoRate, 1.0);
   }
 
@@ -36,7 +38,13 @@ public final class CasHistories {
    * operations) and small values make operations mostly follow one another, as in Knossos'
    * memstress histories (10 processes, few overlapping operations).
    */
-  static List<Op> simulate(Random rnd, Object key, int ops, int concurrency, long procBase, double infoRate,
+  static List<Op> simulate(
+      Random rnd,
+      Object key,
+      int ops,
+      int concurrency,
+      long procBase,
+      double infoRate,
       double overlap) {
     List<Op> out = new ArrayList<>(2 * ops + concurrency);
     long[] proc = new long[concurrency];
@@ -46,7 +54,8 @@ public final class CasHistories {
     long nextProc = procBase + concurrency;
     String[] f = new String[concurrency];
     Object[] arg = new Object[concurrency];
-    Object[] result = new Object[concurrency]; // null: not yet taken effect; FAILED for a failed cas
+    // null: not yet taken effect; FAILED for a failed cas
+    Object[] result = new Object[concurrency];
     boolean[] open = new boolean[concurrency];
     Object failed = new Object();
     Object register = null;
@@ -105,7 +114,8 @@ public final class CasHistories {
         if (result[p] == failed) {
           out.add(new Op(0, proc[p], OpType.FAIL, f[p], arg[p], key, -1, 0));
         } else {
-          out.add(new Op(0, proc[p], OpType.OK, f[p], result[p] == NIL ? null : result[p], key, -1, 0));
+          out.add(
+              new Op(0, proc[p], OpType.OK, f[p], result[p] == NIL ? null : result[p], key, -1, 0));
         }
         open[p] = false;
         pending--;
@@ -131,9 +141,15 @@ public final class CasHistories {
     return single(seed, ops, concurrency, infoRate, 1.0);
   }
 
-  /** One key with the given overlap (see {@link #simulate(Random, Object, int, int, long, double, double)}). */
-  public static History single(long seed, int ops, int concurrency, double infoRate, double overlap) {
-    return numbered("cas seed " + seed, simulate(new Random(seed), null, ops, concurrency, 0, infoRate, overlap));
+  /**
+   * One key with the given overlap (see
+   * {@link #simulate(Random, Object, int, int, long, double, double)}).
+   */
+  public static History single(
+      long seed, int ops, int concurrency, double infoRate, double overlap) {
+    return numbered(
+        "cas seed " + seed,
+        simulate(new Random(seed), null, ops, concurrency, 0, infoRate, overlap));
   }
 
   /**
@@ -141,7 +157,8 @@ public final class CasHistories {
    * with its own {@code concurrency} processes, the keys' events interleaved at random (as
    * Jepsen's independent checker sees them, the key in {@code :key}).
    */
-  public static History keyed(long seed, int keys, int opsPerKey, int concurrency, double infoRate) {
+  public static History keyed(
+      long seed, int keys, int opsPerKey, int concurrency, double infoRate) {
     Random rnd = new Random(seed);
     List<List<Op>> perKey = new ArrayList<>(keys);
     int total = 0;
@@ -193,7 +210,8 @@ public final class CasHistories {
     }
     int i = candidates.get(rnd.nextInt(candidates.size()));
     Op o = ops.get(i);
-    Object v = o.f().equals("read") ? NEVER_WRITTEN : List.of(NEVER_WRITTEN, ((List<?>) o.value()).get(1));
+    Object v =
+        o.f().equals("read") ? NEVER_WRITTEN : List.of(NEVER_WRITTEN, ((List<?>) o.value()).get(1));
     ops.set(i, o.withValue(v));
     return History.of(h.source() + " corrupted", ops);
   }

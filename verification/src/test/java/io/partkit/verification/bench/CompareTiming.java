@@ -1,8 +1,11 @@
 package io.partkit.verification.bench;
 
 import io.partkit.verification.checker.Verdict;
-import io.partkit.verification.report.CorpusTiming;
+import io.partkit.verification.history.Histories;
+import io.partkit.verification.history.HistoryParseException;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,9 +17,9 @@ import java.util.Locale;
  * histories, the same methodology, per-history TSV in the Go driver's columns plus partkit's
  * verdict time. Corpora: {@code small} ({@link SmallCorpus}, as {@link SmallCorpusTiming}: warm-up,
  * then measured rounds over all files), {@code scale} ({@link ExportHistories#scale()}: 2 warm-up
- * and at most 5 measured rounds) and {@code etcd} (the Jepsen etcd logs of
- * {@code data/histories/porcupine}, through {@link CorpusTiming#run}; its kv files are left out, the
- * driver does not model them).
+ * and at most 5 measured rounds) and {@code etcd} (the 102 Jepsen etcd logs of
+ * {@code data/histories/porcupine} with their verdicts in its EXPECTED.tsv, in the same loop; its
+ * kv files are left out, the driver does not model them).
  *
  * <p>Run from the repository root:
  * {@code java -cp verification/target/test-classes:verification/target/classes:$(cat /tmp/cp.txt)
@@ -41,25 +44,43 @@ public final class CompareTiming {
       rows.addAll(time("scale", ExportHistories.scale(), Math.min(warmup, 2), Math.min(rounds, 5)));
     }
     if (corpora.contains("etcd")) {
-      CorpusTiming.Result r = CorpusTiming.run(Path.of("data/histories/porcupine"), warmup, rounds);
-      for (CorpusTiming.FileTiming f : r.files()) {
-        if (f.path().contains("etcd_")) {
-          rows.add(String.format(Locale.ROOT, "etcd\t%s\t%s\t-\t%d\t%d\t%d", Path.of(f.path()).getFileName(),
-              f.verdict() == Verdict.VALID ? "valid" : "invalid", f.medianNanos(), f.minNanos(), f.verdictMedianNanos()));
-        }
-      }
+      rows.addAll(time("etcd", etcd(Path.of("data/histories/porcupine")), warmup, rounds));
     }
-    System.out.printf(Locale.ROOT, "# partkit, java %s, %d cores, warm-up %d, rounds %d, load %.2f%n",
-        System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), warmup, rounds,
+    System.out.printf(
+        Locale.ROOT,
+        "# partkit, java %s, %d cores, warm-up %d, rounds %d, load %.2f%n",
+        System.getProperty("java.version"),
+        Runtime.getRuntime().availableProcessors(),
+        warmup,
+        rounds,
         ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     System.out.println("corpus\tname\texpected\tevents\tmedian_ns\tbest_ns\tverdict_median_ns");
     rows.forEach(System.out::println);
   }
 
+  /** The etcd logs of the Porcupine corpus, named by file, with EXPECTED.tsv's verdicts. */
+  static List<ExportHistories.Named> etcd(Path dir) throws IOException, HistoryParseException {
+    List<ExportHistories.Named> hs = new ArrayList<>();
+    for (String line : Files.readAllLines(dir.resolve("EXPECTED.tsv"))) {
+      String[] f = line.split("\t");
+      if (f.length >= 3 && f[0].contains("etcd_") && !f[2].equals("n/a")) {
+        Verdict expected = f[2].equals("linearizable") ? Verdict.VALID : Verdict.INVALID;
+        hs.add(new ExportHistories.Named(
+            Path.of(f[0]).getFileName().toString(), Histories.read(dir.resolve(f[0])), expected));
+      }
+    }
+    return hs;
+  }
+
   static List<String> time(String corpus, List<ExportHistories.Named> hs, int warmup, int rounds) {
     int n = hs.size();
-    RoundTiming.Timings timings = RoundTiming.measure(hs.stream()
-        .map(e -> new RoundTiming.Case(e.name(), e.history(), e.expected())).toList(), warmup, rounds);
+    RoundTiming.Timings timings =
+        RoundTiming.measure(
+            hs.stream()
+                .map(e -> new RoundTiming.Case(e.name(), e.history(), e.expected()))
+                .toList(),
+            warmup,
+            rounds);
     long[][] total = timings.total();
     long[][] verdict = timings.verdict();
     List<String> out = new ArrayList<>();
@@ -69,9 +90,17 @@ public final class CompareTiming {
       long[] v = verdict[i].clone();
       Arrays.sort(v);
       ExportHistories.Named e = hs.get(i);
-      out.add(String.format(Locale.ROOT, "%s\t%s\t%s\t%d\t%d\t%d\t%d", corpus, e.name(),
-          e.expected() == Verdict.VALID ? "valid" : "invalid", e.history().ops().size(), t[t.length / 2], t[0],
-          v[v.length / 2]));
+      out.add(
+          String.format(
+              Locale.ROOT,
+              "%s\t%s\t%s\t%d\t%d\t%d\t%d",
+              corpus,
+              e.name(),
+              e.expected() == Verdict.VALID ? "valid" : "invalid",
+              e.history().ops().size(),
+              t[t.length / 2],
+              t[0],
+              v[v.length / 2]));
     }
     return out;
   }

@@ -16,8 +16,9 @@ import java.util.List;
  * driver in {@code tools/porcupine-compare}, which runs Porcupine on them). One file per corpus:
  * an array of {@code {"name", "expected": "valid"|"invalid", "events": [...]}}, the events in
  * history order (that order is the real-time order: invoke and completion events interleaved as
- * recorded), each {@code {"p": process, "t": "invoke"|"ok"|"fail"|"info", "f": "read"|"write"|"cas",
- * "v": null | n | [old, new], "k": key or null}}.
+ * recorded), each
+ * {@code {"p": process, "t": "invoke"|"ok"|"fail"|"info", "f": "read"|"write"|"cas", "v": null | n
+ * | [old, new], "k": key or null}}.
  *
  * <ul>
  *   <li>{@code small.json}: {@link SmallCorpus#generate()} (120 histories, 7 invalid);
@@ -26,7 +27,8 @@ import java.util.List;
  *       100k operations, all valid by construction.
  * </ul>
  *
- * <p>Run from the repository root: {@code java -cp verification/target/test-classes:verification/target/classes:$(cat /tmp/cp.txt)
+ * <p>Run from the repository root:
+ * {@code java -cp verification/target/test-classes:verification/target/classes:$(cat /tmp/cp.txt)
  * io.partkit.verification.bench.ExportHistories OUT_DIR}
  */
 public final class ExportHistories {
@@ -51,10 +53,15 @@ public final class ExportHistories {
   static List<Named> scale() {
     List<Named> out = new ArrayList<>();
     out.add(new Named("single-c5-n10k", CasHistories.single(21, 10_000, 5, 0.005), Verdict.VALID));
-    out.add(new Named("single-c5-n100k", CasHistories.single(22, 100_000, 5, 0.005), Verdict.VALID));
+    out.add(
+        new Named("single-c5-n100k", CasHistories.single(22, 100_000, 5, 0.005), Verdict.VALID));
     out.add(new Named("sequential-n100k", CasHistories.sequential(10, 100_000), Verdict.VALID));
-    out.add(new Named("keyed-k100-c10-n10k", CasHistories.keyed(9, 100, 100, 10, 0.005), Verdict.VALID));
-    out.add(new Named("keyed-k100-c10-n100k", CasHistories.keyed(9, 100, 1_000, 10, 0.005), Verdict.VALID));
+    out.add(
+        new Named(
+            "keyed-k100-c10-n10k", CasHistories.keyed(9, 100, 100, 10, 0.005), Verdict.VALID));
+    out.add(
+        new Named(
+            "keyed-k100-c10-n100k", CasHistories.keyed(9, 100, 1_000, 10, 0.005), Verdict.VALID));
     return out;
   }
 
@@ -63,16 +70,30 @@ public final class ExportHistories {
       w.write("[\n");
       for (int i = 0; i < histories.size(); i++) {
         Named n = histories.get(i);
-        w.write("{\"name\":\"" + n.name() + "\",\"expected\":\"" + (n.expected() == Verdict.VALID ? "valid" : "invalid")
-            + "\",\"events\":[");
+        w.write(
+            "{\"name\":\""
+                + n.name()
+                + "\",\"expected\":\""
+                + (n.expected() == Verdict.VALID ? "valid" : "invalid")
+                + "\",\"events\":[");
         List<Op> ops = n.history().ops();
         for (int j = 0; j < ops.size(); j++) {
           Op o = ops.get(j);
           if (j > 0) {
             w.write(',');
           }
-          w.write("{\"p\":" + json(o.process()) + ",\"t\":\"" + o.type().jepsenName() + "\",\"f\":\"" + o.f()
-              + "\",\"v\":" + json(o.value()) + ",\"k\":" + json(o.key()) + "}");
+          w.write(
+              "{\"p\":"
+                  + json(o.process())
+                  + ",\"t\":\""
+                  + o.type().jepsenName()
+                  + "\",\"f\":\""
+                  + o.f()
+                  + "\",\"v\":"
+                  + json(o.value())
+                  + ",\"k\":"
+                  + json(o.key())
+                  + "}");
         }
         w.write(i + 1 < histories.size() ? "]},\n" : "]}\n");
       }

@@ -43,7 +43,11 @@ public final class ScaleBenchmark {
     if (which.equals("all") || which.equals("keyed")) {
       long t0 = System.nanoTime();
       History h = CasHistories.keyed(9, 1_000, 1_000, 10, 0.005);
-      System.out.printf(Locale.ROOT, "keyed: %d events generated in %.1f s%n", h.ops().size(), (System.nanoTime() - t0) / 1e9);
+      System.out.printf(
+          Locale.ROOT,
+          "keyed: %d events generated in %.1f s%n",
+          h.ops().size(),
+          (System.nanoTime() - t0) / 1e9);
       run("keyed 1M ops / 1,000 keys / concurrency 10 (goal 10 s)", h, rounds);
     }
     if (which.equals("all") || which.equals("sequential")) {
@@ -69,9 +73,18 @@ public final class ScaleBenchmark {
           peak += pool.getPeakUsage().getUsed();
         }
       }
-      System.out.printf(Locale.ROOT,
-          "%s round %d: %s in %.2f s (verdict %.2f s, evidence %.2f s), heap before %d MB (the history), peak %d MB, load %.2f%n",
-          name, r + 1, a.verdict(), nanos / 1e9, a.verdictNanos() / 1e9, a.evidenceNanos() / 1e9, before >> 20, peak >> 20,
+      System.out.printf(
+          Locale.ROOT,
+          "%s round %d: %s in %.2f s (verdict %.2f s, evidence %.2f s), heap before %d MB (the"
+              + " history), peak %d MB, load %.2f%n",
+          name,
+          r + 1,
+          a.verdict(),
+          nanos / 1e9,
+          a.verdictNanos() / 1e9,
+          a.evidenceNanos() / 1e9,
+          before >> 20,
+          peak >> 20,
           ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
       if (a.verdict() != Verdict.VALID) {
         System.out.println("unexpected verdict: " + a.cause());

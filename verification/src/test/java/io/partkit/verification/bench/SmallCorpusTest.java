@@ -38,7 +38,8 @@ class SmallCorpusTest {
   @Test
   void aKeyedHistoryIsValidAndACorruptedOneInvalidOnTheCorruptedKey() {
     var h = CasHistories.keyed(3, 20, 50, 4, 0.01);
-    assertThat(Linearizability.check(Models.casRegister(null), h).verdict()).isEqualTo(Verdict.VALID);
+    assertThat(Linearizability.check(Models.casRegister(null), h).verdict())
+        .isEqualTo(Verdict.VALID);
     var bad = CasHistories.corrupt(h, 4);
     Analysis a = Linearizability.check(Models.casRegister(null), bad);
     assertThat(a.verdict()).isEqualTo(Verdict.INVALID);

@@ -44,8 +44,13 @@ public final class SmallCorpusTiming {
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
     List<SmallCorpus.Entry> corpus = SmallCorpus.generate();
     int n = corpus.size();
-    RoundTiming.Timings timings = RoundTiming.measure(corpus.stream()
-        .map(e -> new RoundTiming.Case(e.name(), e.history(), e.expected())).toList(), warmup, rounds);
+    RoundTiming.Timings timings =
+        RoundTiming.measure(
+            corpus.stream()
+                .map(e -> new RoundTiming.Case(e.name(), e.history(), e.expected()))
+                .toList(),
+            warmup,
+            rounds);
     long[][] total = timings.total();
     long[][] verdict = timings.verdict();
     long[][] evidence = timings.evidence();
@@ -75,26 +80,53 @@ public final class SmallCorpusTiming {
         }
       }
     }
-    System.out.printf(Locale.ROOT, "small corpus: %d histories (%d invalid), %d warm-up rounds, median of %d, %d cores, load %.2f%n",
-        n, invalid, warmup, rounds, Runtime.getRuntime().availableProcessors(),
+    System.out.printf(
+        Locale.ROOT,
+        "small corpus: %d histories (%d invalid), %d warm-up rounds, median of %d, %d cores, load"
+            + " %.2f%n",
+        n,
+        invalid,
+        warmup,
+        rounds,
+        Runtime.getRuntime().availableProcessors(),
         ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-    System.out.printf(Locale.ROOT, "sum of medians: check %.2f ms, verdict %.2f ms  (Porcupine, published: %.0f ms; bar %.1f ms) %s%n",
-        sumTotal, sumVerdict, PORCUPINE_SUM_MS, PORCUPINE_SUM_MS / 2, sumVerdict <= PORCUPINE_SUM_MS / 2 ? "ok" : "OVER");
+    System.out.printf(
+        Locale.ROOT,
+        "sum of medians: check %.2f ms, verdict %.2f ms  (Porcupine, published: %.0f ms; bar %.1f"
+            + " ms) %s%n",
+        sumTotal,
+        sumVerdict,
+        PORCUPINE_SUM_MS,
+        PORCUPINE_SUM_MS / 2,
+        sumVerdict <= PORCUPINE_SUM_MS / 2 ? "ok" : "OVER");
     System.out.printf(Locale.ROOT, "slowest verdict: %s %.3f ms%n", worstName, worstVerdict);
-    System.out.printf(Locale.ROOT, "slowest invalid: %s verdict %.3f ms, evidence %.3f ms  (Porcupine, published: %.1f ms; bar %.2f ms) %s%n",
-        worstInvalidName, worstInvalidVerdict, worstInvalidEvidence, PORCUPINE_INVALID_MS, PORCUPINE_INVALID_MS / 2,
+    System.out.printf(
+        Locale.ROOT,
+        "slowest invalid: %s verdict %.3f ms, evidence %.3f ms  (Porcupine, published: %.1f ms; bar"
+            + " %.2f ms) %s%n",
+        worstInvalidName,
+        worstInvalidVerdict,
+        worstInvalidEvidence,
+        PORCUPINE_INVALID_MS,
+        PORCUPINE_INVALID_MS / 2,
         worstInvalidVerdict <= PORCUPINE_INVALID_MS / 2 ? "ok" : "OVER");
-    System.out.printf(Locale.ROOT, "fixed cost per check: one key %.1f us, two keys (pool) %.1f us%n",
+    System.out.printf(
+        Locale.ROOT,
+        "fixed cost per check: one key %.1f us, two keys (pool) %.1f us%n",
         fixedCost(Models.casRegister(null), CheckOptions.defaults(), false) / 1e3,
         fixedCost(Models.casRegister(null), CheckOptions.defaults(), true) / 1e3);
   }
 
   /** Median time to check a history of one :ok write, on one key or on two. */
   static double fixedCost(Model<?> model, CheckOptions options, boolean twoKeys) {
-    List<Op> ops = twoKeys
-        ? List.of(new Op(0, 0L, OpType.INVOKE, "write", 1L, "a", -1, 0), new Op(1, 0L, OpType.OK, "write", 1L, "a", -1, 0),
-            new Op(2, 1L, OpType.INVOKE, "write", 1L, "b", -1, 0), new Op(3, 1L, OpType.OK, "write", 1L, "b", -1, 0))
-        : List.of(Op.of(0, 0, OpType.INVOKE, "write", 1L), Op.of(1, 0, OpType.OK, "write", 1L));
+    List<Op> ops =
+        twoKeys
+            ? List.of(
+                new Op(0, 0L, OpType.INVOKE, "write", 1L, "a", -1, 0),
+                new Op(1, 0L, OpType.OK, "write", 1L, "a", -1, 0),
+                new Op(2, 1L, OpType.INVOKE, "write", 1L, "b", -1, 0),
+                new Op(3, 1L, OpType.OK, "write", 1L, "b", -1, 0))
+            : List.of(Op.of(0, 0, OpType.INVOKE, "write", 1L), Op.of(1, 0, OpType.OK, "write", 1L));
     History h = History.of("fixed", ops);
     long[] t = new long[20_000];
     for (int i = 0; i < t.length; i++) {

@@ -52,8 +52,20 @@ final class BruteForce {
           calls.add(new Call(nilIsWildcard ? wildcard(given) : given, at, i, false));
           break;
         case INFO:
-          calls.add(new Call(new Op(inv.index(), inv.process(), OpType.INFO, inv.f(), inv.value(), inv.key(), -1, 0),
-              at, Integer.MAX_VALUE, true));
+          calls.add(
+              new Call(
+                  new Op(
+                      inv.index(),
+                      inv.process(),
+                      OpType.INFO,
+                      inv.f(),
+                      inv.value(),
+                      inv.key(),
+                      -1,
+                      0),
+                  at,
+                  Integer.MAX_VALUE,
+                  true));
           break;
         default:
           break; // :fail did not happen
@@ -61,8 +73,13 @@ final class BruteForce {
     }
     for (int at : openAt.values()) {
       Op inv = ops.get(at);
-      calls.add(new Call(new Op(inv.index(), inv.process(), OpType.INFO, inv.f(), inv.value(), inv.key(), -1, 0),
-          at, Integer.MAX_VALUE, true));
+      calls.add(
+          new Call(
+              new Op(
+                  inv.index(), inv.process(), OpType.INFO, inv.f(), inv.value(), inv.key(), -1, 0),
+              at,
+              Integer.MAX_VALUE,
+              true));
     }
     return search(cast(model), calls, new boolean[calls.size()], cast(model).initialState());
   }
@@ -74,7 +91,9 @@ final class BruteForce {
     if (op.f().equals("txn") && op.value() instanceof List) {
       List<Object> kept = new ArrayList<>();
       for (Object mop : (List<?>) op.value()) {
-        if (!(mop instanceof List && ((List<?>) mop).size() == 3 && "read".equals(((List<?>) mop).get(0))
+        if (!(mop instanceof List
+            && ((List<?>) mop).size() == 3
+            && "read".equals(((List<?>) mop).get(0))
             && ((List<?>) mop).get(2) == null)) {
           kept.add(mop);
         }
@@ -89,7 +108,8 @@ final class BruteForce {
     return (Model<Object>) m;
   }
 
-  private static boolean search(Model<Object> model, List<Call> calls, boolean[] placed, Object state) {
+  private static boolean search(
+      Model<Object> model, List<Call> calls, boolean[] placed, Object state) {
     boolean allOkPlaced = true;
     for (int i = 0; i < calls.size(); i++) {
       if (!placed[i] && !calls.get(i).info()) {

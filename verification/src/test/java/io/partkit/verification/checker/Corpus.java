@@ -26,7 +26,8 @@ final class Corpus {
     String root = System.getenv("PARTKIT_ROOT");
     Path dir = Path.of(root == null ? ".." : root).resolve(RELATIVE).toAbsolutePath().normalize();
     if (!Files.isRegularFile(dir.resolve("EXPECTED.tsv"))) {
-      String what = "the Porcupine corpus (EXPECTED.tsv) at " + dir + " (PARTKIT_ROOT=" + root + ")";
+      String what =
+          "the Porcupine corpus (EXPECTED.tsv) at " + dir + " (PARTKIT_ROOT=" + root + ")";
       if ("true".equals(System.getenv("CI"))) {
         fail("missing " + what);
       }

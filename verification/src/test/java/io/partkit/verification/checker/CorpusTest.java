@@ -37,7 +37,9 @@ class CorpusTest {
     assertThat(rows).filteredOn(r -> r.path().contains("etcd_")).hasSize(102);
   }
 
-  /** Both readings of an :ok read of nil (Knossos' wildcard and strict) give the expected verdict. */
+  /**
+   * Both readings of an :ok read of nil (Knossos' wildcard and strict) give the expected verdict.
+   */
   static Stream<Arguments> rowsByReading() throws IOException {
     return rows().stream().flatMap(r -> Stream.of(NilReads.values()).map(n -> Arguments.of(r, n)));
   }

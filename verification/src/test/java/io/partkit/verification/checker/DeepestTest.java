@@ -55,7 +55,9 @@ class DeepestTest {
       withFour += best.size() == Deepest.PREFIXES && bestDepth > 5 ? 1 : 0;
       for (int i = 0; i < best.size(); i++) {
         assertThat(deepest.prefix(i)).as("seed %d prefix %d", seed, i).isEqualTo(best.get(i));
-        assertThat(deepest.prefixState(i)).as("seed %d prefix %d", seed, i).isEqualTo(states.get(i));
+        assertThat(deepest.prefixState(i))
+            .as("seed %d prefix %d", seed, i)
+            .isEqualTo(states.get(i));
       }
     }
     assertThat(withFour).as("walks ending with four deep prefixes").isGreaterThan(10);

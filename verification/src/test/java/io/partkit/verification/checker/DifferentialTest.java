@@ -28,7 +28,11 @@ class DifferentialTest {
    * @param reference the model the brute force uses: the strict one when the brute force applies
    *     Knossos' nil rule itself ({@code nilIsWildcard})
    */
-  record Case(String name, Supplier<Model<?>> model, Supplier<Model<?>> reference, boolean nilIsWildcard,
+  record Case(
+      String name,
+      Supplier<Model<?>> model,
+      Supplier<Model<?>> reference,
+      boolean nilIsWildcard,
       Supplier<RandomHistories.Sim> sim) {
     Case(String name, Supplier<Model<?>> model, Supplier<RandomHistories.Sim> sim) {
       this(name, model, model, false, sim);
@@ -42,20 +46,40 @@ class DifferentialTest {
 
   static Stream<Arguments> cases() {
     Case[] cases = {
-        new Case("register", () -> Models.register(null), () -> Models.register(null, NilReads.STRICT), true,
-            () -> RandomHistories.register(false)),
-        new Case("register strict-nil", () -> Models.register(null, NilReads.STRICT), () -> RandomHistories.register(false)),
-        new Case("cas-register", () -> Models.casRegister(null), () -> Models.casRegister(null, NilReads.STRICT), true,
-            () -> RandomHistories.register(true)),
-        new Case("cas-register strict-nil", () -> Models.casRegister(null, NilReads.STRICT), () -> RandomHistories.register(true)),
-        new Case("mutex", Models::mutex, RandomHistories::mutex),
-        new Case("set", Models::set, RandomHistories::set),
-        new Case("fifo-queue", Models::fifoQueue, () -> RandomHistories.queue(true)),
-        new Case("unordered-queue", Models::unorderedQueue, () -> RandomHistories.queue(false)),
-        new Case("multi-register", () -> Models.multiRegister(java.util.Map.of()),
-            () -> Models.multiRegister(java.util.Map.of(), NilReads.STRICT), true, RandomHistories::multiRegister),
-        new Case("multi-register strict-nil", () -> Models.multiRegister(java.util.Map.of(), NilReads.STRICT),
-            RandomHistories::multiRegister),
+      new Case(
+          "register",
+          () -> Models.register(null),
+          () -> Models.register(null, NilReads.STRICT),
+          true,
+          () -> RandomHistories.register(false)),
+      new Case(
+          "register strict-nil",
+          () -> Models.register(null, NilReads.STRICT),
+          () -> RandomHistories.register(false)),
+      new Case(
+          "cas-register",
+          () -> Models.casRegister(null),
+          () -> Models.casRegister(null, NilReads.STRICT),
+          true,
+          () -> RandomHistories.register(true)),
+      new Case(
+          "cas-register strict-nil",
+          () -> Models.casRegister(null, NilReads.STRICT),
+          () -> RandomHistories.register(true)),
+      new Case("mutex", Models::mutex, RandomHistories::mutex),
+      new Case("set", Models::set, RandomHistories::set),
+      new Case("fifo-queue", Models::fifoQueue, () -> RandomHistories.queue(true)),
+      new Case("unordered-queue", Models::unorderedQueue, () -> RandomHistories.queue(false)),
+      new Case(
+          "multi-register",
+          () -> Models.multiRegister(java.util.Map.of()),
+          () -> Models.multiRegister(java.util.Map.of(), NilReads.STRICT),
+          true,
+          RandomHistories::multiRegister),
+      new Case(
+          "multi-register strict-nil",
+          () -> Models.multiRegister(java.util.Map.of(), NilReads.STRICT),
+          RandomHistories::multiRegister),
     };
     return Stream.of(cases).flatMap(c -> Stream.iterate(0L, b -> b + 1).limit(8)
         .map(block -> Arguments.of(c, 0xC0FFEEL + block * 1_000_003L)));
@@ -78,17 +102,28 @@ class DifferentialTest {
       if (expected) {
         valid++;
         // the linearization found must itself replay through the model
-        assertThat(Replay.replays(model, a.keys().get(0).linearization())).as("%s seed %d", c.name(), seed).isTrue();
+        assertThat(Replay.replays(model, a.keys().get(0).linearization()))
+            .as("%s seed %d", c.name(), seed)
+            .isTrue();
       } else {
         invalid++;
-        assertThat(a.failure().orElseThrow().evidence()).as("%s seed %d", c.name(), seed).isNotNull();
+        assertThat(a.failure().orElseThrow().evidence())
+            .as("%s seed %d", c.name(), seed)
+            .isNotNull();
       }
     }
-    assertThat(valid).as("%s from seed %d: valid histories", c.name(), firstSeed).isGreaterThan(PER_BLOCK / 10);
-    assertThat(invalid).as("%s from seed %d: invalid histories", c.name(), firstSeed).isGreaterThan(PER_BLOCK / 20);
+    assertThat(valid)
+        .as("%s from seed %d: valid histories", c.name(), firstSeed)
+        .isGreaterThan(PER_BLOCK / 10);
+    assertThat(invalid)
+        .as("%s from seed %d: invalid histories", c.name(), firstSeed)
+        .isGreaterThan(PER_BLOCK / 20);
   }
 
-  /** The two readings of nil must really differ on the generated histories, or the cases above prove little. */
+  /**
+   * The two readings of nil must really differ on the generated histories, or the cases above prove
+   * little.
+   */
   @org.junit.jupiter.api.Test
   void theTwoReadingsOfNilDisagreeOnSomeHistories() {
     int differ = 0;
@@ -96,9 +131,12 @@ class DifferentialTest {
     for (long seed = 1; seed <= 300; seed++) {
       History h = RandomHistories.generate(seed, RandomHistories.register(true), MAX_OPS);
       Verdict knossos = Linearizability.check(Models.casRegister(null), h, sequential).verdict();
-      Verdict strict = Linearizability.check(Models.casRegister(null, NilReads.STRICT), h, sequential).verdict();
+      Verdict strict =
+          Linearizability.check(Models.casRegister(null, NilReads.STRICT), h, sequential).verdict();
       if (knossos != strict) {
-        assertThat(knossos).as("seed %d: the wildcard only accepts more", seed).isEqualTo(Verdict.VALID);
+        assertThat(knossos)
+            .as("seed %d: the wildcard only accepts more", seed)
+            .isEqualTo(Verdict.VALID);
         differ++;
       }
     }

@@ -87,7 +87,8 @@ class FrontierSetTest {
         assertThat(set.hash()).isEqualTo(expectedHash);
         assertThat(set.size()).isEqualTo(truth.cardinality());
       }
-      // distinct sets never share an encoding (checked above); and every set seen re-encodes the same
+      // distinct sets never share an encoding (checked above); and every set seen re-encodes the
+      // same
       assertThat(seen.size()).as("seed %d explored several sets", seed).isGreaterThan(1);
     }
   }

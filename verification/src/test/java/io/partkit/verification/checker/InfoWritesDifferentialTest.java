@@ -31,13 +31,16 @@ class InfoWritesDifferentialTest {
 
   @ParameterizedTest(name = "{0} cas={1} init={2} {3}")
   @CsvSource({
-      "register, false, nil, KNOSSOS", "register, false, nil, STRICT", "register, false, 0, KNOSSOS",
-      "register, false, 0, STRICT", "cas-register, true, nil, KNOSSOS", "cas-register, true, nil, STRICT",
-      "cas-register, true, 1, KNOSSOS", "cas-register, true, 1, STRICT"})
+    "register, false, nil, KNOSSOS", "register, false, nil, STRICT", "register, false, 0, KNOSSOS",
+    "register, false, 0, STRICT", "cas-register, true, nil, KNOSSOS",
+        "cas-register, true, nil, STRICT",
+    "cas-register, true, 1, KNOSSOS", "cas-register, true, 1, STRICT"
+  })
   void agreesWithBruteForce(String name, boolean cas, String initText, NilReads nilReads) {
     Object init = initText.equals("nil") ? null : (Object) Long.parseLong(initText);
     Model<?> model = cas ? Models.casRegister(init, nilReads) : Models.register(init, nilReads);
-    Model<?> reference = cas ? Models.casRegister(init, NilReads.STRICT) : Models.register(init, NilReads.STRICT);
+    Model<?> reference =
+        cas ? Models.casRegister(init, NilReads.STRICT) : Models.register(init, NilReads.STRICT);
     boolean wildcard = nilReads == NilReads.KNOSSOS;
     CheckOptions sequential = CheckOptions.defaults().withParallelism(1);
     int valid = 0;
@@ -55,16 +58,24 @@ class InfoWritesDifferentialTest {
       assertThat(later.verdict()).as("%s seed %d (reduced after 3 steps): %s", name, seed, h.ops())
           .isEqualTo(expected ? Verdict.VALID : Verdict.INVALID);
       if (expected) {
-        assertThat(Replay.replays(model, later.keys().get(0).linearization())).as("%s seed %d", name, seed).isTrue();
+        assertThat(Replay.replays(model, later.keys().get(0).linearization()))
+            .as("%s seed %d", name, seed)
+            .isTrue();
       } else {
-        assertThat(later.failure().orElseThrow().evidence()).as("%s seed %d", name, seed).isNotNull();
+        assertThat(later.failure().orElseThrow().evidence())
+            .as("%s seed %d", name, seed)
+            .isNotNull();
       }
       // keyed: this history under key "a" and the next seed's under key "b", two threads sharing
       // the keys in slices, reduced after 3 steps
       History h2 = generate(seed + HISTORIES, cas, init);
       boolean expected2 = BruteForce.linearizable(reference, h2, wildcard);
-      Analysis keyed = Linearizability.check(model, keyed(h, h2), CheckOptions.defaults().withParallelism(2)
-          .withStopOnFirstInvalid(false), 3);
+      Analysis keyed =
+          Linearizability.check(
+              model,
+              keyed(h, h2),
+              CheckOptions.defaults().withParallelism(2).withStopOnFirstInvalid(false),
+              3);
       assertThat(keyed.verdict()).as("%s seeds %d and %d keyed", name, seed, seed + HISTORIES)
           .isEqualTo(expected && expected2 ? Verdict.VALID : Verdict.INVALID);
       Paired p = Paired.of(h.ops());
@@ -73,7 +84,9 @@ class InfoWritesDifferentialTest {
       }
       if (expected) {
         valid++;
-        assertThat(Replay.replays(model, a.keys().get(0).linearization())).as("%s seed %d", name, seed).isTrue();
+        assertThat(Replay.replays(model, a.keys().get(0).linearization()))
+            .as("%s seed %d", name, seed)
+            .isTrue();
       } else {
         invalid++;
         assertThat(a.failure().orElseThrow().evidence()).as("%s seed %d", name, seed).isNotNull();
@@ -108,7 +121,8 @@ class InfoWritesDifferentialTest {
     Object value = init;
     int invoked = 0;
     int steps = 0;
-    while ((invoked < total || Arrays.stream(pending).anyMatch(Objects::nonNull)) && steps++ < 500) {
+    while ((invoked < total || Arrays.stream(pending).anyMatch(Objects::nonNull))
+        && steps++ < 500) {
       int slot = rnd.nextInt(processes);
       Object[] st = pending[slot];
       if (st == null) {
@@ -183,7 +197,16 @@ class InfoWritesDifferentialTest {
       ops.add(new Op(ops.size(), o.process(), o.type(), o.f(), o.value(), "a", -1, 0));
     }
     for (Op o : b.ops()) {
-      ops.add(new Op(ops.size(), 1000L + ((Number) o.process()).longValue(), o.type(), o.f(), o.value(), "b", -1, 0));
+      ops.add(
+          new Op(
+              ops.size(),
+              1000L + ((Number) o.process()).longValue(),
+              o.type(),
+              o.f(),
+              o.value(),
+              "b",
+              -1,
+              0));
     }
     return History.of("keyed", ops);
   }

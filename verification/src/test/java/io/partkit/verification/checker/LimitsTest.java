@@ -29,7 +29,10 @@ class LimitsTest {
    */
   static final Model<Object> UNREDUCED = ForwardingModel.of(Models.register(0L));
 
-  /** 14 concurrent :info writes of distinct values, then a read of a value nobody wrote: invalid, but only after trying every subset. */
+  /**
+   * 14 concurrent :info writes of distinct values, then a read of a value nobody wrote: invalid,
+   * but only after trying every subset.
+   */
   static History hard() {
     List<Op> ops = new ArrayList<>();
     for (int p = 0; p < 14; p++) {
@@ -62,9 +65,11 @@ class LimitsTest {
         return true;
       }
     };
-    KeyResult r = new WglSearch<>(UNREDUCED, Paired.of(hard().ops()))
-        .run(null, 15, Long.MAX_VALUE, System::nanoTime, new AtomicBoolean(), full, new AtomicLong(),
-            new ProgressTicker(CheckOptions.defaults(), 0, new AtomicInteger(), 1, new AtomicLong()));
+    ProgressTicker ticker =
+        new ProgressTicker(CheckOptions.defaults(), 0, new AtomicInteger(), 1, new AtomicLong());
+    SearchLimits limits = new SearchLimits(
+        Long.MAX_VALUE, System::nanoTime, new AtomicBoolean(), full, new AtomicLong(), ticker);
+    KeyResult r = new WglSearch<>(UNREDUCED, Paired.of(hard().ops())).run(null, 15, limits);
     assertThat(r.verdict()).isEqualTo(Verdict.UNKNOWN);
     assertThat(r.cause()).startsWith("memory guard: heap nearly full");
     assertThat(r.steps()).isEqualTo(65536);
@@ -144,7 +149,8 @@ class LimitsTest {
     History h = History.of("bad", List.of(Op.of(0, 0, OpType.OK, "read", 1L)));
     assertThatThrownBy(() -> Linearizability.check(Models.register(0L), h))
         .isInstanceOf(InvalidHistoryException.class)
-        .hasMessageContaining("bad: invalid history: index 0: process 0 has :ok :read without an open invocation");
+        .hasMessageContaining(
+            "bad: invalid history: index 0: process 0 has :ok :read without an open invocation");
   }
 
   @Test

@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
  * The differential test's histories fit in one 64-bit word of the linearized set (and are
  * encoded as the whole bitset); these put 250 to 349 sequential operations that end in the
  * initial state in front of them, so the search uses the frontier encoding (FrontierSet) and the
- * random part's operations (:info ones included) sit past word boundaries. The padding cannot change the verdict, so brute force on the random part alone
- * is the reference: 0 disagreements allowed.
+ * random part's operations (:info ones included) sit past word boundaries. The padding cannot
+ * change the verdict, so brute force on the random part alone is the reference: 0 disagreements
+ * allowed.
  */
 class PaddedDifferentialTest {
 
@@ -51,9 +52,11 @@ class PaddedDifferentialTest {
     Analysis a = Linearizability.check(Models.casRegister(null), h);
     assertThat(a.verdict()).isEqualTo(Verdict.VALID);
     List<Op> lin = a.keys().get(0).linearization();
-    assertThat(lin.get(lin.size() - 2).value()).isEqualTo(7L); // the crashed write, right before the read
+    // the crashed write, right before the read
+    assertThat(lin.get(lin.size() - 2).value()).isEqualTo(7L);
     ops.set(ops.size() - 1, Op.of(ops.size() - 1, 1, OpType.OK, "read", 8L));
-    assertThat(Linearizability.check(Models.casRegister(null), History.of("read of 8", ops)).verdict())
+    assertThat(
+            Linearizability.check(Models.casRegister(null), History.of("read of 8", ops)).verdict())
         .isEqualTo(Verdict.INVALID);
   }
 
@@ -62,7 +65,9 @@ class PaddedDifferentialTest {
     int valid = 0;
     int invalid = 0;
     for (long seed = 7_000; seed < 7_600; seed++) {
-      History small = RandomHistories.generate(seed, register ? RandomHistories.register(true) : RandomHistories.mutex(), 10);
+      History small =
+          RandomHistories.generate(
+              seed, register ? RandomHistories.register(true) : RandomHistories.mutex(), 10);
       int padding = 250 + (int) (seed % 100); // 256 operations and more: the frontier encoding
       History padded = pad(small, padding, register);
       boolean expected = BruteForce.linearizable(model, small);
@@ -71,17 +76,24 @@ class PaddedDifferentialTest {
           .isEqualTo(expected ? Verdict.VALID : Verdict.INVALID);
       if (expected) {
         valid++;
-        assertThat(Replay.replays(model, a.keys().get(0).linearization())).as("seed %d", seed).isTrue();
+        assertThat(Replay.replays(model, a.keys().get(0).linearization()))
+            .as("seed %d", seed)
+            .isTrue();
       } else {
         invalid++;
-        assertThat(a.failure().orElseThrow().evidence().longestPrefixes()).as("seed %d", seed).isNotEmpty();
+        assertThat(a.failure().orElseThrow().evidence().longestPrefixes())
+            .as("seed %d", seed)
+            .isNotEmpty();
       }
     }
     assertThat(valid).isGreaterThan(100);
     assertThat(invalid).isGreaterThan(30);
   }
 
-  /** {@code count} sequential operations of process 1000 leaving the initial state, then the history. */
+  /**
+   * {@code count} sequential operations of process 1000 leaving the initial state, then the
+   * history.
+   */
   private static History pad(History h, int count, boolean register) {
     List<Op> ops = new ArrayList<>();
     for (int i = 0; i < count; i++) {

@@ -19,7 +19,8 @@ class PairedTest {
       ops.add(Op.of(ops.size(), p, OpType.INVOKE, "write", (long) p));
     }
     for (int p = 0; p < processes; p++) {
-      OpType t = p % 4 == 0 ? OpType.OK : p % 4 == 1 ? OpType.FAIL : p % 4 == 2 ? OpType.INFO : null;
+      OpType t =
+          p % 4 == 0 ? OpType.OK : p % 4 == 1 ? OpType.FAIL : p % 4 == 2 ? OpType.INFO : null;
       if (t != null) {
         ops.add(Op.of(ops.size(), p, t, "write", t == OpType.OK ? (long) p : null));
       }
@@ -31,7 +32,8 @@ class PairedTest {
     for (int i = 0; i < paired.ops().length; i++) {
       Op o = paired.ops()[i];
       assertThat(paired.info()[i]).isEqualTo(o.type() == OpType.INFO);
-      assertThat(o.value()).isEqualTo(o.process()); // the invocation's value for :info, the completion's for :ok
+      // the invocation's value for :info, the completion's for :ok
+      assertThat(o.value()).isEqualTo(o.process());
       ok += paired.info()[i] ? 0 : 1;
     }
     assertThat(ok).isEqualTo(processes / 4);
@@ -41,7 +43,10 @@ class PairedTest {
 
   @Test
   void anOkWithoutValueGetsItsInvocationsValue() {
-    Paired paired = Paired.of(List.of(Op.of(0, 7, OpType.INVOKE, "write", 3L), Op.of(1, 7, OpType.OK, "write", null)));
+    Paired paired =
+        Paired.of(
+            List.of(
+                Op.of(0, 7, OpType.INVOKE, "write", 3L), Op.of(1, 7, OpType.OK, "write", null)));
     assertThat(paired.ops()[0].type()).isEqualTo(OpType.OK);
     assertThat(paired.ops()[0].value()).isEqualTo(3L);
     assertThat(paired.events()).containsExactly(0, 1);
@@ -61,7 +66,8 @@ class PairedTest {
     Paired paired = Paired.of(ops);
     for (int id = 0; id < processes.length; id++) {
       assertThat(paired.ops()[id].process()).isEqualTo(processes[id]);
-      assertThat(paired.ops()[id].value()).isEqualTo((long) id); // each invocation got its own completion
+      // each invocation got its own completion
+      assertThat(paired.ops()[id].value()).isEqualTo((long) id);
     }
     ProcessTable t = new ProcessTable();
     assertThat(t.put(5L, 1)).isEqualTo(-1);
@@ -72,7 +78,8 @@ class PairedTest {
     assertThat(t.put(70_000L, 3)).isEqualTo(-1);
     assertThat(t.remove(70_000L)).isEqualTo(3);
     assertThat(t.get(70_000L)).isEqualTo(-1);
-    // many large and negative Longs (the long-keyed table grows) and other values: get, put, remove agree with a map
+    // many large and negative Longs (the long-keyed table grows) and other values: get, put, remove
+    // agree with a map
     java.util.Map<Object, Integer> ref = new java.util.HashMap<>();
     java.util.Random rnd = new java.util.Random(3);
     for (int i = 0; i < 20_000; i++) {

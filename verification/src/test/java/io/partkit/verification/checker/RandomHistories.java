@@ -26,7 +26,9 @@ final class RandomHistories {
     /** A random invocation: function and argument. */
     Object[] invoke(Random rnd);
 
-    /** Executes (f, arg) on the real object: returns the result, or FAILED when it has no effect. */
+    /**
+     * Executes (f, arg) on the real object: returns the result, or FAILED when it has no effect.
+     */
     Object execute(String f, Object arg);
 
     /** A plausible wrong result for a corrupted :ok. */
@@ -172,7 +174,9 @@ final class RandomHistories {
 
       @Override
       public Object[] invoke(Random rnd) {
-        return rnd.nextBoolean() ? new Object[] {"add", (long) rnd.nextInt(4)} : new Object[] {"read", null};
+        return rnd.nextBoolean()
+            ? new Object[] {"add", (long) rnd.nextInt(4)}
+            : new Object[] {"read", null};
       }
 
       @Override
@@ -207,7 +211,9 @@ final class RandomHistories {
 
       @Override
       public Object[] invoke(Random rnd) {
-        return rnd.nextInt(5) < 3 ? new Object[] {"enqueue", (next++) % 3} : new Object[] {"dequeue", null};
+        return rnd.nextInt(5) < 3
+            ? new Object[] {"enqueue", (next++) % 3}
+            : new Object[] {"dequeue", null};
       }
 
       @Override
@@ -242,7 +248,10 @@ final class RandomHistories {
         List<Object> txn = new ArrayList<>();
         for (int i = 1 + rnd.nextInt(2); i > 0; i--) {
           String k = rnd.nextBoolean() ? "x" : "y";
-          txn.add(rnd.nextBoolean() ? java.util.Arrays.asList("read", k, null) : List.of("write", k, (long) rnd.nextInt(3)));
+          txn.add(
+              rnd.nextBoolean()
+                  ? java.util.Arrays.asList("read", k, null)
+                  : List.of("write", k, (long) rnd.nextInt(3)));
         }
         return new Object[] {"txn", List.copyOf(txn)};
       }
@@ -268,9 +277,13 @@ final class RandomHistories {
         int i = rnd.nextInt(l.size());
         List<?> mop = (List<?>) l.get(i);
         int r = rnd.nextInt(4);
-        Long v = r == 3 ? null : (long) r; // a read of nil: a wildcard for Knossos, "never written" when strict
-        l.set(i, mop.get(0).equals("read") ? java.util.Arrays.asList("read", mop.get(1), v)
-            : java.util.Arrays.asList("write", mop.get(1), v == null ? 0L : v));
+        // a read of nil: a wildcard for Knossos, "never written" when strict
+        Long v = r == 3 ? null : (long) r;
+        l.set(
+            i,
+            mop.get(0).equals("read")
+                ? java.util.Arrays.asList("read", mop.get(1), v)
+                : java.util.Arrays.asList("write", mop.get(1), v == null ? 0L : v));
         return java.util.Collections.unmodifiableList(l);
       }
     };

@@ -32,9 +32,17 @@ class ScaleTest {
   }
 
   private static void assertValidIn64Mb(String... args) throws Exception {
-    String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-    List<String> command = new java.util.ArrayList<>(List.of(java, "-Xmx64m", "-XX:+UseSerialGC", "-cp",
-        System.getProperty("java.class.path"), SequentialWrites.class.getName()));
+    String java =
+        System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+    List<String> command =
+        new java.util.ArrayList<>(
+            List.of(
+                java,
+                "-Xmx64m",
+                "-XX:+UseSerialGC",
+                "-cp",
+                System.getProperty("java.class.path"),
+                SequentialWrites.class.getName()));
     command.addAll(List.of(args));
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("finished").isTrue();
@@ -47,7 +55,8 @@ class ScaleTest {
   void overlappingWritesEndingInAStaleReadAreInvalid() {
     History h = SequentialWrites.overlapping(2_000);
     List<Op> ops = new java.util.ArrayList<>(h.ops());
-    ops.set(ops.size() - 1, Op.of(ops.size() - 1, 2, OpType.OK, "read", 1_000L)); // long overwritten
+    // long overwritten
+    ops.set(ops.size() - 1, Op.of(ops.size() - 1, 2, OpType.OK, "read", 1_000L));
     Analysis a = Linearizability.check(Models.casRegister(null), History.of("stale", ops));
     assertThat(a.verdict()).isEqualTo(Verdict.INVALID);
     assertThat(a.failure().orElseThrow().evidence().op().value()).isEqualTo(1_000L);

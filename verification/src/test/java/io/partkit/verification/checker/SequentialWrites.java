@@ -12,8 +12,9 @@ import java.util.List;
  * with a history-long bitset per configuration; and the same writes by two processes, each
  * overlapping the next, so that the search caches configurations all along (a sequential history
  * is now searched without the cache). Run in a JVM of its own (with a small -Xmx) by
- * {@link ScaleTest}: {@code java -Xmx64m -cp ... io.partkit.verification.checker.SequentialWrites 100000 [overlapping]}
- * prints the verdict and exits 0 when it is valid.
+ * {@link ScaleTest}:
+ * {@code java -Xmx64m -cp ... io.partkit.verification.checker.SequentialWrites 100000
+ * [overlapping]} prints the verdict and exits 0 when it is valid.
  */
 final class SequentialWrites {
   private SequentialWrites() {}
@@ -28,7 +29,10 @@ final class SequentialWrites {
     return History.of(writes + " sequential writes", ops);
   }
 
-  /** Writes 0..n-1 alternately by processes 0 and 1, write i invoked before write i-1 returns, then a read of the last. */
+  /**
+   * Writes 0..n-1 alternately by processes 0 and 1, write i invoked before write i-1 returns, then
+   * a read of the last.
+   */
   static History overlapping(int writes) {
     List<Op> ops = new ArrayList<>(2 * writes + 2);
     ops.add(Op.of(0, 0, OpType.INVOKE, "write", 0L));
@@ -44,9 +48,15 @@ final class SequentialWrites {
 
   public static void main(String[] args) {
     int writes = Integer.parseInt(args[0]);
-    History h = args.length > 1 && args[1].equals("overlapping") ? overlapping(writes) : history(writes);
+    History h =
+        args.length > 1 && args[1].equals("overlapping") ? overlapping(writes) : history(writes);
     Analysis a = Linearizability.check(Models.casRegister(null), h);
-    System.out.println(a.verdict() + " " + a.nanos() / 1_000_000 + " ms" + (a.cause() == null ? "" : " " + a.cause()));
+    System.out.println(
+        a.verdict()
+            + " "
+            + a.nanos() / 1_000_000
+            + " ms"
+            + (a.cause() == null ? "" : " " + a.cause()));
     System.exit(a.verdict() == Verdict.VALID ? 0 : 1);
   }
 }

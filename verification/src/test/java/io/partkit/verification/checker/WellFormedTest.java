@@ -11,9 +11,9 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * WellFormed.quickly and Paired.ofWellFormed say yes exactly when History.validate() finds nothing, on seeded random
- * histories broken in every way validate() knows (a dropped, duplicated or moved event, another
- * function, another key, another process) and on unbroken ones.
+ * WellFormed.quickly and Paired.ofWellFormed say yes exactly when History.validate() finds nothing,
+ * on seeded random histories broken in every way validate() knows (a dropped, duplicated or moved
+ * event, another function, another key, another process) and on unbroken ones.
  */
 class WellFormedTest {
 
@@ -35,19 +35,48 @@ class WellFormedTest {
             Op moved = ops.remove(i);
             ops.add(rnd.nextInt(ops.size() + 1), moved);
           }
-          case 3 -> ops.set(i, new Op(o.index(), o.process(), o.type(), o.f().equals("read") ? "write" : "read", o.value(), o.key(), -1, 0));
-          case 4 -> ops.set(i, new Op(o.index(), o.process(), o.type(), o.f(), o.value(), "k", -1, 0));
-          default -> ops.set(i, new Op(o.index(), ((Long) o.process()) + 1, o.type(), o.f(), o.value(), o.key(), -1, 0));
+          case 3 ->
+              ops.set(
+                  i,
+                  new Op(
+                      o.index(),
+                      o.process(),
+                      o.type(),
+                      o.f().equals("read") ? "write" : "read",
+                      o.value(),
+                      o.key(),
+                      -1,
+                      0));
+          case 4 ->
+              ops.set(i, new Op(o.index(), o.process(), o.type(), o.f(), o.value(), "k", -1, 0));
+          default ->
+              ops.set(
+                  i,
+                  new Op(
+                      o.index(),
+                      ((Long) o.process()) + 1,
+                      o.type(),
+                      o.f(),
+                      o.value(),
+                      o.key(),
+                      -1,
+                      0));
         }
       }
       if (rnd.nextInt(4) == 0) {
-        ops.add(rnd.nextInt(ops.size() + 1), new Op(99, "nemesis", OpType.INFO, "partition", null, null, -1, 0));
+        ops.add(
+            rnd.nextInt(ops.size() + 1),
+            new Op(99, "nemesis", OpType.INFO, "partition", null, null, -1, 0));
       }
       boolean valid = History.of("h", ops).validate().isEmpty();
       assertThat(WellFormed.quickly(ops)).as("seed %d: %s", seed, ops).isEqualTo(valid);
       boolean keyed = ops.stream().anyMatch(o -> o.isClient() && o.key() != null);
-      assertThat(Paired.ofWellFormed(ops) != null).as("pairing, seed %d: %s", seed, ops).isEqualTo(valid && !keyed);
-      assertThat(KeySplit.ofWellFormed(ops) != null).as("split, seed %d: %s", seed, ops).isEqualTo(valid);
+      assertThat(Paired.ofWellFormed(ops) != null)
+          .as("pairing, seed %d: %s", seed, ops)
+          .isEqualTo(valid && !keyed);
+      assertThat(KeySplit.ofWellFormed(ops) != null)
+          .as("split, seed %d: %s", seed, ops)
+          .isEqualTo(valid);
       if (valid) {
         fine++;
       } else {
@@ -63,19 +92,21 @@ class WellFormedTest {
    * order, and says no exactly when validate() finds something, on keyed histories (with :info
    * and :fail operations) broken or not.
    */
-  private static final java.util.concurrent.ExecutorService POOL = java.util.concurrent.Executors.newFixedThreadPool(1, r -> {
-    Thread t = new Thread(r, "key-split-test");
-    t.setDaemon(true);
-    return t;
-  });
+  private static final java.util.concurrent.ExecutorService POOL =
+      java.util.concurrent.Executors.newFixedThreadPool(1, r -> {
+        Thread t = new Thread(r, "key-split-test");
+        t.setDaemon(true);
+        return t;
+      });
 
   @Test
   void keySplitPairsAsPairedOfAndAgreesWithValidate() {
     int broken = 0;
     for (long seed = 0; seed < 300; seed++) {
       Random rnd = new Random(seed);
-      History h = io.partkit.verification.bench.CasHistories.keyed(seed, 1 + rnd.nextInt(12), 1 + rnd.nextInt(60),
-          1 + rnd.nextInt(6), 0.05);
+      History h =
+          io.partkit.verification.bench.CasHistories.keyed(
+              seed, 1 + rnd.nextInt(12), 1 + rnd.nextInt(60), 1 + rnd.nextInt(6), 0.05);
       List<Op> ops = new ArrayList<>(h.ops());
       if (seed % 3 != 0) {
         int i = rnd.nextInt(ops.size());
@@ -83,8 +114,21 @@ class WellFormedTest {
         switch (rnd.nextInt(4)) {
           case 0 -> ops.remove(i);
           case 1 -> ops.add(rnd.nextInt(ops.size() + 1), o);
-          case 2 -> ops.set(i, new Op(o.index(), o.process(), o.type(), o.f(), o.value(), "other", -1, 0));
-          default -> ops.set(i, new Op(o.index(), ((Long) o.process()) + 1, o.type(), o.f(), o.value(), o.key(), -1, 0));
+          case 2 ->
+              ops.set(
+                  i, new Op(o.index(), o.process(), o.type(), o.f(), o.value(), "other", -1, 0));
+          default ->
+              ops.set(
+                  i,
+                  new Op(
+                      o.index(),
+                      ((Long) o.process()) + 1,
+                      o.type(),
+                      o.f(),
+                      o.value(),
+                      o.key(),
+                      -1,
+                      0));
         }
       }
       History g = History.of("h", ops);
@@ -97,7 +141,8 @@ class WellFormedTest {
         broken++;
         continue;
       }
-      List<java.util.Map.Entry<Object, List<Op>>> keys = new ArrayList<>(g.clientOpsByKey().entrySet());
+      List<java.util.Map.Entry<Object, List<Op>>> keys =
+          new ArrayList<>(g.clientOpsByKey().entrySet());
       assertThat(parts).hasSize(keys.size());
       for (int k = 0; k < keys.size(); k++) {
         Paired x = parts.get(k).pair();
@@ -118,7 +163,9 @@ class WellFormedTest {
 
   @Test
   void aHistoryWithoutClientOperationsIsValidWithNoKeys() {
-    History h = History.of("nemesis only", List.of(new Op(0, "nemesis", OpType.INFO, "start", null, null, -1, 0)));
+    History h =
+        History.of(
+            "nemesis only", List.of(new Op(0, "nemesis", OpType.INFO, "start", null, null, -1, 0)));
     Analysis a = Linearizability.check(io.partkit.verification.model.Models.register(null), h);
     assertThat(a.verdict()).isEqualTo(Verdict.VALID);
     assertThat(a.keys()).isEmpty();

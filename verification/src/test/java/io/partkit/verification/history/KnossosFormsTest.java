@@ -16,7 +16,8 @@ class KnossosFormsTest {
   @TempDir
   Path dir;
 
-  private static final String MAPS = """
+  private static final String MAPS =
+      """
       {:process 0, :type :invoke, :f :write, :value 1}
       {:process 0, :type :ok, :f :write, :value 1}
       {:process 1, :type :invoke, :f :read, :value nil}
@@ -24,7 +25,8 @@ class KnossosFormsTest {
       """;
 
   private static List<Op> plain(History h) {
-    return h.ops().stream().map(o -> new Op(o.index(), o.process(), o.type(), o.f(), o.value(), o.key(), o.time(), 0))
+    return h.ops().stream()
+        .map(o -> new Op(o.index(), o.process(), o.type(), o.f(), o.value(), o.key(), o.time(), 0))
         .toList();
   }
 
@@ -33,14 +35,20 @@ class KnossosFormsTest {
     History lines = Histories.parse("h.edn", MAPS);
     History list = Histories.parse("h.edn", "(" + MAPS + ")");
     History vector = Histories.parse("h.edn", "[" + MAPS + "]");
-    History tupleLines = Histories.parse("h.edn", """
-        [0 :invoke :write 1]
-        [0 :ok :write 1]
-        [1 :invoke :read nil]
-        [1 :ok :read 1]
-        """);
-    History tupleVector = Histories.parse("h.edn", "; Knossos' test data\n[[0 :invoke :write 1] [0 :ok :write 1]\n"
-        + " [1 :invoke :read nil] [1 :ok :read 1]]");
+    History tupleLines =
+        Histories.parse(
+            "h.edn",
+            """
+            [0 :invoke :write 1]
+            [0 :ok :write 1]
+            [1 :invoke :read nil]
+            [1 :ok :read 1]
+            """);
+    History tupleVector =
+        Histories.parse(
+            "h.edn",
+            "; Knossos' test data\n[[0 :invoke :write 1] [0 :ok :write 1]\n"
+                + " [1 :invoke :read nil] [1 :ok :read 1]]");
     assertThat(plain(lines)).hasSize(4);
     for (History h : List.of(list, vector, tupleLines, tupleVector)) {
       assertThat(plain(h)).isEqualTo(plain(lines));
@@ -62,12 +70,17 @@ class KnossosFormsTest {
 
   @Test
   void instUuidAndUnknownTagsAreKeptAsValuesNotRejected() throws Exception {
-    History h = Histories.parse("h.edn", """
-        {:process 0, :type :invoke, :f :write, :value 1, :time #inst "2024-01-02T03:04:05.000-00:00"}
-        {:process 0, :type :ok, :f :write, :value 1, :id #uuid "6ba7b810-9dad-11d1-80b4-00c04fd430c8", :x #my/tag [1]}
-        {:process 1, :type :invoke, :f :read, :value nil, :error #inst "not even a date"}
-        {:process 1, :type :ok, :f :read, :value #my.app/point [1 2]}
-        """);
+    History h =
+        Histories.parse(
+            "h.edn",
+            """
+            {:process 0, :type :invoke, :f :write, :value 1,
+             :time #inst "2024-01-02T03:04:05.000-00:00"}
+            {:process 0, :type :ok, :f :write, :value 1,
+             :id #uuid "6ba7b810-9dad-11d1-80b4-00c04fd430c8", :x #my/tag [1]}
+            {:process 1, :type :invoke, :f :read, :value nil, :error #inst "not even a date"}
+            {:process 1, :type :ok, :f :read, :value #my.app/point [1 2]}
+            """);
     assertThat(h.ops()).hasSize(4);
     assertThat(h.ops().get(0).time()).isEqualTo(-1); // a :time that is not nanoseconds is not used
     assertThat(h.ops().get(3).value()).isEqualTo(new TaggedValue("my.app/point", List.of(1L, 2L)));
@@ -82,7 +95,8 @@ class KnossosFormsTest {
         .isInstanceOf(HistoryParseException.class).hasMessageContaining("no operations found");
     assertThatThrownBy(() -> Histories.parse("e.edn", "")).isInstanceOf(HistoryParseException.class)
         .hasMessageContaining("e.edn:1: empty file");
-    assertThatThrownBy(() -> Histories.fromMaps("api", null)).isInstanceOf(HistoryParseException.class)
+    assertThatThrownBy(() -> Histories.fromMaps("api", null))
+        .isInstanceOf(HistoryParseException.class)
         .hasMessage("api:0: " + Histories.NO_HISTORY);
     assertThat(Histories.fromMaps("api", List.of()).ops()).isEmpty();
   }
@@ -90,43 +104,62 @@ class KnossosFormsTest {
   @Test
   void aNumberOfMoreThanAThousandDigitsIsRejectedQuicklyWithItsLine() throws Exception {
     String huge = "9".repeat(1_000_000);
-    for (String text : List.of(MAPS + "{:process 2, :type :invoke, :f :write, :value " + huge + "}\n",
-        "[" + MAPS + "{:process 2, :type :invoke, :f :write, :value " + huge + "}]",
-        MAPS + "{:process 2, :type :invoke, :f :write, :value 1." + huge + "}\n")) {
+    for (String text :
+        List.of(
+            MAPS + "{:process 2, :type :invoke, :f :write, :value " + huge + "}\n",
+            "[" + MAPS + "{:process 2, :type :invoke, :f :write, :value " + huge + "}]",
+            MAPS + "{:process 2, :type :invoke, :f :write, :value 1." + huge + "}\n")) {
       long start = System.nanoTime();
       assertThatThrownBy(() -> Histories.parse("big.edn", text))
           .isInstanceOf(HistoryParseException.class)
-          .hasMessage("big.edn:5: expected a number of at most 1000 digits (a longer one would take minutes to read)");
+          .hasMessage(
+              "big.edn:5: expected a number of at most 1000 digits (a longer one would take minutes"
+                  + " to read)");
       assertThat((System.nanoTime() - start) / 1_000_000).as("ms to reject").isLessThan(2_000);
     }
-    String log = "INFO  jepsen.util - 0\t:invoke\t:write\t1\nINFO  jepsen.util - 0\t:ok\t:write\t" + huge + "\n";
-    assertThatThrownBy(() -> Histories.parse("big.log", log)).isInstanceOf(HistoryParseException.class)
+    String log =
+        "INFO  jepsen.util - 0\t:invoke\t:write\t1\nINFO  jepsen.util - 0\t:ok\t:write\t"
+            + huge
+            + "\n";
+    assertThatThrownBy(() -> Histories.parse("big.log", log))
+        .isInstanceOf(HistoryParseException.class)
         .hasMessageStartingWith("big.log:2: expected a number of at most 1000 digits");
     // a 1000-digit number, and digits in strings and comments, are fine
     String ok = "; " + huge + "\n{:process 0, :type :invoke, :f :write, :value " + "7".repeat(1000)
         + ", :note \"" + huge + "\"}\n";
-    assertThat(Histories.parse("ok.edn", ok).ops().get(0).value()).isEqualTo(new java.math.BigInteger("7".repeat(1000)));
+    assertThat(Histories.parse("ok.edn", ok).ops().get(0).value())
+        .isEqualTo(new java.math.BigInteger("7".repeat(1000)));
   }
 
   @Test
   void readsAFileAsAStreamWithTheSameResultAsText() throws Exception {
     StringBuilder sb = new StringBuilder();
     for (int i = 0; i < 20_000; i++) { // longer than every read-ahead buffer
-      sb.append("{:process ").append(i % 5).append(", :type :invoke, :f :write, :value ").append(i).append("}\n");
-      sb.append("{:process ").append(i % 5).append(", :type :ok, :f :write, :value ").append(i).append("}\n");
+      sb.append("{:process ")
+          .append(i % 5)
+          .append(", :type :invoke, :f :write, :value ")
+          .append(i)
+          .append("}\n");
+      sb.append("{:process ")
+          .append(i % 5)
+          .append(", :type :ok, :f :write, :value ")
+          .append(i)
+          .append("}\n");
     }
     Path f = dir.resolve("long.edn");
     Files.writeString(f, "\uFEFF" + sb);
     History fromFile = Histories.read(f);
     assertThat(fromFile.ops()).hasSize(40_000);
     assertThat(fromFile.ops().get(39_999).line()).isEqualTo(40_000);
-    assertThat(fromFile.ops()).isEqualTo(Histories.read("long.edn", new StringReader(sb.toString())).ops());
+    assertThat(fromFile.ops())
+        .isEqualTo(Histories.read("long.edn", new StringReader(sb.toString())).ops());
     assertThat(fromFile.source()).isEqualTo(f.toString());
   }
 
   // --- jepsen.independent -------------------------------------------------------------------
 
-  private static final String INDEPENDENT = """
+  private static final String INDEPENDENT =
+      """
       {:index 0, :time 1, :type :invoke, :process 0, :f :cas, :value [0 [nil 1]]}
       {:index 1, :time 2, :type :invoke, :process 3, :f :read, :value [0 nil]}
       {:index 2, :time 3, :type :info, :process :nemesis, :f :start-partition, :value nil}
@@ -164,7 +197,8 @@ class KnossosFormsTest {
     History txn = Histories.parse("t.edn", "[0 :invoke :txn [[:read :x nil] [:write :y 1]]]\n");
     // a read's invocation value is nil
     History reg = Histories.parse("r.edn", MAPS);
-    History keyed = Histories.parse("k.edn", "{:process 0, :type :invoke, :f :write, :key :a, :value [1 2]}\n");
+    History keyed =
+        Histories.parse("k.edn", "{:process 0, :type :invoke, :f :write, :key :a, :value [1 2]}\n");
     for (History h : List.of(cas, txn, reg, keyed)) {
       assertThat(Independent.looksIndependent(h)).as(h.source()).isFalse();
       assertThat(Independent.apply(h, Independent.Mode.AUTO)).as(h.source()).isSameAs(h);
@@ -173,8 +207,10 @@ class KnossosFormsTest {
   }
 
   @Test
-  void forcedSplittingOfAPlainHistoryAndAMismatchedCompletionAreBadInputWithTheirLines() throws Exception {
-    assertThatThrownBy(() -> Independent.apply(Histories.parse("r.edn", MAPS), Independent.Mode.YES))
+  void forcedSplittingOfAPlainHistoryAndAMismatchedCompletionAreBadInputWithTheirLines()
+      throws Exception {
+    assertThatThrownBy(
+            () -> Independent.apply(Histories.parse("r.edn", MAPS), Independent.Mode.YES))
         .isInstanceOf(HistoryParseException.class)
         .hasMessageStartingWith("r.edn:1: expected an independent value [k v]");
     History wrongKey = Histories.parse("w.edn", "[0 :invoke :write [1 5]]\n[0 :ok :write [2 5]]\n");

@@ -14,10 +14,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class ReaderFuzzTest {
   private static final String[] SEEDS = {
-      "{:process 0, :type :invoke, :f :cas, :value [1 2], :key \"k\", :time 12}\n{:process 0, :type :ok, :f :cas, :value [1 2]}\n",
-      "[{:process 0, :type :invoke, :f :txn, :value [[:read :x nil]]} #jepsen.history.Op{:process 0 :type :ok :f :txn :value [[:read :x 1]]}]",
-      "INFO  jepsen.util - 0\t:invoke\t:cas\t[3 0]\nINFO  jepsen.util - 0\t:ok\t:cas\t[3 0]\nINFO  jepsen.util - 4\t:info\t:write\t:timed-out\n",
-      "{\"process\": 0, \"type\": \"invoke\", \"f\": \"put\", \"key\": \"a\", \"value\": \"x\"}\n{\"process\": 0, \"type\": \"ok\", \"f\": \"put\", \"value\": [1, {\"b\": null}]}\n",
+    "{:process 0, :type :invoke, :f :cas, :value [1 2], :key \"k\", :time 12}\n"
+        + "{:process 0, :type :ok, :f :cas, :value [1 2]}\n",
+    "[{:process 0, :type :invoke, :f :txn, :value [[:read :x nil]]} #jepsen.history.Op{:process 0"
+        + " :type :ok :f :txn :value [[:read :x 1]]}]",
+    "INFO  jepsen.util - 0\t:invoke\t:cas\t[3 0]\n"
+        + "INFO  jepsen.util - 0\t:ok\t:cas\t[3 0]\n"
+        + "INFO  jepsen.util - 4\t:info\t:write\t:timed-out\n",
+    "{\"process\": 0, \"type\": \"invoke\", \"f\": \"put\", \"key\": \"a\", \"value\": \"x\"}\n"
+        + "{\"process\": 0, \"type\": \"ok\", \"f\": \"put\", \"value\": [1, {\"b\": null}]}\n",
   };
   private static final String ALPHABET = "{}[]()#:;\\\"' \n\t,0123456789-+.eE/abcfkprstvx^@~`";
 
@@ -53,9 +58,11 @@ class ReaderFuzzTest {
     String edn = "{:process 0, :type :invoke, :f :read, :value " + "[".repeat(50_000) + "}";
     String json = "{\"process\": 0, \"value\": " + "[".repeat(50_000) + "}";
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> Histories.parse("deep.edn", edn))
-        .isInstanceOf(HistoryParseException.class).hasMessageStartingWith("deep.edn:1: expected valid EDN");
+        .isInstanceOf(HistoryParseException.class)
+        .hasMessageStartingWith("deep.edn:1: expected valid EDN");
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> Histories.parse("deep.jsonl", json))
-        .isInstanceOf(HistoryParseException.class).hasMessageStartingWith("deep.jsonl:1: expected one JSON object per line");
+        .isInstanceOf(HistoryParseException.class)
+        .hasMessageStartingWith("deep.jsonl:1: expected one JSON object per line");
   }
 
   private static String mutate(String s, Random rnd) {

@@ -26,8 +26,16 @@ class WritersTest {
       Object process = rnd.nextInt(10) == 0 ? (Object) "nemesis" : (Object) (long) rnd.nextInt(5);
       OpType type = OpType.values()[rnd.nextInt(4)];
       Object key = rnd.nextBoolean() ? null : (Object) ("k" + rnd.nextInt(3));
-      ops.add(new Op(i, process, type, rnd.nextBoolean() ? "read" : "cas", values[rnd.nextInt(values.length)], key,
-          rnd.nextBoolean() ? -1 : rnd.nextInt(1_000_000), 0));
+      ops.add(
+          new Op(
+              i,
+              process,
+              type,
+              rnd.nextBoolean() ? "read" : "cas",
+              values[rnd.nextInt(values.length)],
+              key,
+              rnd.nextBoolean() ? -1 : rnd.nextInt(1_000_000),
+              0));
     }
     return History.of("random", ops);
   }
@@ -53,7 +61,9 @@ class WritersTest {
     History h = random(seed);
     History back = Histories.parse("rt.log", Histories.write(h, Histories.Format.JEPSEN_LOG));
     // a log line has no key, time or index: the index is the position
-    assertThat(withoutLines(back.ops(), false)).as("seed %d", seed).isEqualTo(withoutLines(h.ops(), false));
+    assertThat(withoutLines(back.ops(), false))
+        .as("seed %d", seed)
+        .isEqualTo(withoutLines(h.ops(), false));
     assertThat(back.ops().get(3).line()).isEqualTo(4);
   }
 

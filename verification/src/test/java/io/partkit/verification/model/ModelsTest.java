@@ -33,12 +33,15 @@ class ModelsTest {
 
   @Test
   void registerOkReadOfNilIsAWildcardByDefaultAsInKnossos() {
-    for (Model<Object> r : List.of(Models.register(5L), Models.casRegister(5L), Models.register(5L, NilReads.KNOSSOS))) {
+    for (Model<Object> r :
+        List.of(
+            Models.register(5L), Models.casRegister(5L), Models.register(5L, NilReads.KNOSSOS))) {
       assertThat(next(step(r, 5L, ok("read", null)))).as("%s", r).isEqualTo(5L);
       assertThat(next(step(r, null, ok("read", null)))).as("%s", r).isNull();
       assertThat(step(r, 5L, ok("read", 4L))).as("%s", r).isInstanceOf(Step.Inconsistent.class);
     }
-    assertThat(step(Models.named("cas-register", 5L), 5L, ok("read", null))).isInstanceOf(Step.Next.class);
+    assertThat(step(Models.named("cas-register", 5L), 5L, ok("read", null)))
+        .isInstanceOf(Step.Next.class);
   }
 
   @Test
@@ -46,11 +49,14 @@ class ModelsTest {
     Model<Object> r = Models.register(5L, NilReads.STRICT);
     assertThat(r.toString()).isEqualTo("(register 5 :strict-nil)");
     assertThat(step(r, 5L, ok("read", null))).isInstanceOf(Step.Inconsistent.class);
-    assertThat(step(Models.casRegister(5L, NilReads.STRICT), 5L, ok("read", null))).isInstanceOf(Step.Inconsistent.class);
-    assertThat(step(Models.named("cas-register", 5L, NilReads.STRICT), 5L, ok("read", null))).isInstanceOf(Step.Inconsistent.class);
+    assertThat(step(Models.casRegister(5L, NilReads.STRICT), 5L, ok("read", null)))
+        .isInstanceOf(Step.Inconsistent.class);
+    assertThat(step(Models.named("cas-register", 5L, NilReads.STRICT), 5L, ok("read", null)))
+        .isInstanceOf(Step.Inconsistent.class);
     assertThat(next(step(r, null, ok("read", null)))).isNull();
     assertThat(next(step(r, 5L, info("read", null)))).isEqualTo(5L);
-    assertThat(((Step.Inconsistent<?>) step(r, 5L, ok("read", 4L))).message()).isEqualTo("read 4 but the register holds 5");
+    assertThat(((Step.Inconsistent<?>) step(r, 5L, ok("read", 4L))).message())
+        .isEqualTo("read 4 but the register holds 5");
   }
 
   @Test
@@ -59,22 +65,40 @@ class ModelsTest {
     assertThat(next(step(r, 0L, ok("cas", List.of(0L, 1L))))).isEqualTo(1L);
     assertThat(step(r, 2L, ok("cas", List.of(0L, 1L)))).isInstanceOf(Step.Inconsistent.class);
     assertThat(next(step(r, 2L, ok("write", 7L)))).isEqualTo(7L);
-    assertThat(step(Models.register(0L), 0L, ok("cas", List.of(0L, 1L)))).isInstanceOf(Step.Inconsistent.class);
+    assertThat(step(Models.register(0L), 0L, ok("cas", List.of(0L, 1L))))
+        .isInstanceOf(Step.Inconsistent.class);
   }
 
   @Test
   void multiRegisterReadsExactlyWhenOkAndIgnoresReadsWhenInfo() {
     Model<Map<Object, Object>> m = Models.multiRegister(Map.of("x", 0L));
-    Object s = next(step(m, m.initialState(), ok("txn", List.of(List.of("write", "y", 2L), List.of("read", "x", 0L)))));
+    Object s =
+        next(
+            step(
+                m,
+                m.initialState(),
+                ok("txn", List.of(List.of("write", "y", 2L), List.of("read", "x", 0L)))));
     assertThat(s).isEqualTo(Map.of("x", 0L, "y", 2L));
-    assertThat(step(m, s, ok("txn", List.of(List.of("read", "z", 1L))))).isInstanceOf(Step.Inconsistent.class);
-    assertThat(next(step(m, s, ok("txn", List.of(java.util.Arrays.asList("read", "z", null)))))).isEqualTo(s);
-    // Knossos' reading (the default): a read of nil from a register that holds a value is a wildcard
-    assertThat(next(step(m, s, ok("txn", List.of(java.util.Arrays.asList("read", "x", null)))))).isEqualTo(s);
+    assertThat(step(m, s, ok("txn", List.of(List.of("read", "z", 1L)))))
+        .isInstanceOf(Step.Inconsistent.class);
+    assertThat(next(step(m, s, ok("txn", List.of(java.util.Arrays.asList("read", "z", null))))))
+        .isEqualTo(s);
+    // Knossos' reading (the default): a read of nil from a register that holds a value is a
+    // wildcard
+    assertThat(next(step(m, s, ok("txn", List.of(java.util.Arrays.asList("read", "x", null))))))
+        .isEqualTo(s);
     Model<Map<Object, Object>> strict = Models.multiRegister(Map.of("x", 0L), NilReads.STRICT);
-    assertThat(step(strict, s, ok("txn", List.of(java.util.Arrays.asList("read", "x", null))))).isInstanceOf(Step.Inconsistent.class);
-    assertThat(next(step(strict, s, ok("txn", List.of(java.util.Arrays.asList("read", "z", null)))))).isEqualTo(s);
-    assertThat(next(step(m, s, info("txn", List.of(List.of("read", "x", 9L), List.of("write", "x", 3L))))))
+    assertThat(step(strict, s, ok("txn", List.of(java.util.Arrays.asList("read", "x", null)))))
+        .isInstanceOf(Step.Inconsistent.class);
+    assertThat(
+            next(step(strict, s, ok("txn", List.of(java.util.Arrays.asList("read", "z", null))))))
+        .isEqualTo(s);
+    assertThat(
+            next(
+                step(
+                    m,
+                    s,
+                    info("txn", List.of(List.of("read", "x", 9L), List.of("write", "x", 3L))))))
         .isEqualTo(Map.of("x", 3L, "y", 2L));
   }
 
@@ -131,8 +155,12 @@ class ModelsTest {
     }
     assertThatThrownBy(() -> Models.named("stack", null))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("unknown model stack; known models: register, cas-register, multi-register, mutex, set, fifo-queue, unordered-queue, kv");
-    assertThatThrownBy(() -> Models.named("mutex", 1L)).hasMessageContaining("takes no initial state: 1");
-    assertThatThrownBy(() -> Models.named("multi-register", 1L)).hasMessageContaining("must be a map");
+        .hasMessage(
+            "unknown model stack; known models: register, cas-register, multi-register, mutex, set,"
+                + " fifo-queue, unordered-queue, kv");
+    assertThatThrownBy(() -> Models.named("mutex", 1L))
+        .hasMessageContaining("takes no initial state: 1");
+    assertThatThrownBy(() -> Models.named("multi-register", 1L))
+        .hasMessageContaining("must be a map");
   }
 }

@@ -17,10 +17,20 @@ class ClojureApiTest {
     IFn require = Clojure.var("clojure.core", "require");
     require.invoke(Symbol.intern("clojure.test"));
     require.invoke(Symbol.intern("partkit.checker-test"));
-    Map<?, ?> summary = (Map<?, ?>) Clojure.var("clojure.test", "run-tests").invoke(Symbol.intern("partkit.checker-test"));
-    assertThat(((Number) summary.get(Keyword.intern("fail"))).longValue()).as("clojure.test failures: %s", summary).isZero();
-    assertThat(((Number) summary.get(Keyword.intern("error"))).longValue()).as("clojure.test errors: %s", summary).isZero();
-    assertThat(((Number) summary.get(Keyword.intern("pass"))).longValue()).as("clojure.test assertions: %s", summary).isPositive();
-    assertThat(((Number) summary.get(Keyword.intern("test"))).longValue()).as("clojure.test tests: %s", summary).isGreaterThanOrEqualTo(10);
+    Map<?, ?> summary =
+        (Map<?, ?>)
+            Clojure.var("clojure.test", "run-tests").invoke(Symbol.intern("partkit.checker-test"));
+    assertThat(((Number) summary.get(Keyword.intern("fail"))).longValue())
+        .as("clojure.test failures: %s", summary)
+        .isZero();
+    assertThat(((Number) summary.get(Keyword.intern("error"))).longValue())
+        .as("clojure.test errors: %s", summary)
+        .isZero();
+    assertThat(((Number) summary.get(Keyword.intern("pass"))).longValue())
+        .as("clojure.test assertions: %s", summary)
+        .isPositive();
+    assertThat(((Number) summary.get(Keyword.intern("test"))).longValue())
+        .as("clojure.test tests: %s", summary)
+        .isGreaterThanOrEqualTo(10);
   }
 }

@@ -11,7 +11,8 @@ import io.partkit.verification.model.Models;
 import org.junit.jupiter.api.Test;
 
 class HtmlReportTest {
-  static final String TEXT = """
+  static final String TEXT =
+      """
       {:process 0, :type :invoke, :f :write, :value 1}
       {:process :nemesis, :type :info, :f :start, :value nil}
       {:process 1, :type :invoke, :f :read, :value nil}
@@ -27,21 +28,35 @@ class HtmlReportTest {
     Model<?> m = Models.register(0L);
     Analysis a = Linearizability.check(m, h);
     String html = HtmlReport.render(m, h, a);
-    assertThat(html).contains("<span class='valid'>valid</span>")
-        .contains(">process 0<").contains(">process 1<").contains(">process 2<").contains(">process :nemesis<")
-        .contains("#1 :write 1").contains("#2 :read 1")
-        .contains("class='op info'").contains("class='op nemesis'")
-        .doesNotContain("class='op bad'").doesNotContain("<script").doesNotContain("http");
+    assertThat(html)
+        .contains("<span class='valid'>valid</span>")
+        .contains(">process 0<")
+        .contains(">process 1<")
+        .contains(">process 2<")
+        .contains(">process :nemesis<")
+        .contains("#1 :write 1")
+        .contains("#2 :read 1")
+        .contains("class='op info'")
+        .contains("class='op nemesis'")
+        .doesNotContain("class='op bad'")
+        .doesNotContain("<script")
+        .doesNotContain("http");
   }
 
   @Test
   void invalidHistoryHighlightsTheOperationThatCouldNotBeLinearized() throws Exception {
-    History h = Histories.parse("h.edn", TEXT.replace(":ok, :f :read, :value 1", ":ok, :f :read, :value 7"));
+    History h =
+        Histories.parse(
+            "h.edn", TEXT.replace(":ok, :f :read, :value 1", ":ok, :f :read, :value 7"));
     Model<?> m = Models.register(0L);
     Analysis a = Linearizability.check(m, h);
     String html = HtmlReport.render(m, h, a);
-    assertThat(html).contains("<span class='invalid'>invalid</span>").containsOnlyOnce("class='op bad'")
-        .contains(":f :read, :value 7").contains("because: read 7 but the register holds");
-    assertThat(AnalysisText.render(m, h, a)).contains("cannot linearize: {:process 1, :type :ok, :f :read, :value 7");
+    assertThat(html)
+        .contains("<span class='invalid'>invalid</span>")
+        .containsOnlyOnce("class='op bad'")
+        .contains(":f :read, :value 7")
+        .contains("because: read 7 but the register holds");
+    assertThat(AnalysisText.render(m, h, a))
+        .contains("cannot linearize: {:process 1, :type :ok, :f :read, :value 7");
   }
 }

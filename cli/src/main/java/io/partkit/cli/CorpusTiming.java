@@ -1,4 +1,4 @@
-package io.partkit.verification.report;
+package io.partkit.cli;
 
 import io.partkit.verification.checker.Analysis;
 import io.partkit.verification.checker.CheckOptions;
@@ -31,41 +31,38 @@ import java.util.List;
  * {@link Analysis#verdictNanos()}: the check without the evidence of an invalid history, which is
  * computed after the verdict and timed apart.
  *
- * <p>Run: {@code ./partkit check --bench data/histories/porcupine} or
- * {@code java -cp ... io.partkit.verification.report.CorpusTiming DIR [warmup] [rounds]}.
+ * <p>A benchmark, so it lives with the command that runs it:
+ * {@code ./partkit check --bench data/histories/porcupine [--warmup 10] [--rounds 20]}.
  */
-public final class CorpusTiming {
+final class CorpusTiming {
   private CorpusTiming() {}
 
   /**
    * One file's measured times: the whole check (median, best) and the median of the analysis'
    * verdict time (the check without the evidence of an invalid history, timed apart).
    */
-  public record FileTiming(String path, Verdict verdict, long medianNanos, long minNanos, long verdictMedianNanos) {}
+  record FileTiming(
+      String path, Verdict verdict, long medianNanos, long minNanos, long verdictMedianNanos) {}
 
   /** The four figures and every file's timing. */
-  public record Result(List<FileTiming> files, long etcdSumNanos, long etcdSumMinNanos, long etcdVerdictSumNanos,
+  record Result(
+      List<FileTiming> files,
+      long etcdSumNanos,
+      long etcdSumMinNanos,
+      long etcdVerdictSumNanos,
       FileTiming worstEtcd,
-      FileTiming c50ok, FileTiming c50bad, int warmup, int rounds) {}
-
-  public static void main(String[] args) throws Exception {
-    if (args.length < 1) {
-      System.err.println("usage: CorpusTiming PORCUPINE_DIR [warmup-rounds] [measured-rounds]");
-      System.exit(3);
-    }
-    int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 10;
-    int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 20;
-    PrintWriter out = new PrintWriter(System.out, true);
-    print(run(Path.of(args[0]), warmup, rounds), out);
-    out.flush();
-  }
+      FileTiming c50ok,
+      FileTiming c50bad,
+      int warmup,
+      int rounds) {}
 
   /**
    * Runs the timing.
    *
    * @throws IllegalStateException if a verdict differs from EXPECTED.tsv
    */
-  public static Result run(Path dir, int warmup, int rounds) throws IOException, HistoryParseException {
+  static Result run(Path dir, int warmup, int rounds)
+      throws IOException, HistoryParseException {
     List<String[]> rows = new ArrayList<>();
     for (String line : Files.readAllLines(dir.resolve("EXPECTED.tsv"))) {
       String[] f = line.split("\t");
@@ -92,7 +89,8 @@ public final class CorpusTiming {
         Analysis a = Linearizability.check(models[i], histories[i], options);
         long t = System.nanoTime() - t0;
         if (a.verdict() != expected[i]) {
-          throw new IllegalStateException(rows.get(i)[0] + ": expected " + expected[i] + ", got " + a.verdict());
+          throw new IllegalStateException(
+              rows.get(i)[0] + ": expected " + expected[i] + ", got " + a.verdict());
         }
         if (r >= warmup) {
           times[i][r - warmup] = t;
@@ -112,7 +110,8 @@ public final class CorpusTiming {
       Arrays.sort(t);
       long[] v = verdictTimes[i].clone();
       Arrays.sort(v);
-      FileTiming ft = new FileTiming(rows.get(i)[0], expected[i], t[t.length / 2], t[0], v[v.length / 2]);
+      FileTiming ft =
+          new FileTiming(rows.get(i)[0], expected[i], t[t.length / 2], t[0], v[v.length / 2]);
       files.add(ft);
       if (ft.path().contains("etcd_")) {
         etcdSum += ft.medianNanos();
@@ -127,25 +126,63 @@ public final class CorpusTiming {
         c50bad = ft;
       }
     }
-    return new Result(files, etcdSum, etcdSumMin, etcdVerdictSum, worst, c50ok, c50bad, warmup, rounds);
+    return new Result(
+        files, etcdSum, etcdSumMin, etcdVerdictSum, worst, c50ok, c50bad, warmup, rounds);
   }
 
   /** Prints the four figures against half of Porcupine's. */
-  public static void print(Result r, PrintWriter out) {
-    out.printf("partkit corpus timing: %d files, %d warm-up rounds, median of %d measured rounds, %d cores, verdicts all as EXPECTED.tsv%n",
+  static void print(Result r, PrintWriter out) {
+    out.printf(
+        "partkit corpus timing: %d files, %d warm-up rounds, median of %d measured rounds, %d"
+            + " cores, verdicts all as EXPECTED.tsv%n",
         r.files().size(), r.warmup(), r.rounds(), Runtime.getRuntime().availableProcessors());
-    out.printf("system load average at the end: %.1f (other processes share these cores; wall-clock times include their interference)%n",
+    out.printf(
+        "system load average at the end: %.1f (other processes share these cores; wall-clock times"
+            + " include their interference)%n",
         java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-    out.printf("%-28s %12s %12s %12s %12s %10s%n", "figure", "median", "best", "verdict", "porcupine", "bar (1/2)");
-    line(out, "etcd sum (102 files)", r.etcdSumNanos(), r.etcdSumMinNanos(), r.etcdVerdictSumNanos(), 889);
-    line(out, "worst etcd (" + Path.of(r.worstEtcd().path()).getFileName() + ")", r.worstEtcd().medianNanos(),
-        r.worstEtcd().minNanos(), r.worstEtcd().verdictMedianNanos(), 316);
-    line(out, "c50-ok", r.c50ok().medianNanos(), r.c50ok().minNanos(), r.c50ok().verdictMedianNanos(), 199);
-    line(out, "c50-bad", r.c50bad().medianNanos(), r.c50bad().minNanos(), r.c50bad().verdictMedianNanos(), 31);
+    out.printf(
+        "%-28s %12s %12s %12s %12s %10s%n",
+        "figure", "median", "best", "verdict", "porcupine", "bar (1/2)");
+    line(
+        out,
+        "etcd sum (102 files)",
+        r.etcdSumNanos(),
+        r.etcdSumMinNanos(),
+        r.etcdVerdictSumNanos(),
+        889);
+    line(
+        out,
+        "worst etcd (" + Path.of(r.worstEtcd().path()).getFileName() + ")",
+        r.worstEtcd().medianNanos(),
+        r.worstEtcd().minNanos(),
+        r.worstEtcd().verdictMedianNanos(),
+        316);
+    line(
+        out,
+        "c50-ok",
+        r.c50ok().medianNanos(),
+        r.c50ok().minNanos(),
+        r.c50ok().verdictMedianNanos(),
+        199);
+    line(
+        out,
+        "c50-bad",
+        r.c50bad().medianNanos(),
+        r.c50bad().minNanos(),
+        r.c50bad().verdictMedianNanos(),
+        31);
   }
 
-  private static void line(PrintWriter out, String what, long median, long best, long verdict, int porcupineMs) {
-    out.printf("%-28s %9.2f ms %9.2f ms %9.2f ms %9d ms %7.1f ms  %s%n", what, median / 1e6, best / 1e6, verdict / 1e6,
-        porcupineMs, porcupineMs / 2.0, median / 1e6 <= porcupineMs / 2.0 ? "ok" : "OVER");
+  private static void line(
+      PrintWriter out, String what, long median, long best, long verdict, int porcupineMs) {
+    out.printf(
+        "%-28s %9.2f ms %9.2f ms %9.2f ms %9d ms %7.1f ms  %s%n",
+        what,
+        median / 1e6,
+        best / 1e6,
+        verdict / 1e6,
+        porcupineMs,
+        porcupineMs / 2.0,
+        median / 1e6 <= porcupineMs / 2.0 ? "ok" : "OVER");
   }
 }

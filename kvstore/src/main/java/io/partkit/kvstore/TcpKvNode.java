@@ -20,7 +20,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -69,77 +68,6 @@ final class TcpKvNode implements KvNode {
    */
   private static final Duration REPLICA_TIMEOUT = Duration.ofSeconds(5);
 
-  /** One partition on this node; every field is guarded by the object's monitor. */
-  private static final class Part {
-    final int id;
-    PartitionState state = PartitionState.ABSENT;
-    /**
-     * OWNED: the owner epoch; ABSENT: the last epoch known; otherwise the owner epoch kept for a
-     * roll back.
-     */
-    long epoch;
-    /** The move's target epoch while MIGRATING_OUT, RECEIVING or RECEIVED. */
-    long moveEpoch;
-    /**
-     * The highest move epoch this node was unfenced from (a roll back). A move at that epoch or
-     * below is refused from then on: a target may still hold a copy taken under that fence, and
-     * a copy from before the roll back must never be mistaken for a current one.
-     */
-    long unfencedEpoch;
-    boolean pulling;
-    /**
-     * MIGRATING_OUT: the sequence number of its fence's log record, which FENCE answers before
-     * it is durable; a page copied under the fence waits for it (see {@link #fence}). 0: none
-     * pending (a fence replayed from the log is durable).
-     */
-    long fenceSeq;
-    /**
-     * Source side, while a target pre-copies this OWNED partition: the keys written since the
-     * pre-copy began. Memory only: a restart loses it, and the target then copies in full.
-     */
-    Tracking tracking;
-    /** Target side: the source's tracking token of the pre-copy held here (RECEIVING), or 0. */
-    long precopyToken;
-    /** OWNED: the addresses of the other replicas, each of which must hold every write. */
-    List<String> backups = List.of();
-    /**
-     * Replicas (OWNED with backups, BACKUP): the sequence number of the last replicated write
-     * and that write. Writes are replicated one at a time per partition, so two replicas differ
-     * by at most this one write, and a primary brings its backups level with it ({@link
-     * #syncBackups}) before it serves after a restart, a promotion or a failed write.
-     */
-    long seq;
-    byte[] lastKey;
-    byte[] lastValue;
-    /** OWNED with backups: whether the backups are known to be level with this node. */
-    boolean synced = true;
-    /** BACKUP: still copying the primary's data (CATCHUP). */
-    boolean catchingUp;
-    /**
-     * BACKUP catching up: the keys replicated since it joined (a copied page must not undo
-     * them).
-     */
-    java.util.TreeSet<byte[]> fresh;
-    /**
-     * BACKUP: restarted while catching up. The record of fresh keys was in memory, so the copy
-     * can no longer tell old values from new: it refuses everything until joined again.
-     */
-    boolean catchupLost;
-    final TreeMap<byte[], byte[]> data = new TreeMap<>(Arrays::compareUnsigned);
-
-    Part(int id) {
-      this.id = id;
-    }
-
-    long visibleEpoch() {
-      return state == PartitionState.OWNED || state == PartitionState.ABSENT
-          || state == PartitionState.BACKUP ? epoch : moveEpoch;
-    }
-  }
-
-  /** Keys written to a partition since a pre-copy at {@code moveEpoch} began ({@code token}). */
-  private record Tracking(long moveEpoch, long token, java.util.TreeSet<byte[]> dirty) {}
-
   private static final java.security.SecureRandom TOKENS = new java.security.SecureRandom();
 
   /**
@@ -151,7 +79,7 @@ final class TcpKvNode implements KvNode {
 
   private final NodeId id;
   private final Path logFile;
-  private final Map<Integer, Part> parts = new ConcurrentHashMap<>();
+  private final Map<Integer, NodePartition> parts = new ConcurrentHashMap<>();
   private final WriteAheadLog log;
   private final ServerSocket server;
   private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
@@ -236,7 +164,7 @@ final class TcpKvNode implements KvNode {
       replaySplit(type, r);
       return;
     }
-    Part part = part(partition);
+    NodePartition part = part(partition);
     switch (type) {
       case LOG_PUT -> {
         byte[] key = r.bytes();
@@ -252,7 +180,7 @@ final class TcpKvNode implements KvNode {
       case LOG_CLEAR -> part.data.clear();
       case LOG_RPUT -> {
         long seq = r.i64();
-        applyReplicated(part, seq, r.bytes(), r.bytes());
+        part.applyReplicated(seq, r.bytes(), r.bytes());
       }
       case LOG_REPLICA -> {
         part.seq = r.i64();
@@ -274,7 +202,7 @@ final class TcpKvNode implements KvNode {
 
   private List<byte[]> compacted() {
     List<byte[]> records = new ArrayList<>();
-    for (Part part : parts.values()) {
+    for (NodePartition part : parts.values()) {
       if (part.state == PartitionState.ABSENT && part.epoch == 0) {
         continue;
       }
@@ -296,7 +224,7 @@ final class TcpKvNode implements KvNode {
     return records;
   }
 
-  private static byte[] stateRecord(Part part) {
+  private static byte[] stateRecord(NodePartition part) {
     return new Wire.Writer().i8(LOG_STATE).i32(part.id).i8(part.state.code()).i64(part.epoch)
         .i64(part.moveEpoch).i64(part.unfencedEpoch).toBytes();
   }
@@ -310,7 +238,7 @@ final class TcpKvNode implements KvNode {
         .toBytes();
   }
 
-  private static byte[] replicaRecord(Part part) {
+  private static byte[] replicaRecord(NodePartition part) {
     Wire.Writer w = new Wire.Writer().i8(LOG_REPLICA).i32(part.id).i64(part.seq)
         .bytes(part.lastKey).bytes(part.lastValue).i8(part.catchingUp || part.catchupLost ? 1 : 0)
         .i32(part.backups.size());
@@ -318,23 +246,16 @@ final class TcpKvNode implements KvNode {
     return w.toBytes();
   }
 
-  private static boolean isReplica(Part part) {
+  private static boolean isReplica(NodePartition part) {
     return part.state == PartitionState.BACKUP || !part.backups.isEmpty() || part.seq > 0;
-  }
-
-  private static void applyReplicated(Part part, long seq, byte[] key, byte[] value) {
-    part.data.put(key, value);
-    part.seq = seq;
-    part.lastKey = key;
-    part.lastValue = value;
   }
 
   private static byte[] clearRecord(int partition) {
     return new Wire.Writer().i8(LOG_CLEAR).i32(partition).toBytes();
   }
 
-  private Part part(int partition) {
-    return parts.computeIfAbsent(partition, Part::new);
+  private NodePartition part(int partition) {
+    return parts.computeIfAbsent(partition, NodePartition::new);
   }
 
   /**
@@ -343,9 +264,9 @@ final class TcpKvNode implements KvNode {
    * Creating state for any partition id a request names let 500k STATUS requests leave 500k
    * objects behind.
    */
-  private Part lookup(int partition) {
-    Part held = parts.get(partition);
-    return held != null ? held : new Part(partition);
+  private NodePartition lookup(int partition) {
+    NodePartition held = parts.get(partition);
+    return held != null ? held : new NodePartition(partition);
   }
 
   // ---------------------------------------------------------------- networking
@@ -435,7 +356,7 @@ final class TcpKvNode implements KvNode {
     if (partition < 0) {
       return KvReply.of(Status.ERROR, 0, "partition must be >= 0: " + partition);
     }
-    Part part = switch (op) {
+    NodePartition part = switch (op) {
       case Wire.LIST -> null;
       case Wire.ASSIGN, Wire.RECEIVE, Wire.PRECOPY, Wire.CONFIGURE -> part(partition);
       default -> lookup(partition);
@@ -493,7 +414,7 @@ final class TcpKvNode implements KvNode {
   }
 
   /** Why a data request is not served, or null when it is. Caller holds the part's lock. */
-  private KvReply refusal(Part part, long epoch) {
+  private KvReply refusal(NodePartition part, long epoch) {
     if (fault == UnsafeTestFault.SKIP_EPOCH_CHECK
         && (part.state == PartitionState.OWNED || part.state == PartitionState.ABSENT
             && part.epoch > 0)) {
@@ -520,7 +441,7 @@ final class TcpKvNode implements KvNode {
     };
   }
 
-  private KvReply get(Part part, long epoch, byte[] key) throws IOException {
+  private KvReply get(NodePartition part, long epoch, byte[] key) throws IOException {
     if (key == null) {
       return KvReply.of(Status.ERROR, 0, "key must not be null");
     }
@@ -547,7 +468,7 @@ final class TcpKvNode implements KvNode {
     return unconfirmed != null ? unconfirmed : KvReply.ok(owned, value);
   }
 
-  private KvReply write(Part part, long epoch, byte[] key, boolean cas, byte[] expected,
+  private KvReply write(NodePartition part, long epoch, byte[] key, boolean cas, byte[] expected,
       byte[] value) throws IOException {
     if (key == null || value == null) {
       return KvReply.of(Status.ERROR, 0, "key and value must not be null");
@@ -582,16 +503,16 @@ final class TcpKvNode implements KvNode {
         // every replica has, so a read here never shows a write a failover could take back.
         long next = part.seq + 1;
         seq = log.append(replicatedPutRecord(part.id, next, key, value));
-        applyReplicated(part, next, key, value);
-        markDirty(part, key);
+        part.applyReplicated(next, key, value);
+        part.markDirty(key);
       } else if (fault == UnsafeTestFault.ACK_BEFORE_LOG) {
         seq = log.lastAppended(); // the bug: acknowledged from memory only
         part.data.put(key, value);
-        markDirty(part, key);
+        part.markDirty(key);
       } else {
         seq = log.append(putRecord(part.id, key, value));
         part.data.put(key, value);
-        markDirty(part, key);
+        part.markDirty(key);
       }
     }
     log.awaitDurable(seq);
@@ -603,14 +524,7 @@ final class TcpKvNode implements KvNode {
     return KvReply.ok(owned, null);
   }
 
-  /** A write while a target pre-copies: the delta after the fence must carry this key. */
-  private static void markDirty(Part part, byte[] key) {
-    if (part.tracking != null) {
-      part.tracking.dirty().add(key);
-    }
-  }
-
-  private KvReply stateChange(Part part, PartitionState state, long epoch, long moveEpoch,
+  private KvReply stateChange(NodePartition part, PartitionState state, long epoch, long moveEpoch,
       boolean clear) throws IOException {
     log.awaitDurable(applyStateChange(part, state, epoch, moveEpoch, clear));
     return KvReply.ok(part.visibleEpoch(), null);
@@ -621,8 +535,8 @@ final class TcpKvNode implements KvNode {
    *
    * @return the record's sequence number
    */
-  private long applyStateChange(Part part, PartitionState state, long epoch, long moveEpoch,
-      boolean clear) {
+  private long applyStateChange(NodePartition part, PartitionState state, long epoch,
+      long moveEpoch, boolean clear) {
     synchronized (part) {
       part.precopyToken = 0; // a pre-copy belongs to the RECEIVING state it was taken in
       if (clear) {
@@ -636,37 +550,30 @@ final class TcpKvNode implements KvNode {
     }
   }
 
-  /** A refusal; its value is the partition's state code, so the executor can act on it. */
-  private KvReply refused(Part part, String step) {
-    return new KvReply(Status.REFUSED, part.visibleEpoch(), new byte[] {(byte) part.state.code()},
-        step + " of partition " + part.id + " refused on " + id + ": it is " + part.state
-            + " at epoch " + part.visibleEpoch());
-  }
-
-  private KvReply assign(Part part, long epoch) throws IOException {
+  private KvReply assign(NodePartition part, long epoch) throws IOException {
     synchronized (part) {
       if (part.state == PartitionState.OWNED) {
         return KvReply.ok(part.epoch, null);
       }
       if (part.state != PartitionState.ABSENT || part.epoch != 0) {
-        return refused(part, "ASSIGN"); // it held data once: only a migration may bring it back
+        return part.refused(id, "ASSIGN"); // it held data once: only a migration may bring it back
       }
       return stateChange(part, PartitionState.OWNED, epoch, 0, true);
     }
   }
 
-  private KvReply fence(Part part, long moveEpoch) throws IOException {
+  private KvReply fence(NodePartition part, long moveEpoch) throws IOException {
     synchronized (part) {
       if (part.state == PartitionState.MIGRATING_OUT && part.moveEpoch == moveEpoch) {
         return KvReply.ok(moveEpoch, null);
       }
       if (!part.backups.isEmpty()) {
-        return refused(part, "FENCE (a replicated partition changes hands by reconfiguring its"
+        return part.refused(id, "FENCE (a replicated partition changes hands by reconfiguring its"
             + " replicas, not by a move)");
       }
       if (part.state != PartitionState.OWNED || moveEpoch <= part.epoch
           || moveEpoch <= part.unfencedEpoch) {
-        return refused(part, "FENCE at epoch " + moveEpoch
+        return part.refused(id, "FENCE at epoch " + moveEpoch
             + (moveEpoch <= part.unfencedEpoch ? " (a move at that epoch was rolled back)" : ""));
       }
       // Answered before its record is durable: the fence holds in memory at once, and every
@@ -690,21 +597,22 @@ final class TcpKvNode implements KvNode {
     return page;
   }
 
-  private KvReply unfence(Part part, long moveEpoch) throws IOException {
+  private KvReply unfence(NodePartition part, long moveEpoch) throws IOException {
     synchronized (part) {
       part.tracking = null; // the move is over either way: stop recording writes for it
       if (part.state == PartitionState.OWNED) {
         return KvReply.ok(part.epoch, null);
       }
       if (part.state != PartitionState.MIGRATING_OUT || part.moveEpoch != moveEpoch) {
-        return refused(part, "UNFENCE at epoch " + moveEpoch);
+        return part.refused(id, "UNFENCE at epoch " + moveEpoch);
       }
       part.unfencedEpoch = Math.max(part.unfencedEpoch, moveEpoch);
       return stateChange(part, PartitionState.OWNED, part.epoch, 0, false);
     }
   }
 
-  private KvReply snapshot(Part part, long moveEpoch, byte[] after, int max) throws IOException {
+  private KvReply snapshot(NodePartition part, long moveEpoch, byte[] after, int max)
+      throws IOException {
     if (max < 1) {
       return KvReply.of(Status.ERROR, 0, "page size must be >= 1: " + max);
     }
@@ -721,7 +629,7 @@ final class TcpKvNode implements KvNode {
       boolean forBackup = part.state == PartitionState.OWNED && moveEpoch == part.epoch
           && !part.backups.isEmpty();
       if (part.state != PartitionState.MIGRATING_OUT && !tracked && !forBackup) {
-        return refused(part, "SNAPSHOT");
+        return part.refused(id, "SNAPSHOT");
       }
       Map<byte[], byte[]> tail = after == null ? part.data : part.data.tailMap(after, false);
       Wire.Writer page = new Wire.Writer();
@@ -749,15 +657,15 @@ final class TcpKvNode implements KvNode {
    * delta under the fence is small. If the page never reaches the target, the target's pre-copy
    * fails as a whole and it copies everything under the fence: nothing relies on a lost page.
    */
-  private KvReply drain(Part part, long moveEpoch, long token, int max) {
+  private KvReply drain(NodePartition part, long moveEpoch, long token, int max) {
     if (max < 1) {
       return KvReply.of(Status.ERROR, 0, "page size must be >= 1: " + max);
     }
     synchronized (part) {
-      Tracking t = part.tracking;
+      NodePartition.Tracking t = part.tracking;
       if (part.state != PartitionState.OWNED || t == null || t.moveEpoch() != moveEpoch
           || t.token() != token) {
-        return refused(part, "DRAIN (no pre-copy tracking with that token)");
+        return part.refused(id, "DRAIN (no pre-copy tracking with that token)");
       }
       Wire.Writer page = new Wire.Writer();
       int count = Math.min(max, t.dirty().size());
@@ -776,9 +684,9 @@ final class TcpKvNode implements KvNode {
    * pre-copy it at {@code moveEpoch}; answers the tracking's token (int64). Idempotent: the same
    * move gets the same token (after the fence too).
    */
-  private KvReply track(Part part, long moveEpoch) {
+  private KvReply track(NodePartition part, long moveEpoch) {
     synchronized (part) {
-      Tracking t = part.tracking;
+      NodePartition.Tracking t = part.tracking;
       boolean same = t != null && t.moveEpoch() == moveEpoch;
       if (same && (part.state == PartitionState.OWNED
           || part.state == PartitionState.MIGRATING_OUT && part.moveEpoch == moveEpoch)) {
@@ -786,13 +694,13 @@ final class TcpKvNode implements KvNode {
       }
       if (part.state != PartitionState.OWNED || moveEpoch <= part.epoch
           || moveEpoch <= part.unfencedEpoch || !part.backups.isEmpty()) {
-        return refused(part, "TRACK at epoch " + moveEpoch);
+        return part.refused(id, "TRACK at epoch " + moveEpoch);
       }
       long token;
       do {
         token = TOKENS.nextLong();
       } while (token == 0);
-      part.tracking = new Tracking(moveEpoch, token,
+      part.tracking = new NodePartition.Tracking(moveEpoch, token,
           new java.util.TreeSet<>(Arrays::compareUnsigned));
       return KvReply.ok(moveEpoch, new Wire.Writer().i64(token).toBytes());
     }
@@ -803,7 +711,7 @@ final class TcpKvNode implements KvNode {
    * with their (frozen) values. Refused when this node has no such tracking (it restarted, or
    * the move was rolled back): the target must then copy in full.
    */
-  private KvReply delta(Part part, long moveEpoch, long token, byte[] after, int max)
+  private KvReply delta(NodePartition part, long moveEpoch, long token, byte[] after, int max)
       throws IOException {
     if (max < 1) {
       return KvReply.of(Status.ERROR, 0, "page size must be >= 1: " + max);
@@ -811,10 +719,10 @@ final class TcpKvNode implements KvNode {
     KvReply reply;
     long fenceSeq;
     synchronized (part) {
-      Tracking t = part.tracking;
+      NodePartition.Tracking t = part.tracking;
       if (part.state != PartitionState.MIGRATING_OUT || part.moveEpoch != moveEpoch || t == null
           || t.moveEpoch() != moveEpoch || t.token() != token) {
-        return refused(part, "DELTA (no pre-copy tracking with that token: copy in full)");
+        return part.refused(id, "DELTA (no pre-copy tracking with that token: copy in full)");
       }
       java.util.NavigableSet<byte[]> tail = after == null ? t.dirty() : t.dirty().tailSet(after,
           false);
@@ -849,7 +757,7 @@ final class TcpKvNode implements KvNode {
    * Target: makes the partition whole from the fenced source and answers RECEIVED. After a
    * pre-copy (see {@link #precopy}) it pulls only the keys written since, else everything.
    */
-  private KvReply receive(Part part, long moveEpoch, String source) throws IOException {
+  private KvReply receive(NodePartition part, long moveEpoch, String source) throws IOException {
     InetSocketAddress from;
     try {
       from = parseAddress(source); // before any state change: a bad one left it RECEIVING
@@ -864,7 +772,7 @@ final class TcpKvNode implements KvNode {
       boolean restart = part.state == PartitionState.RECEIVING && part.moveEpoch == moveEpoch;
       if (part.pulling || !(restart || part.state == PartitionState.ABSENT)
           || moveEpoch <= part.epoch) {
-        return refused(part, "RECEIVE at epoch " + moveEpoch);
+        return part.refused(id, "RECEIVE at epoch " + moveEpoch);
       }
       part.pulling = true;
       token = restart ? part.precopyToken : 0;
@@ -885,7 +793,7 @@ final class TcpKvNode implements KvNode {
     }
   }
 
-  private KvReply receiveFrom(NodeConnection peer, Part part, long moveEpoch,
+  private KvReply receiveFrom(NodeConnection peer, NodePartition part, long moveEpoch,
       InetSocketAddress from, long token) throws IOException {
     if (token != 0) {
       KvReply failed = copyPages(part, moveEpoch, peer, from, Wire.DELTA, token);
@@ -897,7 +805,7 @@ final class TcpKvNode implements KvNode {
       }
       synchronized (part) { // the source restarted since the pre-copy: start over, in full
         if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
-          return refused(part, "RECEIVE (aborted meanwhile)");
+          return part.refused(id, "RECEIVE (aborted meanwhile)");
         }
         stateChange(part, PartitionState.RECEIVING, part.epoch, moveEpoch, true);
       }
@@ -913,7 +821,7 @@ final class TcpKvNode implements KvNode {
    * after its page was taken is in the delta. Stays RECEIVING; answers OK when the copy is
    * here. The pre-copy is not durable: after a restart of either node the move copies in full.
    */
-  private KvReply precopy(Part part, long moveEpoch, String source) throws IOException {
+  private KvReply precopy(NodePartition part, long moveEpoch, String source) throws IOException {
     InetSocketAddress from;
     try {
       from = parseAddress(source);
@@ -929,7 +837,7 @@ final class TcpKvNode implements KvNode {
       boolean restart = part.state == PartitionState.RECEIVING && same;
       if (part.pulling || !(restart || part.state == PartitionState.ABSENT)
           || moveEpoch <= part.epoch) {
-        return refused(part, "PRECOPY at epoch " + moveEpoch);
+        return part.refused(id, "PRECOPY at epoch " + moveEpoch);
       }
       part.pulling = true;
       stateChange(part, PartitionState.RECEIVING, part.epoch, moveEpoch, true);
@@ -944,7 +852,7 @@ final class TcpKvNode implements KvNode {
     }
   }
 
-  private KvReply precopyFrom(NodeConnection peer, Part part, long moveEpoch,
+  private KvReply precopyFrom(NodeConnection peer, NodePartition part, long moveEpoch,
       InetSocketAddress from) throws IOException {
     KvReply tracked = peer.call(NodeConnection.request(Wire.TRACK, part.id, moveEpoch)
         .toBytes());
@@ -969,7 +877,7 @@ final class TcpKvNode implements KvNode {
     }
     synchronized (part) {
       if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
-        return refused(part, "PRECOPY (aborted meanwhile)");
+        return part.refused(id, "PRECOPY (aborted meanwhile)");
       }
       part.precopyToken = token;
       return KvReply.ok(moveEpoch, new Wire.Writer().i64(part.data.size()).toBytes());
@@ -983,7 +891,7 @@ final class TcpKvNode implements KvNode {
    * logging each key. Null when done, else
    * the answer to give ({@link #SOURCE_LOST_TRACKING} when the source refused a DELTA).
    */
-  private KvReply copyPages(Part part, long moveEpoch, NodeConnection peer,
+  private KvReply copyPages(NodePartition part, long moveEpoch, NodeConnection peer,
       InetSocketAddress source, byte op, long token) throws IOException {
     byte[] after = null;
     while (true) {
@@ -1010,7 +918,7 @@ final class TcpKvNode implements KvNode {
       int count = page.i32();
       synchronized (part) {
         if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
-          return refused(part, "RECEIVE (aborted meanwhile)");
+          return part.refused(id, "RECEIVE (aborted meanwhile)");
         }
         for (int i = 0; i < count; i++) {
           byte[] key = page.bytes();
@@ -1046,24 +954,24 @@ final class TcpKvNode implements KvNode {
   }
 
   /** Target: every key is here; once it is durable, the partition is RECEIVED. */
-  private KvReply received(Part part, long moveEpoch) throws IOException {
+  private KvReply received(NodePartition part, long moveEpoch) throws IOException {
     // the RECEIVED record follows every copied key in the log: once it is durable, so are they
     synchronized (part) {
       if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
-        return refused(part, "RECEIVE (aborted meanwhile)");
+        return part.refused(id, "RECEIVE (aborted meanwhile)");
       }
       stateChange(part, PartitionState.RECEIVED, part.epoch, moveEpoch, false);
       return KvReply.ok(moveEpoch, new Wire.Writer().i64(part.data.size()).toBytes());
     }
   }
 
-  private KvReply activate(Part part, long epoch) throws IOException {
+  private KvReply activate(NodePartition part, long epoch) throws IOException {
     synchronized (part) {
       if (part.state == PartitionState.OWNED && part.epoch == epoch) {
         return KvReply.ok(epoch, null);
       }
       if (part.state != PartitionState.RECEIVED || epoch < part.moveEpoch) {
-        return refused(part, "ACTIVATE at epoch " + epoch);
+        return part.refused(id, "ACTIVATE at epoch " + epoch);
       }
       // Answered before its record is durable, which takes an fsync out of the window in which
       // the partition refuses writes. The data it serves is durable already (RECEIVED), and
@@ -1077,7 +985,7 @@ final class TcpKvNode implements KvNode {
     }
   }
 
-  private KvReply abort(Part part, long moveEpoch) throws IOException {
+  private KvReply abort(NodePartition part, long moveEpoch) throws IOException {
     synchronized (part) {
       if (part.state == PartitionState.ABSENT) {
         return KvReply.ok(part.epoch, null);
@@ -1085,13 +993,13 @@ final class TcpKvNode implements KvNode {
       boolean incoming = part.state == PartitionState.RECEIVING
           || part.state == PartitionState.RECEIVED;
       if (!incoming || part.moveEpoch != moveEpoch) {
-        return refused(part, "ABORT at epoch " + moveEpoch);
+        return part.refused(id, "ABORT at epoch " + moveEpoch);
       }
       return stateChange(part, PartitionState.ABSENT, part.epoch, 0, true);
     }
   }
 
-  private KvReply drop(Part part, long epoch) throws IOException {
+  private KvReply drop(NodePartition part, long epoch) throws IOException {
     synchronized (part) {
       part.tracking = null;
       if (part.state == PartitionState.ABSENT) {
@@ -1104,7 +1012,7 @@ final class TcpKvNode implements KvNode {
         return stateChange(part, PartitionState.ABSENT, epoch, 0, true);
       }
       if (part.state != PartitionState.MIGRATING_OUT || epoch < part.moveEpoch) {
-        return refused(part, "DROP at epoch " + epoch);
+        return part.refused(id, "DROP at epoch " + epoch);
       }
       return stateChange(part, PartitionState.ABSENT, epoch, 0, true);
     }
@@ -1188,7 +1096,7 @@ final class TcpKvNode implements KvNode {
       // data is frozen and what is checked is what APPLY will renumber.
       pending = split;
       String refusal = null;
-      for (Part part : parts.values()) {
+      for (NodePartition part : parts.values()) {
         synchronized (part) {
           refusal = splitRefusal(part, split);
         }
@@ -1208,7 +1116,7 @@ final class TcpKvNode implements KvNode {
   }
 
   /** Why a partition cannot be split as {@code split} says, or null. Caller holds its lock. */
-  private static String splitRefusal(Part part, Split split) {
+  private static String splitRefusal(NodePartition part, Split split) {
     if (part.state == PartitionState.BACKUP || !part.backups.isEmpty() || part.seq > 0) {
       return "partition " + part.id + " is replicated (" + part.state + "); replicated"
           + " partitions are not split";
@@ -1279,19 +1187,19 @@ final class TcpKvNode implements KvNode {
    * swap is redirected, never served from it.
    */
   private void renumber(Split s) {
-    Map<Integer, Part> next = new java.util.HashMap<>();
+    Map<Integer, NodePartition> next = new java.util.HashMap<>();
     for (int q : s.owned()) {
-      Part fresh = new Part(q);
+      NodePartition fresh = new NodePartition(q);
       fresh.state = PartitionState.OWNED;
       fresh.epoch = s.epoch();
       next.put(q, fresh);
     }
-    List<Part> old = new ArrayList<>(parts.values());
-    for (Part part : old) {
+    List<NodePartition> old = new ArrayList<>(parts.values());
+    for (NodePartition part : old) {
       synchronized (part) {
         if (part.state == PartitionState.OWNED && part.epoch < s.epoch()) {
           for (Map.Entry<byte[], byte[]> e : part.data.entrySet()) {
-            Part target = next.get(newPartition(s, e.getKey()));
+            NodePartition target = next.get(newPartition(s, e.getKey()));
             if (target == null) { // checked by PREPARE, and the data was frozen since
               throw new IllegalStateException("node " + id + ": a key of partition " + part.id
                   + " has no new partition here");
@@ -1305,9 +1213,9 @@ final class TcpKvNode implements KvNode {
         part.data.clear();
       }
     }
-    for (Part part : old) {
+    for (NodePartition part : old) {
       if (!next.containsKey(part.id)) {
-        Part gone = new Part(part.id);
+        NodePartition gone = new NodePartition(part.id);
         gone.epoch = s.epoch();
         next.put(part.id, gone);
       }
@@ -1365,7 +1273,7 @@ final class TcpKvNode implements KvNode {
   static final int ROLE_JOIN = 3;
   static final int ROLE_PRIMARY_ADDING = 4;
 
-  private KvReply configure(Part part, long epoch, Wire.Reader r) throws IOException {
+  private KvReply configure(NodePartition part, long epoch, Wire.Reader r) throws IOException {
     int role = r.i8();
     return switch (role) {
       case ROLE_PRIMARY, ROLE_PRIMARY_ADDING -> {
@@ -1398,8 +1306,8 @@ final class TcpKvNode implements KvNode {
    * failover they were moved there first, which fenced the old primary), and they are levelled
    * before the first request is served.
    */
-  private KvReply configurePrimary(Part part, long epoch, List<String> backups, boolean adding)
-      throws IOException {
+  private KvReply configurePrimary(NodePartition part, long epoch, List<String> backups,
+      boolean adding) throws IOException {
     long seq;
     synchronized (part) {
       boolean fresh = part.state == PartitionState.ABSENT && part.epoch == 0;
@@ -1407,11 +1315,11 @@ final class TcpKvNode implements KvNode {
       boolean fromBackup = part.state == PartitionState.BACKUP && epoch >= part.epoch
           && !part.catchingUp && !part.catchupLost;
       if (adding && !(fromOwned && epoch == part.epoch)) {
-        return refused(part, "CONFIGURE adding backups at epoch " + epoch
+        return part.refused(id, "CONFIGURE adding backups at epoch " + epoch
             + " (only the primary at its own epoch adds backups)");
       }
       if (!(fresh || fromOwned || fromBackup) || part.tracking != null) {
-        return refused(part, "CONFIGURE primary at epoch " + epoch);
+        return part.refused(id, "CONFIGURE primary at epoch " + epoch);
       }
       List<String> all = new ArrayList<>();
       if (adding) {
@@ -1463,7 +1371,7 @@ final class TcpKvNode implements KvNode {
    * epoch fences the primary of the older one: that primary needs every backup to take each
    * write and to confirm each read at its own epoch, so from then on it can do neither.
    */
-  private KvReply configureBackup(Part part, long epoch) throws IOException {
+  private KvReply configureBackup(NodePartition part, long epoch) throws IOException {
     long seq;
     synchronized (part) {
       if (part.state == PartitionState.BACKUP && part.epoch == epoch) {
@@ -1475,7 +1383,7 @@ final class TcpKvNode implements KvNode {
           && epoch >= part.epoch;
       boolean forward = part.state == PartitionState.BACKUP && epoch > part.epoch;
       if (!demotion && !forward) {
-        return refused(part, "CONFIGURE backup at epoch " + epoch);
+        return part.refused(id, "CONFIGURE backup at epoch " + epoch);
       }
       part.state = PartitionState.BACKUP;
       part.epoch = epoch;
@@ -1494,7 +1402,7 @@ final class TcpKvNode implements KvNode {
    * {@code epoch} whose next write is {@code seq + 1}, catching up. A backup that caught up at
    * this epoch refuses: it must not lose its copy to a stray join.
    */
-  private KvReply join(Part part, long epoch, long seq) throws IOException {
+  private KvReply join(NodePartition part, long epoch, long seq) throws IOException {
     long logged;
     synchronized (part) {
       boolean again = part.state == PartitionState.BACKUP
@@ -1503,7 +1411,7 @@ final class TcpKvNode implements KvNode {
           && part.epoch < epoch && part.tracking == null;
       if (!(part.state == PartitionState.ABSENT || again || deposed) || part.epoch > epoch
           || part.pulling) {
-        return refused(part, "JOIN as a backup at epoch " + epoch);
+        return part.refused(id, "JOIN as a backup at epoch " + epoch);
       }
       log.append(clearRecord(part.id));
       part.data.clear();
@@ -1525,7 +1433,7 @@ final class TcpKvNode implements KvNode {
   }
 
   /** Backup: applies the primary's write number {@code seq}, durably, before answering. */
-  private KvReply replicate(Part part, long epoch, long seq, byte[] key, byte[] value)
+  private KvReply replicate(NodePartition part, long epoch, long seq, byte[] key, byte[] value)
       throws IOException {
     if (key == null || value == null) {
       return KvReply.of(Status.ERROR, 0, "key and value must not be null");
@@ -1533,18 +1441,18 @@ final class TcpKvNode implements KvNode {
     long logged;
     synchronized (part) {
       if (part.state != PartitionState.BACKUP || part.epoch != epoch || part.catchupLost) {
-        return refused(part, "REPLICATE at epoch " + epoch
+        return part.refused(id, "REPLICATE at epoch " + epoch
             + (part.catchupLost ? " (restarted while catching up: join it again)" : ""));
       }
       if (seq == part.seq && Arrays.equals(key, part.lastKey)
           && Arrays.equals(value, part.lastValue)) {
         logged = log.lastAppended(); // sent again (a levelling after a lost answer): held
       } else if (seq != part.seq + 1) {
-        return refused(part, "REPLICATE of write " + seq + " (this backup holds write "
+        return part.refused(id, "REPLICATE of write " + seq + " (this backup holds write "
             + part.seq + ")");
       } else {
         logged = log.append(replicatedPutRecord(part.id, seq, key, value));
-        applyReplicated(part, seq, key, value);
+        part.applyReplicated(seq, key, value);
         if (part.catchingUp) {
           part.fresh.add(key);
         }
@@ -1559,10 +1467,10 @@ final class TcpKvNode implements KvNode {
    * served anything yet; answers its last write (int64 seq, bytes key, bytes value) and whether
    * it is still catching up (int8).
    */
-  private KvReply confirmEpoch(Part part, long epoch) {
+  private KvReply confirmEpoch(NodePartition part, long epoch) {
     synchronized (part) {
       if (part.state != PartitionState.BACKUP || part.epoch != epoch || part.catchupLost) {
-        return refused(part, "CONFIRM at epoch " + epoch);
+        return part.refused(id, "CONFIRM at epoch " + epoch);
       }
       return KvReply.ok(epoch, new Wire.Writer().i64(part.seq).bytes(part.lastKey)
           .bytes(part.lastValue).i8(part.catchingUp ? 1 : 0).toBytes());
@@ -1574,7 +1482,7 @@ final class TcpKvNode implements KvNode {
    * pre-copy, skipping the keys replicated since it joined (their values are newer than any
    * page's). Then it is caught up: a copy a failover may promote.
    */
-  private KvReply catchUp(Part part, long epoch, String primary) throws IOException {
+  private KvReply catchUp(NodePartition part, long epoch, String primary) throws IOException {
     InetSocketAddress from;
     try {
       from = parseAddress(primary);
@@ -1588,7 +1496,7 @@ final class TcpKvNode implements KvNode {
       }
       if (part.state != PartitionState.BACKUP || part.epoch != epoch || !part.catchingUp
           || part.catchupLost || part.pulling) {
-        return refused(part, "CATCHUP at epoch " + epoch);
+        return part.refused(id, "CATCHUP at epoch " + epoch);
       }
       part.pulling = true;
     }
@@ -1607,7 +1515,7 @@ final class TcpKvNode implements KvNode {
         int count = page.i32();
         synchronized (part) {
           if (part.state != PartitionState.BACKUP || part.epoch != epoch || !part.catchingUp) {
-            return refused(part, "CATCHUP (joined again or moved meanwhile)");
+            return part.refused(id, "CATCHUP (joined again or moved meanwhile)");
           }
           for (int i = 0; i < count; i++) {
             byte[] key = page.bytes();
@@ -1628,7 +1536,7 @@ final class TcpKvNode implements KvNode {
       long logged;
       synchronized (part) {
         if (part.state != PartitionState.BACKUP || part.epoch != epoch || !part.catchingUp) {
-          return refused(part, "CATCHUP (joined again or moved meanwhile)");
+          return part.refused(id, "CATCHUP (joined again or moved meanwhile)");
         }
         part.catchingUp = false;
         part.fresh = null;
@@ -1648,7 +1556,7 @@ final class TcpKvNode implements KvNode {
    * hold it; otherwise the UNAVAILABLE answer (some may hold it, so its outcome is unknown and
    * the backups are levelled before the next request).
    */
-  private KvReply replicateToBackups(Part part, byte[] key, byte[] value) {
+  private KvReply replicateToBackups(NodePartition part, byte[] key, byte[] value) {
     byte[] request = NodeConnection.request(Wire.REPLICATE, part.id, part.epoch)
         .i64(part.seq + 1).bytes(key).bytes(value).toBytes();
     String failure = firstFailure(part.backups, links.callAll(part.backups, request));
@@ -1683,7 +1591,7 @@ final class TcpKvNode implements KvNode {
    * (they differ by at most the one write whose replication failed or was cut by a crash or a
    * failover), so that all hold the same writes before this node serves again.
    */
-  private KvReply syncBackups(Part part) throws IOException {
+  private KvReply syncBackups(NodePartition part) throws IOException {
     if (part.synced || part.backups.isEmpty()) {
       return null;
     }
@@ -1720,8 +1628,8 @@ final class TcpKvNode implements KvNode {
     }
     if (part.seq < max) {
       log.append(replicatedPutRecord(part.id, max, key, value));
-      applyReplicated(part, max, key, value);
-      markDirty(part, key);
+      part.applyReplicated(max, key, value);
+      part.markDirty(key);
     }
     List<String> behind = new ArrayList<>();
     for (int i = 0; i < seqs.length; i++) {
@@ -1752,7 +1660,7 @@ final class TcpKvNode implements KvNode {
   }
 
   /** Forgets a replica's configuration, in memory and in the log, as its data goes. */
-  private void resetReplica(Part part) throws IOException {
+  private void resetReplica(NodePartition part) throws IOException {
     part.backups = List.of();
     part.seq = 0;
     part.lastKey = null;
@@ -1766,7 +1674,7 @@ final class TcpKvNode implements KvNode {
 
   private KvReply list() {
     List<PartitionStatus> held = new ArrayList<>();
-    for (Part part : parts.values()) {
+    for (NodePartition part : parts.values()) {
       PartitionStatus s = status(part.id);
       if (s.state() != PartitionState.ABSENT || s.epoch() > 0) {
         held.add(s);
@@ -1809,7 +1717,7 @@ final class TcpKvNode implements KvNode {
 
   @Override
   public PartitionStatus status(int partition) {
-    Part part = lookup(partition);
+    NodePartition part = lookup(partition);
     synchronized (part) {
       return new PartitionStatus(partition, part.state, part.visibleEpoch(), part.data.size());
     }

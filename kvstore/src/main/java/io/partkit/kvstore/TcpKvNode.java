@@ -1,5 +1,19 @@
 package io.partkit.kvstore;
 
+import static io.partkit.kvstore.LogRecords.LOG_CLEAR;
+import static io.partkit.kvstore.LogRecords.LOG_PUT;
+import static io.partkit.kvstore.LogRecords.LOG_REPLICA;
+import static io.partkit.kvstore.LogRecords.LOG_RPUT;
+import static io.partkit.kvstore.LogRecords.LOG_SPLIT_ABORT;
+import static io.partkit.kvstore.LogRecords.LOG_SPLIT_APPLY;
+import static io.partkit.kvstore.LogRecords.LOG_SPLIT_PREPARE;
+import static io.partkit.kvstore.LogRecords.LOG_STATE;
+import static io.partkit.kvstore.LogRecords.clearRecord;
+import static io.partkit.kvstore.LogRecords.putRecord;
+import static io.partkit.kvstore.LogRecords.replicaRecord;
+import static io.partkit.kvstore.LogRecords.replicatedPutRecord;
+import static io.partkit.kvstore.LogRecords.stateRecord;
+
 import io.partkit.kvstore.KvReply.Status;
 import io.partkit.spi.NodeId;
 import java.io.BufferedInputStream;
@@ -33,19 +47,6 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class TcpKvNode implements KvNode {
 
-  private static final byte LOG_PUT = 1;
-  private static final byte LOG_STATE = 2;
-  private static final byte LOG_CLEAR = 3;
-  /** A replicated write: its sequence number, then key and value. */
-  private static final byte LOG_RPUT = 4;
-  /** A replica's configuration: last write (seq, key, value), catching up, backups. */
-  private static final byte LOG_REPLICA = 5;
-  /** A split prepared: its epoch, the new scheme, the new partitions this node owns. */
-  private static final byte LOG_SPLIT_PREPARE = 6;
-  /** The prepared split applied: every key renumbered into the new scheme (one record). */
-  private static final byte LOG_SPLIT_APPLY = 7;
-  /** The prepared split abandoned: the old numbering serves again. */
-  private static final byte LOG_SPLIT_ABORT = 8;
   /** SPLIT phases (the int8 after the header). */
   static final int SPLIT_PREPARE = 1;
   static final int SPLIT_APPLY = 2;
@@ -224,34 +225,8 @@ final class TcpKvNode implements KvNode {
     return records;
   }
 
-  private static byte[] stateRecord(NodePartition part) {
-    return new Wire.Writer().i8(LOG_STATE).i32(part.id).i8(part.state.code()).i64(part.epoch)
-        .i64(part.moveEpoch).i64(part.unfencedEpoch).toBytes();
-  }
-
-  private static byte[] putRecord(int partition, byte[] key, byte[] value) {
-    return new Wire.Writer().i8(LOG_PUT).i32(partition).bytes(key).bytes(value).toBytes();
-  }
-
-  private static byte[] replicatedPutRecord(int partition, long seq, byte[] key, byte[] value) {
-    return new Wire.Writer().i8(LOG_RPUT).i32(partition).i64(seq).bytes(key).bytes(value)
-        .toBytes();
-  }
-
-  private static byte[] replicaRecord(NodePartition part) {
-    Wire.Writer w = new Wire.Writer().i8(LOG_REPLICA).i32(part.id).i64(part.seq)
-        .bytes(part.lastKey).bytes(part.lastValue).i8(part.catchingUp || part.catchupLost ? 1 : 0)
-        .i32(part.backups.size());
-    part.backups.forEach(w::utf);
-    return w.toBytes();
-  }
-
   private static boolean isReplica(NodePartition part) {
     return part.state == PartitionState.BACKUP || !part.backups.isEmpty() || part.seq > 0;
-  }
-
-  private static byte[] clearRecord(int partition) {
-    return new Wire.Writer().i8(LOG_CLEAR).i32(partition).toBytes();
   }
 
   private NodePartition part(int partition) {

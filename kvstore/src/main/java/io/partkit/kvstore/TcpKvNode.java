@@ -4,8 +4,6 @@ import static io.partkit.kvstore.LogRecords.LOG_CLEAR;
 import static io.partkit.kvstore.LogRecords.LOG_PUT;
 import static io.partkit.kvstore.LogRecords.LOG_REPLICA;
 import static io.partkit.kvstore.LogRecords.LOG_RPUT;
-import static io.partkit.kvstore.LogRecords.LOG_SPLIT_ABORT;
-import static io.partkit.kvstore.LogRecords.LOG_SPLIT_APPLY;
 import static io.partkit.kvstore.LogRecords.LOG_SPLIT_PREPARE;
 import static io.partkit.kvstore.LogRecords.LOG_STATE;
 import static io.partkit.kvstore.LogRecords.clearRecord;
@@ -71,13 +69,6 @@ final class TcpKvNode implements KvNode {
 
   private static final java.security.SecureRandom TOKENS = new java.security.SecureRandom();
 
-  /**
-   * A split prepared on this node: from then on every OWNED partition below {@code epoch} (the
-   * old numbering) refuses requests, until the split is applied or aborted.
-   */
-  private record Split(long epoch, byte[] schemeBytes, io.partkit.spi.PartitionScheme scheme,
-      int[] owned) {}
-
   private final NodeId id;
   private final Path logFile;
   private final Map<Integer, NodePartition> parts = new ConcurrentHashMap<>();
@@ -89,6 +80,7 @@ final class TcpKvNode implements KvNode {
   private final ConnectionLimits limits;
   private final KvSecret secret; // null: admit every peer (loopback only)
   private final ReplicaLinks links;
+  private final NodeSplits splits;
   /**
    * Connections to the sources this node copies from: a pre-copy leaves one open, and the
    * fenced RECEIVE that follows reuses it instead of connecting and shaking hands again inside
@@ -97,11 +89,6 @@ final class TcpKvNode implements KvNode {
   private final NodeConnectionPool copySources;
   private final java.util.concurrent.atomic.AtomicLong keysCopiedIn =
       new java.util.concurrent.atomic.AtomicLong();
-  /** Serializes the SPLIT phases; a request reads {@link #pending} without it. */
-  private final Object splitLock = new Object();
-  private volatile Split pending;
-  /** The epoch of the last split applied here, 0 if none (guarded by splitLock). */
-  private long splitEpoch;
 
   private TcpKvNode(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
       ConnectionLimits limits, KvSecret secret) throws IOException {
@@ -118,9 +105,11 @@ final class TcpKvNode implements KvNode {
     this.copySources = new NodeConnectionPool(PEER_TIMEOUT, secret);
     Files.createDirectories(dataDir);
     this.logFile = dataDir.resolve("wal.log");
+    this.splits = new NodeSplits(id, logFile, parts);
     WriteAheadLog.open(logFile, this::replay).close();
     WriteAheadLog.rewrite(logFile, compacted());
     this.log = WriteAheadLog.open(logFile, body -> { });
+    splits.attach(log);
     ServerSocket socket = new ServerSocket();
     try {
       socket.setReuseAddress(true); // a restarted node takes its port back at once
@@ -162,7 +151,7 @@ final class TcpKvNode implements KvNode {
     byte type = r.i8();
     int partition = r.i32();
     if (type >= LOG_SPLIT_PREPARE) {
-      replaySplit(type, r);
+      splits.replay(type, r);
       return;
     }
     NodePartition part = part(partition);
@@ -215,13 +204,7 @@ final class TcpKvNode implements KvNode {
         records.add(replicaRecord(part)); // after the data: it restores seq and the last write
       }
     }
-    if (splitEpoch > 0) {
-      records.add(splitRecord(LOG_SPLIT_APPLY, splitEpoch)); // no split pending: the epoch only
-    }
-    Split s = pending;
-    if (s != null) {
-      records.add(prepareRecord(s)); // after the data it will renumber
-    }
+    splits.compacted(records);
     return records;
   }
 
@@ -336,10 +319,10 @@ final class TcpKvNode implements KvNode {
       case Wire.ASSIGN, Wire.RECEIVE, Wire.PRECOPY, Wire.CONFIGURE -> part(partition);
       default -> lookup(partition);
     };
-    if (pending != null && isMove(op)) {
-      return KvReply.of(Status.REFUSED, pending.epoch(), "node " + id + " is splitting its"
-          + " partitions for epoch " + pending.epoch() + ": no partition changes hands until"
-          + " the split is applied or aborted");
+    if (splits.pending() != null && isMove(op)) {
+      return KvReply.of(Status.REFUSED, splits.pending().epoch(), "node " + id + " is splitting"
+          + " its partitions for epoch " + splits.pending().epoch() + ": no partition changes"
+          + " hands until the split is applied or aborted");
     }
     return switch (op) {
       case Wire.GET -> get(part, epoch, r.bytes());
@@ -377,7 +360,7 @@ final class TcpKvNode implements KvNode {
         }
       }
       case Wire.LIST -> list();
-      case Wire.SPLIT -> split(epoch, r);
+      case Wire.SPLIT -> splits.split(epoch, r);
       default -> KvReply.of(Status.ERROR, 0, "unknown op " + op);
     };
   }
@@ -398,7 +381,7 @@ final class TcpKvNode implements KvNode {
     if (fault == UnsafeTestFault.SERVE_WHILE_FENCED && part.state == PartitionState.MIGRATING_OUT) {
       return null; // the bug: the fence does not stop writes, so the copy misses some
     }
-    Split split = pending;
+    NodeSplits.Split split = splits.pending();
     return switch (part.state) {
       case OWNED -> split != null && part.epoch < split.epoch()
           ? KvReply.of(Status.MOVING, split.epoch(), "partition " + part.id + " on " + id
@@ -991,253 +974,6 @@ final class TcpKvNode implements KvNode {
       }
       return stateChange(part, PartitionState.ABSENT, epoch, 0, true);
     }
-  }
-
-  // ---------------------------------------------------------------- split (scheme change)
-
-  /**
-   * SPLIT: renumbers this node's OWNED partitions into a new scheme whose every partition lies
-   * inside one old partition owned by the same node (a token-ring join), in two phases around
-   * the coordinator's commit. PREPARE fences every OWNED partition below the split's epoch (the
-   * old numbering: all of them, since the split's epoch is above every committed one), so
-   * nothing is served in either numbering while clients hold both tables; APPLY renumbers
-   * every key by the new scheme's own key -> partition function into new OWNED partitions at
-   * the split's epoch, as one log record, so a crash leaves the node before or after it, never
-   * half-way; ABORT lifts the fence. QUERY answers int64 the pending split's epoch (0: none),
-   * bytes its scheme, int64 the epoch of the last split applied.
-   */
-  private KvReply split(long epoch, Wire.Reader r) throws IOException {
-    int phase = r.i8();
-    return switch (phase) {
-      case SPLIT_PREPARE -> {
-        byte[] scheme = r.bytes();
-        int n = r.i32();
-        if (n < 0 || n > 1 << 24) {
-          yield KvReply.of(Status.ERROR, 0, "a node owns 0 to 2^24 partitions, not " + n);
-        }
-        int[] owned = new int[n];
-        for (int i = 0; i < n; i++) {
-          owned[i] = r.i32();
-        }
-        yield prepareSplit(epoch, scheme, owned);
-      }
-      case SPLIT_APPLY -> applySplit(epoch);
-      case SPLIT_ABORT -> abortSplit(epoch);
-      case SPLIT_QUERY -> {
-        Split s = pending;
-        long applied;
-        synchronized (splitLock) {
-          applied = splitEpoch;
-        }
-        yield KvReply.ok(s == null ? 0 : s.epoch(), new Wire.Writer().i64(s == null ? 0
-            : s.epoch()).bytes(s == null ? null : s.schemeBytes()).i64(applied).toBytes());
-      }
-      default -> KvReply.of(Status.ERROR, 0, "unknown SPLIT phase " + phase);
-    };
-  }
-
-  private KvReply prepareSplit(long epoch, byte[] schemeBytes, int[] owned) throws IOException {
-    io.partkit.spi.PartitionScheme scheme;
-    try {
-      scheme = SchemeCodec.decode(schemeBytes);
-    } catch (IOException e) {
-      return KvReply.of(Status.ERROR, 0, "node " + id + ": SPLIT: " + e.getMessage());
-    }
-    int[] sorted = owned.clone();
-    Arrays.sort(sorted);
-    for (int i = 0; i < sorted.length; i++) {
-      if (sorted[i] < 0 || sorted[i] >= scheme.partitionCount()
-          || i > 0 && sorted[i] == sorted[i - 1]) {
-        return KvReply.of(Status.ERROR, 0, "node " + id + ": SPLIT: owned partitions must be"
-            + " distinct, in 0.." + (scheme.partitionCount() - 1) + ": " + sorted[i]);
-      }
-    }
-    long seq;
-    synchronized (splitLock) {
-      Split held = pending;
-      if (held != null) {
-        boolean same = held.epoch() == epoch && Arrays.equals(held.schemeBytes(), schemeBytes)
-            && Arrays.equals(held.owned(), sorted);
-        return same ? KvReply.ok(epoch, null) : KvReply.of(Status.REFUSED, held.epoch(),
-            "node " + id + " has another split pending, for epoch " + held.epoch());
-      }
-      if (epoch <= splitEpoch) {
-        return KvReply.of(Status.REFUSED, splitEpoch, "node " + id + " applied a split at epoch "
-            + splitEpoch + " already");
-      }
-      Split split = new Split(epoch, schemeBytes, scheme, sorted);
-      // Fence first, then look: a request that passed its check before the fence holds the
-      // partition's lock until its write is applied, so once each lock was taken below, the
-      // data is frozen and what is checked is what APPLY will renumber.
-      pending = split;
-      String refusal = null;
-      for (NodePartition part : parts.values()) {
-        synchronized (part) {
-          refusal = splitRefusal(part, split);
-        }
-        if (refusal != null) {
-          break;
-        }
-      }
-      if (refusal != null) {
-        pending = null;
-        return KvReply.of(Status.REFUSED, epoch, "SPLIT for epoch " + epoch + " refused on "
-            + id + ": " + refusal);
-      }
-      seq = log.append(prepareRecord(split));
-    }
-    log.awaitDurable(seq);
-    return KvReply.ok(epoch, null);
-  }
-
-  /** Why a partition cannot be split as {@code split} says, or null. Caller holds its lock. */
-  private static String splitRefusal(NodePartition part, Split split) {
-    if (part.state == PartitionState.BACKUP || !part.backups.isEmpty() || part.seq > 0) {
-      return "partition " + part.id + " is replicated (" + part.state + "); replicated"
-          + " partitions are not split";
-    }
-    if (part.state != PartitionState.OWNED && part.state != PartitionState.ABSENT
-        || part.pulling || part.tracking != null) {
-      return "partition " + part.id + " is in transit (" + part.state + ")";
-    }
-    if (part.state == PartitionState.ABSENT) {
-      return null;
-    }
-    if (part.epoch >= split.epoch()) {
-      return "partition " + part.id + " is owned at epoch " + part.epoch + " already";
-    }
-    for (byte[] key : part.data.keySet()) {
-      int q = newPartition(split, key);
-      if (Arrays.binarySearch(split.owned(), q) < 0) {
-        return "key " + java.util.HexFormat.of().formatHex(key) + " of partition " + part.id
-            + " falls in new partition " + q + ", which the split does not give this node"
-            + " (not a split of what it owns)";
-      }
-    }
-    return null;
-  }
-
-  private static int newPartition(Split split, byte[] key) {
-    return split.scheme().partitionOf(split.scheme().keyHash().hash(key));
-  }
-
-  private KvReply applySplit(long epoch) throws IOException {
-    long seq;
-    synchronized (splitLock) {
-      Split s = pending;
-      if (s == null || s.epoch() != epoch) {
-        return s == null && splitEpoch == epoch ? KvReply.ok(epoch, null)
-            : KvReply.of(Status.REFUSED, s == null ? splitEpoch : s.epoch(), "APPLY of the split"
-                + " for epoch " + epoch + " refused on " + id + ": " + (s == null
-                ? "none is pending" : "the split pending is for epoch " + s.epoch()));
-      }
-      // logged first: the record replays to exactly this renumbering (the data is frozen)
-      seq = log.append(splitRecord(LOG_SPLIT_APPLY, epoch));
-      renumber(s);
-    }
-    log.awaitDurable(seq);
-    return KvReply.ok(epoch, null);
-  }
-
-  private KvReply abortSplit(long epoch) throws IOException {
-    long seq;
-    synchronized (splitLock) {
-      Split s = pending;
-      if (s == null || s.epoch() != epoch) {
-        return KvReply.ok(epoch, null); // nothing pending at that epoch: done already
-      }
-      seq = log.append(splitRecord(LOG_SPLIT_ABORT, epoch));
-      pending = null;
-    }
-    log.awaitDurable(seq);
-    return KvReply.ok(epoch, null);
-  }
-
-  /**
-   * Renumbers the data as {@code s} says (live under splitLock, or in replay): each key of an
-   * OWNED partition below the split's epoch goes to the new partition the scheme computes, all
-   * new partitions this node owns become OWNED at the split's epoch, every other partition id
-   * becomes an empty ABSENT one at that epoch (the old ids mean other ranges now). Each old
-   * partition object is turned ABSENT under its lock, so a request that looked it up before the
-   * swap is redirected, never served from it.
-   */
-  private void renumber(Split s) {
-    Map<Integer, NodePartition> next = new java.util.HashMap<>();
-    for (int q : s.owned()) {
-      NodePartition fresh = new NodePartition(q);
-      fresh.state = PartitionState.OWNED;
-      fresh.epoch = s.epoch();
-      next.put(q, fresh);
-    }
-    List<NodePartition> old = new ArrayList<>(parts.values());
-    for (NodePartition part : old) {
-      synchronized (part) {
-        if (part.state == PartitionState.OWNED && part.epoch < s.epoch()) {
-          for (Map.Entry<byte[], byte[]> e : part.data.entrySet()) {
-            NodePartition target = next.get(newPartition(s, e.getKey()));
-            if (target == null) { // checked by PREPARE, and the data was frozen since
-              throw new IllegalStateException("node " + id + ": a key of partition " + part.id
-                  + " has no new partition here");
-            }
-            target.data.put(e.getKey(), e.getValue());
-          }
-        }
-        part.state = PartitionState.ABSENT;
-        part.epoch = s.epoch();
-        part.moveEpoch = 0;
-        part.data.clear();
-      }
-    }
-    for (NodePartition part : old) {
-      if (!next.containsKey(part.id)) {
-        NodePartition gone = new NodePartition(part.id);
-        gone.epoch = s.epoch();
-        next.put(part.id, gone);
-      }
-    }
-    parts.putAll(next);
-    splitEpoch = s.epoch();
-    pending = null;
-  }
-
-  private void replaySplit(byte type, Wire.Reader r) throws IOException {
-    long epoch = r.i64();
-    switch (type) {
-      case LOG_SPLIT_PREPARE -> {
-        byte[] scheme = r.bytes();
-        int[] owned = new int[r.i32()];
-        for (int i = 0; i < owned.length; i++) {
-          owned[i] = r.i32();
-        }
-        pending = new Split(epoch, scheme, SchemeCodec.decode(scheme), owned);
-      }
-      case LOG_SPLIT_APPLY -> {
-        Split s = pending;
-        if (s != null && s.epoch() == epoch) {
-          renumber(s);
-        }
-        splitEpoch = Math.max(splitEpoch, epoch);
-      }
-      case LOG_SPLIT_ABORT -> {
-        if (pending != null && pending.epoch() == epoch) {
-          pending = null;
-        }
-      }
-      default -> throw new IOException("unknown log record type " + type + " in " + logFile);
-    }
-  }
-
-  private static byte[] splitRecord(byte type, long epoch) {
-    return new Wire.Writer().i8(type).i32(0).i64(epoch).toBytes();
-  }
-
-  private static byte[] prepareRecord(Split s) {
-    Wire.Writer w = new Wire.Writer().i8(LOG_SPLIT_PREPARE).i32(0).i64(s.epoch())
-        .bytes(s.schemeBytes()).i32(s.owned().length);
-    for (int q : s.owned()) {
-      w.i32(q);
-    }
-    return w.toBytes();
   }
 
   // ---------------------------------------------------------------- replication

@@ -50,16 +50,21 @@ final class TcpKvNode implements KvNode {
   static final int SPLIT_APPLY = 2;
   static final int SPLIT_ABORT = 3;
   static final int SPLIT_QUERY = 4;
+  /** CONFIGURE roles (the int8 after the header). */
+  static final int ROLE_PRIMARY = 1;
+  static final int ROLE_BACKUP = 2;
+  static final int ROLE_JOIN = 3;
+  static final int ROLE_PRIMARY_ADDING = 4;
   /** Snapshot pages the target pulls: large enough to amortize a round trip, small in memory. */
   private static final int PAGE = 2048;
   /**
    * Pages copied while the partition serves (pre-copy, drain, a backup's catch-up): smaller, so
    * that the source holds the partition's lock for a shorter time per page.
    */
-  private static final int SERVING_PAGE = 512;
+  static final int SERVING_PAGE = 512;
   /** A copy while the partition serves pauses this many times as long as each page took. */
   private static final int SERVING_PAUSE_FACTOR = 3;
-  private static final Duration PEER_TIMEOUT = Duration.ofSeconds(10);
+  static final Duration PEER_TIMEOUT = Duration.ofSeconds(10);
   /**
    * How long a primary waits for a backup's answer. A write holds its partition's lock that
    * long at most, so a dead backup stalls the partition's writes for this, then they fail
@@ -81,6 +86,7 @@ final class TcpKvNode implements KvNode {
   private final KvSecret secret; // null: admit every peer (loopback only)
   private final ReplicaLinks links;
   private final NodeSplits splits;
+  private final NodeReplication replication;
   /**
    * Connections to the sources this node copies from: a pre-copy leaves one open, and the
    * fenced RECEIVE that follows reuses it instead of connecting and shaking hands again inside
@@ -110,6 +116,7 @@ final class TcpKvNode implements KvNode {
     WriteAheadLog.rewrite(logFile, compacted());
     this.log = WriteAheadLog.open(logFile, body -> { });
     splits.attach(log);
+    this.replication = new NodeReplication(id, log, links, secret, keysCopiedIn);
     ServerSocket socket = new ServerSocket();
     try {
       socket.setReuseAddress(true); // a restarted node takes its port back at once
@@ -344,14 +351,14 @@ final class TcpKvNode implements KvNode {
       case Wire.ACTIVATE -> activate(part, epoch);
       case Wire.ABORT -> abort(part, epoch);
       case Wire.DROP -> drop(part, epoch);
-      case Wire.CONFIGURE -> configure(part, epoch, r);
+      case Wire.CONFIGURE -> replication.configure(part, epoch, r);
       case Wire.REPLICATE -> {
         long seq = r.i64();
         byte[] key = r.bytes();
-        yield replicate(part, epoch, seq, key, r.bytes());
+        yield replication.replicate(part, epoch, seq, key, r.bytes());
       }
-      case Wire.CONFIRM -> confirmEpoch(part, epoch);
-      case Wire.CATCHUP -> catchUp(part, epoch, r.utf());
+      case Wire.CONFIRM -> replication.confirmEpoch(part, epoch);
+      case Wire.CATCHUP -> replication.catchUp(part, epoch, r.utf());
       case Wire.STATUS -> {
         synchronized (part) { // replicas also tell their last write's seq and whether caught up
           yield KvReply.ok(part.visibleEpoch(), new Wire.Writer().i8(part.state.code())
@@ -412,7 +419,7 @@ final class TcpKvNode implements KvNode {
       if (no != null) {
         return no;
       }
-      KvReply unsynced = syncBackups(part);
+      KvReply unsynced = replication.syncBackups(part);
       if (unsynced != null) {
         return unsynced;
       }
@@ -422,7 +429,7 @@ final class TcpKvNode implements KvNode {
       seq = log.lastAppended();
     }
     log.awaitDurable(seq); // never expose a value that a crash could still take back
-    KvReply unconfirmed = confirmWithBackups(part.id, owned, backups, "read");
+    KvReply unconfirmed = replication.confirmWithBackups(part.id, owned, backups, "read");
     return unconfirmed != null ? unconfirmed : KvReply.ok(owned, value);
   }
 
@@ -441,7 +448,7 @@ final class TcpKvNode implements KvNode {
       if (no != null) {
         return no;
       }
-      KvReply unsynced = syncBackups(part);
+      KvReply unsynced = replication.syncBackups(part);
       if (unsynced != null) {
         return unsynced;
       }
@@ -453,7 +460,7 @@ final class TcpKvNode implements KvNode {
         failed = true;
         seq = log.lastAppended(); // the failed CAS read the current value: wait as a read does
       } else if (!part.backups.isEmpty() && fault != UnsafeTestFault.SKIP_REPLICATION) {
-        KvReply notReplicated = replicateToBackups(part, key, value);
+        KvReply notReplicated = replication.replicateToBackups(part, key, value);
         if (notReplicated != null) {
           return notReplicated;
         }
@@ -475,7 +482,8 @@ final class TcpKvNode implements KvNode {
     }
     log.awaitDurable(seq);
     if (failed) {
-      KvReply unconfirmed = confirmWithBackups(part.id, owned, backups, "compare-and-set");
+      KvReply unconfirmed = replication.confirmWithBackups(part.id, owned, backups,
+          "compare-and-set");
       return unconfirmed != null ? unconfirmed
           : new KvReply(Status.CAS_FAILED, owned, differing, "value differs");
     }
@@ -901,7 +909,7 @@ final class TcpKvNode implements KvNode {
    * as the page took, leaving at least half of its core's time to the requests. (Under the
    * fence, the copy runs flat out: there every millisecond is one of refused writes.)
    */
-  private static void pause(long nanos) throws IOException {
+  static void pause(long nanos) throws IOException {
     try {
       java.util.concurrent.TimeUnit.NANOSECONDS.sleep(
           Math.min(nanos * SERVING_PAUSE_FACTOR, 50_000_000L));
@@ -966,7 +974,7 @@ final class TcpKvNode implements KvNode {
       boolean deposed = part.state == PartitionState.OWNED && !part.backups.isEmpty()
           && epoch > part.epoch; // a replicated primary that a failover left behind
       if (part.state == PartitionState.BACKUP && epoch >= part.epoch || deposed) {
-        resetReplica(part);
+        replication.resetReplica(part);
         return stateChange(part, PartitionState.ABSENT, epoch, 0, true);
       }
       if (part.state != PartitionState.MIGRATING_OUT || epoch < part.moveEpoch) {
@@ -974,413 +982,6 @@ final class TcpKvNode implements KvNode {
       }
       return stateChange(part, PartitionState.ABSENT, epoch, 0, true);
     }
-  }
-
-  // ---------------------------------------------------------------- replication
-
-  /** CONFIGURE roles (the int8 after the header). */
-  static final int ROLE_PRIMARY = 1;
-  static final int ROLE_BACKUP = 2;
-  static final int ROLE_JOIN = 3;
-  static final int ROLE_PRIMARY_ADDING = 4;
-
-  private KvReply configure(NodePartition part, long epoch, Wire.Reader r) throws IOException {
-    int role = r.i8();
-    return switch (role) {
-      case ROLE_PRIMARY, ROLE_PRIMARY_ADDING -> {
-        int n = r.i32();
-        if (n < 0 || n > 16) {
-          yield KvReply.of(Status.ERROR, 0, "a partition has 0 to 16 backups, not " + n);
-        }
-        List<String> backups = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-          String address = r.utf();
-          try {
-            parseAddress(address); // before any state change
-          } catch (IllegalArgumentException e) {
-            yield KvReply.of(Status.ERROR, 0, "node " + id + ": CONFIGURE: " + e.getMessage());
-          }
-          backups.add(address);
-        }
-        yield configurePrimary(part, epoch, backups, role == ROLE_PRIMARY_ADDING);
-      }
-      case ROLE_BACKUP -> configureBackup(part, epoch);
-      case ROLE_JOIN -> join(part, epoch, r.i64());
-      default -> KvReply.of(Status.ERROR, 0, "unknown CONFIGURE role " + role);
-    };
-  }
-
-  /**
-   * Makes this node the primary at {@code epoch}. With {@code adding}, the listed replicas join
-   * as empty backups that catch up (they get every write from now on and copy the rest with
-   * CATCHUP); without, the list is the exact set of backups, already at {@code epoch} (after a
-   * failover they were moved there first, which fenced the old primary), and they are levelled
-   * before the first request is served.
-   */
-  private KvReply configurePrimary(NodePartition part, long epoch, List<String> backups,
-      boolean adding) throws IOException {
-    long seq;
-    synchronized (part) {
-      boolean fresh = part.state == PartitionState.ABSENT && part.epoch == 0;
-      boolean fromOwned = part.state == PartitionState.OWNED && epoch >= part.epoch;
-      boolean fromBackup = part.state == PartitionState.BACKUP && epoch >= part.epoch
-          && !part.catchingUp && !part.catchupLost;
-      if (adding && !(fromOwned && epoch == part.epoch)) {
-        return part.refused(id, "CONFIGURE adding backups at epoch " + epoch
-            + " (only the primary at its own epoch adds backups)");
-      }
-      if (!(fresh || fromOwned || fromBackup) || part.tracking != null) {
-        return part.refused(id, "CONFIGURE primary at epoch " + epoch);
-      }
-      List<String> all = new ArrayList<>();
-      if (adding) {
-        // A replica joined again (its catch-up was cut) starts over: level the others without
-        // it, and put the old list back if the join fails, since only the coordinator's table
-        // decides who is a replica.
-        List<String> before = part.backups;
-        List<String> others = before.stream().filter(b -> !backups.contains(b)).toList();
-        if (others.size() != before.size()) {
-          part.backups = others;
-          part.synced = false;
-        }
-        KvReply unsynced = syncBackups(part); // a joiner starts level with every replica
-        byte[] join = NodeConnection.request(Wire.CONFIGURE, part.id, epoch).i8(ROLE_JOIN)
-            .i64(part.seq).toBytes();
-        String failure = unsynced != null ? unsynced.toString()
-            : firstFailure(backups, links.callAll(backups, join));
-        if (failure != null) {
-          part.backups = before;
-          part.synced = false;
-          return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
-              + " could not add backups " + backups + ": " + failure);
-        }
-        all.addAll(others);
-        all.addAll(backups);
-      } else {
-        all.addAll(backups);
-      }
-      if (fresh) {
-        log.append(clearRecord(part.id));
-        part.data.clear();
-      }
-      part.state = PartitionState.OWNED;
-      part.epoch = epoch;
-      part.moveEpoch = 0;
-      part.backups = List.copyOf(all);
-      part.catchingUp = false;
-      part.fresh = null;
-      part.synced = adding || all.isEmpty();
-      log.append(stateRecord(part));
-      seq = log.append(replicaRecord(part));
-    }
-    log.awaitDurable(seq);
-    return KvReply.ok(epoch, null);
-  }
-
-  /**
-   * Makes this replica a backup at {@code epoch}, keeping its data. Moving a backup to a newer
-   * epoch fences the primary of the older one: that primary needs every backup to take each
-   * write and to confirm each read at its own epoch, so from then on it can do neither.
-   */
-  private KvReply configureBackup(NodePartition part, long epoch) throws IOException {
-    long seq;
-    synchronized (part) {
-      if (part.state == PartitionState.BACKUP && part.epoch == epoch) {
-        return KvReply.ok(epoch, null);
-      }
-      // A primary may step down at its own epoch (a hand-over inside one reconfiguration); a
-      // backup only moves forward.
-      boolean demotion = part.state == PartitionState.OWNED && part.tracking == null
-          && epoch >= part.epoch;
-      boolean forward = part.state == PartitionState.BACKUP && epoch > part.epoch;
-      if (!demotion && !forward) {
-        return part.refused(id, "CONFIGURE backup at epoch " + epoch);
-      }
-      part.state = PartitionState.BACKUP;
-      part.epoch = epoch;
-      part.moveEpoch = 0;
-      part.backups = List.of();
-      part.synced = true;
-      log.append(stateRecord(part));
-      seq = log.append(replicaRecord(part));
-    }
-    log.awaitDurable(seq);
-    return KvReply.ok(epoch, null);
-  }
-
-  /**
-   * Sent by a primary, under its partition's lock: this node becomes an empty backup at
-   * {@code epoch} whose next write is {@code seq + 1}, catching up. A backup that caught up at
-   * this epoch refuses: it must not lose its copy to a stray join.
-   */
-  private KvReply join(NodePartition part, long epoch, long seq) throws IOException {
-    long logged;
-    synchronized (part) {
-      boolean again = part.state == PartitionState.BACKUP
-          && (part.epoch < epoch || part.catchingUp || part.catchupLost);
-      boolean deposed = part.state == PartitionState.OWNED && !part.backups.isEmpty()
-          && part.epoch < epoch && part.tracking == null;
-      if (!(part.state == PartitionState.ABSENT || again || deposed) || part.epoch > epoch
-          || part.pulling) {
-        return part.refused(id, "JOIN as a backup at epoch " + epoch);
-      }
-      log.append(clearRecord(part.id));
-      part.data.clear();
-      part.state = PartitionState.BACKUP;
-      part.epoch = epoch;
-      part.moveEpoch = 0;
-      part.seq = seq;
-      part.lastKey = null;
-      part.lastValue = null;
-      part.backups = List.of();
-      part.catchingUp = true;
-      part.catchupLost = false;
-      part.fresh = new java.util.TreeSet<>(Arrays::compareUnsigned);
-      log.append(stateRecord(part));
-      logged = log.append(replicaRecord(part));
-    }
-    log.awaitDurable(logged);
-    return KvReply.ok(epoch, null);
-  }
-
-  /** Backup: applies the primary's write number {@code seq}, durably, before answering. */
-  private KvReply replicate(NodePartition part, long epoch, long seq, byte[] key, byte[] value)
-      throws IOException {
-    if (key == null || value == null) {
-      return KvReply.of(Status.ERROR, 0, "key and value must not be null");
-    }
-    long logged;
-    synchronized (part) {
-      if (part.state != PartitionState.BACKUP || part.epoch != epoch || part.catchupLost) {
-        return part.refused(id, "REPLICATE at epoch " + epoch
-            + (part.catchupLost ? " (restarted while catching up: join it again)" : ""));
-      }
-      if (seq == part.seq && Arrays.equals(key, part.lastKey)
-          && Arrays.equals(value, part.lastValue)) {
-        logged = log.lastAppended(); // sent again (a levelling after a lost answer): held
-      } else if (seq != part.seq + 1) {
-        return part.refused(id, "REPLICATE of write " + seq + " (this backup holds write "
-            + part.seq + ")");
-      } else {
-        logged = log.append(replicatedPutRecord(part.id, seq, key, value));
-        part.applyReplicated(seq, key, value);
-        if (part.catchingUp) {
-          part.fresh.add(key);
-        }
-      }
-    }
-    log.awaitDurable(logged);
-    return KvReply.ok(epoch, null);
-  }
-
-  /**
-   * Backup: confirms that it is still a backup at {@code epoch}, so no newer primary can have
-   * served anything yet; answers its last write (int64 seq, bytes key, bytes value) and whether
-   * it is still catching up (int8).
-   */
-  private KvReply confirmEpoch(NodePartition part, long epoch) {
-    synchronized (part) {
-      if (part.state != PartitionState.BACKUP || part.epoch != epoch || part.catchupLost) {
-        return part.refused(id, "CONFIRM at epoch " + epoch);
-      }
-      return KvReply.ok(epoch, new Wire.Writer().i64(part.seq).bytes(part.lastKey)
-          .bytes(part.lastValue).i8(part.catchingUp ? 1 : 0).toBytes());
-    }
-  }
-
-  /**
-   * Backup catching up: copies the primary's committed data page by page, throttled like a
-   * pre-copy, skipping the keys replicated since it joined (their values are newer than any
-   * page's). Then it is caught up: a copy a failover may promote.
-   */
-  private KvReply catchUp(NodePartition part, long epoch, String primary) throws IOException {
-    InetSocketAddress from;
-    try {
-      from = parseAddress(primary);
-    } catch (IllegalArgumentException e) {
-      return KvReply.of(Status.ERROR, 0, "node " + id + ": CATCHUP: " + e.getMessage());
-    }
-    synchronized (part) {
-      if (part.state == PartitionState.BACKUP && part.epoch == epoch && !part.catchingUp
-          && !part.catchupLost) {
-        return KvReply.ok(epoch, new Wire.Writer().i64(part.data.size()).toBytes());
-      }
-      if (part.state != PartitionState.BACKUP || part.epoch != epoch || !part.catchingUp
-          || part.catchupLost || part.pulling) {
-        return part.refused(id, "CATCHUP at epoch " + epoch);
-      }
-      part.pulling = true;
-    }
-    try (NodeConnection peer = NodeConnection.open(from, PEER_TIMEOUT, secret)) {
-      byte[] after = null;
-      boolean more = true;
-      while (more) {
-        long pageStart = System.nanoTime();
-        KvReply reply = peer.call(NodeConnection.request(Wire.SNAPSHOT, part.id, epoch)
-            .bytes(after).i32(SERVING_PAGE).toBytes());
-        if (!reply.isOk()) {
-          return KvReply.of(reply.status() == Status.ERROR ? Status.ERROR : Status.REFUSED,
-              epoch, "catch-up of partition " + part.id + " from " + from + " failed: " + reply);
-        }
-        Wire.Reader page = new Wire.Reader(reply.value());
-        int count = page.i32();
-        synchronized (part) {
-          if (part.state != PartitionState.BACKUP || part.epoch != epoch || !part.catchingUp) {
-            return part.refused(id, "CATCHUP (joined again or moved meanwhile)");
-          }
-          for (int i = 0; i < count; i++) {
-            byte[] key = page.bytes();
-            byte[] value = page.bytes();
-            after = key;
-            if (!part.fresh.contains(key)) {
-              log.append(putRecord(part.id, key, value));
-              part.data.put(key, value);
-            }
-          }
-          keysCopiedIn.addAndGet(count);
-        }
-        more = page.i8() != 0;
-        if (more) {
-          pause(System.nanoTime() - pageStart);
-        }
-      }
-      long logged;
-      synchronized (part) {
-        if (part.state != PartitionState.BACKUP || part.epoch != epoch || !part.catchingUp) {
-          return part.refused(id, "CATCHUP (joined again or moved meanwhile)");
-        }
-        part.catchingUp = false;
-        part.fresh = null;
-        logged = log.append(replicaRecord(part)); // after every copied key
-      }
-      log.awaitDurable(logged);
-      return KvReply.ok(epoch, new Wire.Writer().i64(part.data.size()).toBytes());
-    } finally {
-      synchronized (part) {
-        part.pulling = false;
-      }
-    }
-  }
-
-  /**
-   * Primary, under the partition's lock: sends the next write to every backup. Null when all
-   * hold it; otherwise the UNAVAILABLE answer (some may hold it, so its outcome is unknown and
-   * the backups are levelled before the next request).
-   */
-  private KvReply replicateToBackups(NodePartition part, byte[] key, byte[] value) {
-    byte[] request = NodeConnection.request(Wire.REPLICATE, part.id, part.epoch)
-        .i64(part.seq + 1).bytes(key).bytes(value).toBytes();
-    String failure = firstFailure(part.backups, links.callAll(part.backups, request));
-    if (failure == null) {
-      return null;
-    }
-    part.synced = false;
-    return KvReply.of(Status.UNAVAILABLE, part.epoch, "write to partition " + part.id + " on "
-        + id + " not acknowledged (it may still take effect): " + failure);
-  }
-
-  /**
-   * Primary, after reading: every backup must still be one at the read's epoch. Once one was
-   * moved to a newer epoch (a failover fences the old primary that way before the new one
-   * serves), this node may be deposed and its value stale: the read is refused instead.
-   * Linearizable without clocks or leases, at the cost of a round trip per read.
-   */
-  private KvReply confirmWithBackups(int partition, long epoch, List<String> backups,
-      String what) {
-    if (backups.isEmpty()) {
-      return null;
-    }
-    byte[] request = NodeConnection.request(Wire.CONFIRM, partition, epoch).toBytes();
-    String failure = firstFailure(backups, links.callAll(backups, request));
-    return failure == null ? null : KvReply.of(Status.UNAVAILABLE, epoch, what + " of partition "
-        + partition + " on " + id + " not served: a backup did not confirm epoch " + epoch
-        + " (a newer primary may exist): " + failure);
-  }
-
-  /**
-   * Primary, under the partition's lock: brings every replica level with the most advanced one
-   * (they differ by at most the one write whose replication failed or was cut by a crash or a
-   * failover), so that all hold the same writes before this node serves again.
-   */
-  private KvReply syncBackups(NodePartition part) throws IOException {
-    if (part.synced || part.backups.isEmpty()) {
-      return null;
-    }
-    List<String> backups = part.backups;
-    List<KvReply> answers = links.callAll(backups,
-        NodeConnection.request(Wire.CONFIRM, part.id, part.epoch).toBytes());
-    String failure = firstFailure(backups, answers);
-    if (failure != null) {
-      return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
-          + " cannot level its backups: " + failure);
-    }
-    long[] seqs = new long[backups.size()];
-    long max = part.seq;
-    byte[] key = part.lastKey;
-    byte[] value = part.lastValue;
-    for (int i = 0; i < seqs.length; i++) {
-      Wire.Reader r = new Wire.Reader(answers.get(i).value());
-      seqs[i] = r.i64();
-      byte[] k = r.bytes();
-      byte[] v = r.bytes();
-      if (seqs[i] > max) {
-        max = seqs[i];
-        key = k;
-        value = v;
-      }
-    }
-    for (int i = 0; i <= seqs.length; i++) {
-      long s = i < seqs.length ? seqs[i] : part.seq;
-      if (max - s > 1 || s < max && key == null) {
-        return KvReply.of(Status.ERROR, part.epoch, "replicas of partition " + part.id
-            + " differ by more than one write (" + (i < seqs.length ? backups.get(i) : id)
-            + " holds write " + s + ", another " + max + "): join that replica again");
-      }
-    }
-    if (part.seq < max) {
-      log.append(replicatedPutRecord(part.id, max, key, value));
-      part.applyReplicated(max, key, value);
-      part.markDirty(key);
-    }
-    List<String> behind = new ArrayList<>();
-    for (int i = 0; i < seqs.length; i++) {
-      if (seqs[i] < max) {
-        behind.add(backups.get(i));
-      }
-    }
-    if (!behind.isEmpty()) {
-      byte[] push = NodeConnection.request(Wire.REPLICATE, part.id, part.epoch).i64(max)
-          .bytes(key).bytes(value).toBytes();
-      failure = firstFailure(behind, links.callAll(behind, push));
-      if (failure != null) {
-        return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
-            + " cannot level its backups: " + failure);
-      }
-    }
-    part.synced = true;
-    return null;
-  }
-
-  private static String firstFailure(List<String> addresses, List<KvReply> answers) {
-    for (int i = 0; i < answers.size(); i++) {
-      if (!answers.get(i).isOk()) {
-        return addresses.get(i) + ": " + answers.get(i);
-      }
-    }
-    return null;
-  }
-
-  /** Forgets a replica's configuration, in memory and in the log, as its data goes. */
-  private void resetReplica(NodePartition part) throws IOException {
-    part.backups = List.of();
-    part.seq = 0;
-    part.lastKey = null;
-    part.lastValue = null;
-    part.catchingUp = false;
-    part.catchupLost = false;
-    part.fresh = null;
-    part.synced = true;
-    log.append(replicaRecord(part));
   }
 
   private KvReply list() {

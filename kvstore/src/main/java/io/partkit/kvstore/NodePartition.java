@@ -26,7 +26,7 @@ final class NodePartition {
   boolean pulling;
   /**
    * MIGRATING_OUT: the sequence number of its fence's log record, which FENCE answers before
-   * it is durable; a page copied under the fence waits for it (see {@link TcpKvNode#fence}).
+   * it is durable; a page copied under the fence waits for it (see {@link NodeMigration#fence}).
    * 0: none pending (a fence replayed from the log is durable).
    */
   long fenceSeq;

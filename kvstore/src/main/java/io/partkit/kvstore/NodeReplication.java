@@ -5,14 +5,14 @@ import static io.partkit.kvstore.LogRecords.putRecord;
 import static io.partkit.kvstore.LogRecords.replicaRecord;
 import static io.partkit.kvstore.LogRecords.replicatedPutRecord;
 import static io.partkit.kvstore.LogRecords.stateRecord;
+import static io.partkit.kvstore.NodeMigration.SERVING_PAGE;
+import static io.partkit.kvstore.NodeMigration.pause;
 import static io.partkit.kvstore.TcpKvNode.PEER_TIMEOUT;
 import static io.partkit.kvstore.TcpKvNode.ROLE_BACKUP;
 import static io.partkit.kvstore.TcpKvNode.ROLE_JOIN;
 import static io.partkit.kvstore.TcpKvNode.ROLE_PRIMARY;
 import static io.partkit.kvstore.TcpKvNode.ROLE_PRIMARY_ADDING;
-import static io.partkit.kvstore.TcpKvNode.SERVING_PAGE;
 import static io.partkit.kvstore.TcpKvNode.parseAddress;
-import static io.partkit.kvstore.TcpKvNode.pause;
 
 import io.partkit.kvstore.KvReply.Status;
 import io.partkit.spi.NodeId;

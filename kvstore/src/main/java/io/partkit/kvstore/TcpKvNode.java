@@ -1,5 +1,16 @@
 package io.partkit.kvstore;
 
+import static io.partkit.kvstore.LogRecords.LOG_CLEAR;
+import static io.partkit.kvstore.LogRecords.LOG_PUT;
+import static io.partkit.kvstore.LogRecords.LOG_REPLICA;
+import static io.partkit.kvstore.LogRecords.LOG_RPUT;
+import static io.partkit.kvstore.LogRecords.LOG_SPLIT_PREPARE;
+import static io.partkit.kvstore.LogRecords.LOG_STATE;
+import static io.partkit.kvstore.LogRecords.putRecord;
+import static io.partkit.kvstore.LogRecords.replicaRecord;
+import static io.partkit.kvstore.LogRecords.replicatedPutRecord;
+import static io.partkit.kvstore.LogRecords.stateRecord;
+
 import io.partkit.kvstore.KvReply.Status;
 import io.partkit.spi.NodeId;
 import java.io.BufferedInputStream;
@@ -20,7 +31,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -34,34 +44,17 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class TcpKvNode implements KvNode {
 
-  private static final byte LOG_PUT = 1;
-  private static final byte LOG_STATE = 2;
-  private static final byte LOG_CLEAR = 3;
-  /** A replicated write: its sequence number, then key and value. */
-  private static final byte LOG_RPUT = 4;
-  /** A replica's configuration: last write (seq, key, value), catching up, backups. */
-  private static final byte LOG_REPLICA = 5;
-  /** A split prepared: its epoch, the new scheme, the new partitions this node owns. */
-  private static final byte LOG_SPLIT_PREPARE = 6;
-  /** The prepared split applied: every key renumbered into the new scheme (one record). */
-  private static final byte LOG_SPLIT_APPLY = 7;
-  /** The prepared split abandoned: the old numbering serves again. */
-  private static final byte LOG_SPLIT_ABORT = 8;
   /** SPLIT phases (the int8 after the header). */
   static final int SPLIT_PREPARE = 1;
   static final int SPLIT_APPLY = 2;
   static final int SPLIT_ABORT = 3;
   static final int SPLIT_QUERY = 4;
-  /** Snapshot pages the target pulls: large enough to amortize a round trip, small in memory. */
-  private static final int PAGE = 2048;
-  /**
-   * Pages copied while the partition serves (pre-copy, drain, a backup's catch-up): smaller, so
-   * that the source holds the partition's lock for a shorter time per page.
-   */
-  private static final int SERVING_PAGE = 512;
-  /** A copy while the partition serves pauses this many times as long as each page took. */
-  private static final int SERVING_PAUSE_FACTOR = 3;
-  private static final Duration PEER_TIMEOUT = Duration.ofSeconds(10);
+  /** CONFIGURE roles (the int8 after the header). */
+  static final int ROLE_PRIMARY = 1;
+  static final int ROLE_BACKUP = 2;
+  static final int ROLE_JOIN = 3;
+  static final int ROLE_PRIMARY_ADDING = 4;
+  static final Duration PEER_TIMEOUT = Duration.ofSeconds(10);
   /**
    * How long a primary waits for a backup's answer. A write holds its partition's lock that
    * long at most, so a dead backup stalls the partition's writes for this, then they fail
@@ -69,89 +62,9 @@ final class TcpKvNode implements KvNode {
    */
   private static final Duration REPLICA_TIMEOUT = Duration.ofSeconds(5);
 
-  /** One partition on this node; every field is guarded by the object's monitor. */
-  private static final class Part {
-    final int id;
-    PartitionState state = PartitionState.ABSENT;
-    /**
-     * OWNED: the owner epoch; ABSENT: the last epoch known; otherwise the owner epoch kept for a
-     * roll back.
-     */
-    long epoch;
-    /** The move's target epoch while MIGRATING_OUT, RECEIVING or RECEIVED. */
-    long moveEpoch;
-    /**
-     * The highest move epoch this node was unfenced from (a roll back). A move at that epoch or
-     * below is refused from then on: a target may still hold a copy taken under that fence, and
-     * a copy from before the roll back must never be mistaken for a current one.
-     */
-    long unfencedEpoch;
-    boolean pulling;
-    /**
-     * MIGRATING_OUT: the sequence number of its fence's log record, which FENCE answers before
-     * it is durable; a page copied under the fence waits for it (see {@link #fence}). 0: none
-     * pending (a fence replayed from the log is durable).
-     */
-    long fenceSeq;
-    /**
-     * Source side, while a target pre-copies this OWNED partition: the keys written since the
-     * pre-copy began. Memory only: a restart loses it, and the target then copies in full.
-     */
-    Tracking tracking;
-    /** Target side: the source's tracking token of the pre-copy held here (RECEIVING), or 0. */
-    long precopyToken;
-    /** OWNED: the addresses of the other replicas, each of which must hold every write. */
-    List<String> backups = List.of();
-    /**
-     * Replicas (OWNED with backups, BACKUP): the sequence number of the last replicated write
-     * and that write. Writes are replicated one at a time per partition, so two replicas differ
-     * by at most this one write, and a primary brings its backups level with it ({@link
-     * #syncBackups}) before it serves after a restart, a promotion or a failed write.
-     */
-    long seq;
-    byte[] lastKey;
-    byte[] lastValue;
-    /** OWNED with backups: whether the backups are known to be level with this node. */
-    boolean synced = true;
-    /** BACKUP: still copying the primary's data (CATCHUP). */
-    boolean catchingUp;
-    /**
-     * BACKUP catching up: the keys replicated since it joined (a copied page must not undo
-     * them).
-     */
-    java.util.TreeSet<byte[]> fresh;
-    /**
-     * BACKUP: restarted while catching up. The record of fresh keys was in memory, so the copy
-     * can no longer tell old values from new: it refuses everything until joined again.
-     */
-    boolean catchupLost;
-    final TreeMap<byte[], byte[]> data = new TreeMap<>(Arrays::compareUnsigned);
-
-    Part(int id) {
-      this.id = id;
-    }
-
-    long visibleEpoch() {
-      return state == PartitionState.OWNED || state == PartitionState.ABSENT
-          || state == PartitionState.BACKUP ? epoch : moveEpoch;
-    }
-  }
-
-  /** Keys written to a partition since a pre-copy at {@code moveEpoch} began ({@code token}). */
-  private record Tracking(long moveEpoch, long token, java.util.TreeSet<byte[]> dirty) {}
-
-  private static final java.security.SecureRandom TOKENS = new java.security.SecureRandom();
-
-  /**
-   * A split prepared on this node: from then on every OWNED partition below {@code epoch} (the
-   * old numbering) refuses requests, until the split is applied or aborted.
-   */
-  private record Split(long epoch, byte[] schemeBytes, io.partkit.spi.PartitionScheme scheme,
-      int[] owned) {}
-
   private final NodeId id;
   private final Path logFile;
-  private final Map<Integer, Part> parts = new ConcurrentHashMap<>();
+  private final Map<Integer, NodePartition> parts = new ConcurrentHashMap<>();
   private final WriteAheadLog log;
   private final ServerSocket server;
   private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
@@ -160,19 +73,13 @@ final class TcpKvNode implements KvNode {
   private final ConnectionLimits limits;
   private final KvSecret secret; // null: admit every peer (loopback only)
   private final ReplicaLinks links;
-  /**
-   * Connections to the sources this node copies from: a pre-copy leaves one open, and the
-   * fenced RECEIVE that follows reuses it instead of connecting and shaking hands again inside
-   * the window in which the partition refuses writes.
-   */
+  private final NodeSplits splits;
+  private final NodeReplication replication;
+  private final NodeMigration migration;
+  /** The connections to the sources this node copies from (see NodeMigration). */
   private final NodeConnectionPool copySources;
   private final java.util.concurrent.atomic.AtomicLong keysCopiedIn =
       new java.util.concurrent.atomic.AtomicLong();
-  /** Serializes the SPLIT phases; a request reads {@link #pending} without it. */
-  private final Object splitLock = new Object();
-  private volatile Split pending;
-  /** The epoch of the last split applied here, 0 if none (guarded by splitLock). */
-  private long splitEpoch;
 
   private TcpKvNode(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
       ConnectionLimits limits, KvSecret secret) throws IOException {
@@ -189,9 +96,13 @@ final class TcpKvNode implements KvNode {
     this.copySources = new NodeConnectionPool(PEER_TIMEOUT, secret);
     Files.createDirectories(dataDir);
     this.logFile = dataDir.resolve("wal.log");
+    this.splits = new NodeSplits(id, logFile, parts);
     WriteAheadLog.open(logFile, this::replay).close();
     WriteAheadLog.rewrite(logFile, compacted());
     this.log = WriteAheadLog.open(logFile, body -> { });
+    splits.attach(log);
+    this.replication = new NodeReplication(id, log, links, secret, keysCopiedIn);
+    this.migration = new NodeMigration(id, log, copySources, keysCopiedIn, replication);
     ServerSocket socket = new ServerSocket();
     try {
       socket.setReuseAddress(true); // a restarted node takes its port back at once
@@ -233,10 +144,10 @@ final class TcpKvNode implements KvNode {
     byte type = r.i8();
     int partition = r.i32();
     if (type >= LOG_SPLIT_PREPARE) {
-      replaySplit(type, r);
+      splits.replay(type, r);
       return;
     }
-    Part part = part(partition);
+    NodePartition part = part(partition);
     switch (type) {
       case LOG_PUT -> {
         byte[] key = r.bytes();
@@ -252,7 +163,7 @@ final class TcpKvNode implements KvNode {
       case LOG_CLEAR -> part.data.clear();
       case LOG_RPUT -> {
         long seq = r.i64();
-        applyReplicated(part, seq, r.bytes(), r.bytes());
+        part.applyReplicated(seq, r.bytes(), r.bytes());
       }
       case LOG_REPLICA -> {
         part.seq = r.i64();
@@ -274,7 +185,7 @@ final class TcpKvNode implements KvNode {
 
   private List<byte[]> compacted() {
     List<byte[]> records = new ArrayList<>();
-    for (Part part : parts.values()) {
+    for (NodePartition part : parts.values()) {
       if (part.state == PartitionState.ABSENT && part.epoch == 0) {
         continue;
       }
@@ -286,55 +197,16 @@ final class TcpKvNode implements KvNode {
         records.add(replicaRecord(part)); // after the data: it restores seq and the last write
       }
     }
-    if (splitEpoch > 0) {
-      records.add(splitRecord(LOG_SPLIT_APPLY, splitEpoch)); // no split pending: the epoch only
-    }
-    Split s = pending;
-    if (s != null) {
-      records.add(prepareRecord(s)); // after the data it will renumber
-    }
+    splits.compacted(records);
     return records;
   }
 
-  private static byte[] stateRecord(Part part) {
-    return new Wire.Writer().i8(LOG_STATE).i32(part.id).i8(part.state.code()).i64(part.epoch)
-        .i64(part.moveEpoch).i64(part.unfencedEpoch).toBytes();
-  }
-
-  private static byte[] putRecord(int partition, byte[] key, byte[] value) {
-    return new Wire.Writer().i8(LOG_PUT).i32(partition).bytes(key).bytes(value).toBytes();
-  }
-
-  private static byte[] replicatedPutRecord(int partition, long seq, byte[] key, byte[] value) {
-    return new Wire.Writer().i8(LOG_RPUT).i32(partition).i64(seq).bytes(key).bytes(value)
-        .toBytes();
-  }
-
-  private static byte[] replicaRecord(Part part) {
-    Wire.Writer w = new Wire.Writer().i8(LOG_REPLICA).i32(part.id).i64(part.seq)
-        .bytes(part.lastKey).bytes(part.lastValue).i8(part.catchingUp || part.catchupLost ? 1 : 0)
-        .i32(part.backups.size());
-    part.backups.forEach(w::utf);
-    return w.toBytes();
-  }
-
-  private static boolean isReplica(Part part) {
+  private static boolean isReplica(NodePartition part) {
     return part.state == PartitionState.BACKUP || !part.backups.isEmpty() || part.seq > 0;
   }
 
-  private static void applyReplicated(Part part, long seq, byte[] key, byte[] value) {
-    part.data.put(key, value);
-    part.seq = seq;
-    part.lastKey = key;
-    part.lastValue = value;
-  }
-
-  private static byte[] clearRecord(int partition) {
-    return new Wire.Writer().i8(LOG_CLEAR).i32(partition).toBytes();
-  }
-
-  private Part part(int partition) {
-    return parts.computeIfAbsent(partition, Part::new);
+  private NodePartition part(int partition) {
+    return parts.computeIfAbsent(partition, NodePartition::new);
   }
 
   /**
@@ -343,9 +215,9 @@ final class TcpKvNode implements KvNode {
    * Creating state for any partition id a request names let 500k STATUS requests leave 500k
    * objects behind.
    */
-  private Part lookup(int partition) {
-    Part held = parts.get(partition);
-    return held != null ? held : new Part(partition);
+  private NodePartition lookup(int partition) {
+    NodePartition held = parts.get(partition);
+    return held != null ? held : new NodePartition(partition);
   }
 
   // ---------------------------------------------------------------- networking
@@ -435,15 +307,15 @@ final class TcpKvNode implements KvNode {
     if (partition < 0) {
       return KvReply.of(Status.ERROR, 0, "partition must be >= 0: " + partition);
     }
-    Part part = switch (op) {
+    NodePartition part = switch (op) {
       case Wire.LIST -> null;
       case Wire.ASSIGN, Wire.RECEIVE, Wire.PRECOPY, Wire.CONFIGURE -> part(partition);
       default -> lookup(partition);
     };
-    if (pending != null && isMove(op)) {
-      return KvReply.of(Status.REFUSED, pending.epoch(), "node " + id + " is splitting its"
-          + " partitions for epoch " + pending.epoch() + ": no partition changes hands until"
-          + " the split is applied or aborted");
+    if (splits.pending() != null && isMove(op)) {
+      return KvReply.of(Status.REFUSED, splits.pending().epoch(), "node " + id + " is splitting"
+          + " its partitions for epoch " + splits.pending().epoch() + ": no partition changes"
+          + " hands until the split is applied or aborted");
     }
     return switch (op) {
       case Wire.GET -> get(part, epoch, r.bytes());
@@ -453,26 +325,26 @@ final class TcpKvNode implements KvNode {
         byte[] expected = r.bytes();
         yield write(part, epoch, key, true, expected, r.bytes());
       }
-      case Wire.ASSIGN -> assign(part, epoch);
-      case Wire.FENCE -> fence(part, epoch);
-      case Wire.UNFENCE -> unfence(part, epoch);
-      case Wire.SNAPSHOT -> snapshot(part, epoch, r.bytes(), r.i32());
-      case Wire.RECEIVE -> receive(part, epoch, r.utf());
-      case Wire.TRACK -> track(part, epoch);
-      case Wire.PRECOPY -> precopy(part, epoch, r.utf());
-      case Wire.DELTA -> delta(part, epoch, r.i64(), r.bytes(), r.i32());
-      case Wire.DRAIN -> drain(part, epoch, r.i64(), r.i32());
-      case Wire.ACTIVATE -> activate(part, epoch);
-      case Wire.ABORT -> abort(part, epoch);
-      case Wire.DROP -> drop(part, epoch);
-      case Wire.CONFIGURE -> configure(part, epoch, r);
+      case Wire.ASSIGN -> migration.assign(part, epoch);
+      case Wire.FENCE -> migration.fence(part, epoch);
+      case Wire.UNFENCE -> migration.unfence(part, epoch);
+      case Wire.SNAPSHOT -> migration.snapshot(part, epoch, r.bytes(), r.i32());
+      case Wire.RECEIVE -> migration.receive(part, epoch, r.utf());
+      case Wire.TRACK -> migration.track(part, epoch);
+      case Wire.PRECOPY -> migration.precopy(part, epoch, r.utf());
+      case Wire.DELTA -> migration.delta(part, epoch, r.i64(), r.bytes(), r.i32());
+      case Wire.DRAIN -> migration.drain(part, epoch, r.i64(), r.i32());
+      case Wire.ACTIVATE -> migration.activate(part, epoch);
+      case Wire.ABORT -> migration.abort(part, epoch);
+      case Wire.DROP -> migration.drop(part, epoch);
+      case Wire.CONFIGURE -> replication.configure(part, epoch, r);
       case Wire.REPLICATE -> {
         long seq = r.i64();
         byte[] key = r.bytes();
-        yield replicate(part, epoch, seq, key, r.bytes());
+        yield replication.replicate(part, epoch, seq, key, r.bytes());
       }
-      case Wire.CONFIRM -> confirmEpoch(part, epoch);
-      case Wire.CATCHUP -> catchUp(part, epoch, r.utf());
+      case Wire.CONFIRM -> replication.confirmEpoch(part, epoch);
+      case Wire.CATCHUP -> replication.catchUp(part, epoch, r.utf());
       case Wire.STATUS -> {
         synchronized (part) { // replicas also tell their last write's seq and whether caught up
           yield KvReply.ok(part.visibleEpoch(), new Wire.Writer().i8(part.state.code())
@@ -481,7 +353,7 @@ final class TcpKvNode implements KvNode {
         }
       }
       case Wire.LIST -> list();
-      case Wire.SPLIT -> split(epoch, r);
+      case Wire.SPLIT -> splits.split(epoch, r);
       default -> KvReply.of(Status.ERROR, 0, "unknown op " + op);
     };
   }
@@ -493,7 +365,7 @@ final class TcpKvNode implements KvNode {
   }
 
   /** Why a data request is not served, or null when it is. Caller holds the part's lock. */
-  private KvReply refusal(Part part, long epoch) {
+  private KvReply refusal(NodePartition part, long epoch) {
     if (fault == UnsafeTestFault.SKIP_EPOCH_CHECK
         && (part.state == PartitionState.OWNED || part.state == PartitionState.ABSENT
             && part.epoch > 0)) {
@@ -502,7 +374,7 @@ final class TcpKvNode implements KvNode {
     if (fault == UnsafeTestFault.SERVE_WHILE_FENCED && part.state == PartitionState.MIGRATING_OUT) {
       return null; // the bug: the fence does not stop writes, so the copy misses some
     }
-    Split split = pending;
+    NodeSplits.Split split = splits.pending();
     return switch (part.state) {
       case OWNED -> split != null && part.epoch < split.epoch()
           ? KvReply.of(Status.MOVING, split.epoch(), "partition " + part.id + " on " + id
@@ -520,7 +392,7 @@ final class TcpKvNode implements KvNode {
     };
   }
 
-  private KvReply get(Part part, long epoch, byte[] key) throws IOException {
+  private KvReply get(NodePartition part, long epoch, byte[] key) throws IOException {
     if (key == null) {
       return KvReply.of(Status.ERROR, 0, "key must not be null");
     }
@@ -533,7 +405,7 @@ final class TcpKvNode implements KvNode {
       if (no != null) {
         return no;
       }
-      KvReply unsynced = syncBackups(part);
+      KvReply unsynced = replication.syncBackups(part);
       if (unsynced != null) {
         return unsynced;
       }
@@ -543,11 +415,11 @@ final class TcpKvNode implements KvNode {
       seq = log.lastAppended();
     }
     log.awaitDurable(seq); // never expose a value that a crash could still take back
-    KvReply unconfirmed = confirmWithBackups(part.id, owned, backups, "read");
+    KvReply unconfirmed = replication.confirmWithBackups(part.id, owned, backups, "read");
     return unconfirmed != null ? unconfirmed : KvReply.ok(owned, value);
   }
 
-  private KvReply write(Part part, long epoch, byte[] key, boolean cas, byte[] expected,
+  private KvReply write(NodePartition part, long epoch, byte[] key, boolean cas, byte[] expected,
       byte[] value) throws IOException {
     if (key == null || value == null) {
       return KvReply.of(Status.ERROR, 0, "key and value must not be null");
@@ -562,7 +434,7 @@ final class TcpKvNode implements KvNode {
       if (no != null) {
         return no;
       }
-      KvReply unsynced = syncBackups(part);
+      KvReply unsynced = replication.syncBackups(part);
       if (unsynced != null) {
         return unsynced;
       }
@@ -574,7 +446,7 @@ final class TcpKvNode implements KvNode {
         failed = true;
         seq = log.lastAppended(); // the failed CAS read the current value: wait as a read does
       } else if (!part.backups.isEmpty() && fault != UnsafeTestFault.SKIP_REPLICATION) {
-        KvReply notReplicated = replicateToBackups(part, key, value);
+        KvReply notReplicated = replication.replicateToBackups(part, key, value);
         if (notReplicated != null) {
           return notReplicated;
         }
@@ -582,1191 +454,31 @@ final class TcpKvNode implements KvNode {
         // every replica has, so a read here never shows a write a failover could take back.
         long next = part.seq + 1;
         seq = log.append(replicatedPutRecord(part.id, next, key, value));
-        applyReplicated(part, next, key, value);
-        markDirty(part, key);
+        part.applyReplicated(next, key, value);
+        part.markDirty(key);
       } else if (fault == UnsafeTestFault.ACK_BEFORE_LOG) {
         seq = log.lastAppended(); // the bug: acknowledged from memory only
         part.data.put(key, value);
-        markDirty(part, key);
+        part.markDirty(key);
       } else {
         seq = log.append(putRecord(part.id, key, value));
         part.data.put(key, value);
-        markDirty(part, key);
+        part.markDirty(key);
       }
     }
     log.awaitDurable(seq);
     if (failed) {
-      KvReply unconfirmed = confirmWithBackups(part.id, owned, backups, "compare-and-set");
+      KvReply unconfirmed = replication.confirmWithBackups(part.id, owned, backups,
+          "compare-and-set");
       return unconfirmed != null ? unconfirmed
           : new KvReply(Status.CAS_FAILED, owned, differing, "value differs");
     }
     return KvReply.ok(owned, null);
   }
 
-  /** A write while a target pre-copies: the delta after the fence must carry this key. */
-  private static void markDirty(Part part, byte[] key) {
-    if (part.tracking != null) {
-      part.tracking.dirty().add(key);
-    }
-  }
-
-  private KvReply stateChange(Part part, PartitionState state, long epoch, long moveEpoch,
-      boolean clear) throws IOException {
-    log.awaitDurable(applyStateChange(part, state, epoch, moveEpoch, clear));
-    return KvReply.ok(part.visibleEpoch(), null);
-  }
-
-  /**
-   * Applies a state change and appends its record, without waiting for it to be durable.
-   *
-   * @return the record's sequence number
-   */
-  private long applyStateChange(Part part, PartitionState state, long epoch, long moveEpoch,
-      boolean clear) {
-    synchronized (part) {
-      part.precopyToken = 0; // a pre-copy belongs to the RECEIVING state it was taken in
-      if (clear) {
-        log.append(clearRecord(part.id));
-        part.data.clear();
-      }
-      part.state = state;
-      part.epoch = epoch;
-      part.moveEpoch = moveEpoch;
-      return log.append(stateRecord(part));
-    }
-  }
-
-  /** A refusal; its value is the partition's state code, so the executor can act on it. */
-  private KvReply refused(Part part, String step) {
-    return new KvReply(Status.REFUSED, part.visibleEpoch(), new byte[] {(byte) part.state.code()},
-        step + " of partition " + part.id + " refused on " + id + ": it is " + part.state
-            + " at epoch " + part.visibleEpoch());
-  }
-
-  private KvReply assign(Part part, long epoch) throws IOException {
-    synchronized (part) {
-      if (part.state == PartitionState.OWNED) {
-        return KvReply.ok(part.epoch, null);
-      }
-      if (part.state != PartitionState.ABSENT || part.epoch != 0) {
-        return refused(part, "ASSIGN"); // it held data once: only a migration may bring it back
-      }
-      return stateChange(part, PartitionState.OWNED, epoch, 0, true);
-    }
-  }
-
-  private KvReply fence(Part part, long moveEpoch) throws IOException {
-    synchronized (part) {
-      if (part.state == PartitionState.MIGRATING_OUT && part.moveEpoch == moveEpoch) {
-        return KvReply.ok(moveEpoch, null);
-      }
-      if (!part.backups.isEmpty()) {
-        return refused(part, "FENCE (a replicated partition changes hands by reconfiguring its"
-            + " replicas, not by a move)");
-      }
-      if (part.state != PartitionState.OWNED || moveEpoch <= part.epoch
-          || moveEpoch <= part.unfencedEpoch) {
-        return refused(part, "FENCE at epoch " + moveEpoch
-            + (moveEpoch <= part.unfencedEpoch ? " (a move at that epoch was rolled back)" : ""));
-      }
-      // Answered before its record is durable: the fence holds in memory at once, and every
-      // page a target copies under it waits for the record first (fencedPage), so no copy
-      // completes, and no table can commit the move, before a restart would keep the fence. The
-      // fsync overlaps the executor's next round trip instead of lengthening the fenced window.
-      part.fenceSeq = applyStateChange(part, PartitionState.MIGRATING_OUT, part.epoch,
-          moveEpoch, false);
-      log.forceSoon(part.fenceSeq);
-      return KvReply.ok(part.visibleEpoch(), null);
-    }
-  }
-
-  /**
-   * A page copied from a fenced partition, sent only once the fence is durable: a copy that
-   * completed before a crash could undo the fence would let the move commit while the restarted
-   * source still owns the partition.
-   */
-  private KvReply fencedPage(KvReply page, long fenceSeq) throws IOException {
-    log.awaitDurable(fenceSeq);
-    return page;
-  }
-
-  private KvReply unfence(Part part, long moveEpoch) throws IOException {
-    synchronized (part) {
-      part.tracking = null; // the move is over either way: stop recording writes for it
-      if (part.state == PartitionState.OWNED) {
-        return KvReply.ok(part.epoch, null);
-      }
-      if (part.state != PartitionState.MIGRATING_OUT || part.moveEpoch != moveEpoch) {
-        return refused(part, "UNFENCE at epoch " + moveEpoch);
-      }
-      part.unfencedEpoch = Math.max(part.unfencedEpoch, moveEpoch);
-      return stateChange(part, PartitionState.OWNED, part.epoch, 0, false);
-    }
-  }
-
-  private KvReply snapshot(Part part, long moveEpoch, byte[] after, int max) throws IOException {
-    if (max < 1) {
-      return KvReply.of(Status.ERROR, 0, "page size must be >= 1: " + max);
-    }
-    KvReply reply;
-    long fenceSeq;
-    synchronized (part) {
-      // Fenced data is frozen, so a copy of it is whole. An OWNED partition may be copied only
-      // while its writes are tracked for this move: the delta after the fence then carries
-      // every key written since the copy began (to a page already taken, or not yet taken).
-      boolean tracked = part.state == PartitionState.OWNED && part.tracking != null
-          && part.tracking.moveEpoch() == moveEpoch;
-      // A primary's own epoch: a backup catching up copies what is committed here, while the
-      // writes made meanwhile reach it by REPLICATE (see catchUp).
-      boolean forBackup = part.state == PartitionState.OWNED && moveEpoch == part.epoch
-          && !part.backups.isEmpty();
-      if (part.state != PartitionState.MIGRATING_OUT && !tracked && !forBackup) {
-        return refused(part, "SNAPSHOT");
-      }
-      Map<byte[], byte[]> tail = after == null ? part.data : part.data.tailMap(after, false);
-      Wire.Writer page = new Wire.Writer();
-      int count = Math.min(max, tail.size());
-      page.i32(count);
-      int n = 0;
-      for (Map.Entry<byte[], byte[]> e : tail.entrySet()) {
-        if (n == count) {
-          break;
-        }
-        page.bytes(e.getKey()).bytes(e.getValue());
-        n++;
-      }
-      page.i8(tail.size() > count ? 1 : 0);
-      reply = KvReply.ok(part.moveEpoch, page.toBytes());
-      fenceSeq = part.state == PartitionState.MIGRATING_OUT ? part.fenceSeq : 0;
-    }
-    return fencedPage(reply, fenceSeq);
-  }
-
-  /**
-   * Source, OWNED and tracked: up to {@code max} of the keys written since the pre-copy began,
-   * with their current values, taken out of the record in the same step (a key written again
-   * goes back in). It lets the target catch up while the partition still serves, so that the
-   * delta under the fence is small. If the page never reaches the target, the target's pre-copy
-   * fails as a whole and it copies everything under the fence: nothing relies on a lost page.
-   */
-  private KvReply drain(Part part, long moveEpoch, long token, int max) {
-    if (max < 1) {
-      return KvReply.of(Status.ERROR, 0, "page size must be >= 1: " + max);
-    }
-    synchronized (part) {
-      Tracking t = part.tracking;
-      if (part.state != PartitionState.OWNED || t == null || t.moveEpoch() != moveEpoch
-          || t.token() != token) {
-        return refused(part, "DRAIN (no pre-copy tracking with that token)");
-      }
-      Wire.Writer page = new Wire.Writer();
-      int count = Math.min(max, t.dirty().size());
-      page.i32(count);
-      for (int n = 0; n < count; n++) {
-        byte[] key = t.dirty().pollFirst();
-        page.bytes(key).bytes(part.data.get(key));
-      }
-      page.i8(t.dirty().isEmpty() ? 0 : 1);
-      return KvReply.ok(moveEpoch, page.toBytes());
-    }
-  }
-
-  /**
-   * Source: starts recording the keys written to an OWNED partition, for a target about to
-   * pre-copy it at {@code moveEpoch}; answers the tracking's token (int64). Idempotent: the same
-   * move gets the same token (after the fence too).
-   */
-  private KvReply track(Part part, long moveEpoch) {
-    synchronized (part) {
-      Tracking t = part.tracking;
-      boolean same = t != null && t.moveEpoch() == moveEpoch;
-      if (same && (part.state == PartitionState.OWNED
-          || part.state == PartitionState.MIGRATING_OUT && part.moveEpoch == moveEpoch)) {
-        return KvReply.ok(moveEpoch, new Wire.Writer().i64(t.token()).toBytes());
-      }
-      if (part.state != PartitionState.OWNED || moveEpoch <= part.epoch
-          || moveEpoch <= part.unfencedEpoch || !part.backups.isEmpty()) {
-        return refused(part, "TRACK at epoch " + moveEpoch);
-      }
-      long token;
-      do {
-        token = TOKENS.nextLong();
-      } while (token == 0);
-      part.tracking = new Tracking(moveEpoch, token,
-          new java.util.TreeSet<>(Arrays::compareUnsigned));
-      return KvReply.ok(moveEpoch, new Wire.Writer().i64(token).toBytes());
-    }
-  }
-
-  /**
-   * Source, fenced: one page of the keys written since the pre-copy with {@code token} began,
-   * with their (frozen) values. Refused when this node has no such tracking (it restarted, or
-   * the move was rolled back): the target must then copy in full.
-   */
-  private KvReply delta(Part part, long moveEpoch, long token, byte[] after, int max)
-      throws IOException {
-    if (max < 1) {
-      return KvReply.of(Status.ERROR, 0, "page size must be >= 1: " + max);
-    }
-    KvReply reply;
-    long fenceSeq;
-    synchronized (part) {
-      Tracking t = part.tracking;
-      if (part.state != PartitionState.MIGRATING_OUT || part.moveEpoch != moveEpoch || t == null
-          || t.moveEpoch() != moveEpoch || t.token() != token) {
-        return refused(part, "DELTA (no pre-copy tracking with that token: copy in full)");
-      }
-      java.util.NavigableSet<byte[]> tail = after == null ? t.dirty() : t.dirty().tailSet(after,
-          false);
-      Wire.Writer page = new Wire.Writer();
-      int count = Math.min(max, tail.size());
-      page.i32(count);
-      int n = 0;
-      for (byte[] key : tail) {
-        if (n == count) {
-          break;
-        }
-        page.bytes(key).bytes(part.data.get(key));
-        n++;
-      }
-      page.i8(tail.size() > count ? 1 : 0);
-      reply = KvReply.ok(part.moveEpoch, page.toBytes());
-      fenceSeq = part.fenceSeq;
-    }
-    return fencedPage(reply, fenceSeq);
-  }
-
-  /** Catch-up rounds of a pre-copy (see {@link #precopy}): at most this many... */
-  private static final int DRAIN_ROUNDS = 8;
-  /** ...and none after one that brought this few keys. */
-  private static final int DRAIN_ENOUGH = 256;
-
-  /** copyPages' answer when the source refused a DELTA: its tracking is gone, copy in full. */
-  private static final KvReply SOURCE_LOST_TRACKING = KvReply.of(Status.REFUSED, 0,
-      "the source has no tracking for this pre-copy");
-
-  /**
-   * Target: makes the partition whole from the fenced source and answers RECEIVED. After a
-   * pre-copy (see {@link #precopy}) it pulls only the keys written since, else everything.
-   */
-  private KvReply receive(Part part, long moveEpoch, String source) throws IOException {
-    InetSocketAddress from;
-    try {
-      from = parseAddress(source); // before any state change: a bad one left it RECEIVING
-    } catch (IllegalArgumentException e) {
-      return KvReply.of(Status.ERROR, 0, "node " + id + ": RECEIVE: " + e.getMessage());
-    }
-    long token;
-    synchronized (part) {
-      if (part.state == PartitionState.RECEIVED && part.moveEpoch == moveEpoch) {
-        return KvReply.ok(moveEpoch, null);
-      }
-      boolean restart = part.state == PartitionState.RECEIVING && part.moveEpoch == moveEpoch;
-      if (part.pulling || !(restart || part.state == PartitionState.ABSENT)
-          || moveEpoch <= part.epoch) {
-        return refused(part, "RECEIVE at epoch " + moveEpoch);
-      }
-      part.pulling = true;
-      token = restart ? part.precopyToken : 0;
-      if (token == 0) {
-        stateChange(part, PartitionState.RECEIVING, part.epoch, moveEpoch, true);
-      }
-    }
-    try {
-      // A copy may run twice (see NodeConnectionPool.withConnection): it starts over (DELTA and
-      // SNAPSHOT change nothing on the source), and a page applied twice holds the same
-      // values, since keys are never deleted.
-      return copySources.withConnection(source,
-          peer -> receiveFrom(peer, part, moveEpoch, from, token));
-    } finally {
-      synchronized (part) {
-        part.pulling = false;
-      }
-    }
-  }
-
-  private KvReply receiveFrom(NodeConnection peer, Part part, long moveEpoch,
-      InetSocketAddress from, long token) throws IOException {
-    if (token != 0) {
-      KvReply failed = copyPages(part, moveEpoch, peer, from, Wire.DELTA, token);
-      if (failed == null) {
-        return received(part, moveEpoch);
-      }
-      if (failed != SOURCE_LOST_TRACKING) {
-        return failed;
-      }
-      synchronized (part) { // the source restarted since the pre-copy: start over, in full
-        if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
-          return refused(part, "RECEIVE (aborted meanwhile)");
-        }
-        stateChange(part, PartitionState.RECEIVING, part.epoch, moveEpoch, true);
-      }
-    }
-    KvReply failed = copyPages(part, moveEpoch, peer, from, Wire.SNAPSHOT, 0);
-    return failed != null ? failed : received(part, moveEpoch);
-  }
-
-  /**
-   * Target: copies the partition from its source while the source still serves it, so that
-   * the fenced part of the move ({@link #receive}) ships only what was written meanwhile. The
-   * source records the keys written from before the first page on (TRACK), so a key written
-   * after its page was taken is in the delta. Stays RECEIVING; answers OK when the copy is
-   * here. The pre-copy is not durable: after a restart of either node the move copies in full.
-   */
-  private KvReply precopy(Part part, long moveEpoch, String source) throws IOException {
-    InetSocketAddress from;
-    try {
-      from = parseAddress(source);
-    } catch (IllegalArgumentException e) {
-      return KvReply.of(Status.ERROR, 0, "node " + id + ": PRECOPY: " + e.getMessage());
-    }
-    synchronized (part) {
-      boolean same = part.moveEpoch == moveEpoch;
-      if (same && (part.state == PartitionState.RECEIVED
-          || part.state == PartitionState.RECEIVING && part.precopyToken != 0)) {
-        return KvReply.ok(moveEpoch, null); // done already
-      }
-      boolean restart = part.state == PartitionState.RECEIVING && same;
-      if (part.pulling || !(restart || part.state == PartitionState.ABSENT)
-          || moveEpoch <= part.epoch) {
-        return refused(part, "PRECOPY at epoch " + moveEpoch);
-      }
-      part.pulling = true;
-      stateChange(part, PartitionState.RECEIVING, part.epoch, moveEpoch, true);
-    }
-    try {
-      // may run twice (see receive): a pre-copy that starts over tracks and copies every key
-      return copySources.withConnection(source, peer -> precopyFrom(peer, part, moveEpoch, from));
-    } finally {
-      synchronized (part) {
-        part.pulling = false;
-      }
-    }
-  }
-
-  private KvReply precopyFrom(NodeConnection peer, Part part, long moveEpoch,
-      InetSocketAddress from) throws IOException {
-    KvReply tracked = peer.call(NodeConnection.request(Wire.TRACK, part.id, moveEpoch)
-        .toBytes());
-    if (!tracked.isOk()) {
-      return KvReply.of(tracked.status() == Status.ERROR ? Status.ERROR : Status.REFUSED,
-          moveEpoch, "pre-copy of partition " + part.id + ": " + from + " will not track it: "
-              + tracked);
-    }
-    long token = new Wire.Reader(tracked.value()).i64();
-    KvReply failed = copyPages(part, moveEpoch, peer, from, Wire.PRECOPY, token);
-    // Catch up with the writes made during the copy, a round at a time, until a round brings
-    // few keys (the writes then outpace nothing) or after a few rounds (they outpace us).
-    for (int round = 0; failed == null && round < DRAIN_ROUNDS; round++) {
-      long before = keysCopiedIn.get();
-      failed = copyPages(part, moveEpoch, peer, from, Wire.DRAIN, token);
-      if (keysCopiedIn.get() - before <= DRAIN_ENOUGH) {
-        break;
-      }
-    }
-    if (failed != null) {
-      return failed;
-    }
-    synchronized (part) {
-      if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
-        return refused(part, "PRECOPY (aborted meanwhile)");
-      }
-      part.precopyToken = token;
-      return KvReply.ok(moveEpoch, new Wire.Writer().i64(part.data.size()).toBytes());
-    }
-  }
-
-  /**
-   * Pulls pages of {@code op} (SNAPSHOT: every key; PRECOPY: every key, throttled, while the
-   * source serves; DRAIN: the keys written meanwhile, throttled, while it serves; DELTA: the
-   * keys written since the last of those, under the fence) into the RECEIVING partition,
-   * logging each key. Null when done, else
-   * the answer to give ({@link #SOURCE_LOST_TRACKING} when the source refused a DELTA).
-   */
-  private KvReply copyPages(Part part, long moveEpoch, NodeConnection peer,
-      InetSocketAddress source, byte op, long token) throws IOException {
-    byte[] after = null;
-    while (true) {
-      long pageStart = System.nanoTime();
-      byte wireOp = op == Wire.PRECOPY ? Wire.SNAPSHOT : op;
-      Wire.Writer request = NodeConnection.request(wireOp, part.id, moveEpoch);
-      if (op == Wire.DELTA || op == Wire.DRAIN) {
-        request.i64(token);
-      }
-      if (op != Wire.DRAIN) {
-        request.bytes(after); // a drain takes keys out of the record: no cursor
-      }
-      boolean serving = op == Wire.PRECOPY || op == Wire.DRAIN;
-      KvReply reply = peer.call(request.i32(serving ? SERVING_PAGE : PAGE).toBytes());
-      if (reply.status() != Status.OK) {
-        if (op == Wire.DELTA && reply.status() == Status.REFUSED) {
-          return SOURCE_LOST_TRACKING;
-        }
-        // a refusal is final (the source is not fenced for this move); I/O errors are not
-        return KvReply.of(reply.status() == Status.ERROR ? Status.ERROR : Status.REFUSED,
-            moveEpoch, "copy of partition " + part.id + " from " + source + " failed: " + reply);
-      }
-      Wire.Reader page = new Wire.Reader(reply.value());
-      int count = page.i32();
-      synchronized (part) {
-        if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
-          return refused(part, "RECEIVE (aborted meanwhile)");
-        }
-        for (int i = 0; i < count; i++) {
-          byte[] key = page.bytes();
-          byte[] value = page.bytes();
-          log.append(putRecord(part.id, key, value));
-          part.data.put(key, value);
-          after = key;
-        }
-        keysCopiedIn.addAndGet(count);
-      }
-      if (page.i8() == 0) {
-        return null;
-      }
-      if (op == Wire.PRECOPY || op == Wire.DRAIN) {
-        pause(System.nanoTime() - pageStart);
-      }
-    }
-  }
-
-  /**
-   * A pre-copy runs while the partition serves, so it yields: after each page it pauses as long
-   * as the page took, leaving at least half of its core's time to the requests. (Under the
-   * fence, the copy runs flat out: there every millisecond is one of refused writes.)
-   */
-  private static void pause(long nanos) throws IOException {
-    try {
-      java.util.concurrent.TimeUnit.NANOSECONDS.sleep(
-          Math.min(nanos * SERVING_PAUSE_FACTOR, 50_000_000L));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("pre-copy interrupted");
-    }
-  }
-
-  /** Target: every key is here; once it is durable, the partition is RECEIVED. */
-  private KvReply received(Part part, long moveEpoch) throws IOException {
-    // the RECEIVED record follows every copied key in the log: once it is durable, so are they
-    synchronized (part) {
-      if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
-        return refused(part, "RECEIVE (aborted meanwhile)");
-      }
-      stateChange(part, PartitionState.RECEIVED, part.epoch, moveEpoch, false);
-      return KvReply.ok(moveEpoch, new Wire.Writer().i64(part.data.size()).toBytes());
-    }
-  }
-
-  private KvReply activate(Part part, long epoch) throws IOException {
-    synchronized (part) {
-      if (part.state == PartitionState.OWNED && part.epoch == epoch) {
-        return KvReply.ok(epoch, null);
-      }
-      if (part.state != PartitionState.RECEIVED || epoch < part.moveEpoch) {
-        return refused(part, "ACTIVATE at epoch " + epoch);
-      }
-      // Answered before its record is durable, which takes an fsync out of the window in which
-      // the partition refuses writes. The data it serves is durable already (RECEIVED), and
-      // every read or write served from now on waits for a later record of this log, so for
-      // this one too. A crash before then (about one fsync: the record is forced in the
-      // background) brings the node back RECEIVED, and the coordinator activates it again at
-      // its next commit or leader start, as after an ACTIVATE that never arrived: the partition
-      // is unavailable meanwhile, never wrong.
-      log.forceSoon(applyStateChange(part, PartitionState.OWNED, epoch, 0, false));
-      return KvReply.ok(epoch, null);
-    }
-  }
-
-  private KvReply abort(Part part, long moveEpoch) throws IOException {
-    synchronized (part) {
-      if (part.state == PartitionState.ABSENT) {
-        return KvReply.ok(part.epoch, null);
-      }
-      boolean incoming = part.state == PartitionState.RECEIVING
-          || part.state == PartitionState.RECEIVED;
-      if (!incoming || part.moveEpoch != moveEpoch) {
-        return refused(part, "ABORT at epoch " + moveEpoch);
-      }
-      return stateChange(part, PartitionState.ABSENT, part.epoch, 0, true);
-    }
-  }
-
-  private KvReply drop(Part part, long epoch) throws IOException {
-    synchronized (part) {
-      part.tracking = null;
-      if (part.state == PartitionState.ABSENT) {
-        return KvReply.ok(part.epoch, null);
-      }
-      boolean deposed = part.state == PartitionState.OWNED && !part.backups.isEmpty()
-          && epoch > part.epoch; // a replicated primary that a failover left behind
-      if (part.state == PartitionState.BACKUP && epoch >= part.epoch || deposed) {
-        resetReplica(part);
-        return stateChange(part, PartitionState.ABSENT, epoch, 0, true);
-      }
-      if (part.state != PartitionState.MIGRATING_OUT || epoch < part.moveEpoch) {
-        return refused(part, "DROP at epoch " + epoch);
-      }
-      return stateChange(part, PartitionState.ABSENT, epoch, 0, true);
-    }
-  }
-
-  // ---------------------------------------------------------------- split (scheme change)
-
-  /**
-   * SPLIT: renumbers this node's OWNED partitions into a new scheme whose every partition lies
-   * inside one old partition owned by the same node (a token-ring join), in two phases around
-   * the coordinator's commit. PREPARE fences every OWNED partition below the split's epoch (the
-   * old numbering: all of them, since the split's epoch is above every committed one), so
-   * nothing is served in either numbering while clients hold both tables; APPLY renumbers
-   * every key by the new scheme's own key -> partition function into new OWNED partitions at
-   * the split's epoch, as one log record, so a crash leaves the node before or after it, never
-   * half-way; ABORT lifts the fence. QUERY answers int64 the pending split's epoch (0: none),
-   * bytes its scheme, int64 the epoch of the last split applied.
-   */
-  private KvReply split(long epoch, Wire.Reader r) throws IOException {
-    int phase = r.i8();
-    return switch (phase) {
-      case SPLIT_PREPARE -> {
-        byte[] scheme = r.bytes();
-        int n = r.i32();
-        if (n < 0 || n > 1 << 24) {
-          yield KvReply.of(Status.ERROR, 0, "a node owns 0 to 2^24 partitions, not " + n);
-        }
-        int[] owned = new int[n];
-        for (int i = 0; i < n; i++) {
-          owned[i] = r.i32();
-        }
-        yield prepareSplit(epoch, scheme, owned);
-      }
-      case SPLIT_APPLY -> applySplit(epoch);
-      case SPLIT_ABORT -> abortSplit(epoch);
-      case SPLIT_QUERY -> {
-        Split s = pending;
-        long applied;
-        synchronized (splitLock) {
-          applied = splitEpoch;
-        }
-        yield KvReply.ok(s == null ? 0 : s.epoch(), new Wire.Writer().i64(s == null ? 0
-            : s.epoch()).bytes(s == null ? null : s.schemeBytes()).i64(applied).toBytes());
-      }
-      default -> KvReply.of(Status.ERROR, 0, "unknown SPLIT phase " + phase);
-    };
-  }
-
-  private KvReply prepareSplit(long epoch, byte[] schemeBytes, int[] owned) throws IOException {
-    io.partkit.spi.PartitionScheme scheme;
-    try {
-      scheme = SchemeCodec.decode(schemeBytes);
-    } catch (IOException e) {
-      return KvReply.of(Status.ERROR, 0, "node " + id + ": SPLIT: " + e.getMessage());
-    }
-    int[] sorted = owned.clone();
-    Arrays.sort(sorted);
-    for (int i = 0; i < sorted.length; i++) {
-      if (sorted[i] < 0 || sorted[i] >= scheme.partitionCount()
-          || i > 0 && sorted[i] == sorted[i - 1]) {
-        return KvReply.of(Status.ERROR, 0, "node " + id + ": SPLIT: owned partitions must be"
-            + " distinct, in 0.." + (scheme.partitionCount() - 1) + ": " + sorted[i]);
-      }
-    }
-    long seq;
-    synchronized (splitLock) {
-      Split held = pending;
-      if (held != null) {
-        boolean same = held.epoch() == epoch && Arrays.equals(held.schemeBytes(), schemeBytes)
-            && Arrays.equals(held.owned(), sorted);
-        return same ? KvReply.ok(epoch, null) : KvReply.of(Status.REFUSED, held.epoch(),
-            "node " + id + " has another split pending, for epoch " + held.epoch());
-      }
-      if (epoch <= splitEpoch) {
-        return KvReply.of(Status.REFUSED, splitEpoch, "node " + id + " applied a split at epoch "
-            + splitEpoch + " already");
-      }
-      Split split = new Split(epoch, schemeBytes, scheme, sorted);
-      // Fence first, then look: a request that passed its check before the fence holds the
-      // partition's lock until its write is applied, so once each lock was taken below, the
-      // data is frozen and what is checked is what APPLY will renumber.
-      pending = split;
-      String refusal = null;
-      for (Part part : parts.values()) {
-        synchronized (part) {
-          refusal = splitRefusal(part, split);
-        }
-        if (refusal != null) {
-          break;
-        }
-      }
-      if (refusal != null) {
-        pending = null;
-        return KvReply.of(Status.REFUSED, epoch, "SPLIT for epoch " + epoch + " refused on "
-            + id + ": " + refusal);
-      }
-      seq = log.append(prepareRecord(split));
-    }
-    log.awaitDurable(seq);
-    return KvReply.ok(epoch, null);
-  }
-
-  /** Why a partition cannot be split as {@code split} says, or null. Caller holds its lock. */
-  private static String splitRefusal(Part part, Split split) {
-    if (part.state == PartitionState.BACKUP || !part.backups.isEmpty() || part.seq > 0) {
-      return "partition " + part.id + " is replicated (" + part.state + "); replicated"
-          + " partitions are not split";
-    }
-    if (part.state != PartitionState.OWNED && part.state != PartitionState.ABSENT
-        || part.pulling || part.tracking != null) {
-      return "partition " + part.id + " is in transit (" + part.state + ")";
-    }
-    if (part.state == PartitionState.ABSENT) {
-      return null;
-    }
-    if (part.epoch >= split.epoch()) {
-      return "partition " + part.id + " is owned at epoch " + part.epoch + " already";
-    }
-    for (byte[] key : part.data.keySet()) {
-      int q = newPartition(split, key);
-      if (Arrays.binarySearch(split.owned(), q) < 0) {
-        return "key " + java.util.HexFormat.of().formatHex(key) + " of partition " + part.id
-            + " falls in new partition " + q + ", which the split does not give this node"
-            + " (not a split of what it owns)";
-      }
-    }
-    return null;
-  }
-
-  private static int newPartition(Split split, byte[] key) {
-    return split.scheme().partitionOf(split.scheme().keyHash().hash(key));
-  }
-
-  private KvReply applySplit(long epoch) throws IOException {
-    long seq;
-    synchronized (splitLock) {
-      Split s = pending;
-      if (s == null || s.epoch() != epoch) {
-        return s == null && splitEpoch == epoch ? KvReply.ok(epoch, null)
-            : KvReply.of(Status.REFUSED, s == null ? splitEpoch : s.epoch(), "APPLY of the split"
-                + " for epoch " + epoch + " refused on " + id + ": " + (s == null
-                ? "none is pending" : "the split pending is for epoch " + s.epoch()));
-      }
-      // logged first: the record replays to exactly this renumbering (the data is frozen)
-      seq = log.append(splitRecord(LOG_SPLIT_APPLY, epoch));
-      renumber(s);
-    }
-    log.awaitDurable(seq);
-    return KvReply.ok(epoch, null);
-  }
-
-  private KvReply abortSplit(long epoch) throws IOException {
-    long seq;
-    synchronized (splitLock) {
-      Split s = pending;
-      if (s == null || s.epoch() != epoch) {
-        return KvReply.ok(epoch, null); // nothing pending at that epoch: done already
-      }
-      seq = log.append(splitRecord(LOG_SPLIT_ABORT, epoch));
-      pending = null;
-    }
-    log.awaitDurable(seq);
-    return KvReply.ok(epoch, null);
-  }
-
-  /**
-   * Renumbers the data as {@code s} says (live under splitLock, or in replay): each key of an
-   * OWNED partition below the split's epoch goes to the new partition the scheme computes, all
-   * new partitions this node owns become OWNED at the split's epoch, every other partition id
-   * becomes an empty ABSENT one at that epoch (the old ids mean other ranges now). Each old
-   * partition object is turned ABSENT under its lock, so a request that looked it up before the
-   * swap is redirected, never served from it.
-   */
-  private void renumber(Split s) {
-    Map<Integer, Part> next = new java.util.HashMap<>();
-    for (int q : s.owned()) {
-      Part fresh = new Part(q);
-      fresh.state = PartitionState.OWNED;
-      fresh.epoch = s.epoch();
-      next.put(q, fresh);
-    }
-    List<Part> old = new ArrayList<>(parts.values());
-    for (Part part : old) {
-      synchronized (part) {
-        if (part.state == PartitionState.OWNED && part.epoch < s.epoch()) {
-          for (Map.Entry<byte[], byte[]> e : part.data.entrySet()) {
-            Part target = next.get(newPartition(s, e.getKey()));
-            if (target == null) { // checked by PREPARE, and the data was frozen since
-              throw new IllegalStateException("node " + id + ": a key of partition " + part.id
-                  + " has no new partition here");
-            }
-            target.data.put(e.getKey(), e.getValue());
-          }
-        }
-        part.state = PartitionState.ABSENT;
-        part.epoch = s.epoch();
-        part.moveEpoch = 0;
-        part.data.clear();
-      }
-    }
-    for (Part part : old) {
-      if (!next.containsKey(part.id)) {
-        Part gone = new Part(part.id);
-        gone.epoch = s.epoch();
-        next.put(part.id, gone);
-      }
-    }
-    parts.putAll(next);
-    splitEpoch = s.epoch();
-    pending = null;
-  }
-
-  private void replaySplit(byte type, Wire.Reader r) throws IOException {
-    long epoch = r.i64();
-    switch (type) {
-      case LOG_SPLIT_PREPARE -> {
-        byte[] scheme = r.bytes();
-        int[] owned = new int[r.i32()];
-        for (int i = 0; i < owned.length; i++) {
-          owned[i] = r.i32();
-        }
-        pending = new Split(epoch, scheme, SchemeCodec.decode(scheme), owned);
-      }
-      case LOG_SPLIT_APPLY -> {
-        Split s = pending;
-        if (s != null && s.epoch() == epoch) {
-          renumber(s);
-        }
-        splitEpoch = Math.max(splitEpoch, epoch);
-      }
-      case LOG_SPLIT_ABORT -> {
-        if (pending != null && pending.epoch() == epoch) {
-          pending = null;
-        }
-      }
-      default -> throw new IOException("unknown log record type " + type + " in " + logFile);
-    }
-  }
-
-  private static byte[] splitRecord(byte type, long epoch) {
-    return new Wire.Writer().i8(type).i32(0).i64(epoch).toBytes();
-  }
-
-  private static byte[] prepareRecord(Split s) {
-    Wire.Writer w = new Wire.Writer().i8(LOG_SPLIT_PREPARE).i32(0).i64(s.epoch())
-        .bytes(s.schemeBytes()).i32(s.owned().length);
-    for (int q : s.owned()) {
-      w.i32(q);
-    }
-    return w.toBytes();
-  }
-
-  // ---------------------------------------------------------------- replication
-
-  /** CONFIGURE roles (the int8 after the header). */
-  static final int ROLE_PRIMARY = 1;
-  static final int ROLE_BACKUP = 2;
-  static final int ROLE_JOIN = 3;
-  static final int ROLE_PRIMARY_ADDING = 4;
-
-  private KvReply configure(Part part, long epoch, Wire.Reader r) throws IOException {
-    int role = r.i8();
-    return switch (role) {
-      case ROLE_PRIMARY, ROLE_PRIMARY_ADDING -> {
-        int n = r.i32();
-        if (n < 0 || n > 16) {
-          yield KvReply.of(Status.ERROR, 0, "a partition has 0 to 16 backups, not " + n);
-        }
-        List<String> backups = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-          String address = r.utf();
-          try {
-            parseAddress(address); // before any state change
-          } catch (IllegalArgumentException e) {
-            yield KvReply.of(Status.ERROR, 0, "node " + id + ": CONFIGURE: " + e.getMessage());
-          }
-          backups.add(address);
-        }
-        yield configurePrimary(part, epoch, backups, role == ROLE_PRIMARY_ADDING);
-      }
-      case ROLE_BACKUP -> configureBackup(part, epoch);
-      case ROLE_JOIN -> join(part, epoch, r.i64());
-      default -> KvReply.of(Status.ERROR, 0, "unknown CONFIGURE role " + role);
-    };
-  }
-
-  /**
-   * Makes this node the primary at {@code epoch}. With {@code adding}, the listed replicas join
-   * as empty backups that catch up (they get every write from now on and copy the rest with
-   * CATCHUP); without, the list is the exact set of backups, already at {@code epoch} (after a
-   * failover they were moved there first, which fenced the old primary), and they are levelled
-   * before the first request is served.
-   */
-  private KvReply configurePrimary(Part part, long epoch, List<String> backups, boolean adding)
-      throws IOException {
-    long seq;
-    synchronized (part) {
-      boolean fresh = part.state == PartitionState.ABSENT && part.epoch == 0;
-      boolean fromOwned = part.state == PartitionState.OWNED && epoch >= part.epoch;
-      boolean fromBackup = part.state == PartitionState.BACKUP && epoch >= part.epoch
-          && !part.catchingUp && !part.catchupLost;
-      if (adding && !(fromOwned && epoch == part.epoch)) {
-        return refused(part, "CONFIGURE adding backups at epoch " + epoch
-            + " (only the primary at its own epoch adds backups)");
-      }
-      if (!(fresh || fromOwned || fromBackup) || part.tracking != null) {
-        return refused(part, "CONFIGURE primary at epoch " + epoch);
-      }
-      List<String> all = new ArrayList<>();
-      if (adding) {
-        // A replica joined again (its catch-up was cut) starts over: level the others without
-        // it, and put the old list back if the join fails, since only the coordinator's table
-        // decides who is a replica.
-        List<String> before = part.backups;
-        List<String> others = before.stream().filter(b -> !backups.contains(b)).toList();
-        if (others.size() != before.size()) {
-          part.backups = others;
-          part.synced = false;
-        }
-        KvReply unsynced = syncBackups(part); // a joiner starts level with every replica
-        byte[] join = NodeConnection.request(Wire.CONFIGURE, part.id, epoch).i8(ROLE_JOIN)
-            .i64(part.seq).toBytes();
-        String failure = unsynced != null ? unsynced.toString()
-            : firstFailure(backups, links.callAll(backups, join));
-        if (failure != null) {
-          part.backups = before;
-          part.synced = false;
-          return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
-              + " could not add backups " + backups + ": " + failure);
-        }
-        all.addAll(others);
-        all.addAll(backups);
-      } else {
-        all.addAll(backups);
-      }
-      if (fresh) {
-        log.append(clearRecord(part.id));
-        part.data.clear();
-      }
-      part.state = PartitionState.OWNED;
-      part.epoch = epoch;
-      part.moveEpoch = 0;
-      part.backups = List.copyOf(all);
-      part.catchingUp = false;
-      part.fresh = null;
-      part.synced = adding || all.isEmpty();
-      log.append(stateRecord(part));
-      seq = log.append(replicaRecord(part));
-    }
-    log.awaitDurable(seq);
-    return KvReply.ok(epoch, null);
-  }
-
-  /**
-   * Makes this replica a backup at {@code epoch}, keeping its data. Moving a backup to a newer
-   * epoch fences the primary of the older one: that primary needs every backup to take each
-   * write and to confirm each read at its own epoch, so from then on it can do neither.
-   */
-  private KvReply configureBackup(Part part, long epoch) throws IOException {
-    long seq;
-    synchronized (part) {
-      if (part.state == PartitionState.BACKUP && part.epoch == epoch) {
-        return KvReply.ok(epoch, null);
-      }
-      // A primary may step down at its own epoch (a hand-over inside one reconfiguration); a
-      // backup only moves forward.
-      boolean demotion = part.state == PartitionState.OWNED && part.tracking == null
-          && epoch >= part.epoch;
-      boolean forward = part.state == PartitionState.BACKUP && epoch > part.epoch;
-      if (!demotion && !forward) {
-        return refused(part, "CONFIGURE backup at epoch " + epoch);
-      }
-      part.state = PartitionState.BACKUP;
-      part.epoch = epoch;
-      part.moveEpoch = 0;
-      part.backups = List.of();
-      part.synced = true;
-      log.append(stateRecord(part));
-      seq = log.append(replicaRecord(part));
-    }
-    log.awaitDurable(seq);
-    return KvReply.ok(epoch, null);
-  }
-
-  /**
-   * Sent by a primary, under its partition's lock: this node becomes an empty backup at
-   * {@code epoch} whose next write is {@code seq + 1}, catching up. A backup that caught up at
-   * this epoch refuses: it must not lose its copy to a stray join.
-   */
-  private KvReply join(Part part, long epoch, long seq) throws IOException {
-    long logged;
-    synchronized (part) {
-      boolean again = part.state == PartitionState.BACKUP
-          && (part.epoch < epoch || part.catchingUp || part.catchupLost);
-      boolean deposed = part.state == PartitionState.OWNED && !part.backups.isEmpty()
-          && part.epoch < epoch && part.tracking == null;
-      if (!(part.state == PartitionState.ABSENT || again || deposed) || part.epoch > epoch
-          || part.pulling) {
-        return refused(part, "JOIN as a backup at epoch " + epoch);
-      }
-      log.append(clearRecord(part.id));
-      part.data.clear();
-      part.state = PartitionState.BACKUP;
-      part.epoch = epoch;
-      part.moveEpoch = 0;
-      part.seq = seq;
-      part.lastKey = null;
-      part.lastValue = null;
-      part.backups = List.of();
-      part.catchingUp = true;
-      part.catchupLost = false;
-      part.fresh = new java.util.TreeSet<>(Arrays::compareUnsigned);
-      log.append(stateRecord(part));
-      logged = log.append(replicaRecord(part));
-    }
-    log.awaitDurable(logged);
-    return KvReply.ok(epoch, null);
-  }
-
-  /** Backup: applies the primary's write number {@code seq}, durably, before answering. */
-  private KvReply replicate(Part part, long epoch, long seq, byte[] key, byte[] value)
-      throws IOException {
-    if (key == null || value == null) {
-      return KvReply.of(Status.ERROR, 0, "key and value must not be null");
-    }
-    long logged;
-    synchronized (part) {
-      if (part.state != PartitionState.BACKUP || part.epoch != epoch || part.catchupLost) {
-        return refused(part, "REPLICATE at epoch " + epoch
-            + (part.catchupLost ? " (restarted while catching up: join it again)" : ""));
-      }
-      if (seq == part.seq && Arrays.equals(key, part.lastKey)
-          && Arrays.equals(value, part.lastValue)) {
-        logged = log.lastAppended(); // sent again (a levelling after a lost answer): held
-      } else if (seq != part.seq + 1) {
-        return refused(part, "REPLICATE of write " + seq + " (this backup holds write "
-            + part.seq + ")");
-      } else {
-        logged = log.append(replicatedPutRecord(part.id, seq, key, value));
-        applyReplicated(part, seq, key, value);
-        if (part.catchingUp) {
-          part.fresh.add(key);
-        }
-      }
-    }
-    log.awaitDurable(logged);
-    return KvReply.ok(epoch, null);
-  }
-
-  /**
-   * Backup: confirms that it is still a backup at {@code epoch}, so no newer primary can have
-   * served anything yet; answers its last write (int64 seq, bytes key, bytes value) and whether
-   * it is still catching up (int8).
-   */
-  private KvReply confirmEpoch(Part part, long epoch) {
-    synchronized (part) {
-      if (part.state != PartitionState.BACKUP || part.epoch != epoch || part.catchupLost) {
-        return refused(part, "CONFIRM at epoch " + epoch);
-      }
-      return KvReply.ok(epoch, new Wire.Writer().i64(part.seq).bytes(part.lastKey)
-          .bytes(part.lastValue).i8(part.catchingUp ? 1 : 0).toBytes());
-    }
-  }
-
-  /**
-   * Backup catching up: copies the primary's committed data page by page, throttled like a
-   * pre-copy, skipping the keys replicated since it joined (their values are newer than any
-   * page's). Then it is caught up: a copy a failover may promote.
-   */
-  private KvReply catchUp(Part part, long epoch, String primary) throws IOException {
-    InetSocketAddress from;
-    try {
-      from = parseAddress(primary);
-    } catch (IllegalArgumentException e) {
-      return KvReply.of(Status.ERROR, 0, "node " + id + ": CATCHUP: " + e.getMessage());
-    }
-    synchronized (part) {
-      if (part.state == PartitionState.BACKUP && part.epoch == epoch && !part.catchingUp
-          && !part.catchupLost) {
-        return KvReply.ok(epoch, new Wire.Writer().i64(part.data.size()).toBytes());
-      }
-      if (part.state != PartitionState.BACKUP || part.epoch != epoch || !part.catchingUp
-          || part.catchupLost || part.pulling) {
-        return refused(part, "CATCHUP at epoch " + epoch);
-      }
-      part.pulling = true;
-    }
-    try (NodeConnection peer = NodeConnection.open(from, PEER_TIMEOUT, secret)) {
-      byte[] after = null;
-      boolean more = true;
-      while (more) {
-        long pageStart = System.nanoTime();
-        KvReply reply = peer.call(NodeConnection.request(Wire.SNAPSHOT, part.id, epoch)
-            .bytes(after).i32(SERVING_PAGE).toBytes());
-        if (!reply.isOk()) {
-          return KvReply.of(reply.status() == Status.ERROR ? Status.ERROR : Status.REFUSED,
-              epoch, "catch-up of partition " + part.id + " from " + from + " failed: " + reply);
-        }
-        Wire.Reader page = new Wire.Reader(reply.value());
-        int count = page.i32();
-        synchronized (part) {
-          if (part.state != PartitionState.BACKUP || part.epoch != epoch || !part.catchingUp) {
-            return refused(part, "CATCHUP (joined again or moved meanwhile)");
-          }
-          for (int i = 0; i < count; i++) {
-            byte[] key = page.bytes();
-            byte[] value = page.bytes();
-            after = key;
-            if (!part.fresh.contains(key)) {
-              log.append(putRecord(part.id, key, value));
-              part.data.put(key, value);
-            }
-          }
-          keysCopiedIn.addAndGet(count);
-        }
-        more = page.i8() != 0;
-        if (more) {
-          pause(System.nanoTime() - pageStart);
-        }
-      }
-      long logged;
-      synchronized (part) {
-        if (part.state != PartitionState.BACKUP || part.epoch != epoch || !part.catchingUp) {
-          return refused(part, "CATCHUP (joined again or moved meanwhile)");
-        }
-        part.catchingUp = false;
-        part.fresh = null;
-        logged = log.append(replicaRecord(part)); // after every copied key
-      }
-      log.awaitDurable(logged);
-      return KvReply.ok(epoch, new Wire.Writer().i64(part.data.size()).toBytes());
-    } finally {
-      synchronized (part) {
-        part.pulling = false;
-      }
-    }
-  }
-
-  /**
-   * Primary, under the partition's lock: sends the next write to every backup. Null when all
-   * hold it; otherwise the UNAVAILABLE answer (some may hold it, so its outcome is unknown and
-   * the backups are levelled before the next request).
-   */
-  private KvReply replicateToBackups(Part part, byte[] key, byte[] value) {
-    byte[] request = NodeConnection.request(Wire.REPLICATE, part.id, part.epoch)
-        .i64(part.seq + 1).bytes(key).bytes(value).toBytes();
-    String failure = firstFailure(part.backups, links.callAll(part.backups, request));
-    if (failure == null) {
-      return null;
-    }
-    part.synced = false;
-    return KvReply.of(Status.UNAVAILABLE, part.epoch, "write to partition " + part.id + " on "
-        + id + " not acknowledged (it may still take effect): " + failure);
-  }
-
-  /**
-   * Primary, after reading: every backup must still be one at the read's epoch. Once one was
-   * moved to a newer epoch (a failover fences the old primary that way before the new one
-   * serves), this node may be deposed and its value stale: the read is refused instead.
-   * Linearizable without clocks or leases, at the cost of a round trip per read.
-   */
-  private KvReply confirmWithBackups(int partition, long epoch, List<String> backups,
-      String what) {
-    if (backups.isEmpty()) {
-      return null;
-    }
-    byte[] request = NodeConnection.request(Wire.CONFIRM, partition, epoch).toBytes();
-    String failure = firstFailure(backups, links.callAll(backups, request));
-    return failure == null ? null : KvReply.of(Status.UNAVAILABLE, epoch, what + " of partition "
-        + partition + " on " + id + " not served: a backup did not confirm epoch " + epoch
-        + " (a newer primary may exist): " + failure);
-  }
-
-  /**
-   * Primary, under the partition's lock: brings every replica level with the most advanced one
-   * (they differ by at most the one write whose replication failed or was cut by a crash or a
-   * failover), so that all hold the same writes before this node serves again.
-   */
-  private KvReply syncBackups(Part part) throws IOException {
-    if (part.synced || part.backups.isEmpty()) {
-      return null;
-    }
-    List<String> backups = part.backups;
-    List<KvReply> answers = links.callAll(backups,
-        NodeConnection.request(Wire.CONFIRM, part.id, part.epoch).toBytes());
-    String failure = firstFailure(backups, answers);
-    if (failure != null) {
-      return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
-          + " cannot level its backups: " + failure);
-    }
-    long[] seqs = new long[backups.size()];
-    long max = part.seq;
-    byte[] key = part.lastKey;
-    byte[] value = part.lastValue;
-    for (int i = 0; i < seqs.length; i++) {
-      Wire.Reader r = new Wire.Reader(answers.get(i).value());
-      seqs[i] = r.i64();
-      byte[] k = r.bytes();
-      byte[] v = r.bytes();
-      if (seqs[i] > max) {
-        max = seqs[i];
-        key = k;
-        value = v;
-      }
-    }
-    for (int i = 0; i <= seqs.length; i++) {
-      long s = i < seqs.length ? seqs[i] : part.seq;
-      if (max - s > 1 || s < max && key == null) {
-        return KvReply.of(Status.ERROR, part.epoch, "replicas of partition " + part.id
-            + " differ by more than one write (" + (i < seqs.length ? backups.get(i) : id)
-            + " holds write " + s + ", another " + max + "): join that replica again");
-      }
-    }
-    if (part.seq < max) {
-      log.append(replicatedPutRecord(part.id, max, key, value));
-      applyReplicated(part, max, key, value);
-      markDirty(part, key);
-    }
-    List<String> behind = new ArrayList<>();
-    for (int i = 0; i < seqs.length; i++) {
-      if (seqs[i] < max) {
-        behind.add(backups.get(i));
-      }
-    }
-    if (!behind.isEmpty()) {
-      byte[] push = NodeConnection.request(Wire.REPLICATE, part.id, part.epoch).i64(max)
-          .bytes(key).bytes(value).toBytes();
-      failure = firstFailure(behind, links.callAll(behind, push));
-      if (failure != null) {
-        return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
-            + " cannot level its backups: " + failure);
-      }
-    }
-    part.synced = true;
-    return null;
-  }
-
-  private static String firstFailure(List<String> addresses, List<KvReply> answers) {
-    for (int i = 0; i < answers.size(); i++) {
-      if (!answers.get(i).isOk()) {
-        return addresses.get(i) + ": " + answers.get(i);
-      }
-    }
-    return null;
-  }
-
-  /** Forgets a replica's configuration, in memory and in the log, as its data goes. */
-  private void resetReplica(Part part) throws IOException {
-    part.backups = List.of();
-    part.seq = 0;
-    part.lastKey = null;
-    part.lastValue = null;
-    part.catchingUp = false;
-    part.catchupLost = false;
-    part.fresh = null;
-    part.synced = true;
-    log.append(replicaRecord(part));
-  }
-
   private KvReply list() {
     List<PartitionStatus> held = new ArrayList<>();
-    for (Part part : parts.values()) {
+    for (NodePartition part : parts.values()) {
       PartitionStatus s = status(part.id);
       if (s.state() != PartitionState.ABSENT || s.epoch() > 0) {
         held.add(s);
@@ -1809,7 +521,7 @@ final class TcpKvNode implements KvNode {
 
   @Override
   public PartitionStatus status(int partition) {
-    Part part = lookup(partition);
+    NodePartition part = lookup(partition);
     synchronized (part) {
       return new PartitionStatus(partition, part.state, part.visibleEpoch(), part.data.size());
     }

@@ -273,7 +273,7 @@ final class WriteAheadLog implements AutoCloseable {
   /**
    * Makes the record numbered {@code seq} durable soon, on a background thread, for an appender
    * that answers before its record is durable because nothing acknowledged depends on it yet
-   * (see {@code TcpKvNode.activate}). Any waiter for a later record forces it first; this only
+   * (see {@code NodeMigration.activate}). Any waiter for a later record forces it first; this only
    * keeps it from staying in memory on a node that goes quiet. A failure fails the log, as in
    * {@link #awaitDurable}, and the next caller is told.
    */

@@ -98,9 +98,10 @@ final class NodeSplits {
       case SPLIT_APPLY -> applySplit(epoch);
       case SPLIT_ABORT -> abortSplit(epoch);
       case SPLIT_QUERY -> {
-        Split s = pending;
+        Split s;
         long applied;
-        synchronized (splitLock) {
+        synchronized (splitLock) { // both at once: a split is never both pending and applied
+          s = pending;
           applied = splitEpoch;
         }
         yield KvReply.ok(s == null ? 0 : s.epoch(), new Wire.Writer().i64(s == null ? 0

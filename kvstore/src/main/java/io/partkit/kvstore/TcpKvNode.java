@@ -312,10 +312,11 @@ final class TcpKvNode implements KvNode {
       case Wire.ASSIGN, Wire.RECEIVE, Wire.PRECOPY, Wire.CONFIGURE -> part(partition);
       default -> lookup(partition);
     };
-    if (splits.pending() != null && isMove(op)) {
-      return KvReply.of(Status.REFUSED, splits.pending().epoch(), "node " + id + " is splitting"
-          + " its partitions for epoch " + splits.pending().epoch() + ": no partition changes"
-          + " hands until the split is applied or aborted");
+    NodeSplits.Split split = splits.pending(); // read once: an APPLY or ABORT may clear it
+    if (split != null && isMove(op)) {
+      return KvReply.of(Status.REFUSED, split.epoch(), "node " + id + " is splitting its"
+          + " partitions for epoch " + split.epoch() + ": no partition changes hands until the"
+          + " split is applied or aborted");
     }
     return switch (op) {
       case Wire.GET -> get(part, epoch, r.bytes());
@@ -564,6 +565,11 @@ final class TcpKvNode implements KvNode {
   /** Puts the log in the state a failed write or fsync leaves it in (tests of fail-stop). */
   void failLogForTest(IOException cause) {
     log.failForTest(cause);
+  }
+
+  /** Records answered before they are durable (FENCE, ACTIVATE) stay pending (tests). */
+  void holdBackgroundForcesForTest() {
+    log.holdBackgroundForcesForTest();
   }
 
   @Override

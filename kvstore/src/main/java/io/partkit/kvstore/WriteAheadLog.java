@@ -44,6 +44,8 @@ final class WriteAheadLog implements AutoCloseable {
   private IOException failure; // guarded by lock
   /** Forces records whose appender answered before they were durable ({@link #forceSoon}). */
   private final ExecutorService forcer;
+  /** Tests: {@link #forceSoon} forces nothing, so that a record stays pending until a waiter. */
+  private volatile boolean backgroundForcesHeld;
 
   private WriteAheadLog(Path file, FileChannel channel) {
     this.file = file;
@@ -278,6 +280,9 @@ final class WriteAheadLog implements AutoCloseable {
    * {@link #awaitDurable}, and the next caller is told.
    */
   void forceSoon(long seq) {
+    if (backgroundForcesHeld) {
+      return;
+    }
     try {
       forcer.execute(() -> {
         try {
@@ -289,6 +294,14 @@ final class WriteAheadLog implements AutoCloseable {
     } catch (RejectedExecutionException e) {
       // closing: close() forces what is pending
     }
+  }
+
+  /**
+   * Tests: from now on {@link #forceSoon} forces nothing, so a test can see which step makes a
+   * record durable that its appender answered before it was.
+   */
+  void holdBackgroundForcesForTest() {
+    backgroundForcesHeld = true;
   }
 
   /** The state a failed write or force leaves: every later append and wait fails (tests). */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.partkit.kvstore.KvReply.Status;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -68,6 +69,59 @@ class PrecopyTest {
     c.admin(Wire.ASSIGN, 0, 1);
     for (int i = 0; i < KEYS; i++) {
       assertThat(c.put(0, 1, b("k" + i), b("v" + i)).status()).isEqualTo(Status.OK);
+    }
+  }
+
+  /**
+   * The state partition 0 would come back in if {@code node} crashed now: a node started on a
+   * copy of its data directory (the original stays open).
+   */
+  private PartitionState afterACrash(TcpKvNode node, String id) throws IOException {
+    Path copy = dir.resolve(id + "-crashed-" + System.nanoTime());
+    Files.createDirectories(copy);
+    try (var files = Files.list(dir.resolve(id))) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        Files.copy(f, copy.resolve(f.getFileName()));
+      }
+    }
+    try (TcpKvNode restarted = (TcpKvNode) KvNode.start(NodeId.of(id), copy, 0)) {
+      return restarted.status(0).state();
+    }
+  }
+
+  @Test
+  void aPageCopiedUnderTheFenceLeavesOnlyOnceTheFenceIsDurable() throws IOException {
+    try (Pair p = pair()) {
+      p.source().holdBackgroundForcesForTest(); // only a waiter forces the fence's record now
+      assertThat(p.s().admin(Wire.FENCE, 0, 2).status()).isEqualTo(Status.OK);
+      assertThat(p.s().put(0, 1, b("k1"), b("x")).status()).as("fenced at once")
+          .isEqualTo(Status.MOVING);
+      assertThat(afterACrash(p.source(), "n1"))
+          .as("FENCE answers before its record is durable").isEqualTo(PartitionState.OWNED);
+      KvReply page = p.s().call(NodeConnection.request(Wire.SNAPSHOT, 0, 2).bytes(null).i32(10)
+          .toBytes());
+      assertThat(page.status()).isEqualTo(Status.OK);
+      // a copy that could complete while a crash would undo the fence could be committed while
+      // the restarted source still owns the partition
+      assertThat(afterACrash(p.source(), "n1")).as("once a page of the fenced data has left")
+          .isEqualTo(PartitionState.MIGRATING_OUT);
+    }
+  }
+
+  @Test
+  void theFirstWriteAfterAnActivationMakesTheActivationDurable() throws IOException {
+    try (Pair p = precopied()) {
+      assertThat(p.s().admin(Wire.FENCE, 0, 2).status()).isEqualTo(Status.OK);
+      assertThat(p.t().receive(0, 2, p.source().hostAndPort()).status()).isEqualTo(Status.OK);
+      p.target().holdBackgroundForcesForTest();
+      assertThat(p.t().admin(Wire.ACTIVATE, 0, 2).status()).isEqualTo(Status.OK);
+      assertThat(afterACrash(p.target(), "n2"))
+          .as("ACTIVATE answers before its record is durable: a crash now leaves it RECEIVED,"
+              + " to be activated again, never serving data it does not hold")
+          .isEqualTo(PartitionState.RECEIVED);
+      assertThat(p.t().put(0, 2, b("k1"), b("after")).status()).isEqualTo(Status.OK);
+      assertThat(afterACrash(p.target(), "n2")).as("once a write after it is acknowledged")
+          .isEqualTo(PartitionState.OWNED);
     }
   }
 

@@ -393,6 +393,15 @@ final class TcpKvNode implements KvNode {
     };
   }
 
+  /**
+   * Why a data request is not served, or null when it is: a refusal, or backups that cannot be
+   * levelled with the primary. Caller holds the part's lock.
+   */
+  private KvReply notServed(NodePartition part, long epoch) throws IOException {
+    KvReply no = refusal(part, epoch);
+    return no != null ? no : replication.syncBackups(part);
+  }
+
   private KvReply get(NodePartition part, long epoch, byte[] key) throws IOException {
     if (key == null) {
       return KvReply.of(Status.ERROR, 0, "key must not be null");
@@ -402,13 +411,9 @@ final class TcpKvNode implements KvNode {
     long owned;
     List<String> backups;
     synchronized (part) {
-      KvReply no = refusal(part, epoch);
+      KvReply no = notServed(part, epoch);
       if (no != null) {
         return no;
-      }
-      KvReply unsynced = replication.syncBackups(part);
-      if (unsynced != null) {
-        return unsynced;
       }
       value = part.data.get(key);
       owned = part.epoch;
@@ -431,13 +436,9 @@ final class TcpKvNode implements KvNode {
     boolean failed = false;
     List<String> backups;
     synchronized (part) {
-      KvReply no = refusal(part, epoch);
+      KvReply no = notServed(part, epoch);
       if (no != null) {
         return no;
-      }
-      KvReply unsynced = replication.syncBackups(part);
-      if (unsynced != null) {
-        return unsynced;
       }
       owned = part.epoch;
       backups = part.backups;

@@ -73,14 +73,6 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
     return build(events, n, completionAt, invocations);
   }
 
-  /**
-   * Pairs one key's client operations of a validated history whose completions were already
-   * found ({@link KeySplit}): {@code completionAt} per invocation, -1 when it never completed.
-   */
-  static Paired of(Op[] events, int n, int[] completionAt, int invocations) {
-    return build(events, n, completionAt, invocations);
-  }
-
   private static Paired build(Op[] events, int n, int[] completionAt, int invocations) {
     int[] owner = new int[n]; // per event kept: its operation id, else -1
     Arrays.fill(owner, -1);

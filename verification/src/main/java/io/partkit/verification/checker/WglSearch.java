@@ -75,8 +75,11 @@ package io.partkit.verification.checker;
  *
  * Not a cut, and exact: for models that name the one state in which an operation is legal
  * (Model.requiredState: a register's constraining read, a cas), that state is compared with the
- * current one before the model's step is called (see mayBeLegal); the search takes the same
- * steps, without reading the operation's objects again at every configuration.
+ * current one before the model's step is called (see mayBeLegal); and for models that name the
+ * one state an operation leaves (Model.stateAfter: a register's write, a cas), an operation known
+ * legal without the step (it ignores the state, or it passed that comparison) moves to that
+ * state without the step (see apply). The search takes the same steps, without reading the
+ * operation's objects again at every configuration.
  *
  * Limits: the clock and a cancel flag are polled every 1024 steps, the memory guard every
  * 65536; hitting one returns UNKNOWN, never a verdict the search has not proven. A search can
@@ -108,6 +111,9 @@ final class WglSearch<S> {
   private final byte[] requires;
   private final long[] requiredLong;
   private final Object[] required;
+  // per operation whose next state is known without the model's step wherever mayBeLegal passes
+  // (Model.stateAfter, with ignoresState or requiredState): that state, else NO_STATE_AFTER
+  private final Object[] after;
   private boolean owes; // the cut is on: :info steps are owed an observer (see the class comment)
   private final int okCount;
 
@@ -129,6 +135,7 @@ final class WglSearch<S> {
     requires = new byte[n];
     requiredLong = new long[n];
     required = new Object[n];
+    after = new Object[n];
     for (int i = 0; i < n; i++) {
       readOnly[i] = model.isReadOnly(ops[i]);
       Object v = model.requiredState(ops[i]);
@@ -141,6 +148,8 @@ final class WglSearch<S> {
       }
       ignoresState[i] = model.ignoresState(ops[i]);
       anyIgnores |= ignoresState[i];
+      Object a = ignoresState[i] || requires[i] != ANY_STATE ? model.stateAfter(ops[i]) : Model.NOT_ONE_STATE;
+      after[i] = a == Model.NOT_ONE_STATE ? NO_STATE_AFTER : a;
     }
     anyIgnoresState = anyIgnores;
     int okOps = 0;
@@ -260,10 +269,10 @@ final class WglSearch<S> {
           if (head >= 0 && returnOf[head] >= 0 && returnOf[head] == next[head]) {
             // the only operation that may go next (see the class comment): taken without the cache
             int op = nodeOp[head];
-            Step<S> step = mayBeLegal(op, state) ? model.step(state, ops[op]) : null;
-            if (step instanceof Step.Next) {
+            Object nextState = apply(op, state);
+            if (nextState != ILLEGAL) {
               set.add(op);
-              push(head, ((Step.Next<S>) step).state(), true);
+              push(head, (S) nextState, true);
               continue;
             }
             // not legal here: the walk below meets its return and fails this configuration
@@ -289,9 +298,9 @@ final class WglSearch<S> {
             entry = next[entry];
             continue;
           }
-          Step<S> step = mayBeLegal(op, state) ? model.step(state, ops[op]) : null;
-          if (step instanceof Step.Next) {
-            S nextState = ((Step.Next<S>) step).state();
+          Object applied = apply(op, state);
+          if (applied != ILLEGAL) {
+            S nextState = (S) applied;
             // an :info step that changes nothing is not taken (see the class comment), nor one that
             // nothing that may go next can observe
             boolean skip = info[op]
@@ -378,6 +387,30 @@ final class WglSearch<S> {
       default:
         return true;
     }
+  }
+
+  /** What apply returns for an operation not legal in the state; and after's "no state known". */
+  private static final Object ILLEGAL = new Object();
+  private static final Object NO_STATE_AFTER = new Object();
+
+  /**
+   * The state after {@code op} in {@code s}, or ILLEGAL. Where the operation is legal in one
+   * state only (Model.requiredState), one comparison first (mayBeLegal); then, where the
+   * operation is known legal (it ignores the state, or it passed that comparison) and the model
+   * names the one state it leaves (Model.stateAfter, a register's write or cas), that state
+   * without the model's step, which reads the operation's objects; else the step.
+   */
+  @SuppressWarnings("unchecked")
+  private Object apply(int op, S s) {
+    if (!mayBeLegal(op, s)) {
+      return ILLEGAL;
+    }
+    Object a = after[op];
+    if (a != NO_STATE_AFTER) {
+      return a;
+    }
+    Step<S> step = model.step(s, ops[op]);
+    return step instanceof Step.Next ? ((Step.Next<S>) step).state() : ILLEGAL;
   }
 
   /**
@@ -472,8 +505,7 @@ final class WglSearch<S> {
   private boolean observable(int op, S after) {
     for (int e = next[0]; e >= 0 && isCall[e]; e = next[e]) {
       int o = nodeOp[e];
-      if (o != op && !ignoresState[o] && mayBeLegal(o, after)
-          && model.step(after, ops[o]) instanceof Step.Next) {
+      if (o != op && !ignoresState[o] && apply(o, after) != ILLEGAL) {
         return true;
       }
     }

@@ -121,7 +121,9 @@ final class WglSearch<S> {
   private final int[] next;
   private final int[] prev;
   private final int[] nodeOp;
-  private final boolean[] isCall;
+  // per node: RETURN, or the kind of operation it calls (read-only ones are never tried in the
+  // walk, :ok ones among them may be forced), so that the scans test one byte per node
+  private final byte[] nodeKind;
   private final int[] returnOf; // call node -> its return node, or -1 for :info
 
   WglSearch(Model<S> model, Paired paired) {
@@ -162,7 +164,7 @@ final class WglSearch<S> {
     next = new int[m];
     prev = new int[m];
     nodeOp = new int[m];
-    isCall = new boolean[m];
+    nodeKind = new byte[m];
     returnOf = new int[m];
     int[] callNode = new int[n];
     Arrays.fill(returnOf, -1);
@@ -170,8 +172,8 @@ final class WglSearch<S> {
       int node = k + 1;
       int op = events[k] >>> 1;
       nodeOp[node] = op;
-      isCall[node] = (events[k] & 1) == 0;
-      if (isCall[node]) {
+      if ((events[k] & 1) == 0) {
+        nodeKind[node] = !readOnly[op] ? CALL : info[op] ? INFO_READ_CALL : OK_READ_CALL;
         callNode[op] = node;
       } else {
         returnOf[callNode[op]] = node;
@@ -290,9 +292,10 @@ final class WglSearch<S> {
           }
           entry = next[0];
         }
-        if (isCall[entry]) {
+        int kind = nodeKind[entry];
+        if (kind != RETURN) {
           int op = nodeOp[entry];
-          if (readOnly[op] || owed() && ignoresState[op]) {
+          if (kind != CALL || owed() && ignoresState[op]) {
             // legal reads were forced by the scan; an illegal one cannot go here; an :info read is
             // moot; after an :info step only an operation that looks at the state may go next
             entry = next[entry];
@@ -336,6 +339,11 @@ final class WglSearch<S> {
 
   private static final int FAILED = -2;
 
+  private static final byte RETURN = 0; // node kinds
+  private static final byte CALL = 1;
+  private static final byte INFO_READ_CALL = 2;
+  private static final byte OK_READ_CALL = 3;
+
   /**
    * The cut of Model.ignoresState is turned on after this many steps (or earlier, by
    * observedInfoStepsOnly()): searches decided sooner are mostly easy ones, which it would slow
@@ -351,11 +359,11 @@ final class WglSearch<S> {
    * FAILED when there is one but its configuration was already explored (so this one fails too).
    */
   private int forcibleRead() {
-    for (int e = next[0]; e >= 0 && isCall[e]; e = next[e]) {
-      int op = nodeOp[e];
-      if (!readOnly[op] || info[op]) {
+    for (int e = next[0], k; e >= 0 && (k = nodeKind[e]) != RETURN; e = next[e]) {
+      if (k != OK_READ_CALL) {
         continue;
       }
+      int op = nodeOp[e];
       if (legalRead(op)) {
         set.add(op);
         if (!cache.add(set, state, mix(set.hash(), state))) {
@@ -503,7 +511,7 @@ final class WglSearch<S> {
    * at once (only such an operation may follow it), so it is not entered.
    */
   private boolean observable(int op, S after) {
-    for (int e = next[0]; e >= 0 && isCall[e]; e = next[e]) {
+    for (int e = next[0]; e >= 0 && nodeKind[e] != RETURN; e = next[e]) {
       int o = nodeOp[e];
       if (o != op && !ignoresState[o] && apply(o, after) != ILLEGAL) {
         return true;

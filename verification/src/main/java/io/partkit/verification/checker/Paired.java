@@ -38,6 +38,16 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
   }
 
   private static Paired pair(List<Op> list, boolean strict) {
+    if (strict) {
+      for (Op op : list) { // a keyed history, known from its first client operation: no arrays
+        if (op.isClient()) {
+          if (op.key() != null) {
+            return null;
+          }
+          break;
+        }
+      }
+    }
     int n = list.size();
     Op[] events = list.toArray(new Op[0]);
     int[] completionAt = new int[n]; // per invocation: its completion's position, or -1

@@ -135,6 +135,12 @@ final class WglSearch<S> {
   // walk, :ok ones among them may be forced), so that the scans test one byte per node
   private final byte[] nodeKind;
   private final int[] returnOf; // call node -> its return node, or -1 for :info
+  // The same list without the :info calls (an :ok operation's call and return, linked and
+  // lifted with the list's): the scan for a read to force walks it, so it does not pass the
+  // :info calls that stay at the head of the list. Its calls before its first return are the
+  // :ok calls before the list's first return (returns are :ok), in the same order.
+  private final int[] okNext;
+  private final int[] okPrev;
 
   WglSearch(Model<S> model, Paired paired) {
     this.model = model;
@@ -199,6 +205,17 @@ final class WglSearch<S> {
       }
     }
     next[last] = -1;
+    okNext = new int[m];
+    okPrev = new int[m];
+    last = 0;
+    for (int node = 1; node < m; node++) {
+      if (!info[nodeOp[node]]) {
+        okNext[last] = node;
+        okPrev[node] = last;
+        last = node;
+      }
+    }
+    okNext[last] = -1;
   }
 
   // Search state, kept in fields so that a search can run in slices (see Linearizability).
@@ -375,7 +392,7 @@ final class WglSearch<S> {
    * FAILED when there is one but its configuration was already explored (so this one fails too).
    */
   private int forcibleRead() {
-    for (int e = next[0], k; e >= 0 && (k = nodeKind[e]) != RETURN; e = next[e]) {
+    for (int e = okNext[0], k; e >= 0 && (k = nodeKind[e]) != RETURN; e = okNext[e]) {
       if (k != OK_READ_CALL) {
         continue;
       }
@@ -598,12 +615,28 @@ final class WglSearch<S> {
       if (next[ret] >= 0) {
         prev[next[ret]] = prev[ret];
       }
+      okNext[okPrev[call]] = okNext[call]; // an :ok operation: in the other list too
+      if (okNext[call] >= 0) {
+        okPrev[okNext[call]] = okPrev[call];
+      }
+      okNext[okPrev[ret]] = okNext[ret];
+      if (okNext[ret] >= 0) {
+        okPrev[okNext[ret]] = okPrev[ret];
+      }
     }
   }
 
   private void unlift(int call) {
     int ret = returnOf[call];
     if (ret >= 0) {
+      okNext[okPrev[ret]] = ret; // the reverse of lift's order
+      if (okNext[ret] >= 0) {
+        okPrev[okNext[ret]] = ret;
+      }
+      okNext[okPrev[call]] = call;
+      if (okNext[call] >= 0) {
+        okPrev[okNext[call]] = call;
+      }
       next[prev[ret]] = ret;
       if (next[ret] >= 0) {
         prev[next[ret]] = ret;

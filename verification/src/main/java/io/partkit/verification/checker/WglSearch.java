@@ -138,7 +138,8 @@ final class WglSearch<S> {
   // The same list without the :info calls (an :ok operation's call and return, linked and
   // lifted with the list's): the scan for a read to force walks it, so it does not pass the
   // :info calls that stay at the head of the list. Its calls before its first return are the
-  // :ok calls before the list's first return (returns are :ok), in the same order.
+  // :ok calls before the list's first return (returns are :ok), in the same order. Without
+  // :info operations it is the list itself (the same arrays).
   private final int[] okNext;
   private final int[] okPrev;
 
@@ -205,17 +206,22 @@ final class WglSearch<S> {
       }
     }
     next[last] = -1;
-    okNext = new int[m];
-    okPrev = new int[m];
-    last = 0;
-    for (int node = 1; node < m; node++) {
-      if (!info[nodeOp[node]]) {
-        okNext[last] = node;
-        okPrev[node] = last;
-        last = node;
+    if (okCount == n) {
+      okNext = next;
+      okPrev = prev;
+    } else {
+      okNext = new int[m];
+      okPrev = new int[m];
+      last = 0;
+      for (int node = 1; node < m; node++) {
+        if (!info[nodeOp[node]]) {
+          okNext[last] = node;
+          okPrev[node] = last;
+          last = node;
+        }
       }
+      okNext[last] = -1;
     }
-    okNext[last] = -1;
   }
 
   // Search state, kept in fields so that a search can run in slices (see Linearizability).
@@ -615,13 +621,15 @@ final class WglSearch<S> {
       if (next[ret] >= 0) {
         prev[next[ret]] = prev[ret];
       }
-      okNext[okPrev[call]] = okNext[call]; // an :ok operation: in the other list too
-      if (okNext[call] >= 0) {
-        okPrev[okNext[call]] = okPrev[call];
-      }
-      okNext[okPrev[ret]] = okNext[ret];
-      if (okNext[ret] >= 0) {
-        okPrev[okNext[ret]] = okPrev[ret];
+      if (okNext != next) { // an :ok operation: in the other list too
+        okNext[okPrev[call]] = okNext[call];
+        if (okNext[call] >= 0) {
+          okPrev[okNext[call]] = okPrev[call];
+        }
+        okNext[okPrev[ret]] = okNext[ret];
+        if (okNext[ret] >= 0) {
+          okPrev[okNext[ret]] = okPrev[ret];
+        }
       }
     }
   }
@@ -629,13 +637,15 @@ final class WglSearch<S> {
   private void unlift(int call) {
     int ret = returnOf[call];
     if (ret >= 0) {
-      okNext[okPrev[ret]] = ret; // the reverse of lift's order
-      if (okNext[ret] >= 0) {
-        okPrev[okNext[ret]] = ret;
-      }
-      okNext[okPrev[call]] = call;
-      if (okNext[call] >= 0) {
-        okPrev[okNext[call]] = call;
+      if (okNext != next) { // the reverse of lift's order
+        okNext[okPrev[ret]] = ret;
+        if (okNext[ret] >= 0) {
+          okPrev[okNext[ret]] = ret;
+        }
+        okNext[okPrev[call]] = call;
+        if (okNext[call] >= 0) {
+          okPrev[okNext[call]] = call;
+        }
       }
       next[prev[ret]] = ret;
       if (next[ret] >= 0) {

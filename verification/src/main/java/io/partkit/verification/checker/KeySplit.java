@@ -14,12 +14,13 @@ import java.util.concurrent.Future;
 /**
  * A keyed history's client operations split by {@code :key} in one pass that also tests
  * well-formedness (the rules of {@link WellFormed#quickly}) and pairs each invocation with its
- * completion, then a second pass over the same arrays that writes each key's {@link Paired}
- * (operations, :info flags, call and return events) into arrays of its exact size: neither a
- * second pass over the whole history's objects nor a per-key pairing pass over each key's
- * operations (which read each operation's object again, scattered over the heap: a tenth of the
- * keyed scale histories' samples) is needed, and no per-key list grows. Keys keep the order of
- * their first operation, as {@link History#clientOpsByKey()}.
+ * completion, then a pass over the same arrays that groups the events by key (a counting sort);
+ * each key's {@link Paired} (operations, :info flags, call and return events) is written from
+ * those arrays, into arrays of its exact size, when the key's search first needs it, so keys are
+ * paired in parallel. Neither a second pass over the whole history's objects nor a per-key
+ * pairing pass over each key's operations (which read each operation's object again, scattered
+ * over the heap: a tenth of the keyed scale histories' samples) is needed, and no per-key list
+ * grows. Keys keep the order of their first operation, as {@link History#clientOpsByKey()}.
  */
 final class KeySplit {
   private KeySplit() {}
@@ -30,14 +31,79 @@ final class KeySplit {
     int invocations; // :fail included
     int kept; // operations kept (not :fail)
     int events; // their call and return events
+    int all; // its client events, :fail ones included
+    Split split; // until paired: the split's arrays, and this part's events in them
+    int from;
+    int to;
     Paired paired;
 
     Part(Object key) {
       this.key = key;
     }
 
+    /**
+     * This key's Paired, written on first use (by the worker that searches the key, so that keys
+     * are paired in parallel) from the split's arrays, as Paired.of would from the key's
+     * operations: in history order, each invocation not completed by :fail becomes the key's next
+     * operation (the completion for an :ok, whose value is the invocation's when the completion
+     * has none; else the invocation as :info), with its call event, and each :ok completion its
+     * return event. Reads the arrays and only the references to the operations, not the
+     * operations (but for an :info operation, a new object, and an :ok without value).
+     */
     Paired pair() {
+      if (paired == null) {
+        Op[] ops = split.ops;
+        byte[] kind = split.kind;
+        int[] pairOf = split.pairOf;
+        int[] order = split.order;
+        Op[] given = new Op[kept];
+        boolean[] info = new boolean[kept];
+        int[] encoded = new int[events];
+        int ids = 0;
+        int e = 0;
+        for (int j = from; j < to; j++) {
+          int i = order[j];
+          int k = kind[i] & TYPE;
+          if (k == INVOKE) {
+            int c = pairOf[i];
+            int ck = c < 0 ? INFO : kind[c] & TYPE;
+            if (ck == FAIL) {
+              continue;
+            }
+            int id = ids++;
+            encoded[e++] = id << 1;
+            if (ck == OK) {
+              given[id] = (kind[c] & NULL_VALUE) != 0 && (kind[i] & NULL_VALUE) == 0 ? ops[c].withValue(ops[i].value())
+                  : ops[c];
+              pairOf[c] = id; // the completion, of this part and not reached yet, now holds its operation's id
+            } else {
+              Op op = ops[i];
+              given[id] = new Op(op.index(), op.process(), OpType.INFO, op.f(), op.value(), op.key(), op.time(), op.line());
+              info[id] = true;
+            }
+          } else if (k == OK) {
+            encoded[e++] = (pairOf[i] << 1) | 1;
+          }
+        }
+        paired = new Paired(given, info, encoded, invocations);
+        split = null;
+      }
       return paired;
+    }
+  }
+
+  /** The first pass's arrays, which the parts are paired from; each part writes only its own slots. */
+  private static final class Split {
+    final Op[] ops;
+    final byte[] kind;
+    final int[] pairOf;
+    final int[] order; // the client events grouped by part, in history order within a part
+
+    Split(Op[] ops, byte[] kind, int[] pairOf, int[] order) {
+      this.ops = ops;
+      this.kind = kind;
+      this.pairOf = pairOf;
+      this.order = order;
     }
   }
 
@@ -149,6 +215,7 @@ final class KeySplit {
         part.invocations++;
         part.kept++;
         part.events++;
+        part.all++;
       } else {
         int at = open.remove(proc[i]);
         if (at < 0) {
@@ -167,6 +234,7 @@ final class KeySplit {
         pairOf[at] = i;
         pairOf[i] = at;
         Part part = parts.get(p);
+        part.all++;
         if (k == OK) {
           part.events++; // its return
         } else if (k == FAIL) {
@@ -175,60 +243,27 @@ final class KeySplit {
         }
       }
     }
-    pairAll(ops, kind, partOf, pairOf, parts);
-    return parts;
-  }
-
-  /**
-   * Writes each part's {@link Paired}, as Paired.of would from the key's operations: in history
-   * order, each invocation not completed by :fail becomes the key's next operation (the
-   * completion for an :ok, whose value is the invocation's when the completion has none; else the
-   * invocation as :info), with its call event, and each :ok completion its return event. Reads
-   * the arrays of the first pass and only the references to the operations, not the operations
-   * (but for an :info operation, a new object, and an :ok without value).
-   */
-  private static void pairAll(Op[] ops, byte[] kind, int[] partOf, int[] pairOf, List<Part> parts) {
-    int keys = parts.size();
-    Op[][] given = new Op[keys][];
-    boolean[][] info = new boolean[keys][];
-    int[][] events = new int[keys][];
-    int[] nextId = new int[keys];
-    int[] nextEvent = new int[keys];
-    for (int p = 0; p < keys; p++) {
+    // each part's events, in one array grouped by part (a counting sort of the client events)
+    int[] at = new int[parts.size()];
+    int total = 0;
+    for (int p = 0; p < parts.size(); p++) {
       Part part = parts.get(p);
-      given[p] = new Op[part.kept];
-      info[p] = new boolean[part.kept];
-      events[p] = new int[part.events];
+      part.from = total;
+      at[p] = total;
+      total += part.all;
+      part.to = total;
     }
-    for (int i = 0; i < ops.length; i++) {
-      int k = kind[i] & TYPE;
-      if (k == INVOKE) {
-        int c = pairOf[i];
-        int ck = c < 0 ? INFO : kind[c] & TYPE;
-        if (ck == FAIL) {
-          continue;
-        }
-        int p = partOf[i];
-        int id = nextId[p]++;
-        events[p][nextEvent[p]++] = id << 1;
-        if (ck == OK) {
-          given[p][id] = (kind[c] & NULL_VALUE) != 0 && (kind[i] & NULL_VALUE) == 0 ? ops[c].withValue(ops[i].value())
-              : ops[c];
-          pairOf[c] = id; // the completion, not reached yet, now holds its operation's id
-        } else {
-          Op op = ops[i];
-          given[p][id] = new Op(op.index(), op.process(), OpType.INFO, op.f(), op.value(), op.key(), op.time(), op.line());
-          info[p][id] = true;
-        }
-      } else if (k == OK) {
-        int p = partOf[i];
-        events[p][nextEvent[p]++] = (pairOf[i] << 1) | 1;
+    int[] order = new int[total];
+    for (int i = 0; i < n; i++) {
+      if ((kind[i] & TYPE) != NOT_CLIENT) {
+        order[at[partOf[i]]++] = i;
       }
     }
-    for (int p = 0; p < keys; p++) {
-      Part part = parts.get(p);
-      part.paired = new Paired(given[p], info[p], events[p], part.invocations);
+    Split split = new Split(ops, kind, pairOf, order);
+    for (Part part : parts) {
+      part.split = split;
     }
+    return parts;
   }
 
   /** Per event, what the pairing pass needs, read from the operations' objects. */

@@ -14,38 +14,102 @@ import java.util.concurrent.Future;
 /**
  * A keyed history's client operations split by {@code :key} in one pass that also tests
  * well-formedness (the rules of {@link WellFormed#quickly}) and pairs each invocation with its
- * completion, so that neither a second pass over the whole history nor a per-key pairing pass
- * (with its process table) is needed: on 100 keys x 1,000 operations those three passes, each
- * touching every operation's objects again, cost as much as the searches. Keys keep the order of
- * their first operation, as {@link History#clientOpsByKey()}.
+ * completion, then a pass over the same arrays that groups the events by key (a counting sort);
+ * each key's {@link Paired} (operations, :info flags, call and return events) is written from
+ * those arrays, into arrays of its exact size, when the key's search first needs it, so keys are
+ * paired in parallel. Neither a second pass over the whole history's objects nor a per-key
+ * pairing pass over each key's operations (which read each operation's object again, scattered
+ * over the heap: a tenth of the keyed scale histories' samples) is needed, and no per-key list
+ * grows. Keys keep the order of their first operation, as {@link History#clientOpsByKey()}.
  */
 final class KeySplit {
   private KeySplit() {}
 
-  /** One key's client operations in history order, with each invocation's completion position. */
+  /** One key's operations, paired as {@link Paired#of(List)} pairs them. */
   static final class Part {
     final Object key;
-    Op[] ops = new Op[16];
-    int[] completionAt = new int[16]; // per invocation: its completion's position in ops, or -1
-    int size;
-    int invocations;
+    int invocations; // :fail included
+    int kept; // operations kept (not :fail)
+    int events; // their call and return events
+    int all; // its client events, :fail ones included
+    Split split; // until paired: the split's arrays, and this part's events in them
+    int from;
+    int to;
+    Paired paired;
 
     Part(Object key) {
       this.key = key;
     }
 
-    int add(Op op) {
-      if (size == ops.length) {
-        ops = Arrays.copyOf(ops, size * 2);
-        completionAt = Arrays.copyOf(completionAt, size * 2);
-      }
-      ops[size] = op;
-      completionAt[size] = -1;
-      return size++;
-    }
-
+    /**
+     * This key's Paired, written on first use (by the worker that searches the key, so that keys
+     * are paired in parallel) from the split's arrays, as Paired.of would from the key's
+     * operations: in history order, each invocation not completed by :fail becomes the key's next
+     * operation (the completion for an :ok, whose value is the invocation's when the completion
+     * has none; else the invocation as :info), with its call event, and each :ok completion its
+     * return event. Reads the arrays and only the references to the operations, not the
+     * operations (but for an :info operation, a new object, and an :ok without value).
+     */
     Paired pair() {
-      return Paired.of(ops, size, completionAt, invocations);
+      if (paired == null) {
+        Op[] ops = split.ops;
+        byte[] kind = split.kind;
+        int[] pairOf = split.pairOf;
+        int[] order = split.order;
+        Op[] given = new Op[kept];
+        boolean[] info = new boolean[kept];
+        int[] encoded = new int[events];
+        int ids = 0;
+        int e = 0;
+        for (int j = from; j < to; j++) {
+          int i = order[j];
+          int k = kind[i] & TYPE;
+          if (k == INVOKE) {
+            int c = pairOf[i];
+            int ck = c < 0 ? INFO : kind[c] & TYPE;
+            if (ck == FAIL) {
+              continue;
+            }
+            int id = ids++;
+            encoded[e++] = id << 1;
+            if (ck == OK) {
+              given[id] = (kind[c] & NULL_VALUE) != 0 && (kind[i] & NULL_VALUE) == 0
+                  ? ops[c].withValue(ops[i].value())
+                  : ops[c];
+              // the completion, of this part and not reached yet, now holds its operation's id
+              pairOf[c] = id;
+            } else {
+              Op op = ops[i];
+              given[id] = new Op(op.index(), op.process(), OpType.INFO, op.f(), op.value(),
+                  op.key(), op.time(), op.line());
+              info[id] = true;
+            }
+          } else if (k == OK) {
+            encoded[e++] = (pairOf[i] << 1) | 1;
+          }
+        }
+        paired = new Paired(given, info, encoded, invocations);
+        split = null;
+      }
+      return paired;
+    }
+  }
+
+  /**
+   * The first pass's arrays, which the parts are paired from; each part writes only its own
+   * slots.
+   */
+  private static final class Split {
+    final Op[] ops;
+    final byte[] kind;
+    final int[] pairOf;
+    final int[] order; // the client events grouped by part, in history order within a part
+
+    Split(Op[] ops, byte[] kind, int[] pairOf, int[] order) {
+      this.ops = ops;
+      this.kind = kind;
+      this.pairOf = pairOf;
+      this.order = order;
     }
   }
 
@@ -59,9 +123,13 @@ final class KeySplit {
 
   private static final int NOT_CLIENT = 0;
   private static final int INVOKE = 1;
-  private static final int COMPLETE = 2;
-  private static final long NULL_KEY = -2;
-  private static final long OTHER_KEY = -1; // a key that is not a Long in [0, 2^16)
+  private static final int OK = 2;
+  private static final int FAIL = 3;
+  private static final int INFO = 4;
+  private static final int TYPE = 7; // the bits of the above in a kind
+  private static final int NULL_VALUE = 8; // a kind's flag: the event's value is null
+  private static final int NULL_KEY = -2;
+  private static final int OTHER_KEY = -1; // a key that is not a Long in [0, 2^16)
   private static final int SMALL_KEYS = 1 << 16;
   private static final int PARALLEL_FROM = 1 << 14;
 
@@ -104,7 +172,8 @@ final class KeySplit {
     }
     ProcessTable open = new ProcessTable();
     int[] partOf = new int[n];
-    int[] localAt = new int[n];
+    // an invocation: its completion's position, -1 when it has none; a completion: its invocation's
+    int[] pairOf = new int[n];
     int[] smallKeyPart = new int[64];
     Arrays.fill(smallKeyPart, -1);
     // other keys -> part (a process table maps any value to an int)
@@ -113,10 +182,10 @@ final class KeySplit {
     List<Part> parts = new ArrayList<>();
     byte[] kind = g.kind;
     long[] proc = g.proc;
-    long[] keyNum = g.keyNum;
+    int[] keyNum = g.keyNum;
     Object[] fs = g.fs;
     for (int i = 0; i < n; i++) {
-      int k = kind[i];
+      int k = kind[i] & TYPE;
       if (k == NOT_CLIENT) {
         continue;
       }
@@ -124,23 +193,22 @@ final class KeySplit {
         if (open.put(proc[i], i) >= 0) {
           return null;
         }
-        long kn = keyNum[i];
+        int kn = keyNum[i];
         int p;
         if (kn >= 0) {
           if (kn >= smallKeyPart.length) {
-            int[] grown =
-                Arrays.copyOf(smallKeyPart, Math.max((int) kn + 1, smallKeyPart.length * 2));
+            int[] grown = Arrays.copyOf(smallKeyPart, Math.max(kn + 1, smallKeyPart.length * 2));
             Arrays.fill(grown, smallKeyPart.length, grown.length, -1);
             smallKeyPart = grown;
           }
-          p = smallKeyPart[(int) kn];
+          p = smallKeyPart[kn];
         } else {
           p = kn == NULL_KEY ? nullPart : index.get(ops[i].key());
         }
         if (p < 0) {
           p = parts.size();
           if (kn >= 0) {
-            smallKeyPart[(int) kn] = p;
+            smallKeyPart[kn] = p;
           } else if (kn == NULL_KEY) {
             nullPart = p;
           } else {
@@ -150,8 +218,11 @@ final class KeySplit {
         }
         Part part = parts.get(p);
         partOf[i] = p;
-        localAt[i] = part.add(ops[i]);
+        pairOf[i] = -1;
         part.invocations++;
+        part.kept++;
+        part.events++;
+        part.all++;
       } else {
         int at = open.remove(proc[i]);
         if (at < 0) {
@@ -160,15 +231,44 @@ final class KeySplit {
         if (fs[at] != fs[i] && !fs[at].equals(fs[i])) {
           return null;
         }
-        long ka = keyNum[at];
-        long ki = keyNum[i];
+        int ka = keyNum[at];
+        int ki = keyNum[i];
         if (ka != ki || (ka == OTHER_KEY && !Objects.equals(ops[at].key(), ops[i].key()))) {
           return null;
         }
-        Part part = parts.get(partOf[at]);
-        int c = part.add(ops[i]); // first: add() may replace completionAt
-        part.completionAt[localAt[at]] = c;
+        int p = partOf[at];
+        partOf[i] = p;
+        pairOf[at] = i;
+        pairOf[i] = at;
+        Part part = parts.get(p);
+        part.all++;
+        if (k == OK) {
+          part.events++; // its return
+        } else if (k == FAIL) {
+          part.kept--; // did not happen: neither its call nor the operation is kept
+          part.events--;
+        }
       }
+    }
+    // each part's events, in one array grouped by part (a counting sort of the client events)
+    int[] at = new int[parts.size()];
+    int total = 0;
+    for (int p = 0; p < parts.size(); p++) {
+      Part part = parts.get(p);
+      part.from = total;
+      at[p] = total;
+      total += part.all;
+      part.to = total;
+    }
+    int[] order = new int[total];
+    for (int i = 0; i < n; i++) {
+      if ((kind[i] & TYPE) != NOT_CLIENT) {
+        order[at[partOf[i]]++] = i;
+      }
+    }
+    Split split = new Split(ops, kind, pairOf, order);
+    for (Part part : parts) {
+      part.split = split;
     }
     return parts;
   }
@@ -177,13 +277,13 @@ final class KeySplit {
   private static final class Gathered {
     final byte[] kind;
     final long[] proc;
-    final long[] keyNum;
+    final int[] keyNum;
     final Object[] fs;
 
     Gathered(int n) {
       kind = new byte[n];
       proc = new long[n];
-      keyNum = new long[n];
+      keyNum = new int[n];
       fs = new Object[n];
     }
 
@@ -194,14 +294,16 @@ final class KeySplit {
           kind[i] = NOT_CLIENT;
           continue;
         }
-        kind[i] = (byte) (op.type() == OpType.INVOKE ? INVOKE : COMPLETE);
+        OpType t = op.type();
+        int k = t == OpType.INVOKE ? INVOKE : t == OpType.OK ? OK : t == OpType.FAIL ? FAIL : INFO;
+        kind[i] = (byte) (op.value() == null ? k | NULL_VALUE : k);
         proc[i] = (Long) op.process();
         fs[i] = op.f();
         Object key = op.key();
         if (key == null) {
           keyNum[i] = NULL_KEY;
         } else if (key instanceof Long && (Long) key >= 0 && (Long) key < SMALL_KEYS) {
-          keyNum[i] = (Long) key;
+          keyNum[i] = (int) (long) (Long) key;
         } else {
           keyNum[i] = OTHER_KEY;
         }

@@ -38,6 +38,16 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
   }
 
   private static Paired pair(List<Op> list, boolean strict) {
+    if (strict) {
+      for (Op op : list) { // a keyed history, known from its first client operation: no arrays
+        if (op.isClient()) {
+          if (op.key() != null) {
+            return null;
+          }
+          break;
+        }
+      }
+    }
     int n = list.size();
     Op[] events = list.toArray(new Op[0]);
     int[] completionAt = new int[n]; // per invocation: its completion's position, or -1
@@ -72,14 +82,6 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
         }
       }
     }
-    return build(events, n, completionAt, invocations);
-  }
-
-  /**
-   * Pairs one key's client operations of a validated history whose completions were already
-   * found ({@link KeySplit}): {@code completionAt} per invocation, -1 when it never completed.
-   */
-  static Paired of(Op[] events, int n, int[] completionAt, int invocations) {
     return build(events, n, completionAt, invocations);
   }
 

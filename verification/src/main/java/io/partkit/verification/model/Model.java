@@ -84,6 +84,19 @@ public interface Model<S> {
   }
 
   /**
+   * An optional ability that makes the search faster: the one state {@code v} that {@code op}
+   * leaves the model in wherever it is legal, i.e. for every state {@code s}, {@code step(s, op)}
+   * is an inconsistency or {@code Step.next(t)} with {@code t.equals(v)} (a register's write of
+   * {@code v}, a cas to {@code v}); otherwise {@link #NOT_ONE_STATE}. Where the checker knows
+   * without the step that {@code op} is legal (it {@link #ignoresState}, or the state is its
+   * {@link #requiredState}), it then moves to {@code v} without calling {@link #step}. A wrong
+   * value makes verdicts wrong; the default, {@link #NOT_ONE_STATE}, is always safe.
+   */
+  default Object stateAfter(Op op) {
+    return NOT_ONE_STATE;
+  }
+
+  /**
    * An optional reduction that makes the search smaller: the positions in {@code ops} of
    * operations that can be left out of the search without changing the verdict. {@code ops} is
    * one key's history as the search is given it (an {@code :ok} operation as its completion, an

@@ -102,6 +102,25 @@ final class RegisterModel implements Model<Object> {
   }
 
   /**
+   * A write's value (its next state whatever the state), a well-formed cas's new value (its next
+   * state wherever it is legal): step's second and third cases. A read keeps the state, an
+   * unknown operation or a malformed cas is legal nowhere: no one state.
+   */
+  @Override
+  public Object stateAfter(Op op) {
+    Object v = op.value();
+    switch (op.f()) {
+      case "write":
+        return v;
+      case "cas":
+        return cas && v instanceof List && ((List<?>) v).size() == 2
+            ? ((List<?>) v).get(1) : NOT_ONE_STATE;
+      default:
+        return NOT_ONE_STATE;
+    }
+  }
+
+  /**
    * A write (its next state is its value whatever the state), an :info read and an :ok read
    * that constrains nothing (legal in every state, which they keep). A cas and a read that
    * constrains look at the state; so does an operation this model does not know (illegal).

@@ -14,7 +14,7 @@ import java.util.List;
 final class ForwardingModel {
 
   /** The abilities to keep. */
-  enum Keep { CUT, REDUCTION, REQUIRED_STATE }
+  enum Keep { CUT, REDUCTION, REQUIRED_STATE, STATE_AFTER }
 
   private ForwardingModel() {}
 
@@ -51,6 +51,11 @@ final class ForwardingModel {
       public Object requiredState(Op op) {
         return kept.contains(Keep.REQUIRED_STATE) ? m.requiredState(op)
             : Model.super.requiredState(op);
+      }
+
+      @Override
+      public Object stateAfter(Op op) {
+        return kept.contains(Keep.STATE_AFTER) ? m.stateAfter(op) : Model.super.stateAfter(op);
       }
 
       @Override

@@ -75,7 +75,9 @@ class InfoStepsDifferentialTest {
     }
     assertThat(valid).as("valid").isGreaterThan(HISTORIES / 10);
     assertThat(invalid).as("invalid").isGreaterThan(HISTORIES / 20);
-    assertThat(cut).as("histories searched in fewer steps").isGreaterThan(HISTORIES / 15);
+    // :info reads are no longer walked past (not linked into the search's list), which the cut
+    // skipped in owed configurations: fewer histories show a saving (91 of 1,500 at the least)
+    assertThat(cut).as("histories searched in fewer steps").isGreaterThan(HISTORIES / 20);
   }
 
   @ParameterizedTest(name = "cas={0} {1}")

@@ -96,7 +96,10 @@ class RequiredStateDifferentialTest {
     return rnd.nextBoolean() ? (Object) (int) n : "v" + n;
   }
 
-  /** The model with everything but requiredState (so the search asks the model's step). */
+  /**
+   * The model with everything but requiredState and stateAfter (so the search asks the model's
+   * step).
+   */
   static <S> Model<S> withoutRequiredState(Model<S> m) {
     return ForwardingModel.of(m, ForwardingModel.Keep.CUT, ForwardingModel.Keep.REDUCTION);
   }

@@ -2,15 +2,12 @@ package io.partkit.cli;
 
 import io.partkit.verification.history.History;
 import io.partkit.verification.history.HistoryParseException;
-import io.partkit.verification.history.Op;
 import io.partkit.verification.history.Values;
 import io.partkit.verification.model.Model;
 import io.partkit.verification.model.Models;
 import io.partkit.verification.model.NilReads;
-import java.util.HashSet;
-import java.util.Set;
 
-/** Picks the model from --model and --init, guessing it from the functions used for "auto". */
+/** Picks the model from --model and --init ("auto": {@link Models#guessName}). */
 final class ModelChoice {
   private ModelChoice() {}
 
@@ -27,7 +24,12 @@ final class ModelChoice {
    * ({@code --strict-nil}) for the register models.
    */
   static Model<?> choose(String name, String init, History history, NilReads nilReads) {
-    String n = name.equals("auto") ? guess(history) : name;
+    String n;
+    try {
+      n = name.equals("auto") ? Models.guessName(history) : name;
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(e.getMessage() + " (--model)", e);
+    }
     Object initial = init == null ? defaultInit(n) : parseInit(init);
     return Models.named(n, initial, nilReads);
   }
@@ -48,34 +50,5 @@ final class ModelChoice {
       throw new IllegalArgumentException(
           "--init must be one EDN value such as 0, nil or {:x 0 :y 0}; " + e.getMessage(), e);
     }
-  }
-
-  static String guess(History history) {
-    Set<String> fs = new HashSet<>();
-    for (Op op : history.ops()) {
-      if (op.isClient()) {
-        fs.add(op.f());
-      }
-    }
-    if (fs.contains("txn")) {
-      return "multi-register";
-    }
-    if (fs.contains("get") || fs.contains("append") || fs.contains("put")) {
-      return "kv";
-    }
-    if (fs.contains("acquire") || fs.contains("release")) {
-      return "mutex";
-    }
-    if (fs.contains("enqueue") || fs.contains("dequeue")) {
-      return "fifo-queue";
-    }
-    if (fs.contains("add")) {
-      return "set";
-    }
-    if (fs.contains("read") || fs.contains("write") || fs.contains("cas")) {
-      return "cas-register";
-    }
-    throw new IllegalArgumentException(
-        "cannot guess the model from the functions " + fs + ": give --model");
   }
 }

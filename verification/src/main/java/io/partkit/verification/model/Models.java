@@ -139,6 +139,48 @@ public final class Models {
     }
   }
 
+  /**
+   * The built-in model a history's client operations ask for, by the functions they use, for a
+   * caller that was given none ({@code partkit check --model auto}): {@code txn} is a
+   * multi-register; {@code get}, {@code put} or {@code append} a kv store; {@code acquire} or
+   * {@code release} a mutex; {@code enqueue} or {@code dequeue} a FIFO queue; {@code add} a set;
+   * {@code read}, {@code write} or {@code cas} a cas-register (which also checks a plain
+   * register's histories). The first of these that matches wins.
+   *
+   * @return one of {@link #NAMES}
+   * @throws IllegalArgumentException when no function is one of those, naming the functions
+   */
+  public static String guessName(io.partkit.verification.history.History history) {
+    Objects.requireNonNull(history, "history");
+    java.util.Set<String> fs = new java.util.TreeSet<>();
+    for (io.partkit.verification.history.Op op : history.ops()) {
+      if (op.isClient()) {
+        fs.add(op.f());
+      }
+    }
+    if (fs.contains("txn")) {
+      return "multi-register";
+    }
+    if (fs.contains("get") || fs.contains("append") || fs.contains("put")) {
+      return "kv";
+    }
+    if (fs.contains("acquire") || fs.contains("release")) {
+      return "mutex";
+    }
+    if (fs.contains("enqueue") || fs.contains("dequeue")) {
+      return "fifo-queue";
+    }
+    if (fs.contains("add")) {
+      return "set";
+    }
+    if (fs.contains("read") || fs.contains("write") || fs.contains("cas")) {
+      return "cas-register";
+    }
+    throw new IllegalArgumentException(
+        "cannot guess the model from the functions " + fs + ": name one of " + String.join(", ",
+            NAMES));
+  }
+
   private static void noInit(String name, Object init) {
     if (init != null) {
       throw new IllegalArgumentException(

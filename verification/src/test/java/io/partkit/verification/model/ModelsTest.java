@@ -163,4 +163,36 @@ class ModelsTest {
     assertThatThrownBy(() -> Models.named("multi-register", 1L))
         .hasMessageContaining("must be a map");
   }
+
+  private static io.partkit.verification.history.History using(String... fs) {
+    List<Op> ops = new java.util.ArrayList<>();
+    for (String f : fs) {
+      ops.add(Op.of(ops.size(), 0, OpType.INVOKE, f, null));
+      ops.add(Op.of(ops.size(), 0, OpType.OK, f, null));
+    }
+    return io.partkit.verification.history.History.of("test", ops);
+  }
+
+  @Test
+  void aModelIsGuessedFromTheFunctionsAHistoryUses() {
+    assertThat(Models.guessName(using("read", "write"))).isEqualTo("cas-register");
+    assertThat(Models.guessName(using("read", "cas"))).isEqualTo("cas-register");
+    assertThat(Models.guessName(using("txn", "read"))).isEqualTo("multi-register");
+    assertThat(Models.guessName(using("put", "get"))).isEqualTo("kv");
+    assertThat(Models.guessName(using("acquire", "release"))).isEqualTo("mutex");
+    assertThat(Models.guessName(using("enqueue", "dequeue"))).isEqualTo("fifo-queue");
+    assertThat(Models.guessName(using("add", "read"))).isEqualTo("set");
+    for (String name : List.of("cas-register", "multi-register", "kv", "mutex", "fifo-queue",
+        "set")) {
+      assertThat(Models.NAMES).contains(name);
+    }
+  }
+
+  @Test
+  void aHistoryOfUnknownFunctionsNamesThemAndTheModels() {
+    assertThatThrownBy(() -> Models.guessName(using("frob", "zap")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("[frob, zap]")
+        .hasMessageContaining("cas-register");
+  }
 }

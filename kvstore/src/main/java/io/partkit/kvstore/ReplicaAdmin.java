@@ -129,14 +129,10 @@ final class ReplicaAdmin {
       if (!status.isOk()) {
         continue; // dead or unreachable: not a survivor
       }
-      Wire.Reader r = new Wire.Reader(status.value());
-      PartitionState state = PartitionState.ofCode(r.i8());
-      r.i64(); // keys
-      long seq = r.i64();
-      boolean catchingUp = r.i8() != 0;
-      boolean replica_ = state == PartitionState.OWNED || state == PartitionState.BACKUP;
-      if (replica_ && !catchingUp && status.epoch() <= newEpoch) {
-        whole.put(replica, new long[] {status.epoch(), seq});
+      NodeStatus s = NodeStatus.of(status);
+      boolean holdsACopy = s.state() == PartitionState.OWNED || s.state() == PartitionState.BACKUP;
+      if (holdsACopy && !s.catchingUp() && s.epoch() <= newEpoch) {
+        whole.put(replica, new long[] {s.epoch(), s.seq()});
       }
     }
     long latest = whole.values().stream().mapToLong(v -> v[0]).max().orElse(-1);

@@ -348,9 +348,8 @@ final class TcpKvNode implements KvNode {
       case Wire.CATCHUP -> replication.catchUp(part, epoch, r.utf());
       case Wire.STATUS -> {
         synchronized (part) { // replicas also tell their last write's seq and whether caught up
-          yield KvReply.ok(part.visibleEpoch(), new Wire.Writer().i8(part.state.code())
-              .i64(part.data.size()).i64(part.seq)
-              .i8(part.catchingUp || part.catchupLost ? 1 : 0).toBytes());
+          yield KvReply.ok(part.visibleEpoch(), new NodeStatus(part.state, part.visibleEpoch(),
+              part.data.size(), part.seq, part.catchingUp || part.catchupLost).body());
         }
       }
       case Wire.LIST -> list();

@@ -92,9 +92,7 @@ final class TcpNodeClient implements KvNodeClient {
     if (!reply.isOk()) {
       throw new IOException("STATUS of partition " + partition + " at " + address + ": " + reply);
     }
-    Wire.Reader r = new Wire.Reader(reply.value());
-    PartitionState state = PartitionState.ofCode(r.i8());
-    return new PartitionStatus(partition, state, reply.epoch(), r.i64());
+    return NodeStatus.of(reply).toPartitionStatus(partition);
   }
 
   /** Every partition the node holds in a state other than ABSENT. */

@@ -80,15 +80,12 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
 
   private final Function<NodeId, String> addresses;
   private final Supplier<? extends Collection<NodeId>> extraNodes;
-  private final Duration requestTimeout;
-  private final Duration copyTimeout;
   private final long stepTimeoutNanos;
   private final BiConsumer<Migration, MigrationStep> listener;
-  private final KvSecret secret; // null: no node asks
   /**
-   * Connections for requests and for copies (their read timeouts differ): each step of a move
-   * on a pooled connection, not a new one with its handshake, which matters most in the fenced
-   * window (RECEIVE, ACTIVATE, DROP).
+   * Connections for requests and for copies (their read timeouts differ; both prove the
+   * builder's secret, if any): each step of a move on a pooled connection, not a new one with
+   * its handshake, which matters most in the fenced window (RECEIVE, ACTIVATE, DROP).
    */
   private final NodeConnectionPool requestConnections;
   private final NodeConnectionPool copyConnections;
@@ -109,13 +106,10 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   private KvMigrationExecutor(Builder b) {
     this.addresses = b.addresses;
     this.extraNodes = b.nodes;
-    this.requestTimeout = b.requestTimeout;
-    this.copyTimeout = b.copyTimeout;
     this.stepTimeoutNanos = b.stepTimeout.toNanos();
     this.listener = b.listener;
-    this.secret = b.secret;
-    this.requestConnections = new NodeConnectionPool(requestTimeout, secret);
-    this.copyConnections = new NodeConnectionPool(copyTimeout, secret);
+    this.requestConnections = new NodeConnectionPool(b.requestTimeout, b.secret);
+    this.copyConnections = new NodeConnectionPool(b.copyTimeout, b.secret);
     this.maxConcurrent = b.maxConcurrent;
     this.permits = new Semaphore(b.maxConcurrent, true);
     this.replicas = new ReplicaAdmin(b.requestTimeout, b.copyTimeout, b.secret);

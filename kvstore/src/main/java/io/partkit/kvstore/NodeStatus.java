@@ -16,10 +16,10 @@ import java.io.IOException;
  */
 record NodeStatus(PartitionState state, long epoch, long keys, long seq, boolean catchingUp) {
 
-  /** The answer's body (its epoch travels in the reply's header). */
-  byte[] body() {
-    return new Wire.Writer().i8(state.code()).i64(keys).i64(seq).i8(catchingUp ? 1 : 0)
-        .toBytes();
+  /** The node's answer: the epoch in the reply's header, the rest in its body. */
+  KvReply reply() {
+    return KvReply.ok(epoch, new Wire.Writer().i8(state.code()).i64(keys).i64(seq)
+        .i8(catchingUp ? 1 : 0).toBytes());
   }
 
   /**

@@ -348,8 +348,8 @@ final class TcpKvNode implements KvNode {
       case Wire.CATCHUP -> replication.catchUp(part, epoch, r.utf());
       case Wire.STATUS -> {
         synchronized (part) { // replicas also tell their last write's seq and whether caught up
-          yield KvReply.ok(part.visibleEpoch(), new NodeStatus(part.state, part.visibleEpoch(),
-              part.data.size(), part.seq, part.catchingUp || part.catchupLost).body());
+          yield new NodeStatus(part.state, part.visibleEpoch(), part.data.size(), part.seq,
+              part.catchingUp || part.catchupLost).reply();
         }
       }
       case Wire.LIST -> list();

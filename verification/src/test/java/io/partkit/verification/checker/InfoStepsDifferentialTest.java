@@ -30,19 +30,17 @@ class InfoStepsDifferentialTest {
       "cas-register, true, nil, KNOSSOS", "cas-register, true, nil, STRICT",
       "cas-register, true, 1, KNOSSOS", "cas-register, true, 1, STRICT"})
   void agreesWithBruteForce(String name, boolean cas, String initText, NilReads nilReads) {
-    Object init = initText.equals("nil") ? null : (Object) Long.parseLong(initText);
-    Model<?> model = cas ? Models.casRegister(init, nilReads) : Models.register(init, nilReads);
-    Model<?> reference = cas
-        ? Models.casRegister(init, NilReads.STRICT) : Models.register(init, NilReads.STRICT);
-    boolean wildcard = nilReads == NilReads.KNOSSOS;
+    RegisterSetup setup = RegisterSetup.of(cas, initText, nilReads);
+    Object init = setup.init();
+    Model<?> model = setup.model();
     CheckOptions sequential = CheckOptions.defaults().withParallelism(1);
     int valid = 0;
     int invalid = 0;
     int cut = 0;
-    long firstSeed = 0x5EEDL * (cas ? 3 : 1) + (init == null ? 0 : 7) + (wildcard ? 0 : 11);
+    long firstSeed = 0x5EEDL * (cas ? 3 : 1) + (init == null ? 0 : 7) + (setup.wildcard() ? 0 : 11);
     for (long seed = firstSeed; seed < firstSeed + HISTORIES; seed++) {
       History h = InfoWritesDifferentialTest.generate(seed, cas, init);
-      boolean expected = BruteForce.linearizable(reference, h, wildcard);
+      boolean expected = setup.linearizable(h);
       Verdict want = expected ? Verdict.VALID : Verdict.INVALID;
       // the cut from the first step, and turned on after 3 steps
       Analysis a = Linearizability.check(cutOnly(model), h, sequential, 0);
@@ -66,7 +64,7 @@ class InfoStepsDifferentialTest {
       // keyed: this history under key "a" and the next seed's under key "b", two threads sharing
       // the keys in slices
       History h2 = InfoWritesDifferentialTest.generate(seed + HISTORIES, cas, init);
-      boolean expected2 = BruteForce.linearizable(reference, h2, wildcard);
+      boolean expected2 = setup.linearizable(h2);
       History both = InfoWritesDifferentialTest.keyed(h, h2);
       Analysis keyed = Linearizability.check(cutOnly(model), both,
           CheckOptions.defaults().withParallelism(2).withStopOnFirstInvalid(false), 3);

@@ -6,7 +6,6 @@ import io.partkit.verification.history.History;
 import io.partkit.verification.history.Op;
 import io.partkit.verification.history.OpType;
 import io.partkit.verification.model.Model;
-import io.partkit.verification.model.Models;
 import io.partkit.verification.model.NilReads;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,19 +36,17 @@ class InfoWritesDifferentialTest {
     "cas-register, true, 1, KNOSSOS", "cas-register, true, 1, STRICT"
   })
   void agreesWithBruteForce(String name, boolean cas, String initText, NilReads nilReads) {
-    Object init = initText.equals("nil") ? null : (Object) Long.parseLong(initText);
-    Model<?> model = cas ? Models.casRegister(init, nilReads) : Models.register(init, nilReads);
-    Model<?> reference =
-        cas ? Models.casRegister(init, NilReads.STRICT) : Models.register(init, NilReads.STRICT);
-    boolean wildcard = nilReads == NilReads.KNOSSOS;
+    RegisterSetup setup = RegisterSetup.of(cas, initText, nilReads);
+    Object init = setup.init();
+    Model<?> model = setup.model();
     CheckOptions sequential = CheckOptions.defaults().withParallelism(1);
     int valid = 0;
     int invalid = 0;
     int reduced = 0;
-    long firstSeed = 0x1AF0L * (cas ? 3 : 1) + (init == null ? 0 : 7) + (wildcard ? 0 : 11);
+    long firstSeed = 0x1AF0L * (cas ? 3 : 1) + (init == null ? 0 : 7) + (setup.wildcard() ? 0 : 11);
     for (long seed = firstSeed; seed < firstSeed + HISTORIES; seed++) {
       History h = generate(seed, cas, init);
-      boolean expected = BruteForce.linearizable(reference, h, wildcard);
+      boolean expected = setup.linearizable(h);
       // reduced before the search, and after a few steps of an unreduced search (then restarted)
       Analysis a = Linearizability.check(model, h, sequential, 0);
       assertThat(a.verdict()).as("%s seed %d: %s", name, seed, h.ops())
@@ -69,7 +66,7 @@ class InfoWritesDifferentialTest {
       // keyed: this history under key "a" and the next seed's under key "b", two threads sharing
       // the keys in slices, reduced after 3 steps
       History h2 = generate(seed + HISTORIES, cas, init);
-      boolean expected2 = BruteForce.linearizable(reference, h2, wildcard);
+      boolean expected2 = setup.linearizable(h2);
       Analysis keyed =
           Linearizability.check(
               model,

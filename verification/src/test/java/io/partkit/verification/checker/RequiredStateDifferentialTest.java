@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.partkit.verification.history.History;
 import io.partkit.verification.history.Op;
 import io.partkit.verification.model.Model;
-import io.partkit.verification.model.Models;
 import io.partkit.verification.model.NilReads;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,20 +30,18 @@ class RequiredStateDifferentialTest {
       "false, nil, KNOSSOS", "false, nil, STRICT", "false, 0, KNOSSOS", "false, 0, STRICT",
       "true, nil, KNOSSOS", "true, nil, STRICT", "true, 1, KNOSSOS", "true, 1, STRICT"})
   void agreesWithTheModelsStepAndTheBruteForce(boolean cas, String initText, NilReads nilReads) {
-    Object init = initText.equals("nil") ? null : (Object) Long.parseLong(initText);
-    Model<?> model = cas ? Models.casRegister(init, nilReads) : Models.register(init, nilReads);
-    Model<?> reference = cas
-        ? Models.casRegister(init, NilReads.STRICT) : Models.register(init, NilReads.STRICT);
-    boolean wildcard = nilReads == NilReads.KNOSSOS;
+    RegisterSetup setup = RegisterSetup.of(cas, initText, nilReads);
+    Object init = setup.init();
+    Model<?> model = setup.model();
     CheckOptions sequential = CheckOptions.defaults().withParallelism(1);
     int valid = 0;
     int invalid = 0;
     long firstSeed = 0x2EAD0L + (cas ? 20_000 : 0) + (init == null ? 0 : 5_000)
-        + (wildcard ? 0 : 10_000);
+        + (setup.wildcard() ? 0 : 10_000);
     for (long seed = firstSeed; seed < firstSeed + HISTORIES; seed++) {
       History h = mixTypes(InfoWritesDifferentialTest.generate(seed, cas, init, 12), seed);
       Verdict want =
-          BruteForce.linearizable(reference, h, wildcard) ? Verdict.VALID : Verdict.INVALID;
+          setup.linearizable(h) ? Verdict.VALID : Verdict.INVALID;
       Verdict got = Linearizability.check(model, h, sequential).verdict();
       assertThat(got).as("seed %d: %s", seed, h.ops()).isEqualTo(want);
       Verdict stepOnly =

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.verification.history.History;
 import io.partkit.verification.model.Model;
-import io.partkit.verification.model.Models;
 import io.partkit.verification.model.NilReads;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -31,11 +30,9 @@ class StateAfterDifferentialTest {
       "false, nil, KNOSSOS", "false, nil, STRICT", "false, 0, KNOSSOS", "false, 0, STRICT",
       "true, nil, KNOSSOS", "true, nil, STRICT", "true, 1, KNOSSOS", "true, 1, STRICT"})
   void agreesWithTheModelsStepAndTheBruteForce(boolean cas, String initText, NilReads nilReads) {
-    Object init = initText.equals("nil") ? null : (Object) Long.parseLong(initText);
-    Model<?> model = cas ? Models.casRegister(init, nilReads) : Models.register(init, nilReads);
-    Model<?> reference = cas
-        ? Models.casRegister(init, NilReads.STRICT) : Models.register(init, NilReads.STRICT);
-    boolean wildcard = nilReads == NilReads.KNOSSOS;
+    RegisterSetup setup = RegisterSetup.of(cas, initText, nilReads);
+    Object init = setup.init();
+    Model<?> model = setup.model();
     Model<?> withoutStateAfter = ForwardingModel.of(model, ForwardingModel.Keep.CUT,
         ForwardingModel.Keep.REDUCTION, ForwardingModel.Keep.REQUIRED_STATE);
     Model<?> writesOnly = ForwardingModel.of(model, ForwardingModel.Keep.CUT,
@@ -46,12 +43,12 @@ class StateAfterDifferentialTest {
     int valid = 0;
     int invalid = 0;
     long firstSeed = 0x57A7EL + (cas ? 20_000 : 0) + (init == null ? 0 : 5_000)
-        + (wildcard ? 0 : 10_000);
+        + (setup.wildcard() ? 0 : 10_000);
     for (long seed = firstSeed; seed < firstSeed + HISTORIES; seed++) {
       History h = RequiredStateDifferentialTest.mixTypes(
           InfoWritesDifferentialTest.generate(seed, cas, init, 12), seed);
       Verdict want =
-          BruteForce.linearizable(reference, h, wildcard) ? Verdict.VALID : Verdict.INVALID;
+          setup.linearizable(h) ? Verdict.VALID : Verdict.INVALID;
       Analysis a = Linearizability.check(model, h, sequential);
       assertThat(a.verdict()).as("seed %d: %s", seed, h.ops()).isEqualTo(want);
       for (long reduceAfter : new long[] {0, 3}) {

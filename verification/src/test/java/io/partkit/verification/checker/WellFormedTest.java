@@ -35,32 +35,10 @@ class WellFormedTest {
             Op moved = ops.remove(i);
             ops.add(rnd.nextInt(ops.size() + 1), moved);
           }
-          case 3 ->
-              ops.set(
-                  i,
-                  new Op(
-                      o.index(),
-                      o.process(),
-                      o.type(),
-                      o.f().equals("read") ? "write" : "read",
-                      o.value(),
-                      o.key(),
-                      -1,
-                      0));
-          case 4 ->
-              ops.set(i, new Op(o.index(), o.process(), o.type(), o.f(), o.value(), "k", -1, 0));
-          default ->
-              ops.set(
-                  i,
-                  new Op(
-                      o.index(),
-                      ((Long) o.process()) + 1,
-                      o.type(),
-                      o.f(),
-                      o.value(),
-                      o.key(),
-                      -1,
-                      0));
+          case 3 -> ops.set(i, with(o, o.process(), o.f().equals("read") ? "write" : "read",
+              o.key()));
+          case 4 -> ops.set(i, with(o, o.process(), o.f(), "k"));
+          default -> ops.set(i, withNextProcess(o));
         }
       }
       if (rnd.nextInt(4) == 0) {
@@ -87,11 +65,7 @@ class WellFormedTest {
     assertThat(fine).isGreaterThan(600);
   }
 
-  /**
-   * KeySplit pairs each key as Paired.of pairs History.clientOpsByKey()'s lists, in the same key
-   * order, and says no exactly when validate() finds something, on keyed histories (with :info
-   * and :fail operations, and :ok writes without a value) broken or not.
-   */
+  /** The second thread that KeySplit's parallel pairing is run on. */
   private static final java.util.concurrent.ExecutorService POOL =
       java.util.concurrent.Executors.newFixedThreadPool(1, r -> {
         Thread t = new Thread(r, "key-split-test");
@@ -99,6 +73,21 @@ class WellFormedTest {
         return t;
       });
 
+  /** {@code o} with another process, function or key (no time, no line: as generated). */
+  private static Op with(Op o, Object process, String f, Object key) {
+    return new Op(o.index(), process, o.type(), f, o.value(), key, -1, 0);
+  }
+
+  /** {@code o} as if the next process had done it. */
+  private static Op withNextProcess(Op o) {
+    return with(o, ((Long) o.process()) + 1, o.f(), o.key());
+  }
+
+  /**
+   * KeySplit pairs each key as Paired.of pairs History.clientOpsByKey()'s lists, in the same key
+   * order, and says no exactly when validate() finds something, on keyed histories (with :info
+   * and :fail operations, and :ok writes without a value) broken or not.
+   */
   @Test
   void keySplitPairsAsPairedOfAndAgreesWithValidate() {
     int broken = 0;
@@ -121,21 +110,8 @@ class WellFormedTest {
         switch (rnd.nextInt(4)) {
           case 0 -> ops.remove(i);
           case 1 -> ops.add(rnd.nextInt(ops.size() + 1), o);
-          case 2 ->
-              ops.set(
-                  i, new Op(o.index(), o.process(), o.type(), o.f(), o.value(), "other", -1, 0));
-          default ->
-              ops.set(
-                  i,
-                  new Op(
-                      o.index(),
-                      ((Long) o.process()) + 1,
-                      o.type(),
-                      o.f(),
-                      o.value(),
-                      o.key(),
-                      -1,
-                      0));
+          case 2 -> ops.set(i, with(o, o.process(), o.f(), "other"));
+          default -> ops.set(i, withNextProcess(o));
         }
       }
       History g = History.of("h", ops);

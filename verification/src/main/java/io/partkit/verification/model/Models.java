@@ -1,8 +1,12 @@
 package io.partkit.verification.model;
 
+import io.partkit.verification.history.History;
+import io.partkit.verification.history.Op;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 
 /** The built-in models, by constructor and by name. */
 public final class Models {
@@ -150,10 +154,10 @@ public final class Models {
    * @return one of {@link #NAMES}
    * @throws IllegalArgumentException when no function is one of those, naming the functions
    */
-  public static String guessName(io.partkit.verification.history.History history) {
+  public static String guessName(History history) {
     Objects.requireNonNull(history, "history");
-    java.util.Set<String> fs = new java.util.TreeSet<>();
-    for (io.partkit.verification.history.Op op : history.ops()) {
+    Set<String> fs = new TreeSet<>();
+    for (Op op : history.ops()) {
       if (op.isClient()) {
         fs.add(op.f());
       }

@@ -23,28 +23,44 @@ import java.util.Locale;
  *
  * <p>Run from the repository root:
  * {@code java -cp verification/target/test-classes:verification/target/classes:$(cat /tmp/cp.txt)
- * io.partkit.verification.bench.CompareTiming small,scale,etcd [warmup=100] [rounds=30]}
+ * io.partkit.verification.bench.CompareTiming small,scale,etcd [warmup=100] [rounds=30] [name]}.
+ * With a {@code name}, only the history of that name is timed: {@code scale 0 1 NAME} in a fresh
+ * JVM is a cold check, the first one a {@code partkit check} or a new Jepsen JVM makes.
  */
 public final class CompareTiming {
   private CompareTiming() {}
+
+  /**
+   * Caps the warm-up and the measured rounds of the larger histories (the Go driver's
+   * {@code scaleRounds}). Two warm-up rounds, as before, timed the JIT's warm-up rather than the
+   * checker: how far it had got depended on how long the histories ahead took. Ten let it settle,
+   * as the hundred of the small corpus do; cold checks are timed apart, one JVM each.
+   */
+  static final int SCALE_ROUNDS = 10;
 
   public static void main(String[] args) throws Exception {
     List<String> corpora = List.of((args.length > 0 ? args[0] : "small,scale,etcd").split(","));
     int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 100;
     int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 30;
+    String only = args.length > 3 ? args[3] : null;
     List<String> rows = new ArrayList<>();
     if (corpora.contains("small")) {
       List<ExportHistories.Named> hs = new ArrayList<>();
       for (SmallCorpus.Entry e : SmallCorpus.generate()) {
         hs.add(new ExportHistories.Named(e.name(), e.history(), e.expected()));
       }
-      rows.addAll(time("small", hs, warmup, rounds));
+      rows.addAll(time("small", named(hs, only), warmup, rounds));
     }
     if (corpora.contains("scale")) {
-      rows.addAll(time("scale", ExportHistories.scale(), Math.min(warmup, 2), Math.min(rounds, 5)));
+      rows.addAll(time("scale", named(ExportHistories.scale(), only),
+          Math.min(warmup, SCALE_ROUNDS), Math.min(rounds, SCALE_ROUNDS)));
     }
     if (corpora.contains("etcd")) {
-      rows.addAll(time("etcd", etcd(Path.of("data/histories/porcupine")), warmup, rounds));
+      rows.addAll(time("etcd", named(etcd(Path.of("data/histories/porcupine")), only), warmup,
+          rounds));
+    }
+    if (only != null && rows.isEmpty()) {
+      throw new IllegalArgumentException("no history named " + only + " in " + corpora);
     }
     System.out.printf(
         Locale.ROOT,
@@ -56,6 +72,11 @@ public final class CompareTiming {
         ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     System.out.println("corpus\tname\texpected\tevents\tmedian_ns\tbest_ns\tverdict_median_ns");
     rows.forEach(System.out::println);
+  }
+
+  /** The histories of that name, or all of them when {@code only} is null. */
+  private static List<ExportHistories.Named> named(List<ExportHistories.Named> hs, String only) {
+    return only == null ? hs : hs.stream().filter(h -> h.name().equals(only)).toList();
   }
 
   /** The etcd logs of the Porcupine corpus, named by file, with EXPECTED.tsv's verdicts. */

@@ -6,16 +6,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.etcd.jetcd.Client;
 import io.partkit.coordinator.Leadership;
 import io.partkit.coordinator.MetadataStore;
-import io.partkit.test.support.EtcdCluster;
-import io.partkit.test.support.RequiresEtcd;
+import io.partkit.test.support.EtcdMember;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The leader election on its own ({@link EtcdLeaderElection}), one real etcd member: winning a
@@ -24,25 +21,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * itself (restart, freeze) are {@code EtcdLeadershipRecoveryTest}; leadership under a
  * coordinator is {@code EtcdLeaderLossTest}.
  */
-@ExtendWith(RequiresEtcd.class)
 class EtcdLeaderElectionTest {
 
-  private static EtcdCluster etcd;
-
-  @BeforeAll
-  static void startEtcd() {
-    etcd = EtcdCluster.start(1);
-  }
-
-  @AfterAll
-  static void stopEtcd() {
-    if (etcd != null) {
-      etcd.close();
-    }
-  }
+  @RegisterExtension static final EtcdMember etcd = new EtcdMember();
 
   private static MetadataStore store(String prefix, Duration leaderTtl) {
-    return EtcdMetadataStores.builder().endpoints(etcd.allEndpoints()).prefix(prefix)
+    return EtcdMetadataStores.builder().endpoints(etcd.endpoints()).prefix(prefix)
         .connectTimeout(Duration.ofSeconds(30)).leaderTtl(leaderTtl)
         .requestTimeout(Duration.ofSeconds(20)).build();
   }
@@ -89,7 +73,7 @@ class EtcdLeaderElectionTest {
   @Test
   void aLeaderWhoseLeaseIsRevokedStepsDownAndLeadsAgainOnAFreshLease() throws Exception {
     try (MetadataStore store = store("/election-revoked", Duration.ofSeconds(3));
-        Client other = Client.builder().endpoints(etcd.allEndpoints().toArray(String[]::new))
+        Client other = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new))
             .build()) {
       List<String> events = new CopyOnWriteArrayList<>();
       EtcdLeaderElection leader = (EtcdLeaderElection) store.campaign("c1",

@@ -5,43 +5,27 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.MetadataStoreException;
-import io.partkit.test.support.EtcdCluster;
-import io.partkit.test.support.RequiresEtcd;
+import io.partkit.test.support.EtcdMember;
 import io.partkit.testkit.MetadataStoreContractKit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The store contract on one real etcd member; each test gets its own key prefix. */
-@ExtendWith(RequiresEtcd.class)
 class EtcdMetadataStoreTest extends MetadataStoreContractKit {
 
-  private static EtcdCluster etcd;
+  @RegisterExtension static final EtcdMember etcd = new EtcdMember();
   private static final AtomicInteger PREFIXES = new AtomicInteger();
 
   private final List<MetadataStore> opened = new ArrayList<>();
   private final String prefix = "/test/store-" + PREFIXES.incrementAndGet();
 
-  @BeforeAll
-  static void startEtcd() {
-    etcd = EtcdCluster.start(1);
-  }
-
-  @AfterAll
-  static void stopEtcd() {
-    if (etcd != null) {
-      etcd.close();
-    }
-  }
-
   private MetadataStore open() {
-    MetadataStore s = EtcdMetadataStores.builder().endpoints(etcd.allEndpoints()).prefix(prefix)
+    MetadataStore s = EtcdMetadataStores.builder().endpoints(etcd.endpoints()).prefix(prefix)
         .connectTimeout(Duration.ofSeconds(30)).leaderTtl(Duration.ofSeconds(2)).build();
     opened.add(s);
     return s;

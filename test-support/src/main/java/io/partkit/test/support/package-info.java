@@ -2,7 +2,8 @@
  * Test fixtures shared by the contract kits and partkit's own tests: a manual clock
  * ({@link io.partkit.test.support.ManualClock}), a migration executor that records what it is
  * asked to do ({@link io.partkit.test.support.RecordingMigrationExecutor}) and real etcd
- * processes ({@link io.partkit.test.support.EtcdCluster}, with
+ * processes ({@link io.partkit.test.support.EtcdCluster};
+ * {@link io.partkit.test.support.EtcdMember} for one member per test class;
  * {@link io.partkit.test.support.RequiresEtcd} to skip without etcd).
  *
  * <p>They are apart from the kits because the kits depend on the coordinator (they test its

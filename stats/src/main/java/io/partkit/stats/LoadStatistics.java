@@ -127,6 +127,18 @@ public final class LoadStatistics {
     return Math.sqrt(sum / loads.size()) / mean;
   }
 
+  /** Equal when every node has the same load and weight. */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof LoadStatistics other && loads.equals(other.loads)
+        && weights.equals(other.weights);
+  }
+
+  @Override
+  public int hashCode() {
+    return loads.hashCode() * 31 + weights.hashCode();
+  }
+
   @Override
   public String toString() {
     return String.format(Locale.ROOT,

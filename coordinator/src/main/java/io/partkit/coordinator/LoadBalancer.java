@@ -143,6 +143,7 @@ final class LoadBalancer {
       return new Result(raw, new LoadPlan(true, "balanced: " + why + "; no load moves",
           Optional.of(before), Optional.of(countOnly), Optional.of(countOnly), 0, 0));
     }
+    String rejected = null;
     for (Level level : Level.values()) {
       Greedy g = new Greedy(raw, loads, view, level);
       String stop = g.run();
@@ -152,7 +153,8 @@ final class LoadBalancer {
             + " load (" + stop + "); no load moves", Optional.of(before), Optional.of(countOnly),
             Optional.of(countOnly), 0, 0));
       }
-      if (keeps(view, adjusted, replicas)) {
+      rejected = rejection(view, adjusted, replicas);
+      if (rejected == null) {
         LoadStatistics after = LoadStatistics.of(adjusted, loads, view);
         int moves = 0;
         double moved = 0;
@@ -174,9 +176,9 @@ final class LoadBalancer {
     }
     return new Result(raw, new LoadPlan(false, "loads ignored: strategy '" + partitioner.name()
         + "' does not keep a load-driven placement (given the adjusted table as the previous"
-        + " one, it places partitions differently even when only two primaries swap nodes), so"
-        + " the next plan would undo the moves; use a strategy that keeps the previous table,"
-        + " such as 'fixed'; count-only plan", Optional.of(before), Optional.of(countOnly),
+        + " one, even with counts kept as it placed them, it " + rejected + "), so the next"
+        + " plan would undo the moves; use a strategy that keeps the previous table, such as"
+        + " 'fixed'; count-only plan", Optional.of(before), Optional.of(countOnly),
         Optional.of(countOnly), 0, 0));
   }
 
@@ -184,9 +186,18 @@ final class LoadBalancer {
     return new Result(raw, LoadPlan.ignored(reason));
   }
 
-  /** Whether the strategy, given {@code adjusted} as the previous table, returns it unchanged. */
-  private boolean keeps(MembershipView view, PartitionAssignment adjusted, int replicas) {
-    return partitioner.place(view, Optional.of(adjusted), replicas).samePlacementAs(adjusted);
+  /**
+   * Null when the strategy, given {@code adjusted} as the previous table, returns it unchanged;
+   * otherwise what it did instead. A strategy that throws on a previous table it would not have
+   * produced (a token ring reads its tokens back from the primaries) does not keep it either.
+   */
+  private String rejection(MembershipView view, PartitionAssignment adjusted, int replicas) {
+    try {
+      return partitioner.place(view, Optional.of(adjusted), replicas).samePlacementAs(adjusted)
+          ? null : "places partitions differently";
+    } catch (RuntimeException e) {
+      return "fails on it: " + e;
+    }
   }
 
   /** One greedy run at one level, on the raw table's rows. */

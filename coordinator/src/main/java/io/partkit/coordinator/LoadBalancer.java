@@ -47,8 +47,9 @@ import java.util.Optional;
  * list's zone/rack spread rank by rank (the rank of every replica is on a new zone, a new rack of
  * a used zone, or neither, exactly as before: what the strategies' zone rules produce is kept),
  * and per rank each node's count within the bounds of the current <i>level</i>. The loop stops
- * when the normalized max/mean is within the threshold, when {@code maxMoves} partitions have
- * been changed, or when no node has an allowed improving action.
+ * when the normalized max/mean is within the threshold, when {@code maxMoves} partitions differ
+ * from the strategy's placement (a swap is tried only with room for two), or when no node has an
+ * allowed improving action.
  *
  * <h2>Levels: what the strategy keeps</h2>
  * A strategy places from (view, previous table), and the coordinator plans again on every
@@ -218,6 +219,10 @@ final class LoadBalancer {
     final int[][] lo;
     final int[][] hi;
     final double mean;
+    /** The strategy's rows, to count the partitions that differ from them. */
+    final int[][] rawRows;
+    final boolean[] differs;
+    /** Partitions whose row differs from the strategy's now (one moved twice counts once). */
     int changed;
 
     Greedy(PartitionAssignment raw, PartitionLoads loads, MembershipView view, Level level) {
@@ -264,6 +269,11 @@ final class LoadBalancer {
         nodeLoad[rows[p][0]] += partLoad[p];
       }
       mean = loads.total() / totalWeight;
+      rawRows = new int[partitions][];
+      for (int p = 0; p < partitions; p++) {
+        rawRows[p] = rows[p].clone();
+      }
+      differs = new boolean[partitions];
       lo = new int[rf][n];
       hi = new int[rf][n];
       for (int r = 0; r < rf; r++) {
@@ -421,20 +431,22 @@ final class LoadBalancer {
     }
 
     void apply(Action a) {
-      int[] newP = exchange(rows[a.p], a.h, a.c);
-      recount(rows[a.p], newP);
-      rows[a.p] = newP;
       double moved = partLoad[a.p];
-      changed++;
+      change(a.p, exchange(rows[a.p], a.h, a.c));
       if (a.q >= 0) {
-        int[] newQ = exchange(rows[a.q], a.h, a.c);
-        recount(rows[a.q], newQ);
-        rows[a.q] = newQ;
+        change(a.q, exchange(rows[a.q], a.h, a.c));
         moved -= partLoad[a.q];
-        changed++;
       }
       nodeLoad[a.h] -= moved;
       nodeLoad[a.c] += moved;
+    }
+
+    void change(int p, int[] row) {
+      recount(rows[p], row);
+      rows[p] = row;
+      boolean now = !Arrays.equals(row, rawRows[p]);
+      changed += (now ? 1 : 0) - (differs[p] ? 1 : 0);
+      differs[p] = now;
     }
 
     void recount(int[] from, int[] to) {

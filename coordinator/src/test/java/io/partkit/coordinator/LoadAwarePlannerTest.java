@@ -169,6 +169,28 @@ class LoadAwarePlannerTest {
   }
 
   @Test
+  void anExecutorThatMovesWholeReplicaListsGetsEveryChangedListInWaves() {
+    MembershipView view = MembershipView.ofEqualNodes("n", 5);
+    Partitioner strategy = TestStrategies.sticky(100, 3);
+    PartitionAssignment current = current(strategy, view);
+    PartitionLoads loads = PartitionLoads.of(EPOCH, TestStrategies.zipf(5, 100, 1.0));
+
+    RebalancePlan plan = new RebalancePlanner(strategy, 3, true, true,
+        t -> Optional.of(loads), 32, 1.0).plan(Optional.of(current), view);
+
+    LoadPlan load = plan.load().orElseThrow();
+    assertThat(load.moves()).as(load.reason()).isPositive();
+    assertThat(plan.migrations()).hasSize(load.moves());
+    for (Migration m : plan.migrations()) {
+      assertThat(m.sourceReplicas()).isEqualTo(current.replicas(m.partition()));
+      assertThat(m.targetReplicas()).isEqualTo(plan.proposed().replicas(m.partition()));
+    }
+    for (List<Migration> wave : RebalancePlanner.waves(plan.migrations())) {
+      assertThat(wave).hasSizeLessThanOrEqualTo(3);
+    }
+  }
+
+  @Test
   void noMoveWhenLoadIsAlreadyBalanced() {
     MembershipView view = MembershipView.ofEqualNodes("n", 4);
     Partitioner strategy = TestStrategies.sticky(64, 2);

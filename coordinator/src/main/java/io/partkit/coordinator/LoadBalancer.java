@@ -29,7 +29,8 @@ import java.util.Optional;
  * A greedy, goal-driven optimisation in the style of Cruise Control's goal optimizer and Helix
  * WAGED's rebalancer: hard goals are constraints every action must keep, the soft goal (load) is
  * improved one action at a time, and each action is the best available for the hottest node that
- * has one. Per iteration, nodes are taken in decreasing normalized load; for the first node
+ * has one. Per iteration, the nodes above the threshold ({@code threshold * mean}, Cruise
+ * Control's upper balance limit) are taken in decreasing normalized load; for the first node
  * {@code h} that has an improving action, the action with the largest gain per moved partition is
  * applied (ties: the lower resulting load, then the lighter moved load, then the lowest node and
  * partition numbers, so the result is deterministic). The actions:
@@ -330,6 +331,9 @@ final class LoadBalancer {
         });
         Action best = null;
         for (int h : order) {
+          if (normalized(h) <= threshold * mean) {
+            break; // within the threshold: not a source (moving from it buys no balance)
+          }
           best = bestAction(h, maxMoves - changed);
           if (best != null) {
             break;

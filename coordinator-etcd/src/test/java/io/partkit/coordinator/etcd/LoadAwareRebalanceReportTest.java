@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -140,6 +141,75 @@ class LoadAwareRebalanceReportTest {
       return new Outcome(s, first.partitionCount(), countOnly,
           LoadStatistics.of(last, loads, view).maxOverMean(), moves, moved / loads.total(),
           migrations, waves, rounds, kept, reason);
+    }
+  }
+
+  /**
+   * Whether load moves survive a membership change under {@code fixed}: balance by load, then a
+   * ninth node joins while no loads are measured yet (a count-only plan by the strategy), then
+   * loads are measured again and the coordinator rebalances by load until nothing changes.
+   */
+  @Test
+  void loadMovesMostlySurviveAJoinUnderFixed() throws IOException {
+    AtomicBoolean measuring = new AtomicBoolean(true);
+    PartitionerConfig config = PartitionerConfig.of("partitions", 256, "replicas", 2);
+    try (MetadataStore store = MetadataStores.embedded();
+        ClusterCoordinator c = Coordinators.builder().store(store).strategy("fixed", config)
+            .clock(new ManualClock()).migrationExecutor(new RecordingMigrationExecutor())
+            .maxConcurrentMigrations(K)
+            .loadSource(t -> measuring.get() ? Optional.of(PartitionLoads.of(t.epoch(),
+                zipf(SEED, t.partitionCount(), 1.0))) : Optional.empty())
+            .build()) {
+      equal(8).forEach(c::join);
+      c.rebalance();
+      PartitionAssignment countOnly = c.table().orElseThrow();
+      int[] rounds = {0};
+      while (!c.rebalance().isNoOp() && ++rounds[0] < 10) {
+        // rebalance by load until it changes nothing
+      }
+      PartitionAssignment balanced = c.table().orElseThrow();
+      PartitionLoads loads = PartitionLoads.of(0, zipf(SEED, 256, 1.0));
+      double balancedRatio = LoadStatistics.of(balanced, loads, c.membership()).maxOverMean();
+
+      measuring.set(false);
+      c.join(Member.of("n08"));
+      RebalancePlan join = c.rebalance();
+      assertThat(join.load().orElseThrow().reason()).startsWith("no loads measured");
+      PartitionAssignment joined = c.table().orElseThrow();
+      int loadMoved = 0;
+      int survived = 0;
+      for (int p = 0; p < 256; p++) {
+        if (!countOnly.primary(p).equals(balanced.primary(p))) {
+          loadMoved++;
+          survived += balanced.primary(p).equals(joined.primary(p)) ? 1 : 0;
+        }
+      }
+      double joinedRatio = LoadStatistics.of(joined, loads, c.membership()).maxOverMean();
+
+      measuring.set(true);
+      int movesAfter = 0;
+      for (int round = 0; round < 10; round++) {
+        RebalancePlan plan = c.rebalance();
+        if (plan.isNoOp()) {
+          break;
+        }
+        movesAfter += plan.load().orElseThrow().moves();
+      }
+      double rebalancedRatio = LoadStatistics.of(c.table().orElseThrow(), loads, c.membership())
+          .maxOverMean();
+      String report = String.format(Locale.ROOT, "fixed, 256 partitions, rf 2, Zipf 1.0 (seed"
+          + " %d): 8 nodes balanced by load to max/mean %.3f; n08 joins with no loads measured:"
+          + " the strategy moves %d primaries, %d of the %d load-moved primaries stay (%.0f%%),"
+          + " max/mean %.3f; measured again: %d load moves, max/mean %.3f%n", SEED,
+          balancedRatio, join.migrations().size(), survived, loadMoved,
+          100.0 * survived / loadMoved, joinedRatio, movesAfter, rebalancedRatio);
+      System.out.print(report);
+      Files.writeString(Path.of("target", "load-aware-join-report.txt"), report);
+
+      assertThat(join.migrations()).allSatisfy(
+          m -> assertThat(m.target()).isEqualTo(io.partkit.spi.NodeId.of("n08")));
+      assertThat(survived).isGreaterThan(loadMoved / 2);
+      assertThat(rebalancedRatio).isLessThanOrEqualTo(joinedRatio);
     }
   }
 

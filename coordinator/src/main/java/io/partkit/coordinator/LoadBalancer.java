@@ -63,13 +63,14 @@ import java.util.Optional;
  *   <li>any counts (a strategy that keeps whatever it is given);
  *   <li>per-rank counts within floor/ceil of each node's weighted share {@code P * w / W} (a
  *       node the strategy placed outside that band keeps its count): the {@code fixed} strategy
- *       keeps such tables, so load moves persist across later plans until the membership
- *       changes;
+ *       keeps such tables, so load moves persist across later plans (and most survive a
+ *       membership change: the strategy moves only what the join or leave requires);
  *   <li>the same per-rank counts as the strategy placed (swaps only);
  * </ol>
- * If the strategy keeps none ({@code rendezvous} recomputes every placement from hashes, a token
- * ring from its tokens), no load move is made and the plan says why: a move the next plan would
- * undo only doubles the migrations.
+ * If the strategy keeps none ({@code rendezvous} recomputes every placement from hashes; a token
+ * ring with backups walks the ring for them, while with one replica it keeps a moved range's
+ * token with its new primary), no load move is made and the plan says why: a move the next plan
+ * would undo only doubles the migrations.
  *
  * <h2>Guarantee</h2>
  * Every action lowers the pair it touches below the hottest load of the pair, so the vector of

@@ -21,6 +21,7 @@ import java.time.InstantSource;
  *     .migrationExecutor(executor)
  *     .maxConcurrentMigrations(4)
  *     .autoRebalance(true)
+ *     .loadSource(table -> loadsMeasuredUnder(table)) // optional: load-aware plans
  *     .build();
  * }</pre>
  */
@@ -44,6 +45,9 @@ public final class Coordinators {
     int maxConcurrentMigrations = 1;
     boolean autoRebalance;
     boolean leaderElection = true;
+    LoadSource loadSource;
+    int maxLoadMoves = 32;
+    double loadImbalanceThreshold = 1.10;
     String name = "coordinator-" + ProcessHandle.current().pid();
 
     private Builder() {}
@@ -125,6 +129,49 @@ public final class Coordinators {
         throw new IllegalArgumentException("maxConcurrentMigrations must be >= 1: " + k);
       }
       this.maxConcurrentMigrations = k;
+      return this;
+    }
+
+    /**
+     * Makes rebalancing load-aware: every {@link Coordinator#plan()} and
+     * {@link Coordinator#rebalance()} reads the measured load of each partition of the table in
+     * force from {@code source} and moves primaries from the most loaded nodes to the least
+     * loaded, on top of the strategy's placement, by at most {@link #maxLoadMoves} partitions;
+     * {@link RebalancePlan#load()} has the figures. Without one (the default) plans count
+     * partitions only. See docs/load-aware-rebalancing.md for which strategies keep the moves.
+     */
+    public Builder loadSource(LoadSource source) {
+      this.loadSource = requireNonNull(source, "source");
+      return this;
+    }
+
+    /**
+     * At most this many partitions change for load in one plan (each is a migration, throttled
+     * in waves like any other). Default 32.
+     *
+     * @throws IllegalArgumentException if below 1
+     */
+    public Builder maxLoadMoves(int moves) {
+      if (moves < 1) {
+        throw new IllegalArgumentException("maxLoadMoves must be >= 1: " + moves);
+      }
+      this.maxLoadMoves = moves;
+      return this;
+    }
+
+    /**
+     * Load counts as balanced when the most loaded node's load per unit of weight is at most
+     * this many times the mean: no load move is made then, and moves stop once it is reached.
+     * Default 1.10 (Cruise Control's default balance thresholds are of this order).
+     *
+     * @throws IllegalArgumentException if below 1.0 or not finite
+     */
+    public Builder loadImbalanceThreshold(double maxOverMean) {
+      if (!(maxOverMean >= 1.0) || Double.isInfinite(maxOverMean)) {
+        throw new IllegalArgumentException(
+            "loadImbalanceThreshold is a max/mean ratio, a finite number >= 1.0: " + maxOverMean);
+      }
+      this.loadImbalanceThreshold = maxOverMean;
       return this;
     }
 

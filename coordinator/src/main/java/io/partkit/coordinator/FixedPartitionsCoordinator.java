@@ -100,7 +100,7 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
     this.name = b.name;
     this.wholeReplicaLists = executor != null && executor.movesReplicas();
     this.planner = new RebalancePlanner(b.partitioner, maxConcurrent, executor != null,
-        wholeReplicaLists);
+        wholeReplicaLists, b.loadSource, b.maxLoadMoves, b.loadImbalanceThreshold);
   }
 
   static ClusterCoordinator start(Coordinators.Builder b) {
@@ -327,8 +327,8 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
         return plan;
       }
       if (execute(snap, plan)) {
-        LOG.info("{}: committed epoch {} ({} migrations)", name, plan.proposed().epoch(),
-            plan.migrations().size());
+        LOG.info("{}: committed epoch {} ({} migrations){}", name, plan.proposed().epoch(),
+            plan.migrations().size(), plan.load().map(l -> "; load: " + l.reason()).orElse(""));
         return plan;
       }
       if (attempt == MAX_ATTEMPTS) {

@@ -5,6 +5,7 @@ import io.partkit.spi.MembershipView;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.PartitionLoads;
 import io.partkit.spi.PartitionScheme;
 import io.partkit.spi.Partitioner;
 import io.partkit.stats.Movement;
@@ -29,6 +30,10 @@ import java.util.TreeMap;
  * join), the split is committed first, as metadata only ({@link #splitTable}, epoch
  * {@code E + 1}), and the waves run from it, in the new numbering, from {@code E + 2} on.
  *
+ * <p>With a {@link LoadSource}, the strategy's placement is adjusted by measured load
+ * ({@link LoadBalancer}) before anything else: the adjusted table is then planned exactly like
+ * a count-only one.
+ *
  * <p>This is where a coordinated table's epoch is decided: the strategy's
  * {@link Partitioner#place} returns an unstamped table, and the plan stamps each table it
  * proposes or commits with the epoch above.
@@ -39,6 +44,9 @@ final class RebalancePlanner {
   private final int maxConcurrent;
   private final boolean moveData;
   private final boolean wholeReplicaLists;
+  /** Null when planning by counts only. */
+  private final LoadSource loadSource;
+  private final LoadBalancer balancer;
 
   RebalancePlanner(Partitioner partitioner, int maxConcurrent, boolean moveData) {
     this(partitioner, maxConcurrent, moveData, false);
@@ -51,19 +59,46 @@ final class RebalancePlanner {
    */
   RebalancePlanner(Partitioner partitioner, int maxConcurrent, boolean moveData,
       boolean wholeReplicaLists) {
+    this(partitioner, maxConcurrent, moveData, wholeReplicaLists, null, 0, 1);
+  }
+
+  /**
+   * As above, load-aware when {@code loadSource} is not null: every plan reads the loads of the
+   * table in force and lets a {@link LoadBalancer} adjust the strategy's placement.
+   *
+   * @param maxLoadMoves most partitions one plan changes for load
+   * @param loadThreshold max/mean at or below which load counts as balanced
+   */
+  RebalancePlanner(Partitioner partitioner, int maxConcurrent, boolean moveData,
+      boolean wholeReplicaLists, LoadSource loadSource, int maxLoadMoves, double loadThreshold) {
     this.partitioner = partitioner;
     this.maxConcurrent = maxConcurrent;
     this.moveData = moveData;
     this.wholeReplicaLists = wholeReplicaLists;
+    this.loadSource = loadSource;
+    this.balancer = loadSource == null ? null
+        : new LoadBalancer(partitioner, maxLoadMoves, loadThreshold);
   }
 
+  /**
+   * The plan for {@code view} over {@code current}. Load-aware, the adjusted placement takes the
+   * strategy's place from here on: migrations, waves, epochs and figures are computed from it as
+   * from any placement, so throttling and the dry run are the same.
+   */
   RebalancePlan plan(Optional<PartitionAssignment> current, MembershipView view) {
     // The strategy places; the epochs are this planner's alone (waves, splits), stamped below.
-    PartitionAssignment raw = partitioner.place(view, current, partitioner.replicationFactor());
+    int replicas = partitioner.replicationFactor();
+    PartitionAssignment raw = partitioner.place(view, current, replicas);
+    Optional<LoadPlan> load = Optional.empty();
+    if (loadSource != null) {
+      LoadBalancer.Result adjusted = balanceLoad(current, raw, view, replicas);
+      raw = adjusted.table();
+      load = Optional.of(adjusted.plan());
+    }
     if (current.isPresent() && current.get().samePlacementAs(raw)) {
       PartitionAssignment c = current.get();
       return new RebalancePlan(current, c, List.of(), Optional.of(Movement.between(c, c)),
-          Optional.of(balance(c, view)), balance(c, view));
+          Optional.of(balance(c, view)), balance(c, view), load);
     }
     long base = current.map(PartitionAssignment::epoch).orElse(MetadataStore.NO_TABLE);
     List<Migration> migrations = new ArrayList<>();
@@ -98,7 +133,35 @@ final class RebalancePlanner {
     PartitionAssignment proposed = raw.withEpoch(finalEpoch);
     return new RebalancePlan(current, proposed, migrations,
         current.map(c -> Movement.between(c, proposed)), current.map(c -> balance(c, view)),
-        balance(proposed, view));
+        balance(proposed, view), load);
+  }
+
+  /**
+   * Reads the loads of the table in force and balances {@code raw} by them; whatever keeps
+   * them from applying (no table yet, no loads, a failing source) gives {@code raw} back with
+   * the reason.
+   */
+  private LoadBalancer.Result balanceLoad(Optional<PartitionAssignment> current,
+      PartitionAssignment raw, MembershipView view, int replicas) {
+    if (current.isEmpty()) {
+      return new LoadBalancer.Result(raw,
+          LoadPlan.ignored("no table in force yet, so no load measured; count-only plan"));
+    }
+    PartitionAssignment table = current.get();
+    Optional<PartitionLoads> loads;
+    try {
+      loads = java.util.Objects.requireNonNull(loadSource.loads(table),
+          "the load source returned null instead of Optional.empty()");
+    } catch (RuntimeException e) {
+      // a rebalance after a node failure must not depend on the metrics path
+      return new LoadBalancer.Result(raw,
+          LoadPlan.ignored("the load source failed (" + e + "); count-only plan"));
+    }
+    if (loads.isEmpty()) {
+      return new LoadBalancer.Result(raw, LoadPlan.ignored("no loads measured under epoch "
+          + table.epoch() + " yet; count-only plan"));
+    }
+    return balancer.balance(table, raw, loads.get(), view, replicas);
   }
 
   /**

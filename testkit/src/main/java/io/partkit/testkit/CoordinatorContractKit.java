@@ -4,21 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partkit.coordinator.Coordinator;
+import io.partkit.coordinator.LoadPlan;
 import io.partkit.coordinator.RebalancePlan;
 import io.partkit.spi.Member;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.PartitionLoads;
+import io.partkit.stats.LoadStatistics;
 import io.partkit.test.support.ManualClock;
 import io.partkit.test.support.RecordingMigrationExecutor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -148,6 +153,57 @@ public abstract class CoordinatorContractKit {
       assertThat(c.table().get().primary(m.partition())).isEqualTo(NodeId.of("d"));
     }
     assertThat(c.plan().isNoOp()).as("nothing left to do").isTrue();
+  }
+
+  /**
+   * With a load source: loads of another epoch are not applied and say so; loads of the table
+   * in force give a plan that is the dry run, no worse than counting, committed in waves of at
+   * most K, whose figures are those of the committed table; and what a load-aware rebalance
+   * commits, the next plan keeps (whether the strategy allows any load move is its own: the
+   * figures say, the contract does not require moves).
+   */
+  @Test
+  void aLoadAwareRebalanceIsItsDryRunCommitsInBoundedWavesAndStays() {
+    RecordingMigrationExecutor executor = new RecordingMigrationExecutor();
+    AtomicReference<PartitionLoads> measured = new AtomicReference<>();
+    Coordinator c = newCoordinator(defaults().executor(executor, 2)
+        .loadSource(t -> Optional.ofNullable(measured.get())));
+    for (String id : List.of("a", "b", "c", "d")) {
+      c.join(member(id));
+    }
+    RebalancePlan first = c.rebalance();
+    assertThat(first.load()).as("a load source gives load figures").isPresent();
+    assertThat(first.load().get().applied()).as("no table, nothing measured").isFalse();
+    PartitionAssignment before = c.table().orElseThrow();
+    double[] skew = new double[before.partitionCount()];
+    for (int p = 0; p < skew.length; p++) {
+      skew[p] = before.primary(p).equals(NodeId.of("a")) ? 10 : 1; // a is hot
+    }
+
+    measured.set(PartitionLoads.of(before.epoch() + 7, skew));
+    RebalancePlan stale = c.plan();
+    assertThat(stale.load().orElseThrow().applied()).isFalse();
+    assertThat(stale.load().get().reason()).contains("epoch " + (before.epoch() + 7))
+        .contains("epoch " + before.epoch());
+    assertThat(stale.isNoOp()).as("stale loads change nothing").isTrue();
+
+    PartitionLoads loads = PartitionLoads.of(before.epoch(), skew);
+    measured.set(loads);
+    RebalancePlan dry = c.plan();
+    assertThat(c.table()).contains(before);
+    RebalancePlan done = c.rebalance();
+    assertThat(done.migrations()).isEqualTo(dry.migrations());
+    assertThat(done.load()).isEqualTo(dry.load());
+    LoadPlan load = done.load().orElseThrow();
+    assertThat(load.before().orElseThrow().maxOverMean()).as(load.reason()).isGreaterThan(1.5);
+    assertThat(load.after().orElseThrow().maxOverMean()).as(load.reason())
+        .isLessThanOrEqualTo(load.countOnly().orElseThrow().maxOverMean());
+    assertThat(executor.maxInFlight()).isLessThanOrEqualTo(2);
+    PartitionAssignment after = c.table().orElseThrow();
+    assertThat(after.samePlacementAs(done.proposed())).isTrue();
+    assertThat(LoadStatistics.of(after, loads, c.membership()).maxOverMean())
+        .isEqualTo(load.after().orElseThrow().maxOverMean());
+    assertThat(c.plan().isNoOp()).as("the next plan keeps it: " + load.reason()).isTrue();
   }
 
   @Test

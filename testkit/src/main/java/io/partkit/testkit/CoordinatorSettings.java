@@ -1,5 +1,6 @@
 package io.partkit.testkit;
 
+import io.partkit.coordinator.LoadSource;
 import io.partkit.spi.MigrationExecutor;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -17,44 +18,62 @@ import java.util.Optional;
  * @param maxConcurrentMigrations at most this many migrations at once
  * @param autoRebalance rebalance by itself on membership changes
  * @param leaderElection campaign for leadership and act only while leading
+ * @param loadSource measured partition loads for load-aware plans; empty for count-only plans
  */
 public record CoordinatorSettings(String name, int minClusterSize, Duration heartbeatTimeout,
     InstantSource clock, Optional<MigrationExecutor> executor, int maxConcurrentMigrations,
-    boolean autoRebalance, boolean leaderElection) {
+    boolean autoRebalance, boolean leaderElection, Optional<LoadSource> loadSource) {
 
-  /** Name "c1", min size 1, 10 s timeout, no executor, K = 1, manual rebalance, with election. */
+  /** As before load-aware planning: without a load source. */
+  public CoordinatorSettings(String name, int minClusterSize, Duration heartbeatTimeout,
+      InstantSource clock, Optional<MigrationExecutor> executor, int maxConcurrentMigrations,
+      boolean autoRebalance, boolean leaderElection) {
+    this(name, minClusterSize, heartbeatTimeout, clock, executor, maxConcurrentMigrations,
+        autoRebalance, leaderElection, Optional.empty());
+  }
+
+  /**
+   * Name "c1", min size 1, 10 s timeout, no executor, K = 1, manual rebalance, with election,
+   * no load source.
+   */
   public static CoordinatorSettings defaults(InstantSource clock) {
     return new CoordinatorSettings("c1", 1, Duration.ofSeconds(10), clock, Optional.empty(), 1,
         false, true);
   }
 
+  /** With a load source: plans are load-aware. */
+  public CoordinatorSettings loadSource(LoadSource source) {
+    return new CoordinatorSettings(name, minClusterSize, heartbeatTimeout, clock, executor,
+        maxConcurrentMigrations, autoRebalance, leaderElection, Optional.of(source));
+  }
+
   /** With another name. */
   public CoordinatorSettings named(String n) {
     return new CoordinatorSettings(n, minClusterSize, heartbeatTimeout, clock, executor,
-        maxConcurrentMigrations, autoRebalance, leaderElection);
+        maxConcurrentMigrations, autoRebalance, leaderElection, loadSource);
   }
 
   /** With another minimum cluster size. */
   public CoordinatorSettings minSize(int m) {
     return new CoordinatorSettings(name, m, heartbeatTimeout, clock, executor,
-        maxConcurrentMigrations, autoRebalance, leaderElection);
+        maxConcurrentMigrations, autoRebalance, leaderElection, loadSource);
   }
 
   /** With an executor moving at most {@code k} partitions at once. */
   public CoordinatorSettings executor(MigrationExecutor e, int k) {
     return new CoordinatorSettings(name, minClusterSize, heartbeatTimeout, clock, Optional.of(e),
-        k, autoRebalance, leaderElection);
+        k, autoRebalance, leaderElection, loadSource);
   }
 
   /** With or without automatic rebalancing. */
   public CoordinatorSettings autoRebalance(boolean on) {
     return new CoordinatorSettings(name, minClusterSize, heartbeatTimeout, clock, executor,
-        maxConcurrentMigrations, on, leaderElection);
+        maxConcurrentMigrations, on, leaderElection, loadSource);
   }
 
   /** With or without leader election. */
   public CoordinatorSettings leaderElection(boolean on) {
     return new CoordinatorSettings(name, minClusterSize, heartbeatTimeout, clock, executor,
-        maxConcurrentMigrations, autoRebalance, on);
+        maxConcurrentMigrations, autoRebalance, on, loadSource);
   }
 }

@@ -28,6 +28,7 @@ final class KitCoordinators {
         .autoRebalance(s.autoRebalance())
         .leaderElection(s.leaderElection());
     s.executor().ifPresent(b::migrationExecutor);
+    s.loadSource().ifPresent(b::loadSource);
     return b.build();
   }
 }

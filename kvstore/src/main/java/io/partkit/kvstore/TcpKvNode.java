@@ -115,6 +115,7 @@ final class TcpKvNode implements KvNode {
     } catch (IOException e) {
       socket.close();
       log.close();
+      metrics.close(); // a registry the caller gave keeps no meter of a node that never ran
       throw new IOException("node " + id + " cannot listen on " + bind + ": " + e.getMessage(), e);
     }
     this.server = socket;

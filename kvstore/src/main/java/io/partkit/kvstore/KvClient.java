@@ -46,6 +46,22 @@ public interface KvClient extends AutoCloseable {
   }
 
   /**
+   * One node's load view ({@link NodeLoad}), asked of that node directly. One connection,
+   * opened and closed by this call.
+   *
+   * @param secret the shared secret the node was started with, or null for a node without one
+   * @throws IOException if the node could not be reached or did not answer within
+   *     {@code timeout}
+   */
+  static NodeLoad nodeLoad(String hostAndPort, Duration timeout, KvSecret secret)
+      throws IOException {
+    try (TcpNodeClient node = new TcpNodeClient(TcpKvNode.parseAddress(hostAndPort), timeout,
+        secret)) {
+      return node.load();
+    }
+  }
+
+  /**
    * The value of {@code key}, or null when absent.
    *
    * @throws KvException if no owner answered within the retry budget
@@ -67,6 +83,16 @@ public interface KvClient extends AutoCloseable {
    */
   boolean cas(byte[] key, byte[] expected, byte[] value);
 
+  /**
+   * The load view of every node of the cached table, one after another: per partition the
+   * requests, bytes, keys and latency its node served, and each node's hottest keys. {@link
+   * ClusterLoad#partitionLoads} turns it into the {@link io.partkit.spi.PartitionLoads} a
+   * load-aware planner reads.
+   *
+   * @throws KvException if a node of the table could not be reached or refused
+   */
+  ClusterLoad load();
+
   /** Replaces the cached table if {@code table} is newer (a higher epoch); ignores it otherwise. */
   void offer(PartitionAssignment table);
 
@@ -83,8 +109,53 @@ public interface KvClient extends AutoCloseable {
     Duration requestTimeout = Duration.ofSeconds(5);
     Duration retryBudget = Duration.ofSeconds(15);
     KvSecret secret;
+    final java.util.Map<java.nio.ByteBuffer, KeySpreading.Spread> spread = KeySpreading.table();
+    java.util.function.LongSupplier wallMillis = System::currentTimeMillis;
 
     Builder() {}
+
+    /**
+     * Spreads a hot key's writes over {@code ways} sub-keys, ordered {@link
+     * SpreadWrites#LAST_WRITER_WINS}: see {@link #spreadKey(byte[], int, SpreadWrites)}.
+     */
+    public Builder spreadKey(byte[] key, int ways) {
+      return spreadKey(key, ways, SpreadWrites.LAST_WRITER_WINS);
+    }
+
+    /**
+     * Spreads a hot key's writes over {@code ways} sub-keys: a mitigation for a key whose
+     * writes overload its partition (a hot key in the nodes' load view, {@link NodeLoad}). The
+     * sub-keys hash to other partitions, so each takes about 1/{@code ways} of the key's writes;
+     * a read asks every sub-key and the key itself, and returns the newest value.
+     *
+     * <p>What it costs: a read of the key becomes {@code ways + 1} requests, one after
+     * another (so a key that is hot by its reads gets worse, not better); a write becomes two
+     * requests to one sub-key ({@code ways + 2} in all with {@link SpreadWrites#LINEARIZABLE});
+     * a compare-and-set of the key is refused ({@link UnsupportedOperationException}); with
+     * {@link SpreadWrites#LAST_WRITER_WINS} the key is no longer linearizable across clients
+     * (see there). Every client of the cluster must spread the same keys the same way: a client
+     * that does not reads and writes the key itself, which spreading clients read only until a
+     * sub-key has a value. A value written before the key was spread stays readable until the
+     * first spread write; to stop spreading, write the key's value with spreading on, then
+     * turn it off on every client and write it again.
+     *
+     * @param ways how many sub-keys, 2..64
+     * @throws IllegalArgumentException if {@code ways} is out of range, the key is empty, is
+     *     spread already, or is itself a sub-key
+     */
+    public Builder spreadKey(byte[] key, int ways, SpreadWrites order) {
+      requireNonNull(key, "key");
+      requireNonNull(order, "order");
+      KeySpreading.check(spread, key, ways);
+      spread.put(java.nio.ByteBuffer.wrap(key.clone()), new KeySpreading.Spread(ways, order));
+      return this;
+    }
+
+    /** The wall clock of the stamps of spread writes (tests give a skewed one). */
+    Builder wallClockForTest(java.util.function.LongSupplier millis) {
+      this.wallMillis = requireNonNull(millis, "millis");
+      return this;
+    }
 
     /** The cluster's shared secret, proven to every node that asks for it ({@link KvSecret}). */
     public Builder secret(KvSecret secret) {

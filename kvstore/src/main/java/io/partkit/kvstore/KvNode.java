@@ -1,5 +1,6 @@
 package io.partkit.kvstore;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -46,6 +47,34 @@ public interface KvNode extends AutoCloseable {
         java.util.Objects.requireNonNull(secret, "secret"));
   }
 
+  /**
+   * As {@link #start(NodeId, Path, int)}, with the node's meters (per partition and per node,
+   * see {@code docs/kvstore.md}) registered on {@code registry}, e.g. a Prometheus or JMX
+   * registry; the other {@code start} methods give each node its own {@code
+   * SimpleMeterRegistry}. The node removes its meters from the registry when it closes.
+   *
+   * @throws IOException if the data directory cannot be read or the port is taken
+   */
+  static KvNode start(NodeId id, Path dataDir, int port, MeterRegistry registry)
+      throws IOException {
+    return TcpKvNode.start(id, dataDir, new InetSocketAddress("127.0.0.1", port),
+        UnsafeTestFault.NONE, ConnectionLimits.DEFAULT, null,
+        java.util.Objects.requireNonNull(registry, "registry"));
+  }
+
+  /**
+   * As {@link #start(NodeId, Path, InetSocketAddress, KvSecret)}, with the node's meters on
+   * {@code registry}.
+   *
+   * @throws IOException if the data directory cannot be read or the address is taken
+   */
+  static KvNode start(NodeId id, Path dataDir, InetSocketAddress bind, KvSecret secret,
+      MeterRegistry registry) throws IOException {
+    return TcpKvNode.start(id, dataDir, bind, UnsafeTestFault.NONE, ConnectionLimits.DEFAULT,
+        java.util.Objects.requireNonNull(secret, "secret"),
+        java.util.Objects.requireNonNull(registry, "registry"));
+  }
+
   /** This node's identity. */
   NodeId id();
 
@@ -59,6 +88,12 @@ public interface KvNode extends AutoCloseable {
 
   /** The local state of one partition. */
   PartitionStatus status(int partition);
+
+  /**
+   * This node's load view, as its {@code LOAD} answer carries it ({@link KvClient#load()} reads
+   * it from every node).
+   */
+  NodeLoad load();
 
   /** Stops listening and closes every connection and the log. */
   @Override

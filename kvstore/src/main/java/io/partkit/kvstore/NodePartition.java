@@ -64,6 +64,11 @@ final class NodePartition {
    */
   boolean catchupLost;
   final TreeMap<byte[], byte[]> data = new TreeMap<>(Arrays::compareUnsigned);
+  /**
+   * Its meters while this node serves it, else null. Set and cleared under the monitor, but
+   * volatile so that a served request reads it without taking the lock again.
+   */
+  volatile NodeMetrics.PartitionMeters meters;
 
   NodePartition(int id) {
     this.id = id;

@@ -30,9 +30,12 @@ final class RoutingKvClient implements KvClient {
   private final long retryBudgetNanos;
   private final AtomicReference<PartitionAssignment> table = new AtomicReference<>();
   private final NodeConnectionPool pool;
+  private final KeySpreading spreading;
   private volatile boolean closed;
 
   RoutingKvClient(KvClient.Builder b) {
+    this.spreading = new KeySpreading(b.spread,
+        java.util.concurrent.ThreadLocalRandom.current().nextLong(), b.wallMillis);
     this.tables = b.tables;
     this.addresses = b.addresses;
     this.requestTimeout = b.requestTimeout;
@@ -45,14 +48,24 @@ final class RoutingKvClient implements KvClient {
   @Override
   public byte[] get(byte[] key) {
     requireNonNull(key, "key");
-    return route(Op.GET, key, (p, e) -> NodeConnection.request(Wire.GET, p, e).bytes(key).toBytes())
-        .value();
+    KeySpreading.Spread spread = spreading.isEmpty() ? null : spreading.of(key);
+    return spread == null ? read(key) : spreadGet(key, spread);
+  }
+
+  private byte[] read(byte[] key) {
+    return route(Op.GET, key, (p, e) -> NodeConnection.request(Wire.GET, p, e).bytes(key)
+        .toBytes()).value();
   }
 
   @Override
   public void put(byte[] key, byte[] value) {
     requireNonNull(key, "key");
     requireNonNull(value, "value");
+    KeySpreading.Spread spread = spreading.isEmpty() ? null : spreading.of(key);
+    if (spread != null) {
+      spreadPut(key, value, spread);
+      return;
+    }
     route(Op.PUT, key,
         (p, e) -> NodeConnection.request(Wire.PUT, p, e).bytes(key).bytes(value).toBytes());
   }
@@ -61,8 +74,105 @@ final class RoutingKvClient implements KvClient {
   public boolean cas(byte[] key, byte[] expected, byte[] value) {
     requireNonNull(key, "key");
     requireNonNull(value, "value");
-    return route(Op.CAS, key, (p, e) -> NodeConnection.request(Wire.CAS, p, e).bytes(key)
-        .bytes(expected).bytes(value).toBytes()).isOk();
+    if (!spreading.isEmpty() && spreading.of(key) != null) {
+      throw new UnsupportedOperationException("compare-and-set of key 0x"
+          + java.util.HexFormat.of().formatHex(key) + " is refused: the key is spread over"
+          + " sub-keys (KvClient.Builder.spreadKey), and a compare-and-set needs one register");
+    }
+    return cas(key, expected, value, Op.CAS).isOk();
+  }
+
+  private KvReply cas(byte[] key, byte[] expected, byte[] value, Op op) {
+    return route(op, key, (p, e) -> NodeConnection.request(Wire.CAS, p, e).bytes(key)
+        .bytes(expected).bytes(value).toBytes());
+  }
+
+  // ---------------------------------------------------------------- spread keys
+
+  /**
+   * The newest of the sub-keys' values; the key's own value (from before it was spread) when
+   * no sub-key has one. One read per sub-key and one of the key, one after another.
+   */
+  private byte[] spreadGet(byte[] key, KeySpreading.Spread spread) {
+    KeySpreading.Stamped newest = newestSubKey(key, spread.ways());
+    return newest != null ? newest.value() : read(key);
+  }
+
+  private KeySpreading.Stamped newestSubKey(byte[] key, int ways) {
+    KeySpreading.Stamped newest = null;
+    for (int i = 0; i < ways; i++) {
+      KeySpreading.Stamped s = KeySpreading.decode(key, i, read(KeySpreading.subKey(key, i)));
+      if (s != null) {
+        spreading.observe(s.stamp());
+        if (s.newerThan(newest)) {
+          newest = s;
+        }
+      }
+    }
+    return newest;
+  }
+
+  /**
+   * Writes one sub-key, chosen at random, by compare-and-set so that no sub-key ever goes back
+   * to an older stamp: a sub-key that already holds a newer write keeps it (this write is then
+   * ordered before that one, and is done). LINEARIZABLE first reads every sub-key and stamps
+   * the write above all of them.
+   */
+  private void spreadPut(byte[] key, byte[] value, KeySpreading.Spread spread) {
+    if (spread.order() == SpreadWrites.LINEARIZABLE) {
+      newestSubKey(key, spread.ways()); // observes every stamp: ours is above them all
+    }
+    KeySpreading.Stamped mine = new KeySpreading.Stamped(spreading.nextStamp(),
+        spreading.writer(), value);
+    byte[] encoded = spreading.encode(mine.stamp(), value);
+    int index = java.util.concurrent.ThreadLocalRandom.current().nextInt(spread.ways());
+    byte[] sub = KeySpreading.subKey(key, index);
+    byte[] current = read(sub);
+    while (true) {
+      KeySpreading.Stamped held = KeySpreading.decode(key, index, current);
+      if (held != null) {
+        spreading.observe(held.stamp());
+        if (held.newerThan(mine)) {
+          return; // a newer write is there: ours is ordered before it, as if overwritten
+        }
+      }
+      KvReply reply = cas(sub, current, encoded, Op.PUT);
+      if (reply.isOk()) {
+        return;
+      }
+      current = reply.value(); // CAS_FAILED: another write got there first; look at it
+    }
+  }
+
+  @Override
+  public ClusterLoad load() {
+    if (closed) {
+      throw new IllegalStateException("client is closed");
+    }
+    PartitionAssignment t = table.get();
+    java.util.List<NodeLoad> views = new java.util.ArrayList<>();
+    for (NodeId node : t.nodes()) {
+      String address = addresses.apply(node);
+      if (address == null) {
+        throw new KvException("no address for " + node + ", a node of the table at epoch "
+            + t.epoch(), false, null);
+      }
+      try {
+        views.add(pool.withConnection(address, c -> NodeLoad.of(okLoad(c.call(
+            NodeConnection.request(Wire.LOAD, 0, 0).toBytes()), node))));
+      } catch (IOException e) {
+        throw new KvException("load view of " + node + " at " + address + ": "
+            + e.getMessage(), false, e);
+      }
+    }
+    return new ClusterLoad(t, views);
+  }
+
+  private static KvReply okLoad(KvReply reply, NodeId node) throws IOException {
+    if (!reply.isOk()) {
+      throw new IOException("LOAD refused by " + node + ": " + reply);
+    }
+    return reply;
   }
 
   /** The operations a client routes, and whether sending one again is harmless. */

@@ -11,6 +11,8 @@ import static io.partkit.kvstore.LogRecords.replicaRecord;
 import static io.partkit.kvstore.LogRecords.replicatedPutRecord;
 import static io.partkit.kvstore.LogRecords.stateRecord;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.partkit.kvstore.KvReply.Status;
 import io.partkit.spi.NodeId;
 import java.io.BufferedInputStream;
@@ -80,9 +82,10 @@ final class TcpKvNode implements KvNode {
   private final NodeConnectionPool copySources;
   private final java.util.concurrent.atomic.AtomicLong keysCopiedIn =
       new java.util.concurrent.atomic.AtomicLong();
+  private final NodeMetrics metrics;
 
   private TcpKvNode(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
-      ConnectionLimits limits, KvSecret secret) throws IOException {
+      ConnectionLimits limits, KvSecret secret, MeterRegistry registry) throws IOException {
     if (secret == null && !bind.getAddress().isLoopbackAddress()) {
       throw new IllegalArgumentException("node " + id + " would listen on " + bind
           + " with no shared secret: anyone who reaches it could fence, drop or overwrite"
@@ -103,6 +106,8 @@ final class TcpKvNode implements KvNode {
     splits.attach(log);
     this.replication = new NodeReplication(id, log, links, secret, keysCopiedIn);
     this.migration = new NodeMigration(id, log, copySources, keysCopiedIn, replication);
+    this.metrics = registry == null ? NodeMetrics.off(id, parts)
+        : NodeMetrics.on(id, registry, parts, NodeMetrics.DEFAULT_HOT_KEY_WINDOW);
     ServerSocket socket = new ServerSocket();
     try {
       socket.setReuseAddress(true); // a restarted node takes its port back at once
@@ -110,6 +115,7 @@ final class TcpKvNode implements KvNode {
     } catch (IOException e) {
       socket.close();
       log.close();
+      metrics.close(); // a registry the caller gave keeps no meter of a node that never ran
       throw new IOException("node " + id + " cannot listen on " + bind + ": " + e.getMessage(), e);
     }
     this.server = socket;
@@ -127,7 +133,16 @@ final class TcpKvNode implements KvNode {
 
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
       ConnectionLimits limits, KvSecret secret) throws IOException {
-    TcpKvNode node = new TcpKvNode(id, dataDir, bind, fault, limits, secret);
+    return start(id, dataDir, bind, fault, limits, secret, new SimpleMeterRegistry());
+  }
+
+  /**
+   * A node whose meters go to {@code registry}; null: no meters and no hot-key sketch at all
+   * (the benchmark's baseline; its LOAD answer then has key counts only).
+   */
+  static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
+      ConnectionLimits limits, KvSecret secret, MeterRegistry registry) throws IOException {
+    TcpKvNode node = new TcpKvNode(id, dataDir, bind, fault, limits, secret, registry);
     if (fault != UnsafeTestFault.NONE) {
       System.err.println("node " + id + ": UNSAFE TEST FAULT " + fault.cliName()
           + " is on: this node loses data on purpose");
@@ -302,13 +317,30 @@ final class TcpKvNode implements KvNode {
 
   private KvReply handle(Wire.Reader r) throws IOException {
     byte op = r.i8();
+    try {
+      return dispatch(op, r);
+    } finally {
+      if (changesState(op)) {
+        metrics.forgetGone(); // a partition this node served may have left it
+      }
+    }
+  }
+
+  /** Whether a request may change a partition's state (every one but data and queries). */
+  private static boolean changesState(byte op) {
+    return op != Wire.GET && op != Wire.PUT && op != Wire.CAS && op != Wire.STATUS
+        && op != Wire.LIST && op != Wire.LOAD && op != Wire.SNAPSHOT && op != Wire.DELTA
+        && op != Wire.CONFIRM && op != Wire.REPLICATE;
+  }
+
+  private KvReply dispatch(byte op, Wire.Reader r) throws IOException {
     int partition = r.i32();
     long epoch = r.i64();
     if (partition < 0) {
       return KvReply.of(Status.ERROR, 0, "partition must be >= 0: " + partition);
     }
     NodePartition part = switch (op) {
-      case Wire.LIST -> null;
+      case Wire.LIST, Wire.LOAD -> null;
       case Wire.ASSIGN, Wire.RECEIVE, Wire.PRECOPY, Wire.CONFIGURE -> part(partition);
       default -> lookup(partition);
     };
@@ -319,12 +351,30 @@ final class TcpKvNode implements KvNode {
           + " split is applied or aborted");
     }
     return switch (op) {
-      case Wire.GET -> get(part, epoch, r.bytes());
-      case Wire.PUT -> write(part, epoch, r.bytes(), false, null, r.bytes());
+      case Wire.GET -> {
+        long start = metrics.start();
+        byte[] key = r.bytes();
+        KvReply reply = get(part, epoch, key);
+        metrics.served(part, NodeMetrics.GET, key, length(key), reply, start);
+        yield reply;
+      }
+      case Wire.PUT -> {
+        long start = metrics.start();
+        byte[] key = r.bytes();
+        byte[] value = r.bytes();
+        KvReply reply = write(part, epoch, key, false, null, value);
+        metrics.served(part, NodeMetrics.PUT, key, length(key) + length(value), reply, start);
+        yield reply;
+      }
       case Wire.CAS -> {
+        long start = metrics.start();
         byte[] key = r.bytes();
         byte[] expected = r.bytes();
-        yield write(part, epoch, key, true, expected, r.bytes());
+        byte[] value = r.bytes();
+        KvReply reply = write(part, epoch, key, true, expected, value);
+        metrics.served(part, NodeMetrics.CAS, key,
+            length(key) + length(expected) + length(value), reply, start);
+        yield reply;
       }
       case Wire.ASSIGN -> migration.assign(part, epoch);
       case Wire.FENCE -> migration.fence(part, epoch);
@@ -353,9 +403,14 @@ final class TcpKvNode implements KvNode {
         }
       }
       case Wire.LIST -> list();
+      case Wire.LOAD -> metrics.view().reply();
       case Wire.SPLIT -> splits.split(epoch, r);
       default -> KvReply.of(Status.ERROR, 0, "unknown op " + op);
     };
+  }
+
+  private static long length(byte[] bytes) {
+    return bytes == null ? 0 : bytes.length;
   }
 
   /** The ops that start moving a partition or its replicas: none while a split is pending. */
@@ -529,8 +584,14 @@ final class TcpKvNode implements KvNode {
   }
 
   @Override
+  public NodeLoad load() {
+    return metrics.view();
+  }
+
+  @Override
   public void close() {
     closed = true;
+    metrics.close();
     links.close();
     copySources.close();
     try {

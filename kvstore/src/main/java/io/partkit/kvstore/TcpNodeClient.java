@@ -112,6 +112,15 @@ final class TcpNodeClient implements KvNodeClient {
     return out;
   }
 
+  /** The node's load view (LOAD). */
+  NodeLoad load() throws IOException {
+    KvReply reply = admin(Wire.LOAD, 0, 0);
+    if (!reply.isOk()) {
+      throw new IOException("LOAD at " + address + ": " + reply);
+    }
+    return NodeLoad.of(reply);
+  }
+
   /** An administrative step: ASSIGN, FENCE, UNFENCE, ACTIVATE, ABORT, DROP or STATUS. */
   KvReply admin(byte op, int partition, long epoch) throws IOException {
     return call(NodeConnection.request(op, partition, epoch).toBytes());

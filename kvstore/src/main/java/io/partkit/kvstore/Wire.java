@@ -54,6 +54,9 @@ import java.util.Arrays;
  *                                    int64 last applied epoch)
  *   STATUS    (nothing)
  *   LIST      (nothing)              every partition held or once held (ABSENT with epoch > 0)
+ *   LOAD      (nothing)              the node's load view: per partition served, counts of
+ *                                    requests, bytes, keys and latency, and its hottest keys
+ *                                    ({@link NodeLoad}, which encodes and decodes it)
  * response = int8 status, int64 epoch, bytes value (-1 = none), utf message (-1 = none)
  * bytes    = int32 length (-1 = null), the bytes
  * utf      = bytes of the UTF-8 encoding
@@ -91,6 +94,7 @@ final class Wire {
   static final byte CONFIRM = 26;
   static final byte CATCHUP = 27;
   static final byte SPLIT = 28;
+  static final byte LOAD = 29;
 
   private Wire() {}
 

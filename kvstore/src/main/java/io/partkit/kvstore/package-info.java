@@ -10,6 +10,11 @@
  *   <li>{@link io.partkit.kvstore.KvMigrationExecutor}: moves a partition between nodes in
  *       recorded steps (PLANNED, FENCED, COPIED, COMMITTED, SOURCE_DROPPED) so that a crash of
  *       source, target or coordinator is completed or rolled back by {@code resume}.
+ *   <li>{@link io.partkit.kvstore.NodeLoad}: what a node measured per partition (Micrometer
+ *       meters on the registry it is given) and its hot keys (a frequent-items sketch), read by
+ *       {@link io.partkit.kvstore.KvClient#load()} and turned into {@code PartitionLoads} by
+ *       {@link io.partkit.kvstore.ClusterLoad}; {@code KvClient.Builder.spreadKey} spreads a
+ *       hot key's writes over sub-keys.
  * </ul>
  *
  * <p>It is the system the migration protocol, the tests and the Jepsen-style harness run

@@ -93,6 +93,42 @@ public interface KvClient extends AutoCloseable {
    */
   ClusterLoad load();
 
+  /**
+   * The entries with keys in {@code [from, to)}, in ascending unsigned byte order of their keys,
+   * at most {@code limit} of them: {@code scan(nextFrom(), to, limit)} reads the next page
+   * ({@link ScanResult#nextFrom}). The partitions are read one page at a time and the pages
+   * merged; see {@link #scanner} for what a scan guarantees. An empty range ({@code from} equal
+   * to {@code to}) sends no request.
+   *
+   * @param from the first key, inclusive (an empty array: the first key there is)
+   * @param to the end, exclusive, or null for no upper bound
+   * @throws NullPointerException if {@code from} is null
+   * @throws IllegalArgumentException if {@code limit} is not positive, or {@code from} is after
+   *     {@code to} in unsigned byte order
+   * @throws KvException if a partition could not be read within the retry budget
+   */
+  ScanResult scan(byte[] from, byte[] to, int limit);
+
+  /**
+   * A lazy scan of {@code [from, to)} that reads pages of at most {@code pageSize} entries per
+   * partition as it is iterated (as HBase's {@code ResultScanner} with a caching of
+   * {@code pageSize}).
+   *
+   * <p>What a scan guarantees (it is not atomic across partitions, nor across one partition's
+   * pages): keys come out strictly ascending, each at most once; every key that exists in the
+   * range from the scan's start to its end is returned exactly once, even when its partition
+   * moves to another node or the table is renumbered meanwhile; a key written during the scan
+   * may or may not be returned; each value returned is one the key held at some moment during
+   * the scan, acknowledged and durable (never a write that failed or a crash could take back).
+   * Entries of one page were read together under the partition's lock, so they are a snapshot
+   * of that partition's part of the range at one moment; nothing holds across pages.
+   *
+   * @throws NullPointerException if {@code from} is null
+   * @throws IllegalArgumentException if {@code pageSize} is not positive, or {@code from} is
+   *     after {@code to} in unsigned byte order
+   */
+  KvScanner scanner(byte[] from, byte[] to, int pageSize);
+
   /** Replaces the cached table if {@code table} is newer (a higher epoch); ignores it otherwise. */
   void offer(PartitionAssignment table);
 
@@ -109,6 +145,8 @@ public interface KvClient extends AutoCloseable {
     Duration requestTimeout = Duration.ofSeconds(5);
     Duration retryBudget = Duration.ofSeconds(15);
     KvSecret secret;
+    /** Which partitions a scan asks; tests set an ordered fake ({@link ScanCoverage}). */
+    ScanCoverage scanCoverage = ScanCoverage.DEFAULT;
     final java.util.Map<java.nio.ByteBuffer, KeySpreading.Spread> spread = KeySpreading.table();
     java.util.function.LongSupplier wallMillis = System::currentTimeMillis;
 
@@ -154,6 +192,12 @@ public interface KvClient extends AutoCloseable {
     /** The wall clock of the stamps of spread writes (tests give a skewed one). */
     Builder wallClockForTest(java.util.function.LongSupplier millis) {
       this.wallMillis = requireNonNull(millis, "millis");
+      return this;
+    }
+
+    /** Replaces how scans choose partitions (tests of the ordered path). */
+    Builder scanCoverage(ScanCoverage coverage) {
+      this.scanCoverage = requireNonNull(coverage, "coverage");
       return this;
     }
 

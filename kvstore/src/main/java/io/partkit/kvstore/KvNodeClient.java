@@ -59,6 +59,14 @@ interface KvNodeClient extends AutoCloseable {
       throws IOException;
 
   /**
+   * One page of a partition's keys in {@code [from, to)} ({@code to} null: no end), at most
+   * {@code limit}; an OK answer's value is read with {@link ScanPage#of}.
+   *
+   * @throws IOException if the node could not be reached or did not answer in time
+   */
+  KvReply scan(int partition, long epoch, byte[] from, byte[] to, int limit) throws IOException;
+
+  /**
    * The node's view of a partition.
    *
    * @throws IOException if the node could not be reached or did not answer in time

@@ -31,6 +31,7 @@ final class RoutingKvClient implements KvClient {
   private final AtomicReference<PartitionAssignment> table = new AtomicReference<>();
   private final NodeConnectionPool pool;
   private final KeySpreading spreading;
+  private final ScanCoverage scanCoverage;
   private volatile boolean closed;
 
   RoutingKvClient(KvClient.Builder b) {
@@ -42,6 +43,7 @@ final class RoutingKvClient implements KvClient {
     this.secret = b.secret;
     this.retryBudgetNanos = b.retryBudget.toNanos();
     this.pool = new NodeConnectionPool(requestTimeout, secret);
+    this.scanCoverage = b.scanCoverage;
     offer(requireNonNull(tables.get(), "the table source returned null"));
   }
 
@@ -274,6 +276,105 @@ final class RoutingKvClient implements KvClient {
   @Override
   public long tableEpoch() {
     return table.get().epoch();
+  }
+
+  // ---------------------------------------------------------------- range scans
+
+  /** Pages a scan asks each partition for: a round trip amortized, a node's lock held briefly. */
+  static final int SCAN_PAGE = 256;
+
+  @Override
+  public ScanResult scan(byte[] from, byte[] to, int limit) {
+    RangeScan.check(from, to, limit, "limit");
+    RangeScan s = new RangeScan(pages, scanCoverage, from, to, Math.min(limit, SCAN_PAGE));
+    java.util.List<KvEntry> entries = new java.util.ArrayList<>(Math.min(limit, SCAN_PAGE));
+    while (entries.size() < limit && s.hasNext()) {
+      entries.add(s.next());
+    }
+    boolean more = entries.size() == limit && s.hasMore();
+    return new ScanResult(entries, more, s.partitionsTouched(), s.nodesTouched(), s.requests(),
+        s.retries());
+  }
+
+  @Override
+  public KvScanner scanner(byte[] from, byte[] to, int pageSize) {
+    return new RangeScan(pages, scanCoverage, from, to, pageSize);
+  }
+
+  /** Pages from the partitions' current primaries, with the retries get and put have. */
+  private final RangeScan.PageSource pages = new RangeScan.PageSource() {
+    @Override
+    public PartitionAssignment table() {
+      return table.get();
+    }
+
+    @Override
+    public RangeScan.Fetched fetch(PartitionAssignment planned, int partition, byte[] from,
+        byte[] to, int max, java.util.concurrent.atomic.AtomicInteger retries) {
+      return fetchPage(planned, partition, from, to, max, retries);
+    }
+  };
+
+  private RangeScan.Fetched fetchPage(PartitionAssignment planned, int partition, byte[] from,
+      byte[] to, int max, java.util.concurrent.atomic.AtomicInteger retries) {
+    if (closed) {
+      throw new IllegalStateException("client is closed");
+    }
+    long start = System.nanoTime();
+    long backoff = MIN_BACKOFF_NANOS;
+    KvReply last = null;
+    Exception lastError = null;
+    while (true) {
+      PartitionAssignment t = table.get();
+      if (!t.scheme().equals(planned.scheme())) {
+        throw new RangeScan.StaleNumbering(); // the scan plans again from its cursor
+      }
+      NodeId owner = t.primary(partition);
+      String address = addresses.apply(owner);
+      try {
+        NodeConnection connection = pool.borrow(address);
+        KvReply reply = connection.call(ScanPage.request(partition, t.epoch(), from, to, max));
+        pool.release(address, connection);
+        switch (reply.status()) {
+          case OK -> {
+            return new RangeScan.Fetched(decode(reply, partition, owner), owner);
+          }
+          case MOVING, REDIRECT, UNAVAILABLE -> {
+            last = reply;
+            refresh();
+          }
+          default -> throw new KvException("scan of partition " + partition + " at " + owner
+              + " failed: " + reply, false, null);
+        }
+      } catch (IOException e) {
+        // a read changes nothing: an answer lost with a broken connection is asked again
+        lastError = e;
+        refresh();
+      }
+      retries.incrementAndGet();
+      long elapsed = System.nanoTime() - start;
+      if (elapsed + backoff > retryBudgetNanos) {
+        throw new KvException("scan of partition " + partition + " not done within "
+            + Duration.ofNanos(retryBudgetNanos) + "; last answer " + last, false, lastError);
+      }
+      try {
+        TimeUnit.NANOSECONDS.sleep(backoff);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new KvException("scan interrupted before it was sent again", false, e);
+      }
+      backoff = Math.min(MAX_BACKOFF_NANOS, backoff * 2);
+    }
+  }
+
+  private static ScanPage decode(KvReply reply, int partition, NodeId owner) {
+    try {
+      return ScanPage.of(reply);
+    } catch (IOException e) {
+      // not a lost answer but a wrong one: asking again would get the same
+      throw new KvException("scan of partition " + partition + " at " + owner
+          + " answered a malformed page: " + e.getMessage(), false, e);
+    }
   }
 
   @Override

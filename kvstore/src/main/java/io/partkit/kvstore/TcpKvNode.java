@@ -358,6 +358,7 @@ final class TcpKvNode implements KvNode {
         metrics.served(part, NodeMetrics.GET, key, length(key), reply, start);
         yield reply;
       }
+      case Wire.SCAN -> scan(part, epoch, ScanPage.read(r));
       case Wire.PUT -> {
         long start = metrics.start();
         byte[] key = r.bytes();
@@ -545,6 +546,36 @@ final class TcpKvNode implements KvNode {
       w.i32(s.partition()).i8(s.state().code()).i64(s.epoch()).i64(s.keys());
     }
     return KvReply.ok(0, w.toBytes());
+  }
+
+  /**
+   * One page of a partition's keys in a range, served exactly as a GET is: only by the owner
+   * at the request's epoch or later (REDIRECT, MOVING otherwise), with its backups levelled
+   * first, from data taken under the partition's lock (a page is one moment of the
+   * partition), answered once what it saw is durable and the backups confirmed the epoch.
+   */
+  private KvReply scan(NodePartition part, long epoch, ScanPage.Query q) throws IOException {
+    String problem = q.problem();
+    if (problem != null) {
+      return KvReply.of(Status.ERROR, 0, "node " + id + ": " + problem);
+    }
+    ScanPage page;
+    long seq;
+    long owned;
+    List<String> backups;
+    synchronized (part) {
+      KvReply no = notServed(part, epoch);
+      if (no != null) {
+        return no;
+      }
+      page = ScanPage.take(part.data, q);
+      owned = part.epoch;
+      backups = part.backups;
+      seq = log.lastAppended();
+    }
+    log.awaitDurable(seq); // as a get: never expose a value that a crash could still take back
+    KvReply unconfirmed = replication.confirmWithBackups(part.id, owned, backups, "scan");
+    return unconfirmed != null ? unconfirmed : page.reply(owned);
   }
 
   static InetSocketAddress parseAddress(String hostAndPort) {

@@ -87,6 +87,12 @@ final class TcpNodeClient implements KvNodeClient {
   }
 
   @Override
+  public KvReply scan(int partition, long epoch, byte[] from, byte[] to, int limit)
+      throws IOException {
+    return call(ScanPage.request(partition, epoch, from, to, limit));
+  }
+
+  @Override
   public PartitionStatus status(int partition) throws IOException {
     KvReply reply = admin(Wire.STATUS, partition, 0);
     if (!reply.isOk()) {

@@ -20,6 +20,8 @@ import java.util.Arrays;
  *   GET       bytes key
  *   PUT       bytes key, bytes value
  *   CAS       bytes key, bytes expected (-1 length = absent), bytes value
+ *   SCAN      bytes from, bytes to (-1 = no end), int32 limit   one page of the keys in
+ *                                    [from, to), served as GET is ({@link ScanPage})
  *   ASSIGN    (nothing)              create an empty OWNED partition at epoch (bootstrap)
  *   FENCE     (nothing)              OWNED -> MIGRATING_OUT, epoch = the migration's target epoch
  *   UNFENCE   (nothing)              MIGRATING_OUT -> OWNED (roll back)
@@ -65,7 +67,8 @@ import java.util.Arrays;
  * last replicated write), int8 catching up; a SNAPSHOT answer's value (and a DELTA or DRAIN
  * answer's) is int32 count, count x (bytes key, bytes value), int8 more; a LIST answer's
  * value is int32 count, count x (int32 partition, int8 state, int64 epoch, int64 keys), where
- * epoch is as in {@link PartitionStatus}.
+ * epoch is as in {@link PartitionStatus}; a SCAN answer's value is a page as SNAPSHOT's (at most
+ * limit entries, {@link ScanPage#MAX_ENTRIES} and about {@link ScanPage#MAX_BYTES}).
  */
 final class Wire {
 
@@ -95,6 +98,7 @@ final class Wire {
   static final byte CATCHUP = 27;
   static final byte SPLIT = 28;
   static final byte LOAD = 29;
+  static final byte SCAN = 30;
 
   private Wire() {}
 

@@ -6,7 +6,8 @@
  *       partitions with a state each ({@link io.partkit.kvstore.PartitionState}), a write-ahead
  *       log so that {@code kill -9} loses nothing acknowledged, and fencing by epoch.
  *   <li>{@link io.partkit.kvstore.KvClient}: routes get/put/cas by key, partition and owner from a
- *       cached table; retries MOVING, refreshes on REDIRECT.
+ *       cached table; retries MOVING, refreshes on REDIRECT. Range scans read the partitions a
+ *       {@code ScanCoverage} names, page by page, and merge them into key order.
  *   <li>{@link io.partkit.kvstore.KvMigrationExecutor}: moves a partition between nodes in
  *       recorded steps (PLANNED, FENCED, COPIED, COMMITTED, SOURCE_DROPPED) so that a crash of
  *       source, target or coordinator is completed or rolled back by {@code resume}.

@@ -43,7 +43,7 @@ public final class RangePartitionerProvider implements PartitionerProvider {
         new StrategyOption("partitions", Integer.toString(RangePartitioner.DEFAULT_PARTITIONS),
             "ranges of a first table, even over the keys' first 8 bytes, 1.."
                 + CommonOptions.MAX_PARTITIONS),
-        new StrategyOption("split-points", "",
+        new StrategyOption("split-points", "none",
             "split keys of a first table instead: comma-separated, increasing, 0x-hex or UTF-8"),
         CommonOptions.replicasOption("range"),
         CommonOptions.zoneAwareOption());

@@ -6,6 +6,8 @@ import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -66,6 +68,25 @@ public interface KvClient extends AutoCloseable {
    * @throws KvException if no owner answered within the retry budget
    */
   boolean cas(byte[] key, byte[] expected, byte[] value);
+
+  /**
+   * The keys in {@code [from, to)} with their values, in unsigned byte order, at most
+   * {@code limit} of them: for a table over {@link io.partkit.spi.KeyRanges}, whose partitions
+   * are ranges of that order. The scan reads page after page from the primary of each range it
+   * crosses, in order, each page routed, retried and confirmed like a {@link #get}; pages are
+   * read one after another, so the result is not one snapshot: a key written during the scan
+   * may or may not be in it. A range split or moved meanwhile is followed: every page is routed
+   * by the key it starts at.
+   *
+   * @param from the first key (inclusive); null: from the smallest key
+   * @param to the end (exclusive); null: to the last key
+   * @param limit most entries returned, at least 1
+   * @throws UnsupportedOperationException if the table is not over key ranges (hash
+   *     partitioning scatters consecutive keys: there is no order to scan)
+   * @throws IllegalArgumentException if {@code limit < 1} or {@code from} is above {@code to}
+   * @throws KvException if a range's owner did not answer within the retry budget
+   */
+  List<Map.Entry<byte[], byte[]>> scan(byte[] from, byte[] to, int limit);
 
   /** Replaces the cached table if {@code table} is newer (a higher epoch); ignores it otherwise. */
   void offer(PartitionAssignment table);

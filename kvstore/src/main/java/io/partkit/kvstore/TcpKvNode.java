@@ -320,6 +320,11 @@ final class TcpKvNode implements KvNode {
     }
     return switch (op) {
       case Wire.GET -> get(part, epoch, r.bytes());
+      case Wire.SCAN -> {
+        byte[] from = r.bytes();
+        byte[] to = r.bytes();
+        yield scan(part, epoch, from, to, r.i32());
+      }
       case Wire.PUT -> write(part, epoch, r.bytes(), false, null, r.bytes());
       case Wire.CAS -> {
         byte[] key = r.bytes();
@@ -422,6 +427,58 @@ final class TcpKvNode implements KvNode {
     log.awaitDurable(seq); // never expose a value that a crash could still take back
     KvReply unconfirmed = replication.confirmWithBackups(part.id, owned, backups, "read");
     return unconfirmed != null ? unconfirmed : KvReply.ok(owned, value);
+  }
+
+  /**
+   * SCAN: up to {@code max} keys of the partition in {@code [from, to)}, in byte order (its data
+   * is sorted), served and confirmed like a read; the page says whether more keys follow. A
+   * client scanning a key range asks page after page, partition after partition: each page is
+   * consistent, the whole scan is not one snapshot.
+   */
+  private KvReply scan(NodePartition part, long epoch, byte[] from, byte[] to, int max)
+      throws IOException {
+    if (max < 1) {
+      return KvReply.of(Status.ERROR, 0, "scan page size must be >= 1: " + max);
+    }
+    if (from != null && to != null && Arrays.compareUnsigned(from, to) > 0) {
+      return KvReply.of(Status.ERROR, 0, "scan range is empty: from "
+          + java.util.HexFormat.of().formatHex(from) + " is above to "
+          + java.util.HexFormat.of().formatHex(to));
+    }
+    Wire.Writer page = new Wire.Writer();
+    long seq;
+    long owned;
+    List<String> backups;
+    synchronized (part) {
+      KvReply no = notServed(part, epoch);
+      if (no != null) {
+        return no;
+      }
+      java.util.NavigableMap<byte[], byte[]> range = part.data;
+      if (from != null) {
+        range = range.tailMap(from, true);
+      }
+      if (to != null) {
+        range = range.headMap(to, false);
+      }
+      // walk at most max + 1 entries: a sub-map's size() would walk the whole range
+      List<Map.Entry<byte[], byte[]>> taken = new ArrayList<>();
+      java.util.Iterator<Map.Entry<byte[], byte[]>> it = range.entrySet().iterator();
+      while (taken.size() < max && it.hasNext()) {
+        taken.add(it.next());
+      }
+      page.i32(taken.size());
+      for (Map.Entry<byte[], byte[]> e : taken) {
+        page.bytes(e.getKey()).bytes(e.getValue());
+      }
+      page.i8(it.hasNext() ? 1 : 0);
+      owned = part.epoch;
+      backups = part.backups;
+      seq = log.lastAppended();
+    }
+    log.awaitDurable(seq); // as a read: nothing a crash could still take back
+    KvReply unconfirmed = replication.confirmWithBackups(part.id, owned, backups, "scan");
+    return unconfirmed != null ? unconfirmed : KvReply.ok(owned, page.toBytes());
   }
 
   private KvReply write(NodePartition part, long epoch, byte[] key, boolean cas, byte[] expected,

@@ -52,6 +52,9 @@ import java.util.Arrays;
  *                                    partition owned here (fences the old numbering); 2 APPLY;
  *                                    3 ABORT; 4 QUERY (answers int64 pending epoch, bytes scheme,
  *                                    int64 last applied epoch)
+ *   SCAN      bytes from (-1: the partition's first key), bytes to (-1: its end), int32 max
+ *                                    OWNED: the keys in [from, to) in byte order, at most max,
+ *                                    as a SNAPSHOT page (a key-range table's range scan)
  *   STATUS    (nothing)
  *   LIST      (nothing)              every partition held or once held (ABSENT with epoch > 0)
  * response = int8 status, int64 epoch, bytes value (-1 = none), utf message (-1 = none)
@@ -91,6 +94,7 @@ final class Wire {
   static final byte CONFIRM = 26;
   static final byte CATCHUP = 27;
   static final byte SPLIT = 28;
+  static final byte SCAN = 29;
 
   private Wire() {}
 

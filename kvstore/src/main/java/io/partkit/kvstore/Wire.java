@@ -94,7 +94,8 @@ final class Wire {
   static final byte CONFIRM = 26;
   static final byte CATCHUP = 27;
   static final byte SPLIT = 28;
-  static final byte SCAN = 29;
+  // 29 is reserved for LOAD (per-node load figures), added alongside on another branch
+  static final byte SCAN = 30;
 
   private Wire() {}
 

@@ -16,7 +16,8 @@ module io.partkit.spi {
   // The strategies' shared skeleton, not API: only partkit's own strategy modules may read it
   // (compiling this module alone warns that they are not found; they need not be).
   exports io.partkit.spi.internal to
-      io.partkit.strategy.fixed, io.partkit.strategy.tokenring, io.partkit.strategy.rendezvous;
+      io.partkit.strategy.fixed, io.partkit.strategy.tokenring, io.partkit.strategy.rendezvous,
+      io.partkit.strategy.range;
 
   uses io.partkit.spi.PartitionerProvider;
 }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.partkit.bench.BenchResult.LookupRow;
 import io.partkit.bench.BenchResult.PlacementRow;
 import io.partkit.bench.BenchResult.PlanningRow;
+import io.partkit.bench.BenchResult.SkewRow;
 import io.partkit.bench.Measures.Balance;
 import io.partkit.bench.Measures.Move;
 import io.partkit.spi.MembershipView;
@@ -46,6 +47,9 @@ public final class Bench {
   /** A quick run's planning: enough repetitions for a median after the warm-up, no more. */
   private static final int QUICK_PLANNING_REPETITIONS = 3;
   private static final long QUICK_PLANNING_BUDGET_NANOS = 300_000_000L;
+  /** Keys per workload of the skewed-keys section ({@link SkewBench}), default and quick. */
+  private static final int SKEW_KEYS = 200_000;
+  private static final int SKEW_KEYS_QUICK = 50_000;
 
   /** The machine table's keys for the load average, read when the run starts and ends. */
   public static final String LOAD_AT_START = "load average at start (1, 5, 15 min)";
@@ -180,13 +184,20 @@ public final class Bench {
         progress.note(problem);
       }
     }
+    List<SkewRow> skew = List.of();
+    if (names.contains("range")) {
+      // the section compares hash strategies with range on real keys: it comes with range
+      progress.step(done, total, "skewed and sequential keys");
+      skew = SkewBench.run(options.quick() ? SKEW_KEYS_QUICK : SKEW_KEYS, options.partitions(),
+          options.seed(), partitioners, problems);
+    }
     progress.finished();
     double seconds = (System.nanoTime() - started) / 1e9;
     Map<String, String> environment = environment(options);
     environment.put(LOAD_AT_START, loadAtStart);
     environment.put(LOAD_AT_END, loadAverage());
     return new BenchResult(options, environment, descriptions, placements, lookups,
-        planning, problems, seconds);
+        planning, problems, seconds, skew);
   }
 
   private static PlacementRow measure(Subject subject, Cluster cluster, Placement base,

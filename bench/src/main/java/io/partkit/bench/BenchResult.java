@@ -17,10 +17,12 @@ import java.util.Map;
  * @param planning planning cost, one row per subject x size (equal weights, largest RF)
  * @param problems subjects that could not be created or failed, with the reason
  * @param seconds wall time of the run
+ * @param skew skewed and sequential keys on hash strategies against range, one row per
+ *     workload x subject ({@link SkewBench})
  */
 public record BenchResult(BenchOptions options, Map<String, String> environment,
     Map<String, String> subjects, List<PlacementRow> placements, List<LookupRow> lookups,
-    List<PlanningRow> planning, List<String> problems, double seconds) {
+    List<PlanningRow> planning, List<String> problems, double seconds, List<SkewRow> skew) {
 
   public BenchResult {
     environment = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(environment));
@@ -29,7 +31,31 @@ public record BenchResult(BenchOptions options, Map<String, String> environment,
     lookups = List.copyOf(lookups);
     planning = List.copyOf(planning);
     problems = List.copyOf(problems);
+    skew = List.copyOf(skew);
   }
+
+  /** A result without the skewed-keys section (a run that did not measure it). */
+  public BenchResult(BenchOptions options, Map<String, String> environment,
+      Map<String, String> subjects, List<PlacementRow> placements, List<LookupRow> lookups,
+      List<PlanningRow> planning, List<String> problems, double seconds) {
+    this(options, environment, subjects, placements, lookups, planning, problems, seconds,
+        List.of());
+  }
+
+  /**
+   * One workload on one subject, after all its keys were inserted ({@link SkewBench}): keys per
+   * node by routing every key, and the partitions and nodes a scan of {@code scanKeys} keys
+   * consecutive in byte order touches, on average.
+   *
+   * @param partitions partitions of the final table
+   * @param splits ranges split over the run (0 for subjects that do not split)
+   * @param merges ranges merged away over the run
+   * @param keysMaxAvg keys on the most loaded node over the average
+   * @param keysStdDev standard deviation of keys per node over the average
+   */
+  public record SkewRow(String workload, String subject, int nodes, int keys, int partitions,
+      int splits, int merges, double keysMaxAvg, double keysStdDev, int scanKeys,
+      double scanPartitions, double scanNodes, String note) {}
 
   /**
    * Balance of the placement for {@code nodes} members, and the movement of one join (to

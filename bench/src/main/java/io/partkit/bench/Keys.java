@@ -40,6 +40,16 @@ final class Keys {
    */
   static long[] zipf(long seed, int population, int draws, double exponent) {
     long[] keys = sample(seed ^ 0x5DEECE66DL, population);
+    int[] ranks = zipfRanks(seed, population, draws, exponent);
+    long[] out = new long[draws];
+    for (int i = 0; i < draws; i++) {
+      out[i] = keys[ranks[i]];
+    }
+    return out;
+  }
+
+  /** As {@link #zipf}, the draws as ranks {@code 0..population-1} (0 is the hottest). */
+  static int[] zipfRanks(long seed, int population, int draws, double exponent) {
     double[] cumulative = new double[population];
     double sum = 0;
     for (int rank = 1; rank <= population; rank++) {
@@ -47,10 +57,10 @@ final class Keys {
       cumulative[rank - 1] = sum;
     }
     SplittableRandom random = new SplittableRandom(seed);
-    long[] out = new long[draws];
+    int[] out = new int[draws];
     for (int i = 0; i < draws; i++) {
       int index = Arrays.binarySearch(cumulative, random.nextDouble() * sum);
-      out[i] = keys[Math.min(population - 1, index < 0 ? -index - 1 : index)];
+      out[i] = Math.min(population - 1, index < 0 ? -index - 1 : index);
     }
     return out;
   }

@@ -6,6 +6,7 @@ import static io.partkit.bench.Svg.number;
 import io.partkit.bench.BenchResult.LookupRow;
 import io.partkit.bench.BenchResult.PlacementRow;
 import io.partkit.bench.BenchResult.PlanningRow;
+import io.partkit.bench.BenchResult.SkewRow;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,7 +23,7 @@ import java.util.function.ToDoubleFunction;
  * Writes a {@link BenchResult} as a report folder: {@code index.html} (self-contained: inline CSS
  * and SVG charts, no script, no external reference, so it works offline and prints), and the same
  * figures as {@code results.json} and CSV files ({@code placements.csv}, {@code lookups.csv},
- * {@code planning.csv}).
+ * {@code planning.csv}, {@code skew.csv}).
  */
 public final class Report {
 
@@ -40,6 +41,7 @@ public final class Report {
     Files.writeString(dir.resolve("placements.csv"), placementsCsv(result), StandardCharsets.UTF_8);
     Files.writeString(dir.resolve("lookups.csv"), lookupsCsv(result), StandardCharsets.UTF_8);
     Files.writeString(dir.resolve("planning.csv"), planningCsv(result), StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve("skew.csv"), skewCsv(result), StandardCharsets.UTF_8);
     Path index = dir.resolve("index.html");
     Files.writeString(index, html(result), StandardCharsets.UTF_8);
     return index;
@@ -161,6 +163,10 @@ public final class Report {
     h.append(Svg.barChart("chart-planning", "Planning: ms per full assignment", "milliseconds",
         series, planGroups, Double.NaN, "", true));
 
+    if (!r.skew().isEmpty()) {
+      h.append(skewSection(r));
+    }
+
     h.append("<h2 id=\"tables\">Every figure</h2>");
     h.append(placementTable(r));
     h.append(lookupTable(r));
@@ -180,8 +186,47 @@ public final class Report {
         .append(esc(v)).append("</td></tr>"));
     h.append("</table><p class=\"foot\">The same figures: <a href=\"results.json\">results.json"
         + "</a>, <a href=\"placements.csv\">placements.csv</a>, <a href=\"lookups.csv\">"
-        + "lookups.csv</a>, <a href=\"planning.csv\">planning.csv</a>.</p></body></html>\n");
+        + "lookups.csv</a>, <a href=\"planning.csv\">planning.csv</a>, <a href=\"skew.csv\">"
+        + "skew.csv</a>.</p></body></html>\n");
     return h.toString();
+  }
+
+  /** Skewed and sequential keys: a chart of keys per node and the table of every figure. */
+  private static String skewSection(BenchResult r) {
+    StringBuilder h = new StringBuilder();
+    SkewRow any = r.skew().get(0);
+    h.append("<h2 id=\"skew\">Skewed and sequential keys: hash against range</h2><p>The same ")
+        .append(any.keys()).append(" keys per workload inserted in ").append(SkewBench.BATCHES)
+        .append(" batches on ").append(any.nodes()).append(" equal nodes, RF 1; every key routed"
+            + " through the final table. Hashing spreads any keys but scatters consecutive ones;"
+            + " ranges keep them together but follow the keys' distribution until they split (at"
+            + " the median key, above keys / (4 x nodes) keys per range). A scan reads ")
+        .append(any.scanKeys()).append(" keys consecutive in byte order.</p>");
+    List<String> workloads = r.skew().stream().map(SkewRow::workload).distinct().toList();
+    List<String> subjects = r.skew().stream().map(SkewRow::subject).distinct().toList();
+    List<Svg.Group> groups = new ArrayList<>();
+    for (String s : subjects) {
+      double[] v = new double[workloads.size()];
+      for (int i = 0; i < v.length; i++) {
+        String w = workloads.get(i);
+        v[i] = r.skew().stream().filter(x -> x.subject().equals(s) && x.workload().equals(w))
+            .mapToDouble(SkewRow::keysMaxAvg).findFirst().orElse(Double.NaN);
+      }
+      groups.add(new Svg.Group(s, v));
+    }
+    h.append(Svg.barChart("chart-skew", "Keys on the most loaded node over the average",
+        "max / avg keys per node", workloads, groups, 1.0, "perfect balance", true));
+    h.append("<table class=\"data\"><tr><th>workload</th><th>subject</th><th>partitions</th>"
+        + "<th>splits</th><th>merges</th><th>keys max/avg</th><th>keys stddev/avg</th>"
+        + "<th>partitions per scan</th><th>nodes per scan</th><th>note</th></tr>");
+    for (SkewRow x : r.skew()) {
+      h.append("<tr><td>").append(esc(x.workload())).append("</td><td>")
+          .append(esc(x.subject())).append("</td>");
+      cells(h, x.partitions(), x.splits(), x.merges(), x.keysMaxAvg(), x.keysStdDev(),
+          x.scanPartitions(), x.scanNodes(), x.note());
+      h.append("</tr>");
+    }
+    return h.append("</table>").toString();
   }
 
   private static List<Svg.Group> groups(BenchResult r, List<String> subjects, List<Integer> sizes,
@@ -390,6 +435,17 @@ public final class Report {
     return c.toString();
   }
 
+  static String skewCsv(BenchResult r) {
+    StringBuilder c = new StringBuilder("workload,subject,nodes,keys,partitions,splits,merges,"
+        + "keys_max_avg,keys_stddev,scan_keys,scan_partitions,scan_nodes,note\n");
+    for (SkewRow x : r.skew()) {
+      csv(c, x.workload(), x.subject(), x.nodes(), x.keys(), x.partitions(), x.splits(),
+          x.merges(), x.keysMaxAvg(), x.keysStdDev(), x.scanKeys(), x.scanPartitions(),
+          x.scanNodes(), x.note());
+    }
+    return c.toString();
+  }
+
   private static void csv(StringBuilder c, Object... values) {
     for (int i = 0; i < values.length; i++) {
       if (i > 0) {
@@ -427,6 +483,8 @@ public final class Report {
     rows(j, lookupsCsv(r).lines().findFirst().orElseThrow().split(","), lookupsCsv(r));
     j.append("],\n  \"planning\": [");
     rows(j, planningCsv(r).lines().findFirst().orElseThrow().split(","), planningCsv(r));
+    j.append("],\n  \"skew\": [");
+    rows(j, skewCsv(r).lines().findFirst().orElseThrow().split(","), skewCsv(r));
     return j.append("]\n}\n").toString();
   }
 

@@ -15,7 +15,7 @@ final class Subjects {
 
   /** The default subjects, in report order: partkit's first, then the native placements. */
   static final List<String> DEFAULTS = List.of("fixed", "rendezvous", "rendezvous-bounded",
-      "tokenring-random", "tokenring-allocator", "ignite-rendezvous", "hazelcast",
+      "tokenring-random", "tokenring-allocator", "range", "ignite-rendezvous", "hazelcast",
       "hazelcast-members", "cassandra-vnodes-256", "cassandra-vnodes-16", "guava-jump");
 
   /** Load bound of {@code rendezvous-bounded}: no node above 1.10 x its fair share. */
@@ -35,6 +35,9 @@ final class Subjects {
         PartitionerConfig.of("tokens", "random", "vnodes", 256, "seed", o.seed())));
     m.put("tokenring-allocator", Map.entry("tokenring",
         PartitionerConfig.of("tokens", "allocator", "vnodes", 16, "seed", o.seed())));
+    // even ranges over the keys' first 8 bytes: on the uniform sample as balanced as slots; the
+    // skewed-keys section (SkewBench), which runs with this subject, shows real keys
+    m.put("range", Map.entry("range", PartitionerConfig.of("partitions", o.partitions())));
     return m;
   }
 

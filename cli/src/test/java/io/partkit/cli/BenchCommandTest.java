@@ -88,8 +88,8 @@ class BenchCommandTest {
     assertThat(run("--quiet", "--add-subject", "mine=no-such-strategy:partitions=8",
         "--out", dir.toString())).isEqualTo(64);
     assertThat(err.toString()).contains("subject 'mine=no-such-strategy:partitions=8': unknown "
-        + "partitioning strategy 'no-such-strategy'; known strategies: [fixed, rendezvous, "
-        + "tokenring]");
+        + "partitioning strategy 'no-such-strategy'; known strategies: [fixed, range, "
+        + "rendezvous, tokenring]");
     assertThat(run("--quiet", "--add-subject", "mine=fixed:partitons=8",
         "--out", dir.toString())).isEqualTo(64);
     assertThat(err.toString()).contains("partitons");

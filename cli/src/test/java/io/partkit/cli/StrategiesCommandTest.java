@@ -23,14 +23,15 @@ class StrategiesCommandTest {
   private static final String SERVICES = "META-INF/services/io.partkit.spi.PartitionerProvider";
 
   @Test
-  void listsTheThreeStrategiesByName() {
+  void listsTheFourStrategiesByName() {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int code = Main.commandLine(new PartkitCommand()).setOut(new PrintWriter(out))
         .setErr(new PrintWriter(err)).execute("strategies");
     assertThat(code).as(err.toString()).isZero();
     assertThat(out.toString().lines().filter(l -> !l.startsWith(" "))
-        .map(l -> l.split("\\s+")[0])).containsExactly("fixed", "rendezvous", "tokenring");
+        .map(l -> l.split("\\s+")[0]))
+        .containsExactly("fixed", "range", "rendezvous", "tokenring");
   }
 
   @Test
@@ -75,12 +76,13 @@ class StrategiesCommandTest {
   }
 
   /**
-   * Discovery on a plain class path of nothing but the spi jar and the three strategy jars (no
-   * module path, no test classes, no other partkit code): all three are found by name, and an
-   * unknown name fails listing them.
+   * Discovery on a plain class path of nothing but the spi jar and the four strategy jars (no
+   * module path, no test classes, no other partkit code): all four are found by name (range
+   * among them, which reaches fixed through the same discovery), and an unknown name fails
+   * listing them.
    */
   @Test
-  void aPlainClassPathOfTheStrategyJarsFindsAllThree() throws Exception {
+  void aPlainClassPathOfTheStrategyJarsFindsAllFour() throws Exception {
     List<URL> jars = new ArrayList<>();
     for (URL listing : Collections.list(getClass().getClassLoader().getResources(SERVICES))) {
       String s = listing.toString();
@@ -90,7 +92,7 @@ class StrategiesCommandTest {
       }
     }
     jars.add(Partitioners.class.getProtectionDomain().getCodeSource().getLocation());
-    assertThat(jars).as("spi and three strategy modules on the test class path").hasSize(4);
+    assertThat(jars).as("spi and four strategy modules on the test class path").hasSize(5);
 
     try (URLClassLoader plain = new URLClassLoader(jars.toArray(URL[]::new),
         ClassLoader.getPlatformClassLoader())) {
@@ -99,7 +101,7 @@ class StrategiesCommandTest {
       Object loaded = loader.getMethod("load", ClassLoader.class).invoke(null, plain);
       Set<?> names = (Set<?>) loader.getMethod("names").invoke(loaded);
       assertThat(names.stream().map(Object::toString).toList())
-          .containsExactly("fixed", "rendezvous", "tokenring");
+          .containsExactly("fixed", "range", "rendezvous", "tokenring");
       assertThat((List<?>) loader.getMethod("loadFailures").invoke(loaded)).isEmpty();
 
       Class<?> config = plain.loadClass(PartitionerConfig.class.getName());
@@ -114,7 +116,7 @@ class StrategiesCommandTest {
       assertThat(thrown).isNotNull();
       assertThat(thrown.getClass().getSimpleName()).isEqualTo("UnknownStrategyException");
       assertThat(thrown.getMessage()).isEqualTo("unknown partitioning strategy 'consistent'; "
-          + "known strategies: [fixed, rendezvous, tokenring]");
+          + "known strategies: [fixed, range, rendezvous, tokenring]");
     }
   }
 }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.partkit.spi.HashSlots;
+import io.partkit.spi.KeyRanges;
 import io.partkit.spi.Member;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
@@ -18,6 +19,7 @@ import io.partkit.spi.TokenRanges;
 import io.partkit.spi.hash.KeyHash;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -103,6 +105,12 @@ public final class MetadataCodec {
       for (long token : ranges.tokens()) {
         tokens.add(Long.toString(token));
       }
+    } else if (s instanceof KeyRanges ranges) {
+      scheme.put("kind", "key-ranges");
+      ArrayNode splits = scheme.putArray("splits"); // keys are bytes: lower-case hex
+      for (byte[] split : ranges.splits()) {
+        splits.add(HexFormat.of().formatHex(split));
+      }
     }
     scheme.put("keyHash", s.keyHash().name());
     List<NodeId> nodes = table.nodes();
@@ -152,8 +160,29 @@ public final class MetadataCodec {
         }
         scheme = TokenRanges.of(keyHash, tokens);
       }
+      case "key-ranges" -> {
+        JsonNode splitNodes = sf.array("splits");
+        List<byte[]> splits = new ArrayList<>(splitNodes.size());
+        for (int i = 0; i < splitNodes.size(); i++) {
+          try {
+            splits.add(HexFormat.of().parseHex(splitNodes.get(i).asText()));
+          } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("table.scheme.splits[" + i
+                + "]: expected a key as an even number of hex digits: " + splitNodes.get(i), e);
+          }
+        }
+        if (keyHash != KeyHash.ORDERED_PREFIX) {
+          throw new IllegalArgumentException("table.scheme.keyHash: key ranges route by "
+              + KeyHash.ORDERED_PREFIX + ", not " + keyHash);
+        }
+        try {
+          scheme = KeyRanges.of(splits);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("table.scheme.splits: " + e.getMessage(), e);
+        }
+      }
       default -> throw new IllegalArgumentException(
-          "table.scheme.kind: expected hash-slots or token-ranges: '" + kind + "'");
+          "table.scheme.kind: expected hash-slots, token-ranges or key-ranges: '" + kind + "'");
     }
     JsonNode nodeArray = f.array("nodes");
     List<NodeId> nodes = new ArrayList<>(nodeArray.size());

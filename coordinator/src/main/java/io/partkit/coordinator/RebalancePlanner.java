@@ -1,5 +1,6 @@
 package io.partkit.coordinator;
 
+import io.partkit.spi.KeyRanges;
 import io.partkit.spi.Member;
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.Migration;
@@ -27,8 +28,9 @@ import java.util.TreeMap;
  * moves whole replica lists (then they are migrations too, throttled the same way). When the
  * replication factor changes, tables cannot be mixed partition by partition, so all moves form
  * one wave towards {@code E + 1}. When the scheme changes by splitting partitions (a token-ring
- * join), the split is committed first, as metadata only ({@link #splitTable}, epoch
- * {@code E + 1}), and the waves run from it, in the new numbering, from {@code E + 2} on.
+ * join, a key range split by {@code RangeSplits}), the split is committed first, as metadata only
+ * ({@link #splitTable}, epoch {@code E + 1}), and the waves run from it, in the new numbering,
+ * from {@code E + 2} on.
  *
  * <p>With a {@link LoadSource}, the strategy's placement is adjusted by measured load
  * ({@link LoadBalancer}) before anything else: the adjusted table is then planned exactly like
@@ -196,6 +198,9 @@ final class RebalancePlanner {
     if (current.replicationFactor() != proposed.replicationFactor()) {
       throw new IllegalStateException(change + "together with a change of replication factor");
     }
+    if (from instanceof KeyRanges oldRanges && to instanceof KeyRanges newRanges) {
+      return keyRangeSplitTable(current, proposed, oldRanges, newRanges, change);
+    }
     List<long[]> old = new ArrayList<>(); // first, last, partition: in increasing order
     from.forEachRange((first, last, p) -> old.add(new long[] {first, last, p}));
     int[] parent = new int[to.partitionCount()];
@@ -218,6 +223,39 @@ final class RebalancePlanner {
     List<List<NodeId>> rows = new ArrayList<>(parent.length);
     for (int p : parent) {
       rows.add(current.replicas(p));
+    }
+    return PartitionAssignment.of(proposed.strategy(), current.epoch() + 1,
+        proposed.membershipVersion(), to, rows);
+  }
+
+  /**
+   * {@link #splitTable} between two key-range tables, decided on the split keys themselves (the
+   * hash line of key ranges is a projection that cannot tell split keys sharing 8 bytes apart):
+   * each new range takes the replicas of the old range holding its first key. A new range may
+   * also cover several whole old ranges when they all have the same replicas: a merge of
+   * {@code io.partkit.strategy.range.RangeSplits}, as metadata-only as a split, since every key
+   * stays on the nodes it was on.
+   */
+  private static PartitionAssignment keyRangeSplitTable(PartitionAssignment current,
+      PartitionAssignment proposed, KeyRanges from, KeyRanges to, String change) {
+    List<List<NodeId>> rows = new ArrayList<>(to.partitionCount());
+    for (int q = 0; q < to.partitionCount(); q++) {
+      int first = from.partitionOfKey(to.lowerBound(q));
+      byte[] end = to.upperBound(q);
+      int last = from.partitionCount() - 1; // the last old range q overlaps
+      if (end != null) {
+        int r = from.partitionOfKey(end); // q ends before end: r overlaps q unless r starts at end
+        last = java.util.Arrays.equals(from.lowerBound(r), end) ? r - 1 : r;
+      }
+      for (int p = first + 1; p <= last; p++) {
+        if (!current.replicas(p).equals(current.replicas(first))) {
+          throw new IllegalStateException(change + "a merge of ranges on different replicas:"
+              + " new partition " + q + " spans old partitions " + first + " (on "
+              + current.replicas(first) + ") and " + p + " (on " + current.replicas(p)
+              + "); merge only ranges on the same replicas, or move one first");
+        }
+      }
+      rows.add(current.replicas(first));
     }
     return PartitionAssignment.of(proposed.strategy(), current.epoch() + 1,
         proposed.membershipVersion(), to, rows);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partkit.spi.HashSlots;
+import io.partkit.spi.KeyRanges;
 import io.partkit.spi.Member;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
@@ -53,6 +54,24 @@ class MetadataCodecTest {
     PartitionAssignment back = MetadataCodec.tableFromBytes(MetadataCodec.tableToBytes(t));
     assertThat(back).isEqualTo(t);
     assertThat(back.scheme()).isEqualTo(t.scheme());
+  }
+
+  @Test
+  void keyRangesTableWritesSplitKeysAsHex() {
+    PartitionAssignment t = PartitionAssignment.of("range", 4, 2,
+        KeyRanges.of(new byte[] {'g'}, new byte[] {'t', 0, (byte) 0xff}),
+        List.of(List.of(n("x")), List.of(n("y")), List.of(n("x"))));
+    String json = MetadataCodec.tableToJson(t);
+    assertThat(json).contains("\"scheme\":{\"kind\":\"key-ranges\",\"splits\":[\"67\","
+        + "\"7400ff\"],\"keyHash\":\"ORDERED_PREFIX\"}");
+    assertThat(MetadataCodec.tableFromJson(json)).isEqualTo(t);
+    assertThatThrownBy(() -> MetadataCodec.tableFromJson(json.replace("7400ff", "7g")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("table.scheme.splits[1]: expected a key as an even number");
+    assertThatThrownBy(() -> MetadataCodec.tableFromJson(json.replace("7400ff", "60")))
+        .hasMessageContaining("table.scheme.splits: key ranges: split keys must be strictly");
+    assertThatThrownBy(() -> MetadataCodec.tableFromJson(json.replace("ORDERED_PREFIX",
+        "MURMUR3_128"))).hasMessageContaining("key ranges route by ORDERED_PREFIX");
   }
 
   static Stream<Long> seeds() {
@@ -135,7 +154,8 @@ class MetadataCodecTest {
     assertThatThrownBy(() -> MetadataCodec.tableFromJson(good.replace("MURMUR3_128", "MD5")))
         .hasMessageStartingWith("table.scheme.keyHash: unknown key hash 'MD5'");
     assertThatThrownBy(() -> MetadataCodec.tableFromJson(good.replace("hash-slots", "ring")))
-        .hasMessage("table.scheme.kind: expected hash-slots or token-ranges: 'ring'");
+        .hasMessage(
+            "table.scheme.kind: expected hash-slots, token-ranges or key-ranges: 'ring'");
     assertThatThrownBy(
             () -> MetadataCodec.tableFromJson(good.replace("\"epoch\":1", "\"epoch\":\"1\"")))
         .hasMessage("table.epoch: expected an integer: \"1\"");

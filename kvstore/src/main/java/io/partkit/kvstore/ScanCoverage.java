@@ -2,6 +2,7 @@ package io.partkit.kvstore;
 
 import static java.util.Objects.requireNonNull;
 
+import io.partkit.spi.KeyRanges;
 import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.PartitionScheme;
 import java.util.List;
@@ -35,13 +36,32 @@ interface ScanCoverage {
   ScanCoverage DEFAULT = ordering(table -> orderedView(table.scheme()));
 
   /**
-   * The key-order view of a scheme, or null when its partitions are not key ranges (a hash
-   * scheme). The one place to wire a key-range scheme in: e.g. {@code scheme instanceof
-   * KeyRanges r ? (from, to) -> ...r's covering ranges... : null}.
+   * The key-order view of a scheme: {@link KeyRanges}' ranges, or null when the partitions are
+   * not key ranges (HashSlots, TokenRanges: every partition may hold any key of a range).
    */
   static OrderedKeyPartitions orderedView(PartitionScheme scheme) {
     requireNonNull(scheme, "scheme");
-    return null; // HashSlots and TokenRanges: every partition may hold any key range
+    return scheme instanceof KeyRanges ranges ? (from, to) -> covering(ranges, from, to) : null;
+  }
+
+  /**
+   * The ranges of {@code ranges} that hold keys of {@code [from, to)}, cut to it: from the
+   * partition of {@code from} to that of the last key below {@code to}.
+   */
+  static List<KeyRange> covering(KeyRanges ranges, byte[] from, byte[] to) {
+    List<KeyRange> out = new java.util.ArrayList<>();
+    int p = ranges.partitionOfKey(from);
+    byte[] start = from;
+    while (true) {
+      byte[] upper = ranges.upperBound(p);
+      if (upper == null || (to != null && java.util.Arrays.compareUnsigned(upper, to) >= 0)) {
+        out.add(new KeyRange(p, start, to));
+        return out;
+      }
+      out.add(new KeyRange(p, start, upper));
+      start = upper;
+      p++;
+    }
   }
 
   /**

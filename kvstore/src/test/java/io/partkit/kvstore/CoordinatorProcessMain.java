@@ -5,10 +5,16 @@ import io.partkit.coordinator.Coordinators;
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.MetadataStores;
 import io.partkit.coordinator.RebalancePlan;
+import io.partkit.spi.KeyRanges;
 import io.partkit.spi.Member;
+import io.partkit.spi.MembershipView;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.PartitionLoads;
+import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
+import io.partkit.spi.Partitioners;
+import io.partkit.strategy.range.RangeSplits;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -19,14 +25,16 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A coordinator as its own process, for tests that kill it: {@code --store <file> --partitions
  * <n> --members id=host:port,... [--max-concurrent k] [--pause-after STEP] [--replicas r]
- * [--failed id,...] [--request-timeout seconds] [--strategy fixed|tokenring] [--vnodes v]}:
- * {@code fixed} (the default) with n partitions and r replicas, or {@code tokenring} with v
- * vnodes per node (default 4), whose joins split ranges.
+ * [--failed id,...] [--request-timeout seconds] [--strategy fixed|tokenring|range] [--vnodes v]
+ * [--split-points k1,k2,...] [--split KEY]}: {@code fixed} (the default) with n partitions and
+ * r replicas, {@code tokenring} with v vnodes per node (default 4), whose joins split ranges, or
+ * {@code range} cut at the split points, whose range holding KEY is split there first.
  *
  * <p>It opens the embedded store persisted in the file (a coordinator that died left its pending
  * migrations there; building the coordinator resumes them), joins the members, rebalances,
@@ -77,8 +85,13 @@ public final class CoordinatorProcessMain {
             }
           }
         }).build();
+    Partitioner strategy = Partitioners.load().create(o.getOrDefault("--strategy", "fixed"),
+        strategyConfig(o));
+    if (o.containsKey("--split")) {
+      strategy = splitting(strategy, o.get("--split"));
+    }
     ClusterCoordinator coordinator = Coordinators.builder().store(store)
-        .strategy(o.getOrDefault("--strategy", "fixed"), strategyConfig(o))
+        .partitioner(strategy)
         .minClusterSize(1).heartbeatTimeout(Duration.ofHours(1)).migrationExecutor(executor)
         .maxConcurrentMigrations(k).build(); // resumes what a dead predecessor left pending
     for (Map.Entry<NodeId, String> e : members.entrySet()) {
@@ -126,12 +139,60 @@ public final class CoordinatorProcessMain {
 
   private static PartitionerConfig strategyConfig(Map<String, String> o) {
     int replicas = Integer.parseInt(o.getOrDefault("--replicas", "1"));
+    if (o.getOrDefault("--strategy", "fixed").equals("range")) {
+      return PartitionerConfig.of("split-points", o.get("--split-points"), "replicas", replicas);
+    }
     if (o.getOrDefault("--strategy", "fixed").equals("tokenring")) {
       return PartitionerConfig.of("vnodes", Integer.parseInt(o.getOrDefault("--vnodes", "4")),
           "replicas", replicas);
     }
     return PartitionerConfig.of("partitions", Integer.parseInt(o.get("--partitions")),
         "replicas", replicas);
+  }
+
+  /**
+   * {@code --split KEY} (strategy {@code range}): the range holding KEY is split there by
+   * {@link RangeSplits}, as if the store had measured it over the size threshold with KEY as
+   * its median, before the strategy places the table; once KEY starts a range, nothing more.
+   */
+  private static Partitioner splitting(Partitioner range, String key) {
+    byte[] at = key.getBytes(StandardCharsets.UTF_8);
+    RangeSplits splits = RangeSplits.of(1, Double.POSITIVE_INFINITY, 0);
+    return new Partitioner() {
+      @Override
+      public String name() {
+        return range.name();
+      }
+
+      @Override
+      public PartitionerConfig config() {
+        return range.config();
+      }
+
+      @Override
+      public int replicationFactor() {
+        return range.replicationFactor();
+      }
+
+      @Override
+      public PartitionAssignment place(MembershipView view,
+          Optional<PartitionAssignment> previous, int replicas) {
+        Optional<PartitionAssignment> base = previous;
+        if (previous.isPresent() && previous.get().scheme() instanceof KeyRanges ranges) {
+          PartitionAssignment t = previous.get();
+          double[] sizes = new double[t.partitionCount()];
+          java.util.Arrays.fill(sizes, 1); // at the threshold: neither split nor merged
+          List<byte[]> medians = new ArrayList<>(java.util.Collections.nCopies(sizes.length,
+              (byte[]) null));
+          int p = ranges.partitionOfKey(at);
+          sizes[p] = 2;
+          medians.set(p, at);
+          base = Optional.of(splits.plan(t, PartitionLoads.of(t.epoch(), sizes), medians)
+              .table());
+        }
+        return range.place(view, base, replicas);
+      }
+    };
   }
 
   /** Reconciles until no node holds a partition in transit (a bounded number of rounds). */

@@ -183,6 +183,16 @@ public final class PartitionerConfig {
       return raw.trim();
     }
 
+    /**
+     * A free-text option as given, trimmed; empty when absent. The caller parses it and reports
+     * a bad value with {@link #require}.
+     */
+    public Optional<String> text(String name) {
+      known.add(name);
+      String raw = values.get(name);
+      return raw == null ? Optional.empty() : Optional.of(raw.trim());
+    }
+
     /** Records a problem found by a check across options. */
     public void require(boolean condition, String problem) {
       if (!condition) {

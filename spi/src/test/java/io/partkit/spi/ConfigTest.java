@@ -46,6 +46,15 @@ class ConfigTest {
   }
 
   @Test
+  void freeTextIsTrimmedAndCountsAsKnown() {
+    PartitionerConfig.Reader r =
+        PartitionerConfig.of("split-points", " m,t ").reader("strategy 'x'");
+    assertThat(r.text("split-points")).hasValue("m,t");
+    assertThat(r.text("absent")).isEmpty();
+    r.validate(); // would throw if split-points were unknown
+  }
+
+  @Test
   void oddNameValueListsAreRejected() {
     assertThatThrownBy(() -> PartitionerConfig.of("partitions"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("odd count: 1");

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SchemesTest {
 
   /** Ranges must tile the whole hash line in order, each reporting the partition it maps to. */
-  private static void assertRangesTileTheLine(PartitionScheme scheme) {
+  static void assertRangesTileTheLine(PartitionScheme scheme) {
     List<long[]> ranges = new ArrayList<>();
     scheme.forEachRange((first, last, p) -> ranges.add(new long[] {first, last, p}));
     assertThat(ranges.get(0)[0]).isEqualTo(Long.MIN_VALUE);

@@ -7,9 +7,12 @@ import io.partkit.spi.MembershipView;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.PartitionScheme;
+import io.partkit.spi.hash.KeyHash;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -17,6 +20,17 @@ import java.util.TreeSet;
  * How much data a change from one assignment to another moves, computed exactly over the hash
  * line: the two schemes' ranges are merged, and each piece of key space is compared under both
  * tables. Works across strategies and partition counts.
+ *
+ * <p>A {@link io.partkit.spi.KeyRanges} table puts keys on the line in their own byte order
+ * ({@link KeyHash#ORDERED_PREFIX}), a hashing table by their hash: between one of each, a point
+ * of one line is not the same keys as that point of the other, so comparing range by range would
+ * be meaningless. A key's hash is independent of where it falls in byte order, so the figures are
+ * then the expectations that follow from each node's shares alone: a key keeps its primary with
+ * probability {@code sum(a_n * b_n)} over nodes {@code n}, where {@code a_n} and {@code b_n} are
+ * n's primary shares before and after, and a copy on {@code n} is new with probability
+ * {@code 1 - holdBefore_n}, weighted by {@code holdAfter_n} (for keys whose first 8 bytes are
+ * uniformly random, as every range share assumes). Two hashing schemes are compared on the line
+ * even when their hashes differ: partkit's two Murmur3 variants agree on most keys.
  *
  * <p>The optimum is the least any placement could move for the same membership change: the
  * share the joining nodes must take ({@code 1/(n+1)} for one equal node joining n) plus the share
@@ -83,6 +97,11 @@ public record Movement(double primaryMovedShare, double replicaMovedShare,
     Set<NodeId> left = new TreeSet<>(beforeIds);
     left.removeAll(afterIds);
 
+    if ((before.scheme().keyHash() == KeyHash.ORDERED_PREFIX)
+        != (after.scheme().keyHash() == KeyHash.ORDERED_PREFIX)) {
+      return independent(before, after, beforeMembers, afterMembers, beforeIds, afterIds, joined,
+          left);
+    }
     Ranges a = Ranges.of(before.scheme());
     Ranges b = Ranges.of(after.scheme());
     double primaryMoved = 0;
@@ -131,6 +150,68 @@ public record Movement(double primaryMovedShare, double replicaMovedShare,
     double optimal = weightShare(afterMembers, joined) + weightShare(beforeMembers, left);
     return new Movement(primaryMoved / line, replicaMoved / (line * rfAfter), churn / line,
         copiesToStaying / (line * rfAfter), Math.min(1.0, optimal), joined, left);
+  }
+
+  /** Movement between a range table and a hash table: see the class comment. */
+  private static Movement independent(PartitionAssignment before, PartitionAssignment after,
+      List<Member> beforeMembers, List<Member> afterMembers, Set<NodeId> beforeIds,
+      Set<NodeId> afterIds, Set<NodeId> joined, Set<NodeId> left) {
+    Map<NodeId, Double> primaryBefore = new HashMap<>();
+    Map<NodeId, Double> holdBefore = new HashMap<>();
+    shares(before, primaryBefore, holdBefore);
+    Map<NodeId, Double> primaryAfter = new HashMap<>();
+    Map<NodeId, Double> holdAfter = new HashMap<>();
+    shares(after, primaryAfter, holdAfter);
+    double kept = 0;
+    double oldFromStaying = 0; // share of keys whose old primary stayed
+    double newFromOld = 0; // share of keys whose new primary was there before
+    double keptAmongBoth = 0; // same primary, a node both before and after
+    for (Map.Entry<NodeId, Double> e : primaryBefore.entrySet()) {
+      double b = primaryAfter.getOrDefault(e.getKey(), 0.0);
+      kept += e.getValue() * b;
+      if (afterIds.contains(e.getKey())) {
+        oldFromStaying += e.getValue();
+        if (beforeIds.contains(e.getKey())) {
+          keptAmongBoth += e.getValue() * b;
+        }
+      }
+    }
+    for (Map.Entry<NodeId, Double> e : primaryAfter.entrySet()) {
+      if (beforeIds.contains(e.getKey())) {
+        newFromOld += e.getValue();
+      }
+    }
+    double newCopies = 0;
+    double newCopiesToStaying = 0;
+    for (Map.Entry<NodeId, Double> e : holdAfter.entrySet()) {
+      double fresh = e.getValue() * (1.0 - holdBefore.getOrDefault(e.getKey(), 0.0));
+      newCopies += fresh;
+      if (beforeIds.contains(e.getKey())) {
+        newCopiesToStaying += fresh;
+      }
+    }
+    int rfAfter = after.replicationFactor();
+    double optimal = weightShare(afterMembers, joined) + weightShare(beforeMembers, left);
+    return new Movement(clamp(1.0 - kept), clamp(newCopies / rfAfter),
+        clamp(oldFromStaying * newFromOld - keptAmongBoth), clamp(newCopiesToStaying / rfAfter),
+        Math.min(1.0, optimal), joined, left);
+  }
+
+  /** Each node's primary share and the share of keys it holds a copy of. */
+  private static void shares(PartitionAssignment t, Map<NodeId, Double> primary,
+      Map<NodeId, Double> hold) {
+    for (int p = 0; p < t.partitionCount(); p++) {
+      double share = t.scheme().share(p);
+      primary.merge(t.primary(p), share, Double::sum);
+      for (NodeId n : t.replicas(p)) {
+        hold.merge(n, share, Double::sum);
+      }
+    }
+  }
+
+  /** Rounding may leave a figure a hair outside [0, 1]. */
+  private static double clamp(double v) {
+    return Math.max(0.0, Math.min(1.0, v));
   }
 
   private static double weightShare(List<Member> members, Set<NodeId> subset) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.data.Offset.offset;
 
 import io.partkit.spi.HashSlots;
+import io.partkit.spi.KeyRanges;
 import io.partkit.spi.Member;
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.NodeId;
@@ -138,5 +139,60 @@ class StatisticsTest {
         MembershipView.of(Member.of("a"), Member.of("b")), slots("ac", "ba"),
         MembershipView.of(Member.of("a"), Member.of("b"), Member.weighted("c", 2)));
     assertThat(weighted.optimalShare()).isCloseTo(0.5, offset(1e-12));
+  }
+
+  private static byte[] key(String s) {
+    return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void rangeTablesAreComparedRangeByRange() {
+    PartitionAssignment two = table(KeyRanges.even(2), "ab", "ba");
+    // a metadata-only split of the upper half: both halves stay where they were
+    KeyRanges split = KeyRanges.even(2).withSplit(1, new byte[] {(byte) 0xc0});
+    Movement none = Movement.between(two, table(split, "ab", "ba", "ba"));
+    assertThat(none.primaryMovedShare()).isZero();
+    assertThat(none.replicaMovedShare()).isZero();
+    // then one half (a quarter of the line) moves to c, its backup staying
+    Movement half = Movement.between(two, table(split, "ab", "ba", "ca"));
+    assertThat(half.primaryMovedShare()).isCloseTo(0.25, offset(1e-12));
+    assertThat(half.replicaMovedShare()).isCloseTo(0.125, offset(1e-12));
+    assertThat(half.primaryMovedBetweenStayingShare()).isZero();
+    assertThat(half.joined()).containsExactly(NodeId.of("c"));
+    // with split keys that share 8 bytes, the partition between them is empty on the line
+    KeyRanges close = KeyRanges.of(key("prefix-1a"), key("prefix-1b"));
+    Movement shared = Movement.between(table(close, "a", "b", "a"), table(close, "a", "a", "a"));
+    assertThat(shared.primaryMovedShare()).isZero();
+  }
+
+  @Test
+  void rangeAgainstHashIsTheExpectationForIndependentPositions() {
+    // all of a's keys stay on a: nothing moves, whatever the schemes
+    Movement same = Movement.between(table(KeyRanges.even(3), "a", "a", "a"), slots("a", "a"));
+    assertThat(same.primaryMovedShare()).isZero();
+    // ranges a|b against slots a|b: half of a's range-half hashes into b's slot, and back
+    Movement halves = Movement.between(table(KeyRanges.even(2), "a", "b"), slots("a", "b"));
+    assertThat(halves.primaryMovedShare()).isCloseTo(0.5, offset(1e-12));
+    assertThat(halves.primaryMovedBetweenStayingShare()).isCloseTo(0.5, offset(1e-12));
+    // slots a|a|a|b to ranges c|b: keys on a (3/4) all move; b keeps 1/4 * 1/2 of its keys and
+    // sends the rest to c, which joined: no churn between nodes that stayed
+    Movement cross = Movement.between(slots("a", "a", "a", "b"),
+        table(KeyRanges.even(2), "c", "b"));
+    assertThat(cross.primaryMovedShare()).isCloseTo(1 - 0.125, offset(1e-12));
+    assertThat(cross.primaryMovedBetweenStayingShare()).isCloseTo(0, offset(1e-12));
+    assertThat(cross.joined()).containsExactly(NodeId.of("c"));
+    assertThat(cross.left()).containsExactly(NodeId.of("a"));
+    // replicas: a and b held every key before, so only c's copies are new: it holds half of
+    // the keys, a quarter of all copies
+    Movement copies = Movement.between(slots("ab", "ba"), table(KeyRanges.even(2), "ab", "bc"));
+    assertThat(copies.replicaMovedShare()).isCloseTo(0.5 * 1.0 / 2, offset(1e-12));
+  }
+
+  @Test
+  void placementStatisticsOfARangeTableUseTheLineShares() {
+    KeyRanges r = KeyRanges.even(4).withSplit(3, new byte[] {(byte) 0xe0});
+    PlacementStatistics s = PlacementStatistics.of(table(r, "a", "a", "b", "b", "c"));
+    assertThat(s.loads()).extracting(NodeLoad::primaryShare)
+        .containsExactly(0.5, 0.375, 0.125);
   }
 }

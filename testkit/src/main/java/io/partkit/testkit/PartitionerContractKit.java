@@ -395,6 +395,12 @@ public abstract class PartitionerContractKit {
       assertThat(a.primaryOf(key)).as("seed %d", seed).isEqualTo(a.primary(p));
       String s = "user-" + key;
       assertThat(a.primaryOf(s)).as("seed %d", seed).isEqualTo(a.primary(a.partitionOf(s)));
+      // raw bytes route by the scheme's own key function (the key's bytes for key ranges,
+      // its hash otherwise), the same way as the String they encode
+      byte[] bytes = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(a.partitionOf(bytes)).as("seed %d", seed)
+          .isEqualTo(a.scheme().partitionOfKey(bytes)).isEqualTo(a.partitionOf(s));
+      assertThat(a.primaryOf(bytes)).as("seed %d", seed).isEqualTo(a.primary(a.partitionOf(s)));
     }
   }
 

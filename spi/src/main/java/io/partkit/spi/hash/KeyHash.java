@@ -69,6 +69,36 @@ public enum KeyHash {
     private long normalize(long token) {
       return token == Long.MIN_VALUE ? Long.MAX_VALUE : token;
     }
+  },
+
+  /**
+   * Not a hash: an order-preserving projection of a key onto the signed 64-bit line, for
+   * {@link io.partkit.spi.KeyRanges}, whose partitions are ranges of the keys' byte order. The
+   * first 8 bytes of the key, big-endian, zero-padded on the right when the key is shorter, with
+   * the sign bit flipped, so that signed order of the result is unsigned lexicographic order of
+   * the keys ({@code a < b} implies {@code prefix(a) <= prefix(b)}). Keys that agree on their
+   * first 8 bytes (and keys that differ only by trailing zero bytes within them) project to the
+   * same point; the empty key projects to {@link Long#MIN_VALUE}. A long key's projection is its
+   * big-endian bytes, so {@code hashLong(k) == k ^ Long.MIN_VALUE}: negative longs sort after
+   * positive ones, as their bytes do.
+   */
+  ORDERED_PREFIX {
+    @Override
+    public long hash(byte[] key, int offset, int length) {
+      checkRange(key, offset, length);
+      long v = 0;
+      int n = Math.min(length, Long.BYTES);
+      for (int i = 0; i < n; i++) {
+        v = (v << 8) | (key[offset + i] & 0xFF);
+      }
+      v <<= 8 * (Long.BYTES - n); // zero padding: a prefix sorts before its extensions
+      return v ^ Long.MIN_VALUE;
+    }
+
+    @Override
+    public long hashLong(long key) {
+      return key ^ Long.MIN_VALUE;
+    }
   };
 
   /**

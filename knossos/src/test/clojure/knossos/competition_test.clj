@@ -179,3 +179,15 @@
                                                   {:process 0 :type :invoke :f :read :value nil}])]
     (is (= :unknown (:valid? a)))
     (is (string? (:cause a)))))
+
+(deftest the-readme-example
+  ;; README.md's "Swapping Knossos out of a Jepsen test" shows this call and these keys
+  (let [a (competition/analysis (model/cas-register 0)
+            [{:process 0 :type :invoke :f :write :value 0} {:process 0 :type :ok :f :write :value 0}
+             {:process 1 :type :invoke :f :read :value nil} {:process 1 :type :ok :f :read :value 3}])]
+    (is (false? (:valid? a)))
+    (is (= :wgl (:analyzer a)))
+    (is (= {:process 1, :type :ok, :f :read, :value 3, :index 3} (:op a)))
+    (is (= {:process 0, :type :ok, :f :write, :value 0, :index 1} (:previous-ok a)))
+    (is (seq (:final-paths a)))
+    (is (vector? (:configs a)))))

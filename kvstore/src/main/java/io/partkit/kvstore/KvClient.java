@@ -149,6 +149,8 @@ public interface KvClient extends AutoCloseable {
     ScanCoverage scanCoverage = ScanCoverage.DEFAULT;
     final java.util.Map<java.nio.ByteBuffer, KeySpreading.Spread> spread = KeySpreading.table();
     java.util.function.LongSupplier wallMillis = System::currentTimeMillis;
+    java.util.function.IntUnaryOperator subKeyChoice =
+        ways -> java.util.concurrent.ThreadLocalRandom.current().nextInt(ways);
 
     Builder() {}
 
@@ -192,6 +194,12 @@ public interface KvClient extends AutoCloseable {
     /** The wall clock of the stamps of spread writes (tests give a skewed one). */
     Builder wallClockForTest(java.util.function.LongSupplier millis) {
       this.wallMillis = requireNonNull(millis, "millis");
+      return this;
+    }
+
+    /** Which sub-key each spread write goes to, from the number of ways (tests: a fixed one). */
+    Builder subKeyChoiceForTest(java.util.function.IntUnaryOperator choice) {
+      this.subKeyChoice = requireNonNull(choice, "choice");
       return this;
     }
 

@@ -31,12 +31,15 @@ final class RoutingKvClient implements KvClient {
   private final AtomicReference<PartitionAssignment> table = new AtomicReference<>();
   private final NodeConnectionPool pool;
   private final KeySpreading spreading;
+  /** Which sub-key a spread write goes to, given the number of ways: random but in tests. */
+  private final java.util.function.IntUnaryOperator subKeyChoice;
   private final ScanCoverage scanCoverage;
   private volatile boolean closed;
 
   RoutingKvClient(KvClient.Builder b) {
     this.spreading = new KeySpreading(b.spread,
         java.util.concurrent.ThreadLocalRandom.current().nextLong(), b.wallMillis);
+    this.subKeyChoice = b.subKeyChoice;
     this.tables = b.tables;
     this.addresses = b.addresses;
     this.requestTimeout = b.requestTimeout;
@@ -124,12 +127,18 @@ final class RoutingKvClient implements KvClient {
     if (spread.order() == SpreadWrites.LINEARIZABLE) {
       newestSubKey(key, spread.ways()); // observes every stamp: ours is above them all
     }
+    int index = subKeyChoice.applyAsInt(spread.ways());
+    byte[] sub = KeySpreading.subKey(key, index);
+    byte[] current = read(sub);
+    KeySpreading.Stamped seen = KeySpreading.decode(key, index, current);
+    if (seen != null) {
+      spreading.observe(seen.stamp());
+    }
+    // Stamped after reading the sub-key: a write is ordered after whatever it found there, so
+    // only a write that lands on the sub-key meanwhile (concurrent with this one) supersedes it.
     KeySpreading.Stamped mine = new KeySpreading.Stamped(spreading.nextStamp(),
         spreading.writer(), value);
     byte[] encoded = spreading.encode(mine.stamp(), value);
-    int index = java.util.concurrent.ThreadLocalRandom.current().nextInt(spread.ways());
-    byte[] sub = KeySpreading.subKey(key, index);
-    byte[] current = read(sub);
     while (true) {
       KeySpreading.Stamped held = KeySpreading.decode(key, index, current);
       if (held != null) {

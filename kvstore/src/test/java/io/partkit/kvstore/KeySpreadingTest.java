@@ -148,9 +148,11 @@ class KeySpreadingTest {
     long hour = Duration.ofHours(1).toMillis();
     for (SpreadWrites order : SpreadWrites.values()) {
       byte[] key = b("hot-" + order);
-      try (KvClient ahead = client().spreadKey(key, 4, order)
+      // on different sub-keys: the later write cannot see the stamp it loses to
+      try (KvClient ahead = client().spreadKey(key, 4, order).subKeyChoiceForTest(ways -> 0)
               .wallClockForTest(() -> System.currentTimeMillis() + hour).build();
-          KvClient onTime = client().spreadKey(key, 4, order).build()) {
+          KvClient onTime = client().spreadKey(key, 4, order).subKeyChoiceForTest(ways -> 1)
+              .build()) {
         ahead.put(key, b("first"));
         onTime.put(key, b("second")); // starts after the first finished
         String read = new String(onTime.get(key), UTF_8);
@@ -163,6 +165,19 @@ class KeySpreadingTest {
           assertThat(read).as("linearizable: the later write wins").isEqualTo("second");
         }
       }
+    }
+  }
+
+  @Test
+  void aWriteToTheSubKeyAnotherClientAheadWroteIsStampedAfterItAndWins() {
+    long hour = Duration.ofHours(1).toMillis();
+    byte[] key = b("hot-same-sub-key");
+    try (KvClient ahead = client().spreadKey(key, 4).subKeyChoiceForTest(ways -> 2)
+            .wallClockForTest(() -> System.currentTimeMillis() + hour).build();
+        KvClient onTime = client().spreadKey(key, 4).subKeyChoiceForTest(ways -> 2).build()) {
+      ahead.put(key, b("first"));
+      onTime.put(key, b("second")); // reads sub-key 2 first: its stamp goes past the one there
+      assertThat(new String(ahead.get(key), UTF_8)).isEqualTo("second");
     }
   }
 }

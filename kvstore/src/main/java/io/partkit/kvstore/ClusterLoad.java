@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.PartitionLoads;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
@@ -108,5 +110,28 @@ public record ClusterLoad(PartitionAssignment table, List<NodeLoad> nodes) {
       loads[p] = nanos <= 0 ? 0 : Math.max(0, amount) * 1e9 / nanos;
     }
     return PartitionLoads.of(table.epoch(), loads);
+  }
+
+  /**
+   * Every partition's split key under {@link #table()}, as its primary reported it ({@link
+   * PartitionLoad#splitKey()}: the median key of its data), null where none is known (an empty
+   * partition, an older node). With {@code partitionLoads(LoadMeasure.KEYS)} this is what
+   * {@code RangeSplits.plan(table, sizes, splitKeys)} takes for a table over key ranges:
+   * <pre>{@code
+   * ClusterLoad load = client.load();
+   * RangeSplits.Plan plan = RangeSplits.of(maxKeys, Double.POSITIVE_INFINITY, maxKeys / 4)
+   *     .plan(load.table(), load.partitionLoads(LoadMeasure.KEYS), load.splitKeys());
+   * }</pre>
+   * (the kvstore does not depend on {@code strategy-range}: plain data is the meeting point).
+   *
+   * @return one entry per partition, in partition order, nulls included; unmodifiable
+   * @throws IllegalStateException as {@link #partition}
+   */
+  public List<byte[]> splitKeys() {
+    List<byte[]> keys = new ArrayList<>(table.partitionCount());
+    for (int p = 0; p < table.partitionCount(); p++) {
+      keys.add(partition(p).splitKey());
+    }
+    return Collections.unmodifiableList(keys);
   }
 }

@@ -10,9 +10,10 @@ import java.util.Optional;
 
 /**
  * One node's load view, as its {@code LOAD} answer carries it: what it measured of every
- * partition it serves ({@code OWNED}, or {@code MIGRATING_OUT} while a move has it fenced), and
- * its hottest keys. {@link KvClient#load()} reads it from every node of the table and turns it
- * into {@link io.partkit.spi.PartitionLoads} ({@link ClusterLoad}).
+ * partition it serves ({@code OWNED}, or {@code MIGRATING_OUT} while a move has it fenced) with
+ * the partition's median key ({@link PartitionLoad#splitKey()}), and its hottest keys.
+ * {@link KvClient#load()} reads it from every node of the table and turns it into {@link
+ * io.partkit.spi.PartitionLoads} ({@link ClusterLoad}).
  *
  * <p>Encoded and decoded here only (like the STATUS answer in {@code NodeStatus}), so the node
  * and its readers cannot drift apart.
@@ -86,6 +87,12 @@ public record NodeLoad(NodeId node, List<PartitionLoad> partitions, long hotKeyR
       w.i32(k.partition()).bytes(k.key()).i8(k.truncated() ? 1 : 0).i64(k.estimate())
           .i64(k.lowerBound()).i64(k.upperBound());
     }
+    // Added after everything else, so a reader that stops after the hot keys (an older one)
+    // still reads every field it knows: one split key per partition, in the same order.
+    w.i32(partitions.size());
+    for (PartitionLoad p : partitions) {
+      w.bytes(p.splitKey());
+    }
     return KvReply.ok(0, w.toBytes());
   }
 
@@ -120,6 +127,15 @@ public record NodeLoad(NodeId node, List<PartitionLoad> partitions, long hotKeyR
       }
       boolean truncated = r.i8() != 0;
       hot.add(new HotKey(partition, key, truncated, r.i64(), r.i64(), r.i64()));
+    }
+    if (!r.atEnd()) { // an older node ends here: its partitions have no split key
+      int k = count(r.i32(), "split keys");
+      if (k != n) {
+        throw new IOException("LOAD answer: " + k + " split keys for " + n + " partitions");
+      }
+      for (int i = 0; i < n; i++) {
+        partitions.set(i, partitions.get(i).withSplitKey(r.bytes()));
+      }
     }
     if (node == null) {
       throw new IOException("LOAD answer without the node's id");

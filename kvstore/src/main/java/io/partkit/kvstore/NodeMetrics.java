@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -228,12 +229,68 @@ final class NodeMetrics implements AutoCloseable {
       }
       loads.add(load);
     }
+    for (int i = 0; i < loads.size(); i++) {
+      PartitionLoad load = loads.get(i);
+      NodePartition part = parts.get(load.partition());
+      if (part != null && load.keys() > 0) {
+        loads.set(i, load.withSplitKey(medianKey(part)));
+      }
+    }
     loads.sort(Comparator.comparingInt(PartitionLoad::partition));
     if (!enabled) {
       return new NodeLoad(node, loads, 0, 0, List.of());
     }
     HotKeys.Report hot = hotKeys.report();
     return new NodeLoad(node, loads, hot.requests(), hot.maximumError(), hot.hottest());
+  }
+
+  /** Keys a median walk visits under one hold of a partition's lock (see {@link #medianKey}). */
+  static final int MEDIAN_CHUNK = 4096;
+
+  /**
+   * The partition's median key: the key at index {@code size / 2} of its sorted data, null if
+   * it holds none or stopped being served meanwhile.
+   *
+   * <p>A {@code TreeMap} keeps no subtree sizes, so the only way to the middle is to walk there:
+   * O(keys / 2) steps per partition, on every LOAD. That is the cost of an exact median with no
+   * extra state on the write path, and LOAD is an administrative request polled seconds apart.
+   * It is paid on every LOAD, not only when asked, because the partitions whose split key
+   * matters are exactly the large ones, and because asking would change LOAD's request. What
+   * must stay bounded is how long writes to the partition wait: the walk takes the partition's
+   * lock for {@value #MEDIAN_CHUNK} keys at a time and goes on after the last key it saw, so a
+   * write waits at most one chunk (a fraction of a millisecond). Writes between chunks may shift
+   * the middle by what they added: the key is a median of the data during the walk, which is
+   * all a split key needs (any key strictly inside the range cuts it; the median cuts it even).
+   */
+  byte[] medianKey(NodePartition part) {
+    long remaining; // keys still to pass before the median
+    synchronized (part) {
+      remaining = part.data.size() / 2;
+    }
+    byte[] last = null; // the last key passed: the next chunk starts after it
+    while (true) {
+      synchronized (part) {
+        if (!serving(part.state) || parts.get(part.id) != part) {
+          return null; // moved, demoted or renumbered by a split meanwhile: not this view's
+        }
+        NavigableMap<byte[], byte[]> rest = last == null ? part.data
+            : part.data.tailMap(last, false);
+        int steps = 0;
+        for (byte[] key : rest.keySet()) {
+          if (remaining == 0) {
+            return key;
+          }
+          remaining--;
+          last = key;
+          if (++steps == MEDIAN_CHUNK) {
+            break;
+          }
+        }
+        if (steps < MEDIAN_CHUNK) {
+          return last; // the data ended first (it shrank during the walk): its last key
+        }
+      }
+    }
   }
 
   private double keysServed() {

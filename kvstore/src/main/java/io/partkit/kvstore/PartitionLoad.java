@@ -2,6 +2,9 @@ package io.partkit.kvstore;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.Arrays;
+import java.util.HexFormat;
+
 /**
  * What one node measured of one partition it serves (see {@link NodeLoad}). The counts start
  * when the node first served the partition since it started or took the partition over: a
@@ -24,14 +27,39 @@ import static java.util.Objects.requireNonNull;
  *     request to the answer (log force and replication included)
  * @param latencyMaxNanos the longest of them within the last few minutes (Micrometer's decaying
  *     maximum)
+ * @param splitKey the median key of the partition's data on the node (the key at index
+ *     {@code keys / 2} in unsigned byte order), where a size-driven split would cut it in two
+ *     halves of equal key counts ({@code io.partkit.strategy.range.RangeSplits} takes it); null
+ *     when the partition holds no key, or the node is older and did not report one
  */
 public record PartitionLoad(int partition, PartitionState state, long epoch, long keys,
     long measuredNanos, long gets, long puts, long compareAndSets, long bytesIn, long bytesOut,
-    long latencyTotalNanos, long latencyMaxNanos) {
+    long latencyTotalNanos, long latencyMaxNanos, byte[] splitKey) {
 
   /** Canonical constructor. */
   public PartitionLoad {
     requireNonNull(state, "state");
+    splitKey = splitKey == null ? null : splitKey.clone();
+  }
+
+  /** The figures without a split key (none known). */
+  public PartitionLoad(int partition, PartitionState state, long epoch, long keys,
+      long measuredNanos, long gets, long puts, long compareAndSets, long bytesIn,
+      long bytesOut, long latencyTotalNanos, long latencyMaxNanos) {
+    this(partition, state, epoch, keys, measuredNanos, gets, puts, compareAndSets, bytesIn,
+        bytesOut, latencyTotalNanos, latencyMaxNanos, null);
+  }
+
+  /** A copy, so that the caller cannot change the view. */
+  @Override
+  public byte[] splitKey() {
+    return splitKey == null ? null : splitKey.clone();
+  }
+
+  /** These figures with {@code key} as the split key. */
+  PartitionLoad withSplitKey(byte[] key) {
+    return new PartitionLoad(partition, state, epoch, keys, measuredNanos, gets, puts,
+        compareAndSets, bytesIn, bytesOut, latencyTotalNanos, latencyMaxNanos, key);
   }
 
   /** Every request served: gets, puts and compare-and-sets. */
@@ -53,5 +81,33 @@ public record PartitionLoad(int partition, PartitionState state, long epoch, lon
   public double meanLatencyNanos() {
     long ops = ops();
     return ops == 0 ? 0 : (double) latencyTotalNanos / ops;
+  }
+
+  // equals, hashCode and toString by the split key's bytes: a record compares arrays by identity
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof PartitionLoad p && p.partition == partition && p.state == state
+        && p.epoch == epoch && p.keys == keys && p.measuredNanos == measuredNanos
+        && p.gets == gets && p.puts == puts && p.compareAndSets == compareAndSets
+        && p.bytesIn == bytesIn && p.bytesOut == bytesOut
+        && p.latencyTotalNanos == latencyTotalNanos && p.latencyMaxNanos == latencyMaxNanos
+        && Arrays.equals(p.splitKey, splitKey);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * (31 * Integer.hashCode(partition) + Long.hashCode(epoch) + Long.hashCode(keys)
+        + Long.hashCode(ops())) + Arrays.hashCode(splitKey);
+  }
+
+  @Override
+  public String toString() {
+    return "PartitionLoad{partition " + partition + ", " + state + ", epoch " + epoch + ", keys "
+        + keys + ", ops " + ops() + " (" + gets + " gets, " + puts + " puts, " + compareAndSets
+        + " cas) over " + measuredNanos + " ns, bytes in " + bytesIn + ", out " + bytesOut
+        + ", latency total " + latencyTotalNanos + " ns, max " + latencyMaxNanos
+        + " ns, split key " + (splitKey == null ? "none" : "0x"
+            + HexFormat.of().formatHex(splitKey)) + "}";
   }
 }

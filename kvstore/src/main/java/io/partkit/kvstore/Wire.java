@@ -57,7 +57,8 @@ import java.util.Arrays;
  *   STATUS    (nothing)
  *   LIST      (nothing)              every partition held or once held (ABSENT with epoch > 0)
  *   LOAD      (nothing)              the node's load view: per partition served, counts of
- *                                    requests, bytes, keys and latency, and its hottest keys
+ *                                    requests, bytes, keys and latency, its hottest keys, then
+ *                                    each partition's median key (a split key for key ranges)
  *                                    ({@link NodeLoad}, which encodes and decodes it)
  * response = int8 status, int64 epoch, bytes value (-1 = none), utf message (-1 = none)
  * bytes    = int32 length (-1 = null), the bytes

@@ -14,8 +14,9 @@
  *   <li>{@link io.partkit.kvstore.NodeLoad}: what a node measured per partition (Micrometer
  *       meters on the registry it is given) and its hot keys (a frequent-items sketch), read by
  *       {@link io.partkit.kvstore.KvClient#load()} and turned into {@code PartitionLoads} by
- *       {@link io.partkit.kvstore.ClusterLoad}; {@code KvClient.Builder.spreadKey} spreads a
- *       hot key's writes over sub-keys.
+ *       {@link io.partkit.kvstore.ClusterLoad}, with each partition's median key as its split
+ *       key ({@code ClusterLoad.splitKeys}, what {@code RangeSplits} takes); {@code
+ *       KvClient.Builder.spreadKey} spreads a hot key's writes over sub-keys.
  * </ul>
  *
  * <p>It is the system the migration protocol, the tests and the Jepsen-style harness run

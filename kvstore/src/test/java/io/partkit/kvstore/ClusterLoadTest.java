@@ -56,6 +56,23 @@ class ClusterLoadTest {
   }
 
   @Test
+  void splitKeysAreThePrimariesOnePerPartitionNullWhereUnknown() {
+    byte[] m = {'m'};
+    ClusterLoad load = new ClusterLoad(table(5), List.of(
+        node(A, load(0, 5, 1, 0, 0, 9).withSplitKey(m), load(2, 5, 1, 0, 0, 0)),
+        // b reports a split key for partition 0, which the table gives to a: not b's
+        node(B, load(1, 5, 1, 0, 0, 1).withSplitKey(new byte[] {'b'}),
+            load(0, 4, 1, 0, 0, 3).withSplitKey(new byte[] {'z'}))));
+    List<byte[]> keys = load.splitKeys();
+    assertThat(keys).hasSize(4);
+    assertThat(keys.get(0)).isEqualTo(m);
+    assertThat(keys.get(1)).isEqualTo(new byte[] {'b'});
+    assertThat(keys.get(2)).as("an empty partition has none").isNull();
+    assertThat(keys.get(3)).as("not in b's view: none known").isNull();
+    assertThatThrownBy(() -> keys.set(0, m)).isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
   void theRateBetweenTwoReadingsCountsOnlyWhatWasServedInBetween() {
     ClusterLoad before = new ClusterLoad(table(5), List.of(
         node(A, load(0, 5, 100, 100_000, 0, 1)), node(B, load(1, 5, 100, 10, 0, 1))));

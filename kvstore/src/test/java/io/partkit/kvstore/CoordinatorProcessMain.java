@@ -32,9 +32,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A coordinator as its own process, for tests that kill it: {@code --store <file> --partitions
  * <n> --members id=host:port,... [--max-concurrent k] [--pause-after STEP] [--replicas r]
  * [--failed id,...] [--request-timeout seconds] [--strategy fixed|tokenring|range] [--vnodes v]
- * [--split-points k1,k2,...] [--split KEY]}: {@code fixed} (the default) with n partitions and
- * r replicas, {@code tokenring} with v vnodes per node (default 4), whose joins split ranges, or
- * {@code range} cut at the split points, whose range holding KEY is split there first.
+ * [--split-points k1,k2,...] [--split KEY] [--split-size N]}: {@code fixed} (the default) with
+ * n partitions and r replicas, {@code tokenring} with v vnodes per node (default 4), whose joins
+ * split ranges, or {@code range} cut at the split points, whose range holding KEY is split
+ * there first; with {@code --split-size}, the ranges the nodes measure above N keys are split
+ * at the median key they report (see {@link #measuredSplits}), and {@code PLAN <splits>
+ * <split keys of the planned table>} is printed.
  *
  * <p>It opens the embedded store persisted in the file (a coordinator that died left its pending
  * migrations there; building the coordinator resumes them), joins the members, rebalances,
@@ -89,6 +92,10 @@ public final class CoordinatorProcessMain {
         strategyConfig(o));
     if (o.containsKey("--split")) {
       strategy = splitting(strategy, o.get("--split"));
+    }
+    if (o.containsKey("--split-size")) {
+      strategy = measuredSplits(strategy, Double.parseDouble(o.get("--split-size")),
+          addresses::get);
     }
     ClusterCoordinator coordinator = Coordinators.builder().store(store)
         .partitioner(strategy)
@@ -189,6 +196,60 @@ public final class CoordinatorProcessMain {
           medians.set(p, at);
           base = Optional.of(splits.plan(t, PartitionLoads.of(t.epoch(), sizes), medians)
               .table());
+        }
+        return range.place(view, base, replicas);
+      }
+    };
+  }
+
+  /**
+   * {@code --split-size N} (strategy {@code range}): the loop from measured sizes to a split, as
+   * a deployment runs it. Before the strategy places the table, the nodes' load view is read
+   * under the previous table ({@link KvClient#load()}), and {@link RangeSplits} plans from the
+   * keys each range holds and the median key its primary reports ({@link
+   * ClusterLoad#splitKeys()}): a range above N keys is cut at its median, both halves on its
+   * replicas; the strategy's placement may then move a half. No merges (merge size 0).
+   */
+  private static Partitioner measuredSplits(Partitioner range, double splitSize,
+      java.util.function.Function<NodeId, String> addresses) {
+    RangeSplits splits = RangeSplits.of(splitSize, Double.POSITIVE_INFINITY, 0);
+    return new Partitioner() {
+      @Override
+      public String name() {
+        return range.name();
+      }
+
+      @Override
+      public PartitionerConfig config() {
+        return range.config();
+      }
+
+      @Override
+      public int replicationFactor() {
+        return range.replicationFactor();
+      }
+
+      @Override
+      public PartitionAssignment place(MembershipView view,
+          Optional<PartitionAssignment> previous, int replicas) {
+        Optional<PartitionAssignment> base = previous;
+        if (previous.isPresent() && previous.get().scheme() instanceof KeyRanges) {
+          PartitionAssignment t = previous.get();
+          ClusterLoad load;
+          try (KvClient client = KvClient.builder().tables(() -> t).addresses(addresses)
+              .build()) {
+            load = client.load();
+          }
+          RangeSplits.Plan plan = splits.plan(t, load.partitionLoads(LoadMeasure.KEYS),
+              load.splitKeys());
+          List<String> keys = new ArrayList<>();
+          KeyRanges planned = (KeyRanges) plan.table().scheme();
+          for (int p = 1; p < plan.table().partitionCount(); p++) {
+            keys.add(new String(planned.lowerBound(p), StandardCharsets.UTF_8));
+          }
+          System.out.println("PLAN " + plan.splits() + " " + String.join(",", keys));
+          System.out.flush();
+          base = Optional.of(plan.table());
         }
         return range.place(view, base, replicas);
       }

@@ -154,10 +154,58 @@ class NodeMetricsTest {
   }
 
   @Test
+  void eachPartitionReportsItsMedianKeyAsItsSplitKey() throws IOException {
+    try (KvNode node = KvNode.start(NodeId.of("n1"), dir, 0, new SimpleMeterRegistry());
+        TcpNodeClient c = (TcpNodeClient) KvNodeClient.connect(node.hostAndPort(), TIMEOUT)) {
+      c.admin(Wire.ASSIGN, 0, 1);
+      c.admin(Wire.ASSIGN, 1, 1);
+      c.admin(Wire.ASSIGN, 2, 1);
+      c.admin(Wire.ASSIGN, 3, 1);
+      for (int i = 8; i >= 0; i--) { // written out of order: the median is by key order
+        c.put(0, 1, b("k" + i), b("v"));
+      }
+      c.put(2, 1, b("only"), b("v"));
+      // more keys than one locked chunk of the walk: it must go on where the chunk stopped
+      int many = 2 * NodeMetrics.MEDIAN_CHUNK + 7;
+      for (int i = 0; i < many; i++) {
+        c.put(3, 1, b(String.format(java.util.Locale.ROOT, "m%06d", i)), b("v"));
+      }
+      for (NodeLoad view : java.util.List.of(c.load(), node.load())) {
+        assertThat(view.partition(0).orElseThrow().splitKey()).as("index 9 / 2 of k0..k8")
+            .isEqualTo(b("k4"));
+        assertThat(view.partition(1).orElseThrow().splitKey()).as("no key, no split key")
+            .isNull();
+        assertThat(view.partition(2).orElseThrow().splitKey()).isEqualTo(b("only"));
+        assertThat(view.partition(3).orElseThrow().splitKey())
+            .isEqualTo(b(String.format(java.util.Locale.ROOT, "m%06d", many / 2)));
+      }
+      // the split key is a copy: changing it changes no view
+      PartitionLoad p0 = c.load().partition(0).orElseThrow();
+      p0.splitKey()[0] = 'x';
+      assertThat(p0.splitKey()).isEqualTo(b("k4"));
+    }
+  }
+
+  @Test
+  void anAnswerWithoutSplitKeysFromAnOlderNodeStillReads() throws IOException {
+    NodeLoad view = new NodeLoad(NodeId.of("n1"), java.util.List.of(new PartitionLoad(3,
+        PartitionState.OWNED, 2, 10, 5, 1, 2, 3, 4, 5, 6, 7, b("k5"))), 9, 1, java.util.List.of());
+    byte[] body = view.reply().value();
+    // an older node's answer ends after the hot keys: without int32 1, int32 2, "k5"
+    byte[] old = java.util.Arrays.copyOf(body, body.length - 4 - 4 - 2);
+    NodeLoad read = NodeLoad.of(KvReply.ok(0, old));
+    assertThat(read.partition(3).orElseThrow().splitKey()).isNull();
+    assertThat(read.partition(3).orElseThrow().keys()).isEqualTo(10);
+    assertThat(read.partition(3).orElseThrow()).isEqualTo(new PartitionLoad(3,
+        PartitionState.OWNED, 2, 10, 5, 1, 2, 3, 4, 5, 6, 7));
+    assertThat(NodeLoad.of(KvReply.ok(0, body))).isEqualTo(view);
+  }
+
+  @Test
   void aLoadAnswerCutShortIsAnIoErrorNotAGarbledView() {
     NodeLoad view = new NodeLoad(NodeId.of("n1"), java.util.List.of(new PartitionLoad(3,
-        PartitionState.OWNED, 2, 10, 5, 1, 2, 3, 4, 5, 6, 7)), 9, 1, java.util.List.of(
-        new HotKey(3, b("k"), false, 8, 7, 9)));
+        PartitionState.OWNED, 2, 10, 5, 1, 2, 3, 4, 5, 6, 7, b("k5"))), 9, 1,
+        java.util.List.of(new HotKey(3, b("k"), false, 8, 7, 9)));
     KvReply reply = view.reply();
     assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> NodeLoad.of(reply)))
         .isNull();

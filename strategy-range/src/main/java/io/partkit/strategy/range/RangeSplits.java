@@ -153,7 +153,8 @@ public final class RangeSplits {
       double size = sizes.load(p);
       double load = loads.load(p);
       int q = p + 1;
-      while (q < count && table.replicas(q).equals(table.replicas(p))
+      // mergeSize 0 turns merging off, empty neighbours included (0 + 0 <= 0 would merge them)
+      while (mergeSize > 0 && q < count && table.replicas(q).equals(table.replicas(p))
           && !over(sizes.load(q), loads.load(q))
           && size + sizes.load(q) <= mergeSize && load + loads.load(q) <= splitLoad / 2) {
         size += sizes.load(q);

@@ -104,6 +104,16 @@ class RangeSplitsTest {
   }
 
   @Test
+  void mergeSizeZeroMergesNothingNotEvenEmptyNeighbours() {
+    PartitionAssignment t = table(3, List.of("f", "m"), "a", "a", "a");
+    RangeSplits.Plan plan = RangeSplits.of(100, INF, 0)
+        .plan(t, figures(3, 0, 0, 0), keys(null, null, null));
+    assertThat(plan.changed()).isFalse();
+    assertThat(plan.merges()).isZero();
+    assertThat(plan.table().partitionCount()).isEqualTo(3);
+  }
+
+  @Test
   void badInputIsRejectedSayingWhatWasExpected() {
     PartitionAssignment t = table(3, List.of("m"), "a", "b");
     RangeSplits r = RangeSplits.of(10, 10, 1);

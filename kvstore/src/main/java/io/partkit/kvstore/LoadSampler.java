@@ -38,8 +38,10 @@ public interface LoadSampler {
    *
    * @return the loads just computed, tied to the epoch of the client's table
    * @throws KvException if a node could not be reached; the last good sample stays in force
-   * @throws IllegalStateException if the client's table is out of date ({@link
-   *     ClusterLoad#partition}); give the client the newer table ({@link KvClient#offer})
+   * @throws IllegalStateException if a node holds a partition under a newer epoch than the
+   *     client's table ({@link ClusterLoad#partition}); give the client the newer table ({@link
+   *     KvClient#offer}). A sample under an older table is tied to that table's epoch, so
+   *     {@link #loads} never answers it for a newer one
    */
   PartitionLoads sample();
 

@@ -125,7 +125,7 @@ class ProcessClusterLoadAwareTest {
     Map<String, String> acked = new LinkedHashMap<>();
 
     sampler.sample(); // the base of the rate
-    drive(random, weights, keys, acked, "a");
+    double[] requestsA = drive(random, weights, keys, acked, "a");
     PartitionLoads measuredBefore = sampler.sample();
     assertThat(measuredBefore.describes(initial)).as(seed).isTrue();
     Map<NodeId, Double> before = perNode(initial, measuredBefore);
@@ -192,7 +192,7 @@ class ProcessClusterLoadAwareTest {
     // Fresh traffic, measured under the new table, is balanced.
     client.offer(moved);
     sampler.sample();
-    drive(random, weights, keys, acked, "b");
+    double[] requestsB = drive(random, weights, keys, acked, "b");
     PartitionLoads measuredAfter = sampler.sample();
     assertThat(measuredAfter.describes(moved)).as(seed).isTrue();
     Map<NodeId, Double> after = perNode(moved, measuredAfter);
@@ -200,6 +200,16 @@ class ProcessClusterLoadAwareTest {
     System.out.printf("measured max/mean (%s): %.3f %s -> %.3f %s; the plan predicted %.3f%n",
         seed, beforeMaxOverMean, rounded(before), afterMaxOverMean, rounded(after),
         planned.after().orElseThrow().maxOverMean());
+    double sentBefore = maxOverMean(perNode(initial, PartitionLoads.of(0, requestsA)));
+    double sentAfter = maxOverMean(perNode(moved, PartitionLoads.of(0, requestsB)));
+    System.out.printf("requests sent, max/mean (%s): round a %.3f under the old table and %.3f"
+        + " under the new one; round b %.3f under the new one%n", seed, sentBefore,
+        maxOverMean(perNode(moved, PartitionLoads.of(0, requestsA))), sentAfter);
+    // The nodes' view measures what was sent: rates over slightly different windows per node.
+    assertThat(beforeMaxOverMean).as("%s: measured against sent, before", seed)
+        .isCloseTo(sentBefore, within(0.05));
+    assertThat(afterMaxOverMean).as("%s: measured against sent, after", seed)
+        .isCloseTo(sentAfter, within(0.05));
     assertThat(afterMaxOverMean).as("%s: measured max/mean after, %s", seed, after)
         .isLessThan(beforeMaxOverMean).isLessThanOrEqualTo(THRESHOLD)
         .isCloseTo(planned.after().orElseThrow().maxOverMean(), within(0.15));
@@ -283,8 +293,9 @@ class ProcessClusterLoadAwareTest {
   }
 
   /** Drives REQUESTS gets and puts, partition drawn by weight; remembers acknowledged puts. */
-  private void drive(SplittableRandom random, double[] weights, List<List<String>> keys,
+  private double[] drive(SplittableRandom random, double[] weights, List<List<String>> keys,
       Map<String, String> acked, String round) {
+    double[] requests = new double[PARTITIONS];
     double total = 0;
     for (double w : weights) {
       total += w;
@@ -296,6 +307,7 @@ class ProcessClusterLoadAwareTest {
         x -= weights[p];
         p++;
       }
+      requests[p]++;
       List<String> inP = keys.get(p);
       String key = inP.get(random.nextInt(inP.size()));
       if (random.nextBoolean()) {
@@ -309,6 +321,7 @@ class ProcessClusterLoadAwareTest {
             .isEqualTo(expected);
       }
     }
+    return requests;
   }
 
   /**

@@ -461,7 +461,19 @@ final class TcpKvNode implements KvNode {
     if (key == null) {
       return KvReply.of(Status.ERROR, 0, "key must not be null");
     }
-    byte[] value;
+    return read(part, epoch, "read", p -> p.data.get(key), KvReply::ok);
+  }
+
+  /**
+   * A read served as the protocol serves GET and SCAN: only by the owner at the request's epoch
+   * or later, with its backups levelled first, {@code take} under the partition's lock (one
+   * moment of the partition), answered once what it saw is durable (never a value a crash could
+   * still take back) and the backups confirmed the epoch.
+   */
+  private <T> KvReply read(NodePartition part, long epoch, String step,
+      java.util.function.Function<NodePartition, T> take,
+      java.util.function.BiFunction<Long, T, KvReply> answer) throws IOException {
+    T taken;
     long seq;
     long owned;
     List<String> backups;
@@ -470,14 +482,14 @@ final class TcpKvNode implements KvNode {
       if (no != null) {
         return no;
       }
-      value = part.data.get(key);
+      taken = take.apply(part);
       owned = part.epoch;
       backups = part.backups;
       seq = log.lastAppended();
     }
-    log.awaitDurable(seq); // never expose a value that a crash could still take back
-    KvReply unconfirmed = replication.confirmWithBackups(part.id, owned, backups, "read");
-    return unconfirmed != null ? unconfirmed : KvReply.ok(owned, value);
+    log.awaitDurable(seq);
+    KvReply unconfirmed = replication.confirmWithBackups(part.id, owned, backups, step);
+    return unconfirmed != null ? unconfirmed : answer.apply(owned, taken);
   }
 
   private KvReply write(NodePartition part, long epoch, byte[] key, boolean cas, byte[] expected,
@@ -559,23 +571,8 @@ final class TcpKvNode implements KvNode {
     if (problem != null) {
       return KvReply.of(Status.ERROR, 0, "node " + id + ": " + problem);
     }
-    ScanPage page;
-    long seq;
-    long owned;
-    List<String> backups;
-    synchronized (part) {
-      KvReply no = notServed(part, epoch);
-      if (no != null) {
-        return no;
-      }
-      page = ScanPage.take(part.data, q);
-      owned = part.epoch;
-      backups = part.backups;
-      seq = log.lastAppended();
-    }
-    log.awaitDurable(seq); // as a get: never expose a value that a crash could still take back
-    KvReply unconfirmed = replication.confirmWithBackups(part.id, owned, backups, "scan");
-    return unconfirmed != null ? unconfirmed : page.reply(owned);
+    return read(part, epoch, "scan", p -> ScanPage.take(p.data, q),
+        (owned, page) -> page.reply(owned));
   }
 
   static InetSocketAddress parseAddress(String hostAndPort) {

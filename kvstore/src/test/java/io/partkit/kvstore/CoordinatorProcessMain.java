@@ -165,41 +165,17 @@ public final class CoordinatorProcessMain {
   private static Partitioner splitting(Partitioner range, String key) {
     byte[] at = key.getBytes(StandardCharsets.UTF_8);
     RangeSplits splits = RangeSplits.of(1, Double.POSITIVE_INFINITY, 0);
-    return new Partitioner() {
-      @Override
-      public String name() {
-        return range.name();
-      }
-
-      @Override
-      public PartitionerConfig config() {
-        return range.config();
-      }
-
-      @Override
-      public int replicationFactor() {
-        return range.replicationFactor();
-      }
-
-      @Override
-      public PartitionAssignment place(MembershipView view,
-          Optional<PartitionAssignment> previous, int replicas) {
-        Optional<PartitionAssignment> base = previous;
-        if (previous.isPresent() && previous.get().scheme() instanceof KeyRanges ranges) {
-          PartitionAssignment t = previous.get();
-          double[] sizes = new double[t.partitionCount()];
-          java.util.Arrays.fill(sizes, 1); // at the threshold: neither split nor merged
-          List<byte[]> medians = new ArrayList<>(java.util.Collections.nCopies(sizes.length,
-              (byte[]) null));
-          int p = ranges.partitionOfKey(at);
-          sizes[p] = 2;
-          medians.set(p, at);
-          base = Optional.of(splits.plan(t, PartitionLoads.of(t.epoch(), sizes), medians)
-              .table());
-        }
-        return range.place(view, base, replicas);
-      }
-    };
+    return splitBeforePlacing(range, t -> {
+      KeyRanges ranges = (KeyRanges) t.scheme();
+      double[] sizes = new double[t.partitionCount()];
+      java.util.Arrays.fill(sizes, 1); // at the threshold: neither split nor merged
+      List<byte[]> medians = new ArrayList<>(java.util.Collections.nCopies(sizes.length,
+          (byte[]) null));
+      int p = ranges.partitionOfKey(at);
+      sizes[p] = 2;
+      medians.set(p, at);
+      return splits.plan(t, PartitionLoads.of(t.epoch(), sizes), medians).table();
+    });
   }
 
   /**
@@ -213,6 +189,31 @@ public final class CoordinatorProcessMain {
   private static Partitioner measuredSplits(Partitioner range, double splitSize,
       java.util.function.Function<NodeId, String> addresses) {
     RangeSplits splits = RangeSplits.of(splitSize, Double.POSITIVE_INFINITY, 0);
+    return splitBeforePlacing(range, t -> {
+      ClusterLoad load;
+      try (KvClient client = KvClient.builder().tables(() -> t).addresses(addresses).build()) {
+        load = client.load();
+      }
+      RangeSplits.Plan plan = splits.plan(t, load.partitionLoads(LoadMeasure.KEYS),
+          load.splitKeys());
+      List<String> keys = new ArrayList<>();
+      KeyRanges planned = (KeyRanges) plan.table().scheme();
+      for (int p = 1; p < plan.table().partitionCount(); p++) {
+        keys.add(new String(planned.lowerBound(p), StandardCharsets.UTF_8));
+      }
+      System.out.println("PLAN " + plan.splits() + " " + String.join(",", keys));
+      System.out.flush();
+      return plan.table();
+    });
+  }
+
+  /**
+   * {@code range} whose placement starts from {@code split} applied to the previous table when
+   * that table is over key ranges: the split is committed with the placement (the coordinator
+   * commits a scheme change as metadata first, then migrates).
+   */
+  private static Partitioner splitBeforePlacing(Partitioner range,
+      java.util.function.UnaryOperator<PartitionAssignment> split) {
     return new Partitioner() {
       @Override
       public String name() {
@@ -234,22 +235,7 @@ public final class CoordinatorProcessMain {
           Optional<PartitionAssignment> previous, int replicas) {
         Optional<PartitionAssignment> base = previous;
         if (previous.isPresent() && previous.get().scheme() instanceof KeyRanges) {
-          PartitionAssignment t = previous.get();
-          ClusterLoad load;
-          try (KvClient client = KvClient.builder().tables(() -> t).addresses(addresses)
-              .build()) {
-            load = client.load();
-          }
-          RangeSplits.Plan plan = splits.plan(t, load.partitionLoads(LoadMeasure.KEYS),
-              load.splitKeys());
-          List<String> keys = new ArrayList<>();
-          KeyRanges planned = (KeyRanges) plan.table().scheme();
-          for (int p = 1; p < plan.table().partitionCount(); p++) {
-            keys.add(new String(planned.lowerBound(p), StandardCharsets.UTF_8));
-          }
-          System.out.println("PLAN " + plan.splits() + " " + String.join(",", keys));
-          System.out.flush();
-          base = Optional.of(plan.table());
+          base = Optional.of(split.apply(previous.get()));
         }
         return range.place(view, base, replicas);
       }

@@ -365,7 +365,7 @@ func main() {
 		}
 		w, r := *warmup, *rounds
 		if hs[start].corpus == "scale" { // large histories: fewer rounds, as CompareTiming
-			w, r = min(w, scaleRounds), min(r, scaleRounds)
+			w, r = min(w, scaleWarmup), min(r, scaleRounds)
 		}
 		for round := 0; round < w+r; round++ {
 			for i := start; i < end; i++ {
@@ -404,10 +404,13 @@ func main() {
 	}
 }
 
-// scaleRounds caps the warm-up and the measured rounds of the larger histories (CompareTiming's
-// SCALE_ROUNDS): ten warm-up rounds let the JVM's JIT settle on them, as the hundred of the small
-// corpus do, and cost Porcupine about half a minute.
-const scaleRounds = 10
+// scaleWarmup and scaleRounds cap the warm-up and the measured rounds of the larger histories
+// (CompareTiming's SCALE_WARMUP and SCALE_ROUNDS): the JVM's JIT reaches its plateau on them after
+// about 25 rounds on 2 cores, so both sides warm up for 40, which costs Porcupine about a minute.
+const (
+	scaleWarmup = 40
+	scaleRounds = 10
+)
 
 func min(a, b int) int {
 	if a < b {

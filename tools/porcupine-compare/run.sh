@@ -2,7 +2,9 @@
 # Runs partkit (A) and Porcupine (B) alternately, A/B/A/B, per corpus, from the repository root.
 # Needs: ./mvnw -q -B -o -pl verification test-compile, /tmp/cp.txt (dependency:build-classpath),
 # the exported JSON in $H (ExportHistories) and the driver built as $PC.
-# Warm passes: every corpus warmed up, then timed (PASSES of them, default 2). Cold runs (COLD of
+# Warm passes: every corpus warmed up until the JIT has settled (CompareTiming prints each
+# corpus' round times as a comment line: the measured rounds must be on the plateau), then timed
+# (PASSES of them, default 2). Cold runs (COLD of
 # them per history, default 3): each scale history alone, first check, in a fresh JVM and a fresh
 # Go process, alternately.
 set -e
@@ -16,9 +18,9 @@ mkdir -p "$OUT"
 for pass in $(seq 1 "$PASSES"); do
   for corpus in small etcd scale; do
     case $corpus in
-      small) w=100; r=30; src="-small $H/small.json" ;;
-      etcd)  w=10;  r=20; src="-etcd data/histories/porcupine" ;;
-      scale) w=10;  r=10; src="-scale $H/scale.json" ;;
+      small) w=300; r=30; src="-small $H/small.json" ;;
+      etcd)  w=300; r=30; src="-etcd data/histories/porcupine" ;;
+      scale) w=40;  r=10; src="-scale $H/scale.json" ;;
     esac
     echo "pass $pass $corpus partkit  $(uptime)"
     java -cp "$CP" io.partkit.verification.bench.CompareTiming $corpus $w $r > "$OUT/partkit-$corpus-$pass.tsv"

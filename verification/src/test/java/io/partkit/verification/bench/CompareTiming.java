@@ -16,14 +16,17 @@ import java.util.Locale;
  * partkit's side of the comparison with Porcupine ({@code tools/porcupine-compare}): the same
  * histories, the same methodology, per-history TSV in the Go driver's columns plus partkit's
  * verdict time. Corpora: {@code small} ({@link SmallCorpus}, as {@link SmallCorpusTiming}: warm-up,
- * then measured rounds over all files), {@code scale} ({@link ExportHistories#scale()}: 2 warm-up
- * and at most 5 measured rounds) and {@code etcd} (the 102 Jepsen etcd logs of
- * {@code data/histories/porcupine} with their verdicts in its EXPECTED.tsv, in the same loop; its
- * kv files are left out, the driver does not model them).
+ * then measured rounds over all files), {@code scale} ({@link ExportHistories#scale()}: at most
+ * {@link #SCALE_WARMUP} warm-up and {@link #SCALE_ROUNDS} measured rounds) and {@code etcd} (the
+ * 102 Jepsen etcd logs of {@code data/histories/porcupine} with their verdicts in its
+ * EXPECTED.tsv, in the same loop; its kv files are left out, the driver does not model them).
+ * A comment line per corpus gives its rounds' times, warm-up included, so that one can see the
+ * measured rounds are on the JIT's plateau: on 2 cores the etcd corpus reaches it after about
+ * 200 rounds (1.2 s), the small one after about 125; 300 warm-up rounds are the default for both.
  *
  * <p>Run from the repository root:
  * {@code java -cp verification/target/test-classes:verification/target/classes:$(cat /tmp/cp.txt)
- * io.partkit.verification.bench.CompareTiming small,scale,etcd [warmup=100] [rounds=30] [name]}.
+ * io.partkit.verification.bench.CompareTiming small,scale,etcd [warmup=300] [rounds=30] [name]}.
  * With a {@code name}, only the history of that name is timed: {@code scale 0 1 NAME} in a fresh
  * JVM is a cold check, the first one a {@code partkit check} or a new Jepsen JVM makes.
  */
@@ -31,33 +34,39 @@ public final class CompareTiming {
   private CompareTiming() {}
 
   /**
-   * Caps the warm-up and the measured rounds of the larger histories (the Go driver's
-   * {@code scaleRounds}). Two warm-up rounds, as before, timed the JIT's warm-up rather than the
-   * checker: how far it had got depended on how long the histories ahead took. Ten let it settle,
-   * as the hundred of the small corpus do; cold checks are timed apart, one JVM each.
+   * Caps the warm-up of the larger histories (the Go driver's {@code scaleWarmup}). The rounds
+   * must reach the plateau the JIT settles on, and on 2 cores that takes seconds of compiling, not
+   * a number of rounds: the five larger histories took 265-446 ms a round in rounds 0-9 and about
+   * 105 ms from round 25 on (2026-11-26, the round times this class prints). Two, then ten,
+   * warm-up rounds timed the JIT's warm-up rather than the checker; cold checks are timed apart,
+   * one JVM each.
    */
+  static final int SCALE_WARMUP = 40;
+
+  /** Caps the measured rounds of the larger histories (the Go driver's {@code scaleRounds}). */
   static final int SCALE_ROUNDS = 10;
 
   public static void main(String[] args) throws Exception {
     List<String> corpora = List.of((args.length > 0 ? args[0] : "small,scale,etcd").split(","));
-    int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 100;
+    int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 300;
     int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 30;
     String only = args.length > 3 ? args[3] : null;
     List<String> rows = new ArrayList<>();
+    List<String> plateaus = new ArrayList<>();
     if (corpora.contains("small")) {
       List<ExportHistories.Named> hs = new ArrayList<>();
       for (SmallCorpus.Entry e : SmallCorpus.generate()) {
         hs.add(new ExportHistories.Named(e.name(), e.history(), e.expected()));
       }
-      rows.addAll(time("small", named(hs, only), warmup, rounds));
+      rows.addAll(time("small", named(hs, only), warmup, rounds, plateaus));
     }
     if (corpora.contains("scale")) {
       rows.addAll(time("scale", named(ExportHistories.scale(), only),
-          Math.min(warmup, SCALE_ROUNDS), Math.min(rounds, SCALE_ROUNDS)));
+          Math.min(warmup, SCALE_WARMUP), Math.min(rounds, SCALE_ROUNDS), plateaus));
     }
     if (corpora.contains("etcd")) {
       rows.addAll(time("etcd", named(etcd(Path.of("data/histories/porcupine")), only), warmup,
-          rounds));
+          rounds, plateaus));
     }
     if (only != null && rows.isEmpty()) {
       throw new IllegalArgumentException("no history named " + only + " in " + corpora);
@@ -70,6 +79,7 @@ public final class CompareTiming {
         warmup,
         rounds,
         ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    plateaus.forEach(System.out::println);
     System.out.println("corpus\tname\texpected\tevents\tmedian_ns\tbest_ns\tverdict_median_ns");
     rows.forEach(System.out::println);
   }
@@ -93,7 +103,8 @@ public final class CompareTiming {
     return hs;
   }
 
-  static List<String> time(String corpus, List<ExportHistories.Named> hs, int warmup, int rounds) {
+  static List<String> time(String corpus, List<ExportHistories.Named> hs, int warmup, int rounds,
+      List<String> plateaus) {
     int n = hs.size();
     RoundTiming.Timings timings =
         RoundTiming.measure(
@@ -102,6 +113,8 @@ public final class CompareTiming {
                 .toList(),
             warmup,
             rounds);
+    plateaus.add("# " + corpus + ", rounds in ms (all its histories): "
+        + timings.roundSummary(warmup, 25));
     long[][] total = timings.total();
     long[][] verdict = timings.verdict();
     List<String> out = new ArrayList<>();

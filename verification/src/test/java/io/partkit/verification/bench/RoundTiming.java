@@ -6,7 +6,9 @@ import io.partkit.verification.checker.Linearizability;
 import io.partkit.verification.checker.Verdict;
 import io.partkit.verification.history.History;
 import io.partkit.verification.model.Models;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The timing loop the bench mains share: every history checked as a cas-register once per
@@ -20,9 +22,32 @@ final class RoundTiming {
 
   /**
    * Per history (first index) and measured round (second index): the whole check, the verdict
-   * and the evidence, in nanoseconds.
+   * and the evidence, in nanoseconds; and per round, warm-up included, the whole round's time, so
+   * that a reader can see whether the measured rounds are on the plateau the JIT reaches.
    */
-  record Timings(long[][] total, long[][] verdict, long[][] evidence) {}
+  record Timings(long[][] total, long[][] verdict, long[][] evidence, long[] roundNanos) {
+
+    /**
+     * The rounds' times in milliseconds, for a comment line: the first ten, then every
+     * {@code every}-th, then the measured rounds' least, median and largest.
+     */
+    String roundSummary(int warmup, int every) {
+      StringBuilder sb = new StringBuilder();
+      for (int r = 0; r < warmup; r++) {
+        if (r < 10 || r % every == 0) {
+          sb.append(String.format(Locale.ROOT, "r%d %.2f, ", r, roundNanos[r] / 1e6));
+        }
+      }
+      long[] measured = Arrays.copyOfRange(roundNanos, warmup, roundNanos.length);
+      Arrays.sort(measured);
+      if (measured.length == 0) {
+        return sb.toString();
+      }
+      return sb.append(String.format(Locale.ROOT, "measured min %.2f median %.2f max %.2f",
+          measured[0] / 1e6, measured[measured.length / 2] / 1e6,
+          measured[measured.length - 1] / 1e6)).toString();
+    }
+  }
 
   private RoundTiming() {}
 
@@ -38,7 +63,9 @@ final class RoundTiming {
     long[][] total = new long[n][rounds];
     long[][] verdict = new long[n][rounds];
     long[][] evidence = new long[n][rounds];
+    long[] roundNanos = new long[warmup + rounds];
     for (int r = 0; r < warmup + rounds; r++) {
+      long roundStart = System.nanoTime();
       for (int i = 0; i < n; i++) {
         Case c = cases.get(i);
         long t0 = System.nanoTime();
@@ -54,7 +81,8 @@ final class RoundTiming {
           evidence[i][r - warmup] = a.evidenceNanos();
         }
       }
+      roundNanos[r] = System.nanoTime() - roundStart;
     }
-    return new Timings(total, verdict, evidence);
+    return new Timings(total, verdict, evidence, roundNanos);
   }
 }

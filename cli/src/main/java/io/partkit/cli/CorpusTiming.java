@@ -23,7 +23,9 @@ import java.util.List;
  * c50-bad on this kind of machine).
  *
  * <p>Methodology: every history is parsed once (parsing is not timed); then {@code warmup}
- * rounds check every file (JIT warm-up, results discarded but verified), then {@code rounds}
+ * rounds check every file (JIT warm-up, results discarded but verified; on 2 cores the JIT
+ * settles on the etcd histories only after about 200 rounds, so the command's default is 300),
+ * then {@code rounds}
  * measured rounds; each file's time is the median of its measured rounds, with
  * {@link System#nanoTime()} around one {@link Linearizability#check} call. Reported: the sum of
  * the etcd medians, the worst etcd median, and the c50-ok / c50-bad medians. Every verdict is
@@ -32,7 +34,7 @@ import java.util.List;
  * computed after the verdict and timed apart.
  *
  * <p>A benchmark, so it lives with the command that runs it:
- * {@code ./partkit check --bench data/histories/porcupine [--warmup 10] [--rounds 20]}.
+ * {@code ./partkit check --bench data/histories/porcupine [--warmup 300] [--rounds 20]}.
  */
 final class CorpusTiming {
   private CorpusTiming() {}

@@ -15,12 +15,14 @@ import java.util.Locale;
 /**
  * Times the checker on {@link SmallCorpus} (120 small cas-register histories, 7 invalid), the
  * kind of corpus on which Porcupine was measured at 51 ms (sum of per-file medians; partkit 68 ms
- * before this change) and at 0.2 ms for a single invalid history (partkit 11 ms before). Porcupine
- * cannot be run here (no Go toolchain, no network): the figures printed next to partkit's are those
- * published in issue 9, measured on another corpus of the same kind, not on this one.
+ * before this change) and at 0.2 ms for a single invalid history (partkit 11 ms before). The
+ * figures printed next to partkit's are those published in issue 9, measured on another corpus of
+ * the same kind, not on this one; Porcupine itself checks this corpus side by side with partkit in
+ * {@link CompareTiming} and {@code tools/porcupine-compare}.
  *
  * <p>Methodology as {@code CorpusTiming}: histories generated once, {@code warmup} rounds (JIT;
- * 20 rounds are not enough here, the sums are then two to three times higher),
+ * 20 rounds are not enough here, the sums are then two to three times higher, and on 2 cores the
+ * round times settle only after about 125-150 rounds),
  * then {@code rounds} measured rounds; per file the median, with {@link System#nanoTime()} around
  * one {@link Linearizability#check}; the analysis' own verdict and evidence times are medians too.
  * Every verdict is compared with the one the history has by construction; a wrong one aborts.
@@ -30,7 +32,7 @@ import java.util.Locale;
  * <p>Run from the repository root (classpath as in {@link ScaleBenchmark}):
  * <pre>
  * java -cp verification/target/test-classes:verification/target/classes:$(cat /tmp/cp.txt) \
- *     io.partkit.verification.bench.SmallCorpusTiming [warmup=100] [rounds=30]
+ *     io.partkit.verification.bench.SmallCorpusTiming [warmup=300] [rounds=30]
  * </pre>
  */
 public final class SmallCorpusTiming {
@@ -40,7 +42,7 @@ public final class SmallCorpusTiming {
   static final double PORCUPINE_INVALID_MS = 0.2;
 
   public static void main(String[] args) {
-    int warmup = args.length > 0 ? Integer.parseInt(args[0]) : 100;
+    int warmup = args.length > 0 ? Integer.parseInt(args[0]) : 300;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
     List<SmallCorpus.Entry> corpus = SmallCorpus.generate();
     int n = corpus.size();

@@ -3,11 +3,27 @@
 and validity: sums of per-history medians (partkit verdict, partkit check, Porcupine), the
 distribution of the per-history ratio partkit verdict / Porcupine (max, median; and the same
 for partkit's whole check, evidence included), and how many
-histories miss issue 9's bar (ratio > 0.5).
+histories miss issue 9's bar (ratio > 0.5). Last column: the median of partkit's last warm-up
+rounds over that of its measured rounds (CompareTiming's comment line for the corpus); near 1
+means the measured rounds are on the JIT's plateau, well above 1 that the warm-up was too short
+for this machine.
 
 usage: compare.py OUT_DIR PASS [PASS ...]"""
+import re
 import statistics
 import sys
+
+
+def settled(path, corpus):
+    """The median of the last warm-up rounds over that of the measured rounds, from
+    CompareTiming's comment line for this corpus; None when the file has no such line."""
+    for line in open(path):
+        if line.startswith(f"# {corpus}, rounds in ms"):
+            warm = re.search(r"warm-up median ([0-9.]+)", line)
+            measured = re.search(r"measured min [0-9.]+ median ([0-9.]+)", line)
+            if warm and measured:
+                return float(warm.group(1)) / float(measured.group(1))
+    return None
 
 
 def read(path):
@@ -27,8 +43,9 @@ def read(path):
 def main():
     out, passes = sys.argv[1], sys.argv[2:]
     print("| pass | corpus | kind | n | partkit verdict, sum ms | partkit check, sum ms | Porcupine, sum ms "
-          "| sum ratio | per-history ratio max | median | > 0.5 | worst history | check ratio max | check > 0.5 |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| sum ratio | per-history ratio max | median | > 0.5 | worst history | check ratio max | check > 0.5 "
+          "| last warm-up / measured |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for p in passes:
         for corpus in ("small", "etcd", "scale"):
             try:
@@ -36,6 +53,8 @@ def main():
                 b = read(f"{out}/porcupine-{corpus}-{p}.tsv")
             except FileNotFoundError:
                 continue
+            plateau = settled(f"{out}/partkit-{corpus}-{p}.tsv", corpus)
+            plateau = "?" if plateau is None else f"{plateau:.2f}"
             for kind in ("valid", "invalid", "all"):
                 keys = [k for k in a if kind == "all" or a[k]["expected"] == kind]
                 if not keys:
@@ -53,7 +72,8 @@ def main():
                 print(f"| {p} | {corpus} | {kind} | {len(keys)} | {ver:.2f} | {chk:.2f} | {por:.2f} | {ver / por:.2f} "
                       f"| {ratios[worst]:.2f} | {statistics.median(ratios.values()):.2f} | {over} "
                       f"| {worst[1]} ({int(a[worst]['verdict_median_ns']) / 1e3:.0f} us vs "
-                      f"{int(b[worst]['median_ns']) / 1e3:.0f} us) | {max(cr):.2f} | {sum(1 for r in cr if r > 0.5)} |")
+                      f"{int(b[worst]['median_ns']) / 1e3:.0f} us) | {max(cr):.2f} | {sum(1 for r in cr if r > 0.5)} "
+                      f"| {plateau} |")
 
 
 if __name__ == "__main__":

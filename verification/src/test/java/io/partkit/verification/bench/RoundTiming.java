@@ -29,7 +29,10 @@ final class RoundTiming {
 
     /**
      * The rounds' times in milliseconds, for a comment line: the first ten, then every
-     * {@code every}-th, then the measured rounds' least, median and largest.
+     * {@code every}-th, the median of the last {@code every} warm-up rounds, then the measured
+     * rounds' least, median and largest. The two medians are close once the JIT has settled
+     * ({@code tools/porcupine-compare/compare.py} prints their ratio); one round alone may have
+     * met a garbage collection.
      */
     String roundSummary(int warmup, int every) {
       StringBuilder sb = new StringBuilder();
@@ -37,6 +40,12 @@ final class RoundTiming {
         if (r < 10 || r % every == 0) {
           sb.append(String.format(Locale.ROOT, "r%d %.2f, ", r, roundNanos[r] / 1e6));
         }
+      }
+      if (warmup > 0) {
+        long[] last = Arrays.copyOfRange(roundNanos, Math.max(0, warmup - every), warmup);
+        Arrays.sort(last);
+        sb.append(String.format(Locale.ROOT, "last %d warm-up median %.2f, ", last.length,
+            last[last.length / 2] / 1e6));
       }
       long[] measured = Arrays.copyOfRange(roundNanos, warmup, roundNanos.length);
       Arrays.sort(measured);

@@ -25,8 +25,7 @@ import java.util.List;
  * <p>Methodology: every history is parsed once (parsing is not timed); then {@code warmup}
  * rounds check every file (JIT warm-up, results discarded but verified; on 2 cores the JIT
  * settles on the etcd histories only after about 200 rounds, so the command's default is 300),
- * then {@code rounds}
- * measured rounds; each file's time is the median of its measured rounds, with
+ * then {@code rounds} measured rounds; each file's time is the median of its measured rounds, with
  * {@link System#nanoTime()} around one {@link Linearizability#check} call. Reported: the sum of
  * the etcd medians, the worst etcd median, and the c50-ok / c50-bad medians. Every verdict is
  * compared with EXPECTED.tsv; a wrong verdict aborts the run. The verdict column is the median of

@@ -58,7 +58,7 @@ final class JepsenLogReader {
       Object process = parseProcess(m.group(1));
       String rest = fm.group(2).trim();
       Object value = rest.isEmpty() ? null : readValue(source, lineNo, rest);
-      // interned: a history names a handful of functions, and the checker compares them often
+      // interned, as OpMaps does: a history names a handful of functions, compared often
       String f = fm.group(1).intern();
       ops.add(new Op(ops.size(), process, OpType.parse(m.group(2)), f, value, null, -1, lineNo));
     }

@@ -66,6 +66,9 @@ final class OpMaps {
     if (fn.startsWith(":")) {
       fn = fn.substring(1);
     }
+    // interned, as JepsenLogReader does: a history names a handful of functions, and the checker
+    // compares them often (an EDN keyword's name is shared already; a JSON string is not)
+    fn = fn.intern();
     long index = position;
     Object idx = m.get("index");
     if (idx instanceof Long) {

@@ -228,7 +228,8 @@ final class KeySplit {
         if (at < 0) {
           return null;
         }
-        if (fs[at] != fs[i] && !fs[at].equals(fs[i])) {
+        // an :info completion may name another function (History.validate() says why)
+        if ((kind[i] & ~NULL_VALUE) != INFO && fs[at] != fs[i] && !fs[at].equals(fs[i])) {
           return null;
         }
         int ka = keyNum[at];

@@ -93,8 +93,7 @@ public final class Linearizability {
         throw new InvalidHistoryException(history.source(), problems);
       }
     }
-    long deadline = options.timeLimit().isZero() || options.timeLimit().isNegative()
-        ? Long.MAX_VALUE : start + options.timeLimit().toNanos();
+    long deadline = deadline(start, options.timeLimit());
 
     AtomicBoolean cancel = new AtomicBoolean();
     AtomicLong steps = new AtomicLong();
@@ -225,6 +224,24 @@ public final class Linearizability {
     }
     return new Analysis(
         verdict, cause, List.of(results), end - start, verdictEnd - start, end - verdictEnd);
+  }
+
+  /**
+   * The clock reading at which a check started at {@code start} runs out of {@code limit}:
+   * {@link Long#MAX_VALUE} (no deadline) for a zero or negative limit, and for one too long to
+   * express in nanoseconds from {@code start} (Knossos' tests pass {@code {:time-limit
+   * 999999999999999}} ms, some 31,000 years, where {@code Duration.toNanos} throws): saturated,
+   * since no check runs that long.
+   */
+  static long deadline(long start, java.time.Duration limit) {
+    if (limit.isZero() || limit.isNegative()) {
+      return Long.MAX_VALUE;
+    }
+    try {
+      return Math.addExact(start, limit.toNanos());
+    } catch (ArithmeticException tooLong) {
+      return Long.MAX_VALUE;
+    }
   }
 
   /** The invalid key's result with its evidence, built from what its search recorded. */

@@ -73,7 +73,7 @@ record Paired(Op[] ops, boolean[] info, int[] events, int invocations) {
         if (inv >= 0) {
           completionAt[inv] = i;
           if (strict
-              && (!events[inv].f().equals(op.f())
+              && (op.type() != OpType.INFO && !events[inv].f().equals(op.f())
                   || !Objects.equals(events[inv].key(), op.key()))) {
             return null;
           }

@@ -35,7 +35,8 @@ final class WellFormed {
           return false;
         }
         Op invocation = ops.get(at);
-        if (!invocation.f().equals(op.f()) || !Objects.equals(invocation.key(), op.key())) {
+        if (op.type() != OpType.INFO && !invocation.f().equals(op.f())
+            || !Objects.equals(invocation.key(), op.key())) {
           return false;
         }
       }

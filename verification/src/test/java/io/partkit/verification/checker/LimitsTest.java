@@ -163,4 +163,49 @@ class LimitsTest {
         Op.of(4, 1, OpType.OK, "read", 0L)));
     assertThat(Linearizability.check(Models.register(0L), h).verdict()).isEqualTo(Verdict.VALID);
   }
+
+  @Test
+  void aTimeLimitTooLongForNanosecondsMeansNoLimit() {
+    // Knossos' tests pass {:time-limit 999999999999999} (ms): Duration.toNanos overflows a long
+    for (Duration limit : List.of(Duration.ofMillis(999_999_999_999_999L),
+        Duration.ofMillis(Long.MAX_VALUE), Duration.ofSeconds(Long.MAX_VALUE))) {
+      Analysis a = Linearizability.check(Models.register(0L), History.of("long", List.of(
+          Op.of(0, 0, OpType.INVOKE, "write", 1L), Op.of(1, 0, OpType.OK, "write", 1L))),
+          CheckOptions.defaults().withTimeLimit(limit));
+      assertThat(a.verdict()).as("%s", limit).isEqualTo(Verdict.VALID);
+    }
+    // saturated, also where the start itself is near the end of the clock's range
+    assertThat(Linearizability.deadline(Long.MAX_VALUE - 5, Duration.ofNanos(10)))
+        .isEqualTo(Long.MAX_VALUE);
+    assertThat(Linearizability.deadline(100, Duration.ofNanos(10))).isEqualTo(110);
+    assertThat(Linearizability.deadline(100, Duration.ZERO)).isEqualTo(Long.MAX_VALUE);
+  }
+
+  @Test
+  void anInfoCompletionOfAnotherFunctionLeavesItsInvocationPending() {
+    // Knossos' generated histories complete a crashed operation as (info p :crash nil)
+    List<Op> crashed = List.of(
+        Op.of(0, 0, OpType.INVOKE, "write", 1L), Op.of(1, 0, OpType.INFO, "crash", null));
+    assertThat(History.of("crash", crashed).validate()).isEmpty();
+    assertThat(Linearizability.check(Models.casRegister(0L), History.of("crash", crashed))
+        .verdict()).isEqualTo(Verdict.VALID);
+    for (long read : new long[] {0L, 1L, 2L}) {
+      List<Op> ops = new ArrayList<>(crashed);
+      ops.add(Op.of(2, 1, OpType.INVOKE, "read", null));
+      ops.add(Op.of(3, 1, OpType.OK, "read", read));
+      // the crashed write of 1 may have happened, or not; nothing wrote 2
+      Verdict expected = read == 2L ? Verdict.INVALID : Verdict.VALID;
+      assertThat(Linearizability.check(Models.casRegister(0L), History.of("crash", ops))
+          .verdict()).as("read %d", read).isEqualTo(expected);
+      // the same with a key: the key split pairs it the same way
+      assertThat(Linearizability.check(Models.casRegister(0L),
+          History.of("keyed", ops.stream().map(o -> withKey(o, 7L)).toList())).verdict())
+          .as("keyed, read %d", read).isEqualTo(expected);
+    }
+    // an :ok of another function is still bad input
+    History okOfAnother = History.of("ok", List.of(
+        Op.of(0, 0, OpType.INVOKE, "write", 1L), Op.of(1, 0, OpType.OK, "read", 1L)));
+    assertThat(okOfAnother.validate()).singleElement().asString()
+        .contains("completes :read but its open invocation");
+  }
 }

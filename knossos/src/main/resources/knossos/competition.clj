@@ -1,12 +1,13 @@
 (ns knossos.competition
-  "Knossos' recommended entry point. Knossos races its linear and WGL searches; partkit runs its
-  own just-in-time WGL search once, so the answer does not depend on which finishes first."
+  "Knossos' recommended entry point. Knossos races its linear and WGL searches and returns the
+  first answer; partkit runs its own just-in-time WGL search once, so the verdict does not depend
+  on which finishes first. The result is shaped as Knossos' race can return it: wgl's when valid
+  ({:valid? true :model m}), linear's when invalid (:op, :previous-ok, :last-op, :configs,
+  :final-paths), {:valid? :unknown :cause :timeout} past the time limit; no :analyzer key."
   (:require [partkit.knossos :as pk]))
 
 (defn analysis
-  "Checks `history` (a sequence of op maps) against `model` (a knossos.model/Model). Returns a map
-  with :valid? true, false or :unknown (with :cause). When false: :op (the :ok operation that
-  could not be linearized), :previous-ok, :last-op, :final-paths and :configs.
+  "Checks `history` (a sequence of op maps or records) against `model` (a knossos.model/Model).
   Options: {:time-limit ms}."
   ([model history] (analysis model history {}))
-  ([model history opts] (pk/analysis :wgl model history opts)))
+  ([model history opts] (pk/analysis :competition model history opts)))

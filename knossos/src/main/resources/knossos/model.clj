@@ -56,19 +56,22 @@
 (def noop "A model every operation leaves unchanged." (->NoOp))
 
 (defn- read-value
-  "A read of `v` from a register holding `value`: legal when v is nil (unknown) or equal."
-  [model value v]
+  "A read of `v` from a register holding `value`: legal when v is nil (unknown) or equal; else
+  the inconsistency `why` gives."
+  [model value v why]
   (if (or (nil? v) (= value v))
     model
-    (inconsistent (str "can't read " (pr-str v) " from register " (pr-str value)))))
+    (inconsistent (why value v))))
 
 (defrecord Register [value]
   Model
   (step [this op]
     (case (:f op)
       :write (->Register (:value op))
-      :read (read-value this value (:value op))
-      (unknown-f this op))))
+      :read (read-value this value (:value op) #(str (pr-str %1) "≠" (pr-str %2)))
+      (unknown-f this op)))
+  Object
+  (toString [_] (pr-str value)))
 
 (defn register
   "A read/write register (:read, :write v), initially `value` (nil)."
@@ -83,9 +86,11 @@
       :cas (let [[old new] (:value op)]
              (if (= old value)
                (->CASRegister new)
-               (inconsistent (str "can't CAS " (pr-str value) " from " (pr-str old) " to " (pr-str new)))))
-      :read (read-value this value (:value op))
-      (unknown-f this op))))
+               (inconsistent (str "can't CAS " value " from " old " to " new))))
+      :read (read-value this value (:value op) #(str "can't read " %2 " from register " %1))
+      (unknown-f this op)))
+  Object
+  (toString [_] (pr-str value)))
 
 (defn cas-register
   "A register with :read, :write v and :cas [old new], initially `value` (nil)."
@@ -98,34 +103,36 @@
     (case (:f op)
       :acquire (if locked? (inconsistent "already held") (->Mutex true))
       :release (if locked? (->Mutex false) (inconsistent "not held"))
-      (unknown-f this op))))
+      (unknown-f this op)))
+  Object
+  (toString [_] (if locked? "locked" "free")))
 
 (defn mutex "A lock answering :acquire and :release, initially free." [] (->Mutex false))
 
 (defn- txn-step
-  "Applies one [f k v] of a transaction to the register map, or gives an inconsistency."
+  "Applies one [f k v] of a transaction to the registers (the record's own keys), or gives an
+  inconsistency."
   [registers [f k v]]
   (case f
     :write (assoc registers k v)
     :read (if (or (nil? v) (= v (get registers k)))
             registers
-            (reduced (inconsistent (str "can't read " (pr-str v) " from register " (pr-str k)
-                                        " holding " (pr-str (get registers k))))))
+            (reduced (inconsistent (str (pr-str (get registers k)) "≠" (pr-str v)))))
     (reduced (inconsistent (str "unknown transaction step " (pr-str f))))))
 
-(defrecord MultiRegister [registers]
+(defrecord MultiRegister []
   Model
   (step [this op]
     (if (= :txn (:f op))
-      (let [r (reduce txn-step registers (:value op))]
-        (if (inconsistent? r) r (->MultiRegister r)))
+      (reduce txn-step this (:value op))
       (unknown-f this op))))
 
 (defn multi-register
   "Registers by key, changed by :txn ops whose value is [[:read k v] [:write k v] ...], applied in
-  order; `values` maps keys to initial values (others start nil). A read of nil is always legal."
+  order; `values` maps keys to initial values (others start nil). A read of nil is always legal.
+  As in Knossos, the registers are the record's own keys: (:x (multi-register {:x 1})) is 1."
   ([] (multi-register {}))
-  ([values] (->MultiRegister (into {} values))))
+  ([values] (map->MultiRegister values)))
 
 (defrecord Set [s]
   Model
@@ -134,7 +141,7 @@
       :add (->Set (conj s (:value op)))
       :read (if (= s (:value op))
               this
-              (inconsistent (str "can't read " (pr-str (:value op)) " from set " (pr-str s))))
+              (inconsistent (str "can't read " (pr-str (:value op)) " from " (pr-str s))))
       (unknown-f this op))))
 
 (defn set "A set answering :add x and :read (the whole set, compared with =), initially empty." [] (->Set #{}))
@@ -145,7 +152,7 @@
     (case (:f op)
       :enqueue (->UnorderedQueue (update pending (:value op) (fnil inc 0)))
       :dequeue (let [v (:value op), c (get pending v 0)]
-                 (cond (zero? c) (inconsistent (str "can't dequeue " (pr-str v)))
+                 (cond (zero? c) (inconsistent (str "can't dequeue " v))
                        (= 1 c) (->UnorderedQueue (dissoc pending v))
                        :else (->UnorderedQueue (assoc pending v (dec c)))))
       (unknown-f this op))))
@@ -161,9 +168,9 @@
   (step [this op]
     (case (:f op)
       :enqueue (->FIFOQueue (conj pending (:value op)))
-      :dequeue (cond (empty? pending) (inconsistent (str "can't dequeue " (pr-str (:value op)) " from empty queue"))
+      :dequeue (cond (empty? pending) (inconsistent (str "can't dequeue " (:value op) " from empty queue"))
                      (= (:value op) (peek pending)) (->FIFOQueue (pop pending))
-                     :else (inconsistent (str "can't dequeue " (pr-str (:value op)) ": the head is " (pr-str (peek pending)))))
+                     :else (inconsistent (str "can't dequeue " (:value op))))
       (unknown-f this op))))
 
 (defn fifo-queue "A first-in first-out queue: :enqueue x, :dequeue returning the head." [] (->FIFOQueue PersistentQueue/EMPTY))

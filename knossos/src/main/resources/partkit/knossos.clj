@@ -382,9 +382,11 @@
   [analyzer m history opts]
   (let [limit (:time-limit opts)
         start (System/nanoTime)
+        ;; nil: no limit, also for one too long to express in nanoseconds (Knossos' tests pass
+        ;; 999999999999999 ms); primitive longs, so that the long overloads are called
         deadline (when limit
-                   (let [nanos (try (Math/multiplyExact (long limit) 1000000) (catch ArithmeticException _ Long/MAX_VALUE))]
-                     (try (Math/addExact start nanos) (catch ArithmeticException _ nil))))
+                   (try (Math/addExact (long start) (Math/multiplyExact (long limit) 1000000))
+                        (catch ArithmeticException _ nil)))
         tag (fn [r] (if (= :competition analyzer) r (assoc r :analyzer analyzer)))]
     (tag
       (cond

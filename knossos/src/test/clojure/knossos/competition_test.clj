@@ -26,7 +26,7 @@
         a (competition/analysis (model/cas-register 0) h)]
     (is (true? (:valid? a)))
     (is (= (model/cas-register 3) (:model a)) "the final state is the model after the linearization")
-    (is (= :wgl (:analyzer a)))))
+    (is (not (contains? a :analyzer)) "Knossos' competition names no analyzer")))
 
 (deftest invalid-read-names-the-op-and-the-previous-ok
   (doseq [analysis [competition/analysis linear/analysis wgl/analysis]]
@@ -40,7 +40,7 @@
         (is (= (:op a) (:op (peek path))) "every path ends with the op that could not be linearized")
         (is (model/inconsistent? (:model (peek path))))
         (is (re-find #"can't read 3" (str (:model (peek path))))))
-      (is (seq (:configs a)))
+      (is (= (= analysis wgl/analysis) (not (contains? a :configs))) "Knossos' wgl gives no :configs")
       (doseq [c (:configs a)]
         (is (contains? #{(model/cas-register 0) (model/cas-register 4)} (:model c)))
         (is (some #(= 1 (:process %)) (:pending c)) "the unlinearized read is pending")))))
@@ -165,7 +165,7 @@
         a (competition/analysis (model/register 0) h {:time-limit 1})]
     (is (contains? #{:unknown false} (:valid? a)))
     (when (= :unknown (:valid? a))
-      (is (re-find #"time limit" (str (:cause a)))))))
+      (is (= {:valid? :unknown :cause :timeout} a)))))
 
 (deftest an-empty-history-is-valid-and-a-nil-history-is-bad-input-as-on-the-command-line
   (doseq [h [[] '()]]
@@ -186,7 +186,6 @@
             [{:process 0 :type :invoke :f :write :value 0} {:process 0 :type :ok :f :write :value 0}
              {:process 1 :type :invoke :f :read :value nil} {:process 1 :type :ok :f :read :value 3}])]
     (is (false? (:valid? a)))
-    (is (= :wgl (:analyzer a)))
     (is (= {:process 1, :type :ok, :f :read, :value 3, :index 3} (:op a)))
     (is (= {:process 0, :type :ok, :f :write, :value 0, :index 1} (:previous-ok a)))
     (is (seq (:final-paths a)))

@@ -14,7 +14,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 class KnossosApiTest {
 
   @ParameterizedTest
-  @ValueSource(strings = {"knossos.model-test", "knossos.competition-test"})
+  @ValueSource(
+      strings = {
+        "knossos.model-test",
+        "knossos.competition-test",
+        "knossos.jepsen-test",
+        "knossos.history-ops-test"
+      })
   void clojureSuitePasses(String ns) {
     IFn require = Clojure.var("clojure.core", "require");
     require.invoke(Symbol.intern("clojure.test"));

@@ -35,6 +35,77 @@ public final class HtmlReport {
 
   public static String render(Model<?> model, History history, Analysis a) {
     List<Op> ops = history.ops();
+    // linearization numbers (valid) or the longest prefix and the failing op (invalid), by index
+    Map<Long, Integer> order = new HashMap<>();
+    Long failing = null;
+    KeyResult shown = a.failure().orElse(null);
+    if (shown != null) {
+      failing = shown.evidence().op().index();
+      List<Prefix> prefixes = shown.evidence().longestPrefixes();
+      if (!prefixes.isEmpty()) {
+        number(order, prefixes.get(0).ops());
+      }
+    } else if (a.verdict() == Verdict.VALID) {
+      for (KeyResult k : a.keys()) {
+        number(order, k.linearization());
+      }
+    }
+    String svg = svg(ops, order, failing, false);
+    String verdict = a.verdict().name().toLowerCase(Locale.ROOT);
+    StringBuilder html = new StringBuilder();
+    html.append("<!DOCTYPE html><html><head><meta charset='utf-8'><title>")
+        .append(esc(history.source()))
+        .append(" - ")
+        .append(verdict)
+        .append("</title><style>")
+        .append("body{font-family:sans-serif;margin:16px}svg{border:1px solid #ddd}")
+        .append(".valid{color:#2a7a22}.invalid{color:#c00}.unknown{color:#a67c00}")
+        .append("pre{background:#f6f6f6;padding:8px}")
+        .append("</style></head><body>");
+    html.append("<h2>")
+        .append(esc(history.source()))
+        .append(": <span class='")
+        .append(verdict)
+        .append("'>")
+        .append(verdict)
+        .append("</span></h2>");
+    html.append("<p>model ")
+        .append(esc(model.name()))
+        .append(", ")
+        .append(ops.size())
+        .append(" events, ")
+        .append(a.keys().size())
+        .append(" key(s). Bars run from invocation to completion (x = position in the history). ")
+        .append(
+            "Green ok, grey fail, dashed yellow info (may take effect any time after its"
+                + " invocation, or never), ")
+        .append("purple non-client (not checked), red: could not be linearized. #n: place in the ")
+        .append(shown != null ? "longest linearized prefix." : "linearization.")
+        .append("</p>");
+    html.append("<div style='overflow-x:auto'>").append(svg).append("</div>");
+    html.append("<pre>")
+        .append(esc(AnalysisText.render(model, history, a)))
+        .append("</pre></body></html>\n");
+    return html.toString();
+  }
+
+  /**
+   * The picture alone, as a standalone SVG document (Knossos' {@code render-analysis!} writes one
+   * per invalid analysis): the history's lanes and bars as in {@link #render}, the operation
+   * whose {@link Op#index()} is {@code failing} red (none when null), and the operations of
+   * {@code numbered} (by index, invocation or completion) numbered in that order.
+   */
+  public static String svg(History history, Long failing, List<Long> numbered) {
+    Map<Long, Integer> order = new HashMap<>();
+    for (int i = 0; i < numbered.size(); i++) {
+      order.putIfAbsent(numbered.get(i), i + 1);
+    }
+    return "<?xml version='1.0' encoding='UTF-8'?>\n"
+        + svg(history.ops(), order, failing, true) + "\n";
+  }
+
+  private static String svg(List<Op> ops, Map<Long, Integer> order, Long failing,
+      boolean standalone) {
     // pair invocations with completions, per process
     Map<Object, Integer> open = new HashMap<>();
     List<Bar> bars = new ArrayList<>();
@@ -57,27 +128,22 @@ public final class HtmlReport {
       bars.add(b);
       barAt[inv] = b;
     }
-    // linearization numbers (valid) or the longest prefix and the failing op (invalid), by index
-    Map<Long, Integer> order = new HashMap<>();
-    Long failing = null;
-    KeyResult shown = a.failure().orElse(null);
-    if (shown != null) {
-      failing = shown.evidence().op().index();
-      List<Prefix> prefixes = shown.evidence().longestPrefixes();
-      if (!prefixes.isEmpty()) {
-        number(order, prefixes.get(0).ops());
-      }
-    } else if (a.verdict() == Verdict.VALID) {
-      for (KeyResult k : a.keys()) {
-        number(order, k.linearization());
-      }
-    }
     // wide enough to read labels on short histories, narrow enough to scroll through long ones
     int step = Math.max(14, Math.min(60, 1200 / Math.max(1, ops.size())));
     int width = LEFT + (ops.size() + 2) * step;
     int height = (lanes.size() + 1) * LANE + 10;
     StringBuilder svg = new StringBuilder();
-    svg.append("<svg width='").append(width).append("' height='").append(height).append("'>");
+    svg.append("<svg ")
+        .append(standalone ? "xmlns='http://www.w3.org/2000/svg' " : "")
+        .append("width='").append(width).append("' height='").append(height).append("'>")
+        .append("<style>")
+        .append(".lane{font-size:12px;fill:#333;font-family:sans-serif}.grid{stroke:#eee}")
+        .append(".op text{font-size:10px;font-family:monospace;fill:#000;pointer-events:none}")
+        .append(".ok rect{fill:#b7e1b0;stroke:#4a9a3f}.fail rect{fill:#eee;stroke:#aaa}")
+        .append(".info rect{fill:#ffe8a8;stroke:#c9a230;stroke-dasharray:4 2}")
+        .append(".nemesis rect{fill:#d8d0f0;stroke:#7a6bb5}")
+        .append(".bad rect{fill:#f4a3a3;stroke:#c00;stroke-width:2}.op:hover rect{stroke:#000}")
+        .append("</style>");
     for (Map.Entry<Object, Integer> lane : lanes.entrySet()) {
       int y = 10 + lane.getValue() * LANE;
       svg.append("<text x='4' y='")
@@ -149,48 +215,7 @@ public final class HtmlReport {
           .append("</text></g>");
     }
     svg.append("</svg>");
-    String verdict = a.verdict().name().toLowerCase(Locale.ROOT);
-    StringBuilder html = new StringBuilder();
-    html.append("<!DOCTYPE html><html><head><meta charset='utf-8'><title>")
-        .append(esc(history.source()))
-        .append(" - ")
-        .append(verdict)
-        .append("</title><style>")
-        .append("body{font-family:sans-serif;margin:16px}svg{border:1px solid #ddd}")
-        .append(".lane{font-size:12px;fill:#333}.grid{stroke:#eee}")
-        .append(".op text{font-size:10px;font-family:monospace;fill:#000;pointer-events:none}")
-        .append(".ok rect{fill:#b7e1b0;stroke:#4a9a3f}.fail rect{fill:#eee;stroke:#aaa}")
-        .append(".info rect{fill:#ffe8a8;stroke:#c9a230;stroke-dasharray:4 2}")
-        .append(".nemesis rect{fill:#d8d0f0;stroke:#7a6bb5}")
-        .append(".bad rect{fill:#f4a3a3;stroke:#c00;stroke-width:2}.op:hover rect{stroke:#000}")
-        .append(".valid{color:#2a7a22}.invalid{color:#c00}.unknown{color:#a67c00}")
-        .append("pre{background:#f6f6f6;padding:8px}")
-        .append("</style></head><body>");
-    html.append("<h2>")
-        .append(esc(history.source()))
-        .append(": <span class='")
-        .append(verdict)
-        .append("'>")
-        .append(verdict)
-        .append("</span></h2>");
-    html.append("<p>model ")
-        .append(esc(model.name()))
-        .append(", ")
-        .append(ops.size())
-        .append(" events, ")
-        .append(a.keys().size())
-        .append(" key(s). Bars run from invocation to completion (x = position in the history). ")
-        .append(
-            "Green ok, grey fail, dashed yellow info (may take effect any time after its"
-                + " invocation, or never), ")
-        .append("purple non-client (not checked), red: could not be linearized. #n: place in the ")
-        .append(shown != null ? "longest linearized prefix." : "linearization.")
-        .append("</p>");
-    html.append("<div style='overflow-x:auto'>").append(svg).append("</div>");
-    html.append("<pre>")
-        .append(esc(AnalysisText.render(model, history, a)))
-        .append("</pre></body></html>\n");
-    return html.toString();
+    return svg.toString();
   }
 
   private static void number(Map<Long, Integer> order, List<Op> linearization) {

@@ -59,4 +59,23 @@ class HtmlReportTest {
     assertThat(AnalysisText.render(m, h, a))
         .contains("cannot linearize: {:process 1, :type :ok, :f :read, :value 7");
   }
+
+  @Test
+  void theSvgAloneIsAWellFormedDocumentWithTheFailingOpAndTheNumberedOps() throws Exception {
+    History h = Histories.parse("h.edn", TEXT);
+    // the read (invocation 2, completion 4) failed; the write (0, 3) numbered first
+    String svg = HtmlReport.svg(h, 4L, java.util.List.of(3L));
+    var doc = javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder()
+        .parse(new java.io.ByteArrayInputStream(
+            svg.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    assertThat(doc.getDocumentElement().getTagName()).isEqualTo("svg");
+    assertThat(doc.getDocumentElement().getAttribute("xmlns"))
+        .isEqualTo("http://www.w3.org/2000/svg");
+    assertThat(svg)
+        .containsOnlyOnce("class='op bad'")
+        .contains("#1 :write 1")
+        .contains("<style>")
+        .contains(">process :nemesis<");
+    assertThat(HtmlReport.svg(h, null, java.util.List.of())).doesNotContain("class='op bad'");
+  }
 }

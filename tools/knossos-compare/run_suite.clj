@@ -2,6 +2,7 @@
 ;; Usage (from a Knossos checkout, with partkit-knossos and the checkout's test/ and data/ on the
 ;; class path): java -cp ... clojure.main run_suite.clj SELECTOR NS...
 ;; SELECTOR: default (tests without ^:perf, as Knossos' project.clj's :default), perf, or all.
+;; Tests taking 5 s or more are named on stderr ("slow: ...").
 ;; Exit status 0 when every namespace loaded and every selected test passed, else 1.
 (require 'clojure.test)
 
@@ -22,7 +23,11 @@
                       (sort-by #(:line (meta %))))
             counters (ref clojure.test/*initial-report-counters*)]
         (binding [clojure.test/*report-counters* counters]
-          (clojure.test/test-vars vars))
+          (doseq [v vars] ; one at a time, to report the slow ones
+            (let [t0 (System/nanoTime)]
+              (clojure.test/test-vars [v])
+              (let [s (/ (- (System/nanoTime) t0) 1e9)]
+                (when (>= s 5) (binding [*out* *err*] (println (format "slow: %s %.1f s" v s))))))))
         (row (assoc @counters :tests (count vars) :status :ran)))
       (catch Throwable t
         (row {:status :load-error :error (str (.getName (class t)) ": " (.getMessage t))})))))

@@ -25,9 +25,10 @@
 
 (def ^:dynamic *configuration-budget*
   "How many model steps the configuration pass (evidence, and knossos.linear's final models) may
-  take before it gives up and the result is built from partkit's search alone. A Clojure model
-  step takes well under a microsecond, so this bounds the pass to about a second."
-  1000000)
+  take before it gives up and the result is built from partkit's search alone. Each step costs
+  a few microseconds with the configurations built and hashed around it: the time a pass that
+  reaches the budget takes is in docs/checker.md (Knossos' memstress histories)."
+  200000)
 
 (def ^:dynamic *final-paths-limit*
   "At most this many :final-paths (Knossos enumerates every order of the pending operations, which

@@ -116,6 +116,25 @@
              (:configs (linear/analysis (model/cas-register 0) h)))
           "pending calls in process order"))))
 
+(deftest past-the-configuration-budget-the-evidence-comes-from-partkits-prefixes
+  (let [h [{:process 1 :type :invoke :f :write :value 2} {:process 1 :type :ok :f :write :value 2}
+           {:process 77 :type :invoke :f :cas :value [1 1]} {:process 77 :type :info :f :cas :value [1 1]}
+           {:process 70 :type :invoke :f :read :value nil} {:process 70 :type :ok :f :read :value 0}]
+        full (linear/analysis (model/cas-register 0) h)]
+    (binding [pk/*configuration-budget* 1]
+      (doseq [analysis [linear/analysis wgl/analysis competition/analysis]]
+        (let [a (analysis (model/cas-register 0) h)]
+          (is (false? (:valid? a)))
+          (is (= (:op full) (:op a)))
+          (is (= (:previous-ok full) (:previous-ok a)))
+          (is (seq (:final-paths a)))
+          (doseq [path (:final-paths a)]
+            (is (= {:process 1 :type :ok :f :write :value 2 :index 1} (:op (first path))))
+            (is (model/inconsistent? (:model (peek path))))))))
+    (binding [pk/*configuration-budget* 1]
+      (is (= (:configs full) (:configs (linear/analysis (model/cas-register 0) h)))
+          "here the longest prefix is the one configuration"))))
+
 (deftest result-keys-are-knossos
   (let [bad [{:process 0 :type :invoke :f :read :value 1} {:process 0 :type :ok :f :read :value 1}]
         good [{:process 0 :type :invoke :f :write :value 1} {:process 0 :type :ok :f :write :value 1}]]

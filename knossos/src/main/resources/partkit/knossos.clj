@@ -141,10 +141,12 @@
       (isReadOnly [_ op] (read-only? m (step-op op))))))
 
 ;; ---------------------------------------------------------------------------------------------
-;; Knossos' configuration sets: a configuration is a model, the pending calls (process ->
-;; invocation position, sorted by process as Knossos lists them) and the processes whose call is
-;; linearized but not yet returned; `last` (which op was linearized last, and how) rides along
-;; without being part of its identity, as in Knossos.
+;; Knossos' configuration sets: a configuration is a model, the pending calls ([process
+;; invocation-position] -> invocation position, sorted by process as Knossos lists them) and the
+;; invocation positions of calls linearized but not yet returned; `last` (which op was linearized
+;; last, and how) rides along without being part of its identity, as in Knossos. Calls are keyed
+;; by their invocation, not only their process: a process whose call crashed may invoke again
+;; (an :info closes the invocation), and its crashed call stays pending beside the new one.
 
 (defn- budget-stepper
   "A model step that counts against the budget and the deadline: throws ::over when either is
@@ -159,18 +161,19 @@
       (model/step m (aget steps (int pos))))))
 
 (defn- jit-configs
-  "Every configuration reachable from `config` by linearizing pending calls other than
-  process `p`'s, each once; `seen` prunes configurations already explored in this step."
-  [step ^HashSet seen [m calls rets :as config] last p acc]
+  "Every configuration reachable from `config` by linearizing pending calls other than `call`
+  (the [process invocation] completing), each once; `seen` prunes configurations already
+  explored in this step."
+  [step ^HashSet seen [m calls rets :as config] last call acc]
   (if-not (.add seen config)
     acc
     (reduce-kv (fn [acc q pos]
-                 (if (= q p)
+                 (if (= q call)
                    acc
                    (let [m' (step m pos)]
                      (if (model/inconsistent? m')
                        acc
-                       (jit-configs step seen [m' (dissoc calls q) (conj rets q)] [:invoke pos] p acc)))))
+                       (jit-configs step seen [m' (dissoc calls q) (conj rets pos)] [:invoke pos] call acc)))))
                (conj acc [config last])
                calls)))
 
@@ -181,12 +184,12 @@
         out (LinkedHashMap.)]
     (doseq [[[m calls rets :as config] last] configs]
       (cond
-        (contains? rets p) (.putIfAbsent out [m calls (disj rets p)] last)
-        (contains? calls p)
-        (doseq [[[m calls rets] _] (jit-configs step seen config last p [])]
+        (contains? rets inv) (.putIfAbsent out [m calls (disj rets inv)] last)
+        (contains? calls [p inv])
+        (doseq [[[m calls rets] _] (jit-configs step seen config last [p inv] [])]
           (let [m' (step m inv)]
             (when-not (model/inconsistent? m')
-              (.putIfAbsent out [m' (dissoc calls p) rets] [:ok pos]))))))
+              (.putIfAbsent out [m' (dissoc calls [p inv]) rets] [:ok pos]))))))
     (vec out)))
 
 (defn configurations
@@ -202,7 +205,7 @@
           {:configs configs}
           (let [[t pos pid inv] e]
             (if (= :invoke t)
-              (recur (mapv (fn [[[m calls rets] last]] [[m (assoc calls pid pos) rets] last]) configs) more)
+              (recur (mapv (fn [[[m calls rets] last]] [[m (assoc calls [pid pos] pos) rets] last]) configs) more)
               (let [configs' (step-ok step configs pid inv pos)]
                 (if (empty? configs')
                   {:failed [pos pid inv] :configs configs}
@@ -251,7 +254,7 @@
                       (if (model/inconsistent? m')
                         (emit! path')
                         (walk m' path' (dissoc pending q)))))))]
-        (walk m start (dissoc calls pid))))
+        (walk m start (dissoc calls [pid inv-pos]))))
     @paths))
 
 ;; ---------------------------------------------------------------------------------------------
@@ -287,9 +290,9 @@
   (let [ok-pos (.index (.op e))
         open (reduce (fn [open [t pos pid inv]]
                        (cond (> pos ok-pos) (reduced open)
-                             (= :invoke t) (assoc open pid pos)
+                             (= :invoke t) (assoc open [pid pos] pos)
                              (= pos ok-pos) open
-                             :else (dissoc open pid)))
+                             :else (dissoc open [pid inv])))
                      (sorted-map) events)
         failing (some (fn [[t pos pid inv]] (when (and (= :ok t) (= pos ok-pos)) [ok-pos pid inv])) events)]
     {:failed failing

@@ -88,6 +88,17 @@
     (is (false? (:valid? (analysis (model/cas-register 0) [(op/invoke 0 :write 1) (op/info 0 :crash nil)
                                                            (op/invoke 1 :read nil) (op/ok 1 :read 2)]))))))
 
+(deftest a-process-may-invoke-again-after-its-call-crashed
+  ;; the :info closes the invocation; the crashed write stays pending beside the new call
+  (doseq [analysis [competition/analysis linear/analysis wgl/analysis]]
+    (is (true? (:valid? (analysis (model/register 0) [(op/invoke 0 :write 1) (op/info 0 :crash nil)
+                                                      (op/invoke 0 :read nil) (op/ok 0 :read 1)]))))
+    (let [a (analysis (model/register 0) [(op/invoke 0 :write 1) (op/info 0 :crash nil)
+                                          (op/invoke 0 :read nil) (op/ok 0 :read 2)])]
+      (is (false? (:valid? a)))
+      (is (= #{"0≠2" "1≠2"} (set (map (comp :msg :model peek) (:final-paths a))))
+          "the read fails whether the crashed write happened or not"))))
+
 (deftest final-paths-start-at-the-last-linearized-op
   (testing "no leading step when nothing was linearized before the failing op"
     (doseq [analysis [linear/analysis wgl/analysis]]

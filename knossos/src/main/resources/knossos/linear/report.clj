@@ -2,9 +2,11 @@
   "Knossos' picture of an invalid analysis, which jepsen.checker/linearizable writes as
   linear.svg. partkit draws its own picture (io.partkit.verification.report.HtmlReport, as
   `partkit check --html` does): a lane per process, each operation a bar from its invocation to
-  its completion, the operation that could not be linearized red, and the ops of the first final
-  path numbered in their order (the last linearized op, then the path to the failure)."
-  (:require [clojure.java.io :as io])
+  its completion, the operation that could not be linearized red, and the linearized ops of the
+  shortest final path numbered in their order (the last linearized op, then the pending ops the
+  path takes before it fails)."
+  (:require [clojure.java.io :as io]
+            [knossos.model :as model])
   (:import (io.partkit.verification.history Histories HistoryParseException)
            (io.partkit.verification.report HtmlReport)))
 
@@ -37,7 +39,12 @@
                (catch HistoryParseException _ ; values that are not plain data: drawn as text
                  (Histories/fromMaps (str file) (map-indexed (partial drawable true) history))))
         path (first (sort-by count (:final-paths analysis)))
-        numbered (mapv (comp long :index :op) (filter #(integer? (:index (:op %))) path))
+        ;; the path's steps that linearized (its last step is the inconsistent one)
+        numbered (->> path
+                      (remove #(model/inconsistent? (:model %)))
+                      (keep #(some-> % :op :index))
+                      (filter integer?)
+                      (mapv long))
         failing (some-> analysis :op :index long)]
     (some-> (io/file file) .getAbsoluteFile .getParentFile .mkdirs)
     (spit file (HtmlReport/svg h failing numbered))

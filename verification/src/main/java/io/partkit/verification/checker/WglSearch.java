@@ -140,6 +140,22 @@ final class WglSearch<S> {
   private final int[] okNext;
   private final int[] okPrev;
 
+  // Interchangeable :info operations (see the class comment, "Crashed operations"): per :info
+  // operation whose effect the model's hooks name completely, its effect class, else -1; its
+  // rank in the class by invocation; per class, its operations by rank, how many are linearized
+  // (always the first ones), and for a class of operations legal in one state, the class of
+  // blind operations with the same result (-1 if none).
+  private final int[] effectClass;
+  private final int[] classRank;
+  private final int[][] classOps;
+  private final int[] classUsed;
+  private final java.util.Map<List<Object>, Integer> guardedClass; // (required, after) -> class
+  private final int[] opCallNode;
+  private final Object[] classNeed; // per class: BLIND, or the one state its operations need
+  private final Object[] classAfter; // per class: the state its operations leave
+  // every :info operation the walk may take has an effect class (else leadsToObserver is off)
+  private final boolean allInfoClassified;
+
   WglSearch(Model<S> model, Paired paired) {
     this.model = model;
     this.ops = paired.ops();
@@ -194,6 +210,26 @@ final class WglSearch<S> {
         returnOf[callNode[op]] = node;
       }
     }
+    opCallNode = callNode;
+    effectClass = new int[n];
+    classRank = new int[n];
+    guardedClass = new java.util.HashMap<>();
+    classOps = effectClasses(guardedClass);
+    classUsed = new int[classOps.length];
+    classNeed = new Object[classOps.length];
+    classAfter = new Object[classOps.length];
+    boolean classified = true;
+    for (int i = 0; i < n; i++) {
+      int c = effectClass[i];
+      if (c >= 0) {
+        classNeed[c] = ignoresState[i] ? BLIND
+            : requires[i] == REQUIRES_LONG ? (Object) requiredLong[i] : required[i];
+        classAfter[c] = after[i];
+      } else if (info[i] && !readOnly[i]) {
+        classified = false;
+      }
+    }
+    allInfoClassified = classified;
     // :info reads are never linked into the list (see the class comment)
     int last = 0;
     for (int node = 1; node < m; node++) {
@@ -317,9 +353,12 @@ final class WglSearch<S> {
         }
         if (!scanned) {
           scanned = true;
-          int head = next[0];
-          if (head >= 0 && returnOf[head] >= 0 && returnOf[head] == next[head]) {
-            // the only operation that may go next (see the class comment): taken without the cache
+          int head = okNext[0];
+          if (head >= 0 && returnOf[head] >= 0 && returnOf[head] == okNext[head]
+              && (next[0] == head && next[head] == returnOf[head]
+                  || ignoresState[nodeOp[head]] || requires[nodeOp[head]] != ANY_STATE)) {
+            // the only operation that may go next, or the only :ok one with only :info calls
+            // before it, which it dominates (see the class comment): taken without the cache
             int op = nodeOp[head];
             Object nextState = apply(op, state);
             if (nextState != ILLEGAL) {
@@ -351,13 +390,22 @@ final class WglSearch<S> {
             entry = next[entry];
             continue;
           }
+          int c = info[op] ? effectClass[op] : -1;
+          if (c >= 0 && classRank[op] != classUsed[c]) {
+            // an earlier :info operation of the same effect is not linearized: only it is tried
+            // (see the class comment, "Crashed operations")
+            entry = next[entry];
+            continue;
+          }
           Object applied = apply(op, state);
           if (applied != ILLEGAL) {
             S nextState = (S) applied;
             // an :info step that changes nothing is not taken (see the class comment), nor one that
-            // nothing that may go next can observe
+            // nothing that may go next can observe, nor a blind one where a guarded one that may
+            // go next does the same ("Crashed operations")
             boolean skip = info[op]
-                && (Objects.equals(nextState, state) || owes && !observable(op, nextState));
+                && (Objects.equals(nextState, state) || owes && !observable(op, nextState)
+                    || c >= 0 && ignoresState[op] && guardedAlternative(nextState));
             if (!skip) {
               set.add(op);
               if ((info[op] ? owedCache : cache).add(set, nextState, mix(set.hash(), nextState))) {
@@ -494,8 +542,11 @@ final class WglSearch<S> {
     depth++;
     state = nextState;
     lift(node);
-    if (!info[nodeOp[node]]) {
+    int op = nodeOp[node];
+    if (!info[op]) {
       remainingOk--;
+    } else if (effectClass[op] >= 0) {
+      classUsed[effectClass[op]]++;
     }
     entry = next[0];
     scanned = false;
@@ -525,6 +576,8 @@ final class WglSearch<S> {
       unlift(top);
       if (!info[op]) {
         remainingOk++;
+      } else if (effectClass[op] >= 0) {
+        classUsed[effectClass[op]]--;
       }
       if (!stackForced[depth]) {
         entry = next[top];
@@ -564,6 +617,9 @@ final class WglSearch<S> {
    * at once (only such an operation may follow it), so it is not entered.
    */
   private boolean observable(int op, S after) {
+    if (allInfoClassified) {
+      return leadsToObserver(op, after);
+    }
     for (int e = next[0]; e >= 0 && nodeKind[e] != RETURN; e = next[e]) {
       int o = nodeOp[e];
       if (o != op && !ignoresState[o] && apply(o, after) != ILLEGAL) {
@@ -571,6 +627,148 @@ final class WglSearch<S> {
       }
     }
     return false;
+  }
+
+  /**
+   * Whether, after the :info step {@code op} left {@code s1}, a run of further :info steps (none,
+   * or several) can reach a state in which an :ok operation that looks at the state and may go
+   * next is legal: in a linearization in the normal form of the class comment ("Crashed
+   * operations") every run of :info steps ends so, so the step is not taken when none can. The
+   * run's steps are the classes' first operations not linearized that may go next (the only
+   * ones the walk tries), as edges between states: a blind class's from every state, a guarded
+   * class's from its required state; {@code op}, the first of its class, is taken. A
+   * breadth-first search over the few states these reach.
+   */
+  private boolean leadsToObserver(int op, Object s1) {
+    int firstReturn = okNext[0];
+    while (nodeKind[firstReturn] != RETURN) {
+      firstReturn = okNext[firstReturn];
+    }
+    Object[] reached = reachedBuffer;
+    int count = 0;
+    reached[count++] = s1;
+    int taken = effectClass[op];
+    for (int i = 0; i < count; i++) {
+      Object s = reached[i];
+      if (observedIn(s)) {
+        return true;
+      }
+      for (int c = 0; c < classOps.length; c++) {
+        int used = classUsed[c] + (c == taken ? 1 : 0);
+        if (used == classOps[c].length || opCallNode[classOps[c][used]] > firstReturn) {
+          continue; // none left of this class, or the first left may not go next
+        }
+        if (classNeed[c] != BLIND && !Objects.equals(classNeed[c], s)) {
+          continue;
+        }
+        Object t = classAfter[c];
+        boolean seen = false;
+        for (int k = 0; k < count && !seen; k++) {
+          seen = Objects.equals(reached[k], t);
+        }
+        if (!seen) {
+          if (count == reached.length) {
+            reached = reachedBuffer = Arrays.copyOf(reached, 2 * count);
+          }
+          reached[count++] = t;
+        }
+      }
+    }
+    Arrays.fill(reached, 0, count, null);
+    return false;
+  }
+
+  private Object[] reachedBuffer = new Object[8];
+
+  /** Whether an :ok operation that looks at the state and may go next is legal in {@code s}. */
+  @SuppressWarnings("unchecked")
+  private boolean observedIn(Object s) {
+    for (int e = okNext[0]; nodeKind[e] != RETURN; e = okNext[e]) {
+      int o = nodeOp[e];
+      if (!ignoresState[o] && apply(o, (S) s) != ILLEGAL) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Marks a blind operation's class in effectClasses' keys (ignoresState, no required state). */
+  private static final Object BLIND = new Object();
+
+  /**
+   * Sorts the :info operations the search may take into effect classes (see the class comment,
+   * "Crashed operations"): two are in one class when the model's hooks give both the same
+   * complete effect, either "legal everywhere, leaves t" (Model.ignoresState with
+   * Model.stateAfter t: a write of t) or "legal in s only, leaves t" (Model.requiredState s with
+   * Model.stateAfter t: a cas [s t]); by the hooks' promises their steps are then the same
+   * function of the state. Fills effectClass and classRank (ops are numbered in invocation
+   * order, so rank order is invocation order) and {@code guarded}, the class of each (s, t) of the
+   * second kind; returns each class's operations by rank.
+   */
+  private int[][] effectClasses(java.util.Map<List<Object>, Integer> guarded) {
+    java.util.Map<List<Object>, Integer> classes = new java.util.HashMap<>();
+    List<int[]> members = new ArrayList<>();
+    int[] sizes = new int[8];
+    for (int i = 0; i < ops.length; i++) {
+      effectClass[i] = -1;
+      if (!info[i] || readOnly[i] || after[i] == NO_STATE_AFTER) {
+        continue;
+      }
+      Object need;
+      if (ignoresState[i]) {
+        need = BLIND;
+      } else if (requires[i] == REQUIRES_LONG) {
+        need = requiredLong[i];
+      } else if (requires[i] == REQUIRES_VALUE) {
+        need = required[i];
+      } else {
+        continue;
+      }
+      List<Object> k = java.util.Arrays.asList(need, after[i]);
+      Integer c = classes.get(k);
+      if (c == null) {
+        c = classes.size();
+        classes.put(k, c);
+        if (need != BLIND) {
+          guarded.put(k, c);
+        }
+        if (c == sizes.length) {
+          sizes = Arrays.copyOf(sizes, 2 * c);
+        }
+      }
+      effectClass[i] = c;
+      classRank[i] = sizes[c]++;
+    }
+    int[][] byRank = new int[classes.size()][];
+    for (int c = 0; c < byRank.length; c++) {
+      byRank[c] = new int[sizes[c]];
+    }
+    for (int i = 0; i < ops.length; i++) {
+      if (effectClass[i] >= 0) {
+        byRank[effectClass[i]][classRank[i]] = i;
+      }
+    }
+    return byRank;
+  }
+
+  /**
+   * Whether an :info operation legal in the current state only and leaving {@code t} (a cas
+   * [state t]) is not linearized and may go next: then a blind :info operation leaving
+   * {@code t} (a write of t) is not taken here (see the class comment, "Crashed operations").
+   * "May go next": its call comes before the first return left in the list; the first one of its
+   * class not linearized is the earliest invoked, so if any of the class may go next, it may.
+   */
+  private boolean guardedAlternative(Object t) {
+    Integer g = guardedClass.isEmpty() ? null : guardedClass.get(java.util.Arrays.asList(state, t));
+    if (g == null || classUsed[g] == classOps[g].length) {
+      return false;
+    }
+    int call = opCallNode[classOps[g][classUsed[g]]];
+    int e = okNext[0];
+    while (nodeKind[e] != RETURN) {
+      e = okNext[e];
+    }
+    return call < e; // nodes are numbered in history order, and the list keeps that order
   }
 
   private void release() {

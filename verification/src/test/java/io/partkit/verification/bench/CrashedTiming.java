@@ -34,8 +34,9 @@ public final class CrashedTiming {
         boolean ok = a.verdict() == (s.invalid() ? io.partkit.verification.checker.Verdict.INVALID
             : io.partkit.verification.checker.Verdict.VALID);
         wrong |= !ok;
-        System.out.printf("%s\tround %d\t%s%s\t%d steps\tverdict %.3f s\tall %.3f s\tload %s%n",
-            s.name(), r, a.verdict(), ok ? "" : " WRONG (" + a.cause() + ")", steps,
+        String at = a.failure().map(k -> " at " + k.evidence().op()).orElse("");
+        System.out.printf("%s\tround %d\t%s%s%s\t%d steps\tverdict %.3f s\tall %.3f s\tload %s%n",
+            s.name(), r, a.verdict(), ok ? "" : " WRONG (" + a.cause() + ")", at, steps,
             a.verdictNanos() / 1e9, a.nanos() / 1e9, load());
       }
     }

@@ -91,6 +91,51 @@ package io.partkit.verification.checker;
  * too (it is no :ok read, and it ignores the state or, :info and read-only, can be left out of any
  * linearization that has it directly after an :info step).
  *
+ * Crashed operations (issue 22), four more rules, exact, for :info operations whose effect the
+ * model's hooks name completely: "legal everywhere, leaves t" (Model.ignoresState with
+ * Model.stateAfter t: a register's write of t, "blind") or "legal in s only, leaves t"
+ * (Model.requiredState s with Model.stateAfter t: a cas [s t], "guarded"). By the hooks'
+ * promises two :info operations with the same such effect step alike in every state; they
+ * differ only in their invocation. A 1M-operation register history at concurrency 1 with 676
+ * crashed writes and cas over 5 values ran out of a 1 GB heap after 93M steps without them (the
+ * search tried the crashed operations in every combination); it takes 780k steps with them.
+ * (1) Interchangeable operations in invocation order: of the operations of one effect class the
+ *     search takes only the earliest invoked not yet linearized, so the linearized ones are
+ *     always the first k of the class and are counted (classUsed). Why exact: an :info
+ *     operation can go at any point after its invocation (it never returns), so if a
+ *     linearization from here uses class members b1..bk (by invocation) at some positions, the
+ *     k earliest unused members a1..ak, invoked no later (aj no later than bj), can take those
+ *     positions, ordered by position; every state is the same.
+ * (2) Guarded before blind: a blind :info step s -> t is not taken where the first unused
+ *     operation of the guarded class (s, t) may go next (its call precedes the first return left).
+ *     Why exact: if a linearization from here takes the blind w now and uses the guarded g later
+ *     (in state s, leaving t) or never, swapping them (g now, w in g's place or nowhere) gives the
+ *     same states: w is legal everywhere and leaves t too, and was invoked before now.
+ * (3) The only :ok operation at the head dominates the :info calls before it: when the first
+ *     :ok event left is a call followed, among the :ok events, by its own return, every other
+ *     :ok operation left was invoked after it returned, so a linearization from here is a run of
+ *     :info steps, that operation x, then the rest. If x ignores the state, the run can follow x
+ *     (x keeps every state) or be left out (x sets the same state after any); if x is legal in one
+ *     state only and in the current one, the run goes from that state back to it and can be left
+ *     out (:info operations may never happen, and those it used stay available). So x is taken
+ *     at once, without the cache, as the fourth cut above does when no :info call comes first.
+ * (4) :info runs end at an observer: by the fifth cut's argument applied to a whole run, a
+ *     linearization can be put in a form where every maximal run of :info steps is directly
+ *     followed by an :ok operation that looks at the state and is legal there (a run followed
+ *     by the end, or by an operation that ignores the state, can be left out or passed). The
+ *     :ok operations that may go next do not change during a run, so an :info step is taken
+ *     only if, from the state it leaves, the classes' first unused operations that may go next
+ *     (as edges: a blind class from every state, a guarded class from its state) reach a state
+ *     in which one of those :ok operations is legal (leadsToObserver; a breadth-first search over
+ *     a handful of states). The fifth cut's one-step test let :info cas steps observe one
+ *     another, so chains of them were tried that no :ok operation could follow. It applies
+ *     only when every :info operation the walk may take has an effect class; otherwise the
+ *     fifth cut's one-step test stays.
+ * Rules (1)-(4) only choose among moves; configurations are cached as before (owed ones apart),
+ * and a configuration's moves depend on the configuration alone (classUsed follows from the
+ * linearized set), so the cache stays exact. CrashedOpsDifferentialTest checks them against the
+ * brute force on histories with many equal crashed operations.
+ *
  * Limits: the clock and a cancel flag are polled every 1024 steps, the memory guard every
  * 65536; hitting one returns UNKNOWN, never a verdict the search has not proven. A search can
  * also stop after a step budget and resume later, so that many keys can share few threads.
@@ -139,6 +184,23 @@ final class WglSearch<S> {
   // :info operations it is the list itself (the same arrays).
   private final int[] okNext;
   private final int[] okPrev;
+
+  // Interchangeable :info operations (see the class comment, "Crashed operations"): per :info
+  // operation whose effect the model's hooks name completely, its effect class, else -1; its
+  // rank in the class by invocation; per class, its operations by rank, how many are linearized
+  // (always the first ones), and for a class of operations legal in one state, the class of
+  // blind operations with the same result (-1 if none).
+  private final int[] effectClass;
+  private final int[] classRank;
+  private final int[][] classOps;
+  private final int[] classUsed;
+  private final java.util.Map<List<Object>, Integer> guardedClass; // (required, after) -> class
+  private final java.util.Map<Object, Integer> blindClass; // after (NIL_KEY for null) -> class
+  private final int[] opCallNode;
+  private final Object[] classNeed; // per class: BLIND, or the one state its operations need
+  private final Object[] classAfter; // per class: the state its operations leave
+  // every :info operation the walk may take has an effect class (else leadsToObserver is off)
+  private final boolean allInfoClassified;
 
   WglSearch(Model<S> model, Paired paired) {
     this.model = model;
@@ -194,6 +256,27 @@ final class WglSearch<S> {
         returnOf[callNode[op]] = node;
       }
     }
+    opCallNode = callNode;
+    effectClass = new int[n];
+    classRank = new int[n];
+    guardedClass = new java.util.HashMap<>();
+    blindClass = new java.util.HashMap<>();
+    classOps = effectClasses(guardedClass);
+    classUsed = new int[classOps.length];
+    classNeed = new Object[classOps.length];
+    classAfter = new Object[classOps.length];
+    boolean classified = true;
+    for (int i = 0; i < n; i++) {
+      int c = effectClass[i];
+      if (c >= 0) {
+        classNeed[c] = ignoresState[i] ? BLIND
+            : requires[i] == REQUIRES_LONG ? (Object) requiredLong[i] : required[i];
+        classAfter[c] = after[i];
+      } else if (info[i] && !readOnly[i]) {
+        classified = false;
+      }
+    }
+    allInfoClassified = classified;
     // :info reads are never linked into the list (see the class comment)
     int last = 0;
     for (int node = 1; node < m; node++) {
@@ -317,9 +400,12 @@ final class WglSearch<S> {
         }
         if (!scanned) {
           scanned = true;
-          int head = next[0];
-          if (head >= 0 && returnOf[head] >= 0 && returnOf[head] == next[head]) {
-            // the only operation that may go next (see the class comment): taken without the cache
+          int head = okNext[0];
+          if (head >= 0 && returnOf[head] >= 0 && returnOf[head] == okNext[head]
+              && (next[0] == head && next[head] == returnOf[head]
+                  || ignoresState[nodeOp[head]] || requires[nodeOp[head]] != ANY_STATE)) {
+            // the only operation that may go next, or the only :ok one with only :info calls
+            // before it, which it dominates (see the class comment): taken without the cache
             int op = nodeOp[head];
             Object nextState = apply(op, state);
             if (nextState != ILLEGAL) {
@@ -351,13 +437,22 @@ final class WglSearch<S> {
             entry = next[entry];
             continue;
           }
+          int c = info[op] ? effectClass[op] : -1;
+          if (c >= 0 && classRank[op] != classUsed[c]) {
+            // an earlier :info operation of the same effect is not linearized: only it is tried
+            // (see the class comment, "Crashed operations")
+            entry = next[entry];
+            continue;
+          }
           Object applied = apply(op, state);
           if (applied != ILLEGAL) {
             S nextState = (S) applied;
             // an :info step that changes nothing is not taken (see the class comment), nor one that
-            // nothing that may go next can observe
+            // nothing that may go next can observe, nor a blind one where a guarded one that may
+            // go next does the same ("Crashed operations")
             boolean skip = info[op]
-                && (Objects.equals(nextState, state) || owes && !observable(op, nextState));
+                && (Objects.equals(nextState, state) || owes && !observable(op, nextState)
+                    || c >= 0 && ignoresState[op] && guardedAlternative(nextState));
             if (!skip) {
               set.add(op);
               if ((info[op] ? owedCache : cache).add(set, nextState, mix(set.hash(), nextState))) {
@@ -494,8 +589,11 @@ final class WglSearch<S> {
     depth++;
     state = nextState;
     lift(node);
-    if (!info[nodeOp[node]]) {
+    int op = nodeOp[node];
+    if (!info[op]) {
       remainingOk--;
+    } else if (effectClass[op] >= 0) {
+      classUsed[effectClass[op]]++;
     }
     entry = next[0];
     scanned = false;
@@ -525,6 +623,8 @@ final class WglSearch<S> {
       unlift(top);
       if (!info[op]) {
         remainingOk++;
+      } else if (effectClass[op] >= 0) {
+        classUsed[effectClass[op]]--;
       }
       if (!stackForced[depth]) {
         entry = next[top];
@@ -564,6 +664,9 @@ final class WglSearch<S> {
    * at once (only such an operation may follow it), so it is not entered.
    */
   private boolean observable(int op, S after) {
+    if (allInfoClassified) {
+      return leadsToObserver(op, after);
+    }
     for (int e = next[0]; e >= 0 && nodeKind[e] != RETURN; e = next[e]) {
       int o = nodeOp[e];
       if (o != op && !ignoresState[o] && apply(o, after) != ILLEGAL) {
@@ -571,6 +674,191 @@ final class WglSearch<S> {
       }
     }
     return false;
+  }
+
+  /**
+   * Whether, after the :info step {@code op} took the current state to {@code s1}, a run of
+   * further :info steps (none, or several) can reach a state in which an :ok operation that looks
+   * at the state and may go next is legal: in a linearization in the normal form of the class
+   * comment ("Crashed operations", rule 4) every run of :info steps ends so, so the step is not
+   * taken when none can. The steps after the first look at the state (in an owed configuration
+   * a blind step is not taken, see the fifth cut): they are the guarded classes' first operations
+   * not linearized that may go next, as edges between states. A breadth-first search over the
+   * few states these reach.
+   *
+   * <p>A state t reached by further steps does not count when one step from the current state s
+   * reaches it too: a guarded class (s, t) that may go next, or, after a blind first step, a
+   * blind class leaving t. Such a one-step run dominates every longer run R from s to t that
+   * this step starts: if a linearization takes R now and that one operation d later, or never,
+   * swapping them (d now, R in d's place) keeps every state, since at d's place the state is s
+   * (d guarded) or anything (d blind, R then starts with a blind step); and d's own step is one
+   * the walk tries. (If R uses d itself, R returns to s first and its part before d can be left
+   * out.) A run back to the current state is dominated by no run at all (the :ok operation is
+   * legal there now).
+   */
+  private boolean leadsToObserver(int op, Object s1) {
+    if (observedIn(s1)) {
+      return true;
+    }
+    int firstReturn = firstReturn();
+    Object[] reached = reachedBuffer;
+    int count = 0;
+    reached[count++] = s1;
+    int taken = effectClass[op];
+    boolean blindFirst = ignoresState[op];
+    boolean found = false;
+    for (int i = 0; i < count && !found; i++) {
+      Object s = reached[i];
+      for (int c = 0; c < classOps.length; c++) {
+        if (classNeed[c] == BLIND || !Objects.equals(classNeed[c], s)
+            || !mayGoNext(c, c == taken ? 1 : 0, firstReturn)) {
+          continue;
+        }
+        Object t = classAfter[c];
+        boolean seen = false;
+        for (int k = 0; k < count && !seen; k++) {
+          seen = Objects.equals(reached[k], t);
+        }
+        if (seen) {
+          continue;
+        }
+        if (count == reached.length) {
+          reached = reachedBuffer = Arrays.copyOf(reached, 2 * count);
+        }
+        reached[count++] = t;
+        // a run back to the current state can be left out; one that one step does is dominated
+        if (observedIn(t) && !Objects.equals(t, state) && !oneStep(t, blindFirst, firstReturn)) {
+          found = true;
+          break;
+        }
+      }
+    }
+    Arrays.fill(reached, 0, count, null);
+    return found;
+  }
+
+  /**
+   * Whether the first operation not linearized of class {@code c}, past {@code skip} more, may
+   * go next: its call comes before the first return left in the list (nodes are numbered in
+   * history order, and the list keeps that order). The first of a class not linearized is its
+   * earliest invoked, so if any of the class may go next, it may.
+   */
+  private boolean mayGoNext(int c, int skip, int firstReturn) {
+    int used = classUsed[c] + skip;
+    return used < classOps[c].length && opCallNode[classOps[c][used]] < firstReturn;
+  }
+
+  /**
+   * Whether one :info step from the current state reaches {@code t}: a guarded class (state, t),
+   * or with {@code blind} a blind class leaving t, whose first operation not linearized may go
+   * next (see leadsToObserver).
+   */
+  private boolean oneStep(Object t, boolean blind, int firstReturn) {
+    Integer g = guardedClass.get(Arrays.asList(state, t));
+    if (g != null && mayGoNext(g, 0, firstReturn)) {
+      return true;
+    }
+    Integer b = blind ? blindClass.get(t == null ? NIL_KEY : t) : null;
+    return b != null && mayGoNext(b, 0, firstReturn);
+  }
+
+  /** blindClass's key for a blind class leaving null (HashMap takes null, but says it apart). */
+  private static final Object NIL_KEY = new Object();
+
+  private Object[] reachedBuffer = new Object[8];
+
+  /** Whether an :ok operation that looks at the state and may go next is legal in {@code s}. */
+  @SuppressWarnings("unchecked")
+  private boolean observedIn(Object s) {
+    for (int e = okNext[0]; nodeKind[e] != RETURN; e = okNext[e]) {
+      int o = nodeOp[e];
+      if (!ignoresState[o] && apply(o, (S) s) != ILLEGAL) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Marks a blind operation's class in effectClasses' keys (ignoresState, no required state). */
+  private static final Object BLIND = new Object();
+
+  /**
+   * Sorts the :info operations the search may take into effect classes (see the class comment,
+   * "Crashed operations"): two are in one class when the model's hooks give both the same
+   * complete effect, either "legal everywhere, leaves t" (Model.ignoresState with
+   * Model.stateAfter t: a write of t) or "legal in s only, leaves t" (Model.requiredState s with
+   * Model.stateAfter t: a cas [s t]); by the hooks' promises their steps are then the same
+   * function of the state. Fills effectClass and classRank (ops are numbered in invocation
+   * order, so rank order is invocation order) and {@code guarded}, the class of each (s, t) of the
+   * second kind; returns each class's operations by rank.
+   */
+  private int[][] effectClasses(java.util.Map<List<Object>, Integer> guarded) {
+    java.util.Map<List<Object>, Integer> classes = new java.util.HashMap<>();
+    List<int[]> members = new ArrayList<>();
+    int[] sizes = new int[8];
+    for (int i = 0; i < ops.length; i++) {
+      effectClass[i] = -1;
+      if (!info[i] || readOnly[i] || after[i] == NO_STATE_AFTER) {
+        continue;
+      }
+      Object need;
+      if (ignoresState[i]) {
+        need = BLIND;
+      } else if (requires[i] == REQUIRES_LONG) {
+        need = requiredLong[i];
+      } else if (requires[i] == REQUIRES_VALUE) {
+        need = required[i];
+      } else {
+        continue;
+      }
+      List<Object> k = java.util.Arrays.asList(need, after[i]);
+      Integer c = classes.get(k);
+      if (c == null) {
+        c = classes.size();
+        classes.put(k, c);
+        if (need != BLIND) {
+          guarded.put(k, c);
+        } else {
+          blindClass.put(after[i] == null ? NIL_KEY : after[i], c);
+        }
+        if (c == sizes.length) {
+          sizes = Arrays.copyOf(sizes, 2 * c);
+        }
+      }
+      effectClass[i] = c;
+      classRank[i] = sizes[c]++;
+    }
+    int[][] byRank = new int[classes.size()][];
+    for (int c = 0; c < byRank.length; c++) {
+      byRank[c] = new int[sizes[c]];
+    }
+    for (int i = 0; i < ops.length; i++) {
+      if (effectClass[i] >= 0) {
+        byRank[effectClass[i]][classRank[i]] = i;
+      }
+    }
+    return byRank;
+  }
+
+  /**
+   * Whether an :info operation legal in the current state only and leaving {@code t} (a cas
+   * [state t]) is not linearized and may go next: then a blind :info operation leaving
+   * {@code t} (a write of t) is not taken here (see the class comment, "Crashed operations").
+   * "May go next": its call comes before the first return left in the list; the first one of its
+   * class not linearized is the earliest invoked, so if any of the class may go next, it may.
+   */
+  private boolean guardedAlternative(Object t) {
+    Integer g = guardedClass.isEmpty() ? null : guardedClass.get(Arrays.asList(state, t));
+    return g != null && mayGoNext(g, 0, firstReturn());
+  }
+
+  /** The first return left in the list (there is one while an :ok operation is left). */
+  private int firstReturn() {
+    int e = okNext[0];
+    while (nodeKind[e] != RETURN) {
+      e = okNext[e];
+    }
+    return e;
   }
 
   private void release() {

@@ -22,9 +22,10 @@ record ConnectionLimits(int maxConnections, Duration idleTimeout, int maxUnauthe
   /**
    * 256 connections (a coordinator, its peers and a few hundred client connections) and 2
    * minutes of silence: the routing client reopens a connection idle for half that before using
-   * it, so an idle close never turns a request into an unknown outcome. Before login: 64
-   * connections, 8 per source address, 10 seconds (a login is one round trip; the rest is margin
-   * for a loaded machine).
+   * it, so an idle close never turns a request into an unknown outcome. Before login: 128
+   * connections, 32 per source address (a harness's or an application's clients share one
+   * address, and a node resumed after a pause accepts their queued connections at once), 10
+   * seconds (a login is one round trip; the rest is margin for a loaded machine).
    */
   static final ConnectionLimits DEFAULT = new ConnectionLimits(256, Duration.ofMinutes(2));
 
@@ -46,6 +47,6 @@ record ConnectionLimits(int maxConnections, Duration idleTimeout, int maxUnauthe
 
   /** The given cap and idle time, with the default budget before login. */
   ConnectionLimits(int maxConnections, Duration idleTimeout) {
-    this(maxConnections, idleTimeout, 64, 8, Duration.ofSeconds(10));
+    this(maxConnections, idleTimeout, 128, 32, Duration.ofSeconds(10));
   }
 }

@@ -218,6 +218,10 @@ final class TcpKvNode implements KvNode {
     WriteAheadLog.Replayed replayed = WriteAheadLog.replay(logFile, this::replay);
     LogReach.Mark mark = LogReach.read(reachFile);
     checkReach(replayed, mark, reachFile);
+    if (!replayed.exists() && mark == null) {
+      System.err.println("node " + id + ": no write-ahead log in " + logFile.getParent()
+          + ": starting empty");
+    }
     if (replayed.tornDamage() != null) {
       System.err.println("node " + id + ": dropped a torn tail of " + logFile + " at offset "
           + replayed.intactBytes() + ": " + replayed.tornBytes() + " bytes ("
@@ -423,9 +427,14 @@ final class TcpKvNode implements KvNode {
       OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 8192);
       if (secret != null) {
         // the login deadline runs from the accept, however slowly the peer sends its bytes
-        java.util.concurrent.ScheduledFuture<?> deadline = loginDeadlines.schedule(
-            () -> closeQuietly(socket), limits.loginTimeout().toMillis(),
-            java.util.concurrent.TimeUnit.MILLISECONDS);
+        java.util.concurrent.ScheduledFuture<?> deadline;
+        try {
+          deadline = loginDeadlines.schedule(() -> closeQuietly(socket),
+              limits.loginTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+          gate.leaveLogin(from);
+          return; // the node is closing
+        }
         boolean[] login = {false, false}; // {left the login budget, admitted}
         try {
           Handshake.greet(in, out, secret, () -> {

@@ -88,7 +88,7 @@ class LoginLimitsTest {
         Duration.ofSeconds(1));
     try (TcpKvNode node = node(limits); Socket slow = openFrom("127.0.0.1", node)) {
       OutputStream out = slow.getOutputStream();
-      out.write(new byte[] {0, 0, 0, 100}); // a proof frame of 100 bytes, sent a byte at a time
+      out.write(new byte[] {0, 0, 0x03, (byte) 0xe8}); // a 1000-byte frame, a byte at a time
       long deadline = System.nanoTime() + DEADLINE.toNanos();
       boolean closed = false;
       while (!closed && System.nanoTime() < deadline) {

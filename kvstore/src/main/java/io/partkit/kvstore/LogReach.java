@@ -108,6 +108,15 @@ final class LogReach implements AutoCloseable {
 
   /** Records {@code mark} durably. */
   synchronized void write(Mark mark) throws IOException {
+    write(mark, true);
+  }
+
+  /**
+   * Records {@code mark}, forcing it to disk with {@code force}; without, it is in the file (so
+   * any later reader sees it) and reaches the disk with the next {@link #force} or the system's
+   * own write-back. A reach that lags is never wrong: it only says less than the log holds.
+   */
+  synchronized void write(Mark mark, boolean force) throws IOException {
     long next = generation + 1;
     ByteBuffer s = ByteBuffer.allocate(SLOT);
     s.putLong(next).putLong(mark.logId()).putLong(mark.length()).putLong(mark.nextId())
@@ -119,8 +128,15 @@ final class LogReach implements AutoCloseable {
     while (s.hasRemaining()) {
       channel.write(s, at + s.position());
     }
-    channel.force(false);
+    if (force) {
+      channel.force(false);
+    }
     generation = next;
+  }
+
+  /** Forces what was written to disk. */
+  synchronized void force() throws IOException {
+    channel.force(false);
   }
 
   Path file() {

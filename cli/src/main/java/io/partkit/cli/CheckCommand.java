@@ -9,6 +9,7 @@ import io.partkit.verification.history.History;
 import io.partkit.verification.history.HistoryParseException;
 import io.partkit.verification.history.Independent;
 import io.partkit.verification.history.InvalidHistoryException;
+import io.partkit.verification.history.Op;
 import io.partkit.verification.model.Model;
 import io.partkit.verification.model.Models;
 import io.partkit.verification.model.NilReads;
@@ -146,7 +147,7 @@ final class CheckCommand implements Callable<Integer> {
     }
     Duration limit;
     try {
-      limit = Durations.parse("--time-limit", timeLimit);
+      limit = Durations.parseLimit("--time-limit", timeLimit);
       independentMode = parseIndependent(independent);
       if (!model.equals("auto") && !Models.NAMES.contains(model)) {
         throw new IllegalArgumentException("unknown model " + model + "; known models: "
@@ -169,12 +170,15 @@ final class CheckCommand implements Callable<Integer> {
         err.println("partkit check: no such file: " + p);
         missing++;
       } else if (Files.isDirectory(p)) {
-        try (Stream<Path> s = Files.walk(p)) {
+        // a link to a directory (store/latest) is followed; links inside are not (a store's
+        // own latest links would list each run twice)
+        Path root = p.toRealPath();
+        try (Stream<Path> s = Files.walk(root)) {
           s.filter(Files::isRegularFile)
               .filter(CheckCommand::looksLikeHistory)
-              .filter(CheckCommand::notBesideAJepsenHistory)
+              .filter(f -> notInARunBesideItsHistory(root, f))
               .sorted()
-              .forEach(files::add);
+              .forEach(f -> files.add(p.resolve(root.relativize(f))));
         }
       } else {
         files.add(p);
@@ -292,7 +296,12 @@ final class CheckCommand implements Callable<Integer> {
     History history;
     Model<?> m;
     try {
-      history = Independent.apply(source.read(file), independentMode);
+      History read = source.read(file);
+      String duplicate = duplicateIndex(read);
+      if (duplicate != null) {
+        return bad(file, file + ": " + duplicate, single, start, out, err);
+      }
+      history = Independent.apply(read, independentMode);
       m = ModelChoice.choose(model, init, history, strictNil ? NilReads.STRICT : NilReads.KNOSSOS);
     } catch (HistoryParseException e) {
       return bad(file, e.getMessage(), single, start, out, err);
@@ -351,12 +360,40 @@ final class CheckCommand implements Callable<Integer> {
   }
 
   /**
-   * In a Jepsen store run directory only {@code history.edn} is the history: {@code results.edn},
-   * {@code test.edn} and {@code jepsen.log} beside it are not checked again.
+   * In a run directory (Jepsen's or partkit's store) only {@code history.edn} is the history:
+   * {@code results.edn}, {@code test.edn} and {@code jepsen.log} beside it, and the node logs,
+   * {@code wal.log} and {@code coordinator.json} below it, are not histories.
    */
-  private static boolean notBesideAJepsenHistory(Path p) {
-    return p.getFileName().toString().equals(JEPSEN_HISTORY)
-        || !Files.isRegularFile(p.resolveSibling(JEPSEN_HISTORY));
+  private static boolean notInARunBesideItsHistory(Path root, Path p) {
+    if (p.getFileName().toString().equals(JEPSEN_HISTORY)) {
+      return true;
+    }
+    for (Path dir = p.getParent(); dir != null && dir.startsWith(root); dir = dir.getParent()) {
+      if (Files.isRegularFile(dir.resolve(JEPSEN_HISTORY))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The first {@code :index} that two operations share, as a message, or null: the checker
+   * orders and names operations by index, so a repeated one would be checked silently wrong.
+   */
+  static String duplicateIndex(History history) {
+    java.util.Map<Long, Op> seen = new java.util.HashMap<>();
+    for (Op op : history.ops()) {
+      Op before = seen.putIfAbsent(op.index(), op);
+      if (before != null) {
+        return ":index " + op.index() + " is used twice (" + at(before) + " and " + at(op)
+            + "): every operation of a history needs its own index";
+      }
+    }
+    return null;
+  }
+
+  private static String at(Op op) {
+    return op.line() > 0 ? "line " + op.line() : "operation " + op;
   }
 
   private static final String JEPSEN_HISTORY = "history.edn";

@@ -16,6 +16,27 @@ final class Durations {
   }
 
   /**
+   * A time limit given to the option {@code what}: 0 is none, and so is a limit too long to
+   * count in nanoseconds (about 292 years and beyond: {@code 999999999999999s} overflowed into
+   * an ArithmeticException).
+   *
+   * @throws IllegalArgumentException naming the option, for anything that is not a duration
+   */
+  static Duration parseLimit(String what, String text) {
+    Matcher m = P.matcher(text.trim());
+    if (m.matches() && m.group(1).length() > 18) {
+      return Duration.ZERO; // more digits than a long: no limit
+    }
+    Duration d = parse(what, text);
+    try {
+      d.toNanos();
+      return d;
+    } catch (ArithmeticException e) {
+      return Duration.ZERO;
+    }
+  }
+
+  /**
    * A duration given to the option {@code what}.
    *
    * @throws IllegalArgumentException naming the option, for anything else
@@ -25,13 +46,22 @@ final class Durations {
     if (!m.matches()) {
       throw new IllegalArgumentException(what + " must look like 30s, 500ms, 2m or 1h: " + text);
     }
-    long n = Long.parseLong(m.group(1));
+    long n;
+    try {
+      n = Long.parseLong(m.group(1));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(what + " is too long: " + text);
+    }
     String unit = m.group(2) == null ? "s" : m.group(2);
-    switch (unit) {
-      case "ms": return Duration.ofMillis(n);
-      case "m": return Duration.ofMinutes(n);
-      case "h": return Duration.ofHours(n);
-      default: return Duration.ofSeconds(n);
+    try {
+      switch (unit) {
+        case "ms": return Duration.ofMillis(n);
+        case "m": return Duration.ofMinutes(n);
+        case "h": return Duration.ofHours(n);
+        default: return Duration.ofSeconds(n);
+      }
+    } catch (ArithmeticException e) {
+      throw new IllegalArgumentException(what + " is too long: " + text);
     }
   }
 }

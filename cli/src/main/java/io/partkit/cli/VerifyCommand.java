@@ -64,7 +64,8 @@ final class VerifyCommand implements Callable<Integer> {
       description = "Operations per second over all workers; 0 for unlimited (default 200).")
   double rate;
 
-  @Option(names = "--seed", defaultValue = "1", description = "Workload and fault schedule seed.")
+  @Option(names = "--seed", defaultValue = "1",
+      description = "Workload and fault schedule seed (default 1).")
   long seed;
 
   @Option(names = "--store", defaultValue = "store", paramLabel = "DIR",
@@ -72,8 +73,8 @@ final class VerifyCommand implements Callable<Integer> {
   Path store;
 
   @Option(names = "--runtime", defaultValue = "processes",
-      description = "processes (loopback), netns (network namespaces, root) or containers "
-          + "(Docker engine).")
+      description = "processes (loopback, the default), netns (network namespaces, root) or "
+          + "containers (Docker engine).")
   String runtime;
 
   @Option(names = "--ops-per-key", defaultValue = "200",
@@ -81,17 +82,25 @@ final class VerifyCommand implements Callable<Integer> {
   int opsPerKey;
 
   @Option(names = "--check-time-limit", defaultValue = "120s", paramLabel = "DURATION",
-      description = "The checker's time limit; beyond it the verdict is unknown (default 120s).")
+      description = "The checker's time limit; beyond it the verdict is unknown; 0 for none "
+          + "(default 120s).")
   String checkTimeLimit;
 
   @Option(names = "--option", paramLabel = "KEY=VALUE",
-      description = "A system option. kv: partitions=16, replicas=1, fault=ack-before-log, "
-          + "serve-while-fenced, skip-epoch-check or skip-replication (deliberately broken "
-          + "nodes); etcd: "
-          + "etcd=PATH (the binary; default: found on PATH); hazelcast: "
-          + "partitioning=hazelcast|partkit, merge-policy=PutIfAbsentMergePolicy, backups=1, "
-          + "routing=smart|member, split-brain-protection=N, no-heartbeat-seconds=5, "
-          + "merge-first-seconds=5, merge-next-seconds=5 (see docs/harness.md).")
+      description = "A system option, checked before anything starts (an unknown key or a bad "
+          + "value is refused listing the known ones). "
+          + "kv: partitions=16, replicas=1 (copies; at most --nodes), metadata=embedded|etcd "
+          + "(etcd: a one-member etcd holds the table), etcd=PATH (for metadata=etcd), "
+          + "fault=ack-before-log|serve-while-fenced|skip-epoch-check|skip-replication "
+          + "(deliberately broken nodes). "
+          + "etcd: etcd=PATH (the binary; default: found on PATH). "
+          + "hazelcast: partitioning=hazelcast|partkit, routing=smart|member, "
+          + "merge-policy=PutIfAbsentMergePolicy, backups=1, split-brain-protection=N (off), "
+          + "heartbeat-seconds=1, no-heartbeat-seconds=5, op-timeout-ms=5000, "
+          + "merge-first-seconds=5, merge-next-seconds=5. "
+          + "ignite: affinity=partkit-fixed|partkit-rendezvous|native, partitions=64, "
+          + "atomicity=atomic|transactional, backups=1 (1 or 2), failure-detection=10000 (ms), "
+          + "read-from-backup=true|false. See docs/harness.md.")
   Map<String, String> options = new LinkedHashMap<>();
 
   @Override
@@ -104,7 +113,7 @@ final class VerifyCommand implements Callable<Integer> {
       VerifySpec.Builder b = VerifySpec.builder(system).nemeses(kinds)
           .time(Durations.parse("--time", time)).concurrency(concurrency).rate(rate)
           .seed(seed).store(store).runtime(runtime).opsPerKey(opsPerKey)
-          .checkTimeLimit(Durations.parse("--check-time-limit", checkTimeLimit))
+          .checkTimeLimit(Durations.parseLimit("--check-time-limit", checkTimeLimit))
           .options(options);
       if (nodes != null) {
         b.nodes(nodes);

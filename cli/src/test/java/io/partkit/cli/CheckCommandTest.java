@@ -352,4 +352,62 @@ class CheckCommandTest {
     assertThat(p.waitFor()).as(output).isEqualTo(2);
     assertThat(output).contains("out of memory");
   }
+
+  // What check takes as its input: a huge --time-limit is no limit (it exited 70 with an
+  // ArithmeticException), store/latest is followed (exit 3: "no history files"), a run directory
+  // gives its history.edn only (the node logs, wal.log and coordinator.json below it were read as
+  // histories), and a history whose :index values repeat is refused (it passed without a word).
+
+  /** A store as verify leaves it: one run with its history, node logs and data, and links. */
+  private Path store() throws IOException {
+    Path run = dir.resolve("store").resolve("kv").resolve("20261126T000000.000");
+    Files.createDirectories(run.resolve("data").resolve("n1"));
+    Files.writeString(run.resolve("history.edn"), VALID);
+    Files.writeString(run.resolve("n1.log"), "KVNODE LISTENING 127.0.0.1:7001\n");
+    Files.write(run.resolve("data").resolve("n1").resolve("wal.log"), new byte[] {0, 0, 0, 9});
+    Files.writeString(run.resolve("data").resolve("coordinator.json"), "{\"epoch\": 3}");
+    Path store = dir.resolve("store");
+    Files.createSymbolicLink(store.resolve("latest"), store.relativize(run));
+    return store;
+  }
+
+  @Test
+  void aHugeTimeLimitIsNoLimit() throws IOException {
+    Path h = dir.resolve("v.edn");
+    Files.writeString(h, VALID);
+    assertThat(run("check", h.toString(), "--model", "register", "--init", "0",
+        "--time-limit", "999999999999999s")).as(err.toString()).isZero();
+    assertThat(run("check", h.toString(), "--model", "register", "--init", "0",
+        "--time-limit", "99999999999999999999999h")).as(err.toString()).isZero();
+  }
+
+  @Test
+  void theLatestLinkIsFollowed() throws IOException {
+    Path store = store();
+    assertThat(run("check", store.resolve("latest").toString(), "--model", "register",
+        "--init", "0")).as(err.toString()).isZero();
+    assertThat(out.toString()).contains("history.edn\tvalid").contains("1 files: 1 valid");
+  }
+
+  @Test
+  void aStoreGivesItsHistoriesOnlyNotTheNodesFiles() throws IOException {
+    Path store = store();
+    assertThat(run("check", store.toString(), "--model", "register", "--init", "0"))
+        .as(out + "" + err).isZero();
+    assertThat(out.toString()).contains("1 files: 1 valid").doesNotContain("wal.log")
+        .doesNotContain("coordinator.json").doesNotContain("n1.log");
+  }
+
+  @Test
+  void aRepeatedIndexIsRefusedNamingIt() throws IOException {
+    Path h = dir.resolve("dup.edn");
+    Files.writeString(h, """
+        {:index 0, :process 0, :type :invoke, :f :write, :value 1}
+        {:index 1, :process 0, :type :ok, :f :write, :value 1}
+        {:index 1, :process 1, :type :invoke, :f :read, :value nil}
+        {:index 3, :process 1, :type :ok, :f :read, :value 1}
+        """);
+    assertThat(run("check", h.toString(), "--model", "register", "--init", "0")).isEqualTo(3);
+    assertThat(err.toString()).contains(":index 1 is used twice (line 2 and line 3)");
+  }
 }

@@ -35,6 +35,8 @@ class VerifyCommandTest {
       assertThat(latest.resolve(file)).isNotEmptyFile();
     }
     assertThat(err.toString()).contains("final reads").contains("check");
+    assertThat(err.toString()).as("a duration as people write it").contains(", 6 s, seed 5")
+        .doesNotContain("PT6S");
     assertThat(out.toString()).contains(" 0 keys unread");
   }
 
@@ -67,13 +69,35 @@ class VerifyCommandTest {
   }
 
   @Test
-  void aNodeThatCannotStartIsASetupFailureWithEverythingTornDown(@TempDir Path store) {
+  void anUnknownTestFaultIsAUsageErrorBeforeAnythingStarts(@TempDir Path store) {
+    // it used to start the cluster and fail there, as a setup failure
     int code = run("--system", "kv", "--nodes", "2", "--time", "5s", "--store", store.toString(),
         "--option", "fault=no-such-fault");
-    assertThat(code).isEqualTo(4);
+    assertThat(code).isEqualTo(64);
     assertThat(err.toString())
-        .contains("setup failed")
-        .contains("unknown test fault 'no-such-fault'");
+        .contains("kv option fault=no-such-fault: not one of them (expected one of"
+            + " ack-before-log, serve-while-fenced, skip-epoch-check, skip-replication)");
+  }
+
+  @Test
+  void aPartThatCannotStartIsASetupFailureWithEverythingTornDown(@TempDir Path store) {
+    int code = run("--system", "kv", "--nodes", "2", "--time", "5s", "--store", store.toString(),
+        "--option", "metadata=etcd", "--option", "etcd=" + store.resolve("no-etcd-here"));
+    assertThat(code).as(err.toString()).isEqualTo(4);
+    assertThat(err.toString()).contains("setup failed: etcd not found at ");
+  }
+
+  @Test
+  void theHelpListsDefaultsAndEveryOptionOfEverySystem() {
+    assertThat(run("--help")).isZero();
+    String help = out.toString().replaceAll("\\s+", " ");
+    assertThat(help).contains("seed (default 1)").contains("processes (loopback, the default)")
+        .contains("metadata=embedded|etcd");
+    for (String name : io.partkit.harness.system.Systems.NAMES) {
+      for (var option : io.partkit.harness.system.Systems.named(name).options().specs()) {
+        assertThat(help).as(name + " option " + option.name()).contains(option.name() + "=");
+      }
+    }
   }
 
   @Test

@@ -13,12 +13,19 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The nemesis thread: after a quiet start, it picks one of the enabled nemeses at random (seeded),
- * starts a fault, holds it 2-5 s, heals it and waits 1-3 s, until the fault phase ends; then it
- * heals whatever is still in force. Each start and heal is recorded as a {@code :nemesis}
- * invocation and its {@code :info} completion, as Jepsen records them.
+ * The nemesis thread: after a quiet start, it injects a planned number of faults
+ * ({@link #planned}, from the run's time), each one of the enabled nemeses picked at random
+ * (seeded): it starts a fault, holds it 2-5 s, heals it and waits 1-3 s. The plan holds however
+ * slow the machine is: the fault phase (and the clients with it) goes on past the run's time
+ * until every planned fault was injected, up to a hard limit after which the schedule says how
+ * many it could not inject. An attempt that injected nothing (no migration caught in flight) is
+ * recorded as such and not counted; another is made. Each start and heal is recorded as a
+ * {@code :nemesis} invocation and its {@code :info} completion, as Jepsen records them.
  */
 final class NemesisSchedule implements Runnable {
+
+  /** The mean length of one fault's cycle (hold 2-5 s, rest 1-3 s), for the plan. */
+  static final long MEAN_CYCLE_MILLIS = 5500;
 
   private final List<Nemesis> nemeses;
   private final SystemUnderTest system;
@@ -26,10 +33,13 @@ final class NemesisSchedule implements Runnable {
   private final Recorder recorder;
   private final Random random;
   private final long endNanos;
+  private final long limitNanos;
+  private final int planned;
   private final PrintStream log;
   private final Deque<Fault> active = new ArrayDeque<>();
   private volatile boolean stopped;
-  private int faults;
+  private volatile boolean finished;
+  private volatile int faults;
 
   NemesisSchedule(List<Nemesis> nemeses, SystemUnderTest system, NodeRuntime runtime,
       Recorder recorder, long seed, long endNanos, PrintStream log) {
@@ -39,39 +49,83 @@ final class NemesisSchedule implements Runnable {
     this.recorder = recorder;
     this.random = new Random(seed ^ 0x6e656d65L);
     this.endNanos = endNanos;
+    // past the run's time, the plan may take as long again, and at least 2 minutes more
+    this.limitNanos = endNanos + Math.max(endNanos, TimeUnit.MINUTES.toNanos(2));
+    this.planned = nemeses.isEmpty() ? 0 : planned(endNanos);
     this.log = log;
+    this.finished = nemeses.isEmpty();
+  }
+
+  /** The quiet start before the first fault of a run of {@code runNanos}. */
+  private static long quietStart(long runNanos) {
+    return Math.min(TimeUnit.SECONDS.toNanos(3), runNanos / 10);
+  }
+
+  /** The faults planned for a fault phase of {@code runNanos}: at least one. */
+  static int planned(long runNanos) {
+    long faultTime = runNanos - quietStart(runNanos);
+    return (int) Math.max(1, faultTime / TimeUnit.MILLISECONDS.toNanos(MEAN_CYCLE_MILLIS));
   }
 
   @Override
   public void run() {
-    if (nemeses.isEmpty()) {
+    try {
+      if (!nemeses.isEmpty()) {
+        inject();
+      }
+    } finally {
+      finished = true;
+    }
+  }
+
+  private void inject() {
+    if (!sleepUntil(recorder.elapsedNanos() + quietStart(endNanos))) {
       return;
     }
-    long quietStart =
-        Math.min(TimeUnit.SECONDS.toNanos(3), (endNanos - recorder.elapsedNanos()) / 10);
-    if (!sleepUntil(recorder.elapsedNanos() + quietStart)) {
-      return;
-    }
-    while (!stopped && recorder.elapsedNanos() < endNanos) {
+    while (!stopped && faults < planned && recorder.elapsedNanos() < limitNanos) {
       Nemesis n = nemeses.get(random.nextInt(nemeses.size()));
       long hold = TimeUnit.MILLISECONDS.toNanos(2000 + random.nextInt(3000));
       long rest = TimeUnit.MILLISECONDS.toNanos(1000 + random.nextInt(2000));
       recorder.nemesis(OpType.INVOKE, "start-" + n.name(), null);
+      Fault f;
       try {
-        Fault f = n.start(system, runtime, random);
-        synchronized (active) {
-          active.push(f);
-        }
-        faults++;
-        recorder.nemesis(OpType.INFO, "start-" + n.name(), f.description());
+        f = n.start(system, runtime, random);
       } catch (RuntimeException e) {
         recorder.nemesis(OpType.INFO, "start-" + n.name(), "failed: " + e.getMessage());
         log.println("nemesis " + n.name() + " failed to start: " + e);
+        sleepUntil(recorder.elapsedNanos() + rest);
+        continue;
       }
-      sleepUntil(Math.min(endNanos, recorder.elapsedNanos() + hold));
+      if (!f.injected()) {
+        recorder.nemesis(OpType.INFO, "start-" + n.name(), f.description());
+        continue; // not a fault: nothing to hold, heal or count
+      }
+      synchronized (active) {
+        active.push(f);
+      }
+      faults++;
+      recorder.nemesis(OpType.INFO, "start-" + n.name(), f.description());
+      sleepUntil(recorder.elapsedNanos() + hold);
       healAll("stop-" + n.name());
-      sleepUntil(Math.min(endNanos, recorder.elapsedNanos() + rest));
+      if (faults < planned) {
+        sleepUntil(recorder.elapsedNanos() + rest);
+      }
     }
+    if (faults < planned && !stopped) {
+      log.println("nemesis: injected " + faults + " of the " + planned + " faults planned"
+          + " within " + TimeUnit.NANOSECONDS.toSeconds(limitNanos) + " s (too slow a machine,"
+          + " or attempts that injected nothing): the run tested less than planned");
+    }
+  }
+
+  /** The faults planned for this run. */
+  int planned() {
+    return planned;
+  }
+
+  /** True once the schedule injected its plan, gave up, or was stopped. */
+  boolean finished() {
+    return finished;
   }
 
   /** Heals every fault still in force, newest first; recorded. Safe to call from another thread. */

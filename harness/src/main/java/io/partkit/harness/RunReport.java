@@ -48,12 +48,13 @@ final class RunReport {
     }
   }
 
-  private record Window(long start, long end, String what) {}
+  record Window(long start, long end, String what) {}
 
   static String render(VerifySpec spec, RunResult r, List<Op> ops) {
     long endTime = ops.isEmpty() ? 1 : Math.max(1, ops.get(ops.size() - 1).time());
     List<Span> spans = spans(ops);
-    List<Window> windows = windows(ops, endTime);
+    List<Window> windows = new ArrayList<>(windows(ops, endTime));
+    windows.addAll(phases(ops)); // drawn as marks, listed with the faults
     StringBuilder h = new StringBuilder(64 * 1024);
     h.append("<!DOCTYPE html><html><head><meta charset='utf-8'><title>partkit verify: ")
         .append(esc(spec.system())).append(" ").append(esc(r.verdict().name()))
@@ -76,7 +77,8 @@ final class RunReport {
         .append("</p>");
     stats(h, r.stats());
     h.append("<h2>Timeline</h2><p>Operations per worker lane (green ok, red fail, orange unknown,"
-        + " whose bar runs to the end); shaded: a fault in force.</p>");
+        + " whose bar runs to the end); shaded: a fault in force; dashed: the heal, recovery and"
+        + " final-read phases begin.</p>");
     timeline(h, spec, spans, windows, endTime);
     h.append("<h2>Latency</h2><p>Each completed operation at its start time (log scale).</p>");
     latency(h, spans, windows, endTime);
@@ -86,7 +88,8 @@ final class RunReport {
     lost(h, r.lostWrites());
     r.placement().ifPresent(p -> placement(h, p));
     counterexample(h, r.linearizability(), ops);
-    h.append("<h2>Faults</h2><table><tr><th>from (s)</th><th>to (s)</th><th>fault</th></tr>");
+    h.append("<h2>Faults and phases</h2><table><tr><th>from (s)</th><th>to (s)</th>"
+        + "<th>fault</th></tr>");
     for (Window w : windows) {
       h.append("<tr><td>").append(sec(w.start())).append("</td><td>").append(sec(w.end()))
           .append("</td><td>").append(esc(w.what())).append("</td></tr>");
@@ -116,12 +119,35 @@ final class RunReport {
     return spans;
   }
 
-  /** Fault windows: from a start-* completion to the next heal ("stop*") completion. */
-  private static List<Window> windows(List<Op> ops, long endTime) {
+  /**
+   * The phases after the faults (heal, recover, final reads) as zero-length windows: a dashed
+   * mark on every chart, where clients otherwise seemed to stop for no reason.
+   */
+  static List<Window> phases(List<Op> ops) {
+    List<Window> marks = new ArrayList<>();
+    for (Op op : ops) {
+      if (!op.isClient() && op.type() == OpType.INFO && "phase".equals(op.f())) {
+        marks.add(new Window(op.time(), op.time(), "phase: " + op.value()));
+      }
+    }
+    return marks;
+  }
+
+  /**
+   * Fault windows: from a start-* completion to the next heal ("stop*") completion. An attempt
+   * that injected nothing or failed to start ({@code "nothing: ..."}, {@code "failed: ..."}) is
+   * no fault: it was shaded from when it gave up to the next heal.
+   */
+  static List<Window> windows(List<Op> ops, long endTime) {
     List<Window> windows = new ArrayList<>();
     Op started = null;
     for (Op op : ops) {
       if (op.isClient() || op.type() != OpType.INFO) {
+        continue;
+      }
+      String value = String.valueOf(op.value());
+      if (op.f().startsWith("start-")
+          && (value.startsWith("nothing: ") || value.startsWith("failed: "))) {
         continue;
       }
       if (op.f().startsWith("start-")) {
@@ -147,6 +173,15 @@ final class RunReport {
   private static void shade(StringBuilder h, List<Window> windows, long endTime, int top,
       int height) {
     for (Window w : windows) {
+      if (w.what().startsWith("phase: ")) {
+        double xs = x(w.start(), endTime);
+        h.append(String.format(Locale.ROOT,
+            "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#555' stroke-dasharray='4,3'>"
+                + "<title>%s</title></line><text x='%.1f' y='%d' font-size='10'>%s</text>",
+            xs, top, xs, top + height, esc(w.what()), xs + 2, top + 22,
+            esc(w.what().substring(7))));
+        continue;
+      }
       h.append(String.format(Locale.ROOT,
           "<rect x='%.1f' y='%d' width='%.1f' height='%d' fill='#ffcdd2' opacity='0.45'>"
               + "<title>%s</title></rect>", x(w.start(), endTime), top,
@@ -288,7 +323,11 @@ final class RunReport {
     if (a.cause() != null) {
       h.append("; ").append(esc(a.cause()));
     }
-    h.append(".</p><table><tr><th>key</th><th>operations</th><th>verdict</th><th>why</th></tr>");
+    h.append(".</p>");
+    if (a.keys().size() > 50 && valid == a.keys().size()) {
+      return; // long runs list only the keys that need a look: here none (no empty table)
+    }
+    h.append("<table><tr><th>key</th><th>operations</th><th>verdict</th><th>why</th></tr>");
     for (KeyResult k : a.keys()) {
       if (k.verdict() == Verdict.VALID && a.keys().size() > 50) {
         continue; // long runs: list only the keys that need a look

@@ -15,7 +15,11 @@ import java.util.Optional;
  *     unknown when the checker gave up or some key was never read at the end; else valid
  * @param dir the run's directory in the store
  * @param operations client operations recorded (invocations)
- * @param faults faults the nemesis injected
+ * @param opsPerSecond client operations per second while faults ran (the fault phase alone: heal,
+ *     recovery and the final reads wait on the system and would dilute it)
+ * @param faults faults the nemesis injected (attempts that injected nothing are not counted)
+ * @param plannedFaults faults the nemesis planned: it injects them all however slow the
+ *     machine, or, past a hard limit, stops short and says so ({@code faults} is then less)
  * @param linearizability the checker's analysis (per key)
  * @param lostWrites the lost-write check
  * @param stats availability and latency
@@ -24,9 +28,10 @@ import java.util.Optional;
  * @param placement the system's placement check after the run, when it has one (a misplaced key
  *     makes the run invalid)
  */
-public record RunResult(Verdict verdict, Path dir, int operations, int faults,
-    Analysis linearizability, LostWrites.Result lostWrites, RunStats stats, long runNanos,
-    long checkNanos, Optional<PlacementCheck> placement) {
+public record RunResult(Verdict verdict, Path dir, int operations, double opsPerSecond,
+    int faults,
+    int plannedFaults, Analysis linearizability, LostWrites.Result lostWrites, RunStats stats,
+    long runNanos, long checkNanos, Optional<PlacementCheck> placement) {
 
   /** The process exit code of {@code ./partkit verify}: 0 valid, 1 invalid, 2 unknown. */
   public int exitCode() {
@@ -39,10 +44,11 @@ public record RunResult(Verdict verdict, Path dir, int operations, int faults,
 
   /** One line: verdict, operations, lost writes, timings. */
   public String summary() {
-    return String.format("%s: %d ops (%.0f ops/s), %d faults, linearizable %s, %d of %d "
-            + "acknowledged writes lost, %d keys unread, check %.3f s; %s",
+    return String.format("%s: %d ops (%.0f ops/s under faults), %d faults%s, linearizable %s, "
+            + "%d of %d acknowledged writes lost, %d keys unread, check %.3f s; %s",
         verdict.name().toLowerCase(java.util.Locale.ROOT), operations,
-        operations / Math.max(1e-9, runNanos / 1e9), faults,
+        opsPerSecond, faults,
+        faults < plannedFaults ? " (of " + plannedFaults + " planned)" : "",
         linearizability.verdict().name().toLowerCase(java.util.Locale.ROOT),
         lostWrites.lost().size(), lostWrites.acknowledged(), lostWrites.unread().size(),
         checkNanos / 1e9, dir) + placement.map(p -> String.format("; placement %s: %d checked, "

@@ -111,6 +111,7 @@ final class RunStore {
               .collect(Collectors.toList()))).append('}');
     });
     sb.append("\n :stats {:ops ").append(r.operations())
+        .append(", :ops-per-second-under-faults ").append(fmt(r.opsPerSecond()))
         .append(", :ok ").append(s.total(OpType.OK))
         .append(", :fail ").append(s.total(OpType.FAIL))
         .append(", :info ").append(s.total(OpType.INFO))
@@ -121,6 +122,7 @@ final class RunStore {
         .append(", :max ").append(fmt(s.latencyMillis()[3])).append("}")
         .append(", :by-f ").append(byF(s.counts())).append("}");
     sb.append("\n :faults ").append(r.faults())
+        .append("\n :planned-faults ").append(r.plannedFaults())
         .append("\n :run-seconds ").append(fmt(r.runNanos() / 1e9))
         .append("\n :check-seconds ").append(fmt(r.checkNanos() / 1e9))
         .append("\n :spec {:system :").append(spec.system())

@@ -61,6 +61,9 @@ public final class Verifier {
   private static final DateTimeFormatter RUN_NAME =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS");
 
+  /** The phases marked in the history and on the report's charts. */
+  static final List<String> PHASES_MARKED = List.of("heal", "recover", "final reads");
+
   /** Seconds between plain progress lines when the output is not a terminal. */
   static final int PLAIN_PROGRESS_SECONDS = 10;
 
@@ -90,6 +93,7 @@ public final class Verifier {
     Path dir = runDirectory(spec);
     NodeRuntime runtime;
     try {
+      system.options().check(spec.options(), spec.nodes()); // before anything starts
       runtime = Runtimes.named(spec.runtime(), dir);
       for (Nemesis n : nemeses) {
         n.unsupported(system, runtime, spec.nodes(), spec.options()).ifPresent(why -> {
@@ -103,13 +107,19 @@ public final class Verifier {
     try (runtime; system) {
       progress.printf("partkit verify: %s on %d nodes (%s), nemesis %s, %s, seed %d -> %s%n",
           spec.system(), spec.nodes(), spec.runtime(),
-          nemeses.isEmpty() ? "none" : String.join(",", spec.nemeses()), spec.time(), spec.seed(),
+          nemeses.isEmpty() ? "none" : String.join(",", spec.nemeses()), readable(spec.time()),
+          spec.seed(),
           dir);
       system.start(new SystemContext(runtime, dir, spec.nodes(), spec.seed(), spec.options()));
       return new Run(spec, system, runtime, nemeses, dir, progress, terminal).execute();
     } finally {
       link(spec.store(), dir);
     }
+  }
+
+  /** {@code 90 s} or {@code 500 ms}, not {@code PT1M30S}. */
+  static String readable(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
   }
 
   private static Path runDirectory(VerifySpec spec) {
@@ -189,7 +199,9 @@ public final class Verifier {
       ticker.setDaemon(true);
       ticker.start();
       nemesisThread.start();
-      runWorkers(end);
+      runWorkers(() -> recorder.elapsedNanos() >= end && schedule.finished());
+      long faultPhaseNanos = recorder.elapsedNanos();
+      int faultPhaseOps = invoked.get();
       enter("heal");
       try {
         nemesisThread.join();
@@ -224,8 +236,9 @@ public final class Verifier {
           : analysis.verdict() == Verdict.UNKNOWN || !lost.unread().isEmpty() ? Verdict.UNKNOWN
           : Verdict.VALID;
       enter("done");
-      RunResult result = new RunResult(verdict, dir, invoked.get(), schedule.faults(), analysis,
-          lost, stats, runNanos, checkNanos, placement);
+      RunResult result = new RunResult(verdict, dir, invoked.get(),
+          faultPhaseOps / Math.max(1e-9, faultPhaseNanos / 1e9), schedule.faults(),
+          schedule.planned(), analysis, lost, stats, runNanos, checkNanos, placement);
       RunStore.write(spec, result, ops);
       if (terminal) {
         progress.println(); // end the redrawn line
@@ -243,8 +256,9 @@ public final class Verifier {
       }
     }
 
-    private void runWorkers(long endNanos) {
-      onThreads("worker", worker -> work(worker, endNanos));
+    /** The workers run until {@code over}: the run's time is up and the nemesis's plan done. */
+    private void runWorkers(java.util.function.BooleanSupplier over) {
+      onThreads("worker", worker -> work(worker, over));
     }
 
     /** Runs {@code body} for every worker number on a thread of its own, until all return. */
@@ -268,18 +282,20 @@ public final class Verifier {
       }
     }
 
-    private void work(int worker, long endNanos) {
+    private void work(int worker, java.util.function.BooleanSupplier over) {
       Random pace = new Random(spec.seed() * 31 + worker);
       long process = worker;
       // Jepsen's stagger: a mean interval of concurrency/rate, uniformly spread.
       long meanGapNanos = spec.rate() == 0 ? 0 : (long) (spec.concurrency() * 1e9 / spec.rate());
       long next = recorder.elapsedNanos();
       try (Client client = system.openClient()) {
-        while (recorder.elapsedNanos() < endNanos) {
+        while (!over.getAsBoolean()) {
           if (meanGapNanos > 0) {
             next += (long) (pace.nextDouble() * 2 * meanGapNanos);
-            sleepUntil(Math.min(next, endNanos));
-            if (recorder.elapsedNanos() >= endNanos) {
+            while (recorder.elapsedNanos() < next && !over.getAsBoolean()) {
+              sleepUntil(Math.min(next, recorder.elapsedNanos() + 100_000_000L));
+            }
+            if (over.getAsBoolean()) {
               break;
             }
           }
@@ -349,8 +365,14 @@ public final class Verifier {
       }
     }
 
-    /** A new phase shows at once, not at the next tick. */
+    /**
+     * A new phase shows at once, not at the next tick. The phases after the faults are marked in
+     * the history ({@code :nemesis :info :phase}), so the report shows why clients wait there.
+     */
     private void enter(String next) {
+      if (PHASES_MARKED.contains(next)) {
+        recorder.nemesis(OpType.INFO, "phase", next);
+      }
       phase = next;
       printProgress();
     }

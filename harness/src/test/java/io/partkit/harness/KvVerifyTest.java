@@ -44,7 +44,10 @@ class KvVerifyTest {
   @Test
   void correctKvPassesKillPauseMembershipAndMidMigrationFaults() throws Exception {
     RunResult r = run(kv(11, "kill", "pause", "membership", "migration").build());
-    assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(3);
+    // the schedule guarantees its plan however loaded the machine (a count of faults in a fixed
+    // time was a timed test: 2 instead of 3 at load average 6-20)
+    assertThat(r.plannedFaults()).as("faults planned for 20 s").isEqualTo(3);
+    assertThat(r.faults()).as("faults injected").isEqualTo(r.plannedFaults());
     assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(100);
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
     String history = Files.readString(r.dir().resolve("history.edn"));
@@ -56,7 +59,7 @@ class KvVerifyTest {
   @Test
   void kvOnAnEtcdMetadataStorePassesKillsAndMidMigrationFaults() {
     RunResult r = run(kv(15, "kill", "migration").options(Map.of("metadata", "etcd")).build());
-    assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(3);
+    assertThat(r.faults()).as("faults injected").isEqualTo(r.plannedFaults()).isEqualTo(3);
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
     assertThat(r.dir().resolve("m1.log")).as("the metadata etcd's log").isNotEmptyFile();
   }

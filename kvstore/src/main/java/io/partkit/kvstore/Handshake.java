@@ -34,6 +34,11 @@ final class Handshake {
   private static final int CHALLENGE_BYTES = 16;
   private static final byte[] CONTEXT = "partkit-kv-auth-v1".getBytes(StandardCharsets.US_ASCII);
   private static final SecureRandom RANDOM = new SecureRandom();
+  /**
+   * The largest frame read before login: a proof is 36 bytes. A peer that has not proved the
+   * secret must not make the node read (or hold) megabytes.
+   */
+  static final int MAX_FRAME = 1024;
 
   private Handshake() {}
 
@@ -43,6 +48,16 @@ final class Handshake {
    * @throws IOException if the peer does not prove it knows the secret (close the connection)
    */
   static void greet(InputStream in, OutputStream out, KvSecret secret) throws IOException {
+    greet(in, out, secret, () -> true);
+  }
+
+  /**
+   * {@link #greet(InputStream, OutputStream, KvSecret)}, asking {@code admit} once the proof is
+   * right whether the node takes one more connection: if not, the peer is told so (a definite
+   * refusal, as a wrong secret is) and the connection is to be closed.
+   */
+  static void greet(InputStream in, OutputStream out, KvSecret secret,
+      java.util.function.BooleanSupplier admit) throws IOException {
     byte[] challenge = new byte[CHALLENGE_BYTES];
     RANDOM.nextBytes(challenge);
     Wire.writeFrame(out, new Wire.Writer().i8(VERSION).i8(secret == null ? 0 : 1)
@@ -50,7 +65,7 @@ final class Handshake {
     if (secret == null) {
       return;
     }
-    byte[] frame = Wire.readFrame(in);
+    byte[] frame = Wire.readFrame(in, MAX_FRAME);
     if (frame == null) {
       throw new EOFException("the peer left before proving it knows the secret");
     }
@@ -59,6 +74,11 @@ final class Handshake {
       Wire.writeFrame(out, new Wire.Writer().i8(0)
           .utf("wrong proof of the cluster's shared secret").toBytes());
       throw new IOException("a peer's proof of the shared secret is wrong");
+    }
+    if (!admit.getAsBoolean()) {
+      Wire.writeFrame(out, new Wire.Writer().i8(0)
+          .utf("the node is at its limit of connections; try again later").toBytes());
+      throw new IOException("over the limit of connections");
     }
     Wire.writeFrame(out, new Wire.Writer().i8(1).utf("").toBytes());
   }
@@ -94,9 +114,14 @@ final class Handshake {
     Wire.writeFrame(out, new Wire.Writer().bytes(proof(secret, challenge)).toBytes());
     byte[] result = Wire.readFrame(in);
     Wire.Reader r = result == null ? null : new Wire.Reader(result);
-    if (r == null || r.i8() != 1) {
-      throw refused("node " + node + " refused this client's proof of the shared secret ("
-          + (r == null ? "it closed the connection" : r.utf()) + "): the secrets differ");
+    if (r == null) {
+      throw refused("node " + node + " closed the connection instead of answering this"
+          + " client's proof of the shared secret (over its limits, or the secrets differ)");
+    }
+    if (r.i8() != 1) {
+      String why = r.utf();
+      throw refused("node " + node + " refused this client's login (" + why + ")"
+          + (why.contains("secret") ? ": the secrets differ" : ""));
     }
   }
 

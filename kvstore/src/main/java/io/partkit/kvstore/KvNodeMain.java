@@ -20,9 +20,15 @@ import java.util.Map;
  *
  * <p>Once it listens it prints {@code KVNODE LISTENING host:port} on standard output, which is
  * what a harness waits for. It exits when its standard input closes (so a dying parent does not
- * leave nodes behind) or when killed; a kill loses nothing acknowledged (see {@link KvNode}).
+ * leave nodes behind) or when killed; a kill loses nothing acknowledged (see {@link KvNode}). It
+ * exits with status 74 when its write-ahead log fails (a full disk: the cause is on standard
+ * error), and at start-up, with a one-line message, when it cannot start (1 for a damaged or
+ * shortened log, 74 for an I/O failure such as a full disk).
  */
 public final class KvNodeMain {
+
+  /** The exit status after an I/O failure (sysexits' EX_IOERR): a full disk, a failed log. */
+  static final int EXIT_IO = 74;
 
   private KvNodeMain() {}
 
@@ -43,7 +49,7 @@ public final class KvNodeMain {
           + " [--host <address>] [--secret-file <file>] [--unsafe-test-fault <name>]");
       System.exit(2);
     }
-    KvNode node;
+    TcpKvNode node;
     try {
       String secretFile = options.get("--secret-file");
       node = TcpKvNode.start(NodeId.of(id), Path.of(data),
@@ -51,11 +57,27 @@ public final class KvNodeMain {
               Integer.parseInt(options.getOrDefault("--port", "0"))),
           UnsafeTestFault.parse(options.getOrDefault("--unsafe-test-fault", "none")),
           ConnectionLimits.DEFAULT, secretFile == null ? null : KvSecret.read(Path.of(secretFile)));
-    } catch (CorruptLogException | IllegalArgumentException e) {
+    } catch (CorruptLogException | LostLogRecordsException | IllegalArgumentException e) {
       System.err.println("node " + id + ": " + e.getMessage()); // the whole story; no trace
       System.exit(1);
       return;
+    } catch (IOException e) {
+      // a full disk, a data directory it may not write: one line naming the cause, no trace
+      String message = e.getMessage();
+      System.err.println(message.startsWith("node ") ? message : "node " + id + ": " + message);
+      System.exit(EXIT_IO);
+      return;
     }
+    Thread watcher = new Thread(() -> {
+      try {
+        node.awaitStopAfterLogFailure(java.time.Duration.ofDays(365 * 100));
+        System.exit(EXIT_IO); // the node said why on stderr; a supervisor restarts it
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "kvnode-exit-on-log-failure");
+    watcher.setDaemon(true);
+    watcher.start();
     System.out.println("KVNODE LISTENING " + node.hostAndPort());
     System.out.flush();
     InputStream in = System.in;

@@ -20,6 +20,7 @@ import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -71,8 +72,14 @@ final class TcpKvNode implements KvNode {
   private final ServerSocket server;
   private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
+  /** Counted down once the node has stopped after its log failed. */
+  private final java.util.concurrent.CountDownLatch stopped =
+      new java.util.concurrent.CountDownLatch(1);
   private final UnsafeTestFault fault;
   private final ConnectionLimits limits;
+  private final ConnectionGate gate;
+  /** Closes connections that have not logged in within the limit (one thread per node). */
+  private final java.util.concurrent.ScheduledExecutorService loginDeadlines;
   private final KvSecret secret; // null: admit every peer (loopback only)
   private final ReplicaLinks links;
   private final NodeSplits splits;
@@ -94,15 +101,15 @@ final class TcpKvNode implements KvNode {
     this.id = id;
     this.fault = fault;
     this.limits = limits;
+    this.gate = new ConnectionGate(limits);
     this.secret = secret;
     this.links = new ReplicaLinks(REPLICA_TIMEOUT, secret);
     this.copySources = new NodeConnectionPool(PEER_TIMEOUT, secret);
     Files.createDirectories(dataDir);
     this.logFile = dataDir.resolve("wal.log");
     this.splits = new NodeSplits(id, logFile, parts);
-    WriteAheadLog.open(logFile, this::replay).close();
-    WriteAheadLog.rewrite(logFile, compacted());
-    this.log = WriteAheadLog.open(logFile, body -> { });
+    this.log = openLog(LogReach.fileFor(logFile));
+    log.onFailure(this::logFailed);
     splits.attach(log);
     this.replication = new NodeReplication(id, log, links, secret, keysCopiedIn);
     this.migration = new NodeMigration(id, log, copySources, keysCopiedIn, replication);
@@ -119,6 +126,11 @@ final class TcpKvNode implements KvNode {
       throw new IOException("node " + id + " cannot listen on " + bind + ": " + e.getMessage(), e);
     }
     this.server = socket;
+    this.loginDeadlines = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "kvnode-" + id + "-login-deadlines");
+      t.setDaemon(true);
+      return t;
+    });
   }
 
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind) throws IOException {
@@ -198,6 +210,119 @@ final class TcpKvNode implements KvNode {
     }
   }
 
+  /**
+   * Replays the log, checks it against the reach recorded beside it, drops a torn tail saying so,
+   * compacts, and opens the result for appending.
+   */
+  private WriteAheadLog openLog(Path reachFile) throws IOException {
+    WriteAheadLog.Replayed replayed = WriteAheadLog.replay(logFile, this::replay);
+    LogReach.Mark mark = LogReach.read(reachFile);
+    checkReach(replayed, mark, reachFile);
+    if (!replayed.exists() && mark == null) {
+      System.err.println("node " + id + ": no write-ahead log in " + logFile.getParent()
+          + ": starting empty");
+    }
+    if (replayed.tornDamage() != null) {
+      System.err.println("node " + id + ": dropped a torn tail of " + logFile + " at offset "
+          + replayed.intactBytes() + ": " + replayed.tornBytes() + " bytes ("
+          + replayed.tornDamage() + "), after " + replayed.records() + " intact records;"
+          + " nothing acknowledged was in it (the log's reach was "
+          + (mark == null ? "not recorded" : mark.lengthOf(replayed.logId()) + " bytes") + ")");
+    }
+    WriteAheadLog.Written written;
+    LogReach reach = LogReach.open(reachFile);
+    try {
+      long oldId = replayed.logId();
+      long oldLength = replayed.intactBytes();
+      written = WriteAheadLog.rewrite(logFile, compacted(),
+          next -> reach.write(new LogReach.Mark(oldId, oldLength, next.logId(), next.length())));
+      return WriteAheadLog.openWritten(logFile, written, reach);
+    } catch (IOException e) {
+      reach.close();
+      throw new IOException("node " + id + " cannot start: compacting its write-ahead log "
+          + logFile + " failed: " + WriteAheadLog.describe(e) + " (the log is left as it was;"
+          + " free space in " + logFile.getParent() + " and start it again)", e);
+    }
+  }
+
+  /**
+   * Refuses a log shorter than its recorded reach, unless every partition the node knows of has
+   * copies elsewhere: then each comes back as a backup that must join again and catch up before
+   * it serves or leads (see {@link NodeReplication}).
+   */
+  private void checkReach(WriteAheadLog.Replayed replayed, LogReach.Mark mark, Path reachFile)
+      throws IOException {
+    if (mark == null) {
+      if (replayed.logId() != 0) {
+        System.err.println("node " + id + ": " + reachFile + " is missing, so whether "
+            + logFile + " is whole cannot be checked; starting from its " + replayed.records()
+            + " intact records");
+      }
+      return;
+    }
+    String missing;
+    long reached = mark.lengthOf(replayed.logId());
+    if (!replayed.exists()) {
+      missing = logFile + " is missing, but the node had made " + mark.length()
+          + " bytes of it durable (recorded in " + reachFile + ")";
+    } else if (reached < 0) {
+      missing = logFile + " is not the log this node last wrote (its id "
+          + Long.toHexString(replayed.logId()) + ", the reach in " + reachFile + " names "
+          + Long.toHexString(mark.logId()) + "): an older or another node's copy";
+    } else if (replayed.intactBytes() < reached) {
+      missing = logFile + " holds " + replayed.intactBytes() + " bytes of intact records ("
+          + replayed.records() + " records) but the node had made " + reached
+          + " bytes durable (recorded in " + reachFile + "): " + (reached
+          - replayed.intactBytes()) + " bytes of acknowledged writes and state changes are"
+          + " missing, from offset " + replayed.intactBytes();
+    } else {
+      return;
+    }
+    List<Integer> known = new ArrayList<>();
+    List<Integer> single = new ArrayList<>();
+    for (NodePartition part : parts.values()) {
+      if (part.state == PartitionState.ABSENT && part.data.isEmpty()) {
+        continue;
+      }
+      known.add(part.id);
+      if (!isReplica(part) || part.state != PartitionState.OWNED
+          && part.state != PartitionState.BACKUP) {
+        single.add(part.id);
+      }
+    }
+    known.sort(null);
+    single.sort(null);
+    if (known.isEmpty() || !single.isEmpty()) {
+      throw new LostLogRecordsException("node " + id + " will not start: " + missing + ". "
+          + (known.isEmpty() ? "Nothing is left of it to tell which partitions it held."
+              : "Partitions " + single + " have no other copy it could catch up from.")
+          + " Restore the log from a backup (the node leaves it as it is), or, to accept the"
+          + " loss, move " + reachFile + " aside and start the node again");
+    }
+    for (int p : known) {
+      NodePartition part = parts.get(p);
+      part.state = PartitionState.BACKUP;
+      part.backups = List.of();
+      part.catchingUp = true;
+      part.catchupLost = true; // refuses everything until a primary joins it again
+    }
+    System.err.println("node " + id + ": " + missing + ". Partitions " + known + " have copies"
+        + " on other nodes: it holds them as backups that serve nothing and may not lead until"
+        + " they have joined again and caught up from the in-sync copies");
+  }
+
+  /** The log failed: the node stops (fail-stop), so that its supervisor restarts it. */
+  private void logFailed(IOException cause) {
+    System.err.println("node " + id + ": " + cause.getMessage() + "; stopping (it serves"
+        + " nothing it cannot log; start it again once the cause is fixed)");
+    Thread stopper = new Thread(() -> {
+      close();
+      stopped.countDown();
+    }, "kvnode-" + id + "-stop");
+    stopper.setDaemon(true);
+    stopper.start();
+  }
+
   private List<byte[]> compacted() {
     List<byte[]> records = new ArrayList<>();
     for (NodePartition part : parts.values()) {
@@ -242,17 +367,27 @@ final class TcpKvNode implements KvNode {
       Socket socket = null;
       try {
         socket = server.accept();
-        if (connections.size() >= limits.maxConnections()) {
-          socket.close(); // over the limit: the client sees the connection end and may retry
+        InetAddress from = socket.getInetAddress();
+        // with a secret, a connection is counted apart until it logs in (see ConnectionGate);
+        // without one, it is admitted at once
+        boolean admitted = secret == null ? gate.admit() : gate.enterLogin(from);
+        if (!admitted) {
+          socket.close(); // over a limit: the client sees the connection end and may retry
           continue;
         }
         socket.setTcpNoDelay(true);
-        socket.setSoTimeout(Math.toIntExact(limits.idleTimeout().toMillis()));
+        socket.setSoTimeout(Math.toIntExact((secret == null ? limits.idleTimeout()
+            : limits.loginTimeout()).toMillis()));
         connections.add(socket);
         Socket accepted = socket;
-        Thread t = new Thread(() -> serve(accepted), "kvnode-" + id + "-conn");
+        Thread t = new Thread(() -> serve(accepted, from), "kvnode-" + id + "-conn");
         t.setDaemon(true);
-        t.start();
+        try {
+          t.start();
+        } catch (RuntimeException | OutOfMemoryError e) {
+          leave(from, secret == null);
+          throw e;
+        }
       } catch (IOException | RuntimeException | OutOfMemoryError e) {
         // Whatever one connection costs, the node must go on accepting: an OutOfMemoryError
         // here (no memory or no native thread for a new connection) used to end this loop,
@@ -268,6 +403,14 @@ final class TcpKvNode implements KvNode {
     }
   }
 
+  private void leave(InetAddress from, boolean admitted) {
+    if (admitted) {
+      gate.release();
+    } else {
+      gate.leaveLogin(from);
+    }
+  }
+
   private static void closeQuietly(Socket socket) {
     try {
       socket.close();
@@ -276,15 +419,46 @@ final class TcpKvNode implements KvNode {
     }
   }
 
-  private void serve(Socket socket) {
+  private void serve(Socket socket, InetAddress from) {
+    boolean admitted = secret == null;
     try (socket) {
       // small buffers: a connection's fixed cost, times maxConnections
       InputStream in = new BufferedInputStream(socket.getInputStream(), 8192);
       OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 8192);
-      try {
-        Handshake.greet(in, out, secret);
-      } catch (IOException e) {
-        return; // not one of the cluster's: closed before any request is read
+      if (secret != null) {
+        // the login deadline runs from the accept, however slowly the peer sends its bytes
+        java.util.concurrent.ScheduledFuture<?> deadline;
+        try {
+          deadline = loginDeadlines.schedule(() -> closeQuietly(socket),
+              limits.loginTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+          gate.leaveLogin(from);
+          return; // the node is closing
+        }
+        boolean[] login = {false, false}; // {left the login budget, admitted}
+        try {
+          Handshake.greet(in, out, secret, () -> {
+            gate.leaveLogin(from);
+            login[0] = true;
+            login[1] = gate.admit();
+            return login[1];
+          });
+        } catch (IOException e) {
+          return; // not one of the cluster's, too slow, or over the cap: closed before requests
+        } finally {
+          deadline.cancel(false);
+          admitted = login[1];
+          if (!login[0]) {
+            gate.leaveLogin(from);
+          }
+        }
+        socket.setSoTimeout(Math.toIntExact(limits.idleTimeout().toMillis()));
+      } else {
+        try {
+          Handshake.greet(in, out, null);
+        } catch (IOException e) {
+          return;
+        }
       }
       byte[] body;
       while ((body = Wire.readFrame(in)) != null) {
@@ -310,6 +484,9 @@ final class TcpKvNode implements KvNode {
       }
     } finally {
       connections.remove(socket);
+      if (admitted) {
+        gate.release();
+      }
     }
   }
 
@@ -619,6 +796,7 @@ final class TcpKvNode implements KvNode {
   @Override
   public void close() {
     closed = true;
+    loginDeadlines.shutdownNow();
     metrics.close();
     links.close();
     copySources.close();
@@ -649,6 +827,11 @@ final class TcpKvNode implements KvNode {
   /** How many partitions this node keeps state for (tests: requests must not create any). */
   int partitionsHeld() {
     return parts.size();
+  }
+
+  /** Waits until the node has stopped because its log failed; false if not within the time. */
+  boolean awaitStopAfterLogFailure(Duration timeout) throws InterruptedException {
+    return stopped.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 
   /** Puts the log in the state a failed write or fsync leaves it in (tests of fail-stop). */

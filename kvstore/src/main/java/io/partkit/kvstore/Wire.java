@@ -105,6 +105,11 @@ final class Wire {
 
   /** Reads one frame body; null on a clean end of stream before the length. */
   static byte[] readFrame(InputStream in) throws IOException {
+    return readFrame(in, MAX_FRAME);
+  }
+
+  /** Reads one frame body of at most {@code max} bytes; null on a clean end of stream. */
+  static byte[] readFrame(InputStream in, int max) throws IOException {
     DataInputStream data = new DataInputStream(in);
     int b0 = in.read();
     if (b0 < 0) {
@@ -112,8 +117,8 @@ final class Wire {
     }
     int length = (b0 << 24) | (data.readUnsignedByte() << 16) | (data.readUnsignedByte() << 8)
         | data.readUnsignedByte();
-    if (length < 0 || length > MAX_FRAME) {
-      throw new IOException("frame length must be in 0.." + MAX_FRAME + ": " + length);
+    if (length < 0 || length > max) {
+      throw new IOException("frame length must be in 0.." + max + ": " + length);
     }
     // Read the body as it arrives, growing the buffer: allocating `length` up front let a
     // client that sent only a 64 MiB prefix hold 64 MiB of the node's heap.

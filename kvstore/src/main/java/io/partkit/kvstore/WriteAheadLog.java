@@ -24,8 +24,19 @@ import java.util.zip.CRC32C;
  * a torn tail (a damaged record with nothing intact after it: a crash mid-write can only damage
  * the unacknowledged tail) and refuses to open a log damaged anywhere else
  * ({@link CorruptLogException}): the records after the damage were acknowledged.
- * After a failed write or force the log refuses everything (fail-stop): the node must restart
- * and replay rather than acknowledge writes it may not have stored.
+ * After a failed write or force the log refuses everything (fail-stop), names the cause, and
+ * tells its failure listener once: the node stops, to be restarted and replay rather than
+ * acknowledge writes it may not have stored (a node alive but unable to log answered every
+ * request ERROR, reads too, until someone restarted it).
+ *
+ * <p>A compacted log starts with an identity record (a random 64-bit id), and, when the log was
+ * opened with a {@link LogReach}, how many of its bytes are durable is written there after every
+ * force, on a background thread, and forced to disk at most
+ * {@value #REACH_FORCE_DELAY_MILLIS} ms later: a log found shorter than its reach at start-up
+ * lost records that were acknowledged (see {@code TcpKvNode}). The reach is current in the file
+ * (so a log cut while the machine runs is caught to the last force), and on disk at most that
+ * delay behind; a cut within what it lags still looks like a torn tail. Forcing the reach after
+ * every force of the log took a fifth to a third of the puts per second of 8 writing clients.
  */
 final class WriteAheadLog implements AutoCloseable {
 
@@ -34,8 +45,35 @@ final class WriteAheadLog implements AutoCloseable {
     void record(Wire.Reader body) throws IOException;
   }
 
+  /** What replay found: the log's id (0: none, a log older than identity records) and tail. */
+  record Replayed(boolean exists, long logId, long intactBytes, long fileBytes, int records,
+      String tornDamage) {
+    /** Bytes after the last intact record, dropped as a torn tail. */
+    long tornBytes() {
+      return fileBytes - intactBytes;
+    }
+  }
+
+  /** A log written by {@link #rewrite}: its id and length. */
+  record Written(long logId, long length) {}
+
+  /** How long a reach written after a force may wait before it is forced to disk. */
+  static final long REACH_FORCE_DELAY_MILLIS = 100;
+
+  /** The body of the identity record: these bytes, then the id as int64. */
+  private static final byte[] IDENTITY = {'P', 'K', 'W', 'A', 'L', '1'};
+  private static final java.security.SecureRandom IDS = new java.security.SecureRandom();
+
   private final Path file;
   private final FileChannel channel;
+  private final long logId;
+  private final LogReach reach; // null: no reach recorded (tests of the log alone)
+  private final java.util.concurrent.ScheduledExecutorService marker;
+  private boolean reachForceScheduled; // only on the marker thread
+  private final java.util.concurrent.atomic.AtomicBoolean markQueued =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  private java.util.function.Consumer<IOException> failureListener = e -> { }; // guarded by lock
+  private long durableBytes; // guarded by lock
   private final Object lock = new Object();
   private ByteArrayOutputStream pending = new ByteArrayOutputStream(4096);
   private long appended; // guarded by lock
@@ -47,34 +85,76 @@ final class WriteAheadLog implements AutoCloseable {
   /** Tests: {@link #forceSoon} forces nothing, so that a record stays pending until a waiter. */
   private volatile boolean backgroundForcesHeld;
 
-  private WriteAheadLog(Path file, FileChannel channel) {
+  private WriteAheadLog(Path file, FileChannel channel, long logId, long length, LogReach reach) {
     this.file = file;
     this.channel = channel;
-    this.forcer = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "wal-forcer " + file.getFileName());
+    this.logId = logId;
+    this.durableBytes = length;
+    this.reach = reach;
+    this.forcer = daemonThread("wal-forcer " + file.getFileName());
+    this.marker = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "wal-reach " + file.getFileName());
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  private static ExecutorService daemonThread(String name) {
+    return Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, name);
       t.setDaemon(true);
       return t;
     });
   }
 
   /**
-   * Replays {@code file} (if it exists) into {@code visitor}, then opens it for appending. The
-   * caller compacts by {@link #rewrite}.
+   * Replays {@code file} (if it exists) into {@code visitor}, then opens it for appending, with
+   * no reach recorded (tests of the log alone). A node replays, compacts by {@link #rewrite} and
+   * opens the result with {@link #openWritten}.
    */
   static WriteAheadLog open(Path file, Visitor visitor) throws IOException {
-    if (Files.exists(file)) {
-      replay(file, visitor);
-    }
+    Replayed replayed = replay(file, visitor);
     FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE,
         StandardOpenOption.WRITE, StandardOpenOption.APPEND);
-    return new WriteAheadLog(file, channel);
+    return new WriteAheadLog(file, channel, replayed.logId(), channel.size(), null);
   }
 
-  private static void replay(Path file, Visitor visitor) throws IOException {
+  /**
+   * Opens the log {@link #rewrite} just wrote for appending, and records in {@code reach} that
+   * all of it is durable before returning.
+   */
+  static WriteAheadLog openWritten(Path file, Written written, LogReach reach) throws IOException {
+    FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE,
+        StandardOpenOption.APPEND);
+    try {
+      if (channel.size() != written.length()) {
+        throw new IOException("write-ahead log " + file + " holds " + channel.size()
+            + " bytes right after it was written with " + written.length());
+      }
+      reach.write(written.logId(), written.length());
+    } catch (IOException e) {
+      channel.close();
+      throw e;
+    }
+    return new WriteAheadLog(file, channel, written.logId(), written.length(), reach);
+  }
+
+  /**
+   * Replays {@code file} into {@code visitor} up to a torn tail, and says how far it got; a
+   * missing file replays nothing.
+   *
+   * @throws CorruptLogException if the log is damaged before its end
+   */
+  static Replayed replay(Path file, Visitor visitor) throws IOException {
+    if (!Files.exists(file)) {
+      return new Replayed(false, 0, 0, 0, 0, null);
+    }
     try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
       long position = 0;
       long size = in.size();
       int records = 0;
+      long logId = 0;
+      String torn = null;
       while (position + 8 <= size) {
         String damage = damage(in, position, size);
         if (damage != null) {
@@ -82,14 +162,28 @@ final class WriteAheadLog implements AutoCloseable {
           if (next >= 0) {
             throw new CorruptLogException(file, position, records, damage, next);
           }
+          torn = damage;
           break; // a torn tail: nothing intact follows, so only unacknowledged writes are lost
         }
         ByteBuffer body = read(in, position + 8, header(in, position).getInt());
-        visitor.record(new Wire.Reader(body.array()));
+        if (records == 0 && isIdentity(body.array())) {
+          logId = ByteBuffer.wrap(body.array(), IDENTITY.length, 8).getLong();
+        } else {
+          visitor.record(new Wire.Reader(body.array()));
+        }
         position += 8 + body.capacity();
         records++;
       }
+      if (torn == null && position < size) {
+        torn = (size - position) + " bytes, shorter than a record header";
+      }
+      return new Replayed(true, logId, position, size, records, torn);
     }
+  }
+
+  private static boolean isIdentity(byte[] body) {
+    return body.length == IDENTITY.length + 8
+        && java.util.Arrays.equals(body, 0, IDENTITY.length, IDENTITY, 0, IDENTITY.length);
   }
 
   /** What is wrong with the record at {@code position}, or null if it is intact. */
@@ -146,14 +240,36 @@ final class WriteAheadLog implements AutoCloseable {
   }
 
   /**
-   * Atomically replaces the log at {@code file} with the given records (compaction): written to
-   * a temporary file, forced, renamed over the log.
+   * Atomically replaces the log at {@code file} with the given records (compaction), under a new
+   * identity record: written to a temporary file, forced, renamed over the log. If that fails
+   * (a full disk), the temporary file is removed and the old log is left as it was.
    */
-  static void rewrite(Path file, Iterable<byte[]> records) throws IOException {
+  static Written rewrite(Path file, Iterable<byte[]> records) throws IOException {
+    return rewrite(file, records, written -> { });
+  }
+
+  /** What must happen after the new log is durable and before it replaces the old one. */
+  interface BeforeRename {
+    void written(Written written) throws IOException;
+  }
+
+  /**
+   * {@link #rewrite(Path, Iterable)}, calling {@code beforeRename} with the new log once it is
+   * durable, before the rename (a node records the coming log in its reach there).
+   */
+  static Written rewrite(Path file, Iterable<byte[]> records, BeforeRename beforeRename)
+      throws IOException {
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    long logId;
+    do {
+      logId = IDS.nextLong();
+    } while (logId == 0);
+    long length;
     try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE,
         StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
       ByteArrayOutputStream buffer = new ByteArrayOutputStream(1 << 16);
+      frame(buffer, ByteBuffer.allocate(IDENTITY.length + 8).put(IDENTITY).putLong(logId)
+          .array());
       for (byte[] record : records) {
         frame(buffer, record);
         if (buffer.size() > (1 << 20)) {
@@ -163,6 +279,11 @@ final class WriteAheadLog implements AutoCloseable {
       }
       writeFully(out, buffer.toByteArray());
       out.force(true);
+      length = out.size();
+      beforeRename.written(new Written(logId, length));
+    } catch (IOException e) {
+      Files.deleteIfExists(tmp); // never leave half a log behind (a full disk must not fill up)
+      throw e;
     }
     Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
@@ -171,6 +292,7 @@ final class WriteAheadLog implements AutoCloseable {
       // some file systems cannot open a directory for fsync; the rename is then as durable as
       // the file system makes it
     }
+    return new Written(logId, length);
   }
 
   private static void frame(ByteArrayOutputStream buffer, byte[] record) {
@@ -205,7 +327,7 @@ final class WriteAheadLog implements AutoCloseable {
   long append(byte[] record) {
     synchronized (lock) {
       if (failure != null) {
-        throw new UncheckedIOException("write-ahead log " + file + " failed earlier", failure);
+        throw new UncheckedIOException(failedException(failure));
       }
       frame(pending, record);
       return ++appended;
@@ -230,7 +352,7 @@ final class WriteAheadLog implements AutoCloseable {
     synchronized (lock) {
       while (true) {
         if (failure != null) {
-          throw new IOException("write-ahead log " + file + " failed", failure);
+          throw failedException(failure);
         }
         if (durable >= seq) {
           return;
@@ -259,17 +381,104 @@ final class WriteAheadLog implements AutoCloseable {
     }
     synchronized (lock) {
       flushing = false;
-      if (failed != null) {
-        failure = failed;
-      } else {
+      if (failed == null) {
         durable = batchEnd;
-      }
-      lock.notifyAll();
-      if (failed != null) {
-        throw new IOException("write-ahead log " + file + " failed", failed);
+        durableBytes += batch.length;
+        lock.notifyAll();
       }
     }
+    if (failed != null) {
+      fail(failed);
+      throw failedException(failed);
+    }
+    markSoon();
     // the batch ended at batchEnd >= seq: the caller appended seq before it called us
+  }
+
+  /** The one message of a failed log: the file and the cause, e.g. "No space left on device". */
+  private IOException failedException(IOException cause) {
+    return new IOException("write-ahead log " + file + " failed: " + describe(cause), cause);
+  }
+
+  static String describe(Throwable cause) {
+    String message = cause.getMessage();
+    String name = cause.getClass().getSimpleName();
+    return message == null || message.isBlank() ? name
+        : cause instanceof IOException && cause.getClass() == IOException.class ? message
+        : name + ": " + message;
+  }
+
+  /**
+   * Fails the log (fail-stop) for {@code cause}, and tells the listener once. Idempotent: the
+   * first cause is the one kept.
+   */
+  private void fail(IOException cause) {
+    java.util.function.Consumer<IOException> tell;
+    IOException told;
+    synchronized (lock) {
+      if (failure != null) {
+        lock.notifyAll();
+        return;
+      }
+      failure = cause;
+      lock.notifyAll();
+      tell = failureListener;
+      told = failedException(cause);
+    }
+    tell.accept(told);
+  }
+
+  /**
+   * Who learns, once, that the log failed (the node stops). Called on the thread that saw the
+   * failure, outside the log's lock.
+   */
+  void onFailure(java.util.function.Consumer<IOException> listener) {
+    synchronized (lock) {
+      failureListener = listener;
+    }
+  }
+
+  /** On the marker thread: the reach written since the last force goes to disk. */
+  private void forceReach() {
+    reachForceScheduled = false;
+    try {
+      reach.force();
+    } catch (IOException e) {
+      fail(new IOException("forcing its reach in " + reach.file() + " failed: " + describe(e),
+          e));
+    }
+  }
+
+  /** Records in the reach, on the marker thread, how many bytes are durable now. */
+  private void markSoon() {
+    if (reach == null || !markQueued.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      marker.execute(() -> {
+        markQueued.set(false);
+        long length;
+        synchronized (lock) {
+          if (failure != null) {
+            return;
+          }
+          length = durableBytes;
+        }
+        try {
+          reach.write(new LogReach.Mark(logId, length, 0, 0), false);
+          if (!reachForceScheduled) {
+            reachForceScheduled = true;
+            marker.schedule(this::forceReach, REACH_FORCE_DELAY_MILLIS,
+                java.util.concurrent.TimeUnit.MILLISECONDS);
+          }
+        } catch (IOException e) {
+          fail(new IOException("recording its reach in " + reach.file() + " failed: "
+              + describe(e), e));
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      markQueued.set(false); // closing: close() records the final reach
+    }
   }
 
   /**
@@ -306,10 +515,7 @@ final class WriteAheadLog implements AutoCloseable {
 
   /** The state a failed write or force leaves: every later append and wait fails (tests). */
   void failForTest(IOException cause) {
-    synchronized (lock) {
-      failure = cause;
-      lock.notifyAll();
-    }
+    fail(cause);
   }
 
   /**
@@ -319,17 +525,35 @@ final class WriteAheadLog implements AutoCloseable {
   @Override
   public void close() throws IOException {
     forcer.shutdown();
+    marker.shutdown();
+    boolean whole = true;
     try {
       awaitDurable(lastAppended());
     } catch (IOException e) {
-      // failed earlier or now: a record that is not durable was never acknowledged
+      whole = false; // failed earlier or now: a record that is not durable was never acknowledged
     }
+    long length;
     synchronized (lock) {
       if (failure == null) {
         failure = new IOException("closed");
       }
       lock.notifyAll();
+      length = durableBytes;
     }
-    channel.close();
+    try {
+      marker.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    try {
+      if (reach != null) {
+        if (whole) {
+          reach.write(logId, length); // the marker may have stopped short of the last force
+        }
+        reach.close();
+      }
+    } finally {
+      channel.close();
+    }
   }
 }

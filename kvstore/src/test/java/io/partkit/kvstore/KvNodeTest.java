@@ -162,18 +162,26 @@ class KvNodeTest {
   }
 
   @Test
-  void afterALogFailureWritesAnswerErrorOnALiveConnection() throws IOException {
+  void afterALogFailureTheNodeStopsNamingTheCause() throws Exception {
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream realErr = System.err;
+    System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
     try (KvNode node = KvNode.start(NodeId.of("n1"), dir, 0);
         TcpNodeClient c = (TcpNodeClient) KvNodeClient.connect(node.hostAndPort(), TIMEOUT)) {
       c.admin(Wire.ASSIGN, 0, 1);
       assertThat(c.put(0, 1, b("k"), b("v")).status()).isEqualTo(Status.OK);
-      ((TcpKvNode) node).failLogForTest(new IOException("disk full (simulated)"));
-      for (int i = 0; i < 3; i++) {
-        KvReply failed = c.put(0, 1, b("k"), b("w" + i));
-        assertThat(failed.status()).isEqualTo(Status.ERROR);
-        assertThat(failed.message()).contains("write-ahead log");
-      }
+      ((TcpKvNode) node).failLogForTest(new IOException("No space left on device"));
+      // not alive and useless: it stops, so that its supervisor restarts it
+      assertThat(((TcpKvNode) node).awaitStopAfterLogFailure(Duration.ofSeconds(60))).isTrue();
+      assertThatThrownBy(() -> ((TcpNodeClient) KvNodeClient.connect(node.hostAndPort(), TIMEOUT))
+          .admin(Wire.STATUS, 0, 0)).as("nothing listens any more")
+          .isInstanceOf(IOException.class);
+    } finally {
+      System.setErr(realErr);
     }
+    assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+        .contains("write-ahead log " + dir.resolve("wal.log") + " failed: No space left on device")
+        .contains("stopping");
   }
 
   @Test

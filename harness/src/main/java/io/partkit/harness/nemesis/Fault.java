@@ -8,4 +8,12 @@ public interface Fault {
 
   /** Undoes it: restart, resume, heal the network, join again. */
   void heal();
+
+  /**
+   * False when the attempt changed nothing (no migration was caught in flight): then it is not
+   * counted, held or shaded as a fault, and the schedule tries again.
+   */
+  default boolean injected() {
+    return true;
+  }
 }

@@ -227,10 +227,30 @@ public final class Nemeses {
     }
 
     @Override
+    public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime, int nodes,
+        Map<String, String> options) {
+      return unsupported(system, runtime, nodes).or(() -> system.cannotCatchMigrations(options));
+    }
+
+    @Override
     public Fault start(SystemUnderTest system, NodeRuntime runtime, Random random) {
       Optional<Migration> caught = system.startMigration(CATCH_TIMEOUT);
       if (caught.isEmpty()) {
-        return fault("membership change (no migration caught in flight)", () -> { });
+        return new Fault() { // the membership change itself is the system's to settle
+          @Override
+          public String description() {
+            return "nothing: no migration caught in flight within " + CATCH_TIMEOUT.toSeconds()
+                + " s";
+          }
+
+          @Override
+          public void heal() {}
+
+          @Override
+          public boolean injected() {
+            return false;
+          }
+        };
       }
       Migration m = caught.get();
       String where = " (partition " + m.partition() + " " + m.source() + " -> " + m.target() + ")";

@@ -130,6 +130,12 @@ final class EtcdSystem implements SystemUnderTest {
   }
 
   @Override
+  public SystemOptions options() {
+    return SystemOptions.of("etcd",
+        SystemOptions.text("etcd", null, "the path of an etcd binary (default: found on PATH)"));
+  }
+
+  @Override
   public String name() {
     return "etcd";
   }

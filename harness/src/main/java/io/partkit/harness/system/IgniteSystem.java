@@ -73,6 +73,18 @@ final class IgniteSystem implements SystemUnderTest {
   private Random random;
 
   @Override
+  public SystemOptions options() {
+    return SystemOptions.of("ignite",
+        SystemOptions.oneOf("affinity", "partkit-fixed", "partkit-fixed", "partkit-rendezvous",
+            "native"),
+        SystemOptions.integer("partitions", 64, 1, 65000),
+        SystemOptions.oneOf("atomicity", "atomic", "atomic", "transactional"),
+        SystemOptions.integer("backups", 1, 1, 2),
+        SystemOptions.integer("failure-detection", 10000, 1, Integer.MAX_VALUE),
+        SystemOptions.oneOf("read-from-backup", "true", "true", "false"));
+  }
+
+  @Override
   public String name() {
     return "ignite";
   }

@@ -240,6 +240,28 @@ final class KvSystem implements SystemUnderTest {
   }
 
   @Override
+  public SystemOptions options() {
+    return SystemOptions.of("kv",
+        SystemOptions.integer("partitions", 16, 1, 65536),
+        SystemOptions.also(SystemOptions.integer("replicas", 1, 1, Integer.MAX_VALUE),
+            (value, nodes) -> Integer.parseInt(value.trim()) > nodes
+                ? "more copies than the " + nodes + " nodes to hold them" : null),
+        SystemOptions.oneOf("metadata", "embedded", "embedded", "etcd"),
+        SystemOptions.oneOf("fault", null, "ack-before-log", "serve-while-fenced",
+            "skip-epoch-check", "skip-replication"),
+        SystemOptions.text("etcd", null, "the etcd binary for metadata=etcd (default: on PATH)"));
+  }
+
+  @Override
+  public Optional<String> cannotCatchMigrations(Map<String, String> options) {
+    int r = replicas(options);
+    return r < 2 ? Optional.empty()
+        : Optional.of("kv with replicas=" + r + " moves partitions by changing their replica"
+            + " sets, with no fenced migration for the fault to catch in flight (each attempt"
+            + " waited 30 s and injected nothing); run it with replicas=1, or use membership");
+  }
+
+  @Override
   public Optional<String> cannotLoseNodes(Map<String, String> options, int nodes) {
     int r = replicas(options);
     if (r < 2) {

@@ -86,6 +86,20 @@ public interface SystemUnderTest extends AutoCloseable {
     return Optional.of(name() + " is not run with copies on several nodes by this harness");
   }
 
+  /** The options it takes ({@code --option KEY=VALUE}), checked before anything starts. */
+  default SystemOptions options() {
+    return SystemOptions.of(name());
+  }
+
+  /**
+   * Why {@link #startMigration} cannot catch a migration in flight when the system runs with
+   * {@code options}, or empty when it can (asked before anything starts, for the migration
+   * nemesis).
+   */
+  default Optional<String> cannotCatchMigrations(Map<String, String> options) {
+    return Optional.empty();
+  }
+
   /**
    * Loses {@code node} for good: kills its process, deletes its data, and declares it failed,
    * so the system must serve its data from the other copies.

@@ -308,7 +308,8 @@ final class TcpKvNode implements KvNode {
     }
     System.err.println("node " + id + ": " + missing + ". Partitions " + known + " have copies"
         + " on other nodes: it holds them as backups that serve nothing and may not lead until"
-        + " they have joined again and caught up from the in-sync copies");
+        + " they have joined again and caught up from the in-sync copies (a reconfiguration of"
+        + " their replicas does that: take the node out of the membership and back in)");
   }
 
   /** The log failed: the node stops (fail-stop), so that its supervisor restarts it. */

@@ -369,21 +369,22 @@ final class TcpKvNode implements KvNode {
       try {
         socket = server.accept();
         InetAddress from = socket.getInetAddress();
+        socket.setTcpNoDelay(true);
+        socket.setSoTimeout(Math.toIntExact((secret == null ? limits.idleTimeout()
+            : limits.loginTimeout()).toMillis()));
         // with a secret, a connection is counted apart until it logs in (see ConnectionGate);
-        // without one, it is admitted at once
+        // without one, it is admitted at once. Counted last: nothing below can throw before
+        // the thread that gives the slot back owns it.
         boolean admitted = secret == null ? gate.admit() : gate.enterLogin(from);
         if (!admitted) {
           socket.close(); // over a limit: the client sees the connection end and may retry
           continue;
         }
-        socket.setTcpNoDelay(true);
-        socket.setSoTimeout(Math.toIntExact((secret == null ? limits.idleTimeout()
-            : limits.loginTimeout()).toMillis()));
         connections.add(socket);
         Socket accepted = socket;
-        Thread t = new Thread(() -> serve(accepted, from), "kvnode-" + id + "-conn");
-        t.setDaemon(true);
         try {
+          Thread t = new Thread(() -> serve(accepted, from), "kvnode-" + id + "-conn");
+          t.setDaemon(true);
           t.start();
         } catch (RuntimeException | OutOfMemoryError e) {
           leave(from, secret == null);

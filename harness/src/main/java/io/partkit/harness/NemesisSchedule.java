@@ -98,6 +98,7 @@ final class NemesisSchedule implements Runnable {
       }
       if (!f.injected()) {
         recorder.nemesis(OpType.INFO, "start-" + n.name(), f.description());
+        sleepUntil(recorder.elapsedNanos() + rest); // an attempt that returns at once must not spin
         continue; // not a fault: nothing to hold, heal or count
       }
       synchronized (active) {

@@ -35,6 +35,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The node: a thread per connection over blocking sockets (simple, and enough for a reference
@@ -73,13 +79,13 @@ final class TcpKvNode implements KvNode {
   private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
   /** Counted down once the node has stopped after its log failed. */
-  private final java.util.concurrent.CountDownLatch stopped =
-      new java.util.concurrent.CountDownLatch(1);
+  private final CountDownLatch stopped =
+      new CountDownLatch(1);
   private final UnsafeTestFault fault;
   private final ConnectionLimits limits;
   private final ConnectionGate gate;
   /** Closes connections that have not logged in within the limit (one thread per node). */
-  private final java.util.concurrent.ScheduledExecutorService loginDeadlines;
+  private final ScheduledExecutorService loginDeadlines;
   private final KvSecret secret; // null: admit every peer (loopback only)
   private final ReplicaLinks links;
   private final NodeSplits splits;
@@ -126,7 +132,7 @@ final class TcpKvNode implements KvNode {
       throw new IOException("node " + id + " cannot listen on " + bind + ": " + e.getMessage(), e);
     }
     this.server = socket;
-    this.loginDeadlines = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+    this.loginDeadlines = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "kvnode-" + id + "-login-deadlines");
       t.setDaemon(true);
       return t;
@@ -308,7 +314,8 @@ final class TcpKvNode implements KvNode {
     }
     System.err.println("node " + id + ": " + missing + ". Partitions " + known + " have copies"
         + " on other nodes: it holds them as backups that serve nothing and may not lead until"
-        + " they have joined again and caught up from the in-sync copies");
+        + " they have joined again and caught up from the in-sync copies (a reconfiguration of"
+        + " their replicas does that: take the node out of the membership and back in)");
   }
 
   /** The log failed: the node stops (fail-stop), so that its supervisor restarts it. */
@@ -368,21 +375,22 @@ final class TcpKvNode implements KvNode {
       try {
         socket = server.accept();
         InetAddress from = socket.getInetAddress();
+        socket.setTcpNoDelay(true);
+        socket.setSoTimeout(Math.toIntExact((secret == null ? limits.idleTimeout()
+            : limits.loginTimeout()).toMillis()));
         // with a secret, a connection is counted apart until it logs in (see ConnectionGate);
-        // without one, it is admitted at once
+        // without one, it is admitted at once. Counted last: nothing below can throw before
+        // the thread that gives the slot back owns it.
         boolean admitted = secret == null ? gate.admit() : gate.enterLogin(from);
         if (!admitted) {
           socket.close(); // over a limit: the client sees the connection end and may retry
           continue;
         }
-        socket.setTcpNoDelay(true);
-        socket.setSoTimeout(Math.toIntExact((secret == null ? limits.idleTimeout()
-            : limits.loginTimeout()).toMillis()));
         connections.add(socket);
         Socket accepted = socket;
-        Thread t = new Thread(() -> serve(accepted, from), "kvnode-" + id + "-conn");
-        t.setDaemon(true);
         try {
+          Thread t = new Thread(() -> serve(accepted, from), "kvnode-" + id + "-conn");
+          t.setDaemon(true);
           t.start();
         } catch (RuntimeException | OutOfMemoryError e) {
           leave(from, secret == null);
@@ -427,11 +435,11 @@ final class TcpKvNode implements KvNode {
       OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 8192);
       if (secret != null) {
         // the login deadline runs from the accept, however slowly the peer sends its bytes
-        java.util.concurrent.ScheduledFuture<?> deadline;
+        ScheduledFuture<?> deadline;
         try {
           deadline = loginDeadlines.schedule(() -> closeQuietly(socket),
-              limits.loginTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+              limits.loginTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
           gate.leaveLogin(from);
           return; // the node is closing
         }
@@ -831,7 +839,7 @@ final class TcpKvNode implements KvNode {
 
   /** Waits until the node has stopped because its log failed; false if not within the time. */
   boolean awaitStopAfterLogFailure(Duration timeout) throws InterruptedException {
-    return stopped.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** Puts the log in the state a failed write or fsync leaves it in (tests of fail-stop). */

@@ -9,9 +9,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
 /**
@@ -62,17 +68,17 @@ final class WriteAheadLog implements AutoCloseable {
 
   /** The body of the identity record: these bytes, then the id as int64. */
   private static final byte[] IDENTITY = {'P', 'K', 'W', 'A', 'L', '1'};
-  private static final java.security.SecureRandom IDS = new java.security.SecureRandom();
+  private static final SecureRandom IDS = new SecureRandom();
 
   private final Path file;
   private final FileChannel channel;
   private final long logId;
   private final LogReach reach; // null: no reach recorded (tests of the log alone)
-  private final java.util.concurrent.ScheduledExecutorService marker;
+  private final ScheduledExecutorService marker;
   private boolean reachForceScheduled; // only on the marker thread
-  private final java.util.concurrent.atomic.AtomicBoolean markQueued =
-      new java.util.concurrent.atomic.AtomicBoolean();
-  private java.util.function.Consumer<IOException> failureListener = e -> { }; // guarded by lock
+  private final AtomicBoolean markQueued =
+      new AtomicBoolean();
+  private Consumer<IOException> failureListener = e -> { }; // guarded by lock
   private long durableBytes; // guarded by lock
   private final Object lock = new Object();
   private ByteArrayOutputStream pending = new ByteArrayOutputStream(4096);
@@ -183,7 +189,7 @@ final class WriteAheadLog implements AutoCloseable {
 
   private static boolean isIdentity(byte[] body) {
     return body.length == IDENTITY.length + 8
-        && java.util.Arrays.equals(body, 0, IDENTITY.length, IDENTITY, 0, IDENTITY.length);
+        && Arrays.equals(body, 0, IDENTITY.length, IDENTITY, 0, IDENTITY.length);
   }
 
   /** What is wrong with the record at {@code position}, or null if it is intact. */
@@ -413,7 +419,7 @@ final class WriteAheadLog implements AutoCloseable {
    * first cause is the one kept.
    */
   private void fail(IOException cause) {
-    java.util.function.Consumer<IOException> tell;
+    Consumer<IOException> tell;
     IOException told;
     synchronized (lock) {
       if (failure != null) {
@@ -432,7 +438,7 @@ final class WriteAheadLog implements AutoCloseable {
    * Who learns, once, that the log failed (the node stops). Called on the thread that saw the
    * failure, outside the log's lock.
    */
-  void onFailure(java.util.function.Consumer<IOException> listener) {
+  void onFailure(Consumer<IOException> listener) {
     synchronized (lock) {
       failureListener = listener;
     }
@@ -469,7 +475,7 @@ final class WriteAheadLog implements AutoCloseable {
           if (!reachForceScheduled) {
             reachForceScheduled = true;
             marker.schedule(this::forceReach, REACH_FORCE_DELAY_MILLIS,
-                java.util.concurrent.TimeUnit.MILLISECONDS);
+                TimeUnit.MILLISECONDS);
           }
         } catch (IOException e) {
           fail(new IOException("recording its reach in " + reach.file() + " failed: "
@@ -541,7 +547,7 @@ final class WriteAheadLog implements AutoCloseable {
       length = durableBytes;
     }
     try {
-      marker.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+      marker.awaitTermination(10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -106,6 +106,19 @@ class FullDiskTest {
         .hasMessageContaining("No space left on device")
         .hasMessageNotContaining("\n");
     assertThat(data.resolve("wal.log.tmp")).as("no temporary file left").doesNotExist();
+    // the node's own process: one line says why (it printed a raw stack trace), exit 74; the
+    // torn tail its failed write left is reported on a line of its own
+    Process main = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
+        .toString(), "-Xmx128m", "-cp", System.getProperty("java.class.path"),
+        KvNodeMain.class.getName(), "--id", "n1", "--data", data.toString()).start();
+    main.getOutputStream().close();
+    String mainErr = new String(main.getErrorStream().readAllBytes(), UTF_8);
+    assertThat(main.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    assertThat(main.exitValue()).as(mainErr).isEqualTo(KvNodeMain.EXIT_IO);
+    assertThat(mainErr.lines().filter(l -> l.startsWith("node n1 cannot start: ")
+        && l.contains("No space left on device"))).as(mainErr).hasSize(1);
+    assertThat(mainErr).as("no stack trace").doesNotContain("\tat ").doesNotContain("Exception");
+    assertThat(data.resolve("wal.log.tmp")).as("no temporary file left").doesNotExist();
 
     Files.delete(filler);
     try (KvNode again = KvNode.start(NodeId.of("n1"), data, 0);

@@ -140,9 +140,17 @@ class SplitTest {
       assertThat(prepare(c, E2, NEW, 0, 1, 2, 3).status()).isEqualTo(Status.OK);
       assertThat(phase(c, TcpKvNode.SPLIT_APPLY, E2).status()).isEqualTo(Status.OK);
     }
-    // The APPLY record is the last one: tear it, as a crash during its write would.
+    // The APPLY record is the last one: tear it, as a crash during its write would. Such a
+    // crash also comes before the log's reach records it (LogReach): put the reach back to what
+    // it said before, or the node would rightly refuse a log shorter than it had made durable.
     try (FileChannel log = FileChannel.open(dir.resolve("wal.log"), StandardOpenOption.WRITE)) {
       log.truncate(log.size() - 3);
+    }
+    long intact = WriteAheadLog.replay(dir.resolve("wal.log"), r -> { }).intactBytes();
+    Path reach = LogReach.fileFor(dir.resolve("wal.log"));
+    LogReach.Mark mark = LogReach.read(reach);
+    try (LogReach r = LogReach.open(reach)) {
+      r.write(mark.logId(), Math.min(mark.length(), intact));
     }
     try (KvNode node = KvNode.start(NodeId.of("n1"), dir, 0); TcpNodeClient c = connect(node)) {
       byte[] k0 = b("k0");

@@ -198,9 +198,18 @@ public final class Verifier {
       }
       schedule.healAll("stop");
       enter("recover");
-      system.awaitRecovered(RECOVERY_TIMEOUT);
-      enter("final reads");
-      finalReads();
+      try {
+        system.awaitRecovered(RECOVERY_TIMEOUT);
+        enter("final reads");
+        finalReads();
+      } catch (RuntimeException e) {
+        if (runtime.lostControl().isEmpty()) {
+          throw e;
+        }
+        // the nodes are out of reach: check what was recorded, which cannot be called valid
+        progress.println("\n" + runtime.lostControl().get() + "; no recovery, no final reads: "
+            + e.getMessage());
+      }
       enter("placement");
       Optional<PlacementCheck> placement = checkPlacement();
       long runNanos = recorder.elapsedNanos();
@@ -219,10 +228,16 @@ public final class Verifier {
       long checkNanos = System.nanoTime() - checkStart;
       RunStats stats = RunStats.of(ops);
       boolean misplaced = placement.map(p -> !p.ok()).orElse(false);
-      Verdict verdict = analysis.verdict() == Verdict.INVALID || !lost.ok() || misplaced
+      // A run whose runtime lost control of the nodes is never valid: its faults may not have
+      // been what the history says. A non-linearizable history is still a fact.
+      Optional<String> lostControl = runtime.lostControl();
+      Verdict verdict = analysis.verdict() == Verdict.INVALID
+          || lostControl.isEmpty() && (!lost.ok() || misplaced)
           ? Verdict.INVALID
-          : analysis.verdict() == Verdict.UNKNOWN || !lost.unread().isEmpty() ? Verdict.UNKNOWN
+          : analysis.verdict() == Verdict.UNKNOWN || !lost.unread().isEmpty()
+              || lostControl.isPresent() ? Verdict.UNKNOWN
           : Verdict.VALID;
+      lostControl.ifPresent(why -> progress.println("\nverdict at most unknown: " + why));
       enter("done");
       RunResult result = new RunResult(verdict, dir, invoked.get(), schedule.faults(), analysis,
           lost, stats, runNanos, checkNanos, placement);

@@ -100,7 +100,8 @@ public final class Verifier {
       deleteEmpty(dir); // nothing ran: leave no empty run behind
       throw e;
     }
-    try (runtime; system) {
+    TearDown tearDownSystem = () -> closeUnlessLost(system, runtime, progress);
+    try (runtime; tearDownSystem) {
       progress.printf("partkit verify: %s on %d nodes (%s), nemesis %s, %s, seed %d -> %s%n",
           spec.system(), spec.nodes(), spec.runtime(),
           nemeses.isEmpty() ? "none" : String.join(",", spec.nemeses()), spec.time(), spec.seed(),
@@ -109,6 +110,29 @@ public final class Verifier {
       return new Run(spec, system, runtime, nemeses, dir, progress, terminal).execute();
     } finally {
       link(spec.store(), dir);
+    }
+  }
+
+  /** A resource whose close throws nothing checked. */
+  private interface TearDown extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  /**
+   * Closes the system; when the runtime lost control of the nodes (the engine is gone), its
+   * failures are expected and only reported, so that they do not replace the run's verdict.
+   */
+  private static void closeUnlessLost(SystemUnderTest system, NodeRuntime runtime,
+      PrintStream progress) {
+    try {
+      system.close();
+    } catch (RuntimeException e) {
+      if (runtime.lostControl().isEmpty()) {
+        throw e;
+      }
+      progress.println("tear-down of " + system.name() + " incomplete ("
+          + runtime.lostControl().get() + "): " + e.getMessage());
     }
   }
 

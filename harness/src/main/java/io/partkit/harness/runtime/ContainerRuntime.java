@@ -264,7 +264,8 @@ final class ContainerRuntime implements NodeRuntime {
     Map<String, String> labels = new HashMap<>(DockerEngine.labels(run));
     labels.put("io.partkit.node", node);
     String id = call("creating the container of " + node, () -> docker
-        .createContainerCmd(image).withName(run + "-" + node + "-" + n).withLabels(labels)
+        .createContainerCmd(qualified(image)).withName(run + "-" + node + "-" + n)
+        .withLabels(labels)
         .withHostName(node).withIpv4Address(host(node))
         .withEntrypoint("/bin/sh", "-c", ENTRY, "partkit-node").withCmd(cmd).withEnv(env)
         .withWorkingDir(workDir.toString())
@@ -288,6 +289,24 @@ final class ContainerRuntime implements NodeRuntime {
     });
     p.follow();
     return p;
+  }
+
+  /**
+   * {@code image} with its registry spelled out, as the engine reads it anyway ({@code
+   * partkit/node} is {@code docker.io/partkit/node}). Testcontainers' client looks up registry
+   * credentials for every container it creates, and for a name without a registry it asks its
+   * {@code DockerClientFactory} for the engine's default registry, which configures itself from
+   * the user's environment and writes {@code ~/.testcontainers.properties}; a spelled-out
+   * registry skips that.
+   */
+  static String qualified(String image) {
+    int slash = image.indexOf('/');
+    String first = slash < 0 ? "" : image.substring(0, slash);
+    boolean hasRegistry = first.contains(".") || first.contains(":") || first.equals("localhost");
+    if (hasRegistry) {
+      return image;
+    }
+    return "docker.io/" + (slash < 0 ? "library/" : "") + image;
   }
 
   /** The class path, and an absolute binary that is not the JVM (such as /usr/bin/etcd). */

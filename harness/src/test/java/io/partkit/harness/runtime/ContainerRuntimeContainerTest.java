@@ -146,6 +146,17 @@ class ContainerRuntimeContainerTest {
   }
 
   @Test
+  void imageNamesSpellOutTheirRegistrySoTestcontainersAsksNoDefault() {
+    assertThat(ContainerRuntime.qualified("partkit/node:bookworm-1"))
+        .isEqualTo("docker.io/partkit/node:bookworm-1");
+    assertThat(ContainerRuntime.qualified("debian:bookworm"))
+        .isEqualTo("docker.io/library/debian:bookworm");
+    assertThat(ContainerRuntime.qualified("ghcr.io/me/node:1")).isEqualTo("ghcr.io/me/node:1");
+    assertThat(ContainerRuntime.qualified("localhost:5000/node")).isEqualTo("localhost:5000/node");
+    assertThat(ContainerRuntime.qualified("localhost/node")).isEqualTo("localhost/node");
+  }
+
+  @Test
   void withoutAnEngineOpeningSaysHowToStartOne() {
     try (NodeRuntime rt = new ContainerRuntime(tmp, ContainerRuntime.DEFAULT_IMAGE,
         "unix://" + tmp.resolve("no-docker.sock"))) {
@@ -153,6 +164,33 @@ class ContainerRuntimeContainerTest {
           .hasMessageStartingWith("no Docker engine answers at unix://")
           .hasMessageContaining("dockerd --iptables=false");
     }
+  }
+
+  @Test
+  void anEngineThatStopsAnsweringIsLostControlAndTearDownDoesNotHideIt() throws Exception {
+    DockerClient docker = DockerEngine.client();
+    String run;
+    try (EngineProxy proxy = EngineProxy.at(tmp.resolve("engine.sock"));
+        ContainerRuntime rt = new ContainerRuntime(tmp, ContainerRuntime.DEFAULT_IMAGE,
+            proxy.host())) {
+      rt.open(List.of("n1"));
+      NodeProcess n1 = EchoNodes.start(rt, "n1", tmp);
+      run = runOf(docker, "n1");
+      assertThat(rt.lostControl()).isEmpty();
+
+      proxy.close();
+
+      assertThatThrownBy(n1::pause).isInstanceOf(SetupException.class)
+          .hasMessageContaining("stopped answering while pausing n1");
+      assertThat(rt.lostControl()).hasValueSatisfying(why -> assertThat(why)
+          .contains("the Docker engine at unix://", "stopped answering"));
+      eventually("n1 still runs, out of the run's reach", () -> harnessAsk(rt, "n1"), "ok n1");
+      rt.close(); // says what it left on standard error, does not throw over the lost engine
+    }
+    for (Container c : containersOf(docker, run)) {
+      docker.removeContainerCmd(c.getId()).withForce(true).exec();
+    }
+    docker.removeNetworkCmd(run).exec();
   }
 
   private static String runOf(DockerClient docker, String node) {
@@ -168,7 +206,8 @@ class ContainerRuntimeContainerTest {
 
   /** A created (never started) container labelled as made by {@code owner}. */
   private static String leftover(DockerClient docker, String name, String owner) {
-    return docker.createContainerCmd(ContainerRuntime.DEFAULT_IMAGE).withName(name)
+    return docker.createContainerCmd(ContainerRuntime.qualified(ContainerRuntime.DEFAULT_IMAGE))
+        .withName(name)
         .withLabels(Map.of(DockerEngine.OWNER_LABEL, owner, DockerEngine.RUN_LABEL, name))
         .withHostConfig(HostConfig.newHostConfig().withNetworkMode("none"))
         .withCmd("true").exec().getId();

@@ -150,7 +150,7 @@ final class ContainerRuntime implements NodeRuntime {
       throw new IllegalArgumentException("a /24 holds at most 252 nodes: " + nodes.size());
     }
     docker = DockerEngine.client(engineHost);
-    DockerEngine.requireImage(docker, image);
+    DockerEngine.requireImage(docker, image, engineHost);
     opened = true;
     Runtime.getRuntime().addShutdownHook(shutdownHook);
     try {

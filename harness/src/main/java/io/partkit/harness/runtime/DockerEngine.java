@@ -112,22 +112,22 @@ final class DockerEngine {
    *
    * @throws SetupException naming the command that builds or pulls it
    */
-  static void requireImage(DockerClient docker, String image) {
+  static void requireImage(DockerClient docker, String image, String host) {
     try {
       docker.inspectImageCmd(image).exec();
     } catch (NotFoundException e) {
-      throw new SetupException(missingImage(image), e);
+      throw new SetupException(missingImage(image, host), e);
     }
   }
 
   /** What to say when {@code image} is not in the engine: the command that builds or pulls it. */
-  static String missingImage(String image) {
+  static String missingImage(String image, String host) {
     String how = image.equals(ContainerRuntime.DEFAULT_IMAGE)
         ? "build it with tools/build-node-image (as root, with Debian's mirror, debootstrap and "
             + "the engine; about 2 minutes)"
         : "pull or build it first (docker pull " + image + "); it needs java 17 on the PATH, "
             + "sh, mkfifo, grep, setpriv and, for partitions, nft";
-    return "image " + image + " is not in the Docker engine at " + host() + ": " + how;
+    return "image " + image + " is not in the Docker engine at " + host + ": " + how;
   }
 
   /**

@@ -17,7 +17,8 @@ public final class ContainerPrerequisite {
   public static void require() {
     String why;
     try {
-      DockerEngine.requireImage(DockerEngine.client(), ContainerRuntime.DEFAULT_IMAGE);
+      DockerEngine.requireImage(DockerEngine.client(), ContainerRuntime.DEFAULT_IMAGE,
+          DockerEngine.host());
       return;
     } catch (SetupException e) {
       why = "the containers runtime tests need " + e.getMessage();

@@ -141,7 +141,7 @@ class ContainerRuntimeContainerTest {
           .hasMessageContaining("image partkit/no-such-image:0 is not in the Docker engine")
           .hasMessageContaining("docker pull partkit/no-such-image:0");
     }
-    assertThat(DockerEngine.missingImage(ContainerRuntime.DEFAULT_IMAGE))
+    assertThat(DockerEngine.missingImage(ContainerRuntime.DEFAULT_IMAGE, "unix:///x.sock"))
         .contains("tools/build-node-image");
   }
 

@@ -45,7 +45,7 @@ final class VerifyCommand implements Callable<Integer> {
   Integer nodes;
 
   @Option(names = "--nemesis", defaultValue = "", split = ",", paramLabel = "KIND",
-      description = "Faults, comma-separated: kill, pause, partition (needs --runtime netns), "
+      description = "Faults, comma-separated: kill, pause, partition (netns or containers), "
           + "membership (kv, hazelcast), migration (kv) and lose (kv with --option replicas=2 "
           + "or more: a node and its disk lost for good). Default: none.")
   List<String> nemesis;
@@ -73,8 +73,9 @@ final class VerifyCommand implements Callable<Integer> {
   Path store;
 
   @Option(names = "--runtime", defaultValue = "processes",
-      description = "processes (loopback, the default), netns (network namespaces, root) or "
-          + "containers (Docker engine).")
+      description = "processes (loopback, the default), netns (network namespaces, root), "
+          + "containers (a Docker engine; image partkit/node:bookworm-1 from "
+          + "tools/build-node-image) or containers:IMAGE.")
   String runtime;
 
   @Option(names = "--ops-per-key", defaultValue = "200",

@@ -41,6 +41,18 @@ class VerifyCommandTest {
   }
 
   @Test
+  void containersWithoutTheirImageOrEngineAreASetupFailureSayingHowToFixIt(@TempDir Path store) {
+    assertThat(run("--system", "kv", "--nodes", "2", "--runtime",
+        "containers:partkit/no-such-image:0", "--store", store.toString())).isEqualTo(4);
+    // with an engine (CI starts one) the image is missing; without one, the engine is
+    assertThat(err.toString()).containsAnyOf("docker pull partkit/no-such-image:0",
+        "no Docker engine answers at");
+    assertThat(err.toString()).containsAnyOf(
+        "image partkit/no-such-image:0 is not in the Docker engine", "dockerd --iptables=false");
+    assertThat(err.toString()).doesNotContain("Exception");
+  }
+
+  @Test
   void badArgumentsAreUsageErrorsNamingWhatWasWrong(@TempDir Path store) {
     assertThat(run("--system", "riak", "--store", store.toString())).isEqualTo(64);
     assertThat(err.toString()).contains("unknown system 'riak': expected one of kv, etcd");
@@ -49,7 +61,7 @@ class VerifyCommandTest {
     assertThat(err.toString()).contains("unknown nemesis 'meteor'");
     assertThat(run("--system", "kv", "--nemesis", "partition", "--store", store.toString()))
         .isEqualTo(64);
-    assertThat(err.toString()).contains("cannot cut the network: use --runtime netns");
+    assertThat(err.toString()).contains("cannot cut the network: use --runtime containers");
     assertThat(run("--system", "kv", "--time", "soon", "--store", store.toString())).isEqualTo(64);
     assertThat(err.toString()).contains("--time must look like 30s");
     assertThat(run("--system", "kv", "--runtime", "vm", "--store", store.toString())).isEqualTo(64);

@@ -104,7 +104,8 @@ public final class Verifier {
       deleteEmpty(dir); // nothing ran: leave no empty run behind
       throw e;
     }
-    try (runtime; system) {
+    TearDown tearDownSystem = () -> closeUnlessLost(system, runtime, progress);
+    try (runtime; tearDownSystem) {
       progress.printf("partkit verify: %s on %d nodes (%s), nemesis %s, %s, seed %d -> %s%n",
           spec.system(), spec.nodes(), spec.runtime(),
           nemeses.isEmpty() ? "none" : String.join(",", spec.nemeses()), readable(spec.time()),
@@ -120,6 +121,29 @@ public final class Verifier {
   /** {@code 90 s} or {@code 500 ms}, not {@code PT1M30S}. */
   static String readable(Duration d) {
     return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+  }
+
+  /** A resource whose close throws nothing checked. */
+  private interface TearDown extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  /**
+   * Closes the system; when the runtime lost control of the nodes (the engine is gone), its
+   * failures are expected and only reported, so that they do not replace the run's verdict.
+   */
+  private static void closeUnlessLost(SystemUnderTest system, NodeRuntime runtime,
+      PrintStream progress) {
+    try {
+      system.close();
+    } catch (RuntimeException e) {
+      if (runtime.lostControl().isEmpty()) {
+        throw e;
+      }
+      progress.println("tear-down of " + system.name() + " incomplete ("
+          + runtime.lostControl().get() + "): " + e.getMessage());
+    }
   }
 
   private static Path runDirectory(VerifySpec spec) {
@@ -210,9 +234,18 @@ public final class Verifier {
       }
       schedule.healAll("stop");
       enter("recover");
-      system.awaitRecovered(RECOVERY_TIMEOUT);
-      enter("final reads");
-      finalReads();
+      try {
+        system.awaitRecovered(RECOVERY_TIMEOUT);
+        enter("final reads");
+        finalReads();
+      } catch (RuntimeException e) {
+        if (runtime.lostControl().isEmpty()) {
+          throw e;
+        }
+        // the nodes are out of reach: check what was recorded, which cannot be called valid
+        progress.println("\n" + runtime.lostControl().get() + "; no recovery, no final reads: "
+            + e.getMessage());
+      }
       enter("placement");
       Optional<PlacementCheck> placement = checkPlacement();
       long runNanos = recorder.elapsedNanos();
@@ -231,10 +264,16 @@ public final class Verifier {
       long checkNanos = System.nanoTime() - checkStart;
       RunStats stats = RunStats.of(ops);
       boolean misplaced = placement.map(p -> !p.ok()).orElse(false);
-      Verdict verdict = analysis.verdict() == Verdict.INVALID || !lost.ok() || misplaced
+      // A run whose runtime lost control of the nodes is never valid: its faults may not have
+      // been what the history says. A non-linearizable history is still a fact.
+      Optional<String> lostControl = runtime.lostControl();
+      Verdict verdict = analysis.verdict() == Verdict.INVALID
+          || lostControl.isEmpty() && (!lost.ok() || misplaced)
           ? Verdict.INVALID
-          : analysis.verdict() == Verdict.UNKNOWN || !lost.unread().isEmpty() ? Verdict.UNKNOWN
+          : analysis.verdict() == Verdict.UNKNOWN || !lost.unread().isEmpty()
+              || lostControl.isPresent() ? Verdict.UNKNOWN
           : Verdict.VALID;
+      lostControl.ifPresent(why -> progress.println("\nverdict at most unknown: " + why));
       enter("done");
       RunResult result = new RunResult(verdict, dir, invoked.get(),
           faultPhaseOps / Math.max(1e-9, faultPhaseNanos / 1e9), schedule.faults(),

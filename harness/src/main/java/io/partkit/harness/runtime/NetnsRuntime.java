@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
@@ -59,7 +58,6 @@ final class NetnsRuntime implements NodeRuntime {
   private static final Pattern STALE_NS = Pattern.compile("partkit-(\\d+)-.+");
   private static final Pattern STALE_LINK = Pattern.compile("pk(\\d+)r");
   private static final Path ETC_NETNS = Path.of("/etc/netns");
-  private static final String TABLE = "inet partkit";
   /** The names derive from the pid, so a second open instance in this JVM would collide. */
   private static final AtomicBoolean OPEN_IN_JVM = new AtomicBoolean();
 
@@ -330,28 +328,13 @@ final class NetnsRuntime implements NodeRuntime {
     cut(Map.of());
   }
 
-  /**
-   * Replaces every node's table in one nft transaction per node: "table" makes sure it exists so
-   * that "delete" cannot fail, then the new cut (if any) is added.
-   */
+  /** Replaces every node's table in one nft transaction per node ({@link NftCut}). */
   private void cut(Map<String, Set<String>> grudge) throws IOException {
     if (closed || !opened) {
       throw new IllegalStateException("partition() and heal() need an open runtime");
     }
     for (Map.Entry<String, String> e : namespaces.entrySet()) {
-      Set<String> from = new TreeSet<>();
-      for (String other : grudge.getOrDefault(e.getKey(), Set.of())) {
-        if (!other.equals(e.getKey())) { // a node never cuts itself off
-          from.add(addresses.get(other));
-        }
-      }
-      String script = "table " + TABLE + "\ndelete table " + TABLE + "\n";
-      if (!from.isEmpty()) {
-        // only node addresses are listed: the harness's .254 always gets through
-        script += "table " + TABLE + " {\n  chain input {\n"
-            + "    type filter hook input priority filter; policy accept;\n"
-            + "    ip saddr { " + String.join(", ", from) + " } drop\n  }\n}\n";
-      }
+      String script = NftCut.script(e.getKey(), grudge, addresses);
       try {
         runWithInput(script, ip, "netns", "exec", e.getValue(), nft, "-f", "-");
       } catch (SetupException failed) {

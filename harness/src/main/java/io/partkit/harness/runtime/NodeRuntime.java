@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -65,6 +66,15 @@ public interface NodeRuntime extends AutoCloseable {
 
   /** Removes every cut; a no-op when there is none. */
   void heal() throws IOException;
+
+  /**
+   * Why the runtime lost control of its nodes during the run, if it did (the Docker engine
+   * stopped answering): faults may have been neither injected nor healed as recorded, so the run
+   * cannot have a verdict of valid. Empty for runtimes that cannot lose control.
+   */
+  default Optional<String> lostControl() {
+    return Optional.empty();
+  }
 
   /** Kills what it started and removes what it created. Idempotent. */
   @Override

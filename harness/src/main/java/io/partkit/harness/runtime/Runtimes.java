@@ -38,23 +38,34 @@ public final class Runtimes {
   }
 
   /**
-   * The runtime called {@code name}.
+   * The runtime called {@code name}: {@code processes}, {@code netns}, or {@code containers}
+   * (nodes in partkit's node image, {@value ContainerRuntime#DEFAULT_IMAGE}, built by {@code
+   * tools/build-node-image}) or {@code containers:IMAGE} (nodes in an image of your own: java 17
+   * on the PATH, sh, mkfifo, grep, and nft for partitions).
    *
    * @param workDir where a runtime keeps its files (hosts files, container mounts)
    * @throws IllegalArgumentException if the name is unknown (the message lists the known ones)
    * @throws SetupException if the runtime cannot run on this machine (no root, no Docker engine)
    */
   public static NodeRuntime named(String name, Path workDir) {
+    if (name.startsWith("containers:")) {
+      String image = name.substring("containers:".length());
+      if (image.isBlank() || image.chars().anyMatch(Character::isWhitespace)) {
+        throw new IllegalArgumentException("--runtime containers:IMAGE needs an image name "
+            + "without blanks, e.g. containers:eclipse-temurin:17-jre: '" + name + "'");
+      }
+      return new ContainerRuntime(workDir, image);
+    }
     switch (name) {
       case "processes":
         return processes();
       case "netns":
         return netns(workDir);
       case "containers":
-        return new ContainerRuntime(workDir);
+        return new ContainerRuntime(workDir, ContainerRuntime.DEFAULT_IMAGE);
       default:
         throw new IllegalArgumentException("unknown runtime '" + name + "': expected one of "
-            + String.join(", ", NAMES));
+            + String.join(", ", NAMES) + " (or containers:IMAGE)");
     }
   }
 

@@ -1,7 +1,7 @@
 /**
  * Where a run's nodes live ({@link io.partkit.harness.runtime.NodeRuntime}): processes on
  * loopback, processes each in a Linux network namespace on a private bridge (real partitions), or
- * containers where a Docker engine runs. {@link io.partkit.harness.runtime.Runtimes} picks one by
- * name.
+ * containers on a Docker engine, each with its own address on a network of the run's own (real
+ * partitions without root). {@link io.partkit.harness.runtime.Runtimes} picks one by name.
  */
 package io.partkit.harness.runtime;

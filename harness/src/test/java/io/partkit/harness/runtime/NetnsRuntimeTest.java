@@ -1,20 +1,19 @@
 package io.partkit.harness.runtime;
 
+import static io.partkit.harness.runtime.EchoNodes.eventually;
+import static io.partkit.harness.runtime.EchoNodes.harnessAsk;
+import static io.partkit.harness.runtime.EchoNodes.nodeAsk;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.fail;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
@@ -28,11 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class NetnsRuntimeTest {
 
-  private static final int PORT = 7000;
-  private static final Duration START = Duration.ofSeconds(60);
-  private static final Duration DEADLINE = Duration.ofSeconds(30);
   private static final String PREFIX = "partkit-" + ProcessHandle.current().pid() + "-";
-  private static final AtomicInteger QUERY = new AtomicInteger();
 
   @TempDir Path tmp;
 
@@ -47,11 +42,11 @@ class NetnsRuntimeTest {
       rt.open(List.of("n1", "n2", "n3"));
       Map<String, NodeProcess> p = new LinkedHashMap<>();
       for (String n : List.of("n1", "n2", "n3")) {
-        p.put(n, startEcho(rt, n));
+        p.put(n, EchoNodes.start(rt, n, tmp));
       }
       for (String n : p.keySet()) {
         assertThat(rt.host(n)).matches("10\\.77\\.\\d+\\.\\d+");
-        assertThat(rt.port(n, "echo", PORT)).isEqualTo(PORT);
+        assertThat(rt.port(n, "echo", EchoNodes.PORT)).isEqualTo(EchoNodes.PORT);
         eventually("the harness reaches " + n, () -> harnessAsk(rt, n), "ok " + n);
       }
       eventually("n1 reaches n2", () -> nodeAsk(p.get("n1"), rt.host("n2")), "ok n2");
@@ -79,7 +74,7 @@ class NetnsRuntimeTest {
     NodeProcess n1;
     try {
       rt.open(List.of("n1", "n2"));
-      n1 = startEcho(rt, "n1");
+      n1 = EchoNodes.start(rt, "n1", tmp);
       assertThat(sh("ip", "netns", "list")).contains(PREFIX + "hub", PREFIX + "n1", PREFIX + "n2");
       assertThat(etcNetnsOurs()).hasSize(3);
     } finally {
@@ -147,7 +142,7 @@ class NetnsRuntimeTest {
   void killEndsTheProcessAndPauseStopsItsAnswers() throws Exception {
     try (NodeRuntime rt = Runtimes.netns(tmp)) {
       rt.open(List.of("n1"));
-      NodeProcess n1 = startEcho(rt, "n1");
+      NodeProcess n1 = EchoNodes.start(rt, "n1", tmp);
       eventually("the harness reaches n1", () -> harnessAsk(rt, "n1"), "ok n1");
 
       n1.pause();
@@ -159,46 +154,6 @@ class NetnsRuntimeTest {
       n1.kill();
       assertThat(n1.isAlive()).isFalse();
       assertThat(harnessAsk(rt, "n1")).startsWith("fail ConnectException");
-    }
-  }
-
-  private NodeProcess startEcho(NodeRuntime rt, String node) throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    String cp = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
-    NodeProcess p = rt.start(node, List.of(java, "-Xmx32m", "-XX:TieredStopAtLevel=1",
-        "-XX:+UseSerialGC", "-cp", cp, EchoServerMain.class.getName(), node, rt.host(node),
-        Integer.toString(PORT)), tmp.resolve(node + ".log"));
-    p.awaitLine("LISTENING", START);
-    return p;
-  }
-
-  private static String harnessAsk(NodeRuntime rt, String node) {
-    return EchoServerMain.ask(rt.host(node), PORT, 1500);
-  }
-
-  /** Asks the node's process to connect to host:PORT; returns "ok <name>" or "fail <why>". */
-  private static String nodeAsk(NodeProcess from, String host) {
-    String id = Integer.toString(QUERY.incrementAndGet());
-    try {
-      from.send("connect " + id + " " + host + " " + PORT + " 1500");
-    } catch (IOException e) {
-      throw new AssertionError("cannot write to " + from.node(), e);
-    }
-    String prefix = "RESULT " + id + " ";
-    return from.awaitLine(prefix, DEADLINE).substring(prefix.length());
-  }
-
-  private static void eventually(String what, Supplier<String> probe, String expected)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + DEADLINE.toNanos();
-    String last;
-    while (!(last = probe.get()).equals(expected)) {
-      if (System.nanoTime() > deadline) {
-        fail(what + ": expected '" + expected + "' within " + DEADLINE + ", last got '" + last
-            + "'");
-      }
-      Thread.sleep(200);
     }
   }
 

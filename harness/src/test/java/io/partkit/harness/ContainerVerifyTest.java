@@ -1,0 +1,74 @@
+package io.partkit.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partkit.harness.runtime.ContainerPrerequisite;
+import io.partkit.verification.checker.Verdict;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Short seeded runs with every node in a container of its own on a real Docker engine, partkit's
+ * node image, partitions made of nft rules inside the containers: what a CI runner with Docker and
+ * no root can run. The correct kvstore and etcd pass; a broken kvstore and Hazelcast's merge after
+ * a split are caught.
+ */
+class ContainerVerifyTest {
+
+  @BeforeAll
+  static void needsEngineAndImage() {
+    ContainerPrerequisite.require();
+  }
+
+  @Test
+  void kvPassesKillPausePartitionAndMembershipInContainers() throws Exception {
+    // seed 79's schedule: membership, kill, partition, pause (30 s leaves room for all four)
+    RunResult r = KvVerifyTest.run(KvVerifyTest.kv(79, "kill", "pause", "partition",
+        "membership").time(Duration.ofSeconds(30)).runtime("containers").build());
+    assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(4);
+    assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(100);
+    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
+    String history = Files.readString(r.dir().resolve("history.edn"));
+    assertThat(history).contains(":f :start-partition", ":f :start-pause", ":f :start-kill",
+        ":f :start-membership");
+    assertThat(r.dir().resolve("coord.log")).isNotEmptyFile();
+  }
+
+  @Test
+  void etcdPassesPartitionsInContainers() throws Exception {
+    RunResult r = KvVerifyTest.run(KvVerifyTest.ciRun("etcd", 3, 54, "partition", "kill")
+        .runtime("containers").build());
+    assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(3);
+    assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(100);
+    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
+    assertThat(Files.readString(r.dir().resolve("history.edn")))
+        .contains(":f :start-partition");
+  }
+
+  @Test
+  void acknowledgingBeforeTheLogIsCaughtInContainers() {
+    RunResult r = KvVerifyTest.run(KvVerifyTest.kv(12, "kill")
+        .options(Map.of("fault", "ack-before-log")).runtime("containers").build());
+    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.INVALID);
+    assertThat(r.lostWrites().lost()).as("lost acknowledged writes").isNotEmpty();
+  }
+
+  /** {@link HazelcastVerifyTest}'s reproduction of Jepsen's finding, on containers. */
+  @Test
+  void aPartitionedHazelcastLosesAcknowledgedUpdatesInContainers() throws Exception {
+    RunResult r = KvVerifyTest.run(HazelcastVerifyTest.hazelcast(41, "partition")
+        .time(Duration.ofSeconds(30)).concurrency(10).options(HazelcastVerifyTest.SPLIT_BRAIN)
+        .runtime("containers").build());
+    assertThat(r.faults()).as("partitions injected").isGreaterThanOrEqualTo(3);
+    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.INVALID);
+    assertThat(!r.lostWrites().lost().isEmpty()
+        || r.linearizability().verdict() == Verdict.INVALID)
+        .as("lost acknowledged writes or a non-linearizable key: " + r.summary()).isTrue();
+    String logs = Files.readString(r.dir().resolve("h1.log"))
+        + Files.readString(r.dir().resolve("h2.log")) + Files.readString(r.dir().resolve("h3.log"));
+    assertThat(logs).as("the cluster split and merged back").contains("is MERGED");
+  }
+}

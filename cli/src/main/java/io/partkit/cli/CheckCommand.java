@@ -9,6 +9,7 @@ import io.partkit.verification.history.History;
 import io.partkit.verification.history.HistoryParseException;
 import io.partkit.verification.history.Independent;
 import io.partkit.verification.history.InvalidHistoryException;
+import io.partkit.verification.history.Op;
 import io.partkit.verification.model.Model;
 import io.partkit.verification.model.Models;
 import io.partkit.verification.model.NilReads;
@@ -293,6 +294,12 @@ final class CheckCommand implements Callable<Integer> {
     Model<?> m;
     try {
       history = Independent.apply(source.read(file), independentMode);
+      if (!history.ops().isEmpty() && history.ops().stream().noneMatch(Op::isClient)) {
+        // a verdict about no operation at all would say "valid" about nothing
+        return bad(file, file + ": nothing to check: " + AnalysisText.events(history)
+            + "; the model checks client operations (any :process but :nemesis)",
+            single, start, out, err);
+      }
       m = ModelChoice.choose(model, init, history, strictNil ? NilReads.STRICT : NilReads.KNOSSOS);
     } catch (HistoryParseException e) {
       return bad(file, e.getMessage(), single, start, out, err);

@@ -33,13 +33,17 @@ final class OpMaps {
     Object process = m.get("process");
     if (process == null) {
       throw new HistoryParseException(
-          source, line, "expected a :process (an integer, or e.g. :nemesis) in " + Values.toEdn(m));
+          source,
+          line,
+          "expected a :process (a client's id such as 0 or \"client-1\", or :nemesis) in "
+              + Values.toEdn(m));
     }
     if (process instanceof Double || process instanceof Map || process instanceof Iterable) {
       throw new HistoryParseException(
           source,
           line,
-          "expected :process to be an integer or a name, got " + Values.toEdn(process));
+          "expected :process to be a client's id (a number or a name) or :nemesis, got "
+              + Values.toEdn(process));
     }
     Object type = m.get("type");
     if (!(type instanceof String)) {

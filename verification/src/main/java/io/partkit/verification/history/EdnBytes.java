@@ -65,9 +65,9 @@ final class EdnBytes {
   /** The line at pos, counted as LineNumberReader counts. */
   int line;
 
-  private final Names names = new Names();
+  private final NameTable names = new NameTable();
 
-  /** Skips whitespace, commas and comments; returns the next byte (not consumed) or -1 at the end. */
+  /** Skips whitespace, commas and comments; the next byte (not consumed), or -1 at the end. */
   int skipBlank() {
     byte[] b = buf;
     while (true) {
@@ -251,7 +251,7 @@ final class EdnBytes {
 
   private Object map(int depth) {
     pos++; // '{'
-    Map<Object, Object> m = null;
+    Map<Object, Object> m = new LinkedHashMap<>(4);
     while (true) {
       int c = skipBlank();
       if (c == -1) {
@@ -259,16 +259,13 @@ final class EdnBytes {
       }
       if (c == '}') {
         pos++;
-        return m == null ? Collections.emptyMap() : Collections.unmodifiableMap(m);
+        return Collections.unmodifiableMap(m);
       }
       Object key = value(depth + 1);
       if (skipBlank() == '}') {
         throw SURPRISE;
       }
       Object v = value(depth + 1);
-      if (m == null) {
-        m = new LinkedHashMap<>(4);
-      }
       if (m.containsKey(key) || m.size() == MAX_ORDERED_MAP) {
         throw SURPRISE;
       }
@@ -335,7 +332,7 @@ final class EdnBytes {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
   }
 
-  /** Bytes of a tag or of a keyword's name read here: no '/', ':', '#' or '\'' (the general reader's). */
+  /** Bytes of a tag or keyword read here: not '/', ':', '#' or '\'' (the general reader's). */
   private static boolean isSymbolByte(int c) {
     return (c >= 'a' && c <= 'z')
         || (c >= 'A' && c <= 'Z')
@@ -550,69 +547,5 @@ final class EdnBytes {
       throw SURPRISE; // malformed UTF-8 (or a real U+FFFD): decoded as the stream decoder does
     }
     return s;
-  }
-
-  /**
-   * Keyword names by their bytes, so that each occurrence of {@code :invoke} is one lookup, not a
-   * new String: a history names a few dozen keywords millions of times.
-   */
-  private static final class Names {
-    private byte[][] keys = new byte[256][];
-    private String[] values = new String[256];
-    private int size;
-
-    String get(byte[] b, int from, int len) {
-      int h = 1;
-      for (int i = 0; i < len; i++) {
-        h = 31 * h + b[from + i];
-      }
-      int mask = keys.length - 1;
-      int i = (h ^ (h >>> 16)) & mask;
-      while (true) {
-        byte[] k = keys[i];
-        if (k == null) {
-          break;
-        }
-        if (k.length == len && java.util.Arrays.equals(k, 0, len, b, from, from + len)) {
-          return values[i];
-        }
-        i = (i + 1) & mask;
-      }
-      String s = new String(b, from, len, StandardCharsets.ISO_8859_1).intern();
-      if (size * 2 >= keys.length) {
-        if (keys.length >= 1 << 16) {
-          return s; // a history of ever new keywords: not worth a bigger table
-        }
-        grow();
-        return get(b, from, len);
-      }
-      keys[i] = java.util.Arrays.copyOfRange(b, from, from + len);
-      values[i] = s;
-      size++;
-      return s;
-    }
-
-    private void grow() {
-      byte[][] oldKeys = keys;
-      String[] oldValues = values;
-      keys = new byte[oldKeys.length * 2][];
-      values = new String[oldKeys.length * 2];
-      int mask = keys.length - 1;
-      for (int j = 0; j < oldKeys.length; j++) {
-        byte[] k = oldKeys[j];
-        if (k != null) {
-          int h = 1;
-          for (byte x : k) {
-            h = 31 * h + x;
-          }
-          int i = (h ^ (h >>> 16)) & mask;
-          while (keys[i] != null) {
-            i = (i + 1) & mask;
-          }
-          keys[i] = k;
-          values[i] = oldValues[j];
-        }
-      }
-    }
   }
 }

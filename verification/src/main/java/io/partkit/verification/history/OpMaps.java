@@ -52,10 +52,7 @@ final class OpMaps {
           line,
           "expected :type to be one of :invoke, :ok, :fail, :info in " + Values.toEdn(m));
     }
-    OpType opType;
-    try {
-      opType = OpType.parse((String) type);
-    } catch (IllegalArgumentException e) {
+    if (OpType.find((String) type) == null) {
       throw new HistoryParseException(
           source,
           line,
@@ -66,6 +63,25 @@ final class OpMaps {
       throw new HistoryParseException(
           source, line, "expected :f to be a keyword such as :read, in " + Values.toEdn(m));
     }
+    return ofFields(process, type, f, m.get("value"), m.get("key"), m.get("index"), m.get("time"),
+        position, line);
+  }
+
+  /**
+   * The operation of these fields, or null when one is not what {@link #toOp} accepts (toOp says
+   * why): the fast reader's way to the same Op without building the map.
+   */
+  static Op ofFields(Object process, Object type, Object f, Object value, Object key,
+      Object idx, Object t, long position, int line) {
+    if (process == null || process instanceof Double || process instanceof Map
+        || process instanceof Iterable || !(type instanceof String) || !(f instanceof String)
+        || ((String) f).isEmpty()) {
+      return null;
+    }
+    OpType opType = OpType.find((String) type);
+    if (opType == null) {
+      return null;
+    }
     String fn = (String) f;
     if (fn.startsWith(":")) {
       fn = fn.substring(1);
@@ -73,17 +89,9 @@ final class OpMaps {
     // interned, as JepsenLogReader does: a history names a handful of functions, and the checker
     // compares them often (an EDN keyword's name is shared already; a JSON string is not)
     fn = fn.intern();
-    long index = position;
-    Object idx = m.get("index");
-    if (idx instanceof Long) {
-      index = (Long) idx;
-    }
-    long time = -1;
-    Object t = m.get("time");
-    if (t instanceof Long) {
-      time = (Long) t;
-    }
-    return new Op(index, process, opType, fn, m.get("value"), m.get("key"), time, line);
+    long index = idx instanceof Long ? (Long) idx : position;
+    long time = t instanceof Long ? (Long) t : -1;
+    return new Op(index, process, opType, fn, value, key, time, line);
   }
 
   private static final String[] TUPLE = {"process", "type", "f", "value"};

@@ -68,7 +68,7 @@ var casRegister = porcupine.Model{
 			return o.unknown, s
 		}
 	},
-	Equal: porcupine.ShallowEqual,
+	Equal: func(a, b interface{}) bool { return a == b }, // v0.1.0's ShallowEqual, gone since v0.1.1
 }
 
 // event is one line of partkit's exported JSON.

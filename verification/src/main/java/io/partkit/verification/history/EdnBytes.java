@@ -66,6 +66,7 @@ final class EdnBytes {
   int line;
 
   private final NameTable names = new NameTable();
+  private final LongBoxes boxes = new LongBoxes();
 
   /** Skips whitespace, commas and comments; the next byte (not consumed), or -1 at the end. */
   int skipBlank() {
@@ -194,6 +195,15 @@ final class EdnBytes {
   interface Fields {
     /** @return false when the key is not a field (its value is then only checked as EDN) */
     boolean field(String key, Object value);
+
+    /**
+     * True for a field whose integer value is taken as a long (by {@link #field(String, long)},
+     * without a box: an operation's {@code :index} and {@code :time} are new numbers every time).
+     */
+    boolean takesLong(String key);
+
+    /** An integer value of a field that {@link #takesLong} it. */
+    void field(String key, long value);
   }
 
   /**
@@ -236,6 +246,16 @@ final class EdnBytes {
       if (next == '}' || next == -1) {
         throw SURPRISE; // a key without value
       }
+      if (((next >= '0' && next <= '9') || next == '-') && fields.takesLong((String) key)) {
+        int from = pos;
+        int line0 = line;
+        if (longNumber()) {
+          fields.field((String) key, unboxed);
+          continue;
+        }
+        pos = from; // a decimal or an odd number: read as any value
+        line = line0;
+      }
       Object v = value(1);
       if (!fields.field((String) key, v)) {
         if (others == null) {
@@ -274,7 +294,10 @@ final class EdnBytes {
   }
 
   private List<Object> sequence(char close, int depth) {
-    List<Object> l = new ArrayList<>(4);
+    Object first = null;
+    Object second = null;
+    List<Object> l = null; // from the third element on
+    int n = 0;
     while (true) {
       int c = skipBlank();
       if (c == -1) {
@@ -282,17 +305,47 @@ final class EdnBytes {
       }
       if (c == close) {
         pos++;
-        return Collections.unmodifiableList(l);
+        if (l != null) {
+          return Collections.unmodifiableList(l);
+        }
+        return n == 0 ? Collections.unmodifiableList(new ArrayList<>(0))
+            : n == 1 ? ShortList.of(first) : ShortList.of(first, second);
       }
       if (c == ']' || c == ')' || c == '}') {
         throw SURPRISE;
       }
-      l.add(value(depth + 1));
+      Object v = value(depth + 1);
+      if (n == 0) {
+        first = v;
+      } else if (n == 1) {
+        second = v;
+      } else {
+        if (l == null) {
+          l = new ArrayList<>(4);
+          l.add(first);
+          l.add(second);
+        }
+        l.add(v);
+      }
+      n++;
+    }
+  }
+
+  /** Per ASCII byte: ends a token (1), may be in a keyword or tag read here (2), or neither. */
+  private static final byte[] CLASS = new byte[128];
+
+  static {
+    for (int c = 0; c < 128; c++) {
+      CLASS[c] = (byte) (endsTokenSlow(c) ? 1 : isSymbolByteSlow(c) ? 2 : 0);
     }
   }
 
   /** True for a byte that ends a token: blank, or a terminating macro character of EdnReader. */
   private static boolean endsToken(int c) {
+    return c >= 0 && CLASS[c] == 1;
+  }
+
+  private static boolean endsTokenSlow(int c) {
     switch (c) {
       case ' ':
       case ',':
@@ -334,6 +387,10 @@ final class EdnBytes {
 
   /** Bytes of a tag or keyword read here: not '/', ':', '#' or '\'' (the general reader's). */
   private static boolean isSymbolByte(int c) {
+    return c >= 0 && CLASS[c] == 2;
+  }
+
+  private static boolean isSymbolByteSlow(int c) {
     return (c >= 'a' && c <= 'z')
         || (c >= 'A' && c <= 'Z')
         || (c >= '0' && c <= '9')
@@ -357,12 +414,20 @@ final class EdnBytes {
         || c == '?' || c == '<' || c == '>' || c == '=')) {
       throw SURPRISE;
     }
+    byte[] b = buf;
     while (true) {
-      c = afterToken();
-      if (endsToken(c)) {
+      if (pos >= lim) {
+        if (!atEnd) {
+          throw NEED_MORE;
+        }
         break;
       }
-      if (!isSymbolByte(c)) {
+      c = b[pos];
+      int k = c >= 0 ? CLASS[c] : 0;
+      if (k == 1) {
+        break;
+      }
+      if (k != 2) {
         throw SURPRISE; // a namespace, '#', non-ASCII...: the general reader's
       }
       pos++;
@@ -402,6 +467,41 @@ final class EdnBytes {
     throw SURPRISE;
   }
 
+  /** The value of the last {@link #longNumber()}. */
+  private long unboxed;
+
+  /**
+   * An integer of at most 18 digits followed by the end of its token: true with its value in
+   * {@link #unboxed}; false for anything else (not consumed then).
+   */
+  private boolean longNumber() {
+    byte[] b = buf;
+    int start = pos;
+    boolean negative = b[pos] == '-';
+    if (negative) {
+      pos++;
+    }
+    int digitsFrom = pos;
+    long v = 0;
+    int c;
+    while (true) {
+      c = afterToken();
+      if (c < '0' || c > '9') {
+        break;
+      }
+      v = v * 10 + (c - '0');
+      pos++;
+    }
+    int digits = pos - digitsFrom;
+    if (digits == 0 || digits > 18 || (digits > 1 && b[digitsFrom] == '0')
+        || !(endsToken(c) || c == '#')) {
+      pos = start;
+      return false;
+    }
+    unboxed = negative ? -v : v;
+    return true;
+  }
+
   /**
    * An integer of at most 18 digits (a Long), or a decimal without suffix (a Double, by
    * Double.parseDouble as Clojure's reader does). A leading zero before more digits (octal to
@@ -436,7 +536,7 @@ final class EdnBytes {
       throw SURPRISE;
     }
     if (endsToken(c) || c == '#') {
-      return negative ? -v : v;
+      return boxes.box(negative ? -v : v);
     }
     if (c != '.' && c != 'e' && c != 'E') {
       throw SURPRISE;
@@ -540,7 +640,9 @@ final class EdnBytes {
       return escaped.toString();
     }
     if (ascii) {
-      return new String(b, start, end - start, StandardCharsets.ISO_8859_1);
+      // a short one (a JSON-minded writer's "read") shared and interned, as keywords are
+      return end - start <= 32 ? names.get(b, start, end - start)
+          : new String(b, start, end - start, StandardCharsets.ISO_8859_1);
     }
     String s = new String(b, start, end - start, StandardCharsets.UTF_8);
     if (s.indexOf('\uFFFD') >= 0) {

@@ -122,9 +122,9 @@ final class FastEdnHistoryReader {
     if (c == '{' || c == '#') {
       f.clear();
       p.fields(f);
-      Op op = OpMaps.ofFields(
-          f.values[0], f.values[1], f.values[2], f.values[3], f.values[4], f.values[5],
-          f.values[6], position, line);
+      // names are interned by EdnBytes' NameTable
+      Op op = OpMaps.ofFields(f.values[0], f.values[1], f.values[2], f.values[3], f.values[4],
+          f.index(position), f.time(), line, true);
       if (op == null) {
         throw EdnBytes.SURPRISE; // not an operation: OpMaps says why, through the general reader
       }
@@ -140,12 +140,43 @@ final class FastEdnHistoryReader {
 
   /** An operation map's fields, by their name's index in FIELDS; a second one is a surprise. */
   private static final class Fields implements EdnBytes.Fields {
+    private static final int INDEX = 5;
+    private static final int TIME = 6;
     final Object[] values = new Object[FIELDS.length];
+    final long[] longs = new long[FIELDS.length];
     int seen;
+    int unboxed; // the fields whose value is in longs
 
     void clear() {
       Arrays.fill(values, null);
       seen = 0;
+      unboxed = 0;
+    }
+
+    long index(long position) {
+      return (unboxed & (1 << INDEX)) != 0 ? longs[INDEX]
+          : values[INDEX] instanceof Long ? (Long) values[INDEX] : position;
+    }
+
+    long time() {
+      return (unboxed & (1 << TIME)) != 0 ? longs[TIME]
+          : values[TIME] instanceof Long ? (Long) values[TIME] : -1;
+    }
+
+    @Override
+    public boolean takesLong(String key) {
+      return key == FIELDS[INDEX] || key == FIELDS[TIME];
+    }
+
+    @Override
+    public void field(String key, long value) {
+      int i = key == FIELDS[INDEX] ? INDEX : TIME;
+      if ((seen & (1 << i)) != 0) {
+        throw EdnBytes.SURPRISE;
+      }
+      seen |= 1 << i;
+      unboxed |= 1 << i;
+      longs[i] = value;
     }
 
     @Override

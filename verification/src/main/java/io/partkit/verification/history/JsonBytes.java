@@ -29,6 +29,7 @@ final class JsonBytes {
   }
 
   private final NameTable names = new NameTable();
+  private final LongBoxes boxes = new LongBoxes();
   private final Object[] fields = new Object[FIELDS.length];
   private byte[] b;
   private int pos;
@@ -83,8 +84,10 @@ final class JsonBytes {
     } catch (EdnBytes.Surprise e) {
       return null;
     }
-    return OpMaps.ofFields(fields[0], fields[1], fields[2], fields[3], fields[4], fields[5],
-        fields[6], position, line);
+    // a short name is interned by the NameTable; a long one is equal, if not identical
+    return OpMaps.ofFields(fields[0], fields[1], fields[2], fields[3], fields[4],
+        fields[5] instanceof Long ? (Long) fields[5] : position,
+        fields[6] instanceof Long ? (Long) fields[6] : -1, line, true);
   }
 
   /** Skips JSON whitespace; the next byte (not consumed), or a surprise at the end. */
@@ -183,7 +186,7 @@ final class JsonBytes {
       throw EdnBytes.SURPRISE; // not a number, a long one, or a leading zero
     }
     delimiter(); // a '.', 'e' or 'E' (a decimal) is not one
-    return negative ? -v : v;
+    return boxes.box(negative ? -v : v);
   }
 
   private String string() {
@@ -300,7 +303,9 @@ final class JsonBytes {
       int c = next();
       pos++;
       if (c == ']') {
-        return Collections.unmodifiableList(l);
+        // one or two values (Jepsen's [k v]) in a compact list, as EdnBytes does
+        return l.size() == 1 ? ShortList.of(l.get(0))
+            : l.size() == 2 ? ShortList.of(l.get(0), l.get(1)) : Collections.unmodifiableList(l);
       }
       if (c != ',') {
         throw EdnBytes.SURPRISE;

@@ -16,7 +16,31 @@ final class NameTable {
   private String[] values = new String[256];
   private int size;
 
+  /** Names of up to 7 bytes, packed with their length into a long: one compare per lookup. */
+  private final long[] packedKeys = new long[512];
+  private final String[] packedValues = new String[512];
+
   String get(byte[] b, int from, int len) {
+    if (len <= 7) {
+      long key = len;
+      for (int i = 0; i < len; i++) {
+        key = (key << 8) | (b[from + i] & 0xFF);
+      }
+      int slot = (int) (key ^ (key >>> 17) ^ (key >>> 31)) & (packedKeys.length - 1);
+      if (packedKeys[slot] == key) {
+        return packedValues[slot];
+      }
+      String s = slow(b, from, len);
+      if (packedValues[slot] == null) {
+        packedKeys[slot] = key;
+        packedValues[slot] = s;
+      }
+      return s;
+    }
+    return slow(b, from, len);
+  }
+
+  private String slow(byte[] b, int from, int len) {
     int h = hash(b, from, len);
     int mask = keys.length - 1;
     int i = h & mask;

@@ -5,6 +5,7 @@ import io.partkit.verification.checker.CheckOptions;
 import io.partkit.verification.checker.Linearizability;
 import io.partkit.verification.history.Histories;
 import io.partkit.verification.history.History;
+import io.partkit.verification.history.HistoryParseException;
 import io.partkit.verification.history.Independent;
 import io.partkit.verification.model.Models;
 import java.io.InputStreamReader;
@@ -80,7 +81,7 @@ public final class ReadTiming {
   }
 
   /** The check alone, on the EDN history, as the command line checks it after reading. */
-  private static void check(History edn, int rounds) {
+  private static void check(History edn, int rounds) throws HistoryParseException {
     for (int r = 0; r < rounds; r++) {
       long t0 = System.nanoTime();
       History split = Independent.apply(edn, Independent.Mode.AUTO);

@@ -161,11 +161,16 @@ final class EdnBytes {
    * default does; any other tagged value is the general reader's.
    */
   private Object tagged(int depth) {
-    pos++;
+    recordTag();
+    return map(depth);
+  }
+
+  /** Skips a record's tag up to the '{' of its map; any other tagged form is a surprise. */
+  private void recordTag() {
+    pos++; // '#'
     int start = pos;
-    int c = peek();
-    if (!isSymbolStart(c)) {
-      throw SURPRISE; // #{ a set, #_ a discard, #inst... below
+    if (!isSymbolStart(peek())) {
+      throw SURPRISE; // #{ a set, #_ a discard, ##Inf...
     }
     while (isSymbolByte(peek())) {
       pos++;
@@ -176,7 +181,6 @@ final class EdnBytes {
     if (skipBlank() != '{') {
       throw SURPRISE;
     }
-    return map(depth);
   }
 
   private boolean isTag(int start, String tag) {
@@ -212,20 +216,7 @@ final class EdnBytes {
    */
   void fields(Fields fields) {
     if (peek() == '#') {
-      pos++;
-      int start = pos;
-      if (!isSymbolStart(peek())) {
-        throw SURPRISE;
-      }
-      while (isSymbolByte(peek())) {
-        pos++;
-      }
-      if (pos - start > MAX_TOKEN || isTag(start, "inst") || isTag(start, "uuid")) {
-        throw SURPRISE;
-      }
-      if (skipBlank() != '{') {
-        throw SURPRISE;
-      }
+      recordTag();
     }
     pos++; // '{'
     List<String> others = null;

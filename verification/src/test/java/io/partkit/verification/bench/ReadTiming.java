@@ -19,7 +19,9 @@ import java.util.Locale;
 /**
  * Round-based timing of reading history files (issue 22: "reading at the speed of the disk"): per
  * file, {@code rounds} reads by {@link Histories#read(Path)} (the command line's), each printed
- * with its MB/s, the load average and the heap after it; then, on the EDN history, the check alone
+ * with its MB/s (by the wall clock, and by the reading thread's CPU time: the rate on one core,
+ * which a shared machine's load does not distort as much), the load average and the heap the
+ * history keeps (after a GC); then, on the EDN history, the check alone
  * (split by key and checked, as {@code partkit check} does after reading). With {@code general},
  * the files are read by the general readers instead ({@link Histories#read(String,
  * java.io.Reader)}), for the before. A benchmark, not a test: nothing is asserted but the count
@@ -27,7 +29,8 @@ import java.util.Locale;
  *
  * <p>Run from the repository root, after {@link IndependentFiles}:
  * {@code java -Xmx1g -cp verification/target/test-classes:verification/target/classes:$(cat
- * /tmp/cp.txt) io.partkit.verification.bench.ReadTiming [DIR] [rounds] [fast|general]}.
+ * /tmp/cp.txt) io.partkit.verification.bench.ReadTiming [DIR] [rounds] [fast|general] [FILES]}
+ * (FILES: names in DIR, comma-separated; default the four IndependentFiles writes).
  */
 public final class ReadTiming {
   private ReadTiming() {}
@@ -40,8 +43,9 @@ public final class ReadTiming {
         System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
         Runtime.getRuntime().maxMemory() >> 20, general ? "general" : "bytes'");
     History edn = null;
-    for (String name :
-        new String[] {"history.edn", "history-time.edn", "history.jsonl", "jepsen.log"}) {
+    String[] files = args.length > 3 ? args[3].split(",")
+        : new String[] {"history.edn", "history-time.edn", "history.jsonl", "jepsen.log"};
+    for (String name : files) {
       Path f = dir.resolve(name);
       double mb = Files.size(f) / 1e6;
       double[] rates = new double[rounds];
@@ -57,10 +61,11 @@ public final class ReadTiming {
         double all = (process() - p0) / 1e9;
         rates[r] = mb / s;
         cpuRates[r] = mb / cpu;
+        System.gc(); // what the history itself keeps
         System.out.printf(Locale.ROOT,
             "%s round %d: %d events, %.1f MB in %.2f s wall (%.0f MB/s), %.2f s CPU of the"
                 + " reading thread (%.0f MB/s), %.2f s CPU of the JVM (GC too); load %.2f;"
-                + " heap used %d MB%n",
+                + " heap retained after a GC %d MB%n",
             name, r, h.ops().size(), mb, s, rates[r], cpu, cpuRates[r], all, load(), used());
         if (name.equals("history.edn") && r == rounds - 1) {
           edn = h; // kept for the check

@@ -45,6 +45,16 @@ final class FastEdnHistoryReader {
   /** As above with a buffer of {@code buffer} bytes at first (tests use a few, to cut forms). */
   static boolean read(String source, byte[] head, int headLength, InputStream in, List<Op> ops,
       int buffer) throws HistoryParseException {
+    return read(source, head, headLength, in, ops, buffer, true);
+  }
+
+  /**
+   * As above; without {@code handOn}, a form left to the general reader throws
+   * IllegalStateException instead (FastReadersDifferentialTest: the histories Jepsen, Knossos and
+   * partkit write are read by this reader alone).
+   */
+  static boolean read(String source, byte[] head, int headLength, InputStream in, List<Op> ops,
+      int buffer, boolean handOn) throws HistoryParseException {
     EdnBytes p = new EdnBytes();
     p.buf = Arrays.copyOf(head, Math.max(buffer, headLength));
     p.lim = headLength;
@@ -76,6 +86,9 @@ final class FastEdnHistoryReader {
           throw new HistoryParseException(source, 1, "cannot read: " + x.getMessage(), x);
         }
       } catch (EdnBytes.Surprise e) {
+        if (!handOn) {
+          throw new IllegalStateException("the general reader was needed for the file's start");
+        }
         return EdnHistoryReader.read(source, general(p, 0, in), ops);
       }
     }
@@ -108,6 +121,9 @@ final class FastEdnHistoryReader {
           throw new HistoryParseException(source, markLine, "cannot read: " + x.getMessage(), x);
         }
       } catch (EdnBytes.Surprise e) {
+        if (!handOn) {
+          throw new IllegalStateException("the general reader was needed at line " + markLine);
+        }
         return EdnHistoryReader.readFrom(
             source, general(p, mark, in), ops, close, openLine, markLine, leading);
       }

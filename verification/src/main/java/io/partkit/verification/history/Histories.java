@@ -81,6 +81,9 @@ public final class Histories {
       prefix = prefix.substring(0, PROBE);
     }
     Format format = detect(source, prefix);
+    if (n < head.length) {
+      buffer = Math.min(buffer, Math.max(n, 16)); // the whole text is in head: no bigger buffer
+    }
     int given = Math.min(n, buffer);
     InputStream rest = given == n ? in
         : new java.io.SequenceInputStream(new java.io.ByteArrayInputStream(head, given, n - given),

@@ -70,7 +70,7 @@ final class JepsenLogReader {
     }, buffer);
   }
 
-  private static final byte[] MARKER_BYTES = MARKER.getBytes(StandardCharsets.US_ASCII);
+  static final byte[] MARKER_BYTES = MARKER.getBytes(StandardCharsets.US_ASCII);
 
   private static int indexOf(byte[] b, int from, int to, byte[] what) {
     byte first = what[0];
@@ -96,7 +96,7 @@ final class JepsenLogReader {
    * patterns would not match as simply, and for a value {@link EdnBytes} leaves to the general
    * reader: the text path reads those.
    */
-  private static boolean fast(byte[] b, int i, int to, int lineNo, List<Op> ops,
+  static boolean fast(byte[] b, int i, int to, int lineNo, List<Op> ops,
       EdnBytes values, NameTable names) {
     for (int k = i; k < to; k++) {
       if (b[k] < 0) {

@@ -115,9 +115,11 @@ final class CheckCommand implements Callable<Integer> {
    * How a file becomes a history: a seam, so tests can make reading fail the way a large file does.
    */
   interface HistorySource {
-    History read(Path file) throws HistoryParseException;
+    /** The file's history, split by key as {@code mode} says (Independent.apply). */
+    History read(Path file, Independent.Mode mode) throws HistoryParseException;
   }
 
+  // split while reading: one Op per event (Histories.read(Path, Mode))
   HistorySource source = Histories::read;
 
   @Override
@@ -293,7 +295,7 @@ final class CheckCommand implements Callable<Integer> {
     History history;
     Model<?> m;
     try {
-      history = Independent.apply(source.read(file), independentMode);
+      history = source.read(file, independentMode);
       if (!history.ops().isEmpty() && history.ops().stream().noneMatch(Op::isClient)) {
         // a verdict about no operation at all would say "valid" about nothing
         return bad(file, file + ": nothing to check: " + AnalysisText.events(history)

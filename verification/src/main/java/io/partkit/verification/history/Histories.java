@@ -34,8 +34,21 @@ public final class Histories {
    *     the message names the file, the line and what was expected
    */
   public static History read(Path file) throws HistoryParseException {
+    return read(file, null);
+  }
+
+  /**
+   * Reads a history file split by key as {@link Independent#apply} splits it, the operations split
+   * while they are read: {@code Independent.apply(read(file), mode)}, the same operations and the
+   * same errors, without a second {@link Op} per event (a Jepsen {@code independent} history of
+   * 2M events made 2M more, and as much garbage).
+   *
+   * @param mode how to split, or null for {@link #read(Path)}
+   * @throws HistoryParseException as read(Path), then as Independent.apply
+   */
+  public static History read(Path file, Independent.Mode mode) throws HistoryParseException {
     try (InputStream in = Files.newInputStream(file)) {
-      return read(file.toString(), in);
+      return read(file.toString(), in, FastEdnHistoryReader.BUFFER, mode);
     } catch (IOException e) {
       throw new HistoryParseException(file.toString(), 0, "cannot read the file: " + e, e);
     }
@@ -60,6 +73,12 @@ public final class Histories {
    * bytes (FastReadersDifferentialTest uses a few, so that forms and lines are cut by it).
    */
   static History read(String source, InputStream in, int buffer) throws HistoryParseException {
+    return read(source, in, buffer, null);
+  }
+
+  /** As above, split by key while reading unless {@code mode} is null (read(Path, Mode)). */
+  static History read(String source, InputStream in, int buffer, Independent.Mode mode)
+      throws HistoryParseException {
     // enough bytes for PROBE characters of any UTF-8 text
     byte[] head = new byte[4 * PROBE];
     int n = 0;
@@ -88,7 +107,7 @@ public final class Histories {
     InputStream rest = given == n ? in
         : new java.io.SequenceInputStream(new java.io.ByteArrayInputStream(head, given, n - given),
             in);
-    List<Op> ops = new ArrayList<>();
+    List<Op> ops = mode == null ? new ArrayList<>() : new SplitWhileReading(source, mode);
     boolean collection = false;
     switch (format) {
       case EDN:
@@ -101,16 +120,25 @@ public final class Histories {
         JepsenLogReader.read(source, head, given, rest, ops, buffer);
         break;
     }
+    if (ops instanceof SplitWhileReading) {
+      notEmpty(source, format, ops, collection); // an error of reading comes first, as before
+      return new History(source, ((SplitWhileReading) ops).finish());
+    }
     return history(source, format, ops, collection);
   }
 
   private static History history(String source, Format format, List<Op> ops, boolean collection)
       throws HistoryParseException {
+    notEmpty(source, format, ops, collection);
+    return new History(source, ops);
+  }
+
+  private static void notEmpty(String source, Format format, List<Op> ops, boolean collection)
+      throws HistoryParseException {
     if (ops.isEmpty() && !collection) {
       throw new HistoryParseException(source, 1, "no operations found: expected " + format
           + " operations (an empty history is written [])");
     }
-    return new History(source, ops);
   }
 
   /**

@@ -115,9 +115,11 @@ final class CheckCommand implements Callable<Integer> {
    * How a file becomes a history: a seam, so tests can make reading fail the way a large file does.
    */
   interface HistorySource {
-    History read(Path file) throws HistoryParseException;
+    /** The file's history, split by key as {@code mode} says (Independent.apply). */
+    History read(Path file, Independent.Mode mode) throws HistoryParseException;
   }
 
+  // split while reading: one Op per event (Histories.read(Path, Mode))
   HistorySource source = Histories::read;
 
   @Override
@@ -296,12 +298,18 @@ final class CheckCommand implements Callable<Integer> {
     History history;
     Model<?> m;
     try {
-      History read = source.read(file);
-      String duplicate = duplicateIndex(read);
+      history = source.read(file, independentMode);
+      // the split keeps each operation's :index, so repeated ones are still found after it
+      String duplicate = duplicateIndex(history);
       if (duplicate != null) {
         return bad(file, file + ": " + duplicate, single, start, out, err);
       }
-      history = Independent.apply(read, independentMode);
+      if (!history.ops().isEmpty() && history.ops().stream().noneMatch(Op::isClient)) {
+        // a verdict about no operation at all would say "valid" about nothing
+        return bad(file, file + ": nothing to check: " + AnalysisText.events(history)
+            + "; the model checks client operations (any :process but :nemesis)",
+            single, start, out, err);
+      }
       m = ModelChoice.choose(model, init, history, strictNil ? NilReads.STRICT : NilReads.KNOSSOS);
     } catch (HistoryParseException e) {
       return bad(file, e.getMessage(), single, start, out, err);
@@ -381,16 +389,28 @@ final class CheckCommand implements Callable<Integer> {
    * orders and names operations by index, so a repeated one would be checked silently wrong.
    */
   static String duplicateIndex(History history) {
-    java.util.Map<Long, Op> seen = new java.util.HashMap<>();
-    for (Op op : history.ops()) {
-      Op before = seen.putIfAbsent(op.index(), op);
-      if (before != null) {
-        return ":index " + op.index() + " is used twice (" + at(before) + " and " + at(op)
-            + "): every operation of a history needs its own index";
+    List<Op> ops = history.ops();
+    long[] indexes = new long[ops.size()];
+    boolean increasing = true;
+    for (int i = 0; i < indexes.length; i++) {
+      indexes[i] = ops.get(i).index();
+      increasing &= i == 0 || indexes[i] > indexes[i - 1];
+    }
+    if (increasing) {
+      return null; // the usual case, a file in index order: no boxing, no sort
+    }
+    java.util.Arrays.sort(indexes);
+    for (int i = 1; i < indexes.length; i++) {
+      if (indexes[i] == indexes[i - 1]) {
+        long twice = indexes[i];
+        List<Op> both = ops.stream().filter(op -> op.index() == twice).limit(2).toList();
+        return ":index " + twice + " is used twice (" + at(both.get(0)) + " and "
+            + at(both.get(1)) + "): every operation of a history needs its own index";
       }
     }
     return null;
   }
+
 
   private static String at(Op op) {
     return op.line() > 0 ? "line " + op.line() : "operation " + op;

@@ -299,7 +299,7 @@ class CheckCommandTest {
     Path v = write("v.edn", VALID);
     for (boolean many : new boolean[] {false, true}) {
       CheckCommand cmd = new CheckCommand();
-      cmd.source = file -> {
+      cmd.source = (file, mode) -> {
         throw new OutOfMemoryError("Java heap space");
       };
       int code =

@@ -181,7 +181,7 @@ final class KeySplit {
     int nullPart = -1;
     List<Part> parts = new ArrayList<>();
     byte[] kind = g.kind;
-    long[] proc = g.proc;
+    Object[] proc = g.proc;
     int[] keyNum = g.keyNum;
     Object[] fs = g.fs;
     for (int i = 0; i < n; i++) {
@@ -277,13 +277,13 @@ final class KeySplit {
   /** Per event, what the pairing pass needs, read from the operations' objects. */
   private static final class Gathered {
     final byte[] kind;
-    final long[] proc;
+    final Object[] proc; // the process, any value (Op.isClient)
     final int[] keyNum;
     final Object[] fs;
 
     Gathered(int n) {
       kind = new byte[n];
-      proc = new long[n];
+      proc = new Object[n];
       keyNum = new int[n];
       fs = new Object[n];
     }
@@ -291,14 +291,14 @@ final class KeySplit {
     void gather(Op[] ops, int from, int to) {
       for (int i = from; i < to; i++) {
         Op op = ops[i];
-        if (!(op.process() instanceof Long)) { // not a client (Op.isClient)
+        if (!op.isClient()) {
           kind[i] = NOT_CLIENT;
           continue;
         }
         OpType t = op.type();
         int k = t == OpType.INVOKE ? INVOKE : t == OpType.OK ? OK : t == OpType.FAIL ? FAIL : INFO;
         kind[i] = (byte) (op.value() == null ? k | NULL_VALUE : k);
-        proc[i] = (Long) op.process();
+        proc[i] = op.process();
         fs[i] = op.f();
         Object key = op.key();
         if (key == null) {

@@ -85,11 +85,40 @@ final class EdnHistoryReader {
     // Clojure's reader counts lines from 1 where it starts: the leading lines skipped are added.
     LineNumberingPushbackReader r =
         new LineNumberingPushbackReader(new DigitBound(in, 1 + skipped));
+    int open = 0;
+    if (close >= 0) {
+      try {
+        skipBlank(r);
+        open = skipped + r.getLineNumber();
+        r.read();
+      } catch (IOException e) {
+        throw new HistoryParseException(
+            source, skipped + r.getLineNumber(), "cannot read: " + e.getMessage(), e);
+      }
+    }
+    return readForms(source, r, skipped, ops, close, open);
+  }
+
+  /**
+   * Reads on from a form boundary in the middle of a file, where the fast reader left off (see
+   * {@link FastEdnHistoryReader}): {@code in} starts on line {@code line}, inside the collection
+   * of operations closed by {@code close} that opened on line {@code openLine}, or at the top
+   * level when {@code close} is -1, {@code skipped} leading lines after the file's start. Reads,
+   * returns and fails exactly as {@link #read} would have from there.
+   */
+  static boolean readFrom(String source, BufferedReader in, List<Op> ops, int close,
+      int openLine, int line, int skipped) throws HistoryParseException {
+    LineNumberingPushbackReader r = new LineNumberingPushbackReader(new DigitBound(in, line));
+    // counting as it would have from the file's start (after the leading lines skipped), for the
+    // lines Clojure's messages name ("EOF while reading, starting at line 6")
+    r.setLineNumber(line - skipped);
+    return readForms(source, r, skipped, ops, close, openLine);
+  }
+
+  private static boolean readForms(String source, LineNumberingPushbackReader r, int skipped,
+      List<Op> ops, int close, int open) throws HistoryParseException {
     try {
       if (close >= 0) {
-        skipBlank(r);
-        int open = skipped + r.getLineNumber();
-        r.read();
         while (true) {
           int c = skipBlank(r);
           if (c == close) {

@@ -2,9 +2,9 @@ package io.partkit.verification.history;
 
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.Reader;
-import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,18 +34,110 @@ public final class Histories {
    *     the message names the file, the line and what was expected
    */
   public static History read(Path file) throws HistoryParseException {
-    // A decoder that replaces malformed UTF-8, as new String(bytes, UTF_8) did: one bad byte in a
-    // value should not make the file unreadable.
-    try (Reader in =
-        new InputStreamReader(
-            Files.newInputStream(file),
-            StandardCharsets.UTF_8
-                .newDecoder()
-                .onMalformedInput(java.nio.charset.CodingErrorAction.REPLACE)
-                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPLACE))) {
-      return read(file.toString(), in);
+    return read(file, null);
+  }
+
+  /**
+   * Reads a history file split by key as {@link Independent#apply} splits it, the operations split
+   * while they are read: {@code Independent.apply(read(file), mode)}, the same operations and the
+   * same errors, without a second {@link Op} per event (a Jepsen {@code independent} history of
+   * 2M events made 2M more, and as much garbage).
+   *
+   * @param mode how to split, or null for {@link #read(Path)}
+   * @throws HistoryParseException as read(Path), then as Independent.apply
+   */
+  public static History read(Path file, Independent.Mode mode) throws HistoryParseException {
+    try (InputStream in = Files.newInputStream(file)) {
+      return read(file.toString(), in, FastEdnHistoryReader.BUFFER, mode);
     } catch (IOException e) {
       throw new HistoryParseException(file.toString(), 0, "cannot read the file: " + e, e);
+    }
+  }
+
+  /**
+   * Reads a history from a stream of UTF-8 bytes, as {@link #read(Path)} reads a file: from the
+   * bytes, at the speed of the disk, by readers that hand whatever they do not read themselves to
+   * the general ones ({@link #read(String, Reader)}'s), so the operations and the messages are
+   * the same as from the text. Malformed UTF-8 is replaced, as a decoder would: one bad byte in a
+   * value does not make the file unreadable.
+   *
+   * @param source the name to use in messages
+   * @throws HistoryParseException if the bytes hold no history or are malformed
+   */
+  public static History read(String source, InputStream in) throws HistoryParseException {
+    return read(source, in, FastEdnHistoryReader.BUFFER);
+  }
+
+  /**
+   * As {@link #read(String, InputStream)}, the readers starting with a buffer of {@code buffer}
+   * bytes (FastReadersDifferentialTest uses a few, so that forms and lines are cut by it).
+   */
+  static History read(String source, InputStream in, int buffer) throws HistoryParseException {
+    return read(source, in, buffer, null);
+  }
+
+  /** As above, split by key while reading unless {@code mode} is null (read(Path, Mode)). */
+  static History read(String source, InputStream in, int buffer, Independent.Mode mode)
+      throws HistoryParseException {
+    // enough bytes for PROBE characters of any UTF-8 text
+    byte[] head = new byte[4 * PROBE];
+    int n = 0;
+    try {
+      for (int r; n < head.length && (r = in.read(head, n, head.length - n)) > 0; ) {
+        n += r;
+      }
+    } catch (IOException e) {
+      throw new HistoryParseException(source, 0, "cannot read: " + e, e);
+    }
+    int bom = n >= 3 && (head[0] & 0xFF) == 0xEF && (head[1] & 0xFF) == 0xBB
+        && (head[2] & 0xFF) == 0xBF ? 3 : 0;
+    if (bom > 0) {
+      n -= bom;
+      System.arraycopy(head, bom, head, 0, n);
+    }
+    String prefix = new String(head, 0, n, StandardCharsets.UTF_8);
+    if (prefix.length() > PROBE) {
+      prefix = prefix.substring(0, PROBE);
+    }
+    Format format = detect(source, prefix);
+    if (n < head.length) {
+      buffer = Math.min(buffer, Math.max(n, 16)); // the whole text is in head: no bigger buffer
+    }
+    int given = Math.min(n, buffer);
+    InputStream rest = given == n ? in
+        : new java.io.SequenceInputStream(new java.io.ByteArrayInputStream(head, given, n - given),
+            in);
+    List<Op> ops = mode == null ? new ArrayList<>() : new SplitWhileReading(source, mode);
+    boolean collection = false;
+    switch (format) {
+      case EDN:
+        collection = FastEdnHistoryReader.read(source, head, given, rest, ops, buffer);
+        break;
+      case JSON_LINES:
+        JsonLinesReader.read(source, head, given, rest, ops, buffer);
+        break;
+      default:
+        JepsenLogReader.read(source, head, given, rest, ops, buffer);
+        break;
+    }
+    if (ops instanceof SplitWhileReading) {
+      notEmpty(source, format, ops, collection); // an error of reading comes first, as before
+      return new History(source, ((SplitWhileReading) ops).finish());
+    }
+    return history(source, format, ops, collection);
+  }
+
+  private static History history(String source, Format format, List<Op> ops, boolean collection)
+      throws HistoryParseException {
+    notEmpty(source, format, ops, collection);
+    return new History(source, ops);
+  }
+
+  private static void notEmpty(String source, Format format, List<Op> ops, boolean collection)
+      throws HistoryParseException {
+    if (ops.isEmpty() && !collection) {
+      throw new HistoryParseException(source, 1, "no operations found: expected " + format
+          + " operations (an empty history is written [])");
     }
   }
 
@@ -56,11 +148,14 @@ public final class Histories {
    * @throws HistoryParseException if the text holds no history or is malformed
    */
   public static History parse(String source, String text) throws HistoryParseException {
-    return read(source, new StringReader(text));
+    // through the bytes, as a file is read
+    return read(source, new java.io.ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)));
   }
 
   /**
-   * Reads a history from a stream of text, one operation at a time.
+   * Reads a history from a stream of text, one operation at a time, by the general readers
+   * (Clojure's EDN reader, Jackson, regular expressions): what the readers of bytes
+   * ({@link #read(String, InputStream)}) are held to.
    *
    * @param source the name to use in messages
    * @throws HistoryParseException if the text holds no history or is malformed
@@ -100,11 +195,7 @@ public final class Histories {
         JepsenLogReader.read(source, in, ops);
         break;
     }
-    if (ops.isEmpty() && !collection) {
-      throw new HistoryParseException(source, 1, "no operations found: expected " + format
-          + " operations (an empty history is written [])");
-    }
-    return new History(source, ops);
+    return history(source, format, ops, collection);
   }
 
   /**

@@ -26,7 +26,7 @@ final class HistoryWriter {
           break;
         default:
           sb.append("INFO  jepsen.util - ")
-              .append(op.isClient() ? op.process().toString() : ":" + op.process())
+              .append(logProcess(op))
               .append('\t')
               .append(':')
               .append(op.type().jepsenName())
@@ -44,7 +44,7 @@ final class HistoryWriter {
 
   private static String edn(Op op) {
     StringBuilder sb = new StringBuilder("{:index ").append(op.index())
-        .append(", :process ").append(op.isClient() ? op.process().toString() : ":" + op.process())
+        .append(", :process ").append(ednProcess(op))
         .append(", :type :").append(op.type().jepsenName())
         .append(", :f :").append(op.f())
         .append(", :value ").append(Values.toEdn(op.value()));
@@ -55,6 +55,41 @@ final class HistoryWriter {
       sb.append(", :time ").append(op.time());
     }
     return sb.append('}').toString();
+  }
+
+  /** The nemesis as Jepsen writes it, a keyword; any other process as the EDN value it is. */
+  private static String ednProcess(Op op) {
+    return op.isClient() ? Values.toEdn(op.process()) : ":" + Op.NEMESIS;
+  }
+
+  /**
+   * A Jepsen log's process token: a number, {@code :nemesis}, or a name that reads back as itself
+   * (the log reader takes a token that is not a number as a name, without a leading colon).
+   */
+  private static String logProcess(Op op) {
+    if (!op.isClient()) {
+      return ":" + Op.NEMESIS;
+    }
+    Object p = op.process();
+    String token = String.valueOf(p);
+    boolean readsBack = p instanceof Long
+        || (p instanceof String && !token.isEmpty() && !token.startsWith(":")
+            && token.chars().noneMatch(Character::isWhitespace) && !isLong(token));
+    if (!readsBack) {
+      throw new IllegalArgumentException(
+          "a Jepsen log line cannot hold the process " + Values.toEdn(p) + " of " + op
+              + " (a number or a name without blanks); write EDN or JSON lines");
+    }
+    return token;
+  }
+
+  private static boolean isLong(String s) {
+    try {
+      Long.parseLong(s);
+      return true;
+    } catch (NumberFormatException e) {
+      return false;
+    }
   }
 
   private static String json(Op op) {

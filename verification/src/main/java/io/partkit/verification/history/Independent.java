@@ -68,7 +68,7 @@ public final class Independent {
     return any;
   }
 
-  private static boolean isTuple(Op op) {
+  static boolean isTuple(Op op) {
     if (!(op.value() instanceof List) || ((List<?>) op.value()).size() != 2) {
       return false;
     }
@@ -98,13 +98,7 @@ public final class Independent {
       }
       if (op.type() == OpType.INVOKE) {
         if (!(op.value() instanceof List) || ((List<?>) op.value()).size() != 2) {
-          throw new HistoryParseException(
-              history.source(),
-              op.line(),
-              "expected an independent value [k v] in "
-                  + op
-                  + " (Jepsen's jepsen.independent tuples; give --independent no to check values as"
-                  + " they are)");
+          throw notATuple(history.source(), op);
         }
         List<?> kv = (List<?>) op.value();
         openKey.put(op.process(), kv.get(0));
@@ -124,16 +118,30 @@ public final class Independent {
       } else if (v == null || op.type() != OpType.OK) {
         out.add(with(op, k, v));
       } else {
-        throw new HistoryParseException(
-            history.source(),
-            op.line(),
-            "expected the value [" + Values.toEdn(k) + " v] (the key of its invocation) in " + op);
+        throw notItsKey(history.source(), op, k);
       }
     }
     return new History(history.source(), out);
   }
 
-  private static Op with(Op op, Object key, Object value) {
+  static HistoryParseException notATuple(String source, Op op) {
+    return new HistoryParseException(
+        source,
+        op.line(),
+        "expected an independent value [k v] in "
+            + op
+            + " (Jepsen's jepsen.independent tuples; give --independent no to check values as"
+            + " they are)");
+  }
+
+  static HistoryParseException notItsKey(String source, Op op, Object k) {
+    return new HistoryParseException(
+        source,
+        op.line(),
+        "expected the value [" + Values.toEdn(k) + " v] (the key of its invocation) in " + op);
+  }
+
+  static Op with(Op op, Object key, Object value) {
     return new Op(op.index(), op.process(), op.type(), op.f(), value, key, op.time(), op.line());
   }
 }

@@ -12,8 +12,9 @@ import java.util.Objects;
  * {@link java.util.Map}s.
  *
  * @param index position in the history (the {@code :index} field when present, else the order read)
- * @param process the process: a {@link Long} for a client, anything else (e.g. {@code "nemesis"})
- *     for a non-client whose operations are drawn but not checked
+ * @param process the process: any value (an integer as Jepsen numbers its clients, or a name such
+ *     as {@code "client-1"}); only Jepsen's nemesis, {@code :nemesis} (read as {@link #NEMESIS}),
+ *     is not a client: its events are drawn but not checked
  * @param type invoke, ok, fail or info
  * @param f the function, e.g. {@code read}, {@code write}, {@code cas}
  * @param value the value (for a completion, what the operation returned)
@@ -42,9 +43,22 @@ public record Op(
     return new Op(index, process, type, f, value, null, -1, 0);
   }
 
-  /** True when the process is a client (an integer), so the operation is checked. */
+  /**
+   * The process Jepsen runs its nemesis as ({@code :nemesis}, a keyword; {@code "nemesis"} from
+   * JSON reads the same).
+   */
+  public static final String NEMESIS = "nemesis";
+
+  /**
+   * True when the operation is checked: for every process but the nemesis. Why any value: Knossos
+   * treats whatever {@code :process} holds as a process id and checks its operations (Jepsen hands
+   * it the whole history; its nemesis logs only {@code :info} events, which Knossos passes over),
+   * and other tools name their clients ({@code "client-1"}). Numbering clients is Jepsen's
+   * convention, not a rule: a checker that skipped named processes would call a history it never
+   * looked at valid.
+   */
   public boolean isClient() {
-    return process instanceof Long;
+    return !NEMESIS.equals(process);
   }
 
   /** The same event with another value. */

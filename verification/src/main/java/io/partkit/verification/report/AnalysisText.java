@@ -21,16 +21,15 @@ public final class AnalysisText {
 
   public static String render(Model<?> model, History history, Analysis a) {
     StringBuilder sb = new StringBuilder();
-    long clients = history.ops().stream().filter(Op::isClient).count();
     sb.append(history.source())
         .append(": ")
         .append(a.verdict().name().toLowerCase(Locale.ROOT))
         .append(
             String.format(
                 Locale.ROOT,
-                " (%s, %d client events, %d key(s), %.1f ms)%n",
+                " (%s, %s, %d key(s), %.1f ms)%n",
                 model.name(),
-                clients,
+                events(history),
                 a.keys().size(),
                 a.nanos() / 1e6));
     if (a.verdict() == Verdict.UNKNOWN) {
@@ -38,6 +37,20 @@ public final class AnalysisText {
     }
     a.failure().ifPresent(k -> appendEvidence(sb, k));
     return sb.toString();
+  }
+
+  /**
+   * Every event of the history, told apart: those checked (every process's but the nemesis') and
+   * the nemesis' ones, which are not, so that a verdict never hides what it did not look at.
+   */
+  public static String events(History history) {
+    long clients = history.ops().stream().filter(Op::isClient).count();
+    return String.format(
+        Locale.ROOT,
+        "%d events: %d client (checked), %d nemesis (not checked)",
+        history.ops().size(),
+        clients,
+        history.ops().size() - clients);
   }
 
   private static void appendEvidence(StringBuilder sb, KeyResult k) {

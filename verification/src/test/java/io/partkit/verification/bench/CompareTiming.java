@@ -19,7 +19,9 @@ import java.util.Locale;
  * then measured rounds over all files), {@code scale} ({@link ExportHistories#scale()}: at most
  * {@link #SCALE_WARMUP} warm-up and {@link #SCALE_ROUNDS} measured rounds) and {@code etcd} (the
  * 102 Jepsen etcd logs of {@code data/histories/porcupine} with their verdicts in its
- * EXPECTED.tsv, in the same loop; its kv files are left out, the driver does not model them).
+ * EXPECTED.tsv, in the same loop; its kv files are left out, the driver does not model them);
+ * {@code indep}: the 1M-operation history of {@link IndependentFiles} (its {@code indep.json} for
+ * the driver), with the larger histories' caps.
  * A comment line per corpus gives its rounds' times, warm-up included, so that one can see the
  * measured rounds are on the JIT's plateau: on 2 cores the etcd corpus reaches it after about
  * 200 rounds (1.2 s), the small one after about 125; 300 warm-up rounds are the default for both.
@@ -62,6 +64,13 @@ public final class CompareTiming {
     }
     if (corpora.contains("scale")) {
       rows.addAll(time("scale", named(ExportHistories.scale(), only),
+          Math.min(warmup, SCALE_WARMUP), Math.min(rounds, SCALE_ROUNDS), plateaus));
+    }
+    if (corpora.contains("indep")) {
+      // issue 22's 1M-operation Jepsen independent history (IndependentFiles): the check alone,
+      // the history built in memory as IndependentFiles writes it for the driver
+      rows.addAll(time("indep", List.of(new ExportHistories.Named("indep-k1000-c10-n1000000",
+              IndependentFiles.history(1_000, 1_000), Verdict.VALID)),
           Math.min(warmup, SCALE_WARMUP), Math.min(rounds, SCALE_ROUNDS), plateaus));
     }
     if (corpora.contains("etcd")) {

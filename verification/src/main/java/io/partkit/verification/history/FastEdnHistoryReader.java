@@ -1,0 +1,323 @@
+package io.partkit.verification.history;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.SequenceInputStream;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Reads an EDN history file from its bytes with {@link EdnBytes}, in the shapes
+ * {@link EdnHistoryReader} reads (one operation per line, or one vector or list of them; maps,
+ * records or Knossos tuples), a buffer at a time so that memory holds the operations and one
+ * buffer of text. At the first form {@link EdnBytes} leaves to the general reader (see there),
+ * the rest of the file, from that form on, is read by {@link EdnHistoryReader} exactly as the whole
+ * file was before: same values, same messages, same line numbers. A history written by Jepsen,
+ * Knossos or partkit never gets there.
+ */
+final class FastEdnHistoryReader {
+  private FastEdnHistoryReader() {}
+
+  /** The buffer: big enough that refills are rare, small next to the operations. */
+  static final int BUFFER = 1 << 20;
+
+  /** As in EdnHistoryReader: how far past the opening bracket the shape is looked for. */
+  private static final int SHAPE_PROBE = 1 << 16;
+
+  private static final String[] FIELDS = {"process", "type", "f", "value", "key", "index", "time"};
+
+  /**
+   * Reads every operation of {@code in} (positioned after any byte-order mark) into {@code ops}.
+   *
+   * @param head bytes already read from the stream, which come first
+   * @return as {@link EdnHistoryReader#read}: true when the file was one collection of operations
+   */
+  static boolean read(String source, byte[] head, int headLength, InputStream in, List<Op> ops)
+      throws HistoryParseException {
+    return read(source, head, headLength, in, ops, BUFFER);
+  }
+
+  /** As above with a buffer of {@code buffer} bytes at first (tests use a few, to cut forms). */
+  static boolean read(String source, byte[] head, int headLength, InputStream in, List<Op> ops,
+      int buffer) throws HistoryParseException {
+    return read(source, head, headLength, in, ops, buffer, true);
+  }
+
+  /**
+   * As above; without {@code handOn}, a form left to the general reader throws
+   * IllegalStateException instead (FastReadersDifferentialTest: the histories Jepsen, Knossos and
+   * partkit write are read by this reader alone).
+   */
+  static boolean read(String source, byte[] head, int headLength, InputStream in, List<Op> ops,
+      int buffer, boolean handOn) throws HistoryParseException {
+    EdnBytes p = new EdnBytes();
+    p.buf = Arrays.copyOf(head, Math.max(buffer, headLength));
+    p.lim = headLength;
+    // The file's start: leading blank lines and comments (counted by '\n' only, as
+    // EdnHistoryReader.skipLeading counts), then the shape, read from the buffer's start again
+    // while the buffer is too short to see them. Anything unusual there: the general reader
+    // reads the whole file.
+    int close;
+    int openLine = 0;
+    int leading;
+    while (true) {
+      p.pos = 0;
+      p.line = 1;
+      try {
+        leading = leadingLines(p);
+        p.line = 1 + leading;
+        close = collectionCloser(p);
+        if (close >= 0) {
+          p.skipBlank();
+          openLine = p.line;
+          p.pos++;
+        }
+        break;
+      } catch (EdnBytes.NeedMore e) {
+        try {
+          p.buf = Arrays.copyOf(p.buf, Math.max(16, p.buf.length * 2));
+          fill(p, in);
+        } catch (IOException x) {
+          throw new HistoryParseException(source, 1, "cannot read: " + x.getMessage(), x);
+        }
+      } catch (EdnBytes.Surprise e) {
+        if (!handOn) {
+          throw new IllegalStateException("the general reader was needed for the file's start");
+        }
+        return EdnHistoryReader.read(source, general(p, 0, in), ops);
+      }
+    }
+    Fields f = new Fields();
+    while (true) {
+      int mark = p.pos;
+      int markLine = p.line;
+      try {
+        int c = p.skipBlank();
+        if (c == -1) {
+          if (close >= 0) {
+            throw EdnBytes.SURPRISE; // unclosed: the general reader says so
+          }
+          return false;
+        }
+        if (close >= 0 && c == close) {
+          p.pos++;
+          if (p.skipBlank() != -1) {
+            throw EdnBytes.SURPRISE;
+          }
+          return true;
+        }
+        ops.add(op(p, f, ops.size(), source));
+      } catch (EdnBytes.NeedMore e) {
+        p.pos = mark;
+        p.line = markLine;
+        try {
+          refill(p, in);
+        } catch (IOException x) {
+          throw new HistoryParseException(source, markLine, "cannot read: " + x.getMessage(), x);
+        }
+      } catch (EdnBytes.Surprise e) {
+        if (!handOn) {
+          throw new IllegalStateException("the general reader was needed at line " + markLine);
+        }
+        return EdnHistoryReader.readFrom(
+            source, general(p, mark, in), ops, close, openLine, markLine, leading);
+      }
+    }
+  }
+
+  /** One operation form: a map (or record) read field by field, else a value made an op. */
+  private static Op op(EdnBytes p, Fields f, int position, String source)
+      throws EdnBytes.Surprise {
+    int line = p.line;
+    int c = p.buf[p.pos];
+    if (c == '{' || c == '#') {
+      f.clear();
+      p.fields(f);
+      // names are interned by EdnBytes' NameTable
+      Op op = OpMaps.ofFields(f.values[0], f.values[1], f.values[2], f.values[3], f.values[4],
+          f.index(position), f.time(), line, true);
+      if (op == null) {
+        throw EdnBytes.SURPRISE; // not an operation: OpMaps says why, through the general reader
+      }
+      return op;
+    }
+    Object form = p.value(0);
+    try {
+      return OpMaps.toOp(form, position, line, source);
+    } catch (HistoryParseException e) {
+      throw EdnBytes.SURPRISE; // the general reader reads the same value and says the same
+    }
+  }
+
+  /** An operation map's fields, by their name's index in FIELDS; a second one is a surprise. */
+  private static final class Fields implements EdnBytes.Fields {
+    private static final int INDEX = 5;
+    private static final int TIME = 6;
+    final Object[] values = new Object[FIELDS.length];
+    final long[] longs = new long[FIELDS.length];
+    int seen;
+    int unboxed; // the fields whose value is in longs
+
+    void clear() {
+      Arrays.fill(values, null);
+      seen = 0;
+      unboxed = 0;
+    }
+
+    long index(long position) {
+      return (unboxed & (1 << INDEX)) != 0 ? longs[INDEX]
+          : values[INDEX] instanceof Long ? (Long) values[INDEX] : position;
+    }
+
+    long time() {
+      return (unboxed & (1 << TIME)) != 0 ? longs[TIME]
+          : values[TIME] instanceof Long ? (Long) values[TIME] : -1;
+    }
+
+    @Override
+    public boolean takesLong(String key) {
+      return key == FIELDS[INDEX] || key == FIELDS[TIME];
+    }
+
+    @Override
+    public void field(String key, long value) {
+      int i = key == FIELDS[INDEX] ? INDEX : TIME;
+      if ((seen & (1 << i)) != 0) {
+        throw EdnBytes.SURPRISE;
+      }
+      seen |= 1 << i;
+      unboxed |= 1 << i;
+      longs[i] = value;
+    }
+
+    @Override
+    public boolean field(String key, Object value) {
+      for (int i = 0; i < FIELDS.length; i++) {
+        // keyword names are interned by EdnBytes, strings are not: equals for the rare string key
+        if (FIELDS[i] == key || FIELDS[i].equals(key)) {
+          if ((seen & (1 << i)) != 0) {
+            throw EdnBytes.SURPRISE; // a duplicate key, or :f and "f": the general reader's
+          }
+          seen |= 1 << i;
+          values[i] = value;
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  /** Lines of leading blanks and comments, consumed; as EdnHistoryReader.skipLeading. */
+  private static int leadingLines(EdnBytes p) {
+    int lines = 0;
+    while (true) {
+      if (p.pos >= p.lim) {
+        throw p.atEnd ? EdnBytes.SURPRISE : EdnBytes.NEED_MORE; // nothing but blanks: general
+      }
+      int c = p.buf[p.pos];
+      if (c == ';') {
+        while (p.pos < p.lim && p.buf[p.pos] != '\n') {
+          if (p.buf[p.pos] < 0) {
+            throw EdnBytes.SURPRISE;
+          }
+          p.pos++;
+        }
+        continue;
+      }
+      if (c == '\n') {
+        lines++;
+      } else if (!(c == ' ' || c == ',' || c == '\t' || c == '\r' || c == 0x0B || c == '\f'
+          || (c >= 0x1C && c <= 0x1F))) {
+        return lines;
+      }
+      p.pos++;
+    }
+  }
+
+  /** As EdnHistoryReader.collectionCloser, on the buffer (without consuming). */
+  private static int collectionCloser(EdnBytes p) {
+    int c = p.buf[p.pos];
+    if (c != '[' && c != '(') {
+      return -1;
+    }
+    int i = p.pos + 1;
+    int probeEnd = Math.min(p.lim, p.pos + SHAPE_PROBE);
+    while (true) {
+      if (i >= probeEnd) {
+        if (probeEnd == p.lim && !p.atEnd) {
+          throw EdnBytes.NEED_MORE;
+        }
+        throw EdnBytes.SURPRISE; // end of file or a long comment: the general reader decides
+      }
+      int n = p.buf[i];
+      if (n == ';') {
+        while (i < probeEnd && p.buf[i] != '\n') {
+          i++;
+        }
+        continue;
+      }
+      if (n < 0) {
+        throw EdnBytes.SURPRISE;
+      }
+      if (n == ' ' || n == ',' || n == '\t' || n == '\n' || n == '\r' || n == 0x0B
+          || n == '\f' || (n >= 0x1C && n <= 0x1F)) {
+        i++;
+        continue;
+      }
+      boolean collection = "{[(#])".indexOf(n) >= 0;
+      return collection ? (c == '[' ? ']' : ')') : -1;
+    }
+  }
+
+  /** Reads until the buffer is full or the stream ends. */
+  private static void fill(EdnBytes p, InputStream in) throws IOException {
+    while (p.lim < p.buf.length) {
+      int n = in.read(p.buf, p.lim, p.buf.length - p.lim);
+      if (n < 0) {
+        p.atEnd = true;
+        return;
+      }
+      p.lim += n;
+    }
+  }
+
+  /**
+   * Keeps the bytes from pos on (a form cut by the buffer's end), reads more after them; a form
+   * longer than half the buffer doubles it.
+   */
+  private static void refill(EdnBytes p, InputStream in) throws IOException {
+    // the byte before pos tells whether a '\n' at pos ends a "\r\n" already counted: kept too
+    int from = p.pos > 0 ? p.pos - 1 : 0;
+    int keep = p.lim - from;
+    byte[] to = keep > p.buf.length / 2 ? new byte[p.buf.length * 2] : p.buf;
+    System.arraycopy(p.buf, from, to, 0, keep);
+    p.buf = to;
+    p.pos -= from;
+    p.lim = keep;
+    fill(p, in);
+  }
+
+  /**
+   * The text from byte {@code from} of the buffer on, then the rest of the stream, decoded as
+   * Histories.read decodes a file (malformed UTF-8 replaced), for the general reader.
+   */
+  private static BufferedReader general(EdnBytes p, int from, InputStream in) {
+    InputStream rest = new ByteArrayInputStream(p.buf, from, p.lim - from);
+    if (!p.atEnd) {
+      rest = new SequenceInputStream(rest, in);
+    }
+    return new BufferedReader(
+        new InputStreamReader(
+            rest,
+            StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPLACE)
+                .onUnmappableCharacter(CodingErrorAction.REPLACE)),
+        1 << 16);
+  }
+}

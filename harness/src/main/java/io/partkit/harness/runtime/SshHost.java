@@ -165,17 +165,17 @@ final class SshHost {
     }
 
     private static String hint(SshHost host, String said) {
+      if (said.contains("IDENTIFICATION HAS CHANGED")) {
+        return "\n(its host key differs from the one in " + host.target.knownHosts()
+            + ": if the host was reinstalled, remove the old key with `ssh-keygen -R "
+            + host.address + " -f " + host.target.knownHosts() + "`)";
+      }
       if (said.contains("Host key verification failed") || said.contains("No ")
           && said.contains("host key is known")) {
         return "\n(its host key is not in " + host.target.knownHosts() + ": check it, then add "
             + "it with `ssh-keyscan -p " + host.target.port() + " " + host.address + " >> "
             + host.target.knownHosts() + "`, or trust it on first contact with "
             + "--ssh-accept-new-host-keys)";
-      }
-      if (said.contains("IDENTIFICATION HAS CHANGED")) {
-        return "\n(its host key differs from the one in " + host.target.knownHosts()
-            + ": if the host was reinstalled, remove the old key with `ssh-keygen -R "
-            + host.address + " -f " + host.target.knownHosts() + "`)";
       }
       if (said.contains("Permission denied")) {
         return "\n(the key " + (host.target.key() == null ? "(OpenSSH's default)"

@@ -125,6 +125,16 @@ final class SshRuntime implements NodeRuntime {
     return "ssh";
   }
 
+  /** The run's name, which its directories on the hosts begin with. */
+  String runName() {
+    return run;
+  }
+
+  /** The nftables table (family inet) its cuts live in. */
+  String table() {
+    return table;
+  }
+
   /** What a host offers, learned at {@link #open}. */
   private record Probe(boolean root, String etcd, boolean ss, List<Matcher> owners) {}
 

@@ -26,7 +26,7 @@ public final class SshHosts implements AutoCloseable {
   private final Path clientKey;
   private final Path knownHosts;
 
-  private SshHosts(Path dir, int count) throws IOException {
+  private SshHosts(Path dir, int count, String lastHostPath) throws IOException {
     this.dir = dir;
     this.net = new NetnsRuntime(dir.resolve("netns"), "10.79");
     this.clientKey = dir.resolve("id_ed25519");
@@ -59,6 +59,8 @@ public final class SshHosts implements AutoCloseable {
             "UsePAM no",
             "MaxStartups 200",
             "MaxSessions 200",
+            h.equals(names.get(count - 1)) && lastHostPath != null
+                ? "SetEnv PATH=" + lastHostPath : "",
             ""));
         daemons.add(net.start(h, List.of("/usr/sbin/sshd", "-D", "-e", "-f", config.toString()),
             dir.resolve(h + "_sshd.log")));
@@ -82,9 +84,17 @@ public final class SshHosts implements AutoCloseable {
 
   /** {@code count} hosts, their files under {@code dir}. Fails or skips without the tools. */
   public static SshHosts start(Path dir, int count) throws IOException {
+    return start(dir, count, null);
+  }
+
+  /**
+   * The same, with the last host's sessions getting {@code PATH=lastHostPath} (a host where
+   * {@code java} is not found), or as the others when null.
+   */
+  public static SshHosts start(Path dir, int count, String lastHostPath) throws IOException {
     require();
     Files.createDirectories(dir);
-    return new SshHosts(dir, count);
+    return new SshHosts(dir, count, lastHostPath);
   }
 
   /** The hosts' addresses, h1 first. */

@@ -700,6 +700,7 @@ final class SshRuntime implements NodeRuntime {
         String listing = h.run(ALIVE_FN + "cd " + SshHost.quote(dir(h)) + " && find . -path "
             + "./lib -prune -o -printf '%y %10s %TY-%Tm-%Td %TH:%TM %p\\n' | sort -k5; cd /; "
             + sweep(dir(h), table, probe == null || probe.root()) + "; true", CALL);
+        Files.createDirectories(workDir);
         Files.writeString(workDir.resolve("ssh-" + h.name + "-files.txt"), listing);
       } catch (IOException | UncheckedIOException e) {
         failures.add("host " + h + ": " + e.getMessage());

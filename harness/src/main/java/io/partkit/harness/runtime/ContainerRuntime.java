@@ -49,23 +49,25 @@ import java.util.function.Supplier;
  *   <li>a bridge network of its own with a free {@code 10.78.K.0/24} ({@link
  *       DockerEngine#freeSubnet}); the engine gives the host {@code .1} on it, which is how the
  *       harness's clients and coordinators reach every node;
- *   <li>the i-th node (from 0) is a container at {@code .(i+2)} with its own network namespace, so
- *       every node uses its service's usual port; a restarted node is a new container with the
- *       same address;
- *   <li>a container runs the node's usual command with the image's {@code java} (never the host
- *       JDK, whose Debian layout links into {@code /etc}), the harness's class path and the run
- *       directory bound in at the same paths, and a binary such as {@code /usr/bin/etcd} bound in
- *       read-only.
+ *   <li>the i-th node (from 0) gets {@code .(i+2)}, held by a network container of its own
+ *       ({@code partkit-P-R-<node>}, which only sleeps), so every node uses its service's usual
+ *       port; the node's command runs in another container that joins that network namespace, as
+ *       the containers of a Kubernetes pod do. A killed node is a stopped container in a network
+ *       namespace that lives on: its address still answers, with a refused connection, as a
+ *       crashed process's host does (and as on the other runtimes); a restarted node is a new
+ *       container in the same namespace;
+ *   <li>a node's container runs the node's usual command with the image's {@code java} (never the
+ *       host JDK, whose Debian layout links into {@code /etc}), the harness's class path and the
+ *       run directory bound in at the same paths, and a binary such as {@code /usr/bin/etcd}
+ *       bound in read-only.
  * </ul>
  *
  * <p>Faults: kill is {@code docker kill -s KILL}, pause is {@code docker pause} (the cgroup
- * freezer). A partition is the same nftables table as in the netns runtime ({@link NftCut}),
- * installed inside each grudging container with {@code docker exec nft} (the containers get
- * {@code NET_ADMIN}, nothing on the host changes, no root needed). Each node's rules are also
- * kept in the run directory and applied by the container's entry script before the node's
- * command starts, so a node restarted during a partition is cut before it sends a packet. A node
- * paused when a cut changes gets its new rules right after it is resumed ({@code docker exec}
- * cannot enter a frozen container).
+ * freezer), both of the node's container. A partition is the same nftables table as in the netns
+ * runtime ({@link NftCut}), installed with {@code docker exec nft} in the network container, which
+ * has {@code NET_ADMIN} (only over its own namespace: nothing on the host changes, no root
+ * needed) and is never paused, so cuts change also while a node is frozen, and stay across its
+ * restarts. A node started during a cut gets its rules before its command starts.
  *
  * <p>Standard input: a named pipe in the run directory, which the entry script opens read-write
  * as the node's standard input (so it never sees an end of file) and the harness opens read-write
@@ -85,11 +87,10 @@ final class ContainerRuntime implements NodeRuntime {
   private static final Duration EXEC_TIMEOUT = Duration.ofSeconds(60);
 
   /**
-   * The entry script: the current cut first (if it drops anything), then the command on the
-   * named pipe as standard input, as the harness's own user when that is not root.
+   * The entry script: the command on the named pipe as standard input, as the harness's own user
+   * when that is not root.
    */
   private static final String ENTRY = String.join("\n",
-      "if grep -qs drop \"$PARTKIT_RULES\"; then nft -f \"$PARTKIT_RULES\" || exit 97; fi",
       "if [ -n \"$PARTKIT_USER\" ]; then",
       "  exec setpriv --reuid=\"${PARTKIT_USER%:*}\" --regid=\"${PARTKIT_USER#*:}\" "
           + "--clear-groups -- \"$@\" <> \"$PARTKIT_STDIN\"",
@@ -110,8 +111,10 @@ final class ContainerRuntime implements NodeRuntime {
   private final List<ContainerProcess> started = new ArrayList<>();
   private final Map<String, Integer> starts = new HashMap<>();
   private Map<String, Set<String>> grudge = Map.of();
-  /** node -> the nft script in force in its running container. */
+  /** node -> the nft script in force in its network namespace. */
   private final Map<String, String> installed = new HashMap<>();
+  /** node -> the id of the container that holds its address and network namespace. */
+  private final Map<String, String> sandboxes = new HashMap<>();
   private boolean networkCreated;
   private boolean opened;
   private boolean closed;
@@ -253,31 +256,29 @@ final class ContainerRuntime implements NodeRuntime {
     for (String path : readOnlyPaths(cmd)) {
       binds.add(new Bind(path, new Volume(path), AccessMode.ro));
     }
-    List<String> hosts = new ArrayList<>();
-    addresses.forEach((name, address) -> hosts.add(name + ":" + address));
-    List<String> env = new ArrayList<>(List.of("PARTKIT_RULES=" + rules(node),
-        "PARTKIT_STDIN=" + stdin));
+    List<String> env = new ArrayList<>(List.of("PARTKIT_STDIN=" + stdin));
     String user = nonRootUser();
     if (user != null) {
       env.add("PARTKIT_USER=" + user);
     }
     Map<String, String> labels = new HashMap<>(DockerEngine.labels(run));
     labels.put("io.partkit.node", node);
+    String sandbox = sandbox(node, labels);
+    synchronized (this) {
+      install(node); // the cut in force, if it involves this node, before the node's first packet
+    }
     String id = call("creating the container of " + node, () -> docker
         .createContainerCmd(qualified(image)).withName(run + "-" + node + "-" + n)
         .withLabels(labels)
-        .withHostName(node).withIpv4Address(host(node))
         .withEntrypoint("/bin/sh", "-c", ENTRY, "partkit-node").withCmd(cmd).withEnv(env)
         .withWorkingDir(workDir.toString())
-        .withHostConfig(HostConfig.newHostConfig().withNetworkMode(run)
-            .withCapAdd(Capability.NET_ADMIN).withBinds(binds)
-            .withExtraHosts(hosts.toArray(String[]::new)))
+        .withHostConfig(HostConfig.newHostConfig().withNetworkMode("container:" + sandbox)
+            .withBinds(binds))
         .exec().getId());
     ContainerProcess p = new ContainerProcess(node, id, new ChildLines(node, log), stdin);
     synchronized (this) {
       started.add(p);
       current.put(node, p);
-      installed.put(node, Files.readString(rules(node)));
       if (closed) {
         p.remove();
         throw new IllegalStateException("the runtime was closed while " + node + " started");
@@ -325,6 +326,40 @@ final class ContainerRuntime implements NodeRuntime {
       paths.add(cmd.get(0));
     }
     return paths;
+  }
+
+  /**
+   * The container that holds {@code node}'s address and network namespace, made and started on
+   * the node's first start: it only sleeps, is never paused or killed, and outlives the node's
+   * own containers, so a killed node's address still answers (a refused connection, as from a
+   * crashed process on a live host) and its partition rules stay in force across restarts.
+   */
+  private String sandbox(String node, Map<String, String> labels) {
+    synchronized (sandboxes) {
+      String existing = sandboxes.get(node);
+      if (existing != null) {
+        return existing;
+      }
+      List<String> hosts = new ArrayList<>();
+      addresses.forEach((name, address) -> hosts.add(name + ":" + address));
+      Map<String, String> sandboxLabels = new HashMap<>(labels);
+      sandboxLabels.put("io.partkit.role", "network");
+      String id = call("creating the network container of " + node, () -> docker
+          .createContainerCmd(qualified(image)).withName(run + "-" + node)
+          .withLabels(sandboxLabels).withHostName(node).withIpv4Address(host(node))
+          .withEntrypoint("sleep", "infinity")
+          .withHostConfig(HostConfig.newHostConfig().withNetworkMode(run)
+              .withCapAdd(Capability.NET_ADMIN).withBinds(new Bind(files.toString(),
+                  new Volume(files.toString()), AccessMode.ro))
+              .withExtraHosts(hosts.toArray(String[]::new)))
+          .exec().getId());
+      sandboxes.put(node, id);
+      call("starting the network container of " + node, () -> {
+        docker.startContainerCmd(id).exec();
+        return null;
+      });
+      return id;
+    }
   }
 
   private Path rules(String node) {
@@ -400,22 +435,50 @@ final class ContainerRuntime implements NodeRuntime {
     }
   }
 
-  /** Installs {@code node}'s rules file in its container unless already in force there. */
+  /** Installs {@code node}'s rules in its network namespace unless already in force there. */
   private void install(String node) throws IOException {
-    ContainerProcess p = current.get(node);
+    String sandbox;
+    synchronized (sandboxes) {
+      sandbox = sandboxes.get(node);
+    }
     String script = Files.readString(rules(node));
-    if (p == null || script.equals(installed.get(node))) {
-      return;
+    if (sandbox == null || script.equals(installed.getOrDefault(node, ""))
+        || !script.contains("drop") && !installed.containsKey(node)) {
+      return; // never started, already in force, or nothing to remove
     }
-    InspectContainerResponse.ContainerState state = p.state();
-    if (state == null || !Boolean.TRUE.equals(state.getRunning())) {
-      return; // its next container applies the file before its command starts
-    }
-    if (Boolean.TRUE.equals(state.getPaused())) {
-      return; // applied on resume: docker exec cannot enter a frozen container
-    }
-    p.exec(List.of("nft", "-f", rules(node).toString()));
+    exec(node, sandbox, List.of("nft", "-f", rules(node).toString()));
     installed.put(node, script);
+  }
+
+  /** Runs {@code command} as root in {@code node}'s container {@code id}; fails with its output. */
+  private void exec(String node, String id, List<String> command) throws IOException {
+    String line = "docker exec " + node + " " + String.join(" ", command);
+    StringBuilder out = new StringBuilder();
+    try {
+      String exec = call(line, () -> docker.execCreateCmd(id).withUser("0")
+          .withAttachStdout(true).withAttachStderr(true)
+          .withCmd(command.toArray(String[]::new)).exec().getId());
+      boolean done = docker.execStartCmd(exec).exec(new ResultCallback.Adapter<Frame>() {
+        @Override
+        public void onNext(Frame frame) {
+          out.append(new String(frame.getPayload(), StandardCharsets.UTF_8));
+        }
+      }).awaitCompletion(EXEC_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+      if (!done) {
+        throw new IOException("`" + line + "` did not finish in " + EXEC_TIMEOUT);
+      }
+      Long exit = call(line, () -> docker.inspectExecCmd(exec).exec().getExitCodeLong());
+      if (exit == null || exit != 0) {
+        throw new IOException("`" + line + "` failed (exit " + exit + "): "
+            + out.toString().strip() + (exit != null && exit == 127
+                ? " (is nft in the image " + image + "?)" : ""));
+      }
+    } catch (SetupException e) {
+      throw new IOException(e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted running `" + line + "`", e);
+    }
   }
 
   /**
@@ -465,6 +528,19 @@ final class ContainerRuntime implements NodeRuntime {
         p.remove();
       } catch (RuntimeException e) {
         failures.add("container " + p.id + ": " + DockerEngine.rootMessage(e));
+      }
+    });
+    List<String> boxes;
+    synchronized (sandboxes) {
+      boxes = new ArrayList<>(sandboxes.values());
+    }
+    boxes.parallelStream().forEach(id -> {
+      try {
+        docker.removeContainerCmd(id).withForce(true).exec();
+      } catch (NotFoundException gone) {
+        // removed already
+      } catch (RuntimeException e) {
+        failures.add("container " + id + ": " + DockerEngine.rootMessage(e));
       }
     });
     if (networkCreated) {
@@ -639,45 +715,6 @@ final class ContainerRuntime implements NodeRuntime {
         return; // not paused (never was, or killed meanwhile): nothing to resume
       }
       call("resuming " + node, () -> docker.unpauseContainerCmd(id).exec());
-      synchronized (ContainerRuntime.this) {
-        try {
-          install(node); // a cut that changed while it was frozen
-        } catch (IOException e) {
-          throw new SetupException("cannot install " + node + "'s partition rules after "
-              + "resuming it: " + e.getMessage(), e);
-        }
-      }
-    }
-
-    /** Runs {@code command} as root inside the container; fails with its output. */
-    void exec(List<String> command) throws IOException {
-      String line = "docker exec " + node + " " + String.join(" ", command);
-      StringBuilder out = new StringBuilder();
-      try {
-        String exec = call(line, () -> docker.execCreateCmd(id).withUser("0")
-            .withAttachStdout(true).withAttachStderr(true)
-            .withCmd(command.toArray(String[]::new)).exec().getId());
-        boolean done = docker.execStartCmd(exec).exec(new ResultCallback.Adapter<Frame>() {
-          @Override
-          public void onNext(Frame frame) {
-            out.append(new String(frame.getPayload(), StandardCharsets.UTF_8));
-          }
-        }).awaitCompletion(EXEC_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-        if (!done) {
-          throw new IOException("`" + line + "` did not finish in " + EXEC_TIMEOUT);
-        }
-        Long exit = call(line, () -> docker.inspectExecCmd(exec).exec().getExitCodeLong());
-        if (exit == null || exit != 0) {
-          throw new IOException("`" + line + "` failed (exit " + exit + "): "
-              + out.toString().strip() + (exit != null && exit == 127
-                  ? " (is nft in the image " + image + "?)" : ""));
-        }
-      } catch (SetupException e) {
-        throw new IOException(e.getMessage(), e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("interrupted running `" + line + "`", e);
-      }
     }
 
     /** Removes the container (killing it if it runs) and closes its pipe. Idempotent. */

@@ -75,9 +75,11 @@ final class SshHost {
    * @throws IOException when the script failed (exit code and output) or overran {@code timeout}
    */
   String run(String script, byte[] input, Duration timeout) throws IOException {
-    Process p = new ProcessBuilder(command(script)).redirectErrorStream(true).start();
+    Process p = new ProcessBuilder(command(MARK_OUTPUT + script)).start();
     CompletableFuture<byte[]> out =
         CompletableFuture.supplyAsync(() -> readAll(p.getInputStream()));
+    CompletableFuture<byte[]> err =
+        CompletableFuture.supplyAsync(() -> readAll(p.getErrorStream()));
     try (OutputStream in = p.getOutputStream()) {
       if (input != null) {
         in.write(input);
@@ -91,13 +93,15 @@ final class SshHost {
         throw new IOException("on host " + name + ": `" + abbreviate(script)
             + "` did not finish in " + timeout);
       }
-      String output = new String(out.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8);
+      String output = afterMark(new String(out.get(10, TimeUnit.SECONDS),
+          StandardCharsets.UTF_8));
+      String said = new String(err.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8).strip();
       if (p.exitValue() == SSH_FAILED) {
-        throw new SshUnreachable(this, output.strip());
+        throw new SshUnreachable(this, said);
       }
       if (p.exitValue() != 0) {
         throw new IOException("on host " + name + ": `" + abbreviate(script) + "` failed (exit "
-            + p.exitValue() + "): " + output.strip());
+            + p.exitValue() + "): " + (output + "\n" + said).strip());
       }
       return output;
     } catch (InterruptedException e) {
@@ -109,10 +113,28 @@ final class SshHost {
     }
   }
 
-  /** Starts {@code script} and leaves it running (the caller reads its output). */
+  /**
+   * Starts {@code script} and leaves it running; the caller reads its output, which begins after
+   * the line {@link #MARK} (see {@link #MARK_OUTPUT}).
+   */
   Process spawn(String script) throws IOException {
-    return new ProcessBuilder(command(script)).redirectError(ProcessBuilder.Redirect.DISCARD)
-        .start();
+    return new ProcessBuilder(command(MARK_OUTPUT + script))
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+  }
+
+  /**
+   * A line printed before every script's own output. A user's shell start-up files may print
+   * (bash reads ~/.bashrc for commands from sshd; pyenv's complained about a busy lock there):
+   * what comes before the mark is theirs, not the script's.
+   */
+  static final String MARK = "--partkit-output--";
+
+  private static final String MARK_OUTPUT = "echo " + MARK + "; ";
+
+  /** What follows the mark line, or everything when there is none (ssh failed before it). */
+  static String afterMark(String output) {
+    int at = output.indexOf(MARK + "\n");
+    return at < 0 ? output : output.substring(at + MARK.length() + 1);
   }
 
   /** Closes the shared connection; a no-op when none is open. */

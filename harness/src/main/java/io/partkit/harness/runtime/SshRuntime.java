@@ -782,8 +782,13 @@ final class SshRuntime implements NodeRuntime {
       pump = new Thread(() -> {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(
             follower.getInputStream(), StandardCharsets.UTF_8))) {
+          boolean marked = false;
           for (String line; (line = r.readLine()) != null; ) {
-            lines.accept(line);
+            if (marked) {
+              lines.accept(line);
+            } else {
+              marked = line.equals(SshHost.MARK); // before it: the shell's start-up files
+            }
           }
         } catch (IOException | UncheckedIOException e) {
           // the connection broke: the node's log on its host keeps the rest

@@ -88,6 +88,26 @@ class SshRuntimeTest {
   }
 
   @Test
+  void aNodesFilesLiveOnItsHostAndAreFetchedAndWipedThere() throws Exception {
+    Path run = tmp.resolve("files");
+    Path data = run.resolve("data").resolve("w1");
+    try (NodeRuntime rt = Runtimes.named(on(1).runtimeName(), run)) {
+      rt.open(List.of("w1"));
+      // the node writes under its data directory, named by a local path of the run directory
+      NodeProcess w = rt.start("w1", List.of("sh", "-c",
+          "mkdir -p \"$0\" && echo written-on-the-host > \"$0/f\" && echo WROTE && sleep 600",
+          data.toString()), run.resolve("w1.log"));
+      w.awaitLine("WROTE", EchoNodes.START);
+      assertThat(data.resolve("f")).as("nothing is written locally").doesNotExist();
+      Path copy = rt.fetch("w1", data.resolve("f"));
+      assertThat(Files.readString(copy)).isEqualTo("written-on-the-host\n");
+      rt.wipe("w1", data);
+      assertThat(rt.fetch("w1", data.resolve("f"))).doesNotExist();
+    }
+    assertNoRunDirectories();
+  }
+
+  @Test
   void aWrongKeyIsASetupErrorNamingTheHostWithNothingLeft() throws Exception {
     Path other = tmp.resolve("other_key");
     Files.deleteIfExists(other);

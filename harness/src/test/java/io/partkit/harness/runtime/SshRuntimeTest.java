@@ -6,13 +6,20 @@ import static io.partkit.harness.runtime.EchoNodes.nodeAsk;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,7 +49,7 @@ class SshRuntimeTest {
   }
 
   private static SshTarget on(int... indexes) {
-    List<String> chosen = java.util.Arrays.stream(indexes).mapToObj(hosts.addresses()::get)
+    List<String> chosen = Arrays.stream(indexes).mapToObj(hosts.addresses()::get)
         .toList();
     SshTarget all = hosts.target();
     return new SshTarget(chosen, all.user(), all.key(), all.port(), all.knownHosts(), false,
@@ -217,6 +224,73 @@ class SshRuntimeTest {
     assertNoRunDirectories();
   }
 
+  @Test
+  void aControlNodeKilledWithKill9LeavesWhatTheNextRunRemoves() throws Exception {
+    Path dir = tmp.resolve("killed");
+    Files.createDirectories(dir);
+    String jvm = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    String cp = System.getProperty("surefire.test.class.path",
+        System.getProperty("java.class.path"));
+    Process child = new ProcessBuilder(jvm, "-Xmx128m", "-cp", cp, SshChildMain.class.getName(),
+        on(0, 1).runtimeName(), dir.toString()).redirectErrorStream(true).start();
+    String ready;
+    try (var out = new BufferedReader(new InputStreamReader(
+        child.getInputStream(), StandardCharsets.UTF_8))) {
+      CompletableFuture<String> line =
+          CompletableFuture.supplyAsync(() -> {
+            try {
+              for (String l; (l = out.readLine()) != null; ) {
+                if (l.startsWith("READY ")) {
+                  return l;
+                }
+              }
+              return "ended";
+            } catch (IOException e) {
+              return "ended: " + e;
+            }
+          });
+      ready = line.get(120, TimeUnit.SECONDS);
+      assertThat(ready).startsWith("READY ");
+      child.destroyForcibly(); // SIGKILL: no shutdown hook runs
+      assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      child.destroyForcibly();
+    }
+    String[] words = ready.split(" ");
+    String run = words[1];
+    String table = words[2];
+    long sleeper = Long.parseLong(words[3]);
+    Path runs = Path.of(hosts.target().dir());
+    assertThat(runs.resolve(run + "-h0")).as("left behind by kill -9").exists();
+    assertThat(ProcessHandle.of(sleeper).map(ProcessHandle::isAlive)).contains(true);
+    assertThat(ssh(0, "nft list tables")).contains(table);
+
+    try (NodeRuntime next = Runtimes.named(on(0, 1).runtimeName(), tmp.resolve("after-kill"))) {
+      next.open(List.of("n1", "n2"));
+      assertThat(runs.resolve(run + "-h0")).doesNotExist();
+      assertThat(runs.resolve(run + "-h1")).doesNotExist();
+      assertThat(ssh(0, "nft list tables")).doesNotContain(table);
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (ProcessHandle.of(sleeper).map(ProcessHandle::isAlive).orElse(false)
+          && !zombie(sleeper) && System.nanoTime() < deadline) {
+        Thread.sleep(100); // killed by the sweep; the kernel may take a moment to reap it
+      }
+      assertThat(ProcessHandle.of(sleeper).map(ProcessHandle::isAlive).orElse(false)
+          && !zombie(sleeper)).as("the dead run's node").isFalse();
+    }
+    assertNoRunDirectories();
+  }
+
+  /** This machine's init may not reap a zombie: one counts as gone. */
+  private static boolean zombie(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+      return stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
+    } catch (IOException e) {
+      return true;
+    }
+  }
+
   /** A command on host {@code index}, over SSH as the runtime would run it. */
   private static String ssh(int index, String command) throws Exception {
     SshHost h = new SshHost("h", hosts.addresses().get(index), 99, hosts.target(),
@@ -231,7 +305,7 @@ class SshRuntimeTest {
   private static String read(Path p) {
     try {
       return Files.exists(p) ? Files.readString(p) : "";
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       return "";
     }
   }

@@ -113,10 +113,20 @@ public final class SshHosts implements AutoCloseable {
     return dir;
   }
 
-  /** Stops the daemons and removes the namespaces. */
+  /**
+   * Stops the daemons, removes the namespaces and the test's files (its keys among them). The
+   * runs' jar cache under {@link SshTarget#dir()} stays, so the next test class uploads nothing.
+   */
   @Override
   public void close() {
     net.close();
+    try (Stream<Path> all = Files.walk(dir)) {
+      for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      System.err.println("SshHosts: cannot remove " + dir + ": " + e);
+    }
   }
 
   private static void keygen(Path file) throws IOException {

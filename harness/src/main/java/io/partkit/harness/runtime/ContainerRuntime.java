@@ -32,7 +32,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -110,7 +109,6 @@ final class ContainerRuntime implements NodeRuntime {
   private final Map<String, ContainerProcess> current = new HashMap<>();
   private final List<ContainerProcess> started = new ArrayList<>();
   private final Map<String, Integer> starts = new HashMap<>();
-  private Map<String, Set<String>> grudge = Map.of();
   /** node -> the nft script in force in its network namespace. */
   private final Map<String, String> installed = new HashMap<>();
   /** node -> the id of the container that holds its address and network namespace. */
@@ -135,11 +133,6 @@ final class ContainerRuntime implements NodeRuntime {
   @Override
   public String name() {
     return "containers";
-  }
-
-  /** The image the nodes run. */
-  String image() {
-    return image;
   }
 
   @Override
@@ -241,7 +234,7 @@ final class ContainerRuntime implements NodeRuntime {
       previous = current.get(node);
     }
     if (previous != null) {
-      previous.remove(); // frees its name and address for the new container
+      previous.remove(); // the new container joins the same network namespace
     }
     Files.createDirectories(log.toAbsolutePath().getParent());
     Path stdin = files.resolve(node + "-" + n + ".stdin");
@@ -418,9 +411,8 @@ final class ContainerRuntime implements NodeRuntime {
     if (closed || !opened) {
       throw new IllegalStateException("partition() and heal() need an open runtime");
     }
-    grudge = new TreeMap<>(next);
     for (String node : addresses.keySet()) {
-      Files.writeString(rules(node), NftCut.script(node, grudge, addresses));
+      Files.writeString(rules(node), NftCut.script(node, next, addresses));
     }
     List<String> failures = new ArrayList<>();
     for (String node : addresses.keySet()) {

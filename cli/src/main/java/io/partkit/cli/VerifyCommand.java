@@ -4,6 +4,7 @@ import io.partkit.harness.RunResult;
 import io.partkit.harness.Verifier;
 import io.partkit.harness.VerifySpec;
 import io.partkit.harness.runtime.SetupException;
+import io.partkit.harness.runtime.SshTarget;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -75,8 +76,41 @@ final class VerifyCommand implements Callable<Integer> {
   @Option(names = "--runtime", defaultValue = "processes",
       description = "processes (loopback, the default), netns (network namespaces, root), "
           + "containers (a Docker engine; image partkit/node:bookworm-1 from "
-          + "tools/build-node-image) or containers:IMAGE.")
+          + "tools/build-node-image), containers:IMAGE, or ssh (real hosts over SSH: --hosts).")
   String runtime;
+
+  @Option(names = "--hosts", split = ",", paramLabel = "HOST",
+      description = "With --runtime ssh: the hosts the nodes run on, comma-separated (node i on "
+          + "host i mod count; partitions need a host per node).")
+  List<String> hosts;
+
+  @Option(names = "--ssh-user", paramLabel = "USER",
+      description = "With --runtime ssh: who logs in (default: the current user; root or "
+          + "passwordless sudo for nft).")
+  String sshUser;
+
+  @Option(names = "--ssh-key", paramLabel = "FILE",
+      description = "With --runtime ssh: the private key (default: OpenSSH's ~/.ssh/id_*).")
+  Path sshKey;
+
+  @Option(names = "--ssh-port", paramLabel = "N", description = "With --runtime ssh: sshd's port "
+      + "(default 22).")
+  Integer sshPort;
+
+  @Option(names = "--ssh-known-hosts", paramLabel = "FILE",
+      description = "With --runtime ssh: the host keys hosts are checked against (default "
+          + "~/.ssh/known_hosts).")
+  Path sshKnownHosts;
+
+  @Option(names = "--ssh-accept-new-host-keys",
+      description = "With --runtime ssh: trust a host never seen before and add its key to the "
+          + "known-hosts file (first contact); a changed key is still refused.")
+  boolean sshAcceptNew;
+
+  @Option(names = "--ssh-dir", paramLabel = "DIR",
+      description = "With --runtime ssh: where runs keep their files on the hosts (default "
+          + SshTarget.DEFAULT_DIR + ").")
+  String sshDir;
 
   @Option(names = "--ops-per-key", defaultValue = "200",
       description = "Operations per key before workers move to a fresh key (default 200).")
@@ -104,6 +138,39 @@ final class VerifyCommand implements Callable<Integer> {
           + "read-from-backup=true|false. See docs/harness.md.")
   Map<String, String> options = new LinkedHashMap<>();
 
+  /** {@code --runtime} as given, or for {@code ssh} the target built from the ssh options. */
+  private String runtimeName() {
+    boolean sshOptions = hosts != null || sshUser != null || sshKey != null || sshPort != null
+        || sshKnownHosts != null || sshAcceptNew || sshDir != null;
+    if (!runtime.equals("ssh")) {
+      if (sshOptions) {
+        throw new IllegalArgumentException("--hosts and --ssh-* options need --runtime ssh");
+      }
+      return runtime;
+    }
+    if (hosts == null || hosts.isEmpty()) {
+      throw new IllegalArgumentException("--runtime ssh needs --hosts h1,h2,h3");
+    }
+    SshTarget t = SshTarget.of(hosts.stream().map(String::trim).toList())
+        .withAcceptNewHostKeys(sshAcceptNew);
+    if (sshUser != null) {
+      t = t.withUser(sshUser);
+    }
+    if (sshKey != null) {
+      t = t.withKey(sshKey.toAbsolutePath());
+    }
+    if (sshPort != null) {
+      t = t.withPort(sshPort);
+    }
+    if (sshKnownHosts != null) {
+      t = t.withKnownHosts(sshKnownHosts.toAbsolutePath());
+    }
+    if (sshDir != null) {
+      t = t.withDir(sshDir);
+    }
+    return t.runtimeName();
+  }
+
   @Override
   public Integer call() {
     PrintWriter err = spec.commandLine().getErr();
@@ -113,7 +180,7 @@ final class VerifyCommand implements Callable<Integer> {
       List<String> kinds = nemesis.stream().filter(s -> !s.isBlank()).map(String::trim).toList();
       VerifySpec.Builder b = VerifySpec.builder(system).nemeses(kinds)
           .time(Durations.parse("--time", time)).concurrency(concurrency).rate(rate)
-          .seed(seed).store(store).runtime(runtime).opsPerKey(opsPerKey)
+          .seed(seed).store(store).runtime(runtimeName()).opsPerKey(opsPerKey)
           .checkTimeLimit(Durations.parseLimit("--check-time-limit", checkTimeLimit))
           .options(options);
       if (nodes != null) {

@@ -66,6 +66,15 @@ class VerifyCommandTest {
     assertThat(err.toString()).contains("--time must look like 30s");
     assertThat(run("--system", "kv", "--runtime", "vm", "--store", store.toString())).isEqualTo(64);
     assertThat(err.toString()).contains("unknown runtime 'vm'");
+    assertThat(run("--system", "kv", "--runtime", "ssh", "--store", store.toString()))
+        .isEqualTo(64);
+    assertThat(err.toString()).contains("--runtime ssh needs --hosts h1,h2,h3");
+    assertThat(run("--system", "kv", "--hosts", "h1,h2", "--store", store.toString()))
+        .isEqualTo(64);
+    assertThat(err.toString()).contains("--hosts and --ssh-* options need --runtime ssh");
+    assertThat(run("--system", "kv", "--runtime", "ssh", "--hosts", "h1,h1", "--store",
+        store.toString())).isEqualTo(64);
+    assertThat(err.toString()).contains("host h1 is listed twice in --hosts");
     assertThat(run("--store", store.toString())).isEqualTo(64);
     assertThat(err.toString()).contains("Missing required option: '--system=<system>'");
     assertThat(store.resolve("kv")).satisfiesAnyOf(

@@ -162,7 +162,7 @@ public final class Nemeses {
         int nodes) {
       if (!runtime.supportsPartitions()) {
         return Optional.of("the " + runtime.name() + " runtime cannot cut the network: use "
-            + "--runtime containers (a Docker engine) or netns (root)");
+            + "--runtime containers (a Docker engine), netns (root) or ssh (hosts)");
       }
       return nodes < 2
           ? Optional.of("a partition needs at least 2 nodes") : Optional.empty();

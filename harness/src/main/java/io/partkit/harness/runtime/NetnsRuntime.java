@@ -62,6 +62,7 @@ final class NetnsRuntime implements NodeRuntime {
   private static final AtomicBoolean OPEN_IN_JVM = new AtomicBoolean();
 
   private final Path workDir;
+  private final String prefix;
   private final String ip;
   private final String nft;
   private final long pid = ProcessHandle.current().pid();
@@ -82,7 +83,16 @@ final class NetnsRuntime implements NodeRuntime {
   private boolean ownsJvmSlot;
 
   NetnsRuntime(Path workDir) {
+    this(workDir, "10.77");
+  }
+
+  /**
+   * With subnets {@code prefix.K.0/24} instead of {@code 10.77.K.0/24}: the SSH runtime's tests
+   * make their hosts with this runtime on a range of their own.
+   */
+  NetnsRuntime(Path workDir, String prefix) {
     this.workDir = workDir;
+    this.prefix = prefix;
     if (!isRoot()) {
       throw new SetupException("--runtime netns needs root (ip netns): run as root or use "
           + "--runtime processes");
@@ -206,13 +216,13 @@ final class NetnsRuntime implements NodeRuntime {
     int first = (int) (pid % 254);
     for (int j = 0; j < 254; j++) {
       int k = (first + j) % 254 + 1;
-      String subnet = "10.77." + k;
+      String subnet = prefix + "." + k;
       if (!Pattern.compile("(?<![0-9.])" + Pattern.quote(subnet + ".")).matcher(used).find()) {
         return subnet;
       }
     }
-    throw new SetupException("every 10.77.K.0/24 is in use on this machine (ip -4 addr; ip -4 "
-        + "route): remove stale ones or free one");
+    throw new SetupException("every " + prefix + ".K.0/24 is in use on this machine (ip -4 addr;"
+        + " ip -4 route): remove stale ones or free one");
   }
 
   /**

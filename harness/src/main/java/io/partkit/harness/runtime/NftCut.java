@@ -26,15 +26,24 @@ final class NftCut {
    */
   static String script(String node, Map<String, Set<String>> grudge,
       Map<String, String> addresses) {
+    return script(node, grudge, addresses, TABLE);
+  }
+
+  /**
+   * The same in a table of the caller's naming ({@code inet NAME}): on a shared host (the SSH
+   * runtime) each run owns a table named after it, so tear-down removes exactly its own.
+   */
+  static String script(String node, Map<String, Set<String>> grudge,
+      Map<String, String> addresses, String table) {
     Set<String> from = new TreeSet<>();
     for (String other : grudge.getOrDefault(node, Set.of())) {
       if (!other.equals(node)) { // a node never cuts itself off
         from.add(addresses.get(other));
       }
     }
-    String script = "table " + TABLE + "\ndelete table " + TABLE + "\n";
+    String script = "table " + table + "\ndelete table " + table + "\n";
     if (!from.isEmpty()) {
-      script += "table " + TABLE + " {\n  chain input {\n"
+      script += "table " + table + " {\n  chain input {\n"
           + "    type filter hook input priority filter; policy accept;\n"
           + "    ip saddr { " + String.join(", ", from) + " } drop\n  }\n}\n";
     }

@@ -1,11 +1,14 @@
 package io.partkit.harness.runtime;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * Where a run's nodes live: local processes on loopback, processes in Linux network namespaces, or
@@ -63,6 +66,30 @@ public interface NodeRuntime extends AutoCloseable {
    * @throws IOException if a rule cannot be installed
    */
   void partition(Map<String, Set<String>> grudge) throws IOException;
+
+  /**
+   * Deletes {@code dir} (a path under the run directory that {@code node}'s command names, e.g.
+   * its data directory) where {@code node} keeps it: here, or on its own host for the SSH runtime.
+   */
+  default void wipe(String node, Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> all = Files.walk(dir)) {
+      for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  /**
+   * A readable copy of {@code file} (a path under the run directory that {@code node} writes,
+   * e.g. the kv coordinator's store): the file itself where the harness shares the node's file
+   * system, a fresh copy fetched from the node's host for the SSH runtime.
+   */
+  default Path fetch(String node, Path file) throws IOException {
+    return file;
+  }
 
   /** Removes every cut; a no-op when there is none. */
   void heal() throws IOException;

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 public final class Runtimes {
 
   /** The names {@link #named} knows, in the order the command line lists them. */
-  public static final List<String> NAMES = List.of("processes", "netns", "containers");
+  public static final List<String> NAMES = List.of("processes", "netns", "containers", "ssh");
 
   private static final Pattern NODE_NAME = Pattern.compile("[a-z][a-z0-9-]{0,11}");
 
@@ -43,11 +43,17 @@ public final class Runtimes {
    * tools/build-node-image}) or {@code containers:IMAGE} (nodes in an image of your own: java 17
    * on the PATH, sh, mkfifo, grep, and nft for partitions).
    *
+   * <p>{@code ssh:h1,h2,...[;key=value...]} ({@link SshTarget#runtimeName()}) runs the nodes on
+   * those hosts over SSH.
+   *
    * @param workDir where a runtime keeps its files (hosts files, container mounts)
    * @throws IllegalArgumentException if the name is unknown (the message lists the known ones)
    * @throws SetupException if the runtime cannot run on this machine (no root, no Docker engine)
    */
   public static NodeRuntime named(String name, Path workDir) {
+    if (name.equals("ssh") || name.startsWith(SshTarget.PREFIX)) {
+      return new SshRuntime(SshTarget.parse(name), workDir);
+    }
     if (name.startsWith("containers:")) {
       String image = name.substring("containers:".length());
       if (image.isBlank() || image.chars().anyMatch(Character::isWhitespace)) {
@@ -65,7 +71,7 @@ public final class Runtimes {
         return new ContainerRuntime(workDir, ContainerRuntime.DEFAULT_IMAGE);
       default:
         throw new IllegalArgumentException("unknown runtime '" + name + "': expected one of "
-            + String.join(", ", NAMES) + " (or containers:IMAGE)");
+            + String.join(", ", NAMES) + " (or containers:IMAGE, ssh:HOSTS)");
     }
   }
 

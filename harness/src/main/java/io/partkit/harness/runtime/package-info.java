@@ -1,7 +1,8 @@
 /**
  * Where a run's nodes live ({@link io.partkit.harness.runtime.NodeRuntime}): processes on
- * loopback, processes each in a Linux network namespace on a private bridge (real partitions), or
+ * loopback, processes each in a Linux network namespace on a private bridge (real partitions),
  * containers on a Docker engine, each with its own address on a network of the run's own (real
- * partitions without root). {@link io.partkit.harness.runtime.Runtimes} picks one by name.
+ * partitions without root), or processes on real hosts reached over SSH (Jepsen's control node
+ * and DB nodes). {@link io.partkit.harness.runtime.Runtimes} picks one by name.
  */
 package io.partkit.harness.runtime;

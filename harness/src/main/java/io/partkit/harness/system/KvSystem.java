@@ -291,7 +291,7 @@ final class KvSystem implements SystemUnderTest {
     }
     kill(node);
     try {
-      deleteTree(context.dir().resolve("data").resolve(node));
+      runtime.wipe(node, context.dir().resolve("data").resolve(node));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot delete the data of " + node, e);
     }
@@ -308,17 +308,6 @@ final class KvSystem implements SystemUnderTest {
     if (members.add(node)) {
       sendMembers();
       awaitSettled(CHANGE_TIMEOUT);
-    }
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (var paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
     }
   }
 
@@ -473,7 +462,13 @@ final class KvSystem implements SystemUnderTest {
       return etcdTables.read().table()
           .orElseThrow(() -> new IllegalStateException("no table committed yet"));
     }
-    try (MetadataStore store = MetadataStores.embedded(storeFile)) {
+    Path copy;
+    try {
+      copy = runtime.fetch(COORDINATOR, storeFile); // the coordinator's host keeps it
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the coordinator's store", e);
+    }
+    try (MetadataStore store = MetadataStores.embedded(copy)) {
       return store.read().table()
           .orElseThrow(() -> new IllegalStateException("no table committed yet"));
     }

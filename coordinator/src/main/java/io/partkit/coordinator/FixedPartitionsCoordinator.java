@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -315,6 +316,7 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
   }
 
   private RebalancePlan rebalanceLocked() {
+    RebalancePlan rejoined = null; // replicas that lost records rejoin once per rebalance
     for (int attempt = 1; ; attempt++) {
       if (!store.read().pending().isEmpty()) {
         resumePendingLocked();
@@ -322,14 +324,26 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
       MetadataSnapshot snap = store.read();
       MembershipView view = store.members();
       requireQuorum(view);
-      RebalancePlan plan = planner.plan(snap.table(), view);
-      if (plan.isNoOp()) {
-        return plan;
-      }
-      if (execute(snap, plan)) {
-        LOG.info("{}: committed epoch {} ({} migrations){}", name, plan.proposed().epoch(),
-            plan.migrations().size(), plan.load().map(l -> "; load: " + l.reason()).orElse(""));
-        return plan;
+      Optional<RebalancePlan> rejoin = rejoined == null ? rejoinPlan(snap, view)
+          : Optional.empty();
+      if (rejoin.isPresent()) {
+        if (execute(snap, rejoin.get())) {
+          LOG.info("{}: committed epoch {} (rejoined {} partitions)", name,
+              rejoin.get().proposed().epoch(), rejoin.get().migrations().size());
+          rejoined = rejoin.get();
+          continue; // then what the membership asks for, from the table just committed
+        }
+      } else {
+        RebalancePlan plan = planner.plan(snap.table(), view);
+        if (plan.isNoOp()) {
+          return rejoined == null ? plan : rejoined;
+        }
+        if (execute(snap, plan)) {
+          LOG.info("{}: committed epoch {} ({} migrations){}", name, plan.proposed().epoch(),
+              plan.migrations().size(), plan.load().map(l -> "; load: " + l.reason())
+                  .orElse(""));
+          return plan;
+        }
       }
       if (attempt == MAX_ATTEMPTS) {
         throw new IllegalStateException(
@@ -344,6 +358,31 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
       LOG.info("{}: the table changed under the rebalance (attempt {}); planning again", name,
           attempt);
     }
+  }
+
+  /**
+   * Replicas that lost acknowledged records come first: until they rejoin, their partitions
+   * serve nothing. The data plane reports them ({@link MigrationExecutor#lostReplicas}); a
+   * report that fails is no reason to stop a rebalance (the next one asks again). The plan
+   * then runs and commits like any other, under the table's compare-and-set.
+   */
+  private Optional<RebalancePlan> rejoinPlan(MetadataSnapshot snap, MembershipView view) {
+    Map<Integer, Set<NodeId>> lost = Map.of();
+    if (wholeReplicaLists && snap.table().isPresent()) {
+      try {
+        lost = executor.lostReplicas(snap.table().get());
+      } catch (RuntimeException e) {
+        LOG.warn("{}: the executor could not report lost replicas; the next rebalance asks"
+            + " again", name, e);
+      }
+    }
+    if (lost.isEmpty()) {
+      return Optional.empty();
+    }
+    RebalancePlan plan = RebalancePlanner.rejoin(snap.table().get(), lost, maxConcurrent, view);
+    LOG.warn("{}: replicas that lost acknowledged records rejoin as backups: {}; {} partitions"
+        + " reconfigured", name, lost, plan.migrations().size());
+    return plan.migrations().isEmpty() ? Optional.empty() : Optional.of(plan);
   }
 
   /** Runs a plan; false when another coordinator changed the table first. */

@@ -14,7 +14,9 @@ import io.partkit.stats.PlacementStatistics;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -271,6 +273,50 @@ final class RebalancePlanner {
       all.putIfAbsent(n, new Member(n, "", 1, "", ""));
     }
     return PlacementStatistics.of(table, MembershipView.of(view.version(), all.values()));
+  }
+
+  /**
+   * The plan that joins again the replicas that lost acknowledged records ({@link
+   * io.partkit.spi.MigrationExecutor#lostReplicas}): each such partition moves to its other
+   * replicas, in order, followed by the nodes that lost records, so that a survivor leads and
+   * they rejoin as backups that catch up; when that is the row already (they were its last
+   * backups), the survivors are rotated, as a migration must change the row to be one. Waves of
+   * at most {@code maxConcurrent}, from {@code current}'s epoch + 1. Left out: partitions with no
+   * other replica (no copy to catch up from) and a row of one survivor leading the nodes that
+   * lost records (no other row to move to).
+   */
+  static RebalancePlan rejoin(PartitionAssignment current, Map<Integer, Set<NodeId>> lost,
+      int maxConcurrent, MembershipView view) {
+    List<List<NodeId>> rows = new ArrayList<>(current.replicaTable());
+    List<Migration> migrations = new ArrayList<>();
+    for (Map.Entry<Integer, Set<NodeId>> e : new TreeMap<>(lost).entrySet()) {
+      int p = e.getKey();
+      if (p >= current.partitionCount()) {
+        continue;
+      }
+      List<NodeId> from = current.replicas(p);
+      List<NodeId> to = new ArrayList<>(from);
+      to.removeAll(e.getValue());
+      if (to.isEmpty()) {
+        continue;
+      }
+      if (to.equals(from.subList(0, to.size()))) {
+        java.util.Collections.rotate(to, -1);
+      }
+      from.stream().filter(e.getValue()::contains).forEach(to::add);
+      if (to.equals(from)) {
+        continue; // the one survivor leads with them as its only backups: no other row to take
+      }
+      migrations.add(new Migration(p, from, to, current.epoch() + 1
+          + migrations.size() / maxConcurrent));
+      rows.set(p, List.copyOf(to));
+    }
+    long epoch = current.epoch() + (migrations.size() + maxConcurrent - 1) / maxConcurrent;
+    PartitionAssignment proposed = PartitionAssignment.of(current.strategy(), epoch,
+        current.membershipVersion(), current.scheme(), rows);
+    return new RebalancePlan(Optional.of(current), proposed, migrations,
+        Optional.of(Movement.between(current, proposed)), Optional.of(balance(current, view)),
+        balance(proposed, view));
   }
 
   /** The waves of a plan: consecutive migrations with the same target epoch. */

@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -150,6 +151,33 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     requireNonNull(migration, "migration");
     return run(migration, () -> replicated(migration) ? toReconfigured(migration)
         : toCopied(migration));
+  }
+
+  /**
+   * The replicas of a partition with copies that answer STATUS with "must rejoin" (see {@link
+   * NodeStatus#mustRejoin}): the node's own report, read over the connection the executor uses
+   * for every node operation. A node that does not answer reports nothing (the next rebalance
+   * asks again).
+   */
+  @Override
+  public Map<Integer, Set<NodeId>> lostReplicas(PartitionAssignment committed) {
+    requireNonNull(committed, "committed");
+    Map<Integer, Set<NodeId>> lost = new TreeMap<>();
+    for (NodeId node : committed.nodes()) {
+      try (TcpNodeClient c = client(node, false)) {
+        for (PartitionStatus s : c.list()) {
+          int p = s.partition();
+          if (s.state() == PartitionState.BACKUP && p < committed.partitionCount()
+              && committed.replicas(p).size() > 1 && committed.replicas(p).contains(node)
+              && c.nodeStatus(p).mustRejoin()) {
+            lost.computeIfAbsent(p, k -> new TreeSet<>()).add(node);
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        // unreachable now: asked again at the next rebalance
+      }
+    }
+    return lost;
   }
 
   /** Yes: a partition with backups changes its whole replica list in one migration. */

@@ -13,13 +13,17 @@ import java.io.IOException;
  * @param keys number of keys held
  * @param seq the sequence number of the last replicated write it holds
  * @param catchingUp a backup that joined and has not copied everything yet
+ * @param mustRejoin a backup that cannot catch up by itself (it lost acknowledged records with
+ *     its log, or restarted while catching up): it serves nothing until a primary joins it again,
+ *     which the coordinator does when it reads this (see {@code KvMigrationExecutor#lostReplicas})
  */
-record NodeStatus(PartitionState state, long epoch, long keys, long seq, boolean catchingUp) {
+record NodeStatus(PartitionState state, long epoch, long keys, long seq, boolean catchingUp,
+    boolean mustRejoin) {
 
   /** The node's answer: the epoch in the reply's header, the rest in its body. */
   KvReply reply() {
     return KvReply.ok(epoch, new Wire.Writer().i8(state.code()).i64(keys).i64(seq)
-        .i8(catchingUp ? 1 : 0).toBytes());
+        .i8(catchingUp ? 1 : 0).i8(mustRejoin ? 1 : 0).toBytes());
   }
 
   /**
@@ -32,7 +36,8 @@ record NodeStatus(PartitionState state, long epoch, long keys, long seq, boolean
     PartitionState state = PartitionState.ofCode(r.i8());
     long keys = r.i64();
     long seq = r.i64();
-    return new NodeStatus(state, ok.epoch(), keys, seq, r.i8() != 0);
+    boolean catchingUp = r.i8() != 0;
+    return new NodeStatus(state, ok.epoch(), keys, seq, catchingUp, r.i8() != 0);
   }
 
   /** What a client sees of it. */

@@ -585,7 +585,7 @@ final class TcpKvNode implements KvNode {
       case Wire.STATUS -> {
         synchronized (part) { // replicas also tell their last write's seq and whether caught up
           yield new NodeStatus(part.state, part.visibleEpoch(), part.data.size(), part.seq,
-              part.catchingUp || part.catchupLost).reply();
+              part.catchingUp || part.catchupLost, part.catchupLost).reply();
         }
       }
       case Wire.LIST -> list();

@@ -94,11 +94,16 @@ final class TcpNodeClient implements KvNodeClient {
 
   @Override
   public PartitionStatus status(int partition) throws IOException {
+    return nodeStatus(partition).toPartitionStatus(partition);
+  }
+
+  /** The STATUS answer with what only replica changes need (see {@link NodeStatus}). */
+  NodeStatus nodeStatus(int partition) throws IOException {
     KvReply reply = admin(Wire.STATUS, partition, 0);
     if (!reply.isOk()) {
       throw new IOException("STATUS of partition " + partition + " at " + address + ": " + reply);
     }
-    return NodeStatus.of(reply).toPartitionStatus(partition);
+    return NodeStatus.of(reply);
   }
 
   /** Every partition the node holds in a state other than ABSENT. */

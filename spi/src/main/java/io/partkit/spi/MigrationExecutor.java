@@ -1,5 +1,7 @@
 package io.partkit.spi;
 
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -82,6 +84,22 @@ public interface MigrationExecutor {
    */
   default boolean movesReplicas() {
     return false;
+  }
+
+  /**
+   * The replicas of {@code committed} that the data plane reports as having lost acknowledged
+   * records (a node whose log came back shorter than it had made durable): each holds its
+   * partition as a copy that serves nothing until it is joined to the replica set again. For
+   * each, the coordinator moves the partition to the same replicas with that node last, at the
+   * next epoch, through {@link #migrate}: a survivor among the in-sync copies leads and the node
+   * rejoins as a backup that catches up. Asked once per rebalance, before planning; only for an
+   * executor that {@link #movesReplicas() moves replicas}.
+   *
+   * @param committed the table as committed now
+   * @return partition to the nodes that must rejoin it; empty by default
+   */
+  default Map<Integer, Set<NodeId>> lostReplicas(PartitionAssignment committed) {
+    return Map.of();
   }
 
   /**

@@ -370,7 +370,7 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
     Map<Integer, Set<NodeId>> lost = Map.of();
     if (wholeReplicaLists && snap.table().isPresent()) {
       try {
-        lost = executor.lostReplicas(snap.table().get());
+        lost = executor.lostReplicas(snap.table().get(), Set.copyOf(view.ids()));
       } catch (RuntimeException e) {
         LOG.warn("{}: the executor could not report lost replicas; the next rebalance asks"
             + " again", name, e);

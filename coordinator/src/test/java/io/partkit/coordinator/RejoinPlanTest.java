@@ -8,9 +8,14 @@ import io.partkit.spi.MembershipView;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.PartitionerConfig;
+import io.partkit.test.support.ManualClock;
+import io.partkit.test.support.RecordingMigrationExecutor;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,5 +53,64 @@ class RejoinPlanTest {
         Map.of(0, Set.of(A, B), 1, Set.of(A)), 2, VIEW);
     assertThat(plan.migrations()).isEmpty();
     assertThat(plan.isNoOp()).isTrue();
+  }
+
+  @Test
+  void aRebalanceRejoinsWhatTheExecutorReportsFirstUnderTheCompareAndSet() {
+    RecordingMigrationExecutor e = new RecordingMigrationExecutor().movingReplicas(true);
+    try (MetadataStore store = MetadataStores.embedded();
+        ClusterCoordinator c = Coordinators.builder().store(store)
+            .strategy("test-table", PartitionerConfig.of("partitions", 6, "replicas", 3))
+            .clock(new ManualClock()).migrationExecutor(e).maxConcurrentMigrations(2).build()) {
+      c.join(Member.of("a"));
+      c.join(Member.of("b"));
+      c.join(Member.of("c"));
+      PartitionAssignment before = c.rebalance().proposed();
+      AtomicInteger asked = new AtomicInteger();
+      e.reportingLost((table, members) -> {
+        asked.incrementAndGet();
+        assertThat(members).containsExactlyInAnyOrder(A, B, C);
+        Map<Integer, Set<NodeId>> lost = new HashMap<>();
+        if (table.epoch() == before.epoch()) { // a lost its copies; rejoined after this epoch
+          for (int p = 0; p < table.partitionCount(); p++) {
+            lost.put(p, Set.of(A));
+          }
+        }
+        return lost;
+      });
+      assertThat(e.migrated()).isEmpty();
+      c.rebalance();
+      assertThat(asked).as("asked once per rebalance").hasValue(1);
+      List<Migration> rejoined = e.migrated().subList(0, 6);
+      assertThat(rejoined).extracting(Migration::targetEpoch)
+          .containsExactly(2L, 2L, 3L, 3L, 4L, 4L); // 3 waves of 2, from the next epoch
+      for (Migration m : rejoined) {
+        assertThat(m.sourceReplicas()).isEqualTo(before.replicas(m.partition()));
+        assertThat(m.targetReplicas()).as("partition %d", m.partition()).endsWith(A)
+            .containsExactlyInAnyOrder(A, B, C);
+      }
+      // then the plan for the membership, from the table the rejoin committed: here it gives
+      // a, caught up by now, its share of primaries back
+      assertThat(c.table().orElseThrow().epoch()).isGreaterThanOrEqualTo(4);
+      assertThat(c.rebalance().isNoOp()).isTrue();
+    }
+  }
+
+  @Test
+  void aFailingReportDoesNotStopARebalance() {
+    RecordingMigrationExecutor e = new RecordingMigrationExecutor().movingReplicas(true)
+        .reportingLost((table, members) -> {
+          throw new IllegalStateException("the nodes cannot be reached");
+        });
+    try (MetadataStore store = MetadataStores.embedded();
+        ClusterCoordinator c = Coordinators.builder().store(store)
+            .strategy("test-table", PartitionerConfig.of("partitions", 6, "replicas", 2))
+            .clock(new ManualClock()).migrationExecutor(e).build()) {
+      c.join(Member.of("a"));
+      c.rebalance();
+      c.join(Member.of("b"));
+      assertThat(c.rebalance().isNoOp()).isFalse();
+      assertThat(c.table().orElseThrow().replicas(0)).hasSize(2);
+    }
   }
 }

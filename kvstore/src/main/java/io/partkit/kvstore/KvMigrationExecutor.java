@@ -156,14 +156,18 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   /**
    * The replicas of a partition with copies that answer STATUS with "must rejoin" (see {@link
    * NodeStatus#mustRejoin}): the node's own report, read over the connection the executor uses
-   * for every node operation. A node that does not answer reports nothing (the next rebalance
-   * asks again).
+   * for every node operation, from the table's nodes that are members. A node that does not
+   * answer reports nothing (the next rebalance asks again).
    */
   @Override
-  public Map<Integer, Set<NodeId>> lostReplicas(PartitionAssignment committed) {
+  public Map<Integer, Set<NodeId>> lostReplicas(PartitionAssignment committed,
+      Set<NodeId> members) {
     requireNonNull(committed, "committed");
     Map<Integer, Set<NodeId>> lost = new TreeMap<>();
     for (NodeId node : committed.nodes()) {
+      if (!members.contains(node)) {
+        continue;
+      }
       try (TcpNodeClient c = client(node, false)) {
         for (PartitionStatus s : c.list()) {
           int p = s.partition();

@@ -96,9 +96,12 @@ public interface MigrationExecutor {
    * executor that {@link #movesReplicas() moves replicas}.
    *
    * @param committed the table as committed now
+   * @param members the members now: only they are asked (a node declared failed, perhaps only
+   *     paused, would hold the rebalance up until it timed out, and its copies move off anyway)
    * @return partition to the nodes that must rejoin it; empty by default
    */
-  default Map<Integer, Set<NodeId>> lostReplicas(PartitionAssignment committed) {
+  default Map<Integer, Set<NodeId>> lostReplicas(PartitionAssignment committed,
+      Set<NodeId> members) {
     return Map.of();
   }
 

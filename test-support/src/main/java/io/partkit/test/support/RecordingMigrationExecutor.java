@@ -2,12 +2,16 @@ package io.partkit.test.support;
 
 import io.partkit.spi.Migration;
 import io.partkit.spi.MigrationExecutor;
+import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.function.Predicate;
 
 /**
@@ -47,6 +51,22 @@ public final class RecordingMigrationExecutor implements MigrationExecutor {
   @Override
   public boolean movesReplicas() {
     return movesReplicas;
+  }
+
+  private volatile BiFunction<PartitionAssignment, Set<NodeId>, Map<Integer, Set<NodeId>>> lost =
+      (table, members) -> Map.of();
+
+  /** What {@link #lostReplicas} answers from now on (it may throw, as a failing report). */
+  public RecordingMigrationExecutor reportingLost(
+      BiFunction<PartitionAssignment, Set<NodeId>, Map<Integer, Set<NodeId>>> report) {
+    lost = report;
+    return this;
+  }
+
+  @Override
+  public Map<Integer, Set<NodeId>> lostReplicas(PartitionAssignment committed,
+      Set<NodeId> members) {
+    return lost.apply(committed, members);
   }
 
   /** Migrations matching {@code p} roll back (complete exceptionally). */

@@ -23,8 +23,9 @@ import java.util.function.Consumer;
  *       an epoch that strictly increases with every committed change, by compare-and-set, so two
  *       racing coordinators never both commit over the same epoch and a table is never lost or
  *       rolled back across restarts.
- *   <li><b>Dry runs.</b> {@link #plan()} returns exactly what {@link #rebalance()} would do, and
- *       changes nothing.
+ *   <li><b>Dry runs.</b> {@link #plan()} returns exactly what {@link #rebalance()} would do for
+ *       the membership, and changes nothing (it does not show the rejoin of replicas that lost
+ *       records, which needs the data plane's report: see {@link #rebalance()}).
  *   <li><b>Published.</b> Every committed table reaches {@link #watch} listeners in epoch order,
  *       so clients route from a cached table and only ask again when a node redirects them with a
  *       newer epoch.
@@ -65,7 +66,11 @@ public interface Coordinator extends AutoCloseable {
 
   /**
    * Computes and commits a new table for the current membership, running the migrations it
-   * takes; returns the plan that was carried out.
+   * takes; returns the plan that was carried out. First, replicas that the migration executor
+   * reports as having lost acknowledged records ({@link
+   * io.partkit.spi.MigrationExecutor#lostReplicas}) rejoin: their partitions move to the same
+   * replicas with them last, committed like any plan; the plan returned is then the one for
+   * the membership, or the rejoin's when that one changes nothing.
    *
    * @throws IllegalStateException if there are fewer members than the minimum cluster size
    */

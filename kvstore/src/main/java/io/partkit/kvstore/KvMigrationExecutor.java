@@ -11,7 +11,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +26,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -76,20 +75,22 @@ import java.util.function.Supplier;
  * At most {@code maxConcurrentMigrations} migrations run their steps at once (a fair semaphore);
  * more are queued. Give the coordinator the same K ({@code Coordinators.Builder
  * .maxConcurrentMigrations}), so its waves and this bound agree.
+ *
+ * <h2>Parts</h2>
+ * This class runs the moves (single-owner and replicated) and orders the rest: {@link NodeCalls}
+ * reaches the nodes (pooled connections, retries), {@link ReconcilePlan} decides a reconcile
+ * from the nodes' listings without I/O and {@link ReconcileRun} carries it out, {@link
+ * SplitProtocol} prepares and settles splits, with the requests {@link SplitRequests} encodes.
  */
 public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseable {
 
   private final Function<NodeId, String> addresses;
   private final Supplier<? extends Collection<NodeId>> extraNodes;
-  private final long stepTimeoutNanos;
   private final BiConsumer<Migration, MigrationStep> listener;
-  /**
-   * Connections for requests and for copies (their read timeouts differ; both prove the
-   * builder's secret, if any): each step of a move on a pooled connection, not a new one with
-   * its handshake, which matters most in the fenced window (RECEIVE, ACTIVATE, DROP).
-   */
-  private final NodeConnectionPool requestConnections;
-  private final NodeConnectionPool copyConnections;
+  /** Pooled connections, retries, and no node operation once closed. */
+  private final NodeCalls calls;
+  private final SplitProtocol splits;
+  private final ReconcileRun reconcileRun;
   private final Semaphore permits;
   private final ReplicaAdmin replicas;
   private final int maxConcurrent;
@@ -107,10 +108,11 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   private KvMigrationExecutor(Builder b) {
     this.addresses = b.addresses;
     this.extraNodes = b.nodes;
-    this.stepTimeoutNanos = b.stepTimeout.toNanos();
     this.listener = b.listener;
-    this.requestConnections = new NodeConnectionPool(b.requestTimeout, b.secret);
-    this.copyConnections = new NodeConnectionPool(b.copyTimeout, b.secret);
+    this.calls = new NodeCalls(b.addresses, b.stepTimeout, b.requestTimeout, b.copyTimeout,
+        b.secret);
+    this.splits = new SplitProtocol(calls);
+    this.reconcileRun = new ReconcileRun(calls, b.listener, this::movingHere);
     this.maxConcurrent = b.maxConcurrent;
     this.permits = new Semaphore(b.maxConcurrent, true);
     this.replicas = new ReplicaAdmin(b.requestTimeout, b.copyTimeout, b.secret);
@@ -168,7 +170,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
       if (!members.contains(node)) {
         continue;
       }
-      try (TcpNodeClient c = client(node, false)) {
+      try (TcpNodeClient c = calls.client(node, false)) {
         for (PartitionStatus s : c.list()) {
           int p = s.partition();
           if (s.state() == PartitionState.BACKUP && p < committed.partitionCount()
@@ -244,7 +246,8 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
           // migration never runs while a split is pending on its nodes, and a split table
           // commits no migration, so they do not depend on the splits settled next.
           activateCommitted(committed, decided, problems);
-          settleSplits(committed, problems); // before the reconcile, which reads the numbering
+          // before the reconcile, which reads the numbering
+          splits.settle(committed, knownNodes(committed, List.of()), problems);
           reconcile(committed, decided, problems);
           if (problems.isEmpty()) {
             done.complete(null);
@@ -281,7 +284,10 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     try {
       reconciler.execute(() -> { // after the activations before it: they may settle a split
         try {
-          prepareSplitNow(committed, split);
+          Set<NodeId> nodes = knownNodes(committed, List.of());
+          Set<NodeId> all = new TreeSet<>(nodes);
+          all.addAll(split.nodes());
+          splits.prepare(committed, split, nodes, all);
           done.complete(null);
         } catch (RuntimeException e) {
           done.completeExceptionally(e);
@@ -291,94 +297,6 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
       done.completeExceptionally(new IllegalStateException("executor is closed", e));
     }
     return done;
-  }
-
-  private void prepareSplitNow(PartitionAssignment committed, PartitionAssignment split) {
-    if (split.epoch() <= committed.epoch()) {
-      throw new IllegalArgumentException("a split table must be newer than the committed one: "
-          + split.epoch() + " <= " + committed.epoch());
-    }
-    List<String> problems = new ArrayList<>();
-    settleSplits(committed, problems);
-    if (!problems.isEmpty()) {
-      throw new IllegalStateException("cannot prepare the split for epoch " + split.epoch()
-          + ": an earlier split is not settled: " + String.join("; ", problems));
-    }
-    byte[] scheme = SchemeCodec.encode(split.scheme());
-    Set<NodeId> nodes = knownNodes(committed, List.of());
-    nodes.addAll(split.nodes());
-    List<NodeId> prepared = new ArrayList<>();
-    try {
-      for (NodeId node : nodes) {
-        int[] owned = split.primaryPartitionsOf(node);
-        KvReply r = call(node, "SPLIT PREPARE", c -> {
-          Wire.Writer w = NodeConnection.request(Wire.SPLIT, 0, split.epoch())
-              .i8(TcpKvNode.SPLIT_PREPARE).bytes(scheme).i32(owned.length);
-          for (int q : owned) {
-            w.i32(q);
-          }
-          return c.call(w.toBytes());
-        }, true); // the node reads every key it holds: a copy's timeout
-        expectOk(r);
-        prepared.add(node);
-      }
-    } catch (RuntimeException e) {
-      for (NodeId node : prepared) {
-        splitCall(node, TcpKvNode.SPLIT_ABORT, split.epoch()); // best effort: activate retries
-      }
-      throw e;
-    }
-  }
-
-  /**
-   * Decides every split a node holds pending by the committed table: applied when the table is
-   * at or past its epoch with its scheme (the split was committed; later tables keep the
-   * scheme until the next split, which is prepared only once this one is settled), aborted
-   * otherwise.
-   */
-  private void settleSplits(PartitionAssignment committed, List<String> problems) {
-    for (NodeId node : knownNodes(committed, List.of())) {
-      KvReply q = splitCall(node, TcpKvNode.SPLIT_QUERY, 0);
-      if (q == null || !q.isOk()) {
-        if (committed.nodes().contains(node)) {
-          problems.add(node + " did not say whether it holds a split: " + q);
-        }
-        continue;
-      }
-      long epoch;
-      io.partkit.spi.PartitionScheme scheme;
-      try {
-        Wire.Reader r = new Wire.Reader(q.value());
-        epoch = r.i64();
-        if (epoch == 0) {
-          continue;
-        }
-        scheme = SchemeCodec.decode(r.bytes());
-      } catch (IOException e) {
-        problems.add(node + " answered an unreadable split: " + e.getMessage());
-        continue;
-      }
-      boolean committedSplit = committed.epoch() >= epoch && committed.scheme().equals(scheme);
-      int phase = committedSplit ? TcpKvNode.SPLIT_APPLY : TcpKvNode.SPLIT_ABORT;
-      KvReply r = splitCall(node, phase, epoch);
-      if (r == null || !r.isOk()) {
-        problems.add((committedSplit ? "APPLY" : "ABORT") + " of the split for epoch " + epoch
-            + " on " + node + " failed: " + r);
-      }
-    }
-  }
-
-  /** One SPLIT phase without a body, or null when the node could not be reached. */
-  private KvReply splitCall(NodeId node, int phase, long epoch) {
-    if (closed) {
-      return null;
-    }
-    // APPLY renumbers every key the node holds: a copy's timeout; the others are quick
-    try (TcpNodeClient c = client(node, phase == TcpKvNode.SPLIT_APPLY)) {
-      return c.call(NodeConnection.request(Wire.SPLIT, 0, epoch).i8(phase).toBytes());
-    } catch (IOException | RuntimeException e) {
-      return null;
-    }
   }
 
   private interface Body {
@@ -565,7 +483,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
    * @return whether the target holds a pre-copy
    */
   private boolean precopy(Migration m, String sourceAddress) {
-    try (TcpNodeClient c = client(m.target(), true)) {
+    try (TcpNodeClient c = calls.client(m.target(), true)) {
       return c.precopy(m.partition(), m.targetEpoch(), sourceAddress).isOk();
     } catch (IOException | RuntimeException e) {
       return false;
@@ -641,12 +559,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   }
 
   private PartitionStatus status(NodeId node, int partition) {
-    try (TcpNodeClient c = client(node, false)) {
-      return c.status(partition);
-    } catch (IOException e) {
-      throw new IllegalStateException("node " + node + " did not answer STATUS of partition "
-          + partition + ": " + e.getMessage(), e);
-    }
+    return calls.status(node, partition);
   }
 
   // ---------------------------------------------------------------- bootstrap and reconcile
@@ -697,10 +610,10 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     // List the nodes first and look at the running migrations after: one that starts while a
     // node reported its partition in transit is then seen as active (it is put there before its
     // first node operation) or copied (put there before it leaves active), never as an orphan.
-    Map<NodeId, List<PartitionStatus>> held = new HashMap<>();
+    Map<NodeId, List<PartitionStatus>> held = new LinkedHashMap<>();
     boolean everyoneAnswered = true;
     for (NodeId node : knownNodes(table, decided)) {
-      try (TcpNodeClient c = client(node, false)) {
+      try (TcpNodeClient c = calls.client(node, false)) {
         held.put(node, c.list());
       } catch (IOException | RuntimeException e) {
         everyoneAnswered = false; // unreachable now: its part waits for the next round
@@ -709,128 +622,19 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
         }
       }
     }
-    long epoch = table.epoch();
     Set<String> inFlight = new HashSet<>();
     for (Migration m : active.values()) {
-      inFlight.add(key(m.partition(), m.targetEpoch()));
+      inFlight.add(ReconcilePlan.key(m.partition(), m.targetEpoch()));
     }
     for (Migration m : copied.values()) {
-      inFlight.add(key(m.partition(), m.targetEpoch()));
+      inFlight.add(ReconcilePlan.key(m.partition(), m.targetEpoch()));
     }
-    int ops = 0;
-    // partitions some node still takes in (or serves) at a given move epoch: their sources stay
-    // fenced until that is resolved
-    Set<String> claimed = new HashSet<>();
-    Map<String, NodeId> sources = new HashMap<>();
-    held.forEach((node, list) -> list.stream()
-        .filter(s -> s.state() == PartitionState.MIGRATING_OUT)
-        .forEach(s -> sources.put(key(s.partition(), s.epoch()), node)));
-    // targets first: a source is dropped only after its target serves
-    for (Map.Entry<NodeId, List<PartitionStatus>> e : held.entrySet()) {
-      NodeId node = e.getKey();
-      for (PartitionStatus s : e.getValue()) {
-        boolean incoming = s.state() == PartitionState.RECEIVING
-            || s.state() == PartitionState.RECEIVED;
-        if (!incoming || s.partition() >= table.partitionCount()) {
-          continue;
-        }
-        if (inFlight.contains(key(s.partition(), s.epoch()))) {
-          claimed.add(key(s.partition(), s.epoch()));
-          continue;
-        }
-        boolean committedHere = s.epoch() <= epoch && table.primary(s.partition()).equals(node);
-        if (committedHere && s.state() == PartitionState.RECEIVING) {
-          // The table commits this node as the owner, which happens only after its copy was
-          // acknowledged (RECEIVED): the listing is older than the commit. Aborting here would
-          // throw away the committed owner's data and leave the partition with no owner that
-          // serves it; the next round activates it.
-          claimed.add(key(s.partition(), s.epoch()));
-          problems.add(node + " still receives partition " + s.partition());
-          continue;
-        }
-        boolean committed = committedHere && s.state() == PartitionState.RECEIVED;
-        byte op = committed ? Wire.ACTIVATE : Wire.ABORT;
-        if (tryCall(node, op, s.partition(), s.epoch())) {
-          ops++;
-          NodeId source = sources.get(key(s.partition(), s.epoch()));
-          if (committed && source != null) {
-            listener.accept(new Migration(s.partition(), source, node, s.epoch()),
-                MigrationStep.COMMITTED);
-          }
-        } else {
-          claimed.add(key(s.partition(), s.epoch()));
-          problems.add((committed ? "ACTIVATE" : "ABORT") + " of partition " + s.partition()
-              + " on " + node + " failed");
-        }
-      }
-    }
-    for (Map.Entry<NodeId, List<PartitionStatus>> e : held.entrySet()) {
-      NodeId node = e.getKey();
-      for (PartitionStatus s : e.getValue()) {
-        if (s.state() != PartitionState.MIGRATING_OUT || s.partition() >= table.partitionCount()
-            || inFlight.contains(key(s.partition(), s.epoch()))) {
-          continue;
-        }
-        NodeId owner = table.primary(s.partition());
-        boolean uncommitted = s.epoch() > epoch || owner.equals(node);
-        if (uncommitted) {
-          // an orphan, or committed without it: the source keeps the partition, once no node
-          // takes it in any more (and every node answered, so none is unseen)
-          if (everyoneAnswered && !claimed.contains(key(s.partition(), s.epoch()))
-              && tryCall(node, Wire.UNFENCE, s.partition(), s.epoch())) {
-            ops++;
-          }
-        } else if (serves(owner, s.partition())) {
-          if (tryCall(node, Wire.DROP, s.partition(), s.epoch())) {
-            ops++;
-            listener.accept(new Migration(s.partition(), node, owner, s.epoch()),
-                MigrationStep.SOURCE_DROPPED);
-          } else {
-            problems.add("DROP of partition " + s.partition() + " on " + node + " failed");
-          }
-        } else {
-          problems.add("partition " + s.partition() + " is not served by its owner " + owner
-              + " yet; " + node + " keeps it fenced");
-        }
-      }
-    }
-    // replicated copies the table left behind: a deposed primary that was cut off during its
-    // failover, a backup taken out of the list; every acknowledged write is on the table's row
-    for (Map.Entry<NodeId, List<PartitionStatus>> e : held.entrySet()) {
-      NodeId node = e.getKey();
-      for (PartitionStatus s : e.getValue()) {
-        boolean replica = s.state() == PartitionState.OWNED || s.state() == PartitionState.BACKUP;
-        if (replica && s.partition() < table.partitionCount() && s.epoch() < epoch
-            && !table.replicas(s.partition()).contains(node)
-            && !movingHere(s.partition()) && tryCall(node, Wire.DROP, s.partition(), epoch)) {
-          ops++; // an unreplicated owner refuses: it is the only copy, moved by migrations
-        }
-      }
-    }
-    return ops;
+    return reconcileRun.carryOut(ReconcilePlan.of(table, held, everyoneAnswered, inFlight),
+        problems);
   }
 
   private boolean movingHere(int partition) {
     return active.containsKey(partition) || copied.containsKey(partition);
-  }
-
-  private boolean serves(NodeId node, int partition) {
-    try (TcpNodeClient c = client(node, false)) {
-      return c.status(partition).state() == PartitionState.OWNED;
-    } catch (IOException | RuntimeException e) {
-      return false;
-    }
-  }
-
-  private boolean tryCall(NodeId node, byte op, int partition, long epoch) {
-    if (closed) {
-      return false; // a dead coordinator issues no more node operations
-    }
-    try (TcpNodeClient c = client(node, false)) {
-      return c.admin(op, partition, epoch).isOk();
-    } catch (IOException | RuntimeException e) {
-      return false;
-    }
   }
 
   /**
@@ -852,10 +656,6 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
       // the table's nodes are enough to finish what the table committed
     }
     return nodes;
-  }
-
-  private static String key(int partition, long epoch) {
-    return partition + "@" + epoch;
   }
 
   /**
@@ -886,72 +686,26 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     }
   }
 
-  // ---------------------------------------------------------------- node calls
-
-  /** A node call that may fail with an IOException. */
-  private interface NodeCall {
-    KvReply apply(TcpNodeClient client) throws IOException;
-  }
-
-  /**
-   * Calls a node, retrying unreachable nodes and node-side errors (a failed copy) with backoff
-   * until the step timeout; a REFUSED answer is final.
-   */
-  private KvReply call(NodeId node, String step, NodeCall call, boolean copy) {
-    long deadline = System.nanoTime() + stepTimeoutNanos;
-    long backoff = TimeUnit.MILLISECONDS.toNanos(5);
-    Exception last = null;
-    while (true) {
-      if (closed) {
-        throw new IllegalStateException("executor closed during " + step);
-      }
-      try (TcpNodeClient c = client(node, copy)) {
-        KvReply reply = call.apply(c);
-        if (reply.status() != Status.ERROR) {
-          return reply;
-        }
-        last = new IOException(reply.message());
-      } catch (IOException e) {
-        last = e;
-      }
-      if (System.nanoTime() + backoff > deadline) {
-        throw new IllegalStateException(step + " on " + node + " failed for "
-            + Duration.ofNanos(stepTimeoutNanos) + ": " + last.getMessage(), last);
-      }
-      try {
-        TimeUnit.NANOSECONDS.sleep(backoff);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(step + " on " + node + " interrupted", e);
-      }
-      backoff = Math.min(backoff * 2, TimeUnit.MILLISECONDS.toNanos(500));
-    }
+  private KvReply call(NodeId node, String step, NodeCalls.NodeCall call, boolean copy) {
+    return calls.call(node, step, call, copy);
   }
 
   private static void expectOk(KvReply reply) {
-    if (!reply.isOk()) {
-      throw new IllegalStateException(reply.message() == null ? reply.toString()
-          : reply.message());
-    }
+    NodeCalls.expectOk(reply);
   }
 
-  /** A client over pooled connections to {@code node}, with the copy or the request timeout. */
-  private TcpNodeClient client(NodeId node, boolean copy) {
-    String address = addresses.apply(node);
-    if (address == null || address.isEmpty()) {
-      throw new IllegalStateException("no address known for node " + node);
-    }
-    return new TcpNodeClient(copy ? copyConnections : requestConnections, address);
+  private boolean tryCall(NodeId node, byte op, int partition, long epoch) {
+    return calls.tryCall(node, op, partition, epoch);
   }
 
   /** Stops the worker threads; running migrations stop at their next step. */
   @Override
   public void close() {
     closed = true;
+    calls.stop();
     reconciler.shutdownNow();
     pool.shutdownNow();
-    requestConnections.close();
-    copyConnections.close();
+    calls.close();
   }
 
   /** Configures a {@link KvMigrationExecutor}. */

@@ -82,7 +82,7 @@ public final class KvSecret {
     return new KvSecret(text);
   }
 
-  byte[] key() {
+  public byte[] key() {
     return key;
   }
 

@@ -40,11 +40,11 @@ public enum PartitionState {
   }
 
   /** The persisted code. */
-  int code() {
+  public int code() {
     return code;
   }
 
-  static PartitionState ofCode(int code) {
+  public static PartitionState ofCode(int code) {
     for (PartitionState s : values()) {
       if (s.code == code) {
         return s;

@@ -2,6 +2,8 @@ package io.partkit.kvstore;
 
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.MetadataStores;
+import io.partkit.kvstore.client.KvClient;
+import io.partkit.kvstore.node.KvNodeMain;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.io.BufferedReader;

@@ -3,6 +3,14 @@ package io.partkit.kvstore;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.partkit.kvstore.client.KeySpreading;
+import io.partkit.kvstore.client.KvClient;
+import io.partkit.kvstore.client.SpreadWrites;
+import io.partkit.kvstore.load.ClusterLoad;
+import io.partkit.kvstore.load.HotKey;
+import io.partkit.kvstore.load.LoadMeasure;
+import io.partkit.kvstore.load.NodeLoad;
+import io.partkit.kvstore.load.PartitionLoad;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.PartitionLoads;

@@ -3,7 +3,10 @@ package io.partkit.kvstore;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.partkit.kvstore.KvReply.Status;
+import io.partkit.kvstore.client.KvClient;
+import io.partkit.kvstore.wire.KvNodeClient;
+import io.partkit.kvstore.wire.KvReply.Status;
+import io.partkit.kvstore.wire.KvReply;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.nio.file.Path;

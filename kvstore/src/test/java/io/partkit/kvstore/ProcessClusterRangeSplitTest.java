@@ -3,6 +3,12 @@ package io.partkit.kvstore;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.partkit.kvstore.client.KvClient;
+import io.partkit.kvstore.client.KvEntry;
+import io.partkit.kvstore.client.ScanResult;
+import io.partkit.kvstore.load.ClusterLoad;
+import io.partkit.kvstore.load.LoadMeasure;
+import io.partkit.kvstore.load.NodeLoad;
 import io.partkit.spi.KeyRanges;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;

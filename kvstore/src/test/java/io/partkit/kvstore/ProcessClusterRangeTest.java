@@ -4,6 +4,9 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.partkit.kvstore.client.KvClient;
+import io.partkit.kvstore.client.KvEntry;
+import io.partkit.kvstore.client.ScanResult;
 import io.partkit.spi.KeyRanges;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;

@@ -3,6 +3,11 @@ package io.partkit.kvstore;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.partkit.kvstore.client.KvClient;
+import io.partkit.kvstore.client.KvException;
+import io.partkit.kvstore.wire.KvNodeClient;
+import io.partkit.kvstore.wire.NodeStatus;
+import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.io.RandomAccessFile;

@@ -4,6 +4,10 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.partkit.kvstore.client.KvClient;
+import io.partkit.kvstore.client.KvEntry;
+import io.partkit.kvstore.client.KvScanner;
+import io.partkit.kvstore.client.ScanResult;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

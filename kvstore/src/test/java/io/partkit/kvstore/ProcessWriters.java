@@ -2,6 +2,8 @@ package io.partkit.kvstore;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import io.partkit.kvstore.client.KvClient;
+import io.partkit.kvstore.client.KvException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,7 @@
 package io.partkit.kvstore;
 
 import io.partkit.coordinator.MetadataStore;
+import io.partkit.kvstore.migration.KvMigrationExecutor;
 import io.partkit.spi.Member;
 import io.partkit.spi.NodeId;
 

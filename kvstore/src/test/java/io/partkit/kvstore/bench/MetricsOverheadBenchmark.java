@@ -2,10 +2,10 @@ package io.partkit.kvstore.bench;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import io.partkit.kvstore.BenchNodes;
-import io.partkit.kvstore.KvClient;
-import io.partkit.kvstore.KvException;
-import io.partkit.kvstore.KvNode;
+import io.partkit.kvstore.client.KvClient;
+import io.partkit.kvstore.client.KvException;
+import io.partkit.kvstore.node.BenchNodes;
+import io.partkit.kvstore.node.KvNode;
 import io.partkit.spi.HashSlots;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;

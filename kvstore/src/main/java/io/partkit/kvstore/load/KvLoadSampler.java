@@ -1,0 +1,44 @@
+package io.partkit.kvstore.load;
+
+import static java.util.Objects.requireNonNull;
+
+import io.partkit.kvstore.client.KvClient;
+import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.PartitionLoads;
+import java.util.Optional;
+
+/** {@link LoadSampler} over a {@link KvClient}. */
+final class KvLoadSampler implements LoadSampler {
+
+  private final KvClient client;
+  private final LoadMeasure measure;
+  /** The previous reading, the base of the next rate; guarded by {@code this}. */
+  private ClusterLoad previous;
+  /**
+   * What {@link #loads} answers. Volatile rather than guarded: the coordinator reads it under
+   * its own lock while a sample may be reading the nodes, and must not wait for that.
+   */
+  private volatile PartitionLoads latest;
+
+  KvLoadSampler(KvClient client, LoadMeasure measure) {
+    this.client = requireNonNull(client, "client");
+    this.measure = requireNonNull(measure, "measure");
+  }
+
+  @Override
+  public synchronized PartitionLoads sample() {
+    ClusterLoad now = client.load();
+    PartitionLoads loads = previous != null && previous.table().epoch() == now.table().epoch()
+        ? now.partitionLoadsSince(previous, measure)
+        : now.partitionLoads(measure);
+    previous = now;
+    latest = loads;
+    return loads;
+  }
+
+  @Override
+  public Optional<PartitionLoads> loads(PartitionAssignment table) {
+    PartitionLoads loads = latest;
+    return loads != null && loads.describes(table) ? Optional.of(loads) : Optional.empty();
+  }
+}

@@ -1,0 +1,56 @@
+package io.partkit.kvstore.load;
+
+import io.partkit.kvstore.client.KvClient;
+import io.partkit.kvstore.client.KvException;
+import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.PartitionLoads;
+import java.util.Optional;
+
+/**
+ * The kvstore's side of load-aware rebalancing: samples the nodes' load view through a
+ * {@link KvClient} and answers, for a table, the loads measured under it. Its {@link #loads}
+ * has the shape of the coordinator's {@code LoadSource}, so wiring it is one method reference,
+ * and this module needs no coordinator dependency:
+ *
+ * <pre>{@code
+ * LoadSampler sampler = LoadSampler.of(client, LoadMeasure.OPS_PER_SECOND);
+ * Coordinators.builder()...loadSource(sampler::loads)...build();
+ * scheduler.scheduleAtFixedRate(sampler::sample, 1, 1, TimeUnit.MINUTES);
+ * }</pre>
+ *
+ * <p>Sampling and answering are apart because the coordinator asks under its lock and must not
+ * wait on the network: {@link #sample} reads every node (call it on your own schedule), {@link
+ * #loads} only looks at what the last sample computed.
+ */
+public interface LoadSampler {
+
+  /**
+   * A sampler reading {@code client}'s load view ({@link KvClient#load()}, under the client's
+   * cached table) and rating it by {@code measure}.
+   */
+  static LoadSampler of(KvClient client, LoadMeasure measure) {
+    return new KvLoadSampler(client, measure);
+  }
+
+  /**
+   * Reads every node's load view now. When the previous sample was taken under the same table
+   * epoch, the loads are the rates between the two ({@link ClusterLoad#partitionLoadsSince});
+   * otherwise (the first sample, or the first after the table changed) the averages over each
+   * partition's whole count ({@link ClusterLoad#partitionLoads}).
+   *
+   * @return the loads just computed, tied to the epoch of the client's table
+   * @throws KvException if a node could not be reached; the last good sample stays in force
+   * @throws IllegalStateException if a node holds a partition under a newer epoch than the
+   *     client's table ({@link ClusterLoad#partition}); give the client the newer table ({@link
+   *     KvClient#offer}). A sample under an older table is tied to that table's epoch, so
+   *     {@link #loads} never answers it for a newer one
+   */
+  PartitionLoads sample();
+
+  /**
+   * The loads of the last sample if they were measured under {@code table} (same epoch and
+   * partition count), else empty: loads measured under another table would put partitions on
+   * the wrong nodes. Never reads the network.
+   */
+  Optional<PartitionLoads> loads(PartitionAssignment table);
+}

@@ -1,0 +1,156 @@
+package io.partkit.kvstore.load;
+
+import static java.util.Objects.requireNonNull;
+
+import io.partkit.kvstore.PartitionState;
+import io.partkit.kvstore.client.KvClient;
+import io.partkit.kvstore.wire.KvReply;
+import io.partkit.kvstore.wire.Wire;
+import io.partkit.spi.NodeId;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One node's load view, as its {@code LOAD} answer carries it: what it measured of every
+ * partition it serves ({@code OWNED}, or {@code MIGRATING_OUT} while a move has it fenced) with
+ * the partition's median key ({@link PartitionLoad#splitKey()}), and its hottest keys.
+ * {@link KvClient#load()} reads it from every node of the table and turns it into {@link
+ * io.partkit.spi.PartitionLoads} ({@link ClusterLoad}).
+ *
+ * <p>Encoded and decoded here only (like the STATUS answer in {@code NodeStatus}), so the node
+ * and its readers cannot drift apart.
+ *
+ * @param node the node that answered
+ * @param partitions the partitions it serves, by partition number
+ * @param hotKeyRequests the data requests its hot-key sketch counted (the current window and
+ *     the one before it)
+ * @param hotKeyMaximumError how far any hot key's estimate may exceed its true count
+ * @param hottestKeys up to 16 of the keys its sketch is sure were requested more often than
+ *     the error bound, the hottest first
+ */
+public record NodeLoad(NodeId node, List<PartitionLoad> partitions, long hotKeyRequests,
+    long hotKeyMaximumError, List<HotKey> hottestKeys) {
+
+  /** A key is "hot" by default when it is certainly at least this share of a node's requests. */
+  public static final double DEFAULT_HOT_SHARE = 0.05;
+
+  /** Canonical constructor. */
+  public NodeLoad {
+    requireNonNull(node, "node");
+    partitions = List.copyOf(partitions);
+    hottestKeys = List.copyOf(hottestKeys);
+  }
+
+  /** What the node measured of {@code partition}, if it serves it. */
+  public Optional<PartitionLoad> partition(int partition) {
+    for (PartitionLoad p : partitions) {
+      if (p.partition() == partition) {
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The keys that certainly took at least {@code minShare} of the node's requests in its hot-key
+   * windows (by the sketch's lower bound, so never a false positive), the hottest first.
+   *
+   * @throws IllegalArgumentException if {@code minShare} is not in (0, 1]
+   */
+  public List<HotKey> hotKeys(double minShare) {
+    if (!(minShare > 0 && minShare <= 1)) {
+      throw new IllegalArgumentException("hot-key share must be in (0, 1]: " + minShare);
+    }
+    List<HotKey> hot = new ArrayList<>();
+    for (HotKey k : hottestKeys) {
+      if (k.lowerBound() >= minShare * hotKeyRequests) {
+        hot.add(k);
+      }
+    }
+    return hot;
+  }
+
+  /** {@link #hotKeys(double)} at {@link #DEFAULT_HOT_SHARE}. */
+  public List<HotKey> hotKeys() {
+    return hotKeys(DEFAULT_HOT_SHARE);
+  }
+
+  /** The node's answer: its body is the whole view. */
+  public KvReply reply() {
+    Wire.Writer w = new Wire.Writer().utf(node.value()).i32(partitions.size());
+    for (PartitionLoad p : partitions) {
+      w.i32(p.partition()).i8(p.state().code()).i64(p.epoch()).i64(p.keys())
+          .i64(p.measuredNanos()).i64(p.gets()).i64(p.puts()).i64(p.compareAndSets())
+          .i64(p.bytesIn()).i64(p.bytesOut()).i64(p.latencyTotalNanos())
+          .i64(p.latencyMaxNanos());
+    }
+    w.i64(hotKeyRequests).i64(hotKeyMaximumError).i32(hottestKeys.size());
+    for (HotKey k : hottestKeys) {
+      w.i32(k.partition()).bytes(k.key()).i8(k.truncated() ? 1 : 0).i64(k.estimate())
+          .i64(k.lowerBound()).i64(k.upperBound());
+    }
+    // Added after everything else, so a reader that stops after the hot keys (an older one)
+    // still reads every field it knows: one split key per partition, in the same order.
+    w.i32(partitions.size());
+    for (PartitionLoad p : partitions) {
+      w.bytes(p.splitKey());
+    }
+    return KvReply.ok(0, w.toBytes());
+  }
+
+  /**
+   * Reads an OK answer to LOAD.
+   *
+   * @throws IOException if its body is cut short or malformed
+   */
+  public static NodeLoad of(KvReply ok) throws IOException {
+    if (ok.value() == null) {
+      throw new IOException("LOAD answer without a body");
+    }
+    Wire.Reader r = new Wire.Reader(ok.value());
+    String node = r.utf();
+    int n = count(r.i32(), "partitions");
+    List<PartitionLoad> partitions = new ArrayList<>(Math.min(n, 1 << 16));
+    for (int i = 0; i < n; i++) {
+      int partition = r.i32();
+      PartitionState state = PartitionState.ofCode(r.i8());
+      partitions.add(new PartitionLoad(partition, state, r.i64(), r.i64(), r.i64(), r.i64(),
+          r.i64(), r.i64(), r.i64(), r.i64(), r.i64(), r.i64()));
+    }
+    long requests = r.i64();
+    long maximumError = r.i64();
+    int h = count(r.i32(), "hot keys");
+    List<HotKey> hot = new ArrayList<>(Math.min(h, HotKeys.MAX_REPORTED));
+    for (int i = 0; i < h; i++) {
+      int partition = r.i32();
+      byte[] key = r.bytes();
+      if (key == null) {
+        throw new IOException("LOAD answer: hot key " + i + " has no bytes");
+      }
+      boolean truncated = r.i8() != 0;
+      hot.add(new HotKey(partition, key, truncated, r.i64(), r.i64(), r.i64()));
+    }
+    if (!r.atEnd()) { // an older node ends here: its partitions have no split key
+      int k = count(r.i32(), "split keys");
+      if (k != n) {
+        throw new IOException("LOAD answer: " + k + " split keys for " + n + " partitions");
+      }
+      for (int i = 0; i < n; i++) {
+        partitions.set(i, partitions.get(i).withSplitKey(r.bytes()));
+      }
+    }
+    if (node == null) {
+      throw new IOException("LOAD answer without the node's id");
+    }
+    return new NodeLoad(NodeId.of(node), partitions, requests, maximumError, hot);
+  }
+
+  private static int count(int n, String what) throws IOException {
+    if (n < 0) {
+      throw new IOException("LOAD answer: negative count of " + what + ": " + n);
+    }
+    return n;
+  }
+}

@@ -1,0 +1,106 @@
+package io.partkit.kvstore.node;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.partkit.kvstore.KvSecret;
+import io.partkit.kvstore.PartitionState;
+import io.partkit.kvstore.PartitionStatus;
+import io.partkit.kvstore.client.KvClient;
+import io.partkit.kvstore.load.NodeLoad;
+import io.partkit.spi.NodeId;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+
+/**
+ * A storage node of the reference key-value store: it holds some partitions and serves
+ * get/put/cas on them over TCP (protocol: see the module's {@code docs/kvstore.md}).
+ *
+ * <h2>Guarantees</h2>
+ * <ul>
+ *   <li><b>Ownership.</b> It serves only partitions it holds in state {@link PartitionState#OWNED},
+ *       and only requests whose epoch is at least the epoch it owns them under; anything else is
+ *       answered with a redirect carrying the newer epoch, or MOVING while a partition moves. It
+ *       never serves the data of a partition it does not own.
+ *   <li><b>Durability.</b> Every acknowledged write, and every state change, is in the node's
+ *       write-ahead log and forced to disk first; a node killed with {@code kill -9} and
+ *       restarted on the same data directory recovers all of them.
+ *   <li><b>Linearizable per key</b> while owned: writes to a partition are applied under its lock
+ *       in log order, and a read waits until what it saw is durable.
+ * </ul>
+ */
+public interface KvNode extends AutoCloseable {
+
+  /**
+   * Starts a node listening on {@code 127.0.0.1:port} ({@code port} 0 picks a free one), after
+   * replaying the log in {@code dataDir}.
+   *
+   * @throws IOException if the data directory cannot be read or the port is taken
+   */
+  static KvNode start(NodeId id, Path dataDir, int port) throws IOException {
+    return TcpKvNode.start(id, dataDir, new InetSocketAddress("127.0.0.1", port));
+  }
+
+  /**
+   * Starts a node listening on {@code bind} that admits only peers proving {@code secret}
+   * (clients, other nodes, the migration executor: give each the same {@link KvSecret}).
+   *
+   * @throws IOException if the data directory cannot be read or the address is taken
+   */
+  static KvNode start(NodeId id, Path dataDir, InetSocketAddress bind, KvSecret secret)
+      throws IOException {
+    return TcpKvNode.start(id, dataDir, bind, UnsafeTestFault.NONE, ConnectionLimits.DEFAULT,
+        java.util.Objects.requireNonNull(secret, "secret"));
+  }
+
+  /**
+   * As {@link #start(NodeId, Path, int)}, with the node's meters (per partition and per node,
+   * see {@code docs/kvstore.md}) registered on {@code registry}, e.g. a Prometheus or JMX
+   * registry; the other {@code start} methods give each node its own {@code
+   * SimpleMeterRegistry}. The node removes its meters from the registry when it closes.
+   *
+   * @throws IOException if the data directory cannot be read or the port is taken
+   */
+  static KvNode start(NodeId id, Path dataDir, int port, MeterRegistry registry)
+      throws IOException {
+    return TcpKvNode.start(id, dataDir, new InetSocketAddress("127.0.0.1", port),
+        UnsafeTestFault.NONE, ConnectionLimits.DEFAULT, null,
+        java.util.Objects.requireNonNull(registry, "registry"));
+  }
+
+  /**
+   * As {@link #start(NodeId, Path, InetSocketAddress, KvSecret)}, with the node's meters on
+   * {@code registry}.
+   *
+   * @throws IOException if the data directory cannot be read or the address is taken
+   */
+  static KvNode start(NodeId id, Path dataDir, InetSocketAddress bind, KvSecret secret,
+      MeterRegistry registry) throws IOException {
+    return TcpKvNode.start(id, dataDir, bind, UnsafeTestFault.NONE, ConnectionLimits.DEFAULT,
+        java.util.Objects.requireNonNull(secret, "secret"),
+        java.util.Objects.requireNonNull(registry, "registry"));
+  }
+
+  /** This node's identity. */
+  NodeId id();
+
+  /** Where it listens. */
+  InetSocketAddress address();
+
+  /** {@code host:port}, the form a {@link io.partkit.spi.Member#address()} takes. */
+  default String hostAndPort() {
+    return address().getHostString() + ":" + address().getPort();
+  }
+
+  /** The local state of one partition. */
+  PartitionStatus status(int partition);
+
+  /**
+   * This node's load view, as its {@code LOAD} answer carries it ({@link KvClient#load()} reads
+   * it from every node).
+   */
+  NodeLoad load();
+
+  /** Stops listening and closes every connection and the log. */
+  @Override
+  void close();
+}

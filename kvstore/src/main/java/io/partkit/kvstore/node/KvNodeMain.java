@@ -1,0 +1,90 @@
+package io.partkit.kvstore.node;
+
+import io.partkit.kvstore.KvSecret;
+import io.partkit.spi.NodeId;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Runs one node as its own process:
+ * {@code java -cp <classpath> io.partkit.kvstore.node.KvNodeMain --id n1 --data /var/kv/n1
+ * [--port 0] [--host 127.0.0.1]}.
+ *
+ * <p>{@code --unsafe-test-fault NAME} starts it with a deliberate data-losing bug
+ * ({@code ack-before-log}, {@code serve-while-fenced}, {@code skip-epoch-check},
+ * {@code skip-replication}) for harness runs
+ * that must prove they catch a broken store. Never use it for data you keep.
+ *
+ * <p>Once it listens it prints {@code KVNODE LISTENING host:port} on standard output, which is
+ * what a harness waits for. It exits when its standard input closes (so a dying parent does not
+ * leave nodes behind) or when killed; a kill loses nothing acknowledged (see {@link KvNode}). It
+ * exits with status 74 when its write-ahead log fails (a full disk: the cause is on standard
+ * error), and at start-up, with a one-line message, when it cannot start (1 for a damaged or
+ * shortened log, 74 for an I/O failure such as a full disk).
+ */
+public final class KvNodeMain {
+
+  /** The exit status after an I/O failure (sysexits' EX_IOERR): a full disk, a failed log. */
+  static final int EXIT_IO = 74;
+
+  private KvNodeMain() {}
+
+  /**
+   * Entry point.
+   *
+   * @throws IOException if the node cannot start
+   */
+  public static void main(String[] args) throws IOException {
+    Map<String, String> options = new HashMap<>();
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      options.put(args[i], args[i + 1]);
+    }
+    String id = options.get("--id");
+    String data = options.get("--data");
+    if (id == null || data == null || args.length % 2 != 0) {
+      System.err.println("usage: KvNodeMain --id <node id> --data <dir> [--port <port>]"
+          + " [--host <address>] [--secret-file <file>] [--unsafe-test-fault <name>]");
+      System.exit(2);
+    }
+    TcpKvNode node;
+    try {
+      String secretFile = options.get("--secret-file");
+      node = TcpKvNode.start(NodeId.of(id), Path.of(data),
+          new InetSocketAddress(options.getOrDefault("--host", "127.0.0.1"),
+              Integer.parseInt(options.getOrDefault("--port", "0"))),
+          UnsafeTestFault.parse(options.getOrDefault("--unsafe-test-fault", "none")),
+          ConnectionLimits.DEFAULT, secretFile == null ? null : KvSecret.read(Path.of(secretFile)));
+    } catch (CorruptLogException | LostLogRecordsException | IllegalArgumentException e) {
+      System.err.println("node " + id + ": " + e.getMessage()); // the whole story; no trace
+      System.exit(1);
+      return;
+    } catch (IOException e) {
+      // a full disk, a data directory it may not write: one line naming the cause, no trace
+      String message = e.getMessage();
+      System.err.println(message.startsWith("node ") ? message : "node " + id + ": " + message);
+      System.exit(EXIT_IO);
+      return;
+    }
+    Thread watcher = new Thread(() -> {
+      try {
+        node.awaitStopAfterLogFailure(java.time.Duration.ofDays(365 * 100));
+        System.exit(EXIT_IO); // the node said why on stderr; a supervisor restarts it
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "kvnode-exit-on-log-failure");
+    watcher.setDaemon(true);
+    watcher.start();
+    System.out.println("KVNODE LISTENING " + node.hostAndPort());
+    System.out.flush();
+    InputStream in = System.in;
+    while (in.read() >= 0) {
+      // wait for the parent to go away
+    }
+    node.close();
+  }
+}

@@ -1,0 +1,107 @@
+package io.partkit.kvstore.node;
+
+import io.partkit.kvstore.PartitionState;
+import io.partkit.kvstore.wire.KvReply.Status;
+import io.partkit.kvstore.wire.KvReply;
+import io.partkit.spi.NodeId;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeMap;
+
+/** One partition on this node; every field is guarded by the object's monitor. */
+final class NodePartition {
+  final int id;
+  PartitionState state = PartitionState.ABSENT;
+  /**
+   * OWNED: the owner epoch; ABSENT: the last epoch known; otherwise the owner epoch kept for a
+   * roll back.
+   */
+  long epoch;
+  /** The move's target epoch while MIGRATING_OUT, RECEIVING or RECEIVED. */
+  long moveEpoch;
+  /**
+   * The highest move epoch this node was unfenced from (a roll back). A move at that epoch or
+   * below is refused from then on: a target may still hold a copy taken under that fence, and
+   * a copy from before the roll back must never be mistaken for a current one.
+   */
+  long unfencedEpoch;
+  boolean pulling;
+  /**
+   * MIGRATING_OUT: the sequence number of its fence's log record, which FENCE answers before
+   * it is durable; a page copied under the fence waits for it (see {@link NodeMigration#fence}).
+   * 0: none pending (a fence replayed from the log is durable).
+   */
+  long fenceSeq;
+  /**
+   * Source side, while a target pre-copies this OWNED partition: the keys written since the
+   * pre-copy began. Memory only: a restart loses it, and the target then copies in full.
+   */
+  Tracking tracking;
+  /** Target side: the source's tracking token of the pre-copy held here (RECEIVING), or 0. */
+  long precopyToken;
+  /** OWNED: the addresses of the other replicas, each of which must hold every write. */
+  List<String> backups = List.of();
+  /**
+   * Replicas (OWNED with backups, BACKUP): the sequence number of the last replicated write
+   * and that write. Writes are replicated one at a time per partition, so two replicas differ
+   * by at most this one write, and a primary brings its backups level with it ({@link
+   * NodeReplication#syncBackups}) before it serves after a restart, a promotion or a failed
+   * write.
+   */
+  long seq;
+  byte[] lastKey;
+  byte[] lastValue;
+  /** OWNED with backups: whether the backups are known to be level with this node. */
+  boolean synced = true;
+  /** BACKUP: still copying the primary's data (CATCHUP). */
+  boolean catchingUp;
+  /**
+   * BACKUP catching up: the keys replicated since it joined (a copied page must not undo
+   * them).
+   */
+  java.util.TreeSet<byte[]> fresh;
+  /**
+   * BACKUP: restarted while catching up. The record of fresh keys was in memory, so the copy
+   * can no longer tell old values from new: it refuses everything until joined again.
+   */
+  boolean catchupLost;
+  final TreeMap<byte[], byte[]> data = new TreeMap<>(Arrays::compareUnsigned);
+  /**
+   * Its meters while this node serves it, else null. Set and cleared under the monitor, but
+   * volatile so that a served request reads it without taking the lock again.
+   */
+  volatile NodeMetrics.PartitionMeters meters;
+
+  NodePartition(int id) {
+    this.id = id;
+  }
+
+  long visibleEpoch() {
+    return state == PartitionState.OWNED || state == PartitionState.ABSENT
+        || state == PartitionState.BACKUP ? epoch : moveEpoch;
+  }
+
+  void applyReplicated(long seq, byte[] key, byte[] value) {
+    data.put(key, value);
+    this.seq = seq;
+    lastKey = key;
+    lastValue = value;
+  }
+
+  /** A write while a target pre-copies: the delta after the fence must carry this key. */
+  void markDirty(byte[] key) {
+    if (tracking != null) {
+      tracking.dirty().add(key);
+    }
+  }
+
+  /** A refusal; its value is the partition's state code, so the executor can act on it. */
+  KvReply refused(NodeId node, String step) {
+    return new KvReply(Status.REFUSED, visibleEpoch(), new byte[] {(byte) state.code()},
+        step + " of partition " + id + " refused on " + node + ": it is " + state
+            + " at epoch " + visibleEpoch());
+  }
+
+  /** Keys written to a partition since a pre-copy at {@code moveEpoch} began ({@code token}). */
+  record Tracking(long moveEpoch, long token, java.util.TreeSet<byte[]> dirty) {}
+}

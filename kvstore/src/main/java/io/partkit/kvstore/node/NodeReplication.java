@@ -1,0 +1,452 @@
+package io.partkit.kvstore.node;
+
+import static io.partkit.kvstore.node.LogRecords.clearRecord;
+import static io.partkit.kvstore.node.LogRecords.putRecord;
+import static io.partkit.kvstore.node.LogRecords.replicaRecord;
+import static io.partkit.kvstore.node.LogRecords.replicatedPutRecord;
+import static io.partkit.kvstore.node.LogRecords.stateRecord;
+import static io.partkit.kvstore.node.NodeMigration.SERVING_PAGE;
+import static io.partkit.kvstore.node.NodeMigration.pause;
+import static io.partkit.kvstore.node.TcpKvNode.PEER_TIMEOUT;
+import static io.partkit.kvstore.node.TcpKvNode.ROLE_BACKUP;
+import static io.partkit.kvstore.node.TcpKvNode.ROLE_JOIN;
+import static io.partkit.kvstore.node.TcpKvNode.ROLE_PRIMARY;
+import static io.partkit.kvstore.node.TcpKvNode.ROLE_PRIMARY_ADDING;
+import static io.partkit.kvstore.node.TcpKvNode.parseAddress;
+
+import io.partkit.kvstore.KvSecret;
+import io.partkit.kvstore.PartitionState;
+import io.partkit.kvstore.wire.KvReply.Status;
+import io.partkit.kvstore.wire.KvReply;
+import io.partkit.kvstore.wire.NodeConnection;
+import io.partkit.kvstore.wire.Wire;
+import io.partkit.spi.NodeId;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A node's side of replication: the CONFIGURE roles, and REPLICATE, CONFIRM and CATCHUP as a
+ * backup serves them; as a primary, each write sent to every backup, each read confirmed by
+ * every backup, and the backups levelled before it serves again.
+ */
+final class NodeReplication {
+
+  private final NodeId id;
+  private final WriteAheadLog log;
+  private final ReplicaLinks links;
+  private final KvSecret secret; // null: admit every peer (loopback only)
+  /** The node's count of keys pulled in (a catch-up's pages count too). */
+  private final AtomicLong keysCopiedIn;
+
+  NodeReplication(NodeId id, WriteAheadLog log, ReplicaLinks links, KvSecret secret,
+      AtomicLong keysCopiedIn) {
+    this.id = id;
+    this.log = log;
+    this.links = links;
+    this.secret = secret;
+    this.keysCopiedIn = keysCopiedIn;
+  }
+
+  KvReply configure(NodePartition part, long epoch, Wire.Reader r) throws IOException {
+    int role = r.i8();
+    return switch (role) {
+      case ROLE_PRIMARY, ROLE_PRIMARY_ADDING -> {
+        int n = r.i32();
+        if (n < 0 || n > 16) {
+          yield KvReply.of(Status.ERROR, 0, "a partition has 0 to 16 backups, not " + n);
+        }
+        List<String> backups = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          String address = r.utf();
+          try {
+            parseAddress(address); // before any state change
+          } catch (IllegalArgumentException e) {
+            yield KvReply.of(Status.ERROR, 0, "node " + id + ": CONFIGURE: " + e.getMessage());
+          }
+          backups.add(address);
+        }
+        yield configurePrimary(part, epoch, backups, role == ROLE_PRIMARY_ADDING);
+      }
+      case ROLE_BACKUP -> configureBackup(part, epoch);
+      case ROLE_JOIN -> join(part, epoch, r.i64());
+      default -> KvReply.of(Status.ERROR, 0, "unknown CONFIGURE role " + role);
+    };
+  }
+
+  /**
+   * Makes this node the primary at {@code epoch}. With {@code adding}, the listed replicas join
+   * as empty backups that catch up (they get every write from now on and copy the rest with
+   * CATCHUP); without, the list is the exact set of backups, already at {@code epoch} (after a
+   * failover they were moved there first, which fenced the old primary), and they are levelled
+   * before the first request is served.
+   */
+  private KvReply configurePrimary(NodePartition part, long epoch, List<String> backups,
+      boolean adding) throws IOException {
+    long seq;
+    synchronized (part) {
+      boolean fresh = part.state == PartitionState.ABSENT && part.epoch == 0;
+      boolean fromOwned = part.state == PartitionState.OWNED && epoch >= part.epoch;
+      boolean fromBackup = part.state == PartitionState.BACKUP && epoch >= part.epoch
+          && !part.catchingUp && !part.catchupLost;
+      if (adding && !(fromOwned && epoch == part.epoch)) {
+        return part.refused(id, "CONFIGURE adding backups at epoch " + epoch
+            + " (only the primary at its own epoch adds backups)");
+      }
+      if (!(fresh || fromOwned || fromBackup) || part.tracking != null) {
+        return part.refused(id, "CONFIGURE primary at epoch " + epoch);
+      }
+      List<String> all = new ArrayList<>();
+      if (adding) {
+        // A replica joined again (its catch-up was cut) starts over: level the others without
+        // it, and put the old list back if the join fails, since only the coordinator's table
+        // decides who is a replica.
+        List<String> before = part.backups;
+        List<String> others = before.stream().filter(b -> !backups.contains(b)).toList();
+        if (others.size() != before.size()) {
+          part.backups = others;
+          part.synced = false;
+        }
+        KvReply unsynced = syncBackups(part); // a joiner starts level with every replica
+        byte[] join = NodeConnection.request(Wire.CONFIGURE, part.id, epoch).i8(ROLE_JOIN)
+            .i64(part.seq).toBytes();
+        String failure = unsynced != null ? unsynced.toString()
+            : firstFailure(backups, links.callAll(backups, join));
+        if (failure != null) {
+          part.backups = before;
+          part.synced = false;
+          return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
+              + " could not add backups " + backups + ": " + failure);
+        }
+        all.addAll(others);
+        all.addAll(backups);
+      } else {
+        all.addAll(backups);
+      }
+      if (fresh) {
+        log.append(clearRecord(part.id));
+        part.data.clear();
+      }
+      part.state = PartitionState.OWNED;
+      part.epoch = epoch;
+      part.moveEpoch = 0;
+      part.backups = List.copyOf(all);
+      part.catchingUp = false;
+      part.fresh = null;
+      part.synced = adding || all.isEmpty();
+      log.append(stateRecord(part));
+      seq = log.append(replicaRecord(part));
+    }
+    log.awaitDurable(seq);
+    return KvReply.ok(epoch, null);
+  }
+
+  /**
+   * Makes this replica a backup at {@code epoch}, keeping its data. Moving a backup to a newer
+   * epoch fences the primary of the older one: that primary needs every backup to take each
+   * write and to confirm each read at its own epoch, so from then on it can do neither.
+   */
+  private KvReply configureBackup(NodePartition part, long epoch) throws IOException {
+    long seq;
+    synchronized (part) {
+      if (part.state == PartitionState.BACKUP && part.epoch == epoch) {
+        return KvReply.ok(epoch, null);
+      }
+      // A primary may step down at its own epoch (a hand-over inside one reconfiguration); a
+      // backup only moves forward.
+      boolean demotion = part.state == PartitionState.OWNED && part.tracking == null
+          && epoch >= part.epoch;
+      boolean forward = part.state == PartitionState.BACKUP && epoch > part.epoch;
+      if (!demotion && !forward) {
+        return part.refused(id, "CONFIGURE backup at epoch " + epoch);
+      }
+      part.state = PartitionState.BACKUP;
+      part.epoch = epoch;
+      part.moveEpoch = 0;
+      part.backups = List.of();
+      part.synced = true;
+      log.append(stateRecord(part));
+      seq = log.append(replicaRecord(part));
+    }
+    log.awaitDurable(seq);
+    return KvReply.ok(epoch, null);
+  }
+
+  /**
+   * Sent by a primary, under its partition's lock: this node becomes an empty backup at
+   * {@code epoch} whose next write is {@code seq + 1}, catching up. A backup that caught up at
+   * this epoch refuses: it must not lose its copy to a stray join.
+   */
+  private KvReply join(NodePartition part, long epoch, long seq) throws IOException {
+    long logged;
+    synchronized (part) {
+      boolean again = part.state == PartitionState.BACKUP
+          && (part.epoch < epoch || part.catchingUp || part.catchupLost);
+      boolean deposed = part.state == PartitionState.OWNED && !part.backups.isEmpty()
+          && part.epoch < epoch && part.tracking == null;
+      if (!(part.state == PartitionState.ABSENT || again || deposed) || part.epoch > epoch
+          || part.pulling) {
+        return part.refused(id, "JOIN as a backup at epoch " + epoch);
+      }
+      log.append(clearRecord(part.id));
+      part.data.clear();
+      part.state = PartitionState.BACKUP;
+      part.epoch = epoch;
+      part.moveEpoch = 0;
+      part.seq = seq;
+      part.lastKey = null;
+      part.lastValue = null;
+      part.backups = List.of();
+      part.catchingUp = true;
+      part.catchupLost = false;
+      part.fresh = new java.util.TreeSet<>(Arrays::compareUnsigned);
+      log.append(stateRecord(part));
+      logged = log.append(replicaRecord(part));
+    }
+    log.awaitDurable(logged);
+    return KvReply.ok(epoch, null);
+  }
+
+  /** Backup: applies the primary's write number {@code seq}, durably, before answering. */
+  KvReply replicate(NodePartition part, long epoch, long seq, byte[] key, byte[] value)
+      throws IOException {
+    if (key == null || value == null) {
+      return KvReply.of(Status.ERROR, 0, "key and value must not be null");
+    }
+    long logged;
+    synchronized (part) {
+      if (part.state != PartitionState.BACKUP || part.epoch != epoch || part.catchupLost) {
+        return part.refused(id, "REPLICATE at epoch " + epoch
+            + (part.catchupLost ? " (restarted while catching up: join it again)" : ""));
+      }
+      if (seq == part.seq && Arrays.equals(key, part.lastKey)
+          && Arrays.equals(value, part.lastValue)) {
+        logged = log.lastAppended(); // sent again (a levelling after a lost answer): held
+      } else if (seq != part.seq + 1) {
+        return part.refused(id, "REPLICATE of write " + seq + " (this backup holds write "
+            + part.seq + ")");
+      } else {
+        logged = log.append(replicatedPutRecord(part.id, seq, key, value));
+        part.applyReplicated(seq, key, value);
+        if (part.catchingUp) {
+          part.fresh.add(key);
+        }
+      }
+    }
+    log.awaitDurable(logged);
+    return KvReply.ok(epoch, null);
+  }
+
+  /**
+   * Backup: confirms that it is still a backup at {@code epoch}, so no newer primary can have
+   * served anything yet; answers its last write (int64 seq, bytes key, bytes value) and whether
+   * it is still catching up (int8).
+   */
+  KvReply confirmEpoch(NodePartition part, long epoch) {
+    synchronized (part) {
+      if (part.state != PartitionState.BACKUP || part.epoch != epoch || part.catchupLost) {
+        return part.refused(id, "CONFIRM at epoch " + epoch);
+      }
+      return KvReply.ok(epoch, new Wire.Writer().i64(part.seq).bytes(part.lastKey)
+          .bytes(part.lastValue).i8(part.catchingUp ? 1 : 0).toBytes());
+    }
+  }
+
+  /**
+   * Backup catching up: copies the primary's committed data page by page, throttled like a
+   * pre-copy, skipping the keys replicated since it joined (their values are newer than any
+   * page's). Then it is caught up: a copy a failover may promote.
+   */
+  KvReply catchUp(NodePartition part, long epoch, String primary) throws IOException {
+    InetSocketAddress from;
+    try {
+      from = parseAddress(primary);
+    } catch (IllegalArgumentException e) {
+      return KvReply.of(Status.ERROR, 0, "node " + id + ": CATCHUP: " + e.getMessage());
+    }
+    synchronized (part) {
+      if (part.state == PartitionState.BACKUP && part.epoch == epoch && !part.catchingUp
+          && !part.catchupLost) {
+        return KvReply.ok(epoch, new Wire.Writer().i64(part.data.size()).toBytes());
+      }
+      if (part.state != PartitionState.BACKUP || part.epoch != epoch || !part.catchingUp
+          || part.catchupLost || part.pulling) {
+        return part.refused(id, "CATCHUP at epoch " + epoch);
+      }
+      part.pulling = true;
+    }
+    try (NodeConnection peer = NodeConnection.open(from, PEER_TIMEOUT, secret)) {
+      byte[] after = null;
+      boolean more = true;
+      while (more) {
+        long pageStart = System.nanoTime();
+        KvReply reply = peer.call(NodeConnection.request(Wire.SNAPSHOT, part.id, epoch)
+            .bytes(after).i32(SERVING_PAGE).toBytes());
+        if (!reply.isOk()) {
+          return KvReply.of(reply.status() == Status.ERROR ? Status.ERROR : Status.REFUSED,
+              epoch, "catch-up of partition " + part.id + " from " + from + " failed: " + reply);
+        }
+        Wire.Reader page = new Wire.Reader(reply.value());
+        int count = page.i32();
+        synchronized (part) {
+          if (part.state != PartitionState.BACKUP || part.epoch != epoch || !part.catchingUp) {
+            return part.refused(id, "CATCHUP (joined again or moved meanwhile)");
+          }
+          for (int i = 0; i < count; i++) {
+            byte[] key = page.bytes();
+            byte[] value = page.bytes();
+            after = key;
+            if (!part.fresh.contains(key)) {
+              log.append(putRecord(part.id, key, value));
+              part.data.put(key, value);
+            }
+          }
+          keysCopiedIn.addAndGet(count);
+        }
+        more = page.i8() != 0;
+        if (more) {
+          pause(System.nanoTime() - pageStart);
+        }
+      }
+      long logged;
+      synchronized (part) {
+        if (part.state != PartitionState.BACKUP || part.epoch != epoch || !part.catchingUp) {
+          return part.refused(id, "CATCHUP (joined again or moved meanwhile)");
+        }
+        part.catchingUp = false;
+        part.fresh = null;
+        logged = log.append(replicaRecord(part)); // after every copied key
+      }
+      log.awaitDurable(logged);
+      return KvReply.ok(epoch, new Wire.Writer().i64(part.data.size()).toBytes());
+    } finally {
+      synchronized (part) {
+        part.pulling = false;
+      }
+    }
+  }
+
+  /**
+   * Primary, under the partition's lock: sends the next write to every backup. Null when all
+   * hold it; otherwise the UNAVAILABLE answer (some may hold it, so its outcome is unknown and
+   * the backups are levelled before the next request).
+   */
+  KvReply replicateToBackups(NodePartition part, byte[] key, byte[] value) {
+    byte[] request = NodeConnection.request(Wire.REPLICATE, part.id, part.epoch)
+        .i64(part.seq + 1).bytes(key).bytes(value).toBytes();
+    String failure = firstFailure(part.backups, links.callAll(part.backups, request));
+    if (failure == null) {
+      return null;
+    }
+    part.synced = false;
+    return KvReply.of(Status.UNAVAILABLE, part.epoch, "write to partition " + part.id + " on "
+        + id + " not acknowledged (it may still take effect): " + failure);
+  }
+
+  /**
+   * Primary, after reading: every backup must still be one at the read's epoch. Once one was
+   * moved to a newer epoch (a failover fences the old primary that way before the new one
+   * serves), this node may be deposed and its value stale: the read is refused instead.
+   * Linearizable without clocks or leases, at the cost of a round trip per read.
+   */
+  KvReply confirmWithBackups(int partition, long epoch, List<String> backups,
+      String what) {
+    if (backups.isEmpty()) {
+      return null;
+    }
+    byte[] request = NodeConnection.request(Wire.CONFIRM, partition, epoch).toBytes();
+    String failure = firstFailure(backups, links.callAll(backups, request));
+    return failure == null ? null : KvReply.of(Status.UNAVAILABLE, epoch, what + " of partition "
+        + partition + " on " + id + " not served: a backup did not confirm epoch " + epoch
+        + " (a newer primary may exist): " + failure);
+  }
+
+  /**
+   * Primary, under the partition's lock: brings every replica level with the most advanced one
+   * (they differ by at most the one write whose replication failed or was cut by a crash or a
+   * failover), so that all hold the same writes before this node serves again.
+   */
+  KvReply syncBackups(NodePartition part) throws IOException {
+    if (part.synced || part.backups.isEmpty()) {
+      return null;
+    }
+    List<String> backups = part.backups;
+    List<KvReply> answers = links.callAll(backups,
+        NodeConnection.request(Wire.CONFIRM, part.id, part.epoch).toBytes());
+    String failure = firstFailure(backups, answers);
+    if (failure != null) {
+      return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
+          + " cannot level its backups: " + failure);
+    }
+    long[] seqs = new long[backups.size()];
+    long max = part.seq;
+    byte[] key = part.lastKey;
+    byte[] value = part.lastValue;
+    for (int i = 0; i < seqs.length; i++) {
+      Wire.Reader r = new Wire.Reader(answers.get(i).value());
+      seqs[i] = r.i64();
+      byte[] k = r.bytes();
+      byte[] v = r.bytes();
+      if (seqs[i] > max) {
+        max = seqs[i];
+        key = k;
+        value = v;
+      }
+    }
+    for (int i = 0; i <= seqs.length; i++) {
+      long s = i < seqs.length ? seqs[i] : part.seq;
+      if (max - s > 1 || s < max && key == null) {
+        return KvReply.of(Status.ERROR, part.epoch, "replicas of partition " + part.id
+            + " differ by more than one write (" + (i < seqs.length ? backups.get(i) : id)
+            + " holds write " + s + ", another " + max + "): join that replica again");
+      }
+    }
+    if (part.seq < max) {
+      log.append(replicatedPutRecord(part.id, max, key, value));
+      part.applyReplicated(max, key, value);
+      part.markDirty(key);
+    }
+    List<String> behind = new ArrayList<>();
+    for (int i = 0; i < seqs.length; i++) {
+      if (seqs[i] < max) {
+        behind.add(backups.get(i));
+      }
+    }
+    if (!behind.isEmpty()) {
+      byte[] push = NodeConnection.request(Wire.REPLICATE, part.id, part.epoch).i64(max)
+          .bytes(key).bytes(value).toBytes();
+      failure = firstFailure(behind, links.callAll(behind, push));
+      if (failure != null) {
+        return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
+            + " cannot level its backups: " + failure);
+      }
+    }
+    part.synced = true;
+    return null;
+  }
+
+  private static String firstFailure(List<String> addresses, List<KvReply> answers) {
+    for (int i = 0; i < answers.size(); i++) {
+      if (!answers.get(i).isOk()) {
+        return addresses.get(i) + ": " + answers.get(i);
+      }
+    }
+    return null;
+  }
+
+  /** Forgets a replica's configuration, in memory and in the log, as its data goes. */
+  void resetReplica(NodePartition part) throws IOException {
+    part.backups = List.of();
+    part.seq = 0;
+    part.lastKey = null;
+    part.lastValue = null;
+    part.catchingUp = false;
+    part.catchupLost = false;
+    part.fresh = null;
+    part.synced = true;
+    log.append(replicaRecord(part));
+  }
+}

@@ -1,0 +1,135 @@
+package io.partkit.kvstore.wire;
+
+import io.partkit.kvstore.KvSecret;
+import io.partkit.kvstore.node.ConnectionLimits;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.time.Duration;
+
+/**
+ * One blocking connection to a node: a request, then its response. Calls on one connection are
+ * serialized. Every call has a read timeout, so a paused or partitioned node makes the caller
+ * fail instead of hanging; a timed-out connection is closed (its answer may still be in flight).
+ */
+public final class NodeConnection implements AutoCloseable {
+
+  private final InetSocketAddress address;
+  private final Socket socket;
+  private final InputStream in;
+  private final OutputStream out;
+  private volatile long lastUsed = System.nanoTime();
+
+  private NodeConnection(InetSocketAddress address, Socket socket) throws IOException {
+    this.address = address;
+    this.socket = socket;
+    this.in = new BufferedInputStream(socket.getInputStream(), 1 << 16);
+    this.out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16);
+  }
+
+  /**
+   * Connects within {@code timeout} and answers the node's greeting, proving the shared secret
+   * when the node asks for it ({@code secret} may be null where no node asks); every later call
+   * may wait for its answer that long.
+   *
+   * @throws ConnectException if nothing listens there, or the handshake failed (no
+   *     request was sent)
+   */
+  public static NodeConnection open(InetSocketAddress address, Duration timeout, KvSecret secret)
+      throws IOException {
+    Socket socket = new Socket();
+    try {
+      socket.setTcpNoDelay(true);
+      socket.setSoTimeout(Math.toIntExact(timeout.toMillis()));
+      socket.connect(address, Math.toIntExact(timeout.toMillis()));
+      NodeConnection c = new NodeConnection(address, socket);
+      try {
+        Handshake.answer(c.in, c.out, secret, address);
+      } catch (ConnectException e) {
+        throw e;
+      } catch (IOException e) {
+        // a timeout or a broken connection before any request: still "not sent"
+        ConnectException notSent = new ConnectException("handshake with "
+            + address + " failed: " + e.getMessage());
+        notSent.initCause(e);
+        throw notSent;
+      }
+      return c;
+    } catch (IOException | RuntimeException e) {
+      socket.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Sends one request and waits for its answer.
+   *
+   * @throws IOException if the connection broke or timed out: the request may or may not have
+   *     been applied
+   */
+  public synchronized KvReply call(byte[] request) throws IOException {
+    try {
+      Wire.writeFrame(out, request);
+      byte[] body = Wire.readFrame(in);
+      if (body == null) {
+        throw new EOFException("node " + address + " closed the connection");
+      }
+      lastUsed = System.nanoTime();
+      return decode(body);
+    } catch (IOException e) {
+      close();
+      throw e;
+    }
+  }
+
+  static KvReply decode(byte[] body) throws IOException {
+    Wire.Reader r = new Wire.Reader(body);
+    int code = r.i8();
+    KvReply.Status[] statuses = KvReply.Status.values();
+    if (code < 0 || code >= statuses.length) {
+      throw new IOException("unknown reply status: " + code);
+    }
+    long epoch = r.i64();
+    byte[] value = r.bytes();
+    String message = r.utf();
+    return new KvReply(statuses[code], epoch, value, message);
+  }
+
+  public static byte[] encode(KvReply reply) {
+    return new Wire.Writer().i8(reply.status().ordinal()).i64(reply.epoch()).bytes(reply.value())
+        .utf(reply.message()).toBytes();
+  }
+
+  public static Wire.Writer request(byte op, int partition, long epoch) {
+    return new Wire.Writer().i8(op).i32(partition).i64(epoch);
+  }
+
+  boolean isClosed() {
+    return socket.isClosed();
+  }
+
+  /**
+   * Whether to open a new connection rather than use this one: closed, or idle for half the
+   * node's idle timeout ({@link ConnectionLimits}), after which the node may close it at any
+   * moment, and a request sent just then would end with an unknown outcome it never had.
+   */
+  boolean isStale() {
+    long idle = System.nanoTime() - lastUsed;
+    return isClosed() || idle > ConnectionLimits.DEFAULT.idleTimeout().toNanos() / 2;
+  }
+
+  @Override
+  public void close() {
+    try {
+      socket.close();
+    } catch (IOException e) {
+      // closing a broken socket: nothing left to release
+    }
+  }
+}

@@ -11,9 +11,9 @@ import java.time.Duration;
  * A raw connection to one node: requests go to that node with the partition and epoch the caller
  * gives, and the node's answer comes back as is. This is what the migration executor and the
  * routing client speak, and what fencing is tested with (a write sent to an old owner).
- * Package-private: its replies ({@link KvReply}) are the wire protocol, which may change in any
- * release; applications use the routing {@link KvClient}, and a harness that checks a node's
- * partitions uses {@link KvClient#partitionStatus}.
+ * Public only because the kvstore's packages share it: its replies ({@link KvReply}) are the
+ * wire protocol, which may change in any release; applications use the routing {@link KvClient},
+ * and a harness that checks a node's partitions uses {@link KvClient#partitionStatus}.
  *
  * <p>Not thread-safe: one request at a time; open one per thread.
  */

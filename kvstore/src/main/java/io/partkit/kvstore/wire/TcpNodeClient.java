@@ -13,8 +13,8 @@ import java.time.Duration;
 
 /**
  * {@link KvNodeClient} over one lazily opened connection, or over connections borrowed from a
- * {@link NodeConnectionPool}, plus the administrative steps of a migration (package-private:
- * only the executor drives them).
+ * {@link NodeConnectionPool}, plus the administrative steps of a migration (only the migration
+ * executor and the tests drive them; public because the executor is in another package).
  */
 public final class TcpNodeClient implements KvNodeClient {
 

@@ -5,19 +5,16 @@
  * {@code io.partkit.coordinator}.
  *
  * <p>No {@code requires} beyond {@code java.base}: strategies and backends depend on this module,
- * never the other way. {@code uses} is what allows {@link io.partkit.spi.Partitioners}, in a named
- * module, to call {@link java.util.ServiceLoader} at all; it then finds the modules on the module
- * path that provide {@code io.partkit.spi.PartitionerProvider}, and still the providers that jars
- * on the class path list in {@code META-INF/services}.
+ * never the other way, and it names none of them (the skeleton partkit's own strategies share is
+ * the module {@code io.partkit.strategy.support}). {@code uses} is what allows
+ * {@link io.partkit.spi.Partitioners}, in a named module, to call {@link java.util.ServiceLoader}
+ * at all; it then finds the modules on the module path that provide
+ * {@code io.partkit.spi.PartitionerProvider}, and still the providers that jars on the class path
+ * list in {@code META-INF/services}.
  */
 module io.partkit.spi {
   exports io.partkit.spi;
   exports io.partkit.spi.hash;
-  // The strategies' shared skeleton, not API: only partkit's own strategy modules may read it
-  // (compiling this module alone warns that they are not found; they need not be).
-  exports io.partkit.spi.internal to
-      io.partkit.strategy.fixed, io.partkit.strategy.tokenring, io.partkit.strategy.rendezvous,
-      io.partkit.strategy.range;
 
   uses io.partkit.spi.PartitionerProvider;
 }

@@ -5,11 +5,13 @@
  * <p>Unlike the other strategy modules this one exports its package: a coordinator or a store
  * calls {@code RangeSplits} with the sizes and loads it measured. Everything else in the package
  * is package-private. {@code META-INF/services} keeps the provider found on the class path. It
- * places ranges on nodes with the {@code fixed} strategy's table, which it reaches through the
- * SPI by name, so that module must be resolved too; it needs no {@code requires}.
+ * places ranges on nodes with the {@code fixed} strategy's table, hence {@code requires
+ * io.partkit.strategy.fixed} (whose provider is exported to this module alone).
  */
 module io.partkit.strategy.range {
   requires io.partkit.spi;
+  requires io.partkit.strategy.support;
+  requires io.partkit.strategy.fixed;
 
   exports io.partkit.strategy.range;
 

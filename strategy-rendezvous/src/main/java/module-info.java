@@ -9,6 +9,7 @@
  */
 module io.partkit.strategy.rendezvous {
   requires io.partkit.spi;
+  requires io.partkit.strategy.support;
 
   provides io.partkit.spi.PartitionerProvider
       with io.partkit.strategy.rendezvous.RendezvousPartitionerProvider;

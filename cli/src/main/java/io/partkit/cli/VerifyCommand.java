@@ -1,7 +1,7 @@
 package io.partkit.cli;
 
 import io.partkit.harness.RunResult;
-import io.partkit.harness.Verifier;
+import io.partkit.harness.VerifyRun;
 import io.partkit.harness.VerifySpec;
 import io.partkit.harness.runtime.SetupException;
 import io.partkit.harness.runtime.SshTarget;
@@ -193,7 +193,7 @@ final class VerifyCommand implements Callable<Integer> {
     PrintStream progress = new PrintStream(new WriterOutputStream(err), true,
         StandardCharsets.UTF_8);
     try {
-      RunResult r = Verifier.run(run, progress, System.console() != null);
+      RunResult r = VerifyRun.run(run, progress, System.console() != null);
       out.println(r.summary());
       out.flush();
       return r.exitCode();

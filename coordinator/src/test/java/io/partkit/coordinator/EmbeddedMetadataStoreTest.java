@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The embedded store's file persistence. Its run of the store contract
- * ({@code MetadataStoreContractKit}, in testkit, which depends on this module) is
+ * ({@code MetadataStoreContractKit}, in coordinator-testkit, which depends on this module) is
  * {@code EmbeddedMetadataStoreContractTest} in coordinator-etcd.
  */
 class EmbeddedMetadataStoreTest {

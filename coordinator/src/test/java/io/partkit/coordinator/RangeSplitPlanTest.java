@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The metadata-only table of a key-range split or merge, decided on the split keys. The whole
  * path through a coordinator (split committed, then one half migrated) is tested where the
- * range strategy is, in {@code strategy-range}'s {@code RangeSplitThroughCoordinatorTest}: this
- * module's tests cannot depend on a strategy (the testkit depends on this module).
+ * range strategy is, in {@code strategy-range}'s {@code RangeSplitThroughCoordinatorTest}: that
+ * module's tests depend on this one, so this module's tests cannot depend on it.
  */
 class RangeSplitPlanTest {
 

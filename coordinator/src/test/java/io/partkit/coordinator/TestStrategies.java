@@ -16,8 +16,7 @@ import java.util.Random;
 
 /**
  * Test strategies for load-aware planning, which differ in what they keep of a previous table
- * (the coordinator cannot use the real strategies in its own tests: they test against testkit,
- * which depends on the coordinator), and skewed loads.
+ * and nothing else, and skewed loads.
  */
 final class TestStrategies {
 

@@ -1,6 +1,5 @@
 /**
- * Tests of the coordinator and the embedded store, the
- * {@link io.partkit.coordinator.MetadataStoreContractKit} that every store passes, and a test-only
- * strategy.
+ * Tests of the coordinator and the embedded store, and test-only strategies. The store contract
+ * every store passes ({@code MetadataStoreContractKit}) is in coordinator-testkit.
  */
 package io.partkit.coordinator;

@@ -1,5 +1,7 @@
 package io.partkit.harness;
 
+import static io.partkit.verification.report.Html.escape;
+
 import io.partkit.harness.check.LostWrites;
 import io.partkit.harness.check.RunStats;
 import io.partkit.harness.system.PlacementCheck;
@@ -57,23 +59,23 @@ final class RunReport {
     windows.addAll(phases(ops)); // drawn as marks, listed with the faults
     StringBuilder h = new StringBuilder(64 * 1024);
     h.append("<!DOCTYPE html><html><head><meta charset='utf-8'><title>partkit verify: ")
-        .append(esc(spec.system())).append(" ").append(esc(r.verdict().name()))
+        .append(escape(spec.system())).append(" ").append(escape(r.verdict().name()))
         .append("</title><style>body{font:14px sans-serif;margin:20px;color:#222}"
             + "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;"
             + "text-align:left}.valid{color:#1a7f37}.invalid{color:#c62828}"
             + ".unknown{color:#b26a00}svg{background:#fafafa;border:1px solid #ddd}"
             + "iframe{width:100%;height:480px;border:1px solid #ddd}</style></head><body>");
     String cls = r.verdict().name().toLowerCase(Locale.ROOT);
-    h.append("<h1>partkit verify: ").append(esc(spec.system())).append(" &mdash; <span class='")
+    h.append("<h1>partkit verify: ").append(escape(spec.system())).append(" &mdash; <span class='")
         .append(cls).append("'>").append(cls).append("</span></h1>");
-    h.append("<p>").append(esc(r.summary())).append("</p>");
-    h.append("<p>nodes ").append(spec.nodes()).append(", runtime ").append(esc(spec.runtime()))
-        .append(", nemesis ").append(esc(spec.nemeses().isEmpty() ? "none"
+    h.append("<p>").append(escape(r.summary())).append("</p>");
+    h.append("<p>nodes ").append(spec.nodes()).append(", runtime ").append(escape(spec.runtime()))
+        .append(", nemesis ").append(escape(spec.nemeses().isEmpty() ? "none"
             : String.join(", ", spec.nemeses())))
         .append(", time ").append(spec.time().toSeconds()).append(" s, concurrency ")
         .append(spec.concurrency()).append(", rate ").append((long) spec.rate())
         .append(" ops/s, seed ").append(spec.seed())
-        .append(spec.options().isEmpty() ? "" : ", options " + esc(spec.options().toString()))
+        .append(spec.options().isEmpty() ? "" : ", options " + escape(spec.options().toString()))
         .append("</p>");
     stats(h, r.stats());
     h.append("<h2>Timeline</h2><p>Operations per worker lane (green ok, red fail, orange unknown,"
@@ -92,7 +94,7 @@ final class RunReport {
         + "<th>fault</th></tr>");
     for (Window w : windows) {
       h.append("<tr><td>").append(sec(w.start())).append("</td><td>").append(sec(w.end()))
-          .append("</td><td>").append(esc(w.what())).append("</td></tr>");
+          .append("</td><td>").append(escape(w.what())).append("</td></tr>");
     }
     h.append("</table><p>Files: <code>history.edn</code>, <code>results.edn</code>, one log per"
         + " node.</p></body></html>\n");
@@ -178,14 +180,14 @@ final class RunReport {
         h.append(String.format(Locale.ROOT,
             "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#555' stroke-dasharray='4,3'>"
                 + "<title>%s</title></line><text x='%.1f' y='%d' font-size='10'>%s</text>",
-            xs, top, xs, top + height, esc(w.what()), xs + 2, top + 22,
-            esc(w.what().substring(7))));
+            xs, top, xs, top + height, escape(w.what()), xs + 2, top + 22,
+            escape(w.what().substring(7))));
         continue;
       }
       h.append(String.format(Locale.ROOT,
           "<rect x='%.1f' y='%d' width='%.1f' height='%d' fill='#ffcdd2' opacity='0.45'>"
               + "<title>%s</title></rect>", x(w.start(), endTime), top,
-          Math.max(1, x(w.end(), endTime) - x(w.start(), endTime)), height, esc(w.what())));
+          Math.max(1, x(w.end(), endTime) - x(w.start(), endTime)), height, escape(w.what())));
     }
   }
 
@@ -235,8 +237,8 @@ final class RunReport {
       h.append(String.format(Locale.ROOT,
           "<rect x='%.1f' y='%d' width='%.1f' height='%d' fill='%s'><title>%s %s %s</title></rect>",
           x1, lane * laneHeight + 1, x2 - x1, laneHeight - 2, color(s.type()),
-          esc(s.invoke().f()), esc(String.valueOf(s.invoke().key())),
-          esc(s.completion() == null ? "unfinished" : s.completion().type().jepsenName())));
+          escape(s.invoke().f()), escape(String.valueOf(s.invoke().key())),
+          escape(s.completion() == null ? "unfinished" : s.completion().type().jepsenName())));
     }
     h.append("<text x='4' y='12' font-size='10'>workers</text>");
     axis(h, endTime, lanes * laneHeight + 2);
@@ -306,7 +308,7 @@ final class RunReport {
   private static void stats(StringBuilder h, RunStats s) {
     h.append("<table><tr><th>f</th><th>ok</th><th>fail</th><th>info</th></tr>");
     for (String f : s.counts().keySet()) {
-      h.append("<tr><td>").append(esc(f)).append("</td><td>").append(s.count(f, OpType.OK))
+      h.append("<tr><td>").append(escape(f)).append("</td><td>").append(s.count(f, OpType.OK))
           .append("</td><td>").append(s.count(f, OpType.FAIL)).append("</td><td>")
           .append(s.count(f, OpType.INFO)).append("</td></tr>");
     }
@@ -321,7 +323,7 @@ final class RunReport {
     h.append("<h2>Keys</h2><p>").append(a.keys().size()).append(" keys checked as cas-registers: ")
         .append(valid).append(" linearizable");
     if (a.cause() != null) {
-      h.append("; ").append(esc(a.cause()));
+      h.append("; ").append(escape(a.cause()));
     }
     h.append(".</p>");
     if (a.keys().size() > 50 && valid == a.keys().size()) {
@@ -333,9 +335,9 @@ final class RunReport {
         continue; // long runs: list only the keys that need a look
       }
       String v = k.verdict().name().toLowerCase(Locale.ROOT);
-      h.append("<tr><td>").append(esc(String.valueOf(k.key()))).append("</td><td>")
+      h.append("<tr><td>").append(escape(String.valueOf(k.key()))).append("</td><td>")
           .append(k.operations()).append("</td><td class='").append(v).append("'>").append(v)
-          .append("</td><td>").append(esc(k.evidence() != null ? k.evidence().message()
+          .append("</td><td>").append(escape(k.evidence() != null ? k.evidence().message()
               : Objects.toString(k.cause(), ""))).append("</td></tr>");
     }
     h.append("</table>");
@@ -346,28 +348,28 @@ final class RunReport {
         .append(" acknowledged writes on ").append(lost.keys()).append(" keys read at the end: ")
         .append(lost.lost().size()).append(" lost");
     if (!lost.unread().isEmpty()) {
-      h.append("; keys never read at the end: ").append(esc(lost.unread().toString()));
+      h.append("; keys never read at the end: ").append(escape(lost.unread().toString()));
     }
     h.append(".</p>");
     if (!lost.lost().isEmpty()) {
       h.append("<table><tr><th>key</th><th>value</th><th>invoked at</th><th>ok at</th>"
           + "<th>why</th></tr>");
       lost.lost().stream().limit(200).forEach(l -> h.append("<tr><td>")
-          .append(esc(String.valueOf(l.key()))).append("</td><td>")
-          .append(esc(String.valueOf(l.value()))).append("</td><td>").append(l.invokeIndex())
-          .append("</td><td>").append(l.okIndex()).append("</td><td>").append(esc(l.why()))
+          .append(escape(String.valueOf(l.key()))).append("</td><td>")
+          .append(escape(String.valueOf(l.value()))).append("</td><td>").append(l.invokeIndex())
+          .append("</td><td>").append(l.okIndex()).append("</td><td>").append(escape(l.why()))
           .append("</td></tr>"));
       h.append("</table>");
     }
   }
 
   private static void placement(StringBuilder h, PlacementCheck p) {
-    h.append("<h2>Placement</h2><p>").append(esc(p.rule())).append(": ").append(p.checked())
+    h.append("<h2>Placement</h2><p>").append(escape(p.rule())).append(": ").append(p.checked())
         .append(" checked, <span class='").append(p.ok() ? "valid" : "invalid").append("'>")
         .append(p.misplaced().size()).append(" misplaced</span>.</p>");
     if (!p.ok()) {
       h.append("<ul>");
-      p.misplaced().stream().limit(200).forEach(m -> h.append("<li>").append(esc(m))
+      p.misplaced().stream().limit(200).forEach(m -> h.append("<li>").append(escape(m))
           .append("</li>"));
       h.append("</ul>");
     }
@@ -380,28 +382,13 @@ final class RunReport {
       Analysis one = new Analysis(Verdict.INVALID, null, List.of(k), a.nanos());
       String picture = HtmlReport.render(Models.casRegister(null, NilReads.STRICT),
           History.of("key " + k.key(), keyOps), one);
-      h.append("<h2>Counterexample: key ").append(esc(String.valueOf(k.key())))
-          .append("</h2><p>").append(esc(k.evidence().message()))
-          .append("</p><iframe srcdoc=\"").append(esc(picture)).append("\"></iframe>");
+      h.append("<h2>Counterexample: key ").append(escape(String.valueOf(k.key())))
+          .append("</h2><p>").append(escape(k.evidence().message()))
+          .append("</p><iframe srcdoc=\"").append(escape(picture)).append("\"></iframe>");
     });
   }
 
   private static String sec(long nanos) {
     return String.format(Locale.ROOT, "%.1f", nanos / 1e9);
-  }
-
-  static String esc(String s) {
-    StringBuilder b = new StringBuilder(s.length());
-    for (char c : s.toCharArray()) {
-      switch (c) {
-        case '<' -> b.append("&lt;");
-        case '>' -> b.append("&gt;");
-        case '&' -> b.append("&amp;");
-        case '"' -> b.append("&quot;");
-        case '\'' -> b.append("&#39;");
-        default -> b.append(c);
-      }
-    }
-    return b.toString();
   }
 }

@@ -36,7 +36,7 @@ class KvVerifyTest {
   }
 
   static RunResult run(VerifySpec spec) {
-    RunResult r = Verifier.run(spec, System.out);
+    RunResult r = VerifyRun.run(spec, System.out);
     System.out.println("seed " + spec.seed() + ": " + r.summary());
     return r;
   }

@@ -103,7 +103,7 @@ class SetupFailureTest {
 
   @Test
   void aSystemWithTooFewMembersIsRefusedBeforeAnythingStarts() {
-    assertThatThrownBy(() -> Verifier.run(VerifySpec.builder("etcd").nodes(2)
+    assertThatThrownBy(() -> VerifyRun.run(VerifySpec.builder("etcd").nodes(2)
         .store(KvVerifyTest.STORE).build(), System.out))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2");
   }

@@ -21,7 +21,7 @@ public final class VerifyChildMain {
         .concurrency(4).rate(100).seed(Long.parseLong(args[1])).store(Path.of(args[0]))
         .runtime("containers").build();
     try {
-      RunResult r = Verifier.run(spec, System.out);
+      RunResult r = VerifyRun.run(spec, System.out);
       System.out.println("RESULT " + r.summary());
       System.exit(r.exitCode());
     } catch (SetupException e) {

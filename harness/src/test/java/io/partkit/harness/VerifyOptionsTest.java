@@ -27,7 +27,7 @@ class VerifyOptionsTest {
 
   private RunResult run(Map<String, String> options, String... nemeses) {
     ByteArrayOutputStream progress = new ByteArrayOutputStream();
-    return Verifier.run(VerifySpec.builder("kv").nodes(5).nemeses(java.util.List.of(nemeses))
+    return VerifyRun.run(VerifySpec.builder("kv").nodes(5).nemeses(java.util.List.of(nemeses))
         .store(store).options(options).build(), new PrintStream(progress, true));
   }
 

@@ -72,8 +72,8 @@ class ModulePathDiscoveryIT {
   }
 
   static List<Path> partkitJars() {
-    return List.of(jar("spi"), jar("strategy-fixed"), jar("strategy-tokenring"),
-        jar("strategy-rendezvous"));
+    return List.of(jar("spi"), jar("strategy-support"), jar("strategy-fixed"),
+        jar("strategy-tokenring"), jar("strategy-rendezvous"));
   }
 
   @BeforeAll
@@ -130,7 +130,7 @@ class ModulePathDiscoveryIT {
 
   @Test
   void aStrategyLeftOffTheModulePathIsNamedWithItsArtifact() throws Exception {
-    String path = Stream.of(jar("spi"), jar("strategy-fixed"), probe)
+    String path = Stream.of(jar("spi"), jar("strategy-support"), jar("strategy-fixed"), probe)
         .map(Path::toString).collect(Collectors.joining(File.pathSeparator));
     List<String> out = run("--module-path", path,
         "--module", "io.partkit.probe/io.partkit.probe.Probe", "tokenring");

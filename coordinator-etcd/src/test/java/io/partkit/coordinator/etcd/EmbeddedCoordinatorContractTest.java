@@ -3,8 +3,8 @@ package io.partkit.coordinator.etcd;
 import io.partkit.coordinator.Coordinator;
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.MetadataStores;
-import io.partkit.testkit.CoordinatorContractKit;
-import io.partkit.testkit.CoordinatorSettings;
+import io.partkit.coordinator.testkit.CoordinatorContractKit;
+import io.partkit.coordinator.testkit.CoordinatorSettings;
 import org.junit.jupiter.api.AfterEach;
 
 /** The coordinator contract on the embedded store. */

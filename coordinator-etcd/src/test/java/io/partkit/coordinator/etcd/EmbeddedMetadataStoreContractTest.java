@@ -2,12 +2,13 @@ package io.partkit.coordinator.etcd;
 
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.MetadataStores;
-import io.partkit.testkit.MetadataStoreContractKit;
+import io.partkit.coordinator.testkit.MetadataStoreContractKit;
 import org.junit.jupiter.api.AfterEach;
 
 /**
  * The store contract on the embedded store. Here and not in the coordinator's tests because the
- * kit is in testkit, which depends on the coordinator; its file persistence is tested there
+ * kit is in coordinator-testkit, which depends on the coordinator; its file persistence is tested
+ * there
  * ({@code EmbeddedMetadataStoreTest}).
  */
 class EmbeddedMetadataStoreContractTest extends MetadataStoreContractKit {

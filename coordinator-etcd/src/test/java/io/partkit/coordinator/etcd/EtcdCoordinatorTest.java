@@ -2,9 +2,9 @@ package io.partkit.coordinator.etcd;
 
 import io.partkit.coordinator.Coordinator;
 import io.partkit.coordinator.MetadataStore;
+import io.partkit.coordinator.testkit.CoordinatorContractKit;
+import io.partkit.coordinator.testkit.CoordinatorSettings;
 import io.partkit.test.support.EtcdMember;
-import io.partkit.testkit.CoordinatorContractKit;
-import io.partkit.testkit.CoordinatorSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.MetadataStoreException;
+import io.partkit.coordinator.testkit.MetadataStoreContractKit;
 import io.partkit.test.support.EtcdMember;
-import io.partkit.testkit.MetadataStoreContractKit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

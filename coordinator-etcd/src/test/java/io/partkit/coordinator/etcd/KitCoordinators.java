@@ -3,14 +3,15 @@ package io.partkit.coordinator.etcd;
 import io.partkit.coordinator.ClusterCoordinator;
 import io.partkit.coordinator.Coordinators;
 import io.partkit.coordinator.MetadataStore;
+import io.partkit.coordinator.testkit.CoordinatorSettings;
 import io.partkit.spi.PartitionerConfig;
-import io.partkit.testkit.CoordinatorSettings;
 
 /**
  * Maps the contract kit's settings onto {@link Coordinators#builder()}: one place for the
  * coordinator kit's runs on the embedded store and on etcd, which both live in this module
- * because it is the first downstream of testkit, the coordinator and the {@code fixed} strategy
- * (the coordinator's own tests cannot use testkit: testkit depends on the coordinator).
+ * because it is the first downstream of coordinator-testkit, the coordinator and the
+ * {@code fixed} strategy (the coordinator's own tests cannot use coordinator-testkit: it depends
+ * on the coordinator).
  */
 final class KitCoordinators {
 

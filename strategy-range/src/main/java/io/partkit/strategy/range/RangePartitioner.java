@@ -7,9 +7,9 @@ import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.PartitionerProvider;
-import io.partkit.spi.Partitioners;
-import io.partkit.spi.internal.AbstractPartitioner;
-import io.partkit.spi.internal.CommonOptions;
+import io.partkit.strategy.support.AbstractPartitioner;
+import io.partkit.strategy.fixed.FixedPartitionerProvider;
+import io.partkit.strategy.support.CommonOptions;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -28,8 +28,9 @@ import java.util.Optional;
  * minimal moves, zone spread, fixpoint on an unchanged view), and it is persisted format there;
  * re-implementing it would be a second copy to keep in step. So {@link #compute} hands the
  * previous table's replica lists to {@code fixed} as a table over {@code HashSlots(P)} and takes
- * its rows back over the ranges. It is reached through the SPI by name ({@code Partitioners}),
- * not compiled against: the module stays a client of {@code spi} only.
+ * its rows back over the ranges. It is a declared dependency (this module {@code requires
+ * io.partkit.strategy.fixed}, which exports its provider to this module only), so a missing
+ * {@code fixed} is a build or resolution error, not a failure at the first {@code create}.
  *
  * <h2>What stays, what moves</h2>
  * A previous table of this strategy keeps its split keys: a join or leave moves whole ranges, as
@@ -44,7 +45,6 @@ final class RangePartitioner extends AbstractPartitioner {
 
   static final String NAME = "range";
   static final int DEFAULT_PARTITIONS = 16;
-  private static final String FIXED = "fixed";
 
   private final KeyRanges initial;
   private final boolean zoneAware;
@@ -60,7 +60,6 @@ final class RangePartitioner extends AbstractPartitioner {
 
   /**
    * @throws io.partkit.spi.InvalidConfigurationException listing every bad or unknown option
-   * @throws IllegalStateException if the {@code fixed} strategy is not on the class or module path
    */
   static RangePartitioner create(PartitionerConfig config) {
     PartitionerConfig.Reader reader = CommonOptions.reader(NAME, config);
@@ -75,13 +74,8 @@ final class RangePartitioner extends AbstractPartitioner {
       initial = splitPoints(points.get(), reader);
     }
     reader.validate();
-    Optional<PartitionerProvider> fixed =
-        Partitioners.load(RangePartitioner.class.getClassLoader()).provider(FIXED);
-    if (fixed.isEmpty()) {
-      throw new IllegalStateException("strategy 'range' places its ranges with strategy '"
-          + FIXED + "', which is not on the class or module path: add partkit-strategy-fixed");
-    }
-    return new RangePartitioner(config, initial, replicas, zoneAware, fixed.get());
+    return new RangePartitioner(config, initial, replicas, zoneAware,
+        new FixedPartitionerProvider());
   }
 
   /**
@@ -136,8 +130,8 @@ final class RangePartitioner extends AbstractPartitioner {
     Partitioner table = tables.create(PartitionerConfig.of(
         "partitions", count, "replicas", rf, "zone-aware", zoneAware));
     // the same rows over slots: fixed builds on a table of its own name and scheme
-    Optional<PartitionAssignment> asSlots = previous.map(p -> PartitionAssignment.of(FIXED, 0,
-        p.membershipVersion(), HashSlots.of(count), p.replicaTable()));
+    Optional<PartitionAssignment> asSlots = previous.map(p -> PartitionAssignment.of(
+        tables.name(), 0, p.membershipVersion(), HashSlots.of(count), p.replicaTable()));
     PartitionAssignment placed = table.place(view, asSlots, rf);
     return assignment(view, ranges, placed.replicaTable());
   }

@@ -8,8 +8,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.Optional;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**

@@ -6,7 +6,7 @@ import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.TokenRanges;
 import io.partkit.spi.hash.KeyHash;
-import io.partkit.spi.internal.AbstractPartitioner;
+import io.partkit.strategy.support.AbstractPartitioner;
 import java.util.Optional;
 
 /**

@@ -4,7 +4,7 @@ import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.PartitionerProvider;
 import io.partkit.spi.StrategyOption;
-import io.partkit.spi.internal.CommonOptions;
+import io.partkit.strategy.support.CommonOptions;
 import java.util.List;
 import java.util.Set;
 

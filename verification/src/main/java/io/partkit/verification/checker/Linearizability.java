@@ -60,14 +60,13 @@ public final class Linearizability {
   /**
    * The model's reduction ({@link Model#droppable}, e.g. a register's unobserved :info writes)
    * is applied to a key only once its search has taken this many steps without an answer: it
-   * costs a pass over the key's operations (a few microseconds on a cold cache, measured on the
-   * small etcd histories), which the many keys decided in fewer steps do not need; a key that
-   * gets reduced restarts its search on the smaller history. The search's cut of
-   * {@link Model#ignoresState} (an :info step only where something can observe it) is on from
+   * costs a pass over the key's operations, which the many keys decided in fewer steps do not
+   * need; a key that gets reduced restarts its search on the smaller history. The search's cut
+   * of {@link Model#ignoresState} (an :info step only where something can observe it) is on from
    * this point at the latest (WglSearch turns it on itself after WglSearch.CUT_AFTER steps): it
-   * saves most steps on hard searches around :info operations (etcd_056: 7,176 steps to 982),
-   * but an easy search, which takes an :info operation early and keeps it, then tries it again
-   * at every configuration (etcd_067: 139 steps to 1,863 with the cut from the first step).
+   * saves most steps on hard searches around :info operations, but an easy search, which takes
+   * an :info operation early and keeps it, then tries it again at every configuration. The step
+   * counts behind this are in docs/checker.md, "The figures behind the search's design".
    */
   static final long REDUCE_AFTER = 1024;
 

@@ -36,9 +36,9 @@ package io.partkit.verification.checker;
  *
  * Verdict first, evidence after: the search records the deepest failures (the first four
  * linearized prefixes at the deepest depth where the walk met a return it could not pass, Knossos'
- * :final-paths) at an amortized constant cost per push (see Deepest); copying the stack at every
- * new deepest failure, as before, cost up to 50 times the verdict on long invalid histories. The
- * Prefixes and the model's message are built by evidence() once the verdict is known.
+ * :final-paths) at an amortized constant cost per push (see Deepest) rather than copying the
+ * stack at every new deepest failure, which on long invalid histories costs many times the
+ * verdict. The Prefixes and the model's message are built by evidence() once the verdict is known.
  *
  * A fourth cut, exact, for histories whose operations mostly follow one another (Knossos'
  * memstress histories, one process writing): when the first event left in the list is a call
@@ -63,15 +63,12 @@ package io.partkit.verification.checker;
  * completion at all, one in owedCache none that starts with an operation that looks at the state.
  * The dominance rules above keep their meaning in an owed configuration: a read forced there is
  * legal in every completion's place, and a forced frame failing fails the owed configuration,
- * which never claims more than that. On etcd_056 of Porcupine's corpus (12 :info writes and cas
- * among 65 operations, each of their values observed by some later operation, so that no
- * unobserved write can be dropped) the search takes 439 steps instead of 7,176 with the cut on
- * from the start: the :info operations are no longer tried at every point where they could go,
- * only where something can observe them. It is off for the first CUT_AFTER steps (and until
- * observedInfoStepsOnly(), which the checker calls with the model's reduction, see
- * Linearizability.REDUCE_AFTER): an easy search takes an :info operation early and keeps it,
- * where the cut tries it again at every configuration (etcd_067: 139 steps without, 1,863 with
- * it from the start).
+ * which never claims more than that. The :info operations are then no longer tried at every
+ * point where they could go, only where something can observe them. It is off for the first
+ * CUT_AFTER steps (and until observedInfoStepsOnly(), which the checker calls with the model's
+ * reduction, see Linearizability.REDUCE_AFTER): an easy search takes an :info operation early and
+ * keeps it, where the cut tries it again at every configuration. (The step counts behind both
+ * halves are in docs/checker.md, "The figures behind the search's design".)
  *
  * Not a cut, and exact: for models that name the one state in which an operation is legal
  * (Model.requiredState: a register's constraining read, a cas), that state is compared with the
@@ -85,20 +82,19 @@ package io.partkit.verification.checker;
  * e.g. a crashed read) is never linked into the list. The walk never took it (an :info step
  * that changes nothing is not taken, see above), but walked past it at every configuration: an
  * :info call has no return, so it stays in the list to the end, and once the operations around
- * it are linearized it sits at the head (single-c5-n100k, a register history of 100,000
- * operations by 5 processes with 393 crashed reads: 9.3M of its 10.9M steps were such visits;
- * 1.7M steps now). The scans for a read to force and for an :info step's observers skipped it
- * too (it is no :ok read, and it ignores the state or, :info and read-only, can be left out of any
- * linearization that has it directly after an :info step).
+ * it are linearized it sits at the head, where long histories with many crashed reads spent
+ * most of their steps visiting it (docs/checker.md). The scans for a read to force and for an
+ * :info step's observers skipped it too (it is no :ok read, and it ignores the state or, :info
+ * and read-only, can be left out of any linearization that has it directly after an :info step).
  *
  * Crashed operations (issue 22), four more rules, exact, for :info operations whose effect the
  * model's hooks name completely: "legal everywhere, leaves t" (Model.ignoresState with
  * Model.stateAfter t: a register's write of t, "blind") or "legal in s only, leaves t"
  * (Model.requiredState s with Model.stateAfter t: a cas [s t], "guarded"). By the hooks'
  * promises two :info operations with the same such effect step alike in every state; they
- * differ only in their invocation. A 1M-operation register history at concurrency 1 with 676
- * crashed writes and cas over 5 values ran out of a 1 GB heap after 93M steps without them (the
- * search tried the crashed operations in every combination); it takes 780k steps with them.
+ * differ only in their invocation. Without these rules the search tries the crashed operations
+ * in every combination, which on long histories with repeated values does not end in a 1 GB heap
+ * (docs/checker.md).
  * (1) Interchangeable operations in invocation order: of the operations of one effect class the
  *     search takes only the earliest invoked not yet linearized, so the linearized ones are
  *     always the first k of the class and are counted (classUsed). Why exact: an :info
@@ -492,9 +488,8 @@ final class WglSearch<S> {
   /**
    * The cut of Model.ignoresState is turned on after this many steps (or earlier, by
    * observedInfoStepsOnly()): searches decided sooner are mostly easy ones, which it would slow
-   * down (see the class comment). On the 102 etcd histories of Porcupine's corpus, turning it on
-   * after 128, 256, 512 or 1,024 steps (the last: with the reduction only) gives 26,983, 28,972,
-   * 31,726 and 34,469 steps in all, and 379,935 without it; etcd_056 982 steps after 128.
+   * down (see the class comment). Why 128: docs/checker.md, "The figures behind the search's
+   * design".
    */
   static final long CUT_AFTER = 128;
 

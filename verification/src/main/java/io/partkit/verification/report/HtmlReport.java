@@ -1,5 +1,7 @@
 package io.partkit.verification.report;
 
+import static io.partkit.verification.report.Html.escape;
+
 import io.partkit.verification.checker.Analysis;
 import io.partkit.verification.checker.KeyResult;
 import io.partkit.verification.checker.Prefix;
@@ -54,7 +56,7 @@ public final class HtmlReport {
     String verdict = a.verdict().name().toLowerCase(Locale.ROOT);
     StringBuilder html = new StringBuilder();
     html.append("<!DOCTYPE html><html><head><meta charset='utf-8'><title>")
-        .append(esc(history.source()))
+        .append(escape(history.source()))
         .append(" - ")
         .append(verdict)
         .append("</title><style>")
@@ -63,14 +65,14 @@ public final class HtmlReport {
         .append("pre{background:#f6f6f6;padding:8px}")
         .append("</style></head><body>");
     html.append("<h2>")
-        .append(esc(history.source()))
+        .append(escape(history.source()))
         .append(": <span class='")
         .append(verdict)
         .append("'>")
         .append(verdict)
         .append("</span></h2>");
     html.append("<p>model ")
-        .append(esc(model.name()))
+        .append(escape(model.name()))
         .append(", ")
         .append(ops.size())
         .append(" events, ")
@@ -84,7 +86,7 @@ public final class HtmlReport {
         .append("</p>");
     html.append("<div style='overflow-x:auto'>").append(svg).append("</div>");
     html.append("<pre>")
-        .append(esc(AnalysisText.render(model, history, a)))
+        .append(escape(AnalysisText.render(model, history, a)))
         .append("</pre></body></html>\n");
     return html.toString();
   }
@@ -150,7 +152,7 @@ public final class HtmlReport {
           .append(y + 15)
           .append("' class='lane'>process ")
           .append(
-              esc(
+              escape(
                   lane.getKey() instanceof String
                       ? ":" + lane.getKey()
                       : Values.toEdn(lane.getKey())))
@@ -194,7 +196,7 @@ public final class HtmlReport {
       svg.append("<g class='op ")
           .append(kind)
           .append("'><title>")
-          .append(esc(title(b, n)))
+          .append(escape(title(b, n)))
           .append("</title>")
           .append("<rect x='")
           .append(x)
@@ -211,7 +213,7 @@ public final class HtmlReport {
           .append(y + 14)
           .append("'>")
           .append(n == null ? "" : "#" + n + " ")
-          .append(esc(clip(label, Math.max(1, w / 6))))
+          .append(escape(clip(label, Math.max(1, w / 6))))
           .append("</text></g>");
     }
     svg.append("</svg>");
@@ -234,13 +236,5 @@ public final class HtmlReport {
 
   private static String clip(String s, int max) {
     return s.length() <= max ? s : s.substring(0, Math.max(0, max - 1)) + "…";
-  }
-
-  private static String esc(String s) {
-    return s.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("'", "&#39;")
-        .replace("\"", "&quot;");
   }
 }

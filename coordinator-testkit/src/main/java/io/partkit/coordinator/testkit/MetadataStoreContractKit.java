@@ -1,4 +1,4 @@
-package io.partkit.testkit;
+package io.partkit.coordinator.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

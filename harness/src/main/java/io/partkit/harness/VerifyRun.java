@@ -54,7 +54,7 @@ import java.util.function.IntConsumer;
  * operation ended {@code :info} continues as a new process (its old one may still be in flight),
  * so the history keeps one operation per process at a time.
  */
-public final class Verifier {
+public final class VerifyRun {
 
   private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration FINAL_READS_TIMEOUT = Duration.ofSeconds(60);
@@ -67,7 +67,7 @@ public final class Verifier {
   /** Seconds between plain progress lines when the output is not a terminal. */
   static final int PLAIN_PROGRESS_SECONDS = 10;
 
-  private Verifier() {}
+  private VerifyRun() {}
 
   /**
    * Runs {@code spec}, printing plain progress lines to {@code progress} (for a log or a pipe):

@@ -1,4 +1,4 @@
-package io.partkit.testkit;
+package io.partkit.coordinator.testkit;
 
 import io.partkit.coordinator.LoadSource;
 import io.partkit.spi.MigrationExecutor;

@@ -1,4 +1,4 @@
-package io.partkit.spi.internal;
+package io.partkit.strategy.support;
 
 import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;

@@ -77,13 +77,14 @@ class VerifyOptionsTest {
 
   @Test
   void everySystemChecksItsOptions() {
-    for (String name : Systems.NAMES) {
-      assertThatThrownBy(() -> Systems.named(name).options().check(Map.of("no-such", "1"), 3))
+    Systems systems = Systems.load();
+    for (String name : systems.names()) {
+      assertThatThrownBy(() -> systems.provider(name).options().check(Map.of("no-such", "1"), 3))
           .as(name).hasMessageContaining("unknown " + name + " option 'no-such'");
     }
-    Systems.named("ignite").options().check(Map.of("backups", "2", "atomicity",
+    systems.provider("ignite").options().check(Map.of("backups", "2", "atomicity",
         "transactional", "read-from-backup", "false"), 3);
-    assertThatThrownBy(() -> Systems.named("ignite").options().check(Map.of("backups", "3"), 3))
+    assertThatThrownBy(() -> systems.provider("ignite").options().check(Map.of("backups", "3"), 3))
         .hasMessageContaining("ignite option backups=3: out of range (expected an integer from"
             + " 1 to 2)");
   }

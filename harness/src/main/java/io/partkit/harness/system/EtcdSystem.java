@@ -11,7 +11,6 @@ import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.PutOption;
 import io.partkit.harness.runtime.NodeLogs;
-import io.partkit.harness.runtime.NodeProcess;
 import io.partkit.harness.runtime.NodeRuntime;
 import io.partkit.harness.runtime.SetupException;
 import java.io.File;
@@ -64,7 +63,7 @@ import java.util.concurrent.TimeoutException;
  * value and answer "compare failed" for a cas that did apply. A read that fails or times out is
  * recorded {@code fail}: it changed nothing, which is what Jepsen's etcd test does.
  */
-final class EtcdSystem implements SystemUnderTest {
+final class EtcdSystem extends NodeProcessSystem {
 
   /** Where the registers live in etcd's key space. */
   static final String KEY_PREFIX = "/partkit/register/";
@@ -86,9 +85,6 @@ final class EtcdSystem implements SystemUnderTest {
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(PROBE_TIMEOUT).build();
   private final Map<String, Member> members = new LinkedHashMap<>();
-  private final Map<String, NodeProcess> processes = new ConcurrentHashMap<>();
-  /** Members the nemesis killed and has not restarted: not a crash, but never healthy either. */
-  private final Set<String> killed = ConcurrentHashMap.newKeySet();
   /** etcd member id (decimal, as the JSON gateway prints it) to member name, learned lazily. */
   private final Map<String, String> namesById = new ConcurrentHashMap<>();
   private volatile NodeRuntime runtime;
@@ -127,12 +123,6 @@ final class EtcdSystem implements SystemUnderTest {
   /** The members' client URLs, for clients of the cluster. */
   List<String> clientUrls() {
     return members.values().stream().map(Member::clientUrl).toList();
-  }
-
-  @Override
-  public SystemOptions options() {
-    return SystemOptions.of("etcd",
-        SystemOptions.text("etcd", null, "the path of an etcd binary (default: found on PATH)"));
   }
 
   @Override
@@ -198,7 +188,7 @@ final class EtcdSystem implements SystemUnderTest {
       }
       // every member is spawned before any is waited for: none is healthy before a majority runs
       for (Member m : members.values()) {
-        processes.put(m.name(), rt.start(m.name(), m.command(), m.log()));
+        started(m.name(), rt.start(m.name(), m.command(), m.log()));
       }
       awaitHealthy(names, START_TIMEOUT);
     } catch (IOException e) {
@@ -254,8 +244,7 @@ final class EtcdSystem implements SystemUnderTest {
   public Optional<String> leader() {
     Map<String, CompletableFuture<JsonNode>> answers = new LinkedHashMap<>();
     for (Member m : members.values()) {
-      NodeProcess p = processes.get(m.name());
-      if (p != null && p.isAlive()) {
+      if (running(m.name())) {
         answers.put(m.name(), postJson(m.clientUrl() + "/v3/maintenance/status"));
       }
     }
@@ -343,11 +332,10 @@ final class EtcdSystem implements SystemUnderTest {
     Set<String> pending = new LinkedHashSet<>(nodes);
     while (true) {
       for (String node : pending) {
-        NodeProcess p = processes.get(node);
-        if (killed.contains(node)) {
+        if (killed(node)) {
           throw new SetupException("etcd " + node + " was killed and not restarted");
         }
-        if (p == null || !p.isAlive()) {
+        if (!running(node)) {
           throw exited(node);
         }
       }
@@ -365,7 +353,7 @@ final class EtcdSystem implements SystemUnderTest {
         throw new SetupException("etcd " + String.join(", ", pending) + " not healthy within "
             + timeout + "; see " + members.get(pending.iterator().next()).log());
       }
-      sleep(POLL_MILLIS);
+      pollPause(POLL_MILLIS, "etcd");
     }
   }
 
@@ -382,7 +370,7 @@ final class EtcdSystem implements SystemUnderTest {
         break;
       }
       size = now;
-      sleep(200);
+      pollPause(200, "etcd");
     }
     return new SetupException("etcd " + node + " exited; its log " + log + " ends with:\n"
         + NodeLogs.tail(log, 30));
@@ -396,52 +384,16 @@ final class EtcdSystem implements SystemUnderTest {
     }
   }
 
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis); // a polling interval, always inside a deadline loop
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new SetupException("interrupted waiting for etcd", e);
-    }
-  }
-
-  private NodeProcess process(String node) {
-    if (!members.containsKey(node)) {
-      throw new IllegalArgumentException("no etcd member " + node + "; members: " + nodes());
-    }
-    return processes.get(node);
-  }
-
+  /** Starts member {@code node} again (a restart keeps its data dir) and waits until healthy. */
   @Override
-  public void kill(String node) {
-    process(node).kill();
-    killed.add(node);
-  }
-
-  @Override
-  public void restart(String node) {
-    NodeProcess p = process(node);
-    if (p != null && p.isAlive()) {
-      return;
-    }
+  protected void startNode(String node) {
     Member m = members.get(node);
     try {
-      processes.put(node, runtime.start(node, m.command(), m.log()));
+      started(node, runtime.start(node, m.command(), m.log()));
     } catch (IOException e) {
       throw new SetupException("cannot restart etcd " + node + ": " + e.getMessage(), e);
     }
-    killed.remove(node);
     awaitHealthy(List.of(node), START_TIMEOUT);
-  }
-
-  @Override
-  public void pause(String node) {
-    process(node).pause();
-  }
-
-  @Override
-  public void resume(String node) {
-    process(node).resume();
   }
 
   @Override
@@ -466,26 +418,6 @@ final class EtcdSystem implements SystemUnderTest {
         .retryMaxDuration(timeout)
         .build();
     return new EtcdClient(client, timeout);
-  }
-
-  @Override
-  public void close() {
-    // in parallel: a kill waits for the process to be gone
-    List<RuntimeException> errors = new ArrayList<>();
-    processes.values().parallelStream().forEach(p -> {
-      try {
-        p.kill(); // SIGKILL also ends a paused (stopped) member
-      } catch (RuntimeException e) {
-        synchronized (errors) {
-          errors.add(e);
-        }
-      }
-    });
-    if (!errors.isEmpty()) {
-      RuntimeException first = errors.get(0);
-      errors.subList(1, errors.size()).forEach(first::addSuppressed);
-      throw first;
-    }
   }
 
   /** A recording client over jetcd; see the class doc for how outcomes are decided. */

@@ -67,18 +67,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * not waited for). Partitions (netns) split the cluster; with the short timings it splits and
  * merges back with the configured merge policy after the heal.
  */
-final class HazelcastSystem implements SystemUnderTest {
+final class HazelcastSystem extends NodeProcessSystem
+    implements Capability.Membership, Capability.CheckPlacement {
 
   static final String MAP = "registers";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration SAFE_TIMEOUT = Duration.ofSeconds(60);
   private static final long POLL_MILLIS = 200;
 
-  private final Map<String, NodeProcess> processes = new ConcurrentHashMap<>();
   private final Map<String, List<String>> commands = new LinkedHashMap<>();
   private final Map<String, String> addresses = new LinkedHashMap<>();
-  /** Members that left gracefully and have not joined again. */
-  private final Set<String> left = ConcurrentHashMap.newKeySet();
   /** Every key a client tried to write, for the placement check. */
   private final Set<Long> written = ConcurrentHashMap.newKeySet();
   private final List<HazelcastInstance> clients = new ArrayList<>();
@@ -93,23 +91,6 @@ final class HazelcastSystem implements SystemUnderTest {
   private int noHeartbeatSeconds;
   /** A smart client with Hazelcast's own partitioning: membership and the placement check. */
   private HazelcastInstance admin;
-
-  @Override
-  public SystemOptions options() {
-    return SystemOptions.of("hazelcast",
-        SystemOptions.oneOf("partitioning", "hazelcast", "hazelcast", "partkit"),
-        SystemOptions.oneOf("routing", "smart", "smart", "member"),
-        SystemOptions.text("merge-policy", "PutIfAbsentMergePolicy",
-            "a merge policy class, short or fully qualified"),
-        SystemOptions.integer("backups", 1, 0, 6),
-        new SystemOptions.Spec("split-brain-protection", null, "an integer >= 1 (default: off)",
-            SystemOptions.integer("split-brain-protection", 1, 1, Integer.MAX_VALUE).check()),
-        SystemOptions.integer("heartbeat-seconds", 1, 1, Integer.MAX_VALUE),
-        SystemOptions.integer("no-heartbeat-seconds", 5, 1, Integer.MAX_VALUE),
-        SystemOptions.integer("op-timeout-ms", 5000, 1, Integer.MAX_VALUE),
-        SystemOptions.integer("merge-first-seconds", 5, 1, Integer.MAX_VALUE),
-        SystemOptions.integer("merge-next-seconds", 5, 1, Integer.MAX_VALUE));
-  }
 
   @Override
   public String name() {
@@ -181,7 +162,7 @@ final class HazelcastSystem implements SystemUnderTest {
         spawn(n);
       }
       for (String n : names) {
-        processes.get(n).awaitLine("HAZELCAST MEMBER READY ", START_TIMEOUT);
+        process(n).awaitLine("HAZELCAST MEMBER READY ", START_TIMEOUT);
       }
       admin = newClient(List.copyOf(addresses.values()), true, false);
       awaitClusterSize(names.size(), START_TIMEOUT);
@@ -199,16 +180,20 @@ final class HazelcastSystem implements SystemUnderTest {
 
   private void spawn(String node) {
     try {
-      processes.put(node, runtime.start(node, commands.get(node), context.log(node)));
+      started(node, runtime.start(node, commands.get(node), context.log(node)));
     } catch (IOException e) {
       throw new SetupException("cannot start hazelcast member " + node + ": " + e.getMessage(), e);
     }
   }
 
-  /** Starts a member again and waits until it has joined and the cluster is safe (bounded). */
-  private void startMember(String node) {
+  /**
+   * Starts a member again (a new member, no data) and waits until it has joined and the cluster
+   * is safe (bounded).
+   */
+  @Override
+  protected void startNode(String node) {
     spawn(node);
-    NodeProcess p = processes.get(node);
+    NodeProcess p = process(node);
     p.awaitLine("HAZELCAST MEMBER READY ", START_TIMEOUT);
     try {
       p.awaitLine("HAZELCAST MEMBER SAFE", SAFE_TIMEOUT);
@@ -256,8 +241,7 @@ final class HazelcastSystem implements SystemUnderTest {
     int seen = -1;
     while (true) {
       for (String n : nodes) {
-        NodeProcess p = processes.get(n);
-        if (!left.contains(n) && (p == null || !p.isAlive())) {
+        if (!hasLeft(n) && !running(n)) {
           throw new SetupException("hazelcast member " + n + " is not running; see "
               + context.log(n));
         }
@@ -270,16 +254,7 @@ final class HazelcastSystem implements SystemUnderTest {
         throw new SetupException("hazelcast cluster has " + seen + " members, not " + size
             + ", after " + timeout + "; see the members' logs in " + context.dir());
       }
-      sleep(POLL_MILLIS);
-    }
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis); // a polling interval, always inside a deadline loop
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new SetupException("interrupted waiting for hazelcast", e);
+      pollPause(POLL_MILLIS, "hazelcast");
     }
   }
 
@@ -303,53 +278,16 @@ final class HazelcastSystem implements SystemUnderTest {
     });
   }
 
-  private NodeProcess process(String node) {
-    if (!addresses.containsKey(node)) {
-      throw new IllegalArgumentException("no hazelcast member " + node + "; members: " + nodes);
-    }
-    return processes.get(node);
-  }
-
-  @Override
-  public void kill(String node) {
-    process(node).kill();
-  }
-
-  /** Starts a killed member again (a new member, no data); not one that left. */
-  @Override
-  public void restart(String node) {
-    NodeProcess p = process(node);
-    if (left.contains(node) || (p != null && p.isAlive())) {
-      return;
-    }
-    startMember(node);
-  }
-
-  @Override
-  public void pause(String node) {
-    process(node).pause();
-  }
-
-  @Override
-  public void resume(String node) {
-    process(node).resume();
-  }
-
-  @Override
-  public boolean supportsMembership() {
-    return true;
-  }
-
   /** A graceful shutdown: Hazelcast hands the member's partitions over before it exits. */
   @Override
   public void leave(String node) {
     NodeProcess p = process(node);
-    long running = nodes.stream().filter(n -> !left.contains(n))
-        .filter(n -> processes.get(n).isAlive()).count();
-    if (left.contains(node) || !p.isAlive() || running < 2) {
+    long running = nodes.stream().filter(n -> !hasLeft(n))
+        .filter(this::running).count();
+    if (hasLeft(node) || !running(node) || running < 2) {
       return; // nothing to hand over to, or already out
     }
-    left.add(node);
+    markLeft(node);
     try {
       p.send("LEAVE");
       p.awaitLine("HAZELCAST MEMBER LEFT", START_TIMEOUT);
@@ -361,9 +299,7 @@ final class HazelcastSystem implements SystemUnderTest {
 
   @Override
   public void join(String node) {
-    if (left.remove(node)) {
-      startMember(node);
-    }
+    rejoin(node);
   }
 
   /**
@@ -373,7 +309,7 @@ final class HazelcastSystem implements SystemUnderTest {
   @Override
   public void awaitRecovered(Duration timeout) {
     for (String n : nodes) {
-      if (left.contains(n)) {
+      if (hasLeft(n)) {
         join(n);
       } else {
         restart(n);
@@ -450,11 +386,7 @@ final class HazelcastSystem implements SystemUnderTest {
       }
     }
     clients.clear();
-    processes.values().parallelStream().forEach(p -> {
-      if (p.isAlive()) {
-        p.kill(); // SIGKILL also ends a paused member
-      }
-    });
+    stopProcesses();
   }
 
   /** get / set / replace on one IMap entry per register; see the class doc for outcomes. */

@@ -48,7 +48,8 @@ import java.util.stream.Collectors;
  * {@link IgniteNodeMain}). What recovery had to do (nodes Ignite stopped, nodes split off into a
  * cluster of their own) is appended to {@code ignite-notes.txt} in the run directory.
  */
-final class IgniteSystem implements SystemUnderTest {
+final class IgniteSystem extends NodeProcessSystem
+    implements Capability.Membership, Capability.CheckPlacement {
 
   /** Ignite's start and join are slow on two loaded cores: be generous. */
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
@@ -57,10 +58,7 @@ final class IgniteSystem implements SystemUnderTest {
   static final int PLACEMENT_SETTLE_SECONDS = 60;
   private static final Duration PLACEMENT_SETTLE = Duration.ofSeconds(PLACEMENT_SETTLE_SECONDS);
 
-  private final Map<String, NodeProcess> processes = new ConcurrentHashMap<>();
   private final Map<String, List<String>> commands = new ConcurrentHashMap<>();
-  /** Nodes that left (membership) and have not joined again: recovery leaves them out. */
-  private final Set<String> left = ConcurrentHashMap.newKeySet();
   private List<String> nodes = List.of();
   private SystemContext context;
   private NodeRuntime runtime;
@@ -71,18 +69,6 @@ final class IgniteSystem implements SystemUnderTest {
   /** The topology version the cache was created in: where the placement prediction starts. */
   private long createdVersion;
   private Random random;
-
-  @Override
-  public SystemOptions options() {
-    return SystemOptions.of("ignite",
-        SystemOptions.oneOf("affinity", "partkit-fixed", "partkit-fixed", "partkit-rendezvous",
-            "native"),
-        SystemOptions.integer("partitions", 64, 1, 65000),
-        SystemOptions.oneOf("atomicity", "atomic", "atomic", "transactional"),
-        SystemOptions.integer("backups", 1, 1, 2),
-        SystemOptions.integer("failure-detection", 10000, 1, Integer.MAX_VALUE),
-        SystemOptions.oneOf("read-from-backup", "true", "true", "false"));
-  }
 
   @Override
   public String name() {
@@ -156,10 +142,10 @@ final class IgniteSystem implements SystemUnderTest {
     return flags;
   }
 
-  private void startNode(String node) {
+  @Override
+  protected void startNode(String node) {
     try {
-      NodeProcess p = runtime.start(node, commands.get(node), context.log(node));
-      processes.put(node, p);
+      NodeProcess p = started(node, runtime.start(node, commands.get(node), context.log(node)));
       p.awaitLine("IGNITE READY ", START_TIMEOUT);
     } catch (IOException e) {
       throw new SetupException("cannot start ignite node " + node + ": " + e.getMessage(), e);
@@ -168,10 +154,10 @@ final class IgniteSystem implements SystemUnderTest {
 
   /** Sends a command to a node and returns its one-line answer (see {@link IgniteNodeMain}). */
   private String ask(String node, String command, String replyPrefix) {
-    NodeProcess p = processes.get(node);
-    if (p == null || !p.isAlive()) {
+    if (!running(node)) {
       throw new SetupException("ignite node " + node + " is not running");
     }
+    NodeProcess p = process(node);
     p.skipLines();
     try {
       p.send(command);
@@ -204,7 +190,7 @@ final class IgniteSystem implements SystemUnderTest {
         throw new SetupException("ignite nodes " + wrong + " do not see the topology " + expected
             + " after " + timeout.toSeconds() + " s");
       }
-      sleep(500); // Ignite's discovery converges on its own; poll its view
+      pollPause(500, "ignite"); // Ignite's discovery converges on its own; poll its view
     }
   }
 
@@ -214,21 +200,9 @@ final class IgniteSystem implements SystemUnderTest {
   }
 
   @Override
-  public void kill(String node) {
-    NodeProcess p = processes.get(node);
-    if (p != null) {
-      p.kill();
-    }
-  }
-
-  @Override
   public void restart(String node) {
-    NodeProcess p = processes.get(node);
-    if (left.contains(node) || (p != null && p.isAlive())) {
-      return;
-    }
     try {
-      startNode(node);
+      super.restart(node);
     } catch (SetupException e) {
       // e.g. the old instance is still in the topology: recovery tries again
       note("restart of " + node + " failed: " + firstLine(e.getMessage()));
@@ -236,26 +210,11 @@ final class IgniteSystem implements SystemUnderTest {
   }
 
   @Override
-  public void pause(String node) {
-    processes.get(node).pause();
-  }
-
-  @Override
-  public void resume(String node) {
-    processes.get(node).resume();
-  }
-
-  @Override
-  public boolean supportsMembership() {
-    return true;
-  }
-
-  @Override
   public void leave(String node) {
-    NodeProcess p = processes.get(node);
-    long running = nodes.stream().filter(n -> !left.contains(n)).count();
+    NodeProcess p = process(node);
+    long running = nodes.stream().filter(n -> !hasLeft(n)).count();
     // keep backups + 1 servers, so a leave never has to drop the last copy of a partition
-    if (p == null || !p.isAlive() || running <= backups + 1 || !left.add(node)) {
+    if (p == null || !p.isAlive() || running <= backups + 1 || !markLeft(node)) {
       return;
     }
     try {
@@ -265,7 +224,7 @@ final class IgniteSystem implements SystemUnderTest {
     }
     long deadline = System.nanoTime() + LEAVE_TIMEOUT.toNanos();
     while (p.isAlive() && System.nanoTime() < deadline) {
-      sleep(100);
+      pollPause(100, "ignite");
     }
     if (p.isAlive()) {
       note("graceful leave of " + node + " did not end in " + LEAVE_TIMEOUT.toSeconds()
@@ -276,20 +235,18 @@ final class IgniteSystem implements SystemUnderTest {
 
   @Override
   public void join(String node) {
-    if (left.remove(node)) {
-      restart(node);
-    }
+    rejoin(node);
   }
 
   @Override
   public void awaitRecovered(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    Set<String> wanted = nodes.stream().filter(n -> !left.contains(n))
+    Set<String> wanted = nodes.stream().filter(n -> !hasLeft(n))
         .collect(Collectors.toSet());
     for (int round = 0; ; round++) {
       for (String n : wanted) {
-        NodeProcess p = processes.get(n);
-        if (p == null || !p.isAlive()) {
+        NodeProcess p = process(n);
+        if (!running(n)) {
           note("recovery: " + n + " was not running (" + (p == null ? "never started"
               : "exited: killed, or stopped by Ignite") + "), started again");
           restart(n);
@@ -320,7 +277,7 @@ final class IgniteSystem implements SystemUnderTest {
           }
         }
       }
-      sleep(500);
+      pollPause(500, "ignite");
     }
   }
 
@@ -346,7 +303,8 @@ final class IgniteSystem implements SystemUnderTest {
       if (problems.isEmpty()) {
         break;
       }
-      sleep(1000); // Ignite reports the owners in force until rebalancing ends: poll, bounded
+      // Ignite reports the owners in force until rebalancing ends: poll, bounded
+      pollPause(1000, "ignite");
     }
     return Optional.of(new PlacementCheck(rule, partitions, problems));
   }
@@ -356,8 +314,7 @@ final class IgniteSystem implements SystemUnderTest {
     Collections.shuffle(candidates, random);
     List<String> why = new ArrayList<>();
     for (String n : candidates) {
-      NodeProcess p = processes.get(n);
-      if (p == null || !p.isAlive() || left.contains(n)) {
+      if (!running(n) || hasLeft(n)) {
         continue;
       }
       String reply;
@@ -416,23 +373,5 @@ final class IgniteSystem implements SystemUnderTest {
   private static String firstLine(String s) {
     int nl = String.valueOf(s).indexOf('\n');
     return nl < 0 ? String.valueOf(s) : s.substring(0, nl);
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  @Override
-  public void close() {
-    for (NodeProcess p : processes.values()) {
-      if (p.isAlive()) {
-        p.resume();
-        p.kill();
-      }
-    }
   }
 }

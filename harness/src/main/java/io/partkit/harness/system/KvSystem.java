@@ -51,14 +51,14 @@ import java.util.stream.Collectors;
  * more, and more nodes than copies, the {@code lose} nemesis can take a node and its disk away
  * for good).
  */
-final class KvSystem implements SystemUnderTest {
+final class KvSystem extends NodeProcessSystem
+    implements Capability.Membership, Capability.Migrations, Capability.LoseNodes {
 
   static final String COORDINATOR = "coord";
   private static final String ETCD_PREFIX = "/partkit/kv";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration CHANGE_TIMEOUT = Duration.ofSeconds(120);
 
-  private final Map<String, NodeProcess> processes = new ConcurrentHashMap<>();
   private final Map<String, List<String>> commands = new ConcurrentHashMap<>();
   private final Set<String> members = new TreeSet<>();
   private List<String> nodes = List.of();
@@ -136,7 +136,7 @@ final class KvSystem implements SystemUnderTest {
     }
     try {
       CompletableFuture.allOf(nodes.stream()
-          .map(n -> CompletableFuture.runAsync(() -> startNode(n)))
+          .map(n -> CompletableFuture.runAsync(() -> startDataNode(n)))
           .toArray(CompletableFuture[]::new)).join();
     } catch (CompletionException e) {
       throw e.getCause() instanceof RuntimeException r ? r : e;
@@ -149,10 +149,19 @@ final class KvSystem implements SystemUnderTest {
     return runtime.host(node) + ":" + runtime.port(node, "kv", 7000);
   }
 
-  private void startNode(String node) {
+  /** Starts the coordinator or a data node (again: with the membership wanted now). */
+  @Override
+  protected void startNode(String node) {
+    if (COORDINATOR.equals(node)) {
+      startCoordinator(); // it resumes the change in flight and converges
+    } else {
+      startDataNode(node);
+    }
+  }
+
+  private void startDataNode(String node) {
     try {
-      NodeProcess p = runtime.start(node, commands.get(node), context.log(node));
-      processes.put(node, p);
+      NodeProcess p = started(node, runtime.start(node, commands.get(node), context.log(node)));
       p.awaitLine("KVNODE LISTENING ", START_TIMEOUT);
     } catch (IOException e) {
       throw new SetupException("cannot start kv node " + node + ": " + e.getMessage(), e);
@@ -170,9 +179,8 @@ final class KvSystem implements SystemUnderTest {
           "--etcd-prefix", ETCD_PREFIX));
     }
     try {
-      NodeProcess p = runtime.start(COORDINATOR,
-          JavaCommand.of("128m", KvCoordinatorMain.class, args), context.log(COORDINATOR));
-      processes.put(COORDINATOR, p);
+      NodeProcess p = started(COORDINATOR, runtime.start(COORDINATOR,
+          JavaCommand.of("128m", KvCoordinatorMain.class, args), context.log(COORDINATOR)));
       sent = 0;
       done = 0;
       p.awaitLine("READY ", START_TIMEOUT);
@@ -195,61 +203,12 @@ final class KvSystem implements SystemUnderTest {
     return Optional.of(COORDINATOR);
   }
 
-  @Override
-  public void kill(String node) {
-    NodeProcess p = processes.get(node);
-    if (p != null) {
-      p.kill();
-    }
-  }
-
-  @Override
-  public void restart(String node) {
-    NodeProcess p = processes.get(node);
-    if (p != null && p.isAlive()) {
-      return;
-    }
-    if (COORDINATOR.equals(node)) {
-      startCoordinator(); // with the membership wanted now: it resumes and converges
-    } else {
-      startNode(node);
-    }
-  }
-
-  @Override
-  public void pause(String node) {
-    processes.get(node).pause();
-  }
-
-  @Override
-  public void resume(String node) {
-    processes.get(node).resume();
-  }
-
-  @Override
-  public boolean supportsMembership() {
-    return true;
-  }
-
   private static int replicas(Map<String, String> options) {
     int r = Integer.parseInt(options.getOrDefault("replicas", "1"));
     if (r < 1) {
       throw new IllegalArgumentException("kv option replicas must be >= 1: " + r);
     }
     return r;
-  }
-
-  @Override
-  public SystemOptions options() {
-    return SystemOptions.of("kv",
-        SystemOptions.integer("partitions", 16, 1, 65536),
-        SystemOptions.also(SystemOptions.integer("replicas", 1, 1, Integer.MAX_VALUE),
-            (value, nodes) -> Integer.parseInt(value.trim()) > nodes
-                ? "more copies than the " + nodes + " nodes to hold them" : null),
-        SystemOptions.oneOf("metadata", "embedded", "embedded", "etcd"),
-        SystemOptions.oneOf("fault", null, "ack-before-log", "serve-while-fenced",
-            "skip-epoch-check", "skip-replication"),
-        SystemOptions.text("etcd", null, "the etcd binary for metadata=etcd (default: on PATH)"));
   }
 
   @Override
@@ -328,7 +287,7 @@ final class KvSystem implements SystemUnderTest {
   }
 
   private void sendMembers() {
-    NodeProcess c = processes.get(COORDINATOR);
+    NodeProcess c = process(COORDINATOR);
     if (c == null || !c.isAlive()) {
       return; // the coordinator is down: it gets the membership when it restarts
     }
@@ -341,7 +300,7 @@ final class KvSystem implements SystemUnderTest {
   }
 
   private void awaitSettled(Duration timeout) {
-    NodeProcess c = processes.get(COORDINATOR);
+    NodeProcess c = process(COORDINATOR);
     while (done < sent && c != null && c.isAlive()) {
       c.awaitLine("DONE ", timeout);
       done++;
@@ -350,7 +309,7 @@ final class KvSystem implements SystemUnderTest {
 
   @Override
   public Optional<Migration> startMigration(Duration timeout) {
-    NodeProcess c = processes.get(COORDINATOR);
+    NodeProcess c = process(COORDINATOR);
     if (c == null || !c.isAlive()) {
       return Optional.empty();
     }
@@ -479,12 +438,7 @@ final class KvSystem implements SystemUnderTest {
     if (etcdTables != null) {
       etcdTables.close();
     }
-    for (NodeProcess p : processes.values()) {
-      if (p.isAlive()) {
-        p.resume();
-        p.kill();
-      }
-    }
+    stopProcesses();
     if (metadataCluster != null) {
       metadataCluster.close();
     }

@@ -24,9 +24,9 @@ class HazelcastSystemTest {
 
   @Test
   void isRegisteredUnderItsName() {
-    assertThat(Systems.NAMES).contains("hazelcast");
+    assertThat(Systems.load().names()).contains("hazelcast");
     assertThat(Systems.named("hazelcast").name()).isEqualTo("hazelcast");
-    assertThat(Systems.named("hazelcast").supportsMembership()).isTrue();
+    assertThat(Systems.named("hazelcast")).isInstanceOf(Capability.Membership.class);
   }
 
   @Test

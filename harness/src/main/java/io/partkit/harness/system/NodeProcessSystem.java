@@ -1,6 +1,7 @@
 package io.partkit.harness.system;
 
 import io.partkit.harness.runtime.NodeProcess;
+import io.partkit.harness.runtime.NodeRuntime;
 import io.partkit.harness.runtime.SetupException;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +30,63 @@ public abstract class NodeProcessSystem
   private final Set<String> killed = ConcurrentHashMap.newKeySet();
   /** Nodes that left the membership by stopping and did not join again. */
   private final Set<String> left = ConcurrentHashMap.newKeySet();
+  private volatile SystemContext context;
+  private volatile List<String> nodes = List.of();
+  private final String name;
+
+  /** A system called {@code name} on the command line. */
+  protected NodeProcessSystem(String name) {
+    this.name = name;
+  }
+
+  @Override
+  public final String name() {
+    return name;
+  }
+
+  /**
+   * Names the data nodes {@code prefix1 .. prefixN} ({@code N} the context's node count), opens
+   * the runtime for them and for {@code others} (nodes that hold no data: a coordinator, a
+   * metadata store) and keeps the context for {@link #context()} and {@link #runtime()}. Called
+   * first in {@link #start}.
+   *
+   * @return the data nodes, as {@link #nodes()} returns them from now on
+   */
+  protected final List<String> openNodes(SystemContext ctx, String prefix, List<String> others) {
+    List<String> names = new ArrayList<>();
+    for (int i = 1; i <= ctx.nodes(); i++) {
+      names.add(prefix + i);
+    }
+    List<String> all = new ArrayList<>(names);
+    all.addAll(others);
+    ctx.runtime().open(all);
+    this.context = ctx;
+    this.nodes = List.copyOf(names);
+    return nodes;
+  }
+
+  /**
+   * The context {@link #openNodes} was given.
+   *
+   * @throws IllegalStateException before it was called
+   */
+  protected final SystemContext context() {
+    if (context == null) {
+      throw new IllegalStateException(name() + " is not started");
+    }
+    return context;
+  }
+
+  /** Where the nodes run: the runtime of {@link #context()}. */
+  protected final NodeRuntime runtime() {
+    return context().runtime();
+  }
+
+  /** The data nodes {@link #openNodes} named; empty before. */
+  @Override
+  public List<String> nodes() {
+    return nodes;
+  }
 
   /**
    * Starts {@code node}'s process (the first time, or again after a kill with the same data and

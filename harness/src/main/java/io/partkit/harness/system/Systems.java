@@ -2,6 +2,7 @@ package io.partkit.harness.system;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,18 +31,21 @@ public final class Systems {
     ClassLoader loader = context != null ? context : Systems.class.getClassLoader();
     Map<String, SystemProvider> byName = new TreeMap<>();
     List<String> failures = new ArrayList<>();
-    for (ServiceLoader.Provider<SystemProvider> p
-        : (Iterable<ServiceLoader.Provider<SystemProvider>>)
-            ServiceLoader.load(SystemProvider.class, loader).stream()::iterator) {
+    Iterator<SystemProvider> it = ServiceLoader.load(SystemProvider.class, loader).iterator();
+    while (true) {
       try {
-        SystemProvider provider = p.get();
+        if (!it.hasNext()) {
+          break;
+        }
+        // a broken listing, a missing class or a throwing constructor fails this one provider
+        SystemProvider provider = it.next();
         SystemProvider taken = byName.putIfAbsent(provider.name(), provider);
         if (taken != null) {
           failures.add(provider.getClass().getName() + ": the name '" + provider.name()
               + "' is taken by " + taken.getClass().getName());
         }
       } catch (ServiceConfigurationError | RuntimeException | LinkageError e) {
-        failures.add(p.type().getName() + ": " + e);
+        failures.add(String.valueOf(e.getMessage()));
       }
     }
     return new Systems(byName, failures);

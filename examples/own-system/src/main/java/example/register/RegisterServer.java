@@ -49,8 +49,8 @@ public final class RegisterServer {
     boolean durable = Boolean.parseBoolean(o.getOrDefault("--durable", "true"));
     Files.createDirectories(logFile.toAbsolutePath().getParent());
     RegisterServer server = new RegisterServer(durable
-        ? FileChannel.open(logFile, StandardOpenOption.CREATE, StandardOpenOption.READ,
-            StandardOpenOption.WRITE, StandardOpenOption.APPEND)
+        ? FileChannel.open(logFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+            StandardOpenOption.APPEND)
         : null);
     if (durable) {
       for (String line : Files.readAllLines(logFile, UTF_8)) {

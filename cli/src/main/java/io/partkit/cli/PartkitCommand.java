@@ -16,6 +16,7 @@ import picocli.CommandLine.Spec;
       BenchCommand.class,
       CheckCommand.class,
       StrategiesCommand.class,
+      SystemsCommand.class,
       VerifyCommand.class
     },
     footer = {

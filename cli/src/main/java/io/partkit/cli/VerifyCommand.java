@@ -5,10 +5,12 @@ import io.partkit.harness.VerifyRun;
 import io.partkit.harness.VerifySpec;
 import io.partkit.harness.runtime.SetupException;
 import io.partkit.harness.runtime.SshTarget;
+import io.partkit.harness.system.Systems;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,20 +37,35 @@ import picocli.CommandLine.Spec;
 final class VerifyCommand implements Callable<Integer> {
   static final int SETUP_FAILED = 4;
 
-  @Spec
   CommandSpec spec;
 
+  /**
+   * picocli's spec, given when the command line is built: the help's footer gets the systems on
+   * the class path, with their nodes, capabilities and options (a system in a jar of your own
+   * shows up there as partkit's own do).
+   */
+  @Spec
+  void spec(CommandSpec spec) {
+    this.spec = spec;
+    List<String> footer = new ArrayList<>(List.of("", "Systems on the class path "
+        + "(partkit systems lists them too):"));
+    footer.addAll(SystemsCommand.describe(Systems.load()));
+    spec.usageMessage().footer(footer.toArray(String[]::new));
+  }
+
   @Option(names = "--system", required = true,
-      description = "kv (partkit's kvstore), etcd, hazelcast (5.7 members) or ignite (2.18 nodes).")
+      description = "The system to test: one of those on the class path, listed below.")
   String system;
 
-  @Option(names = "--nodes", description = "Data nodes (default: kv 5, etcd 3).")
+  @Option(names = "--nodes", description = "Data nodes (default: the system's own, below).")
   Integer nodes;
 
   @Option(names = "--nemesis", defaultValue = "", split = ",", paramLabel = "KIND",
-      description = "Faults, comma-separated: kill, pause, partition (netns or containers), "
-          + "membership (kv, hazelcast), migration (kv) and lose (kv with --option replicas=2 "
-          + "or more: a node and its disk lost for good). Default: none.")
+      description = "Faults, comma-separated: kill, pause, membership, migration (a fault aimed "
+          + "at a migration in flight) and lose (a node and its disk lost for good), each for a "
+          + "system with the capability of that name (listed below; kv loses nodes with "
+          + "--option replicas=2 or more), and partition (runtimes netns, containers, ssh). "
+          + "Default: none.")
   List<String> nemesis;
 
   @Option(names = "--time", defaultValue = "30s", paramLabel = "DURATION",
@@ -123,19 +140,8 @@ final class VerifyCommand implements Callable<Integer> {
 
   @Option(names = "--option", paramLabel = "KEY=VALUE",
       description = "A system option, checked before anything starts (an unknown key or a bad "
-          + "value is refused listing the known ones). "
-          + "kv: partitions=16, replicas=1 (copies; at most --nodes), metadata=embedded|etcd "
-          + "(etcd: a one-member etcd holds the table), etcd=PATH (for metadata=etcd), "
-          + "fault=ack-before-log|serve-while-fenced|skip-epoch-check|skip-replication "
-          + "(deliberately broken nodes). "
-          + "etcd: etcd=PATH (the binary; default: found on PATH). "
-          + "hazelcast: partitioning=hazelcast|partkit, routing=smart|member, "
-          + "merge-policy=PutIfAbsentMergePolicy, backups=1, split-brain-protection=N (off), "
-          + "heartbeat-seconds=1, no-heartbeat-seconds=5, op-timeout-ms=5000, "
-          + "merge-first-seconds=5, merge-next-seconds=5. "
-          + "ignite: affinity=partkit-fixed|partkit-rendezvous|native, partitions=64, "
-          + "atomicity=atomic|transactional, backups=1 (1 or 2), failure-detection=10000 (ms), "
-          + "read-from-backup=true|false. See docs/harness.md.")
+          + "value is refused listing the known ones). Each system's options are listed below; "
+          + "see docs/harness.md for what they do.")
   Map<String, String> options = new LinkedHashMap<>();
 
   /** {@code --runtime} as given, or for {@code ssh} the target built from the ssh options. */

@@ -113,9 +113,10 @@ class VerifyCommandTest {
     assertThat(run("--help")).isZero();
     String help = out.toString().replaceAll("\\s+", " ");
     assertThat(help).contains("seed (default 1)").contains("processes (loopback, the default)")
-        .contains("metadata=embedded|etcd");
-    for (String name : io.partkit.harness.system.Systems.NAMES) {
-      for (var option : io.partkit.harness.system.Systems.named(name).options().specs()) {
+        .contains("--option metadata=embedded one of embedded, etcd");
+    io.partkit.harness.system.Systems systems = io.partkit.harness.system.Systems.load();
+    for (String name : systems.names()) {
+      for (var option : systems.provider(name).options().specs()) {
         assertThat(help).as(name + " option " + option.name()).contains(option.name() + "=");
       }
     }

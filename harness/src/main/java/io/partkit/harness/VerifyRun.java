@@ -7,11 +7,13 @@ import io.partkit.harness.nemesis.Nemesis;
 import io.partkit.harness.runtime.NodeRuntime;
 import io.partkit.harness.runtime.Runtimes;
 import io.partkit.harness.runtime.SetupException;
+import io.partkit.harness.system.Capability;
 import io.partkit.harness.system.Client;
 import io.partkit.harness.system.Operation;
 import io.partkit.harness.system.Outcome;
 import io.partkit.harness.system.PlacementCheck;
 import io.partkit.harness.system.SystemContext;
+import io.partkit.harness.system.SystemProvider;
 import io.partkit.harness.system.SystemUnderTest;
 import io.partkit.harness.system.Systems;
 import io.partkit.harness.workload.RegisterWorkload;
@@ -50,7 +52,7 @@ import java.util.function.IntConsumer;
  * <p>Phases, as in Jepsen: {@code faults} (clients and nemesis for {@link VerifySpec#time()}),
  * {@code heal} (every fault undone, recorded), {@code recover} (the system serves again),
  * {@code final reads} (one ok read per key, retried with fresh processes), {@code placement}
- * (the system's placement check, {@link SystemUnderTest#checkPlacement()}). A worker whose
+ * (the system's placement check, {@link Capability.CheckPlacement}). A worker whose
  * operation ended {@code :info} continues as a new process (its old one may still be in flight),
  * so the history keeps one operation per process at a time.
  */
@@ -88,15 +90,20 @@ public final class VerifyRun {
    * @throws SetupException when the cluster cannot be set up (everything is torn down first)
    */
   public static RunResult run(VerifySpec spec, PrintStream progress, boolean terminal) {
-    SystemUnderTest system = Systems.named(spec.system());
+    SystemProvider provider = Systems.load().provider(spec.system());
     List<Nemesis> nemeses = spec.nemeses().stream().map(Nemeses::named).toList();
+    if (spec.nodes() < provider.minNodes()) {
+      throw new IllegalArgumentException(spec.system() + " runs on at least "
+          + provider.minNodes() + " nodes: " + spec.nodes() + " given");
+    }
+    provider.options().check(spec.options(), spec.nodes()); // before anything starts
+    SystemUnderTest system = provider.create();
     Path dir = runDirectory(spec);
     NodeRuntime runtime;
     try {
-      system.options().check(spec.options(), spec.nodes()); // before anything starts
       runtime = Runtimes.named(spec.runtime(), dir);
       for (Nemesis n : nemeses) {
-        n.unsupported(system, runtime, spec.nodes(), spec.options()).ifPresent(why -> {
+        Nemeses.refusal(n, system, runtime, spec.nodes(), spec.options()).ifPresent(why -> {
           throw new IllegalArgumentException("nemesis " + n.name() + " cannot run here: " + why);
         });
       }
@@ -288,7 +295,8 @@ public final class VerifyRun {
     /** The system's own placement check; one that cannot run is reported and left out. */
     private Optional<PlacementCheck> checkPlacement() {
       try {
-        return system.checkPlacement();
+        return system instanceof Capability.CheckPlacement c ? c.checkPlacement()
+            : Optional.empty();
       } catch (RuntimeException e) {
         progress.println("\nplacement check failed to run: " + e);
         return Optional.empty();

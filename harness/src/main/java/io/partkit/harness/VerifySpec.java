@@ -1,5 +1,7 @@
 package io.partkit.harness;
 
+import io.partkit.harness.system.SystemProvider;
+import io.partkit.harness.system.Systems;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -9,7 +11,7 @@ import java.util.Objects;
 /**
  * What one run does.
  *
- * @param system {@code kv} or {@code etcd}
+ * @param system the name of a {@link SystemProvider} on the class path: {@code kv}, {@code etcd}
  * @param nodes data nodes (etcd: 3 or 5 members)
  * @param nemeses the fault kinds (kill, pause, partition, membership, migration, lose); empty:
  *     none
@@ -51,7 +53,8 @@ public record VerifySpec(String system, int nodes, List<String> nemeses, Duratio
   }
 
   /**
-   * A builder with the defaults of {@code ./partkit verify}: 5 nodes (etcd 3), no faults, 30 s,
+   * A builder with the defaults of {@code ./partkit verify}: the system's default nodes (5,
+   * etcd 3), no faults, 30 s,
    * 10 workers at 200 ops/s, seed 1, store {@code ./store}, processes on loopback, 200 ops per
    * key by 5 workers, a 120 s check limit.
    */
@@ -95,7 +98,8 @@ public record VerifySpec(String system, int nodes, List<String> nemeses, Duratio
 
     private Builder(String system) {
       this.system = Objects.requireNonNull(system, "system");
-      this.nodes = system.equals("etcd") ? 3 : 5;
+      // the system's own default when it is on the class path; an unknown one fails at run
+      this.nodes = Systems.load().find(system).map(SystemProvider::defaultNodes).orElse(5);
     }
 
     public Builder nodes(int n) {

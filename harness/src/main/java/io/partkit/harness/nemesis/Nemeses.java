@@ -2,6 +2,7 @@ package io.partkit.harness.nemesis;
 
 import io.partkit.harness.runtime.NodeRuntime;
 import io.partkit.harness.runtime.SetupException;
+import io.partkit.harness.system.Capability;
 import io.partkit.harness.system.SystemUnderTest;
 import io.partkit.harness.system.SystemUnderTest.Migration;
 import java.io.IOException;
@@ -35,8 +36,10 @@ public final class Nemeses {
    */
   public static Nemesis named(String name) {
     return switch (name) {
-      case "kill" -> new ProcessFault("kill", SystemUnderTest::kill, SystemUnderTest::restart);
-      case "pause" -> new ProcessFault("pause", SystemUnderTest::pause, SystemUnderTest::resume);
+      case "kill" -> new ProcessFault<>("kill", Capability.Kill.class, Capability.Kill::kill,
+          Capability.Kill::restart);
+      case "pause" -> new ProcessFault<>("pause", Capability.Pause.class, Capability.Pause::pause,
+          Capability.Pause::resume);
       case "partition" -> new Partition();
       case "membership" -> new Membership();
       case "migration" -> new MidMigration();
@@ -44,6 +47,23 @@ public final class Nemeses {
       default -> throw new IllegalArgumentException("unknown nemesis '" + name
           + "': expected one of " + String.join(", ", NAMES));
     };
+  }
+
+  /**
+   * Why {@code nemesis} cannot run on {@code system} (started with {@code options} on
+   * {@code nodes} nodes) and {@code runtime}, or empty when it can: first the capability it
+   * needs and the system lacks, naming both, then the nemesis' own conditions.
+   */
+  public static Optional<String> refusal(Nemesis nemesis, SystemUnderTest system,
+      NodeRuntime runtime, int nodes, Map<String, String> options) {
+    Optional<Class<? extends Capability>> needs = nemesis.needs();
+    if (needs.isPresent() && !needs.get().isInstance(system)) {
+      List<String> offers = Capability.names(system);
+      return Optional.of(system.name() + " lacks the " + Capability.name(needs.get())
+          + " capability it needs (" + system.name() + " offers "
+          + (offers.isEmpty() ? "none" : String.join(", ", offers)) + ")");
+    }
+    return nemesis.unsupported(system, runtime, nodes, options);
   }
 
   private static Fault fault(String description, Runnable heal) {
@@ -60,9 +80,9 @@ public final class Nemeses {
     };
   }
 
-  private static Optional<String> needsMembership(SystemUnderTest system, int nodes, String why) {
-    return system.supportsMembership() && nodes >= 2 ? Optional.empty()
-        : Optional.of(system.name() + " " + why);
+  private static Optional<String> needsTwoNodes(String what, int nodes) {
+    return nodes >= 2 ? Optional.empty()
+        : Optional.of(what + " needs at least 2 nodes: have " + nodes);
   }
 
   private static void healNetwork(NodeRuntime runtime) {
@@ -87,16 +107,19 @@ public final class Nemeses {
 
   /**
    * A fault on one node's process: {@code kill -9} (restarted on heal) or {@code SIGSTOP}
-   * ({@code SIGCONT} on heal). Every system can take both.
+   * ({@code SIGCONT} on heal), for a system with the {@link Capability.Kill} or {@link
+   * Capability.Pause} capability.
    */
-  static final class ProcessFault implements Nemesis {
+  static final class ProcessFault<C extends Capability> implements Nemesis {
     private final String name;
-    private final BiConsumer<SystemUnderTest, String> inject;
-    private final BiConsumer<SystemUnderTest, String> undo;
+    private final Class<C> capability;
+    private final BiConsumer<C, String> inject;
+    private final BiConsumer<C, String> undo;
 
-    ProcessFault(String name, BiConsumer<SystemUnderTest, String> inject,
-        BiConsumer<SystemUnderTest, String> undo) {
+    ProcessFault(String name, Class<C> capability, BiConsumer<C, String> inject,
+        BiConsumer<C, String> undo) {
       this.name = name;
+      this.capability = capability;
       this.inject = inject;
       this.undo = undo;
     }
@@ -104,6 +127,11 @@ public final class Nemeses {
     @Override
     public String name() {
       return name;
+    }
+
+    @Override
+    public Optional<Class<? extends Capability>> needs() {
+      return Optional.of(capability);
     }
 
     @Override
@@ -115,8 +143,9 @@ public final class Nemeses {
     @Override
     public Fault start(SystemUnderTest system, NodeRuntime runtime, Random random) {
       String node = target(system, random);
-      inject.accept(system, node);
-      return fault(name + " " + node, () -> undo.accept(system, node));
+      C on = capability.cast(system);
+      inject.accept(on, node);
+      return fault(name + " " + node, () -> undo.accept(on, node));
     }
   }
 
@@ -132,21 +161,27 @@ public final class Nemeses {
     }
 
     @Override
+    public Optional<Class<? extends Capability>> needs() {
+      return Optional.of(Capability.LoseNodes.class);
+    }
+
+    @Override
     public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime,
         int nodes) {
-      return system.cannotLoseNodes(Map.of(), nodes);
+      return unsupported(system, runtime, nodes, Map.of());
     }
 
     @Override
     public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime, int nodes,
         Map<String, String> options) {
-      return system.cannotLoseNodes(options, nodes);
+      return ((Capability.LoseNodes) system).cannotLoseNodes(options, nodes);
     }
 
     @Override
     public Fault start(SystemUnderTest system, NodeRuntime runtime, Random random) {
+      Capability.LoseNodes losing = (Capability.LoseNodes) system;
       String node = system.nodes().get(random.nextInt(system.nodes().size()));
-      return fault(system.lose(node), () -> system.replace(node));
+      return fault(losing.lose(node), () -> losing.replace(node));
     }
   }
 
@@ -194,16 +229,22 @@ public final class Nemeses {
     }
 
     @Override
+    public Optional<Class<? extends Capability>> needs() {
+      return Optional.of(Capability.Membership.class);
+    }
+
+    @Override
     public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime,
         int nodes) {
-      return needsMembership(system, nodes, "has no membership changes to inject");
+      return needsTwoNodes("a membership change", nodes);
     }
 
     @Override
     public Fault start(SystemUnderTest system, NodeRuntime runtime, Random random) {
+      Capability.Membership membership = (Capability.Membership) system;
       String node = system.nodes().get(random.nextInt(system.nodes().size()));
-      system.leave(node);
-      return fault("leave " + node, () -> system.join(node));
+      membership.leave(node);
+      return fault("leave " + node, () -> membership.join(node));
     }
   }
 
@@ -221,52 +262,51 @@ public final class Nemeses {
     }
 
     @Override
+    public Optional<Class<? extends Capability>> needs() {
+      return Optional.of(Capability.Migrations.class);
+    }
+
+    @Override
     public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime,
         int nodes) {
-      return needsMembership(system, nodes, "moves no data between nodes");
+      return needsTwoNodes("a migration", nodes);
     }
 
     @Override
     public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime, int nodes,
         Map<String, String> options) {
-      return unsupported(system, runtime, nodes).or(() -> system.cannotCatchMigrations(options));
+      return unsupported(system, runtime, nodes)
+          .or(() -> ((Capability.Migrations) system).cannotCatchMigrations(options));
     }
 
     @Override
     public Fault start(SystemUnderTest system, NodeRuntime runtime, Random random) {
-      Optional<Migration> caught = system.startMigration(CATCH_TIMEOUT);
-      if (caught.isEmpty()) {
-        return new Fault() { // the membership change itself is the system's to settle
-          @Override
-          public String description() {
-            return "nothing: no migration caught in flight within " + CATCH_TIMEOUT.toSeconds()
-                + " s";
-          }
-
-          @Override
-          public void heal() {}
-
-          @Override
-          public boolean injected() {
-            return false;
-          }
-        };
+      Optional<Migration> caught =
+          ((Capability.Migrations) system).startMigration(CATCH_TIMEOUT);
+      if (caught.isEmpty()) { // the membership change itself is the system's to settle
+        return nothing("no migration caught in flight within " + CATCH_TIMEOUT.toSeconds()
+            + " s");
       }
       Migration m = caught.get();
       String where = " (partition " + m.partition() + " " + m.source() + " -> " + m.target() + ")";
       Map<String, Supplier<Fault>> choices = new LinkedHashMap<>();
-      choices.put("pause-source", () -> {
-        system.pause(m.source());
-        return fault("pause source " + m.source() + where, () -> system.resume(m.source()));
-      });
-      choices.put("pause-target", () -> {
-        system.pause(m.target());
-        return fault("pause target " + m.target() + where, () -> system.resume(m.target()));
-      });
-      system.leader().ifPresent(leader -> choices.put("kill-leader", () -> {
-        system.kill(leader);
-        return fault("kill " + leader + " mid-migration" + where, () -> system.restart(leader));
-      }));
+      if (system instanceof Capability.Pause pausing) {
+        choices.put("pause-source", () -> {
+          pausing.pause(m.source());
+          return fault("pause source " + m.source() + where, () -> pausing.resume(m.source()));
+        });
+        choices.put("pause-target", () -> {
+          pausing.pause(m.target());
+          return fault("pause target " + m.target() + where, () -> pausing.resume(m.target()));
+        });
+      }
+      if (system instanceof Capability.Kill killing) {
+        system.leader().ifPresent(leader -> choices.put("kill-leader", () -> {
+          killing.kill(leader);
+          return fault("kill " + leader + " mid-migration" + where,
+              () -> killing.restart(leader));
+        }));
+      }
       if (runtime.supportsPartitions()) {
         choices.put("cut", () -> {
           try {
@@ -278,8 +318,29 @@ public final class Nemeses {
           return fault("cut source from target" + where, () -> healNetwork(runtime));
         });
       }
+      if (choices.isEmpty()) {
+        return nothing(system.name() + " can be neither paused nor killed" + where);
+      }
       List<String> names = new ArrayList<>(choices.keySet());
       return choices.get(names.get(random.nextInt(names.size()))).get();
+    }
+
+    /** A fault that was not injected: nothing to heal. */
+    private static Fault nothing(String why) {
+      return new Fault() {
+        @Override
+        public String description() {
+          return "nothing: " + why;
+        }
+
+        @Override
+        public void heal() {}
+
+        @Override
+        public boolean injected() {
+          return false;
+        }
+      };
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.partkit.harness.nemesis;
 
 import io.partkit.harness.runtime.NodeRuntime;
+import io.partkit.harness.system.Capability;
 import io.partkit.harness.system.SystemUnderTest;
 import java.util.Map;
 import java.util.Optional;
@@ -17,9 +18,19 @@ public interface Nemesis {
   String name();
 
   /**
+   * The {@link Capability} a system must offer for this nemesis (kill needs {@link
+   * Capability.Kill}); empty when it needs none (a partition needs only the runtime). A run on a
+   * system without it is refused before anything starts; {@link #unsupported} and {@link #start}
+   * may cast the system to it.
+   */
+  default Optional<Class<? extends Capability>> needs() {
+    return Optional.empty();
+  }
+
+  /**
    * Why this nemesis cannot run on this system and runtime with {@code nodes} data nodes, or empty
-   * when it can (for example a partition on loopback, or membership on a system without it).
-   * Asked before the system starts.
+   * when it can (for example a partition on loopback, or membership on one node). Asked before
+   * the system starts, and only when the system offers what {@link #needs} names.
    */
   Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime, int nodes);
 

@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** The command line of a child JVM running a main class of this class path. */
-final class JavaCommand {
+public final class JavaCommand {
 
   private JavaCommand() {}
 
@@ -18,7 +18,7 @@ final class JavaCommand {
    * {@code java -Xmx<heap> ... -cp <this JVM's class path> mainClass args}. Small heaps and the
    * serial collector with C1 only: a run puts several JVMs on two cores.
    */
-  static List<String> of(String heap, Class<?> mainClass, List<String> args) {
+  public static List<String> of(String heap, Class<?> mainClass, List<String> args) {
     return of(heap, List.of(), mainClass, args);
   }
 
@@ -26,7 +26,7 @@ final class JavaCommand {
    * The same with extra JVM flags before the class path (e.g. the {@code --add-opens} a product
    * asks for on Java 17).
    */
-  static List<String> of(String heap, List<String> jvmFlags, Class<?> mainClass,
+  public static List<String> of(String heap, List<String> jvmFlags, Class<?> mainClass,
       List<String> args) {
     List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -38,7 +38,7 @@ final class JavaCommand {
   }
 
   /** Surefire hides the test class path in a property; elsewhere it is the JVM's own. */
-  static String classPath() {
+  public static String classPath() {
     return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
   }
 
@@ -50,7 +50,7 @@ final class JavaCommand {
    * @throws IllegalStateException when the resource is missing or was not filtered (classes built
    *     outside Maven): a node without them fails in ways far harder to read
    */
-  static List<String> productFlags(String product) {
+  public static List<String> productFlags(String product) {
     Properties p = new Properties();
     try (InputStream in = JavaCommand.class.getResourceAsStream("jvm-flags.properties")) {
       if (in == null) {

@@ -1,14 +1,86 @@
 package io.partkit.harness.system;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+import java.util.TreeMap;
 
-/** The systems under test by name. */
+/**
+ * The systems on the class path, by name: every {@link SystemProvider} that {@link ServiceLoader}
+ * finds. A provider that fails to load is listed in {@link #loadFailures()} instead of hiding
+ * the others.
+ */
 public final class Systems {
 
-  /** The names {@link #named} knows, in the order the command line lists them. */
-  public static final List<String> NAMES = List.of("kv", "etcd", "hazelcast", "ignite");
+  private final Map<String, SystemProvider> byName;
+  private final List<String> loadFailures;
 
-  private Systems() {}
+  private Systems(Map<String, SystemProvider> byName, List<String> loadFailures) {
+    this.byName = Collections.unmodifiableMap(byName);
+    this.loadFailures = List.copyOf(loadFailures);
+  }
+
+  /** The providers the context class loader (or this class's loader) finds. */
+  public static Systems load() {
+    ClassLoader context = Thread.currentThread().getContextClassLoader();
+    ClassLoader loader = context != null ? context : Systems.class.getClassLoader();
+    Map<String, SystemProvider> byName = new TreeMap<>();
+    List<String> failures = new ArrayList<>();
+    Iterator<SystemProvider> it = ServiceLoader.load(SystemProvider.class, loader).iterator();
+    while (true) {
+      try {
+        if (!it.hasNext()) {
+          break;
+        }
+        // a broken listing, a missing class or a throwing constructor fails this one provider
+        SystemProvider provider = it.next();
+        SystemProvider taken = byName.putIfAbsent(provider.name(), provider);
+        if (taken != null) {
+          failures.add(provider.getClass().getName() + ": the name '" + provider.name()
+              + "' is taken by " + taken.getClass().getName());
+        }
+      } catch (ServiceConfigurationError | RuntimeException | LinkageError e) {
+        failures.add(String.valueOf(e.getMessage()));
+      }
+    }
+    return new Systems(byName, failures);
+  }
+
+  /** The names found, sorted. */
+  public List<String> names() {
+    return List.copyOf(byName.keySet());
+  }
+
+  /** The provider called {@code name}, if one was found. */
+  public Optional<SystemProvider> find(String name) {
+    return Optional.ofNullable(byName.get(name));
+  }
+
+  /**
+   * The provider called {@code name}.
+   *
+   * @throws IllegalArgumentException if none is on the class path (the message lists the known
+   *     ones)
+   */
+  public SystemProvider provider(String name) {
+    SystemProvider p = byName.get(name);
+    if (p == null) {
+      throw new IllegalArgumentException("unknown system '" + name + "': expected one of "
+          + (byName.isEmpty() ? "(none on the class path)" : String.join(", ", byName.keySet()))
+          + (loadFailures.isEmpty() ? "" : "; failed to load: " + String.join("; ", loadFailures)));
+    }
+    return p;
+  }
+
+  /** Providers listed in a {@code META-INF/services} file that could not be loaded, and why. */
+  public List<String> loadFailures() {
+    return loadFailures;
+  }
 
   /**
    * A new, not yet started system called {@code name}.
@@ -16,18 +88,6 @@ public final class Systems {
    * @throws IllegalArgumentException if the name is unknown (the message lists the known ones)
    */
   public static SystemUnderTest named(String name) {
-    switch (String.valueOf(name)) {
-      case "kv":
-        return new KvSystem();
-      case "etcd":
-        return new EtcdSystem();
-      case "hazelcast":
-        return new HazelcastSystem();
-      case "ignite":
-        return new IgniteSystem();
-      default:
-        throw new IllegalArgumentException("unknown system '" + name + "': expected one of "
-            + String.join(", ", NAMES));
-    }
+    return load().provider(name).create();
   }
 }

@@ -1,0 +1,37 @@
+package io.partkit.harness.kv;
+
+import io.partkit.harness.system.SystemOptions;
+import io.partkit.harness.system.SystemProvider;
+import io.partkit.harness.system.SystemUnderTest;
+
+/** {@code --system kv}: see {@link KvSystem}. */
+public final class KvProvider implements SystemProvider {
+
+  @Override
+  public String name() {
+    return "kv";
+  }
+
+  @Override
+  public String description() {
+    return "partkit's kvstore: node processes, a coordinator (the fixed strategy), routing clients";
+  }
+
+  @Override
+  public SystemOptions options() {
+    return SystemOptions.of(name(),
+        SystemOptions.integer("partitions", 16, 1, 65536),
+        SystemOptions.also(SystemOptions.integer("replicas", 1, 1, Integer.MAX_VALUE),
+            (value, nodes) -> Integer.parseInt(value.trim()) > nodes
+                ? "more copies than the " + nodes + " nodes to hold them" : null),
+        SystemOptions.oneOf("metadata", "embedded", "embedded", "etcd"),
+        SystemOptions.oneOf("fault", null, "ack-before-log", "serve-while-fenced",
+            "skip-epoch-check", "skip-replication"),
+        SystemOptions.text("etcd", null, "the etcd binary for metadata=etcd (default: on PATH)"));
+  }
+
+  @Override
+  public SystemUnderTest create() {
+    return new KvSystem();
+  }
+}

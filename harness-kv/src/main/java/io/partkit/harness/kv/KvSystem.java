@@ -1,0 +1,483 @@
+package io.partkit.harness.kv;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.partkit.coordinator.MetadataStore;
+import io.partkit.coordinator.MetadataStores;
+import io.partkit.coordinator.etcd.EtcdMetadataStores;
+import io.partkit.harness.etcd.EtcdSystem;
+import io.partkit.harness.runtime.NodeProcess;
+import io.partkit.harness.runtime.SetupException;
+import io.partkit.harness.system.Capability;
+import io.partkit.harness.system.Client;
+import io.partkit.harness.system.JavaCommand;
+import io.partkit.harness.system.NodeProcessSystem;
+import io.partkit.harness.system.Operation;
+import io.partkit.harness.system.Outcome;
+import io.partkit.harness.system.SystemContext;
+import io.partkit.kvstore.KvSecret;
+import io.partkit.kvstore.PartitionState;
+import io.partkit.kvstore.PartitionStatus;
+import io.partkit.kvstore.client.KvClient;
+import io.partkit.kvstore.client.KvException;
+import io.partkit.kvstore.node.KvNodeMain;
+import io.partkit.spi.PartitionAssignment;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+/**
+ * partkit's own kvstore under test: {@code n} {@link KvNodeMain} processes, one coordinator
+ * process ({@link KvCoordinatorMain}, the "fixed" strategy, an embedded metadata store persisted
+ * in a file) and routing clients ({@link KvClient}).
+ *
+ * <p>Clients learn tables the way the kvstore's client does without a watch: from the metadata
+ * store, read again whenever a node answers REDIRECT or MOVING. So a client whose table is stale
+ * keeps routing to the old owner until a node tells it otherwise, which is what fencing by epoch
+ * must make safe.
+ *
+ * <p>Options: {@code partitions} (default 16), {@code metadata} ({@code embedded}, the default: a
+ * file the coordinator persists; or {@code etcd}: a one-member etcd cluster {@code m1} started on
+ * the same runtime, never faulted, holds the table, migrations and members, and clients read
+ * tables from it), {@code fault} (a deliberate kvstore bug for every node:
+ * {@code ack-before-log}, {@code serve-while-fenced}, {@code skip-epoch-check},
+ * {@code skip-replication}), {@code replicas} (copies of each partition, default 1; with 2 or
+ * more, and more nodes than copies, the {@code lose} nemesis can take a node and its disk away
+ * for good).
+ */
+final class KvSystem extends NodeProcessSystem
+    implements Capability.Membership, Capability.Migrations, Capability.LoseNodes {
+
+  static final String COORDINATOR = "coord";
+  private static final String ETCD_PREFIX = "/partkit/kv";
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+  private static final Duration CHANGE_TIMEOUT = Duration.ofSeconds(120);
+
+  private final Map<String, List<String>> commands = new ConcurrentHashMap<>();
+  private final Set<String> members = new TreeSet<>();
+  private Path storeFile;
+  /** The run's shared secret: every node, the coordinator and the clients prove it. */
+  private KvSecret secret;
+  private Path secretFile;
+  private int partitions;
+  private int replicas;
+  private Random random;
+
+  /**
+   * With the option metadata=etcd: the coordinator's etcd, and the store clients read tables from.
+   */
+  private EtcdSystem metadataCluster;
+
+  private MetadataStore etcdTables;
+  /** MEMBERS commands sent to the running coordinator and DONE lines seen for them. */
+  private int sent;
+  private int done;
+
+  KvSystem() {
+    super("kv");
+  }
+
+  @Override
+  public void start(SystemContext ctx) {
+    this.random = new Random(ctx.seed() ^ 0x6b76L);
+    this.partitions = Integer.parseInt(ctx.options().getOrDefault("partitions", "16"));
+    this.replicas = replicas(ctx.options());
+    String fault = ctx.options().get("fault");
+    List<String> others = new ArrayList<>(List.of(COORDINATOR));
+    String metadata = ctx.options().getOrDefault("metadata", "embedded");
+    if (metadata.equals("etcd")) {
+      others.addAll(EtcdSystem.memberNames(1));
+    } else if (!metadata.equals("embedded")) {
+      throw new IllegalArgumentException(
+          "kv option metadata must be embedded or etcd: " + metadata);
+    }
+    openNodes(ctx, "n", others);
+    if (metadata.equals("etcd")) {
+      metadataCluster = EtcdSystem.forMetadata();
+      metadataCluster.start(
+          new SystemContext(ctx.runtime(), ctx.dir(), 1, ctx.seed(), ctx.options()));
+      etcdTables = EtcdMetadataStores.builder().endpoints(metadataCluster.clientUrls())
+          .prefix(ETCD_PREFIX).build();
+    }
+    this.storeFile = ctx.dir().resolve("data").resolve("coordinator.json");
+    this.secretFile = ctx.dir().resolve("data").resolve("secret");
+    try {
+      Files.createDirectories(storeFile.getParent());
+      this.secret = KvSecret.generate(secretFile);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    for (String n : nodes()) {
+      List<String> args = new ArrayList<>(List.of("--id", n,
+          "--data", ctx.dir().resolve("data").resolve(n).toString(),
+          "--host", runtime().host(n), "--port", Integer.toString(runtime().port(n, "kv", 7000)),
+          "--secret-file", secretFile.toString()));
+      if (fault != null) {
+        args.addAll(List.of("--unsafe-test-fault", fault));
+      }
+      commands.put(n, JavaCommand.of("96m", KvNodeMain.class, args));
+    }
+    try {
+      CompletableFuture.allOf(nodes().stream()
+          .map(n -> CompletableFuture.runAsync(() -> startDataNode(n)))
+          .toArray(CompletableFuture[]::new)).join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
+    members.addAll(nodes());
+    startCoordinator();
+  }
+
+  private String address(String node) {
+    return runtime().host(node) + ":" + runtime().port(node, "kv", 7000);
+  }
+
+  /** Starts the coordinator or a data node (again: with the membership wanted now). */
+  @Override
+  protected void startNode(String node) {
+    if (COORDINATOR.equals(node)) {
+      startCoordinator(); // it resumes the change in flight and converges
+    } else {
+      startDataNode(node);
+    }
+  }
+
+  private void startDataNode(String node) {
+    try {
+      NodeProcess p = started(node, runtime().start(node, commands.get(node), context().log(node)));
+      p.awaitLine("KVNODE LISTENING ", START_TIMEOUT);
+    } catch (IOException e) {
+      throw new SetupException("cannot start kv node " + node + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void startCoordinator() {
+    List<String> args = new ArrayList<>(List.of("--store", storeFile.toString(), "--partitions",
+        Integer.toString(partitions), "--members", memberList(), "--addresses",
+        nodes().stream().map(n -> n + "=" + address(n)).collect(Collectors.joining(",")),
+        "--max-concurrent", "2", "--secret-file", secretFile.toString(),
+        "--replicas", Integer.toString(replicas)));
+    if (metadataCluster != null) {
+      args.addAll(List.of("--etcd", String.join(",", metadataCluster.clientUrls()),
+          "--etcd-prefix", ETCD_PREFIX));
+    }
+    try {
+      NodeProcess p = started(COORDINATOR, runtime().start(COORDINATOR,
+          JavaCommand.of("128m", KvCoordinatorMain.class, args), context().log(COORDINATOR)));
+      sent = 0;
+      done = 0;
+      p.awaitLine("READY ", START_TIMEOUT);
+    } catch (IOException e) {
+      throw new SetupException("cannot start the kv coordinator: " + e.getMessage(), e);
+    }
+  }
+
+  private String memberList() {
+    return members.stream().map(m -> m + "=" + address(m)).collect(Collectors.joining(","));
+  }
+
+  @Override
+  public Optional<String> leader() {
+    return Optional.of(COORDINATOR);
+  }
+
+  private static int replicas(Map<String, String> options) {
+    int r = Integer.parseInt(options.getOrDefault("replicas", "1"));
+    if (r < 1) {
+      throw new IllegalArgumentException("kv option replicas must be >= 1: " + r);
+    }
+    return r;
+  }
+
+  @Override
+  public Optional<String> cannotCatchMigrations(Map<String, String> options) {
+    int r = replicas(options);
+    return r < 2 ? Optional.empty()
+        : Optional.of("kv with replicas=" + r + " moves partitions by changing their replica"
+            + " sets, with no fenced migration for the fault to catch in flight (each attempt"
+            + " waited 30 s and injected nothing); run it with replicas=1, or use membership");
+  }
+
+  @Override
+  public Optional<String> cannotLoseNodes(Map<String, String> options, int nodes) {
+    int r = replicas(options);
+    if (r < 2) {
+      return Optional.of("kv keeps one copy of each partition (replicas=" + r + "): a node lost"
+          + " for good takes its writes with it; run it with -o replicas=2 or more");
+    }
+    if (nodes <= r) {
+      return Optional.of("kv with replicas=" + r + " needs more than " + r + " nodes to lose"
+          + " one and still place every copy: have " + nodes);
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Kills the node, deletes its data directory and takes it out of the membership, which the
+   * coordinator handles as a failure: every partition it held gets its copies back on the others.
+   * When that would leave fewer members than copies (another fault took one out already), the
+   * node is only killed and restarted with its data: the description says so.
+   */
+  @Override
+  public String lose(String node) {
+    if (!members.contains(node) || members.size() - 1 < replicas) {
+      kill(node);
+      restart(node);
+      return "kill " + node + " (not lost: " + members.size() + " members, " + replicas
+          + " copies)";
+    }
+    kill(node);
+    try {
+      runtime().wipe(node, context().dir().resolve("data").resolve(node));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete the data of " + node, e);
+    }
+    members.remove(node);
+    sendMembers();
+    awaitSettled(CHANGE_TIMEOUT);
+    return "lose " + node;
+  }
+
+  /** A fresh node (empty data directory, same address) joins in the lost one's place. */
+  @Override
+  public void replace(String node) {
+    restart(node);
+    if (members.add(node)) {
+      sendMembers();
+      awaitSettled(CHANGE_TIMEOUT);
+    }
+  }
+
+  @Override
+  public void leave(String node) {
+    if (members.size() > 1 && members.remove(node)) {
+      sendMembers();
+      awaitSettled(CHANGE_TIMEOUT);
+    }
+  }
+
+  @Override
+  public void join(String node) {
+    if (nodes().contains(node) && members.add(node)) {
+      sendMembers();
+      awaitSettled(CHANGE_TIMEOUT);
+    }
+  }
+
+  private void sendMembers() {
+    NodeProcess c = process(COORDINATOR);
+    if (c == null || !c.isAlive()) {
+      return; // the coordinator is down: it gets the membership when it restarts
+    }
+    try {
+      c.send("MEMBERS " + memberList());
+      sent++;
+    } catch (IOException e) {
+      // it died just now: the restart carries the membership
+    }
+  }
+
+  private void awaitSettled(Duration timeout) {
+    NodeProcess c = process(COORDINATOR);
+    while (done < sent && c != null && c.isAlive()) {
+      c.awaitLine("DONE ", timeout);
+      done++;
+    }
+  }
+
+  @Override
+  public Optional<Migration> startMigration(Duration timeout) {
+    NodeProcess c = process(COORDINATOR);
+    if (c == null || !c.isAlive()) {
+      return Optional.empty();
+    }
+    awaitSettled(CHANGE_TIMEOUT);
+    List<String> out = nodes().stream().filter(n -> !members.contains(n)).toList();
+    if (!out.isEmpty() && (members.size() < 2 || random.nextBoolean())) {
+      members.add(out.get(random.nextInt(out.size())));
+    } else if (members.size() > 1) {
+      List<String> in = List.copyOf(members);
+      members.remove(in.get(random.nextInt(in.size())));
+    } else {
+      return Optional.empty();
+    }
+    c.skipLines();
+    sendMembers();
+    try {
+      String[] step = c.awaitLine("STEP FENCED ", timeout).split(" ");
+      return Optional.of(new Migration(Integer.parseInt(step[2]), step[3], step[4]));
+    } catch (SetupException e) {
+      return Optional.empty(); // the change moved nothing, or the coordinator died
+    }
+  }
+
+  @Override
+  public void awaitRecovered(Duration timeout) {
+    for (String n : nodes()) {
+      restart(n);
+    }
+    restart(COORDINATOR);
+    // One more round of the same membership: the coordinator rebalances (a no-op) and reconciles
+    // until quiet, with every node reachable again. Its last reconcile may have run while a node
+    // was cut off or paused, and nothing else would start another.
+    sendMembers();
+    awaitSettled(timeout);
+    awaitServing(timeout);
+  }
+
+  /**
+   * Waits until every partition of the committed table is OWNED by its primary, which is what
+   * the final reads need. A partition that never gets there is a liveness problem of the store:
+   * its state on every node is written to {@code kv-partitions.txt} in the run directory, so an
+   * unread key in the results explains itself.
+   */
+  private void awaitServing(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    List<String> stuck = List.of();
+    while (System.nanoTime() < deadline) {
+      stuck = notServing();
+      if (stuck.isEmpty()) {
+        return;
+      }
+      try {
+        Thread.sleep(200); // polling the nodes within a deadline
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    try {
+      Files.write(context().dir().resolve("kv-partitions.txt"), stuck);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Partitions whose primary does not own them now, with every node's view of each. */
+  private List<String> notServing() {
+    PartitionAssignment t;
+    try {
+      t = table();
+    } catch (RuntimeException e) {
+      return List.of("no table: " + e.getMessage());
+    }
+    List<String> stuck = new ArrayList<>();
+    for (int p = 0; p < t.partitionCount(); p++) {
+      String primary = t.primary(p).value();
+      PartitionStatus s = status(primary, p);
+      if (s == null || s.state() != PartitionState.OWNED || s.epoch() > t.epoch()) {
+        StringBuilder line = new StringBuilder("partition " + p + " (table epoch " + t.epoch()
+            + ", primary " + primary + "):");
+        for (String n : nodes()) {
+          line.append(' ').append(n).append('=').append(status(n, p));
+        }
+        stuck.add(line.toString());
+      }
+    }
+    return stuck;
+  }
+
+  private PartitionStatus status(String node, int partition) {
+    try {
+      return KvClient.partitionStatus(address(node), partition, Duration.ofSeconds(2), secret);
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  @Override
+  public Client openClient() {
+    KvClient client = KvClient.builder().tables(this::table)
+        .addresses(id -> address(id.value())).secret(secret)
+        .requestTimeout(Duration.ofSeconds(2)).retryBudget(Duration.ofSeconds(5)).build();
+    return new KvRegisterClient(client);
+  }
+
+  /** The committed table, read from etcd or the store file as a client of that store does. */
+  private PartitionAssignment table() {
+    if (etcdTables != null) {
+      return etcdTables.read().table()
+          .orElseThrow(() -> new IllegalStateException("no table committed yet"));
+    }
+    Path copy;
+    try {
+      copy = runtime().fetch(COORDINATOR, storeFile); // the coordinator's host keeps it
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the coordinator's store", e);
+    }
+    try (MetadataStore store = MetadataStores.embedded(copy)) {
+      return store.read().table()
+          .orElseThrow(() -> new IllegalStateException("no table committed yet"));
+    }
+  }
+
+  @Override
+  public void close() {
+    if (etcdTables != null) {
+      etcdTables.close();
+    }
+    stopProcesses();
+    if (metadataCluster != null) {
+      metadataCluster.close();
+    }
+  }
+
+  /** One register per key: key bytes {@code k<key>}, values decimal text. */
+  private static final class KvRegisterClient implements Client {
+    private final KvClient client;
+
+    KvRegisterClient(KvClient client) {
+      this.client = client;
+    }
+
+    @Override
+    public Outcome invoke(Operation op) {
+      byte[] key = ("k" + op.key()).getBytes(UTF_8);
+      try {
+        switch (op.f()) {
+          case Operation.READ -> {
+            byte[] v = client.get(key);
+            return Outcome.ok(v == null ? null : Long.valueOf(new String(v, UTF_8)));
+          }
+          case Operation.WRITE -> {
+            client.put(key, bytes((Long) op.value()));
+            return Outcome.ok(op.value());
+          }
+          default -> {
+            Long expected = op.casExpected();
+            boolean set = client.cas(key, expected == null ? null : bytes(expected),
+                bytes(op.casNew()));
+            return set ? Outcome.ok(op.value()) : Outcome.fail(op.value(), "value differs");
+          }
+        }
+      } catch (KvException e) {
+        // A read changes nothing: when it did not answer, it is a failure either way.
+        boolean unknown = e.indeterminate() && !Operation.READ.equals(op.f());
+        return unknown ? Outcome.info(op.value(), e.getMessage())
+            : Outcome.fail(op.value(), e.getMessage());
+      }
+    }
+
+    private static byte[] bytes(long v) {
+      return Long.toString(v).getBytes(UTF_8);
+    }
+
+    @Override
+    public void close() {
+      client.close();
+    }
+  }
+}

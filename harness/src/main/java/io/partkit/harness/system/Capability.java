@@ -1,0 +1,119 @@
+package io.partkit.harness.system;
+
+import io.partkit.harness.system.SystemUnderTest.Migration;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What a system can do beyond starting, serving clients and stopping, one interface per thing,
+ * as Jepsen's {@code jepsen.db} has separate Kill, Pause and Primary protocols. A system
+ * implements the ones it offers; a nemesis names the one it needs ({@code Nemesis.needs()}) and a
+ * run on a system without it is refused before anything starts, naming what is missing.
+ */
+public interface Capability {
+
+  /** {@code kill -9} of a node's process, and a start of it again with the same data. */
+  interface Kill extends Capability {
+    /** {@code kill -9} of {@code node}'s process. */
+    void kill(String node);
+
+    /** Starts a killed node again with the same data and address. A no-op when it runs. */
+    void restart(String node);
+  }
+
+  /** {@code SIGSTOP} and {@code SIGCONT} of a node's process. */
+  interface Pause extends Capability {
+    void pause(String node);
+
+    void resume(String node);
+  }
+
+  /** Nodes that leave and join during a run, so data moves between them. */
+  interface Membership extends Capability {
+    /** Takes {@code node} out of the cluster (its data moves to the others); it keeps running. */
+    void leave(String node);
+
+    /** Brings a node that left back in (data moves to it). */
+    void join(String node);
+  }
+
+  /** A data migration caught in flight, for a fault aimed at its source or target. */
+  interface Migrations extends Capability {
+    /**
+     * Starts a membership change and waits until one of the migrations it starts has fenced its
+     * source. Empty when none was caught within {@code timeout}.
+     */
+    Optional<Migration> startMigration(Duration timeout);
+
+    /**
+     * Why {@link #startMigration} cannot catch a migration when the system runs with
+     * {@code options}, or empty when it can (asked before anything starts).
+     */
+    default Optional<String> cannotCatchMigrations(Map<String, String> options) {
+      return Optional.empty();
+    }
+  }
+
+  /** A node lost for good (its process and its disk) and a new, empty one in its place. */
+  interface LoseNodes extends Capability {
+    /**
+     * Loses {@code node} for good: kills its process, deletes its data, and declares it failed,
+     * so the system must serve its data from the other copies.
+     *
+     * @return what was done, for the history (a system may do less when losing this node now
+     *     would leave fewer nodes than copies: it then says so)
+     */
+    String lose(String node);
+
+    /** A new, empty node takes the place of a lost one (same name and address). */
+    void replace(String node);
+
+    /**
+     * Why this system, started with {@code options} on {@code nodes} nodes, cannot be expected to
+     * keep every acknowledged write when a node is lost for good, or empty when it can.
+     */
+    default Optional<String> cannotLoseNodes(Map<String, String> options, int nodes) {
+      return Optional.empty();
+    }
+  }
+
+  /** A check, after the run, that every key is stored where a placement rule predicts. */
+  interface CheckPlacement extends Capability {
+    /**
+     * The check's result (a misplaced key makes the run invalid), or empty when this
+     * configuration has no placement of partkit's to check.
+     */
+    Optional<PlacementCheck> checkPlacement();
+  }
+
+  /** The capabilities in the order {@link #names} lists them. */
+  List<Class<? extends Capability>> ALL = List.of(Kill.class, Pause.class, Membership.class,
+      Migrations.class, LoseNodes.class, CheckPlacement.class);
+
+  /** A capability's name in messages and listings: kill, pause, membership, ... */
+  static String name(Class<? extends Capability> capability) {
+    return switch (capability.getSimpleName()) {
+      case "Kill" -> "kill";
+      case "Pause" -> "pause";
+      case "Membership" -> "membership";
+      case "Migrations" -> "migrations";
+      case "LoseNodes" -> "lose-nodes";
+      case "CheckPlacement" -> "placement-check";
+      default -> capability.getSimpleName();
+    };
+  }
+
+  /** The names of the capabilities {@code system} offers. */
+  static List<String> names(SystemUnderTest system) {
+    List<String> names = new ArrayList<>();
+    for (Class<? extends Capability> c : ALL) {
+      if (c.isInstance(system)) {
+        names.add(name(c));
+      }
+    }
+    return names;
+  }
+}

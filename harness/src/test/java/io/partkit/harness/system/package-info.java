@@ -1,2 +1,0 @@
-/** Tests of {@code io.partkit.harness.system}. */
-package io.partkit.harness.system;

@@ -75,6 +75,15 @@ public final class Linearizability {
    * (tests).
    */
   static Analysis check(Model<?> model, History history, CheckOptions options, long reduceAfter) {
+    return check(model, history, options, reduceAfter, STRUGGLING_STEPS_PER_EVENT);
+  }
+
+  /**
+   * As {@link #check(Model, History, CheckOptions, long)}, trying SequentialDecider once a reduced
+   * key's search has taken {@code struggling} steps per event (tests).
+   */
+  static Analysis check(Model<?> model, History history, CheckOptions options, long reduceAfter,
+      long struggling) {
     java.util.Objects.requireNonNull(history, io.partkit.verification.history.Histories.NO_HISTORY);
     long start = options.nanoClock().getAsLong();
     // Without keys (most single-register histories) one pass pairs the operations and tests
@@ -134,16 +143,31 @@ public final class Linearizability {
         if (cancel.get()) {
           r = new KeyResult(s.key, Verdict.UNKNOWN, "cancelled: another key was already invalid",
               null, null, s.paired().invocations(), s.search == null ? 0 : s.search.steps());
+        } else if (s.decided != null) {
+          r = s.decided; // by UnproducedState or SequentialDecider
         } else {
           if (!s.reduced && s.search == null && reduceAfter <= 0) {
             s.reduce(model);
           }
           long budget = total == 1 ? Long.MAX_VALUE : s.budget;
-          WglSearch.Outcome outcome = s.search(model).advance(s.key, s.paired().invocations(),
+          WglSearch<?> search = s.search(model);
+          if (s.reduced && !s.triedSequential) { // stop where the next decider comes in
+            long until = s.unproduced != null ? s.unproducedAt
+                : struggling * s.paired().events().length;
+            budget = Math.min(budget, Math.max(1, until - search.steps()));
+          }
+          WglSearch.Outcome outcome = search.advance(s.key, s.paired().invocations(),
               s.reduced ? budget : Math.min(budget, reduceAfter), limits);
           if (!(outcome instanceof WglSearch.Decided decided)) {
             if (s.reduced) {
               s.budget = Math.min(s.budget + s.budget / 4, MAX_SLICE);
+              if (s.unproduced != null && s.search.steps() >= s.unproducedAt) {
+                s.decided = new KeyResult(s.key, Verdict.INVALID, null, null, s.unproduced,
+                    s.paired.invocations(), s.search.steps());
+              } else if (!s.triedSequential
+                  && s.search.steps() >= struggling * s.paired.events().length) {
+                s.trySequential(model, limits);
+              }
             } else {
               // not decided within reduceAfter steps: reduce, and search again if smaller
               s.reduce(model);
@@ -278,6 +302,14 @@ public final class Linearizability {
     return clients;
   }
 
+  /**
+   * A reduced key's search that has taken this many steps per event of the key without an
+   * answer is struggling (the valid crashed-operation histories of CrashedScaleTest take under
+   * one step per event): SequentialDecider is tried once then. Not earlier, because on long keys
+   * it costs seconds before it gives up when its configurations multiply.
+   */
+  static final long STRUGGLING_STEPS_PER_EVENT = 16;
+
   private static final long FIRST_SLICE = 1 << 10;
   private static final long MAX_SLICE = 1 << 20;
 
@@ -319,9 +351,35 @@ public final class Linearizability {
       return search;
     }
 
+    /** The key's result when UnproducedState or SequentialDecider decided it. */
+    KeyResult decided;
+    boolean triedSequential;
+    /** UnproducedState's evidence, used once the search has reached unproducedAt steps. */
+    Evidence unproduced;
+    long unproducedAt;
+
+    /**
+     * Gives a key whose search is struggling (see STRUGGLING_STEPS_PER_EVENT) to
+     * SequentialDecider, which decides keys whose :ok operations follow one another exactly,
+     * crashed operations counted rather than ordered, while the configurations it must keep stay
+     * few; otherwise the search goes on.
+     */
+    void trySequential(Model<?> model, SearchLimits limits) {
+      triedSequential = true;
+      SequentialDecider.Decision d = SequentialDecider.decide(model, paired, limits);
+      if (d != null) {
+        limits.steps().addAndGet(d.configs());
+        decided = new KeyResult(key, d.valid() ? Verdict.VALID : Verdict.INVALID, null,
+            d.linearization(), d.evidence(), paired.invocations(), search.steps() + d.configs());
+      }
+    }
+
     /**
      * Applies the model's reduction once (the search starts again when it drops operations) and
-     * turns the search's cut on (see REDUCE_AFTER).
+     * turns the search's cut on (see REDUCE_AFTER). A key in which an :ok operation needs a state
+     * nothing before it can produce is refuted (UnproducedState) if the search has not decided it
+     * within REDUCE_AFTER more steps (when it can, its evidence names the model's own reason and
+     * the longest prefixes): with crashed operations pending, it could not.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     void reduce(Model<?> model) {
@@ -332,6 +390,8 @@ public final class Linearizability {
         paired = smaller;
         search = new WglSearch(model, smaller);
       }
+      unproduced = UnproducedState.refute(model, paired);
+      unproducedAt = (search == null ? 0 : search.steps()) + REDUCE_AFTER;
       if (search != null) {
         search.observedInfoStepsOnly();
       }

@@ -101,21 +101,19 @@ final class ContainerRuntime implements NodeRuntime {
   private final String engineHost;
   private final String run = "partkit-" + PID + "-" + RUNS.incrementAndGet();
   private final Path files;
-  private final Thread shutdownHook = new Thread(this::closeQuietly, "containers-cleanup");
+  private final RuntimeLifecycle<ContainerProcess> lifecycle =
+      new RuntimeLifecycle<>("containers runtime", this::close);
 
   private DockerClient docker;
   /** node -> 10.78.K.x, published whole once the network exists. */
   private volatile Map<String, String> addresses = Map.of();
   private final Map<String, ContainerProcess> current = new HashMap<>();
-  private final List<ContainerProcess> started = new ArrayList<>();
   private final Map<String, Integer> starts = new HashMap<>();
   /** node -> the nft script in force in its network namespace. */
   private final Map<String, String> installed = new HashMap<>();
   /** node -> the id of the container that holds its address and network namespace. */
   private final Map<String, String> sandboxes = new HashMap<>();
   private boolean networkCreated;
-  private boolean opened;
-  private boolean closed;
   private volatile String lost;
 
   ContainerRuntime(Path workDir, String image) {
@@ -137,9 +135,7 @@ final class ContainerRuntime implements NodeRuntime {
 
   @Override
   public synchronized void open(List<String> nodes) {
-    if (opened || closed) {
-      throw new IllegalStateException("open() is called once, before close()");
-    }
+    lifecycle.checkNotOpened();
     Set<String> seen = new LinkedHashSet<>();
     Runtimes.register(seen, nodes);
     if (nodes.size() > 252) {
@@ -147,8 +143,7 @@ final class ContainerRuntime implements NodeRuntime {
     }
     docker = DockerEngine.client(engineHost);
     DockerEngine.requireImage(docker, image, engineHost);
-    opened = true;
-    Runtime.getRuntime().addShutdownHook(shutdownHook);
+    lifecycle.markOpened();
     try {
       List<String> removed = DockerEngine.removeStale(docker);
       if (!removed.isEmpty()) {
@@ -226,9 +221,7 @@ final class ContainerRuntime implements NodeRuntime {
     int n;
     ContainerProcess previous;
     synchronized (this) {
-      if (closed || !opened) {
-        throw new IllegalStateException("start() needs an open runtime");
-      }
+      lifecycle.checkOpen("start()");
       host(node);
       n = starts.merge(node, 1, Integer::sum);
       previous = current.get(node);
@@ -270,12 +263,11 @@ final class ContainerRuntime implements NodeRuntime {
         .exec().getId());
     ContainerProcess p = new ContainerProcess(node, id, new ChildLines(node, log), stdin);
     synchronized (this) {
-      started.add(p);
-      current.put(node, p);
-      if (closed) {
+      if (!lifecycle.adopt(p)) {
         p.remove();
-        throw new IllegalStateException("the runtime was closed while " + node + " started");
+        throw RuntimeLifecycle.closedWhileStarting(node);
       }
+      current.put(node, p);
     }
     call("starting the container of " + node, () -> {
       docker.startContainerCmd(id).exec();
@@ -408,9 +400,7 @@ final class ContainerRuntime implements NodeRuntime {
    * installs them in each running container whose rules change.
    */
   private void cut(Map<String, Set<String>> next) throws IOException {
-    if (closed || !opened) {
-      throw new IllegalStateException("partition() and heal() need an open runtime");
-    }
+    lifecycle.checkOpen("partition() or heal()");
     for (String node : addresses.keySet()) {
       Files.writeString(rules(node), NftCut.script(node, next, addresses));
     }
@@ -498,22 +488,11 @@ final class ContainerRuntime implements NodeRuntime {
 
   @Override
   public void close() {
-    List<ContainerProcess> all;
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      all = new ArrayList<>(started);
-      started.clear();
+    Optional<List<ContainerProcess>> stopping = lifecycle.close();
+    if (stopping.isEmpty()) {
+      return;
     }
-    if (opened) {
-      try {
-        Runtime.getRuntime().removeShutdownHook(shutdownHook);
-      } catch (IllegalStateException e) {
-        // the JVM is shutting down: this very call may be the hook
-      }
-    }
+    List<ContainerProcess> all = stopping.get();
     List<String> failures = Collections.synchronizedList(new ArrayList<>());
     all.parallelStream().forEach(p -> {
       try {
@@ -558,14 +537,6 @@ final class ContainerRuntime implements NodeRuntime {
       throw new SetupException("containers tear-down left things behind; the next run removes "
           + "them, or by hand: docker rm -f $(docker ps -aq -f label=" + DockerEngine.RUN_LABEL
           + "=" + run + "); docker network rm " + run + "\n" + String.join("\n", failures));
-    }
-  }
-
-  private void closeQuietly() {
-    try {
-      close();
-    } catch (RuntimeException e) {
-      System.err.println("containers runtime: " + e.getMessage());
     }
   }
 

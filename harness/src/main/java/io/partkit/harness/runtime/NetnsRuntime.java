@@ -12,6 +12,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -76,10 +77,8 @@ final class NetnsRuntime implements NodeRuntime {
   private final List<String> createdNamespaces = new ArrayList<>();
   private final List<Path> createdEtcDirs = new ArrayList<>();
   private boolean createdRootLink;
-  private final List<ChildProcess> started = new ArrayList<>();
-  private final Thread shutdownHook = new Thread(this::closeQuietly, "netns-runtime-cleanup");
-  private boolean opened;
-  private boolean closed;
+  private final RuntimeLifecycle<ChildProcess> lifecycle =
+      new RuntimeLifecycle<>("netns runtime", this::close);
   private boolean ownsJvmSlot;
 
   NetnsRuntime(Path workDir) {
@@ -108,9 +107,7 @@ final class NetnsRuntime implements NodeRuntime {
 
   @Override
   public synchronized void open(List<String> nodes) {
-    if (opened || closed) {
-      throw new IllegalStateException("open() is called once, before close()");
-    }
+    lifecycle.checkNotOpened();
     for (String n : nodes) {
       Runtimes.checkNodeName(n);
       if (n.equals("hub")) {
@@ -129,8 +126,7 @@ final class NetnsRuntime implements NodeRuntime {
           + "): close it first");
     }
     ownsJvmSlot = true;
-    opened = true;
-    Runtime.getRuntime().addShutdownHook(shutdownHook);
+    lifecycle.markOpened();
     try {
       removeStale();
       String subnet = freeSubnet();
@@ -299,9 +295,7 @@ final class NetnsRuntime implements NodeRuntime {
   public NodeProcess start(String node, List<String> command, Path log) throws IOException {
     String ns;
     synchronized (this) {
-      if (closed || !opened) {
-        throw new IllegalStateException("start() needs an open runtime");
-      }
+      lifecycle.checkOpen("start()");
       host(node);
       ns = namespaces.get(node);
     }
@@ -309,12 +303,9 @@ final class NetnsRuntime implements NodeRuntime {
     List<String> full = new ArrayList<>(List.of(ip, "netns", "exec", ns));
     full.addAll(command);
     ChildProcess child = ChildProcess.start(node, full, log);
-    synchronized (this) {
-      started.add(child);
-      if (closed) { // close() ran meanwhile and could not see it
-        child.destroy();
-        throw new IllegalStateException("the runtime was closed while " + node + " started");
-      }
+    if (!lifecycle.adopt(child)) { // close() ran meanwhile and could not see it
+      child.destroy();
+      throw RuntimeLifecycle.closedWhileStarting(node);
     }
     return child;
   }
@@ -340,9 +331,7 @@ final class NetnsRuntime implements NodeRuntime {
 
   /** Replaces every node's table in one nft transaction per node ({@link NftCut}). */
   private void cut(Map<String, Set<String>> grudge) throws IOException {
-    if (closed || !opened) {
-      throw new IllegalStateException("partition() and heal() need an open runtime");
-    }
+    lifecycle.checkOpen("partition() or heal()");
     for (Map.Entry<String, String> e : namespaces.entrySet()) {
       String script = NftCut.script(e.getKey(), grudge, addresses);
       try {
@@ -355,22 +344,11 @@ final class NetnsRuntime implements NodeRuntime {
 
   @Override
   public void close() {
-    List<ChildProcess> processes;
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      processes = new ArrayList<>(started);
-      started.clear();
+    Optional<List<ChildProcess>> stopping = lifecycle.close();
+    if (stopping.isEmpty()) {
+      return;
     }
-    if (opened) {
-      try {
-        Runtime.getRuntime().removeShutdownHook(shutdownHook);
-      } catch (IllegalStateException e) {
-        // the JVM is shutting down: this very call may be the hook
-      }
-    }
+    List<ChildProcess> processes = stopping.get();
     List<String> failures = new ArrayList<>();
     processes.parallelStream().forEach(ChildProcess::destroy);
     // the root end first: deleting the hub frees it only later, asynchronously
@@ -393,14 +371,6 @@ final class NetnsRuntime implements NodeRuntime {
     if (!failures.isEmpty()) {
       throw new SetupException("netns tear-down left things behind; remove them by hand:\n"
           + String.join("\n", failures));
-    }
-  }
-
-  private void closeQuietly() {
-    try {
-      close();
-    } catch (RuntimeException e) {
-      System.err.println("netns runtime: " + e.getMessage());
     }
   }
 

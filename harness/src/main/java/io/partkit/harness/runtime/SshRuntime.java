@@ -26,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -92,7 +93,8 @@ final class SshRuntime implements NodeRuntime {
   private final String run = "partkit-" + machine + "-" + PID + "-" + number;
   private final String table = "partkit_" + machine + "_" + PID + "_" + number;
   private final Path controlDir;
-  private final Thread shutdownHook = new Thread(this::closeQuietly, "ssh-runtime-cleanup");
+  private final RuntimeLifecycle<SshProcess> lifecycle =
+      new RuntimeLifecycle<>("ssh runtime", this::close);
 
   private final List<SshHost> hosts = new ArrayList<>();
   private final Map<SshHost, Probe> probes = new ConcurrentHashMap<>();
@@ -100,14 +102,11 @@ final class SshRuntime implements NodeRuntime {
   private volatile Map<String, String> addresses = Map.of();
   private final Map<String, Map<String, Integer>> ports = new ConcurrentHashMap<>();
   private final Map<String, Integer> starts = new HashMap<>();
-  private final List<SshProcess> started = new ArrayList<>();
   private final Set<SshHost> dirsMade = Collections.synchronizedSet(new LinkedHashSet<>());
   /** Per host: local class path -> the class path there; local files uploaded. */
   private final Map<SshHost, Map<String, String> > classPaths = new ConcurrentHashMap<>();
   private final Map<SshHost, Set<Path>> uploaded = new ConcurrentHashMap<>();
   private final Map<SshHost, Map<String, String>> binaries = new ConcurrentHashMap<>();
-  private boolean opened;
-  private boolean closed;
 
   SshRuntime(SshTarget target, Path workDir) {
     this.target = target;
@@ -140,14 +139,9 @@ final class SshRuntime implements NodeRuntime {
 
   @Override
   public void open(List<String> nodes) {
-    synchronized (this) {
-      if (opened || closed) {
-        throw new IllegalStateException("open() is called once, before close()");
-      }
-      Runtimes.register(new HashSet<>(), nodes);
-      opened = true;
-    }
-    Runtime.getRuntime().addShutdownHook(shutdownHook);
+    lifecycle.checkNotOpened();
+    Runtimes.register(new HashSet<>(), nodes);
+    lifecycle.markOpened();
     try {
       for (int i = 0; i < target.hosts().size(); i++) {
         String h = target.hosts().get(i);
@@ -337,9 +331,7 @@ final class SshRuntime implements NodeRuntime {
     int k;
     SshHost h;
     synchronized (this) {
-      if (closed || !opened) {
-        throw new IllegalStateException("start() needs an open runtime");
-      }
+      lifecycle.checkOpen("start()");
       host(node);
       h = hostOf.get(node);
       k = starts.merge(node, 1, Integer::sum);
@@ -371,12 +363,9 @@ final class SshRuntime implements NodeRuntime {
       throw new SetupException(node + " on host " + h + " wrote no pid in 30 s: " + out);
     }
     SshProcess p = new SshProcess(node, h, base, pid, new ChildLines(node, log));
-    synchronized (this) {
-      started.add(p);
-      if (closed) {
-        p.destroy();
-        throw new IllegalStateException("the runtime was closed while " + node + " started");
-      }
+    if (!lifecycle.adopt(p)) {
+      p.destroy();
+      throw RuntimeLifecycle.closedWhileStarting(node);
     }
     p.follow();
     return p;
@@ -652,9 +641,7 @@ final class SshRuntime implements NodeRuntime {
 
   /** One nft transaction per host: the table of the node it hosts alone, or none. */
   private void cut(Map<String, Set<String>> grudge) throws IOException {
-    if (closed || !opened) {
-      throw new IllegalStateException("partition() and heal() need an open runtime");
-    }
+    lifecycle.checkOpen("partition() or heal()");
     Map<SshHost, String> scripts = new LinkedHashMap<>();
     for (Map.Entry<String, SshHost> e : hostOf.entrySet()) {
       Map<String, Set<String>> mine = shared(e.getKey()) ? Map.of() : grudge;
@@ -677,22 +664,11 @@ final class SshRuntime implements NodeRuntime {
 
   @Override
   public void close() {
-    List<SshProcess> processes;
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      processes = new ArrayList<>(started);
-      started.clear();
+    Optional<List<SshProcess>> stopping = lifecycle.close();
+    if (stopping.isEmpty()) {
+      return;
     }
-    if (opened) {
-      try {
-        Runtime.getRuntime().removeShutdownHook(shutdownHook);
-      } catch (IllegalStateException e) {
-        // the JVM is shutting down: this very call may be the hook
-      }
-    }
+    List<SshProcess> processes = stopping.get();
     List<String> failures = Collections.synchronizedList(new ArrayList<>());
     new ArrayList<>(dirsMade).parallelStream().forEach(h -> {
       try {
@@ -716,14 +692,6 @@ final class SshRuntime implements NodeRuntime {
           + "machine removes them, or by hand on each host: kill the processes in " + target.dir()
           + "/" + run + "-h*/nodes/*.pid, nft delete table inet " + table + ", rm -rf "
           + target.dir() + "/" + run + "-h*\n" + String.join("\n", failures));
-    }
-  }
-
-  private void closeQuietly() {
-    try {
-      close();
-    } catch (RuntimeException e) {
-      System.err.println("ssh runtime: " + e.getMessage());
     }
   }
 

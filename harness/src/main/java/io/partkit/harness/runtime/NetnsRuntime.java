@@ -277,12 +277,7 @@ final class NetnsRuntime implements NodeRuntime {
 
   @Override
   public String host(String node) {
-    String address = addresses.get(node);
-    if (address == null) {
-      throw new IllegalArgumentException("unknown node " + node + ": the open runtime has "
-          + addresses.keySet());
-    }
-    return address;
+    return Runtimes.address(addresses, node);
   }
 
   @Override
@@ -317,10 +312,7 @@ final class NetnsRuntime implements NodeRuntime {
 
   @Override
   public synchronized void partition(Map<String, Set<String>> grudge) throws IOException {
-    for (Map.Entry<String, Set<String>> e : grudge.entrySet()) {
-      host(e.getKey());
-      e.getValue().forEach(this::host);
-    }
+    Runtimes.checkGrudge(grudge, addresses);
     cut(grudge);
   }
 

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
@@ -138,6 +139,32 @@ public final class Runtimes {
     if (name == null || !NODE_NAME.matcher(name).matches()) {
       throw new IllegalArgumentException("node names are 1-12 lower-case letters, digits or '-',"
           + " starting with a letter: " + name);
+    }
+  }
+
+  /**
+   * The address of {@code node} in an open runtime's {@code addresses}.
+   *
+   * @throws IllegalArgumentException for a node the runtime was not opened with
+   */
+  static String address(Map<String, String> addresses, String node) {
+    String address = addresses.get(node);
+    if (address == null) {
+      throw new IllegalArgumentException("unknown node " + node + ": the open runtime has "
+          + addresses.keySet());
+    }
+    return address;
+  }
+
+  /**
+   * Checks that every node a grudge names, on either side, is one of the runtime's.
+   *
+   * @throws IllegalArgumentException naming the first unknown node
+   */
+  static void checkGrudge(Map<String, Set<String>> grudge, Map<String, String> addresses) {
+    for (Map.Entry<String, Set<String>> e : grudge.entrySet()) {
+      address(addresses, e.getKey());
+      e.getValue().forEach(n -> address(addresses, n));
     }
   }
 }

@@ -299,12 +299,7 @@ final class SshRuntime implements NodeRuntime {
 
   @Override
   public String host(String node) {
-    String address = addresses.get(node);
-    if (address == null) {
-      throw new IllegalArgumentException("unknown node " + node + ": the open runtime has "
-          + addresses.keySet());
-    }
-    return address;
+    return Runtimes.address(addresses, node);
   }
 
   /** The usual port for the first node on a host, one more for each further node there. */

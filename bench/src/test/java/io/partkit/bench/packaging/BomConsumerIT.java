@@ -2,15 +2,15 @@ package io.partkit.bench.packaging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.partkit.test.support.PrivateRepository;
+import io.partkit.test.support.PrivateRepository.Result;
 import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -25,32 +25,25 @@ import org.junit.jupiter.api.io.TempDir;
 class BomConsumerIT {
 
   @TempDir Path work;
-  Path repo;
+  PrivateRepository repo;
   String version;
 
   @BeforeEach
   void installPartkitIntoAPrivateRepository() throws IOException {
     Path root = Reactor.root();
     version = Reactor.text(Reactor.pom(root.resolve("pom.xml")), "/project/version");
-    repo = work.resolve("repo");
-    install("partkit-parent", root.resolve("pom.xml"), null);
-    install("partkit-bom", root.resolve("bom/pom.xml"), null);
-    install("partkit-spi", root.resolve("spi/pom.xml"), ModulePathDiscoveryIT.jar("spi"));
-    install("partkit-strategy-rendezvous", root.resolve("strategy-rendezvous/pom.xml"),
+    repo = new PrivateRepository(work.resolve("repo"), version);
+    repo.install("partkit-parent", root.resolve("pom.xml"), null);
+    repo.install("partkit-bom", root.resolve("bom/pom.xml"), null);
+    repo.install("partkit-spi", root.resolve("spi/pom.xml"), ModulePathDiscoveryIT.jar("spi"));
+    repo.install("partkit-strategy-support", root.resolve("strategy-support/pom.xml"),
+        ModulePathDiscoveryIT.jar("strategy-support"));
+    repo.install("partkit-strategy-rendezvous", root.resolve("strategy-rendezvous/pom.xml"),
         ModulePathDiscoveryIT.jar("strategy-rendezvous"));
   }
 
-  private void install(String artifact, Path pom, Path jar) throws IOException {
-    Path dir =
-        Files.createDirectories(repo.resolve("io/partkit").resolve(artifact).resolve(version));
-    Files.copy(pom, dir.resolve(artifact + "-" + version + ".pom"));
-    if (jar != null) {
-      Files.copy(jar, dir.resolve(artifact + "-" + version + ".jar"));
-    }
-  }
-
   @Test
-  void aStrategyNeedsNoVersionAndBringsOnlyTheSpi() throws Exception {
+  void aStrategyNeedsNoVersionAndBringsOnlyTheSpiAndStrategySupport() throws Exception {
     Path consumer =
         consumer(
             """
@@ -66,13 +59,14 @@ class BomConsumerIT {
                 + "[artifactId='maven-dependency-plugin']/version");
     Result result = maven(consumer, dependencyPlugin + ":build-classpath",
         "-Dmdep.outputFile=" + classpath, "-Dmdep.includeScope=runtime");
-    assertThat(result.code).as(result.output).isZero();
+    assertThat(result.code()).as(result.output()).isZero();
     List<String> entries = Arrays.stream(Files.readString(classpath).trim()
         .split(File.pathSeparator)).collect(Collectors.toList());
     assertThat(entries).as("resolved from the private repository").allSatisfy(
-        e -> assertThat(Path.of(e)).startsWith(repo));
+        e -> assertThat(Path.of(e)).startsWith(repo.dir()));
     assertThat(entries).map(e -> Path.of(e).getFileName().toString()).containsExactlyInAnyOrder(
-        "partkit-strategy-rendezvous-" + version + ".jar", "partkit-spi-" + version + ".jar");
+        "partkit-strategy-rendezvous-" + version + ".jar", "partkit-spi-" + version + ".jar",
+        "partkit-strategy-support-" + version + ".jar");
   }
 
   @Test
@@ -87,8 +81,8 @@ class BomConsumerIT {
             </dependency>\
             """);
     Result result = maven(consumer, "validate");
-    assertThat(result.code).as(result.output).isNotZero();
-    assertThat(result.output)
+    assertThat(result.code()).as(result.output()).isNotZero();
+    assertThat(result.output())
         .contains("'dependencies.dependency.version' for com.google.guava:guava:jar is missing");
   }
 
@@ -123,29 +117,8 @@ class BomConsumerIT {
     return dir.resolve("pom.xml");
   }
 
-  private record Result(int code, String output) {}
-
   /** Runs the Maven that runs this build, offline, on {@code pom}. */
   private Result maven(Path pom, String... goals) throws IOException, InterruptedException {
-    String home = System.getProperty("maven.home");
-    String local = System.getProperty("partkit.localRepository");
-    assertThat(home).as("system property maven.home").isNotBlank();
-    assertThat(local).as("system property partkit.localRepository").isNotBlank();
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(home, "bin", "mvn").toString(), "-B", "-o", "-f", pom.toString(),
-        "-Dmaven.repo.local=" + repo, "-Dmaven.repo.local.tail=" + local));
-    command.addAll(List.of(goals));
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-    builder.environment().remove("MAVEN_ARGS");
-    builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
-    // A short-lived Maven: a small heap, and C1 only (it starts faster on a busy machine).
-    builder.environment().put("MAVEN_OPTS", "-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
-    Process process = builder.start();
-    String output;
-    try (var in = process.getInputStream()) {
-      output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-    assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("maven finished").isTrue();
-    return new Result(process.exitValue(), command + "\n" + output);
+    return repo.maven(pom, true, Duration.ofMinutes(2), goals);
   }
 }

@@ -1,0 +1,170 @@
+package io.partkit.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partkit.test.support.PrivateRepository;
+import io.partkit.test.support.PrivateRepository.Result;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/**
+ * {@code examples/own-system}, a project outside the reactor with a system of its own, builds
+ * and passes its own test (RegisterVerifyTest: {@code partkit verify --system register} through
+ * partkit-cli) with the partkit this build packaged, run by {@code mvn test} as its pom says.
+ *
+ * <p>partkit-cli's packaged jar and every partkit jar on its runtime class path (this build's
+ * {@code target/classpath.txt}, which in a reactor build names each module's packaged jar) are
+ * copied, with their poms, the parent pom and the BOM, into a local repository of the test's own
+ * ({@link PrivateRepository}); everything else comes from the build's local repository as a
+ * read-only tail. The example is copied out of the source tree and built there, so its
+ * {@code target} never lands in the repository.
+ *
+ * <p>Not offline, unlike the other packaging tests: the BOM pins no third-party version (as a
+ * BOM for users should not), and Maven applies only the building project's dependencyManagement
+ * to transitive dependencies, not that of partkit's root pom (which imports netty-bom for jetcd's
+ * sake), so the example resolves versions partkit's own build does not use (jetcd's own netty 4.1
+ * jars beside grpc's 4.2 ones). Maven downloads them from Maven Central into the private
+ * repository, as it would for a user, on every run (the repository is the test's own). Needs Java
+ * and network
+ * access to Maven Central, nothing else. {@code ./mvnw verify} runs it (failsafe, after cli is
+ * packaged); alone: {@code ./mvnw -B verify -pl cli -am -Dtest=NONE
+ * -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=OwnSystemExampleIT
+ * -Dfailsafe.failIfNoSpecifiedTests=false}.
+ */
+class OwnSystemExampleIT {
+
+  private record Counts(int tests, int failures, int errors, int skipped) {}
+
+  private record Report(Counts counts, String classPath) {}
+
+  @TempDir Path work;
+
+  @Test
+  void theExampleRunsItsOwnSystemThroughPartkitVerifyAndItsTestPasses() throws Exception {
+    Path root = RepositoryRoot.find();
+    String version = property("partkit.version");
+    PrivateRepository repo = new PrivateRepository(work.resolve("repo"), version);
+    installPartkit(root, version, repo);
+    Path example = copyOutOfTheSourceTree(root.resolve("examples/own-system"));
+
+    Result result = repo.maven(example.resolve("pom.xml"), false, Duration.ofMinutes(15),
+        // The test's JVM stays small (the register nodes it starts take 64m each).
+        "-DargLine=-Xmx256m -XX:+UseSerialGC", "test");
+    System.out.println("examples/own-system: " + result.output().lines()
+        .filter(l -> l.contains("Downloaded from")).count()
+        + " files downloaded into the private repository");
+
+    assertThat(result.code()).as(result.output()).isZero();
+    Report report = surefire(example.resolve(
+        "target/surefire-reports/TEST-example.register.RegisterVerifyTest.xml"));
+    assertThat(report.counts()).as(result.output()).isEqualTo(new Counts(
+        testMethods(example.resolve(
+            "src/test/java/example/register/RegisterVerifyTest.java")), 0, 0, 0));
+    List<String> partkitJars = Stream.of(report.classPath().split(File.pathSeparator))
+        .filter(e -> Path.of(e).getFileName().toString().startsWith("partkit-")).toList();
+    assertThat(partkitJars).as("partkit on the class path the example's test ran with")
+        .isNotEmpty()
+        .allSatisfy(e -> assertThat(Path.of(e)).as("from the private repository")
+            .startsWith(repo.dir()));
+  }
+
+  /**
+   * Copies partkit-cli and each partkit module on its runtime class path, with their poms, and
+   * the parent pom and the BOM, into {@code repo}.
+   */
+  private void installPartkit(Path root, String version, PrivateRepository repo)
+      throws IOException {
+    repo.install("partkit-parent", root.resolve("pom.xml"), null);
+    repo.install("partkit-bom", root.resolve("bom/pom.xml"), null);
+    List<Path> jars = new ArrayList<>();
+    jars.add(Path.of(property("partkit.cliJar")));
+    for (String entry : Files.readString(Path.of(property("partkit.cliClasspath"))).trim()
+        .split(File.pathSeparator)) {
+      if (Path.of(entry).getFileName().toString().startsWith("partkit-")) {
+        jars.add(Path.of(entry));
+      }
+    }
+    String suffix = "-" + version + ".jar";
+    for (Path jar : jars) {
+      // In a reactor build a module's jar is <module>/target/<artifact>-<version>.jar.
+      Path module = jar.getParent().getParent();
+      String name = jar.getFileName().toString();
+      assertThat(jar).as("a packaged jar of this build (run with -am)").isRegularFile();
+      assertThat(module.getParent()).as(jar + " is in a module of the reactor at " + root
+          + " (run with -am, so that the reactor resolves its modules)").isEqualTo(root);
+      assertThat(name).endsWith(suffix);
+      repo.install(name.substring(0, name.length() - suffix.length()),
+          module.resolve("pom.xml"), jar);
+    }
+  }
+
+  /** A copy of {@code project} in the test's directory, without its build output. */
+  private Path copyOutOfTheSourceTree(Path project) throws IOException {
+    Path copy = work.resolve(project.getFileName());
+    try (Stream<Path> files = Files.walk(project)) {
+      for (Path from : (Iterable<Path>) files::iterator) {
+        Path relative = project.relativize(from);
+        if (relative.startsWith("target")) {
+          continue;
+        }
+        Path to = copy.resolve(relative.toString());
+        if (Files.isDirectory(from)) {
+          Files.createDirectories(to);
+        } else {
+          Files.copy(from, to);
+        }
+      }
+    }
+    return copy;
+  }
+
+  /** A surefire report's counts and the test class path it records. */
+  private static Report surefire(Path file) throws Exception {
+    assertThat(file).as("surefire's report of the example's test").isRegularFile();
+    Element suite = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+        .parse(file.toFile()).getDocumentElement();
+    String classPath = "";
+    NodeList properties = suite.getElementsByTagName("property");
+    for (int i = 0; i < properties.getLength(); i++) {
+      Element property = (Element) properties.item(i);
+      if (property.getAttribute("name").equals("surefire.test.class.path")) {
+        classPath = property.getAttribute("value");
+      }
+    }
+    return new Report(new Counts(Integer.parseInt(suite.getAttribute("tests")),
+        Integer.parseInt(suite.getAttribute("failures")),
+        Integer.parseInt(suite.getAttribute("errors")),
+        Integer.parseInt(suite.getAttribute("skipped"))), classPath);
+  }
+
+  /** How many {@code @Test} methods a test class's source declares. */
+  private static int testMethods(Path source) throws IOException {
+    Matcher m = Pattern.compile("^\\s*@Test\\s*$", Pattern.MULTILINE)
+        .matcher(Files.readString(source));
+    int n = 0;
+    while (m.find()) {
+      n++;
+    }
+    return n;
+  }
+
+  private static String property(String name) {
+    String value = System.getProperty(name);
+    assertThat(value).as("system property " + name + " (cli's failsafe configuration sets it)")
+        .isNotBlank();
+    return value;
+  }
+}

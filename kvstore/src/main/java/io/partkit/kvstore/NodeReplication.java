@@ -129,6 +129,7 @@ final class NodeReplication {
       part.epoch = epoch;
       part.moveEpoch = 0;
       part.backups = List.copyOf(all);
+      part.suspects = List.of();
       part.catchingUp = false;
       part.fresh = null;
       part.synced = adding || all.isEmpty();
@@ -162,6 +163,7 @@ final class NodeReplication {
       part.epoch = epoch;
       part.moveEpoch = 0;
       part.backups = List.of();
+      part.suspects = List.of();
       part.synced = true;
       log.append(stateRecord(part));
       seq = log.append(replicaRecord(part));
@@ -332,7 +334,9 @@ final class NodeReplication {
   KvReply replicateToBackups(NodePartition part, byte[] key, byte[] value) {
     byte[] request = NodeConnection.request(Wire.REPLICATE, part.id, part.epoch)
         .i64(part.seq + 1).bytes(key).bytes(value).toBytes();
-    String failure = firstFailure(part.backups, links.callAll(part.backups, request));
+    List<KvReply> answers = links.callAll(part.backups, request);
+    noteAnswers(part, part.epoch, part.backups, answers);
+    String failure = firstFailure(part.backups, answers);
     if (failure == null) {
       return null;
     }
@@ -347,13 +351,16 @@ final class NodeReplication {
    * serves), this node may be deposed and its value stale: the read is refused instead.
    * Linearizable without clocks or leases, at the cost of a round trip per read.
    */
-  KvReply confirmWithBackups(int partition, long epoch, List<String> backups,
+  KvReply confirmWithBackups(NodePartition part, long epoch, List<String> backups,
       String what) {
     if (backups.isEmpty()) {
       return null;
     }
+    int partition = part.id;
     byte[] request = NodeConnection.request(Wire.CONFIRM, partition, epoch).toBytes();
-    String failure = firstFailure(backups, links.callAll(backups, request));
+    List<KvReply> confirmed = links.callAll(backups, request);
+    noteAnswers(part, epoch, backups, confirmed);
+    String failure = firstFailure(backups, confirmed);
     return failure == null ? null : KvReply.of(Status.UNAVAILABLE, epoch, what + " of partition "
         + partition + " on " + id + " not served: a backup did not confirm epoch " + epoch
         + " (a newer primary may exist): " + failure);
@@ -371,6 +378,7 @@ final class NodeReplication {
     List<String> backups = part.backups;
     List<KvReply> answers = links.callAll(backups,
         NodeConnection.request(Wire.CONFIRM, part.id, part.epoch).toBytes());
+    noteAnswers(part, part.epoch, backups, answers);
     String failure = firstFailure(backups, answers);
     if (failure != null) {
       return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
@@ -421,6 +429,31 @@ final class NodeReplication {
     }
     part.synced = true;
     return null;
+  }
+
+  /**
+   * Primary: keeps {@link NodePartition#suspects} to the backups whose last call at {@code
+   * epoch} went unanswered within the replica timeout (an answer, even a refusal, lifts the
+   * suspicion: a backup that refuses was moved on by the coordinator, which already decided).
+   * The coordinator reads them with STATUS and takes them out of the replica set, as PacificA's
+   * primary asks its configuration manager to.
+   */
+  private static void noteAnswers(NodePartition part, long epoch, List<String> addresses,
+      List<KvReply> answers) {
+    synchronized (part) {
+      if (part.state != PartitionState.OWNED || part.epoch != epoch) {
+        return; // reconfigured meanwhile: that configuration starts with no suspicion
+      }
+      List<String> suspects = new ArrayList<>(part.suspects);
+      for (int i = 0; i < answers.size(); i++) {
+        String backup = addresses.get(i);
+        suspects.remove(backup);
+        if (ReplicaLinks.unanswered(answers.get(i)) && part.backups.contains(backup)) {
+          suspects.add(backup);
+        }
+      }
+      part.suspects = List.copyOf(suspects);
+    }
   }
 
   private static String firstFailure(List<String> addresses, List<KvReply> answers) {

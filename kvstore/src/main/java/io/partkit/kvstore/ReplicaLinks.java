@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
  */
 final class ReplicaLinks implements AutoCloseable {
 
+  private static final String UNANSWERED = "replica ";
   private final NodeConnectionPool pool;
   private final ExecutorService calls = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "kvnode-replica-call");
@@ -58,8 +59,17 @@ final class ReplicaLinks implements AutoCloseable {
       if (connection != null) {
         connection.close();
       }
-      return KvReply.of(Status.UNAVAILABLE, 0, "replica " + address + " did not answer: " + e);
+      return KvReply.of(Status.UNAVAILABLE, 0, UNANSWERED + address + " did not answer: " + e);
     }
+  }
+
+  /**
+   * Whether {@code reply} is this class's stand-in for a replica that did not answer (a
+   * timeout, a refused or broken connection), as opposed to the replica's own answer.
+   */
+  static boolean unanswered(KvReply reply) {
+    return reply.status() == Status.UNAVAILABLE && reply.message() != null
+        && reply.message().startsWith(UNANSWERED);
   }
 
   @Override

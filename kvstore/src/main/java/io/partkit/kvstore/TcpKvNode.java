@@ -69,7 +69,7 @@ final class TcpKvNode implements KvNode {
    * long at most, so a dead backup stalls the partition's writes for this, then they fail
    * UNAVAILABLE until the coordinator takes the backup out of the replica set.
    */
-  private static final Duration REPLICA_TIMEOUT = Duration.ofSeconds(5);
+  static final Duration REPLICA_TIMEOUT = Duration.ofSeconds(5);
 
   private final NodeId id;
   private final Path logFile;
@@ -514,8 +514,8 @@ final class TcpKvNode implements KvNode {
   /** Whether a request may change a partition's state (every one but data and queries). */
   private static boolean changesState(byte op) {
     return op != Wire.GET && op != Wire.PUT && op != Wire.CAS && op != Wire.STATUS
-        && op != Wire.LIST && op != Wire.LOAD && op != Wire.SNAPSHOT && op != Wire.DELTA
-        && op != Wire.CONFIRM && op != Wire.REPLICATE;
+        && op != Wire.LIST && op != Wire.LOAD && op != Wire.SUSPECTS && op != Wire.SNAPSHOT
+        && op != Wire.DELTA && op != Wire.CONFIRM && op != Wire.REPLICATE;
   }
 
   private KvReply dispatch(byte op, Wire.Reader r) throws IOException {
@@ -525,7 +525,7 @@ final class TcpKvNode implements KvNode {
       return KvReply.of(Status.ERROR, 0, "partition must be >= 0: " + partition);
     }
     NodePartition part = switch (op) {
-      case Wire.LIST, Wire.LOAD -> null;
+      case Wire.LIST, Wire.LOAD, Wire.SUSPECTS -> null;
       case Wire.ASSIGN, Wire.RECEIVE, Wire.PRECOPY, Wire.CONFIGURE -> part(partition);
       default -> lookup(partition);
     };
@@ -590,6 +590,7 @@ final class TcpKvNode implements KvNode {
       }
       case Wire.LIST -> list();
       case Wire.LOAD -> metrics.view().reply();
+      case Wire.SUSPECTS -> ReplicaSuspicions.reply(parts.values());
       case Wire.SPLIT -> splits.split(epoch, r);
       default -> KvReply.of(Status.ERROR, 0, "unknown op " + op);
     };
@@ -673,7 +674,7 @@ final class TcpKvNode implements KvNode {
       seq = log.lastAppended();
     }
     log.awaitDurable(seq);
-    KvReply unconfirmed = replication.confirmWithBackups(part.id, owned, backups, step);
+    KvReply unconfirmed = replication.confirmWithBackups(part, owned, backups, step);
     return unconfirmed != null ? unconfirmed : answer.apply(owned, taken);
   }
 
@@ -722,7 +723,7 @@ final class TcpKvNode implements KvNode {
     }
     log.awaitDurable(seq);
     if (failed) {
-      KvReply unconfirmed = replication.confirmWithBackups(part.id, owned, backups,
+      KvReply unconfirmed = replication.confirmWithBackups(part, owned, backups,
           "compare-and-set");
       return unconfirmed != null ? unconfirmed
           : new KvReply(Status.CAS_FAILED, owned, differing, "value differs");

@@ -100,6 +100,8 @@ final class Wire {
   static final byte SPLIT = 28;
   static final byte LOAD = 29;
   static final byte SCAN = 30;
+  /** The backups each primary here suspects (see {@code ReplicaSuspicions}); no lock taken. */
+  static final byte SUSPECTS = 31;
 
   private Wire() {}
 

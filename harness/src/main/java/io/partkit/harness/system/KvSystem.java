@@ -440,7 +440,7 @@ final class KvSystem implements SystemUnderTest {
     return stuck;
   }
 
-  private PartitionStatus status(String node, int partition) {
+  PartitionStatus status(String node, int partition) {
     try {
       return KvClient.partitionStatus(address(node), partition, Duration.ofSeconds(2), secret);
     } catch (IOException | RuntimeException e) {
@@ -457,7 +457,7 @@ final class KvSystem implements SystemUnderTest {
   }
 
   /** The committed table, read from etcd or the store file as a client of that store does. */
-  private PartitionAssignment table() {
+  PartitionAssignment table() {
     if (etcdTables != null) {
       return etcdTables.read().table()
           .orElseThrow(() -> new IllegalStateException("no table committed yet"));

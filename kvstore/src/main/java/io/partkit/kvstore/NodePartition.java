@@ -57,6 +57,13 @@ final class NodePartition {
    * monitor, which a write waiting on a cut-off backup holds for the whole replica timeout.
    */
   volatile List<String> suspects = List.of();
+  /**
+   * When a backup last timed out ({@link System#nanoTime}), valid if {@link #suspectTimedOut}:
+   * for a replica timeout after it, the primary fails requests at once instead of waiting on
+   * the suspects again, so that its lock is free for the coordinator's reconfiguration.
+   */
+  long suspectedNanos;
+  boolean suspectTimedOut;
   /** OWNED with backups: whether the backups are known to be level with this node. */
   boolean synced = true;
   /** BACKUP: still copying the primary's data (CATCHUP). */

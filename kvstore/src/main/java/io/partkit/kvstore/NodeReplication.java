@@ -81,6 +81,18 @@ final class NodeReplication {
    */
   private KvReply configurePrimary(NodePartition part, long epoch, List<String> backups,
       boolean adding) throws IOException {
+    if (adding) {
+      // The join below holds the partition's lock: a joiner this node cannot reach (a backup
+      // taken out on suspicion, still cut off) would stall its writes for the replica timeout.
+      byte[] probe = NodeConnection.request(Wire.SUSPECTS, 0, 0).toBytes(); // takes no lock
+      List<KvReply> answers = links.callAll(backups, probe);
+      for (int i = 0; i < answers.size(); i++) {
+        if (ReplicaLinks.unanswered(answers.get(i))) {
+          return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
+              + " cannot reach the joining backup " + backups.get(i) + ": " + answers.get(i));
+        }
+      }
+    }
     long seq;
     synchronized (part) {
       boolean fresh = part.state == PartitionState.ABSENT && part.epoch == 0;
@@ -332,6 +344,10 @@ final class NodeReplication {
    * the backups are levelled before the next request).
    */
   KvReply replicateToBackups(NodePartition part, byte[] key, byte[] value) {
+    KvReply waiting = awaitingRemoval(part);
+    if (waiting != null) {
+      return waiting;
+    }
     byte[] request = NodeConnection.request(Wire.REPLICATE, part.id, part.epoch)
         .i64(part.seq + 1).bytes(key).bytes(value).toBytes();
     List<KvReply> answers = links.callAll(part.backups, request);
@@ -357,6 +373,12 @@ final class NodeReplication {
       return null;
     }
     int partition = part.id;
+    synchronized (part) {
+      KvReply waiting = awaitingRemoval(part);
+      if (waiting != null) {
+        return waiting;
+      }
+    }
     byte[] request = NodeConnection.request(Wire.CONFIRM, partition, epoch).toBytes();
     List<KvReply> confirmed = links.callAll(backups, request);
     noteAnswers(part, epoch, backups, confirmed);
@@ -374,6 +396,10 @@ final class NodeReplication {
   KvReply syncBackups(NodePartition part) throws IOException {
     if (part.synced || part.backups.isEmpty()) {
       return null;
+    }
+    KvReply waiting = awaitingRemoval(part);
+    if (waiting != null) {
+      return waiting;
     }
     List<String> backups = part.backups;
     List<KvReply> answers = links.callAll(backups,
@@ -450,10 +476,31 @@ final class NodeReplication {
         suspects.remove(backup);
         if (ReplicaLinks.unanswered(answers.get(i)) && part.backups.contains(backup)) {
           suspects.add(backup);
+          if (ReplicaLinks.timedOut(answers.get(i))) {
+            part.suspectedNanos = System.nanoTime();
+            part.suspectTimedOut = true;
+          }
         }
       }
       part.suspects = List.copyOf(suspects);
     }
+  }
+
+  /**
+   * Primary, under the partition's lock: the UNAVAILABLE answer while a backup timed out less
+   * than a replica timeout ago (the coordinator is asked to take it out meanwhile), else
+   * null. Waiting on it again would hold the lock for another replica timeout, and the
+   * reconfiguration that takes it out needs the lock; past that, the backups are tried again.
+   */
+  private KvReply awaitingRemoval(NodePartition part) {
+    if (part.suspects.isEmpty() || !part.suspectTimedOut
+        || System.nanoTime() - part.suspectedNanos >= TcpKvNode.REPLICA_TIMEOUT.toNanos()) {
+      return null;
+    }
+    part.synced = false; // the last write may be on some backups only
+    return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
+        + " is not served while the coordinator takes out the backups it cannot reach: "
+        + part.suspects);
   }
 
   private static String firstFailure(List<String> addresses, List<KvReply> answers) {

@@ -2,6 +2,7 @@ package io.partkit.kvstore;
 
 import io.partkit.kvstore.KvReply.Status;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +21,7 @@ import java.util.concurrent.Executors;
 final class ReplicaLinks implements AutoCloseable {
 
   private static final String UNANSWERED = "replica ";
+  private static final String IN_TIME = " in time: ";
   private final NodeConnectionPool pool;
   private final ExecutorService calls = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "kvnode-replica-call");
@@ -59,7 +61,8 @@ final class ReplicaLinks implements AutoCloseable {
       if (connection != null) {
         connection.close();
       }
-      return KvReply.of(Status.UNAVAILABLE, 0, UNANSWERED + address + " did not answer: " + e);
+      return KvReply.of(Status.UNAVAILABLE, 0, UNANSWERED + address + " did not answer"
+          + (e instanceof SocketTimeoutException ? IN_TIME : ": ") + e);
     }
   }
 
@@ -70,6 +73,11 @@ final class ReplicaLinks implements AutoCloseable {
   static boolean unanswered(KvReply reply) {
     return reply.status() == Status.UNAVAILABLE && reply.message() != null
         && reply.message().startsWith(UNANSWERED);
+  }
+
+  /** Whether {@code reply} stands for a replica that did not answer within the timeout. */
+  static boolean timedOut(KvReply reply) {
+    return unanswered(reply) && reply.message().contains(IN_TIME);
   }
 
   @Override

@@ -192,7 +192,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     return lost;
   }
 
-  /** Read from each primary's STATUS answer (see {@link ReplicaSuspicions}). */
+  /** Read from each primary's SUSPECTS answer (see {@link ReplicaSuspicions}). */
   @Override
   public Map<Integer, Set<NodeId>> suspectedReplicas(PartitionAssignment committed,
       Set<NodeId> members) {
@@ -212,6 +212,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     }
   }
 
+  /** {@link ReplicaSuspicions#restore}, one at a time with {@link #reconcile}. */
   @Override
   public synchronized int restoreReplicas(PartitionAssignment committed) {
     requireNonNull(committed, "committed");

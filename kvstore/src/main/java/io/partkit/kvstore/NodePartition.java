@@ -58,12 +58,12 @@ final class NodePartition {
    */
   volatile List<String> suspects = List.of();
   /**
-   * When a backup last timed out ({@link System#nanoTime}), valid if {@link #suspectTimedOut}:
-   * for a replica timeout after it, the primary fails requests at once instead of waiting on
-   * the suspects again, so that its lock is free for the coordinator's reconfiguration.
+   * OWNED: a suspect timed out and has not answered since: the primary fails requests at once
+   * instead of waiting on it again, so that its lock is free for the coordinator's
+   * reconfiguration, and probes it ({@link #probing}) to serve again once it answers.
    */
-  long suspectedNanos;
   boolean suspectTimedOut;
+  boolean probing;
   /** OWNED with backups: whether the backups are known to be level with this node. */
   boolean synced = true;
   /** BACKUP: still copying the primary's data (CATCHUP). */

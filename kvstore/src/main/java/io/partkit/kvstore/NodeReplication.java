@@ -30,6 +30,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class NodeReplication {
 
+  /** Between two probes of a backup that timed out. */
+  private static final long PROBE_INTERVAL_MILLIS = 200;
+
   private final NodeId id;
   private final WriteAheadLog log;
   private final ReplicaLinks links;
@@ -142,6 +145,7 @@ final class NodeReplication {
       part.moveEpoch = 0;
       part.backups = List.copyOf(all);
       part.suspects = List.of();
+      part.suspectTimedOut = false;
       part.catchingUp = false;
       part.fresh = null;
       part.synced = adding || all.isEmpty();
@@ -176,6 +180,7 @@ final class NodeReplication {
       part.moveEpoch = 0;
       part.backups = List.of();
       part.suspects = List.of();
+      part.suspectTimedOut = false;
       part.synced = true;
       log.append(stateRecord(part));
       seq = log.append(replicaRecord(part));
@@ -461,10 +466,11 @@ final class NodeReplication {
    * Primary: keeps {@link NodePartition#suspects} to the backups whose last call at {@code
    * epoch} went unanswered within the replica timeout (an answer, even a refusal, lifts the
    * suspicion: a backup that refuses was moved on by the coordinator, which already decided).
-   * The coordinator reads them with STATUS and takes them out of the replica set, as PacificA's
-   * primary asks its configuration manager to.
+   * The coordinator reads them with SUSPECTS and takes them out of the replica set, as
+   * PacificA's primary asks its configuration manager to. A backup that timed out is probed
+   * from then on (see {@link #awaitingRemoval}).
    */
-  private static void noteAnswers(NodePartition part, long epoch, List<String> addresses,
+  private void noteAnswers(NodePartition part, long epoch, List<String> addresses,
       List<KvReply> answers) {
     synchronized (part) {
       if (part.state != PartitionState.OWNED || part.epoch != epoch) {
@@ -476,28 +482,62 @@ final class NodeReplication {
         suspects.remove(backup);
         if (ReplicaLinks.unanswered(answers.get(i)) && part.backups.contains(backup)) {
           suspects.add(backup);
-          if (ReplicaLinks.timedOut(answers.get(i))) {
-            part.suspectedNanos = System.nanoTime();
-            part.suspectTimedOut = true;
-          }
+          part.suspectTimedOut |= ReplicaLinks.timedOut(answers.get(i));
         }
       }
       part.suspects = List.copyOf(suspects);
+      if (suspects.isEmpty()) {
+        part.suspectTimedOut = false;
+      } else if (part.suspectTimedOut && !part.probing) {
+        part.probing = true;
+        try {
+          links.runAsync(() -> probe(part, epoch));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+          part.probing = false; // the node is closing
+        }
+      }
     }
   }
 
   /**
-   * Primary, under the partition's lock: the UNAVAILABLE answer while a backup timed out less
-   * than a replica timeout ago (the coordinator is asked to take it out meanwhile), else
-   * null. Waiting on it again would hold the lock for another replica timeout, and the
-   * reconfiguration that takes it out needs the lock; past that, the backups are tried again.
+   * Primary: calls the suspects with SUSPECTS (which takes no lock on either side) until they
+   * answer or the partition is reconfigured, so that it serves again as soon as a cut heals if
+   * the coordinator has not taken them out by then.
+   */
+  private void probe(NodePartition part, long epoch) {
+    byte[] request = NodeConnection.request(Wire.SUSPECTS, 0, 0).toBytes();
+    try {
+      while (true) {
+        List<String> suspects;
+        synchronized (part) {
+          if (!part.suspectTimedOut || part.state != PartitionState.OWNED
+              || part.epoch != epoch) {
+            return;
+          }
+          suspects = part.suspects;
+        }
+        noteAnswers(part, epoch, suspects, links.callAll(suspects, request));
+        Thread.sleep(PROBE_INTERVAL_MILLIS); // a timer between probes, not a wait for a race
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the node is closing
+    } finally {
+      synchronized (part) {
+        part.probing = false;
+      }
+    }
+  }
+
+  /**
+   * Primary, under the partition's lock: the UNAVAILABLE answer while a backup that timed out
+   * has not answered since (it is probed meanwhile, and the coordinator is asked to take it
+   * out), else null. Waiting on it again would hold the lock for another replica timeout, and
+   * the reconfiguration that takes it out needs the lock.
    */
   private KvReply awaitingRemoval(NodePartition part) {
-    if (part.suspects.isEmpty() || !part.suspectTimedOut
-        || System.nanoTime() - part.suspectedNanos >= TcpKvNode.REPLICA_TIMEOUT.toNanos()) {
+    if (part.suspects.isEmpty() || !part.suspectTimedOut) {
       return null;
     }
-    part.synced = false; // the last write may be on some backups only
     return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
         + " is not served while the coordinator takes out the backups it cannot reach: "
         + part.suspects);

@@ -80,6 +80,11 @@ final class ReplicaLinks implements AutoCloseable {
     return unanswered(reply) && reply.message().contains(IN_TIME);
   }
 
+  /** Runs {@code task} on this node's replica-call threads (interrupted at close). */
+  void runAsync(Runnable task) {
+    calls.execute(task);
+  }
+
   @Override
   public void close() {
     calls.shutdownNow();

@@ -34,6 +34,22 @@ public interface ClusterCoordinator extends Coordinator {
    */
   int resumePending();
 
+  /**
+   * Reconfigures on suspicion, as PacificA's configuration manager does: takes out of their
+   * partitions' replica sets the backups their primaries report they cannot reach within the
+   * replica timeout ({@link io.partkit.spi.MigrationExecutor#suspectedReplicas}), under the
+   * table's compare-and-set at the next epoch (the rows stay: each is the set its partition
+   * returns to), so that the primaries go on with the other replicas; with nothing to take out,
+   * joins again the replicas taken out earlier that can be reached now ({@link
+   * io.partkit.spi.MigrationExecutor#restoreReplicas}). A server calls it from a timer, as it
+   * calls {@link #checkFailures()}. Does nothing while migrations are pending.
+   *
+   * @return partition to the backups taken out by this call; empty when none was (or another
+   *     coordinator changed the table first)
+   * @throws IllegalStateException if this coordinator is not the leader
+   */
+  java.util.Map<Integer, java.util.Set<NodeId>> reviewReplicas();
+
   /** True while this coordinator leads (always true without leader election). */
   boolean isLeader();
 

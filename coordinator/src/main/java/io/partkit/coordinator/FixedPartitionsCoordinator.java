@@ -385,6 +385,42 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
     return plan.migrations().isEmpty() ? Optional.empty() : Optional.of(plan);
   }
 
+  @Override
+  public Map<Integer, Set<NodeId>> reviewReplicas() {
+    return locked(() -> {
+      requireLeader("review replicas");
+      MetadataSnapshot snap = store.read();
+      if (executor == null || !wholeReplicaLists || snap.table().isEmpty()
+          || !snap.pending().isEmpty()) {
+        return Map.of(); // a migration's reconfiguration decides those partitions
+      }
+      PartitionAssignment table = snap.table().get();
+      Map<Integer, Set<NodeId>> removed = SuspectedBackups.removable(table,
+          executor.suspectedReplicas(table, Set.copyOf(store.members().ids())));
+      if (removed.isEmpty()) {
+        executor.restoreReplicas(table);
+        return Map.of();
+      }
+      // The epoch first, then the nodes: a coordinator that lost the race changes nothing, and
+      // the winner's reconfiguration at the new epoch fences every older configuration.
+      PartitionAssignment next = table.withEpoch(table.epoch() + 1);
+      if (!store.compareAndSetTable(table.epoch(), next)) {
+        return Map.of();
+      }
+      LOG.warn("{}: committed epoch {}: backups their primaries cannot reach taken out: {}",
+          name, next.epoch(), removed);
+      for (Map.Entry<Integer, Set<NodeId>> e : removed.entrySet()) {
+        try {
+          executor.removeReplicas(next, e.getKey(), e.getValue());
+        } catch (RuntimeException ex) {
+          LOG.warn("{}: partition {}: {} not taken out at epoch {}; asked again at the next"
+              + " review", name, e.getKey(), e.getValue(), next.epoch(), ex);
+        }
+      }
+      return removed;
+    });
+  }
+
   /** Runs a plan; false when another coordinator changed the table first. */
   private boolean execute(MetadataSnapshot snap, RebalancePlan plan) {
     if (executor != null && snap.table().isPresent()

@@ -106,6 +106,46 @@ public interface MigrationExecutor {
   }
 
   /**
+   * The backups their primaries suspect: a primary that could not replicate a write to a backup,
+   * or have it confirm a read, within its replica timeout asks for it to be taken out of the
+   * partition's replica set (PacificA's primary asks its configuration manager the same way). The
+   * coordinator decides, under its compare-and-set, and then calls {@link #removeReplicas}.
+   * Only a partition's primary in {@code committed} may ask, and never for itself.
+   *
+   * @param committed the table as committed now
+   * @param members the members now: only they are asked
+   * @return partition to the backups its primary suspects; empty by default
+   */
+  default Map<Integer, Set<NodeId>> suspectedReplicas(PartitionAssignment committed,
+      Set<NodeId> members) {
+    return Map.of();
+  }
+
+  /**
+   * Takes {@code removed} out of the replica set of {@code partition} at {@code committed}'s
+   * epoch, which the coordinator has just committed for it with the same rows: the primary goes
+   * on with the other replicas, and the removed ones lose their copy. The table keeps naming
+   * them: {@link #restoreReplicas} joins them again as backups that catch up once they can.
+   *
+   * @throws UnsupportedOperationException by default (an executor that reports no suspect)
+   */
+  default void removeReplicas(PartitionAssignment committed, int partition,
+      Set<NodeId> removed) {
+    throw new UnsupportedOperationException(getClass().getName() + " removes no replica");
+  }
+
+  /**
+   * Joins again, as backups that catch up while the primary serves, the replicas {@code
+   * committed} names that hold no copy (taken out by {@link #removeReplicas}); a replica that
+   * cannot be reached yet is tried again at a later call.
+   *
+   * @return the number of replicas joined again; 0 by default
+   */
+  default int restoreReplicas(PartitionAssignment committed) {
+    return 0;
+  }
+
+  /**
    * Prepares the data plane for a table that re-cuts the hash space without moving data: every
    * partition of {@code split} lies inside one partition of {@code committed} and is owned by
    * that partition's replicas (a token-ring join splits ranges). The executor fences what the

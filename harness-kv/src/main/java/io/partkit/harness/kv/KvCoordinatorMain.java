@@ -42,6 +42,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class KvCoordinatorMain {
 
   private static final Duration QUIET_TIMEOUT = Duration.ofSeconds(90);
+  /** How often the replica sets are reviewed for suspected backups. */
+  private static final Duration REVIEW_INTERVAL = Duration.ofMillis(250);
 
   private KvCoordinatorMain() {}
 
@@ -85,6 +87,7 @@ public final class KvCoordinatorMain {
         .maxConcurrentMigrations(k).build();
     converge(coordinator, store, executor, addresses, parseMembers(o.get("--members")));
     print("READY " + store.read().epoch());
+    startReviews(coordinator);
     BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in,
         StandardCharsets.UTF_8));
     String line;
@@ -167,6 +170,35 @@ public final class KvCoordinatorMain {
       Thread.sleep(backoffMillis); // polling a condition, not waiting out a race
       backoffMillis = Math.min(200, backoffMillis * 2);
     }
+  }
+
+  /**
+   * Reviews the replica sets every {@link #REVIEW_INTERVAL}: backups their primaries cannot
+   * reach are taken out, and joined again once they can be ({@link
+   * ClusterCoordinator#reviewReplicas}). Each removal prints {@code REMOVED <partition=[nodes]>
+   * <epoch>}.
+   */
+  private static void startReviews(ClusterCoordinator coordinator) {
+    Thread t = new Thread(() -> {
+      while (!Thread.currentThread().isInterrupted()) {
+        try {
+          Map<Integer, java.util.Set<NodeId>> removed = coordinator.reviewReplicas();
+          if (!removed.isEmpty()) {
+            print("REMOVED " + removed + " " + coordinator.table().map(
+                io.partkit.spi.PartitionAssignment::epoch).orElse(-1L));
+          }
+        } catch (RuntimeException e) {
+          // a node or the store did not answer, or the coordinator is closing: next round
+        }
+        try {
+          Thread.sleep(REVIEW_INTERVAL.toMillis()); // a timer, like a failure detector's
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }, "kv-replica-review");
+    t.setDaemon(true);
+    t.start();
   }
 
   private static Map<NodeId, String> parseMembers(String list) {

@@ -390,7 +390,7 @@ final class KvSystem extends NodeProcessSystem
     return stuck;
   }
 
-  private PartitionStatus status(String node, int partition) {
+  PartitionStatus status(String node, int partition) {
     try {
       return KvClient.partitionStatus(address(node), partition, Duration.ofSeconds(2), secret);
     } catch (IOException | RuntimeException e) {
@@ -407,7 +407,7 @@ final class KvSystem extends NodeProcessSystem
   }
 
   /** The committed table, read from etcd or the store file as a client of that store does. */
-  private PartitionAssignment table() {
+  PartitionAssignment table() {
     if (etcdTables != null) {
       return etcdTables.read().table()
           .orElseThrow(() -> new IllegalStateException("no table committed yet"));

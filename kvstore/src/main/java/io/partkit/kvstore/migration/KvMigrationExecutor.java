@@ -6,6 +6,7 @@ import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
 import io.partkit.kvstore.node.KvNode;
+import io.partkit.kvstore.node.TcpKvNode;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.NodeStatus;
@@ -16,6 +17,7 @@ import io.partkit.spi.MigrationExecutor;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -111,6 +113,8 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
    * reconcile leaves them alone too (their commit may still come).
    */
   private final Map<Integer, Migration> copied = new ConcurrentHashMap<>();
+  /** Backups taken out on their primary's suspicion and joined again. */
+  private final ReplicaSuspicions suspicions;
   private volatile boolean closed;
 
   private KvMigrationExecutor(Builder b) {
@@ -126,6 +130,11 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     this.replicas = new ReplicaAdmin(b.requestTimeout, b.copyTimeout, b.secret);
     this.pool = Executors.newCachedThreadPool(daemon("kv-migration"));
     this.reconciler = Executors.newSingleThreadExecutor(daemon("kv-reconcile"));
+    // A primary's lock may be held by a write waiting out the replica timeout on the very
+    // backup being taken out: the steps of a removal wait that long on top of a request.
+    this.suspicions = new ReplicaSuspicions(addresses, node -> calls.client(node, false),
+        new ReplicaAdmin(b.requestTimeout.plus(TcpKvNode.REPLICA_TIMEOUT), b.copyTimeout,
+            b.secret), this::movingHere);
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {
@@ -192,6 +201,33 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
       }
     }
     return lost;
+  }
+
+  /** Read from each primary's SUSPECTS answer (see {@link ReplicaSuspicions}). */
+  @Override
+  public Map<Integer, Set<NodeId>> suspectedReplicas(PartitionAssignment committed,
+      Set<NodeId> members) {
+    requireNonNull(committed, "committed");
+    return suspicions.suspected(committed, members);
+  }
+
+  /** {@link ReplicaAdmin#reconfigure} at the committed epoch, without the removed backups. */
+  @Override
+  public void removeReplicas(PartitionAssignment committed, int partition,
+      Set<NodeId> removed) {
+    try {
+      suspicions.remove(committed, partition, removed);
+    } catch (IOException e) {
+      throw new UncheckedIOException("partition " + partition + ": " + removed
+          + " not taken out at epoch " + committed.epoch() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** {@link ReplicaSuspicions#restore}, one at a time with {@link #reconcile}. */
+  @Override
+  public synchronized int restoreReplicas(PartitionAssignment committed) {
+    requireNonNull(committed, "committed");
+    return suspicions.restore(committed);
   }
 
   /** Yes: a partition with backups changes its whole replica list in one migration. */

@@ -51,6 +51,21 @@ final class NodePartition {
   long seq;
   byte[] lastKey;
   byte[] lastValue;
+  /**
+   * OWNED with backups: the backups that did not answer within the replica timeout at this
+   * epoch (the last call to each decides), which the coordinator reads with SUSPECTS to take
+   * them out of the replica set (see {@code ReplicaSuspicions}). Reset by every new
+   * configuration. Written under the monitor; volatile because SUSPECTS reads it without the
+   * monitor, which a write waiting on a cut-off backup holds for the whole replica timeout.
+   */
+  volatile List<String> suspects = List.of();
+  /**
+   * OWNED: a suspect timed out and has not answered since: the primary fails requests at once
+   * instead of waiting on it again, so that its lock is free for the coordinator's
+   * reconfiguration, and probes it ({@link #probing}) to serve again once it answers.
+   */
+  boolean suspectTimedOut;
+  boolean probing;
   /** OWNED with backups: whether the backups are known to be level with this node. */
   boolean synced = true;
   /** BACKUP: still copying the primary's data (CATCHUP). */

@@ -35,6 +35,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class NodeReplication {
 
+  /** Between two probes of a backup that timed out. */
+  private static final long PROBE_INTERVAL_MILLIS = 200;
+
   private final NodeId id;
   private final WriteAheadLog log;
   private final ReplicaLinks links;
@@ -86,6 +89,18 @@ final class NodeReplication {
    */
   private KvReply configurePrimary(NodePartition part, long epoch, List<String> backups,
       boolean adding) throws IOException {
+    if (adding) {
+      // The join below holds the partition's lock: a joiner this node cannot reach (a backup
+      // taken out on suspicion, still cut off) would stall its writes for the replica timeout.
+      byte[] probe = NodeConnection.request(Wire.SUSPECTS, 0, 0).toBytes(); // takes no lock
+      List<KvReply> answers = links.callAll(backups, probe);
+      for (int i = 0; i < answers.size(); i++) {
+        if (ReplicaLinks.unanswered(answers.get(i))) {
+          return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
+              + " cannot reach the joining backup " + backups.get(i) + ": " + answers.get(i));
+        }
+      }
+    }
     long seq;
     synchronized (part) {
       boolean fresh = part.state == PartitionState.ABSENT && part.epoch == 0;
@@ -134,6 +149,8 @@ final class NodeReplication {
       part.epoch = epoch;
       part.moveEpoch = 0;
       part.backups = List.copyOf(all);
+      part.suspects = List.of();
+      part.suspectTimedOut = false;
       part.catchingUp = false;
       part.fresh = null;
       part.synced = adding || all.isEmpty();
@@ -167,6 +184,8 @@ final class NodeReplication {
       part.epoch = epoch;
       part.moveEpoch = 0;
       part.backups = List.of();
+      part.suspects = List.of();
+      part.suspectTimedOut = false;
       part.synced = true;
       log.append(stateRecord(part));
       seq = log.append(replicaRecord(part));
@@ -335,9 +354,15 @@ final class NodeReplication {
    * the backups are levelled before the next request).
    */
   KvReply replicateToBackups(NodePartition part, byte[] key, byte[] value) {
+    KvReply waiting = awaitingRemoval(part);
+    if (waiting != null) {
+      return waiting;
+    }
     byte[] request = NodeConnection.request(Wire.REPLICATE, part.id, part.epoch)
         .i64(part.seq + 1).bytes(key).bytes(value).toBytes();
-    String failure = firstFailure(part.backups, links.callAll(part.backups, request));
+    List<KvReply> answers = links.callAll(part.backups, request);
+    noteAnswers(part, part.epoch, part.backups, answers);
+    String failure = firstFailure(part.backups, answers);
     if (failure == null) {
       return null;
     }
@@ -352,13 +377,22 @@ final class NodeReplication {
    * serves), this node may be deposed and its value stale: the read is refused instead.
    * Linearizable without clocks or leases, at the cost of a round trip per read.
    */
-  KvReply confirmWithBackups(int partition, long epoch, List<String> backups,
+  KvReply confirmWithBackups(NodePartition part, long epoch, List<String> backups,
       String what) {
     if (backups.isEmpty()) {
       return null;
     }
+    int partition = part.id;
+    synchronized (part) {
+      KvReply waiting = awaitingRemoval(part);
+      if (waiting != null) {
+        return waiting;
+      }
+    }
     byte[] request = NodeConnection.request(Wire.CONFIRM, partition, epoch).toBytes();
-    String failure = firstFailure(backups, links.callAll(backups, request));
+    List<KvReply> confirmed = links.callAll(backups, request);
+    noteAnswers(part, epoch, backups, confirmed);
+    String failure = firstFailure(backups, confirmed);
     return failure == null ? null : KvReply.of(Status.UNAVAILABLE, epoch, what + " of partition "
         + partition + " on " + id + " not served: a backup did not confirm epoch " + epoch
         + " (a newer primary may exist): " + failure);
@@ -373,9 +407,14 @@ final class NodeReplication {
     if (part.synced || part.backups.isEmpty()) {
       return null;
     }
+    KvReply waiting = awaitingRemoval(part);
+    if (waiting != null) {
+      return waiting;
+    }
     List<String> backups = part.backups;
     List<KvReply> answers = links.callAll(backups,
         NodeConnection.request(Wire.CONFIRM, part.id, part.epoch).toBytes());
+    noteAnswers(part, part.epoch, backups, answers);
     String failure = firstFailure(backups, answers);
     if (failure != null) {
       return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
@@ -426,6 +465,87 @@ final class NodeReplication {
     }
     part.synced = true;
     return null;
+  }
+
+  /**
+   * Primary: keeps {@link NodePartition#suspects} to the backups whose last call at {@code
+   * epoch} went unanswered within the replica timeout (an answer, even a refusal, lifts the
+   * suspicion: a backup that refuses was moved on by the coordinator, which already decided).
+   * The coordinator reads them with SUSPECTS and takes them out of the replica set, as
+   * PacificA's primary asks its configuration manager to. A backup that timed out is probed
+   * from then on (see {@link #awaitingRemoval}).
+   */
+  private void noteAnswers(NodePartition part, long epoch, List<String> addresses,
+      List<KvReply> answers) {
+    synchronized (part) {
+      if (part.state != PartitionState.OWNED || part.epoch != epoch) {
+        return; // reconfigured meanwhile: that configuration starts with no suspicion
+      }
+      List<String> suspects = new ArrayList<>(part.suspects);
+      for (int i = 0; i < answers.size(); i++) {
+        String backup = addresses.get(i);
+        suspects.remove(backup);
+        if (ReplicaLinks.unanswered(answers.get(i)) && part.backups.contains(backup)) {
+          suspects.add(backup);
+          part.suspectTimedOut |= ReplicaLinks.timedOut(answers.get(i));
+        }
+      }
+      part.suspects = List.copyOf(suspects);
+      if (suspects.isEmpty()) {
+        part.suspectTimedOut = false;
+      } else if (part.suspectTimedOut && !part.probing) {
+        part.probing = true;
+        try {
+          links.runAsync(() -> probe(part, epoch));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+          part.probing = false; // the node is closing
+        }
+      }
+    }
+  }
+
+  /**
+   * Primary: calls the suspects with SUSPECTS (which takes no lock on either side) until they
+   * answer or the partition is reconfigured, so that it serves again as soon as a cut heals if
+   * the coordinator has not taken them out by then.
+   */
+  private void probe(NodePartition part, long epoch) {
+    byte[] request = NodeConnection.request(Wire.SUSPECTS, 0, 0).toBytes();
+    try {
+      while (true) {
+        List<String> suspects;
+        synchronized (part) {
+          if (!part.suspectTimedOut || part.state != PartitionState.OWNED
+              || part.epoch != epoch) {
+            return;
+          }
+          suspects = part.suspects;
+        }
+        noteAnswers(part, epoch, suspects, links.callAll(suspects, request));
+        Thread.sleep(PROBE_INTERVAL_MILLIS); // a timer between probes, not a wait for a race
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the node is closing
+    } finally {
+      synchronized (part) {
+        part.probing = false;
+      }
+    }
+  }
+
+  /**
+   * Primary, under the partition's lock: the UNAVAILABLE answer while a backup that timed out
+   * has not answered since (it is probed meanwhile, and the coordinator is asked to take it
+   * out), else null. Waiting on it again would hold the lock for another replica timeout, and
+   * the reconfiguration that takes it out needs the lock.
+   */
+  private KvReply awaitingRemoval(NodePartition part) {
+    if (part.suspects.isEmpty() || !part.suspectTimedOut) {
+      return null;
+    }
+    return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
+        + " is not served while the coordinator takes out the backups it cannot reach: "
+        + part.suspects);
   }
 
   private static String firstFailure(List<String> addresses, List<KvReply> answers) {

@@ -6,6 +6,7 @@ import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.NodeConnection;
 import io.partkit.kvstore.wire.NodeConnectionPool;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +24,8 @@ import java.util.concurrent.Executors;
  */
 final class ReplicaLinks implements AutoCloseable {
 
+  private static final String UNANSWERED = "replica ";
+  private static final String IN_TIME = " in time: ";
   private final NodeConnectionPool pool;
   private final ExecutorService calls = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "kvnode-replica-call");
@@ -62,8 +65,28 @@ final class ReplicaLinks implements AutoCloseable {
       if (connection != null) {
         connection.close();
       }
-      return KvReply.of(Status.UNAVAILABLE, 0, "replica " + address + " did not answer: " + e);
+      return KvReply.of(Status.UNAVAILABLE, 0, UNANSWERED + address + " did not answer"
+          + (e instanceof SocketTimeoutException ? IN_TIME : ": ") + e);
     }
+  }
+
+  /**
+   * Whether {@code reply} is this class's stand-in for a replica that did not answer (a
+   * timeout, a refused or broken connection), as opposed to the replica's own answer.
+   */
+  static boolean unanswered(KvReply reply) {
+    return reply.status() == Status.UNAVAILABLE && reply.message() != null
+        && reply.message().startsWith(UNANSWERED);
+  }
+
+  /** Whether {@code reply} stands for a replica that did not answer within the timeout. */
+  static boolean timedOut(KvReply reply) {
+    return unanswered(reply) && reply.message().contains(IN_TIME);
+  }
+
+  /** Runs {@code task} on this node's replica-call threads (interrupted at close). */
+  void runAsync(Runnable task) {
+    calls.execute(task);
   }
 
   @Override

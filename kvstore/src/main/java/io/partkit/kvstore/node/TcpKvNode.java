@@ -24,6 +24,7 @@ import io.partkit.kvstore.wire.NodeConnection;
 import io.partkit.kvstore.wire.NodeConnectionPool;
 import io.partkit.kvstore.wire.NodeStatus;
 import io.partkit.kvstore.wire.ScanPage;
+import io.partkit.kvstore.wire.SuspectsReport;
 import io.partkit.kvstore.wire.Wire;
 import io.partkit.spi.NodeId;
 import java.io.BufferedInputStream;
@@ -45,6 +46,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -80,7 +82,7 @@ public final class TcpKvNode implements KvNode {
    * long at most, so a dead backup stalls the partition's writes for this, then they fail
    * UNAVAILABLE until the coordinator takes the backup out of the replica set.
    */
-  private static final Duration REPLICA_TIMEOUT = Duration.ofSeconds(5);
+  public static final Duration REPLICA_TIMEOUT = Duration.ofSeconds(5);
 
   private final NodeId id;
   private final Path logFile;
@@ -525,8 +527,8 @@ public final class TcpKvNode implements KvNode {
   /** Whether a request may change a partition's state (every one but data and queries). */
   private static boolean changesState(byte op) {
     return op != Wire.GET && op != Wire.PUT && op != Wire.CAS && op != Wire.STATUS
-        && op != Wire.LIST && op != Wire.LOAD && op != Wire.SNAPSHOT && op != Wire.DELTA
-        && op != Wire.CONFIRM && op != Wire.REPLICATE;
+        && op != Wire.LIST && op != Wire.LOAD && op != Wire.SUSPECTS && op != Wire.SNAPSHOT
+        && op != Wire.DELTA && op != Wire.CONFIRM && op != Wire.REPLICATE;
   }
 
   private KvReply dispatch(byte op, Wire.Reader r) throws IOException {
@@ -536,7 +538,7 @@ public final class TcpKvNode implements KvNode {
       return KvReply.of(Status.ERROR, 0, "partition must be >= 0: " + partition);
     }
     NodePartition part = switch (op) {
-      case Wire.LIST, Wire.LOAD -> null;
+      case Wire.LIST, Wire.LOAD, Wire.SUSPECTS -> null;
       case Wire.ASSIGN, Wire.RECEIVE, Wire.PRECOPY, Wire.CONFIGURE -> part(partition);
       default -> lookup(partition);
     };
@@ -601,6 +603,7 @@ public final class TcpKvNode implements KvNode {
       }
       case Wire.LIST -> list();
       case Wire.LOAD -> metrics.view().reply();
+      case Wire.SUSPECTS -> suspects();
       case Wire.SPLIT -> splits.split(epoch, r);
       default -> KvReply.of(Status.ERROR, 0, "unknown op " + op);
     };
@@ -684,7 +687,7 @@ public final class TcpKvNode implements KvNode {
       seq = log.lastAppended();
     }
     log.awaitDurable(seq);
-    KvReply unconfirmed = replication.confirmWithBackups(part.id, owned, backups, step);
+    KvReply unconfirmed = replication.confirmWithBackups(part, owned, backups, step);
     return unconfirmed != null ? unconfirmed : answer.apply(owned, taken);
   }
 
@@ -733,12 +736,24 @@ public final class TcpKvNode implements KvNode {
     }
     log.awaitDurable(seq);
     if (failed) {
-      KvReply unconfirmed = replication.confirmWithBackups(part.id, owned, backups,
+      KvReply unconfirmed = replication.confirmWithBackups(part, owned, backups,
           "compare-and-set");
       return unconfirmed != null ? unconfirmed
           : new KvReply(Status.CAS_FAILED, owned, differing, "value differs");
     }
     return KvReply.ok(owned, null);
+  }
+
+  /** Each led partition's suspected backups, read without its lock (a stalled write holds it). */
+  private KvReply suspects() {
+    Map<Integer, List<String>> held = new TreeMap<>();
+    for (NodePartition part : parts.values()) {
+      List<String> suspects = part.suspects; // volatile
+      if (!suspects.isEmpty()) {
+        held.put(part.id, suspects);
+      }
+    }
+    return new SuspectsReport(held).reply();
   }
 
   private KvReply list() {

@@ -102,6 +102,8 @@ public final class Wire {
   public static final byte SPLIT = 28;
   public static final byte LOAD = 29;
   public static final byte SCAN = 30;
+  /** The backups each primary here suspects (see {@link SuspectsReport}); no lock taken. */
+  public static final byte SUSPECTS = 31;
 
   private Wire() {}
 

@@ -1,0 +1,137 @@
+package io.partkit.coordinator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partkit.spi.HashSlots;
+import io.partkit.spi.Member;
+import io.partkit.spi.Migration;
+import io.partkit.spi.MigrationExecutor;
+import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.PartitionerConfig;
+import io.partkit.test.support.ManualClock;
+import io.partkit.test.support.RecordingMigrationExecutor;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Reconfiguring on suspicion: which reports the coordinator acts on, and that it takes a backup
+ * out under the table's compare-and-set at the next epoch, rows unchanged, before the executor
+ * touches a node; with nothing suspected, it has the executor join removed replicas again.
+ */
+class SuspectedBackupsTest {
+
+  private static final NodeId A = NodeId.of("a");
+  private static final NodeId B = NodeId.of("b");
+  private static final NodeId C = NodeId.of("c");
+  private static final NodeId X = NodeId.of("x");
+
+  @Test
+  void onlyBackupsOfTheCommittedRowAreTakenOutNeverThePrimary() {
+    PartitionAssignment table = PartitionAssignment.of("t", 5, 1, HashSlots.of(3),
+        List.of(List.of(A, B, C), List.of(B, C, A), List.of(C, A, B)));
+    Map<Integer, Set<NodeId>> removable = SuspectedBackups.removable(table, Map.of(
+        0, Set.of(C, X), // X holds no replica of it
+        1, Set.of(B), // its own primary: never
+        2, Set.of(A, B),
+        7, Set.of(A))); // no such partition
+    assertThat(removable).containsOnlyKeys(0, 2);
+    assertThat(removable.get(0)).containsExactly(C);
+    assertThat(removable.get(2)).containsExactlyInAnyOrder(A, B);
+  }
+
+  @Test
+  void aReviewCommitsTheNextEpochFirstThenTakesTheBackupOutThenRestores() {
+    Suspecting e = new Suspecting();
+    try (MetadataStore store = MetadataStores.embedded();
+        ClusterCoordinator c = Coordinators.builder().store(store)
+            .strategy("test-table", PartitionerConfig.of("partitions", 4, "replicas", 3))
+            .clock(new ManualClock()).migrationExecutor(e).maxConcurrentMigrations(2).build()) {
+      e.store = store;
+      c.join(Member.of("a"));
+      c.join(Member.of("b"));
+      c.join(Member.of("c"));
+      PartitionAssignment before = c.rebalance().proposed();
+      NodeId primary = before.replicas(1).get(0);
+      NodeId backup = before.replicas(1).get(2);
+      e.report = Map.of(1, Set.of(backup, primary));
+
+      Map<Integer, Set<NodeId>> removed = c.reviewReplicas();
+
+      assertThat(removed).containsOnlyKeys(1);
+      assertThat(removed.get(1)).containsExactly(backup);
+      PartitionAssignment after = c.table().orElseThrow();
+      assertThat(after.epoch()).isEqualTo(before.epoch() + 1);
+      assertThat(after.samePlacementAs(before)).as("the rows stay: the set to return to").isTrue();
+      assertThat(e.removals).hasSize(1);
+      assertThat(e.removals.get(0).epochCommittedFirst()).as("committed before the executor acts")
+          .isEqualTo(after.epoch());
+      assertThat(e.removals.get(0).table().epoch()).isEqualTo(after.epoch());
+      assertThat(e.removals.get(0).partition()).isEqualTo(1);
+      assertThat(e.restores).hasValue(0);
+
+      e.report = Map.of();
+      assertThat(c.reviewReplicas()).isEmpty();
+      assertThat(c.table().orElseThrow().epoch()).as("nothing to take out: no new epoch")
+          .isEqualTo(after.epoch());
+      assertThat(e.restores).as("removed replicas are joined again").hasValue(1);
+    }
+  }
+
+  /** Reports {@link #report} as suspected and records what it is asked to do. */
+  private static final class Suspecting implements MigrationExecutor {
+    private final RecordingMigrationExecutor recording = new RecordingMigrationExecutor()
+        .movingReplicas(true);
+    private final List<Removal> removals = new ArrayList<>();
+    private final AtomicInteger restores = new AtomicInteger();
+    private volatile Map<Integer, Set<NodeId>> report = Map.of();
+    private volatile MetadataStore store;
+
+    record Removal(PartitionAssignment table, int partition, Set<NodeId> removed,
+        long epochCommittedFirst) {}
+
+    @Override
+    public CompletionStage<Migration> migrate(Migration migration) {
+      return recording.migrate(migration);
+    }
+
+    @Override
+    public CompletionStage<Void> activate(PartitionAssignment committed) {
+      return recording.activate(committed);
+    }
+
+    @Override
+    public CompletionStage<Migration> resume(Migration migration,
+        PartitionAssignment committed) {
+      return recording.resume(migration, committed);
+    }
+
+    @Override
+    public boolean movesReplicas() {
+      return true;
+    }
+
+    @Override
+    public Map<Integer, Set<NodeId>> suspectedReplicas(PartitionAssignment committed,
+        Set<NodeId> members) {
+      assertThat(members).containsExactlyInAnyOrder(A, B, C);
+      return report;
+    }
+
+    @Override
+    public void removeReplicas(PartitionAssignment committed, int partition,
+        Set<NodeId> removed) {
+      removals.add(new Removal(committed, partition, removed, store.read().epoch()));
+    }
+
+    @Override
+    public int restoreReplicas(PartitionAssignment committed) {
+      return restores.incrementAndGet();
+    }
+  }
+}

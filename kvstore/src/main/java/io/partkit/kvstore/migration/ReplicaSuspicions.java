@@ -1,0 +1,168 @@
+package io.partkit.kvstore.migration;
+
+import io.partkit.kvstore.PartitionState;
+import io.partkit.kvstore.wire.KvReply;
+import io.partkit.kvstore.wire.NodeStatus;
+import io.partkit.kvstore.wire.SuspectsReport;
+import io.partkit.kvstore.wire.TcpNodeClient;
+import io.partkit.kvstore.wire.Wire;
+import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionAssignment;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.function.IntPredicate;
+
+/**
+ * Reconfiguring on suspicion, the executor's side: reads which backups the primaries suspect
+ * (their {@link SuspectsReport}s, which a node answers without the partition's lock, since a write
+ * waiting on a cut-off backup holds it), takes a backup out of a partition's replica set at the
+ * epoch the coordinator committed for it, and joins it again as a backup that catches up once the
+ * primary can reach it.
+ *
+ * <p>A replica taken out stays in the table's row: the table's rows all have the replication
+ * factor's length, and the row is the set the partition returns to. What serves is the set the
+ * nodes hold at the partition's epoch, which {@link ReplicaAdmin#reconfigure} establishes; a
+ * failover takes its survivors from the nodes' states, never from the row, so a row naming a
+ * replica with no copy loses nothing (it joins like any replica that is not a survivor).
+ */
+final class ReplicaSuspicions {
+
+  /** Longest wait between two tries to join a replica again that the primary cannot reach. */
+  private static final long MAX_BACKOFF_NANOS = 16_000_000_000L;
+
+  private final Function<NodeId, String> addresses;
+  private final Function<NodeId, TcpNodeClient> clients;
+  private final ReplicaAdmin replicas;
+  /** Partitions a migration of this executor is moving: left alone. */
+  private final IntPredicate moving;
+  /** partition@node -> {next try (System.nanoTime), backoff}: a join that failed waits. */
+  private final Map<String, long[]> retries = new HashMap<>();
+
+  ReplicaSuspicions(Function<NodeId, String> addresses, Function<NodeId, TcpNodeClient> clients,
+      ReplicaAdmin replicas, IntPredicate moving) {
+    this.addresses = addresses;
+    this.clients = clients;
+    this.replicas = replicas;
+    this.moving = moving;
+  }
+
+  /** What each partition's primary in {@code committed} suspects, as nodes of its row. */
+  Map<Integer, Set<NodeId>> suspected(PartitionAssignment committed, Set<NodeId> members) {
+    Map<Integer, Set<NodeId>> suspected = new TreeMap<>();
+    for (NodeId node : committed.nodes()) {
+      if (!members.contains(node)) {
+        continue;
+      }
+      Map<Integer, List<String>> report;
+      try (TcpNodeClient c = clients.apply(node)) {
+        KvReply reply = c.admin(Wire.SUSPECTS, 0, 0);
+        if (!reply.isOk()) {
+          continue;
+        }
+        report = SuspectsReport.of(reply).byPartition();
+      } catch (IOException | RuntimeException e) {
+        continue; // unreachable now (cut off from the coordinator too): asked at the next round
+      }
+      report.forEach((p, suspects) -> {
+        if (p >= committed.partitionCount()) {
+          return;
+        }
+        List<NodeId> row = committed.replicas(p);
+        if (row.size() < 2 || !row.get(0).equals(node)) {
+          return; // only the row's primary asks
+        }
+        for (NodeId backup : row.subList(1, row.size())) {
+          if (suspects.contains(addresses.apply(backup))) {
+            suspected.computeIfAbsent(p, k -> new TreeSet<>()).add(backup);
+          }
+        }
+      });
+    }
+    return suspected;
+  }
+
+  /**
+   * Reconfigures {@code partition} at {@code committed}'s epoch to its row without {@code
+   * removed}: the survivors become backups at that epoch (which fences the primary's previous
+   * configuration), the primary leads them, and a removed replica that can be reached drops its
+   * copy.
+   */
+  void remove(PartitionAssignment committed, int partition, Set<NodeId> removed)
+      throws IOException {
+    List<NodeId> row = committed.replicas(partition);
+    if (removed.contains(row.get(0))) {
+      throw new IllegalArgumentException("partition " + partition + ": its primary " + row.get(0)
+          + " is never taken out on suspicion (only backups are)");
+    }
+    List<String> to = new ArrayList<>();
+    List<String> from = new ArrayList<>();
+    for (NodeId n : row) {
+      from.add(addresses.apply(n));
+      if (!removed.contains(n)) {
+        to.add(addresses.apply(n));
+      }
+    }
+    replicas.reconfigure(partition, committed.epoch(), from, to);
+  }
+
+  /**
+   * Joins again every backup of a row that holds no whole copy at its primary's epoch, through
+   * the primary while it serves ({@link ReplicaAdmin#addBackups}). A try that fails (the
+   * primary still cannot reach it) waits longer before the next, up to 16 s, since a join holds
+   * the partition's writes for up to the replica timeout.
+   *
+   * @return the number of backups that joined and caught up
+   */
+  int restore(PartitionAssignment committed) {
+    int restored = 0;
+    for (int p = 0; p < committed.partitionCount(); p++) {
+      List<NodeId> row = committed.replicas(p);
+      if (row.size() < 2 || moving.test(p)) {
+        continue;
+      }
+      NodeStatus primary = status(row.get(0), p);
+      if (primary == null || primary.state() != PartitionState.OWNED
+          || primary.epoch() > committed.epoch()) {
+        continue; // not serving, or a reconfiguration the table has not committed yet
+      }
+      for (NodeId backup : row.subList(1, row.size())) {
+        String key = p + "@" + backup;
+        long[] retry = retries.get(key);
+        if (retry != null && System.nanoTime() < retry[0]) {
+          continue;
+        }
+        NodeStatus s = status(backup, p);
+        if (s == null || s.state() == PartitionState.BACKUP && s.epoch() == primary.epoch()
+            && !s.catchingUp() || s.state() == PartitionState.OWNED) {
+          continue; // unreachable, a whole copy, or a primary (a failover's business)
+        }
+        try {
+          replicas.addBackups(p, primary.epoch(), addresses.apply(row.get(0)),
+              List.of(addresses.apply(backup)));
+          retries.remove(key);
+          restored++;
+        } catch (IOException | RuntimeException e) {
+          long backoff = retry == null ? 1_000_000_000L : Math.min(MAX_BACKOFF_NANOS,
+              retry[1] * 2);
+          retries.put(key, new long[] {System.nanoTime() + backoff, backoff});
+        }
+      }
+    }
+    return restored;
+  }
+
+  private NodeStatus status(NodeId node, int partition) {
+    try (TcpNodeClient c = clients.apply(node)) {
+      return c.nodeStatus(partition);
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+}

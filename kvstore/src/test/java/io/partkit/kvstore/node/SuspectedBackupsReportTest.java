@@ -1,0 +1,109 @@
+package io.partkit.kvstore.node;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partkit.kvstore.migration.ReplicaAdmin;
+import io.partkit.kvstore.wire.KvNodeClient;
+import io.partkit.kvstore.wire.KvReply.Status;
+import io.partkit.kvstore.wire.KvReply;
+import io.partkit.kvstore.wire.SuspectsReport;
+import io.partkit.kvstore.wire.TcpNodeClient;
+import io.partkit.kvstore.wire.Wire;
+import io.partkit.spi.NodeId;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A primary's request to take out a backup it cannot reach (SUSPECTS), on real nodes over TCP:
+ * a write or a read's CONFIRM that goes unanswered names the backup, a backup that answers (even
+ * with a refusal) is not named, and a new configuration starts with no suspicion.
+ */
+class SuspectedBackupsReportTest {
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(20);
+  private static final int P = 3;
+
+  @TempDir Path dir;
+  private final List<KvNode> nodes = new ArrayList<>();
+  private final ReplicaAdmin admin = new ReplicaAdmin(TIMEOUT, TIMEOUT, null);
+
+  @AfterEach
+  void closeNodes() {
+    nodes.forEach(KvNode::close);
+  }
+
+  private KvNode node(String name) throws IOException {
+    KvNode n = KvNode.start(NodeId.of(name), dir.resolve(name), 0);
+    nodes.add(n);
+    return n;
+  }
+
+  private static TcpNodeClient client(KvNode n) {
+    return (TcpNodeClient) KvNodeClient.connect(n.hostAndPort(), TIMEOUT);
+  }
+
+  private static Map<Integer, List<String>> suspects(TcpNodeClient c) throws IOException {
+    KvReply reply = c.admin(Wire.SUSPECTS, 0, 0);
+    assertThat(reply.status()).isEqualTo(Status.OK);
+    return SuspectsReport.of(reply).byPartition();
+  }
+
+  private static byte[] b(String s) {
+    return s.getBytes(UTF_8);
+  }
+
+  @Test
+  void aWriteThatABackupDoesNotAnswerNamesItUntilANewConfiguration() throws IOException {
+    KvNode a = node("a");
+    KvNode b = node("b");
+    KvNode c = node("c");
+    admin.create(P, 1, a.hostAndPort(), List.of(b.hostAndPort(), c.hostAndPort()));
+    try (TcpNodeClient ca = client(a)) {
+      assertThat(ca.put(P, 1, b("k"), b("v1")).status()).isEqualTo(Status.OK);
+      assertThat(suspects(ca)).as("every backup answered").isEmpty();
+      c.close(); // gone: its connections are refused
+      assertThat(ca.put(P, 1, b("k"), b("v2")).status()).isEqualTo(Status.UNAVAILABLE);
+      assertThat(suspects(ca)).isEqualTo(Map.of(P, List.of(c.hostAndPort())));
+
+      // what the coordinator does on that report: the next epoch without c
+      admin.reconfigure(P, 2, List.of(a.hostAndPort(), b.hostAndPort(), c.hostAndPort()),
+          List.of(a.hostAndPort(), b.hostAndPort()));
+      assertThat(suspects(ca)).as("a new configuration starts with no suspicion").isEmpty();
+      assertThat(ca.put(P, 2, b("k"), b("v3")).status()).isEqualTo(Status.OK);
+      assertThat(ca.get(P, 2, b("k")).value()).isEqualTo(b("v3"));
+    }
+    assertThat(b.status(P).epoch()).isEqualTo(2);
+  }
+
+  @Test
+  void aReadWhoseConfirmGoesUnansweredNamesTheBackupARefusalDoesNot() throws IOException {
+    KvNode a = node("a");
+    KvNode b = node("b");
+    KvNode c = node("c");
+    admin.create(P, 1, a.hostAndPort(), List.of(b.hostAndPort(), c.hostAndPort()));
+    try (TcpNodeClient ca = client(a)) {
+      assertThat(ca.put(P, 1, b("k"), b("v")).status()).isEqualTo(Status.OK);
+      c.close();
+      assertThat(ca.get(P, 1, b("k")).status()).isEqualTo(Status.UNAVAILABLE);
+      assertThat(suspects(ca)).isEqualTo(Map.of(P, List.of(c.hostAndPort())));
+    }
+
+    KvNode d = node("d");
+    KvNode e = node("e");
+    admin.create(P + 1, 1, d.hostAndPort(), List.of(e.hostAndPort()));
+    // e moves on to a newer epoch (a failover elsewhere): it answers d's CONFIRM with a refusal
+    admin.failOver(P + 1, 2, e.hostAndPort(), List.of(e.hostAndPort()));
+    try (TcpNodeClient cd = client(d)) {
+      assertThat(cd.get(P + 1, 1, b("k")).status()).isEqualTo(Status.UNAVAILABLE);
+      assertThat(suspects(cd)).as("a backup that answers is not suspected").isEmpty();
+    }
+  }
+}

@@ -6,20 +6,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.partkit.kvstore.client.KvEntry;
 import io.partkit.kvstore.client.RangeScan;
 import io.partkit.kvstore.migration.ReplicaAdmin;
-import io.partkit.kvstore.wire.KvNodeClient;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.ScanPage;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
-import io.partkit.spi.NodeId;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** SCAN on one node: served by the same rules as GET, paged by the last key, bad input named. */
@@ -29,22 +27,7 @@ class ScanNodeTest {
   private static final int P = 3;
 
   @TempDir Path dir;
-  private final List<KvNode> nodes = new ArrayList<>();
-
-  @AfterEach
-  void closeNodes() {
-    nodes.forEach(KvNode::close);
-  }
-
-  private KvNode node(String name) throws IOException {
-    KvNode n = KvNode.start(NodeId.of(name), dir.resolve(name), 0);
-    nodes.add(n);
-    return n;
-  }
-
-  private static TcpNodeClient client(KvNode n) {
-    return (TcpNodeClient) KvNodeClient.connect(n.hostAndPort(), TIMEOUT);
-  }
+  @RegisterExtension final TestNodes nodes = new TestNodes(() -> dir);
 
   private static byte[] b(String s) {
     return s.getBytes(UTF_8);
@@ -57,7 +40,7 @@ class ScanNodeTest {
 
   @Test
   void aScanIsServedOnlyByTheOwnerAtItsEpochAsAGetIs() throws IOException {
-    try (TcpNodeClient c = client(node("n1"))) {
+    try (TcpNodeClient c = TestNodes.client(nodes.start("n1"))) {
       assertThat(c.scan(P, 5, b(""), null, 10).status()).as("not held")
           .isEqualTo(Status.REDIRECT);
       c.admin(Wire.ASSIGN, P, 5);
@@ -90,7 +73,7 @@ class ScanNodeTest {
 
   @Test
   void pagesFollowEachOtherByTheLastKeyAndStopAtTheEnd() throws IOException {
-    try (TcpNodeClient c = client(node("n1"))) {
+    try (TcpNodeClient c = TestNodes.client(nodes.start("n1"))) {
       c.admin(Wire.ASSIGN, P, 1);
       List<String> all = new ArrayList<>();
       for (int i = 0; i < 10; i++) {
@@ -118,7 +101,7 @@ class ScanNodeTest {
 
   @Test
   void badScansAreAnsweredWithTheReasonOnAConnectionThatStaysUsable() throws IOException {
-    try (TcpNodeClient c = client(node("n1"))) {
+    try (TcpNodeClient c = TestNodes.client(nodes.start("n1"))) {
       c.admin(Wire.ASSIGN, P, 1);
       c.put(P, 1, b("a"), b("1"));
       KvReply zero = c.scan(P, 1, b(""), null, 0);
@@ -136,12 +119,12 @@ class ScanNodeTest {
 
   @Test
   void aBackupRedirectsAndADeposedPrimaryCannotServeAScan() throws IOException {
-    KvNode a = node("a");
-    KvNode b = node("b");
-    KvNode c = node("c");
+    KvNode a = nodes.start("a");
+    KvNode b = nodes.start("b");
+    KvNode c = nodes.start("c");
     ReplicaAdmin admin = new ReplicaAdmin(TIMEOUT, TIMEOUT, null);
     admin.create(P, 1, a.hostAndPort(), List.of(b.hostAndPort(), c.hostAndPort()));
-    try (TcpNodeClient ca = client(a); TcpNodeClient cb = client(b)) {
+    try (TcpNodeClient ca = TestNodes.client(a); TcpNodeClient cb = TestNodes.client(b)) {
       assertThat(ca.put(P, 1, b("k"), b("old")).isOk()).isTrue();
       assertThat(keys(ca.scan(P, 1, b(""), null, 5))).containsExactly("k");
       assertThat(cb.scan(P, 1, b(""), null, 5).status()).as("a backup serves no client")

@@ -4,21 +4,18 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.kvstore.migration.ReplicaAdmin;
-import io.partkit.kvstore.wire.KvNodeClient;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.SuspectsReport;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
-import io.partkit.spi.NodeId;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,23 +29,8 @@ class SuspectedBackupsReportTest {
   private static final int P = 3;
 
   @TempDir Path dir;
-  private final List<KvNode> nodes = new ArrayList<>();
+  @RegisterExtension final TestNodes nodes = new TestNodes(() -> dir);
   private final ReplicaAdmin admin = new ReplicaAdmin(TIMEOUT, TIMEOUT, null);
-
-  @AfterEach
-  void closeNodes() {
-    nodes.forEach(KvNode::close);
-  }
-
-  private KvNode node(String name) throws IOException {
-    KvNode n = KvNode.start(NodeId.of(name), dir.resolve(name), 0);
-    nodes.add(n);
-    return n;
-  }
-
-  private static TcpNodeClient client(KvNode n) {
-    return (TcpNodeClient) KvNodeClient.connect(n.hostAndPort(), TIMEOUT);
-  }
 
   private static Map<Integer, List<String>> suspects(TcpNodeClient c) throws IOException {
     KvReply reply = c.admin(Wire.SUSPECTS, 0, 0);
@@ -62,11 +44,11 @@ class SuspectedBackupsReportTest {
 
   @Test
   void aWriteThatABackupDoesNotAnswerNamesItUntilANewConfiguration() throws IOException {
-    KvNode a = node("a");
-    KvNode b = node("b");
-    KvNode c = node("c");
+    KvNode a = nodes.start("a");
+    KvNode b = nodes.start("b");
+    KvNode c = nodes.start("c");
     admin.create(P, 1, a.hostAndPort(), List.of(b.hostAndPort(), c.hostAndPort()));
-    try (TcpNodeClient ca = client(a)) {
+    try (TcpNodeClient ca = TestNodes.client(a)) {
       assertThat(ca.put(P, 1, b("k"), b("v1")).status()).isEqualTo(Status.OK);
       assertThat(suspects(ca)).as("every backup answered").isEmpty();
       c.close(); // gone: its connections are refused
@@ -85,23 +67,23 @@ class SuspectedBackupsReportTest {
 
   @Test
   void aReadWhoseConfirmGoesUnansweredNamesTheBackupARefusalDoesNot() throws IOException {
-    KvNode a = node("a");
-    KvNode b = node("b");
-    KvNode c = node("c");
+    KvNode a = nodes.start("a");
+    KvNode b = nodes.start("b");
+    KvNode c = nodes.start("c");
     admin.create(P, 1, a.hostAndPort(), List.of(b.hostAndPort(), c.hostAndPort()));
-    try (TcpNodeClient ca = client(a)) {
+    try (TcpNodeClient ca = TestNodes.client(a)) {
       assertThat(ca.put(P, 1, b("k"), b("v")).status()).isEqualTo(Status.OK);
       c.close();
       assertThat(ca.get(P, 1, b("k")).status()).isEqualTo(Status.UNAVAILABLE);
       assertThat(suspects(ca)).isEqualTo(Map.of(P, List.of(c.hostAndPort())));
     }
 
-    KvNode d = node("d");
-    KvNode e = node("e");
+    KvNode d = nodes.start("d");
+    KvNode e = nodes.start("e");
     admin.create(P + 1, 1, d.hostAndPort(), List.of(e.hostAndPort()));
     // e moves on to a newer epoch (a failover elsewhere): it answers d's CONFIRM with a refusal
     admin.failOver(P + 1, 2, e.hostAndPort(), List.of(e.hostAndPort()));
-    try (TcpNodeClient cd = client(d)) {
+    try (TcpNodeClient cd = TestNodes.client(d)) {
       assertThat(cd.get(P + 1, 1, b("k")).status()).isEqualTo(Status.UNAVAILABLE);
       assertThat(suspects(cd)).as("a backup that answers is not suspected").isEmpty();
     }

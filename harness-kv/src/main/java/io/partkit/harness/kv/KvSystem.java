@@ -467,7 +467,7 @@ final class KvSystem extends NodeProcessSystem
             Long expected = op.casExpected();
             boolean set = client.cas(key, expected == null ? null : bytes(expected),
                 bytes(op.casNew()));
-            return set ? Outcome.ok(op.value()) : Outcome.fail(op.value(), "value differs");
+            return set ? Outcome.ok(op.value()) : Outcome.mismatch(op.value(), "value differs");
           }
         }
       } catch (KvException e) {

@@ -1,9 +1,12 @@
 package io.partkit.harness;
 
+import io.partkit.harness.system.Outcome;
 import io.partkit.verification.history.Op;
 import io.partkit.verification.history.OpType;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The history as it happens: every event gets the next index and its time in nanoseconds since
@@ -16,6 +19,8 @@ final class Recorder {
 
   private final long startNanos;
   private final List<Op> ops = new ArrayList<>();
+  /** The indexes of the failures that were mismatches ({@code Outcome#mismatch}). */
+  private final Set<Long> mismatches = new HashSet<>();
 
   Recorder(long startNanos) {
     this.startNanos = startNanos;
@@ -26,6 +31,23 @@ final class Recorder {
     Op op = new Op(ops.size(), process, type, f, value, key, System.nanoTime() - startNanos, 0);
     ops.add(op);
     return op;
+  }
+
+  /**
+   * Records a client completion on register {@code key}, noting whether it is a mismatch (the
+   * history's events have no field for it).
+   */
+  synchronized Op client(long process, Outcome outcome, String f, long key) {
+    Op op = client(process, outcome.type(), f, outcome.value(), key);
+    if (outcome.mismatch()) {
+      mismatches.add(op.index());
+    }
+    return op;
+  }
+
+  /** The indexes of the completions recorded as mismatches. */
+  synchronized Set<Long> mismatches() {
+    return Set.copyOf(mismatches);
   }
 
   /** Records a nemesis event. */

@@ -313,9 +313,10 @@ final class RunReport {
           .append(s.count(f, OpType.INFO)).append("</td></tr>");
     }
     double[] l = s.latencyMillis();
-    h.append(String.format(Locale.ROOT, "</table><p>availability %.2f%%; ok latency p50 %.2f ms,"
-        + " p95 %.2f ms, p99 %.2f ms, max %.1f ms</p>", 100 * s.availability(), l[0], l[1], l[2],
-        l[3]));
+    h.append(String.format(Locale.ROOT, "</table><p>availability %.2f%% (answered %.2f%%: ok or"
+        + " a cas that found another value, %d of those); ok latency p50 %.2f ms, p95 %.2f ms,"
+        + " p99 %.2f ms, max %.1f ms</p>", 100 * s.availability(), 100 * s.answered(),
+        s.mismatches(), l[0], l[1], l[2], l[3]));
   }
 
   private static void keys(StringBuilder h, Analysis a) {

@@ -116,6 +116,8 @@ final class RunStore {
         .append(", :fail ").append(s.total(OpType.FAIL))
         .append(", :info ").append(s.total(OpType.INFO))
         .append(", :availability ").append(String.format(Locale.ROOT, "%.4f", s.availability()))
+        .append(", :answered ").append(String.format(Locale.ROOT, "%.4f", s.answered()))
+        .append(", :mismatches ").append(s.mismatches())
         .append(", :latency-ms {:p50 ").append(fmt(s.latencyMillis()[0]))
         .append(", :p95 ").append(fmt(s.latencyMillis()[1]))
         .append(", :p99 ").append(fmt(s.latencyMillis()[2]))

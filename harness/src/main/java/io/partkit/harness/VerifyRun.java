@@ -269,7 +269,7 @@ public final class VerifyRun {
                   .withStopOnFirstInvalid(false));
       LostWrites.Result lost = LostWrites.check(ops, finalReads, workload.keys());
       long checkNanos = System.nanoTime() - checkStart;
-      RunStats stats = RunStats.of(ops);
+      RunStats stats = RunStats.of(ops, recorder.mismatches());
       boolean misplaced = placement.map(p -> !p.ok()).orElse(false);
       // A run whose runtime lost control of the nodes is never valid: its faults may not have
       // been what the history says. A non-linearizable history is still a fact.
@@ -370,7 +370,7 @@ public final class VerifyRun {
       if (outcome.type() == OpType.INFO) {
         info.incrementAndGet();
       }
-      Op completion = recorder.client(process, outcome.type(), op.f(), outcome.value(), op.key());
+      Op completion = recorder.client(process, outcome, op.f(), op.key());
       if (phase.equals("final reads") && outcome.type() == OpType.OK) {
         finalReads.put(op.key(), completion);
       }

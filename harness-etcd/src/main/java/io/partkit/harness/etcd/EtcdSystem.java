@@ -476,7 +476,7 @@ public final class EtcdSystem extends NodeProcessSystem {
             .Then(Op.put(key, bytes(op.casNew().toString()), PutOption.DEFAULT)).commit());
         // one txn, sent once: "not succeeded" means its Then branch did not run
         return r.isSucceeded() ? Outcome.ok(op.value())
-            : Outcome.fail(op.value(), "compare failed: the register did not hold " + expected);
+            : Outcome.mismatch(op.value(), "compare failed: the register did not hold " + expected);
       } catch (ExecutionException | TimeoutException | InterruptedException e) {
         return Outcome.info(op.value(), describe(e));
       }

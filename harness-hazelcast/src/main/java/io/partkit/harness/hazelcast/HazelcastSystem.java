@@ -414,7 +414,7 @@ final class HazelcastSystem extends NodeProcessSystem
             boolean set = expected == null ? map.putIfAbsent(key, op.casNew()) == null
                 : map.replace(key, expected, op.casNew());
             return set ? Outcome.ok(op.value())
-                : Outcome.fail(op.value(), "the register did not hold " + expected);
+                : Outcome.mismatch(op.value(), "the register did not hold " + expected);
           }
         }
       } catch (java.util.concurrent.ExecutionException | RuntimeException

@@ -81,7 +81,7 @@ final class IgniteRegisterClient implements Client {
         Long expected = op.casExpected();
         boolean set = expected == null ? cache.putIfAbsent(key, op.casNew())
             : cache.replace(key, expected, op.casNew());
-        return set ? Outcome.ok(op.value()) : Outcome.fail(op.value(), "value differs");
+        return set ? Outcome.ok(op.value()) : Outcome.mismatch(op.value(), "value differs");
       }
     }
   }

@@ -25,7 +25,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * The kv system's coordinator as its own process, so the nemesis can {@code kill -9} it between
  * recording a migration and committing it:
  * {@code --store <file> --partitions <n> --members id=host:port,... [--addresses id=host:port,...]
- * [--max-concurrent k] [--replicas r] [--etcd url,... --etcd-prefix /p] [--secret-file f]}.
+ * [--max-concurrent k] [--replicas r] [--etcd url,... --etcd-prefix /p] [--secret-file f]
+ * [--replica-timeout-ms ms]}.
  * {@code --addresses} names every node that may hold data, members or not (a restarted coordinator
  * must still reach a node that left to finish moving its partitions off it).
  *
@@ -73,6 +74,10 @@ public final class KvCoordinatorMain {
     KvMigrationExecutor.Builder executorBuilder = KvMigrationExecutor.builder();
     if (o.containsKey("--secret-file")) {
       executorBuilder.secret(KvSecret.read(Path.of(o.get("--secret-file"))));
+    }
+    if (o.containsKey("--replica-timeout-ms")) { // the nodes' (KvSystem validated it)
+      executorBuilder.replicaTimeout(
+          Duration.ofMillis(Long.parseLong(o.get("--replica-timeout-ms"))));
     }
     // The executor reads no store: addresses from here, the members as nodes to reconcile.
     KvMigrationExecutor executor = executorBuilder.nodes(() -> store.members().ids())

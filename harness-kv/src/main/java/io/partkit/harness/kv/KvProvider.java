@@ -3,6 +3,7 @@ package io.partkit.harness.kv;
 import io.partkit.harness.system.SystemOptions;
 import io.partkit.harness.system.SystemProvider;
 import io.partkit.harness.system.SystemUnderTest;
+import io.partkit.kvstore.node.TcpKvNode;
 
 /** {@code --system kv}: see {@link KvSystem}. */
 public final class KvProvider implements SystemProvider {
@@ -27,7 +28,11 @@ public final class KvProvider implements SystemProvider {
         SystemOptions.oneOf("metadata", "embedded", "embedded", "etcd"),
         SystemOptions.oneOf("fault", null, "ack-before-log", "serve-while-fenced",
             "skip-epoch-check", "skip-replication"),
-        SystemOptions.text("etcd", null, "the etcd binary for metadata=etcd (default: on PATH)"));
+        SystemOptions.text("etcd", null, "the etcd binary for metadata=etcd (default: on PATH)"),
+        // how long a primary waits for a backup's answer before failing the request and
+        // reporting the backup to the coordinator (which takes it out at the next epoch)
+        SystemOptions.integer("replica-timeout-ms", (int) TcpKvNode.REPLICA_TIMEOUT.toMillis(),
+            50, 600_000));
   }
 
   @Override

@@ -21,6 +21,7 @@ import io.partkit.kvstore.PartitionStatus;
 import io.partkit.kvstore.client.KvClient;
 import io.partkit.kvstore.client.KvException;
 import io.partkit.kvstore.node.KvNodeMain;
+import io.partkit.kvstore.node.TcpKvNode;
 import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -56,7 +57,9 @@ import java.util.stream.Collectors;
  * {@code ack-before-log}, {@code serve-while-fenced}, {@code skip-epoch-check},
  * {@code skip-replication}), {@code replicas} (copies of each partition, default 1; with 2 or
  * more, and more nodes than copies, the {@code lose} nemesis can take a node and its disk away
- * for good).
+ * for good), {@code replica-timeout-ms} (how long a primary waits for a backup before failing
+ * the request and reporting the backup to the coordinator; default 5000, {@link
+ * TcpKvNode#REPLICA_TIMEOUT}; given to every node and to the coordinator's executor).
  */
 final class KvSystem extends NodeProcessSystem
     implements Capability.Membership, Capability.Migrations, Capability.LoseNodes {
@@ -74,6 +77,8 @@ final class KvSystem extends NodeProcessSystem
   private Path secretFile;
   private int partitions;
   private int replicas;
+  /** Every node's --replica-timeout-ms, and the coordinator's. */
+  private String replicaTimeoutMillis;
   private Random random;
 
   /**
@@ -95,6 +100,8 @@ final class KvSystem extends NodeProcessSystem
     this.random = new Random(ctx.seed() ^ 0x6b76L);
     this.partitions = Integer.parseInt(ctx.options().getOrDefault("partitions", "16"));
     this.replicas = replicas(ctx.options());
+    this.replicaTimeoutMillis = ctx.options().getOrDefault("replica-timeout-ms",
+        Long.toString(TcpKvNode.REPLICA_TIMEOUT.toMillis())).trim();
     String fault = ctx.options().get("fault");
     List<String> others = new ArrayList<>(List.of(COORDINATOR));
     String metadata = ctx.options().getOrDefault("metadata", "embedded");
@@ -124,7 +131,7 @@ final class KvSystem extends NodeProcessSystem
       List<String> args = new ArrayList<>(List.of("--id", n,
           "--data", ctx.dir().resolve("data").resolve(n).toString(),
           "--host", runtime().host(n), "--port", Integer.toString(runtime().port(n, "kv", 7000)),
-          "--secret-file", secretFile.toString()));
+          "--secret-file", secretFile.toString(), "--replica-timeout-ms", replicaTimeoutMillis));
       if (fault != null) {
         args.addAll(List.of("--unsafe-test-fault", fault));
       }
@@ -169,7 +176,7 @@ final class KvSystem extends NodeProcessSystem
         Integer.toString(partitions), "--members", memberList(), "--addresses",
         nodes().stream().map(n -> n + "=" + address(n)).collect(Collectors.joining(",")),
         "--max-concurrent", "2", "--secret-file", secretFile.toString(),
-        "--replicas", Integer.toString(replicas)));
+        "--replicas", Integer.toString(replicas), "--replica-timeout-ms", replicaTimeoutMillis));
     if (metadataCluster != null) {
       args.addAll(List.of("--etcd", String.join(",", metadataCluster.clientUrls()),
           "--etcd-prefix", ETCD_PREFIX));
@@ -460,7 +467,7 @@ final class KvSystem extends NodeProcessSystem
             Long expected = op.casExpected();
             boolean set = client.cas(key, expected == null ? null : bytes(expected),
                 bytes(op.casNew()));
-            return set ? Outcome.ok(op.value()) : Outcome.fail(op.value(), "value differs");
+            return set ? Outcome.ok(op.value()) : Outcome.mismatch(op.value(), "value differs");
           }
         }
       } catch (KvException e) {

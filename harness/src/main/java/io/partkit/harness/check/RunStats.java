@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -17,18 +18,36 @@ import java.util.TreeMap;
  * @param latencyMillis ok latencies: p50, p95, p99, max (milliseconds)
  * @param okPerSecond ok completions in each second of the run
  * @param availability ok / (ok + fail + info), over all client operations
+ * @param answered (ok + mismatches) / (ok + fail + info): the share of operations the system
+ *     answered from its semantics, counting as answered a failure that is a mismatch (a cas that
+ *     found another value), which availability counts as a failure
+ * @param mismatches how many failures were mismatches
  */
 public record RunStats(Map<String, Map<OpType, Integer>> counts, double[] latencyMillis,
-    int[] okPerSecond, double availability) {
+    int[] okPerSecond, double availability, double answered, int mismatches) {
 
-  /** The statistics of a history whose {@code :time} is in nanoseconds from the run's start. */
+  /**
+   * The statistics of a history whose {@code :time} is in nanoseconds from the run's start, none
+   * of whose failures is known to be a mismatch.
+   */
   public static RunStats of(List<Op> ops) {
+    return of(ops, Set.of());
+  }
+
+  /**
+   * The statistics of a history whose {@code :time} is in nanoseconds from the run's start;
+   * {@code mismatchIndexes}: the {@link Op#index} of the failures that were mismatches (the
+   * history's events do not say; the recorder noted them). An index that is not a client's
+   * failure is ignored.
+   */
+  public static RunStats of(List<Op> ops, Set<Long> mismatchIndexes) {
     Map<String, Map<OpType, Integer>> counts = new TreeMap<>();
     Map<Object, Op> open = new HashMap<>();
     List<Long> latencies = new ArrayList<>();
     TreeMap<Integer, Integer> perSecond = new TreeMap<>();
     int ok = 0;
     int done = 0;
+    int mismatches = 0;
     for (Op op : ops) {
       if (!op.isClient()) {
         continue;
@@ -40,6 +59,9 @@ public record RunStats(Map<String, Map<OpType, Integer>> counts, double[] latenc
       Op invoke = open.remove(op.process());
       counts.computeIfAbsent(op.f(), f -> new TreeMap<>()).merge(op.type(), 1, Integer::sum);
       done++;
+      if (op.type() == OpType.FAIL && mismatchIndexes.contains(op.index())) {
+        mismatches++;
+      }
       if (op.type() == OpType.OK) {
         ok++;
         if (invoke != null) {
@@ -53,7 +75,8 @@ public record RunStats(Map<String, Map<OpType, Integer>> counts, double[] latenc
     int seconds = perSecond.isEmpty() ? 0 : perSecond.lastKey() + 1;
     int[] tput = new int[seconds];
     perSecond.forEach((s, n) -> tput[s] = n);
-    return new RunStats(counts, lat, tput, done == 0 ? 0 : (double) ok / done);
+    return new RunStats(counts, lat, tput, done == 0 ? 0 : (double) ok / done,
+        done == 0 ? 0 : (double) (ok + mismatches) / done, mismatches);
   }
 
   private static double pct(long[] sorted, double q) {
@@ -77,6 +100,6 @@ public record RunStats(Map<String, Map<OpType, Integer>> counts, double[] latenc
   @Override
   public String toString() {
     return "RunStats" + counts + " latency ms " + Arrays.toString(latencyMillis)
-        + " availability " + availability;
+        + " availability " + availability + " answered " + answered;
   }
 }

@@ -131,9 +131,11 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     this.pool = Executors.newCachedThreadPool(daemon("kv-migration"));
     this.reconciler = Executors.newSingleThreadExecutor(daemon("kv-reconcile"));
     // A primary's lock may be held by a write waiting out the replica timeout on the very
-    // backup being taken out: the steps of a removal wait that long on top of a request.
+    // backup being taken out: the steps of a removal wait that long on top of a request. The
+    // nodes' timeout is theirs, not known here: the builder's bound must be at least the longest
+    // of them (a longer one only makes a removal wait longer for a primary that is gone).
     this.suspicions = new ReplicaSuspicions(addresses, node -> calls.client(node, false),
-        new ReplicaAdmin(b.requestTimeout.plus(TcpKvNode.REPLICA_TIMEOUT), b.copyTimeout,
+        new ReplicaAdmin(b.requestTimeout.plus(b.replicaTimeout), b.copyTimeout,
             b.secret), this::movingHere);
   }
 
@@ -760,6 +762,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     Duration requestTimeout = Duration.ofSeconds(5);
     Duration copyTimeout = Duration.ofMinutes(5);
     Duration stepTimeout = Duration.ofSeconds(30);
+    Duration replicaTimeout = TcpKvNode.REPLICA_TIMEOUT;
     BiConsumer<Migration, MigrationStep> listener = (m, s) -> { };
     KvSecret secret;
 
@@ -823,6 +826,18 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
      */
     public Builder requestTimeout(Duration timeout) {
       this.requestTimeout = positive("request timeout", timeout);
+      return this;
+    }
+
+    /**
+     * The longest replica timeout of the nodes (how long a primary waits for a backup's answer,
+     * holding the partition's lock). Default {@link TcpKvNode#REPLICA_TIMEOUT}, the nodes'
+     * default: give the same value as the nodes' {@code --replica-timeout-ms} when it is longer.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder replicaTimeout(Duration timeout) {
+      this.replicaTimeout = positive("replica timeout", timeout);
       return this;
     }
 

@@ -1,18 +1,24 @@
 package io.partkit.kvstore.node;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.partkit.kvstore.KvSecret;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * Runs one node as its own process:
  * {@code java -cp <classpath> io.partkit.kvstore.node.KvNodeMain --id n1 --data /var/kv/n1
- * [--port 0] [--host 127.0.0.1]}.
+ * [--port 0] [--host 127.0.0.1] [--replica-timeout-ms 5000]}.
+ *
+ * <p>{@code --replica-timeout-ms} is how long, as a primary, it waits for a backup's answer
+ * before failing the request and reporting the backup to the coordinator (default {@link
+ * TcpKvNode#REPLICA_TIMEOUT}).
  *
  * <p>{@code --unsafe-test-fault NAME} starts it with a deliberate data-losing bug
  * ({@code ack-before-log}, {@code serve-while-fenced}, {@code skip-epoch-check},
@@ -47,7 +53,8 @@ public final class KvNodeMain {
     String data = options.get("--data");
     if (id == null || data == null || args.length % 2 != 0) {
       System.err.println("usage: KvNodeMain --id <node id> --data <dir> [--port <port>]"
-          + " [--host <address>] [--secret-file <file>] [--unsafe-test-fault <name>]");
+          + " [--host <address>] [--secret-file <file>] [--unsafe-test-fault <name>]"
+          + " [--replica-timeout-ms <ms>]");
       System.exit(2);
     }
     TcpKvNode node;
@@ -57,7 +64,9 @@ public final class KvNodeMain {
           new InetSocketAddress(options.getOrDefault("--host", "127.0.0.1"),
               Integer.parseInt(options.getOrDefault("--port", "0"))),
           UnsafeTestFault.parse(options.getOrDefault("--unsafe-test-fault", "none")),
-          ConnectionLimits.DEFAULT, secretFile == null ? null : KvSecret.read(Path.of(secretFile)));
+          ConnectionLimits.DEFAULT, secretFile == null ? null : KvSecret.read(Path.of(secretFile)),
+          new SimpleMeterRegistry(),
+          replicaTimeout(options.get("--replica-timeout-ms")));
     } catch (CorruptLogException | LostLogRecordsException | IllegalArgumentException e) {
       System.err.println("node " + id + ": " + e.getMessage()); // the whole story; no trace
       System.exit(1);
@@ -71,7 +80,7 @@ public final class KvNodeMain {
     }
     Thread watcher = new Thread(() -> {
       try {
-        node.awaitStopAfterLogFailure(java.time.Duration.ofDays(365 * 100));
+        node.awaitStopAfterLogFailure(Duration.ofDays(365 * 100));
         System.exit(EXIT_IO); // the node said why on stderr; a supervisor restarts it
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -86,5 +95,22 @@ public final class KvNodeMain {
       // wait for the parent to go away
     }
     node.close();
+  }
+
+  /** The value of {@code --replica-timeout-ms}, or the default when not given. */
+  private static Duration replicaTimeout(String millis) {
+    if (millis == null) {
+      return TcpKvNode.REPLICA_TIMEOUT;
+    }
+    try {
+      long ms = Long.parseLong(millis.trim());
+      if (ms > 0) {
+        return Duration.ofMillis(ms);
+      }
+    } catch (NumberFormatException e) {
+      // said below
+    }
+    throw new IllegalArgumentException("--replica-timeout-ms must be a positive number of"
+        + " milliseconds, not '" + millis + "'");
   }
 }

@@ -25,8 +25,10 @@ import java.util.concurrent.Executors;
 final class ReplicaLinks implements AutoCloseable {
 
   private static final String UNANSWERED = "replica ";
-  private static final String IN_TIME = " in time: ";
+  private static final String IN_TIME = " in time (";
   private final NodeConnectionPool pool;
+  /** The read timeout of every call, named in the answer that stands for a timeout. */
+  private final long timeoutMillis;
   private final ExecutorService calls = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "kvnode-replica-call");
     t.setDaemon(true);
@@ -35,6 +37,7 @@ final class ReplicaLinks implements AutoCloseable {
 
   ReplicaLinks(Duration timeout, KvSecret secret) {
     this.pool = new NodeConnectionPool(timeout, secret);
+    this.timeoutMillis = timeout.toMillis();
   }
 
   /** Sends {@code request} to every address; the answers in the order of the addresses. */
@@ -66,8 +69,17 @@ final class ReplicaLinks implements AutoCloseable {
         connection.close();
       }
       return KvReply.of(Status.UNAVAILABLE, 0, UNANSWERED + address + " did not answer"
-          + (e instanceof SocketTimeoutException ? IN_TIME : ": ") + e);
+          + (timeout(e) ? IN_TIME + timeoutMillis + " ms): " : ": ") + e);
     }
+  }
+
+  /**
+   * A read that timed out, on a request or on the handshake of a new connection (which the
+   * connection reports as not sent, with the timeout as its cause): either way the replica did
+   * not answer in time, as under a network cut.
+   */
+  private static boolean timeout(Exception e) {
+    return e instanceof SocketTimeoutException || e.getCause() instanceof SocketTimeoutException;
   }
 
   /**

@@ -80,7 +80,8 @@ public final class TcpKvNode implements KvNode {
   /**
    * How long a primary waits for a backup's answer. A write holds its partition's lock that
    * long at most, so a dead backup stalls the partition's writes for this, then they fail
-   * UNAVAILABLE until the coordinator takes the backup out of the replica set.
+   * UNAVAILABLE until the coordinator takes the backup out of the replica set. The default; a
+   * node may be started with another ({@code KvNodeMain --replica-timeout-ms}).
    */
   public static final Duration REPLICA_TIMEOUT = Duration.ofSeconds(5);
 
@@ -111,7 +112,12 @@ public final class TcpKvNode implements KvNode {
   private final NodeMetrics metrics;
 
   private TcpKvNode(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
-      ConnectionLimits limits, KvSecret secret, MeterRegistry registry) throws IOException {
+      ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout)
+      throws IOException {
+    if (replicaTimeout.isNegative() || replicaTimeout.isZero()) {
+      throw new IllegalArgumentException("node " + id + ": the replica timeout must be positive,"
+          + " not " + replicaTimeout.toMillis() + " ms");
+    }
     if (secret == null && !bind.getAddress().isLoopbackAddress()) {
       throw new IllegalArgumentException("node " + id + " would listen on " + bind
           + " with no shared secret: anyone who reaches it could fence, drop or overwrite"
@@ -122,7 +128,7 @@ public final class TcpKvNode implements KvNode {
     this.limits = limits;
     this.gate = new ConnectionGate(limits);
     this.secret = secret;
-    this.links = new ReplicaLinks(REPLICA_TIMEOUT, secret);
+    this.links = new ReplicaLinks(replicaTimeout, secret);
     this.copySources = new NodeConnectionPool(PEER_TIMEOUT, secret);
     Files.createDirectories(dataDir);
     this.logFile = dataDir.resolve("wal.log");
@@ -173,7 +179,19 @@ public final class TcpKvNode implements KvNode {
    */
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
       ConnectionLimits limits, KvSecret secret, MeterRegistry registry) throws IOException {
-    TcpKvNode node = new TcpKvNode(id, dataDir, bind, fault, limits, secret, registry);
+    return start(id, dataDir, bind, fault, limits, secret, registry, REPLICA_TIMEOUT);
+  }
+
+  /**
+   * As above, waiting {@code replicaTimeout} for a backup's answer instead of {@link
+   * #REPLICA_TIMEOUT} (shorter: a cut-off backup stalls its partitions' writes for less, and is
+   * reported to the coordinator sooner; too short for the network: healthy backups are suspected).
+   */
+  static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
+      ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout)
+      throws IOException {
+    TcpKvNode node = new TcpKvNode(id, dataDir, bind, fault, limits, secret, registry,
+        replicaTimeout);
     if (fault != UnsafeTestFault.NONE) {
       System.err.println("node " + id + ": UNSAFE TEST FAULT " + fault.cliName()
           + " is on: this node loses data on purpose");

@@ -3,13 +3,17 @@ package io.partkit.kvstore.node;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.partkit.kvstore.migration.ReplicaAdmin;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.SuspectsReport;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
+import io.partkit.spi.NodeId;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -86,6 +90,43 @@ class SuspectedBackupsReportTest {
     try (TcpNodeClient cd = TestNodes.client(d)) {
       assertThat(cd.get(P + 1, 1, b("k")).status()).isEqualTo(Status.UNAVAILABLE);
       assertThat(suspects(cd)).as("a backup that answers is not suspected").isEmpty();
+    }
+  }
+
+  @Test
+  void aPrimaryStartedWithAShortReplicaTimeoutSuspectsABackupThatHangsAfterThatTimeout()
+      throws Exception {
+    Duration shortTimeout = Duration.ofMillis(300);
+    KvNode a = TcpKvNode.start(NodeId.of("a"), dir.resolve("a"),
+        new InetSocketAddress("127.0.0.1", 0), UnsafeTestFault.NONE, ConnectionLimits.DEFAULT,
+        null, new SimpleMeterRegistry(), shortTimeout);
+    KvNode b = nodes.start("b");
+    KvNode c = nodes.start("c");
+    try (a) {
+      admin.create(P, 1, a.hostAndPort(), List.of(b.hostAndPort(), c.hostAndPort()));
+      try (TcpNodeClient ca = TestNodes.client(a)) {
+        assertThat(ca.put(P, 1, b("k"), b("v1")).status()).isEqualTo(Status.OK);
+        String cAddress = c.hostAndPort();
+        int port = Integer.parseInt(cAddress.substring(cAddress.lastIndexOf(':') + 1));
+        c.close();
+        // c's port now accepts and never answers: a backup that hangs, not one that refuses
+        try (ServerSocket hung = new ServerSocket()) {
+          hung.setReuseAddress(true);
+          hung.bind(new InetSocketAddress("127.0.0.1", port));
+          KvReply put = ca.put(P, 1, b("k"), b("v2")); // the client waits up to 20 s
+          assertThat(put.status()).isEqualTo(Status.UNAVAILABLE);
+          if (!put.message().contains(" in time (")) {
+            // the primary's pooled connection to the closed c was broken: that call failed at
+            // once, without a suspicion that stops the next one; the next connects to the port
+            put = ca.put(P, 1, b("k"), b("v2"));
+            assertThat(put.status()).isEqualTo(Status.UNAVAILABLE);
+          }
+          assertThat(put.message()).as("the node's own timeout, not the default's, ran out")
+              .contains(c.hostAndPort() + " did not answer in time (" + shortTimeout.toMillis()
+                  + " ms)");
+          assertThat(suspects(ca)).isEqualTo(Map.of(P, List.of(c.hostAndPort())));
+        }
+      }
     }
   }
 }

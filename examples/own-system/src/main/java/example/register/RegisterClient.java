@@ -16,7 +16,9 @@ import java.util.List;
 /**
  * A recording client: each operation goes to the node that holds its key, over a connection kept
  * per node and opened again after a failure. A read that gets no answer is {@code fail} (it
- * changed nothing); a write or cas that gets none is {@code info} (it may have been applied).
+ * changed nothing); a write or cas that gets none is {@code info} (it may have been applied). A
+ * cas the register refuses because it held another value is {@code mismatch}: a failure the
+ * system answered, which the run's "answered" figure counts as available.
  */
 final class RegisterClient implements Client {
 
@@ -55,7 +57,7 @@ final class RegisterClient implements Client {
       return Outcome.ok(v.equals("nil") ? null : Long.valueOf(v));
     }
     return answer.equals("OK") ? Outcome.ok(op.value())
-        : Outcome.fail(op.value(), "the register did not hold " + op.casExpected());
+        : Outcome.mismatch(op.value(), "the register did not hold " + op.casExpected());
   }
 
   private String ask(int node, String request) throws IOException {

@@ -55,7 +55,8 @@ class VerifyCommandTest {
   @Test
   void badArgumentsAreUsageErrorsNamingWhatWasWrong(@TempDir Path store) {
     assertThat(run("--system", "riak", "--store", store.toString())).isEqualTo(64);
-    assertThat(err.toString()).contains("unknown system 'riak': expected one of kv, etcd");
+    assertThat(err.toString())
+        .contains("unknown system 'riak': expected one of etcd, hazelcast, ignite, kv");
     assertThat(run("--system", "kv", "--nemesis", "meteor", "--store", store.toString()))
         .isEqualTo(64);
     assertThat(err.toString()).contains("unknown nemesis 'meteor'");

@@ -27,6 +27,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -87,6 +88,11 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
   private final Map<NodeId, Instant> lastSeen = new HashMap<>(); // guarded by lock
   private final Map<AutoCloseable, Boolean> watches = new ConcurrentHashMap<>();
   private volatile Leadership leadership; // null without election
+  /**
+   * The table epoch at which {@link MigrationExecutor#restoreReplicas} last found every replica
+   * whole (-1: none since this coordinator was elected): the review asks again at another epoch.
+   */
+  private final AtomicLong wholeAtEpoch = new AtomicLong(-1);
   private volatile boolean closed;
   private AutoCloseable memberWatch;
 
@@ -129,6 +135,7 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
         return;
       }
       electedHandled = true;
+      wholeAtEpoch.set(-1); // a predecessor may have taken replicas out
       LOG.info("{} leads on {}", name, store.describe());
       lastSeen.clear();
       Instant now = clock.instant();
@@ -405,7 +412,11 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
     Map<Integer, Set<NodeId>> removed = SuspectedBackups.removable(table,
         executor.suspectedReplicas(table, Set.copyOf(store.members().ids())));
     if (removed.isEmpty()) {
-      executor.restoreReplicas(table);
+      // Idle, every replica whole at this epoch: no STATUS round for each partition every
+      // review. Taking a replica out commits a new epoch, and so does any other change of rows.
+      if (wholeAtEpoch.get() != table.epoch() && executor.restoreReplicas(table) == 0) {
+        wholeAtEpoch.set(table.epoch());
+      }
       return Map.of();
     }
     // The epoch first, then the nodes: a coordinator that lost the race changes nothing, and

@@ -88,6 +88,39 @@ class SuspectedBackupsTest {
     }
   }
 
+  @Test
+  void idleReviewsSkipTheRestoreOnceEveryReplicaIsWholeUntilTheEpochChanges() {
+    Suspecting e = new Suspecting();
+    try (MetadataStore store = MetadataStores.embedded();
+        ClusterCoordinator c = Coordinators.builder().store(store)
+            .strategy("test-table", PartitionerConfig.of("partitions", 4, "replicas", 3))
+            .clock(new ManualClock()).migrationExecutor(e).maxConcurrentMigrations(2).build()) {
+      e.store = store;
+      c.join(Member.of("a"));
+      c.join(Member.of("b"));
+      c.join(Member.of("c"));
+      PartitionAssignment before = c.rebalance().proposed();
+
+      e.notWhole = 1;
+      c.reviewReplicas();
+      c.reviewReplicas();
+      assertThat(e.restores).as("a replica not whole yet: asked at every review").hasValue(2);
+      e.notWhole = 0;
+      c.reviewReplicas();
+      assertThat(e.restores).hasValue(3);
+      c.reviewReplicas();
+      c.reviewReplicas();
+      assertThat(e.restores).as("every replica whole at this epoch: no more rounds").hasValue(3);
+
+      e.report = Map.of(2, Set.of(before.replicas(2).get(1)));
+      assertThat(c.reviewReplicas()).containsOnlyKeys(2);
+      assertThat(e.restores).as("a removal is not a restore round").hasValue(3);
+      e.report = Map.of();
+      c.reviewReplicas();
+      assertThat(e.restores).as("the removal's epoch: asked again").hasValue(4);
+    }
+  }
+
   /**
    * The review calls the nodes without the coordinator's lock: each node call of the executor
    * waits for a membership read (which takes the lock) on another thread to complete. Were the
@@ -168,6 +201,8 @@ class SuspectedBackupsTest {
     private volatile MetadataStore store;
     /** Run at the start of every call that would reach the nodes. */
     private volatile Runnable duringNodeCall = () -> {};
+    /** What {@link #restoreReplicas} answers: replicas not seen whole. */
+    private volatile int notWhole = 1;
     private final AtomicInteger callsWithoutLock = new AtomicInteger();
 
     record Removal(PartitionAssignment table, int partition, Set<NodeId> removed,
@@ -212,7 +247,8 @@ class SuspectedBackupsTest {
     @Override
     public int restoreReplicas(PartitionAssignment committed) {
       duringNodeCall.run();
-      return restores.incrementAndGet();
+      restores.incrementAndGet();
+      return notWhole;
     }
   }
 }

@@ -54,13 +54,7 @@ class SuspectedBackupsTest {
   void aReviewCommitsTheNextEpochFirstThenTakesTheBackupOutThenRestores() {
     Suspecting e = new Suspecting();
     try (MetadataStore store = MetadataStores.embedded();
-        ClusterCoordinator c = Coordinators.builder().store(store)
-            .strategy("test-table", PartitionerConfig.of("partitions", 4, "replicas", 3))
-            .clock(new ManualClock()).migrationExecutor(e).maxConcurrentMigrations(2).build()) {
-      e.store = store;
-      c.join(Member.of("a"));
-      c.join(Member.of("b"));
-      c.join(Member.of("c"));
+        ClusterCoordinator c = threeMembers(store, e)) {
       PartitionAssignment before = c.rebalance().proposed();
       NodeId primary = before.replicas(1).get(0);
       NodeId backup = before.replicas(1).get(2);
@@ -92,13 +86,7 @@ class SuspectedBackupsTest {
   void idleReviewsSkipTheRestoreOnceEveryReplicaIsWholeUntilTheEpochChanges() {
     Suspecting e = new Suspecting();
     try (MetadataStore store = MetadataStores.embedded();
-        ClusterCoordinator c = Coordinators.builder().store(store)
-            .strategy("test-table", PartitionerConfig.of("partitions", 4, "replicas", 3))
-            .clock(new ManualClock()).migrationExecutor(e).maxConcurrentMigrations(2).build()) {
-      e.store = store;
-      c.join(Member.of("a"));
-      c.join(Member.of("b"));
-      c.join(Member.of("c"));
+        ClusterCoordinator c = threeMembers(store, e)) {
       PartitionAssignment before = c.rebalance().proposed();
 
       e.notWhole = 1;
@@ -131,13 +119,7 @@ class SuspectedBackupsTest {
     Suspecting e = new Suspecting();
     ExecutorService other = Executors.newSingleThreadExecutor();
     try (MetadataStore store = MetadataStores.embedded();
-        ClusterCoordinator c = Coordinators.builder().store(store)
-            .strategy("test-table", PartitionerConfig.of("partitions", 4, "replicas", 3))
-            .clock(new ManualClock()).migrationExecutor(e).maxConcurrentMigrations(2).build()) {
-      e.store = store;
-      c.join(Member.of("a"));
-      c.join(Member.of("b"));
-      c.join(Member.of("c"));
+        ClusterCoordinator c = threeMembers(store, e)) {
       PartitionAssignment before = c.rebalance().proposed();
       e.duringNodeCall = () -> {
         try {
@@ -168,13 +150,7 @@ class SuspectedBackupsTest {
   void reportsAboutATableThatChangedMeanwhileCommitNothing() {
     Suspecting e = new Suspecting();
     try (MetadataStore store = MetadataStores.embedded();
-        ClusterCoordinator c = Coordinators.builder().store(store)
-            .strategy("test-table", PartitionerConfig.of("partitions", 4, "replicas", 3))
-            .clock(new ManualClock()).migrationExecutor(e).maxConcurrentMigrations(2).build()) {
-      e.store = store;
-      c.join(Member.of("a"));
-      c.join(Member.of("b"));
-      c.join(Member.of("c"));
+        ClusterCoordinator c = threeMembers(store, e)) {
       PartitionAssignment before = c.rebalance().proposed();
       // while the primaries are asked, another coordinator commits the next epoch
       e.duringNodeCall = () -> {
@@ -189,6 +165,18 @@ class SuspectedBackupsTest {
           .isEqualTo(before.epoch() + 1);
       assertThat(e.removals).isEmpty();
     }
+  }
+
+  /** A coordinator on {@code store} with {@code e}, and members a, b and c. */
+  private static ClusterCoordinator threeMembers(MetadataStore store, Suspecting e) {
+    e.store = store;
+    ClusterCoordinator c = Coordinators.builder().store(store)
+        .strategy("test-table", PartitionerConfig.of("partitions", 4, "replicas", 3))
+        .clock(new ManualClock()).migrationExecutor(e).maxConcurrentMigrations(2).build();
+    c.join(Member.of("a"));
+    c.join(Member.of("b"));
+    c.join(Member.of("c"));
+    return c;
   }
 
   /** Reports {@link #report} as suspected and records what it is asked to do. */

@@ -3,7 +3,8 @@ package io.partkit.cli;
 import io.partkit.spi.PartitionerProvider;
 import io.partkit.spi.Partitioners;
 import io.partkit.spi.StrategyOption;
-import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -28,18 +29,15 @@ final class StrategiesCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Partitioners loaded = Partitioners.load();
-    PrintWriter out = spec.commandLine().getOut();
+    List<String> lines = new ArrayList<>();
     for (String name : loaded.names()) {
       PartitionerProvider provider = loaded.provider(name).orElseThrow();
-      out.printf("%-12s %s%n", name, provider.description());
+      lines.add(String.format("%-12s %s", name, provider.description()));
       for (StrategyOption o : provider.options()) {
-        out.printf("    %-12s default %-10s %s%n", o.name(), o.defaultValue(), o.meaning());
+        lines.add(String.format("    %-12s default %-10s %s", o.name(), o.defaultValue(),
+            o.meaning()));
       }
     }
-    out.flush();
-    PrintWriter err = spec.commandLine().getErr();
-    loaded.loadFailures().forEach(f -> err.println("failed to load: " + f));
-    err.flush();
-    return loaded.loadFailures().isEmpty() ? 0 : 1;
+    return ServiceListing.print(spec, lines, loaded.loadFailures());
   }
 }

@@ -3,7 +3,6 @@ package io.partkit.cli;
 import io.partkit.harness.system.SystemOptions;
 import io.partkit.harness.system.SystemProvider;
 import io.partkit.harness.system.Systems;
-import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -30,13 +29,7 @@ final class SystemsCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Systems systems = Systems.load();
-    PrintWriter out = spec.commandLine().getOut();
-    describe(systems).forEach(out::println);
-    out.flush();
-    PrintWriter err = spec.commandLine().getErr();
-    systems.loadFailures().forEach(f -> err.println("failed to load: " + f));
-    err.flush();
-    return systems.loadFailures().isEmpty() ? 0 : 1;
+    return ServiceListing.print(spec, describe(systems), systems.loadFailures());
   }
 
   /** Lines describing every system found: for this command and for {@code verify --help}. */

@@ -41,8 +41,11 @@ public interface ClusterCoordinator extends Coordinator {
    * table's compare-and-set at the next epoch (the rows stay: each is the set its partition
    * returns to), so that the primaries go on with the other replicas; with nothing to take out,
    * joins again the replicas taken out earlier that can be reached now ({@link
-   * io.partkit.spi.MigrationExecutor#restoreReplicas}). A server calls it from a timer, as it
-   * calls {@link #checkFailures()}. Does nothing while migrations are pending.
+   * io.partkit.spi.MigrationExecutor#restoreReplicas}), until the executor sees every replica
+   * whole at the table's epoch. A server calls it from a timer, as it
+   * calls {@link #checkFailures()}. Does nothing while migrations are pending. The executor's
+   * node calls run without the coordinator's lock, which is taken only to decide and commit; a
+   * decision about a table that changed while the nodes were asked is dropped.
    *
    * @return partition to the backups taken out by this call; empty when none was (or another
    *     coordinator changed the table first)

@@ -27,6 +27,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -87,6 +88,11 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
   private final Map<NodeId, Instant> lastSeen = new HashMap<>(); // guarded by lock
   private final Map<AutoCloseable, Boolean> watches = new ConcurrentHashMap<>();
   private volatile Leadership leadership; // null without election
+  /**
+   * The table epoch at which {@link MigrationExecutor#restoreReplicas} last found every replica
+   * whole (-1: none since this coordinator was elected): the review asks again at another epoch.
+   */
+  private final AtomicLong wholeAtEpoch = new AtomicLong(-1);
   private volatile boolean closed;
   private AutoCloseable memberWatch;
 
@@ -129,6 +135,7 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
         return;
       }
       electedHandled = true;
+      wholeAtEpoch.set(-1); // a predecessor may have taken replicas out
       LOG.info("{} leads on {}", name, store.describe());
       lastSeen.clear();
       Instant now = clock.instant();
@@ -385,40 +392,62 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
     return plan.migrations().isEmpty() ? Optional.empty() : Optional.of(plan);
   }
 
+  /**
+   * The node calls (the primaries' SUSPECTS, the restore's STATUS and joins, the removals) run
+   * outside the lock, so a review that waits on an unreachable node holds up no join, heartbeat
+   * or rebalance; the lock is taken only to decide and commit, and the decision is dropped when
+   * the table or the pending migrations changed since the reports were gathered (they were about
+   * another table). Nodes refuse a reconfiguration older than their epoch, so a removal that a
+   * later commit overtakes changes nothing.
+   */
   @Override
   public Map<Integer, Set<NodeId>> reviewReplicas() {
-    return locked(() -> {
+    checkOpen();
+    requireLeader("review replicas");
+    MetadataSnapshot snap = store.read();
+    if (!reviewable(snap)) {
+      return Map.of(); // a migration's reconfiguration decides those partitions
+    }
+    PartitionAssignment table = snap.table().get();
+    Map<Integer, Set<NodeId>> removed = SuspectedBackups.removable(table,
+        executor.suspectedReplicas(table, Set.copyOf(store.members().ids())));
+    if (removed.isEmpty()) {
+      // Idle, every replica whole at this epoch: no STATUS round for each partition every
+      // review. Taking a replica out commits a new epoch, and so does any other change of rows.
+      if (wholeAtEpoch.get() != table.epoch() && executor.restoreReplicas(table) == 0) {
+        wholeAtEpoch.set(table.epoch());
+      }
+      return Map.of();
+    }
+    // The epoch first, then the nodes: a coordinator that lost the race changes nothing, and
+    // the winner's reconfiguration at the new epoch fences every older configuration.
+    PartitionAssignment next = table.withEpoch(table.epoch() + 1);
+    boolean committed = locked(() -> {
       requireLeader("review replicas");
-      MetadataSnapshot snap = store.read();
-      if (executor == null || !wholeReplicaLists || snap.table().isEmpty()
-          || !snap.pending().isEmpty()) {
-        return Map.of(); // a migration's reconfiguration decides those partitions
-      }
-      PartitionAssignment table = snap.table().get();
-      Map<Integer, Set<NodeId>> removed = SuspectedBackups.removable(table,
-          executor.suspectedReplicas(table, Set.copyOf(store.members().ids())));
-      if (removed.isEmpty()) {
-        executor.restoreReplicas(table);
-        return Map.of();
-      }
-      // The epoch first, then the nodes: a coordinator that lost the race changes nothing, and
-      // the winner's reconfiguration at the new epoch fences every older configuration.
-      PartitionAssignment next = table.withEpoch(table.epoch() + 1);
-      if (!store.compareAndSetTable(table.epoch(), next)) {
-        return Map.of();
-      }
-      LOG.warn("{}: committed epoch {}: backups their primaries cannot reach taken out: {}",
-          name, next.epoch(), removed);
-      for (Map.Entry<Integer, Set<NodeId>> e : removed.entrySet()) {
-        try {
-          executor.removeReplicas(next, e.getKey(), e.getValue());
-        } catch (RuntimeException ex) {
-          LOG.warn("{}: partition {}: {} not taken out at epoch {}; asked again at the next"
-              + " review", name, e.getKey(), e.getValue(), next.epoch(), ex);
-        }
-      }
-      return removed;
+      MetadataSnapshot now = store.read();
+      return reviewable(now) && now.table().get().equals(table)
+          && store.compareAndSetTable(table.epoch(), next);
     });
+    if (!committed) {
+      return Map.of();
+    }
+    LOG.warn("{}: committed epoch {}: backups their primaries cannot reach taken out: {}",
+        name, next.epoch(), removed);
+    for (Map.Entry<Integer, Set<NodeId>> e : removed.entrySet()) {
+      try {
+        executor.removeReplicas(next, e.getKey(), e.getValue());
+      } catch (RuntimeException ex) {
+        LOG.warn("{}: partition {}: {} not taken out at epoch {}; asked again at the next"
+            + " review", name, e.getKey(), e.getValue(), next.epoch(), ex);
+      }
+    }
+    return removed;
+  }
+
+  /** Whether {@link #reviewReplicas} may act on {@code snap}: a table, and no migration pending. */
+  private boolean reviewable(MetadataSnapshot snap) {
+    return executor != null && wholeReplicaLists && snap.table().isPresent()
+        && snap.pending().isEmpty();
   }
 
   /** Runs a plan; false when another coordinator changed the table first. */

@@ -30,7 +30,7 @@ final class RegisterSystem extends NodeProcessSystem {
 
   @Override
   public void start(SystemContext ctx) {
-    String durable = ctx.options().getOrDefault("durable", "true");
+    String durable = ctx.options().text("durable"); // checked, default applied
     for (String n : openNodes(ctx, "r", List.of())) {
       commands.put(n, JavaCommand.of("64m", RegisterServer.class, List.of(
           "--host", runtime().host(n), "--port", Integer.toString(port(n)),

@@ -88,7 +88,8 @@ class SetupFailureTest {
       TakenPortRuntime runtime = new TakenPortRuntime(squatter.getLocalPort());
       SystemUnderTest kv = Systems.named("kv");
       try (runtime; kv) {
-        assertThatThrownBy(() -> kv.start(new SystemContext(runtime, dir, 3, 1, Map.of())))
+        assertThatThrownBy(() -> kv.start(new SystemContext(runtime, dir, 3, 1,
+            Systems.load().provider("kv").options().check(Map.of(), 3))))
             .isInstanceOf(SetupException.class)
             .hasMessageContaining("n2")
             .hasMessageContaining("cannot listen on")

@@ -10,6 +10,7 @@ import io.partkit.harness.runtime.SetupException;
 import io.partkit.harness.system.Capability;
 import io.partkit.harness.system.Client;
 import io.partkit.harness.system.Operation;
+import io.partkit.harness.system.OptionValues;
 import io.partkit.harness.system.Outcome;
 import io.partkit.harness.system.PlacementCheck;
 import io.partkit.harness.system.SystemContext;
@@ -96,14 +97,15 @@ public final class VerifyRun {
       throw new IllegalArgumentException(spec.system() + " runs on at least "
           + provider.minNodes() + " nodes: " + spec.nodes() + " given");
     }
-    provider.options().check(spec.options(), spec.nodes()); // before anything starts
+    // checked before anything starts; the system reads these, defaults applied
+    OptionValues options = provider.options().check(spec.options(), spec.nodes());
     SystemUnderTest system = provider.create();
     Path dir = runDirectory(spec);
     NodeRuntime runtime;
     try {
       runtime = Runtimes.named(spec.runtime(), dir);
       for (Nemesis n : nemeses) {
-        Nemeses.refusal(n, system, runtime, spec.nodes(), spec.options()).ifPresent(why -> {
+        Nemeses.refusal(n, system, runtime, spec.nodes(), options).ifPresent(why -> {
           throw new IllegalArgumentException("nemesis " + n.name() + " cannot run here: " + why);
         });
       }
@@ -118,7 +120,7 @@ public final class VerifyRun {
           nemeses.isEmpty() ? "none" : String.join(",", spec.nemeses()), readable(spec.time()),
           spec.seed(),
           dir);
-      system.start(new SystemContext(runtime, dir, spec.nodes(), spec.seed(), spec.options()));
+      system.start(new SystemContext(runtime, dir, spec.nodes(), spec.seed(), options));
       return new Run(spec, system, runtime, nemeses, dir, progress, terminal).execute();
     } finally {
       link(spec.store(), dir);

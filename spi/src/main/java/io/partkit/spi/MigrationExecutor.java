@@ -139,7 +139,9 @@ public interface MigrationExecutor {
    * committed} names that hold no copy (taken out by {@link #removeReplicas}); a replica that
    * cannot be reached yet is tried again at a later call.
    *
-   * @return the number of replicas joined again; 0 by default
+   * @return how many replicas {@code committed} names are not known to hold a whole copy after
+   *     this call (taken out, unreachable, joining or catching up): with 0, the coordinator asks
+   *     again only once the table changes; 0 by default
    */
   default int restoreReplicas(PartitionAssignment committed) {
     return 0;

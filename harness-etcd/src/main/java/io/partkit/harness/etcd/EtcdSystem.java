@@ -142,8 +142,8 @@ public final class EtcdSystem extends NodeProcessSystem {
     if (runtime != null) {
       throw new IllegalStateException("etcd was already started");
     }
-    String binary = ctx.options().containsKey("etcd") ? explicitEtcd(ctx.options().get("etcd"))
-        : findEtcd();
+    Optional<String> explicit = ctx.options().optional("etcd");
+    String binary = explicit.isPresent() ? explicitEtcd(explicit.get()) : findEtcd();
     List<String> names = new ArrayList<>();
     for (int i = 1; i <= n; i++) {
       names.add(namePrefix + i);

@@ -9,6 +9,7 @@ import io.partkit.harness.runtime.Runtimes;
 import io.partkit.harness.runtime.SetupException;
 import io.partkit.harness.system.Client;
 import io.partkit.harness.system.Operation;
+import io.partkit.harness.system.OptionValues;
 import io.partkit.harness.system.Outcome;
 import io.partkit.harness.system.SystemContext;
 import io.partkit.harness.system.SystemUnderTest;
@@ -54,7 +55,7 @@ class EtcdSystemTest {
   /** Starts {@code nodes} members; skips (or fails on CI) when etcd is not installed. */
   private static void start(EtcdSystem system, NodeRuntime runtime, Path dir, int nodes) {
     try {
-      system.start(new SystemContext(runtime, dir, nodes, 42L, Map.of()));
+      system.start(new SystemContext(runtime, dir, nodes, 42L, noOptions(nodes)));
     } catch (SetupException e) {
       if (e.getMessage().startsWith("etcd not found")) {
         if ("true".equals(System.getenv("CI"))) {
@@ -229,11 +230,15 @@ class EtcdSystemTest {
     SystemUnderTest system = Systems.named("etcd");
     try {
       assertThatThrownBy(() -> system.start(new SystemContext(runtime, dir(info), 2, 1L,
-          Map.of()))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2");
+          noOptions(2)))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2");
       assertThat(system.nodes()).isEmpty();
     } finally {
       system.close();
       runtime.close();
     }
+  }
+
+  private static OptionValues noOptions(int nodes) {
+    return Systems.load().provider("etcd").options().check(Map.of(), nodes);
   }
 }

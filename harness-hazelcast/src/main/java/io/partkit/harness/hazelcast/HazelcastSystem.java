@@ -18,6 +18,7 @@ import io.partkit.harness.system.Client;
 import io.partkit.harness.system.JavaCommand;
 import io.partkit.harness.system.NodeProcessSystem;
 import io.partkit.harness.system.Operation;
+import io.partkit.harness.system.OptionValues;
 import io.partkit.harness.system.Outcome;
 import io.partkit.harness.system.PlacementCheck;
 import io.partkit.harness.system.SystemContext;
@@ -102,31 +103,21 @@ final class HazelcastSystem extends NodeProcessSystem
 
   @Override
   public void start(SystemContext ctx) {
-    Map<String, String> o = ctx.options();
-    partkit = switch (o.getOrDefault("partitioning", "hazelcast")) {
-      case "hazelcast" -> false;
-      case "partkit" -> true;
-      default -> throw new IllegalArgumentException(
-          "hazelcast option partitioning must be hazelcast or partkit: " + o.get("partitioning"));
-    };
-    smart = switch (o.getOrDefault("routing", "smart")) {
-      case "smart" -> true;
-      case "member" -> false;
-      default -> throw new IllegalArgumentException(
-          "hazelcast option routing must be smart or member: " + o.get("routing"));
-    };
-    String mergePolicy = o.getOrDefault("merge-policy", "PutIfAbsentMergePolicy");
+    OptionValues o = ctx.options();
+    partkit = o.text("partitioning").equals("partkit");
+    smart = o.text("routing").equals("smart");
+    String mergePolicy = o.text("merge-policy");
     if (!mergePolicy.contains(".")) {
       mergePolicy = "com.hazelcast.spi.merge." + mergePolicy;
     }
-    int heartbeat = Integer.parseInt(o.getOrDefault("heartbeat-seconds", "1"));
-    noHeartbeatSeconds = Integer.parseInt(o.getOrDefault("no-heartbeat-seconds", "5"));
-    opTimeout = Duration.ofMillis(Long.parseLong(o.getOrDefault("op-timeout-ms", "5000")));
+    int heartbeat = o.integer("heartbeat-seconds");
+    noHeartbeatSeconds = o.integer("no-heartbeat-seconds");
+    opTimeout = Duration.ofMillis(o.longValue("op-timeout-ms"));
     List<String> properties = List.of(
         "hazelcast.heartbeat.interval.seconds=" + heartbeat,
         "hazelcast.max.no.heartbeat.seconds=" + noHeartbeatSeconds,
-        "hazelcast.merge.first.run.delay.seconds=" + o.getOrDefault("merge-first-seconds", "5"),
-        "hazelcast.merge.next.run.delay.seconds=" + o.getOrDefault("merge-next-seconds", "5"),
+        "hazelcast.merge.first.run.delay.seconds=" + o.integer("merge-first-seconds"),
+        "hazelcast.merge.next.run.delay.seconds=" + o.integer("merge-next-seconds"),
         // members start together: a short wait before joining keeps a start quick
         "hazelcast.wait.seconds.before.join=1",
         "hazelcast.max.wait.seconds.before.join=5");
@@ -142,11 +133,10 @@ final class HazelcastSystem extends NodeProcessSystem
       List<String> args = new ArrayList<>(List.of("--host", runtime().host(n),
           "--port", Integer.toString(runtime().port(n, "hz", 5701)),
           "--members", String.join(",", addresses.values()), "--cluster", cluster, "--map", MAP,
-          "--backups", o.getOrDefault("backups", "1"), "--merge-policy", mergePolicy,
+          "--backups", Integer.toString(o.integer("backups")), "--merge-policy", mergePolicy,
           "--partitioning", partkit ? "partkit" : "hazelcast"));
-      if (o.containsKey("split-brain-protection")) {
-        args.addAll(List.of("--split-brain-protection", o.get("split-brain-protection")));
-      }
+      o.optional("split-brain-protection").ifPresent(
+          quorum -> args.addAll(List.of("--split-brain-protection", quorum)));
       for (String p : properties) {
         args.addAll(List.of("--property", p));
       }

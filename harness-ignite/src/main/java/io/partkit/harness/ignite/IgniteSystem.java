@@ -6,6 +6,7 @@ import io.partkit.harness.system.Capability;
 import io.partkit.harness.system.Client;
 import io.partkit.harness.system.JavaCommand;
 import io.partkit.harness.system.NodeProcessSystem;
+import io.partkit.harness.system.OptionValues;
 import io.partkit.harness.system.PlacementCheck;
 import io.partkit.harness.system.SystemContext;
 import io.partkit.spi.PartitionAssignment;
@@ -79,19 +80,11 @@ final class IgniteSystem extends NodeProcessSystem
   @Override
   public void start(SystemContext ctx) {
     this.random = new Random(ctx.seed() ^ 0x1617L);
-    Map<String, String> o = ctx.options();
-    this.affinity = o.getOrDefault("affinity", "partkit-fixed");
-    this.partitions = Integer.parseInt(o.getOrDefault("partitions", "64"));
-    this.backups = Integer.parseInt(o.getOrDefault("backups", "1"));
-    String atomicity = o.getOrDefault("atomicity", "atomic");
-    if (!atomicity.equals("atomic") && !atomicity.equals("transactional")) {
-      throw new IllegalArgumentException("ignite option atomicity must be atomic or "
-          + "transactional: " + atomicity);
-    }
-    if (backups < 1 || backups > 2) {
-      throw new IllegalArgumentException("ignite option backups must be 1 or 2: " + backups);
-    }
-    IgniteNodeMain.affinity(affinity, partitions); // rejects an unknown affinity before starting
+    OptionValues o = ctx.options();
+    this.affinity = o.text("affinity");
+    this.partitions = o.integer("partitions");
+    this.backups = o.integer("backups");
+    String atomicity = o.text("atomicity");
     this.transactional = atomicity.equals("transactional");
     openNodes(ctx, "n", List.of());
     String peers = nodes().stream()
@@ -107,8 +100,8 @@ final class IgniteSystem extends NodeProcessSystem
           "--affinity", affinity, "--partitions", Integer.toString(partitions),
           "--backups", Integer.toString(backups), "--atomicity", atomicity));
       for (String passed : List.of("failure-detection", "read-from-backup")) {
-        if (o.containsKey(passed)) {
-          args.addAll(List.of("--" + passed, o.get(passed)));
+        if (o.isGiven(passed)) {
+          args.addAll(List.of("--" + passed, o.text(passed)));
         }
       }
       List<String> cmd = new ArrayList<>(JavaCommand.of("256m", IgniteNodeMain.class, args));

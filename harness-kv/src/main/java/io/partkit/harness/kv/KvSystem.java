@@ -13,6 +13,7 @@ import io.partkit.harness.system.Client;
 import io.partkit.harness.system.JavaCommand;
 import io.partkit.harness.system.NodeProcessSystem;
 import io.partkit.harness.system.Operation;
+import io.partkit.harness.system.OptionValues;
 import io.partkit.harness.system.Outcome;
 import io.partkit.harness.system.SystemContext;
 import io.partkit.kvstore.KvSecret;
@@ -98,18 +99,14 @@ final class KvSystem extends NodeProcessSystem
   @Override
   public void start(SystemContext ctx) {
     this.random = new Random(ctx.seed() ^ 0x6b76L);
-    this.partitions = Integer.parseInt(ctx.options().getOrDefault("partitions", "16"));
-    this.replicas = replicas(ctx.options());
-    this.replicaTimeoutMillis = ctx.options().getOrDefault("replica-timeout-ms",
-        Long.toString(TcpKvNode.REPLICA_TIMEOUT.toMillis())).trim();
-    String fault = ctx.options().get("fault");
+    this.partitions = ctx.options().integer("partitions");
+    this.replicas = ctx.options().integer("replicas");
+    this.replicaTimeoutMillis = Integer.toString(ctx.options().integer("replica-timeout-ms"));
+    String fault = ctx.options().optional("fault").orElse(null);
     List<String> others = new ArrayList<>(List.of(COORDINATOR));
-    String metadata = ctx.options().getOrDefault("metadata", "embedded");
+    String metadata = ctx.options().text("metadata");
     if (metadata.equals("etcd")) {
       others.addAll(EtcdSystem.memberNames(1));
-    } else if (!metadata.equals("embedded")) {
-      throw new IllegalArgumentException(
-          "kv option metadata must be embedded or etcd: " + metadata);
     }
     openNodes(ctx, "n", others);
     if (metadata.equals("etcd")) {
@@ -201,17 +198,9 @@ final class KvSystem extends NodeProcessSystem
     return Optional.of(COORDINATOR);
   }
 
-  private static int replicas(Map<String, String> options) {
-    int r = Integer.parseInt(options.getOrDefault("replicas", "1"));
-    if (r < 1) {
-      throw new IllegalArgumentException("kv option replicas must be >= 1: " + r);
-    }
-    return r;
-  }
-
   @Override
-  public Optional<String> cannotCatchMigrations(Map<String, String> options) {
-    int r = replicas(options);
+  public Optional<String> cannotCatchMigrations(OptionValues options) {
+    int r = options.integer("replicas");
     return r < 2 ? Optional.empty()
         : Optional.of("kv with replicas=" + r + " moves partitions by changing their replica"
             + " sets, with no fenced migration for the fault to catch in flight (each attempt"
@@ -219,8 +208,8 @@ final class KvSystem extends NodeProcessSystem
   }
 
   @Override
-  public Optional<String> cannotLoseNodes(Map<String, String> options, int nodes) {
-    int r = replicas(options);
+  public Optional<String> cannotLoseNodes(OptionValues options, int nodes) {
+    int r = options.integer("replicas");
     if (r < 2) {
       return Optional.of("kv keeps one copy of each partition (replicas=" + r + "): a node lost"
           + " for good takes its writes with it; run it with -o replicas=2 or more");

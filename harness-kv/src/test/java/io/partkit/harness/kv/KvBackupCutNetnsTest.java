@@ -46,8 +46,8 @@ class KvBackupCutNetnsTest {
     try (NodeRuntime runtime = Runtimes.netns(dir)) {
       KvSystem kv = new KvSystem();
       try {
-        kv.start(new SystemContext(runtime, dir, 3, 25L,
-            Map.of("replicas", "3", "partitions", "4")));
+        kv.start(new SystemContext(runtime, dir, 3, 25L, new KvProvider().options()
+            .check(Map.of("replicas", "3", "partitions", "4"), 3)));
         PartitionAssignment table = kv.table();
         List<NodeId> row = table.replicas(PARTITION);
         String primary = row.get(0).value();

@@ -3,6 +3,7 @@ package io.partkit.harness.nemesis;
 import io.partkit.harness.runtime.NodeRuntime;
 import io.partkit.harness.runtime.SetupException;
 import io.partkit.harness.system.Capability;
+import io.partkit.harness.system.OptionValues;
 import io.partkit.harness.system.SystemUnderTest;
 import io.partkit.harness.system.SystemUnderTest.Migration;
 import java.io.IOException;
@@ -55,7 +56,7 @@ public final class Nemeses {
    * needs and the system lacks, naming both, then the nemesis' own conditions.
    */
   public static Optional<String> refusal(Nemesis nemesis, SystemUnderTest system,
-      NodeRuntime runtime, int nodes, Map<String, String> options) {
+      NodeRuntime runtime, int nodes, OptionValues options) {
     Optional<Class<? extends Capability>> needs = nemesis.needs();
     if (needs.isPresent() && !needs.get().isInstance(system)) {
       List<String> offers = Capability.names(system);
@@ -168,12 +169,12 @@ public final class Nemeses {
     @Override
     public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime,
         int nodes) {
-      return unsupported(system, runtime, nodes, Map.of());
+      return Optional.empty(); // whether a loss is survivable depends on the options: below
     }
 
     @Override
     public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime, int nodes,
-        Map<String, String> options) {
+        OptionValues options) {
       return ((Capability.LoseNodes) system).cannotLoseNodes(options, nodes);
     }
 
@@ -274,7 +275,7 @@ public final class Nemeses {
 
     @Override
     public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime, int nodes,
-        Map<String, String> options) {
+        OptionValues options) {
       return unsupported(system, runtime, nodes)
           .or(() -> ((Capability.Migrations) system).cannotCatchMigrations(options));
     }

@@ -2,8 +2,8 @@ package io.partkit.harness.nemesis;
 
 import io.partkit.harness.runtime.NodeRuntime;
 import io.partkit.harness.system.Capability;
+import io.partkit.harness.system.OptionValues;
 import io.partkit.harness.system.SystemUnderTest;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 
@@ -39,7 +39,7 @@ public interface Nemesis {
    * {@code options} (some faults need a system configured to survive them).
    */
   default Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime, int nodes,
-      Map<String, String> options) {
+      OptionValues options) {
     return unsupported(system, runtime, nodes);
   }
 

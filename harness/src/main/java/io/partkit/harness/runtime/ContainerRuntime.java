@@ -76,7 +76,7 @@ import java.util.function.Supplier;
  * of {@link DockerEngine#labels}; {@link #close} (also a shutdown hook) removes them, and {@link
  * #open} removes whatever a dead run left ({@link DockerEngine#removeStale}).
  */
-final class ContainerRuntime implements NodeRuntime {
+final class ContainerRuntime extends OwnAddressRuntime {
 
   /** The image built by {@code tools/build-node-image}; {@code --runtime containers:IMAGE}. */
   static final String DEFAULT_IMAGE = "partkit/node:bookworm-1";
@@ -105,8 +105,6 @@ final class ContainerRuntime implements NodeRuntime {
       new RuntimeLifecycle<>("containers runtime", this::close);
 
   private DockerClient docker;
-  /** node -> 10.78.K.x, published whole once the network exists. */
-  private volatile Map<String, String> addresses = Map.of();
   private final Map<String, ContainerProcess> current = new HashMap<>();
   private final Map<String, Integer> starts = new HashMap<>();
   /** node -> the nft script in force in its network namespace. */
@@ -155,7 +153,7 @@ final class ContainerRuntime implements NodeRuntime {
       for (String n : nodes) {
         made.put(n, subnet + "." + i++);
       }
-      addresses = Collections.unmodifiableMap(made);
+      publishAddresses(made); // node -> 10.78.K.x
       Files.createDirectories(files);
       for (String n : nodes) {
         Files.writeString(rules(n), NftCut.script(n, Map.of(), made));
@@ -198,17 +196,6 @@ final class ContainerRuntime implements NodeRuntime {
         first = k;
       }
     }
-  }
-
-  @Override
-  public String host(String node) {
-    return Runtimes.address(addresses, node);
-  }
-
-  @Override
-  public int port(String node, String service, int defaultPort) {
-    host(node);
-    return defaultPort; // every node has an address of its own
   }
 
   @Override
@@ -321,7 +308,7 @@ final class ContainerRuntime implements NodeRuntime {
         return existing;
       }
       List<String> hosts = new ArrayList<>();
-      addresses.forEach((name, address) -> hosts.add(name + ":" + address));
+      addresses().forEach((name, address) -> hosts.add(name + ":" + address));
       Map<String, String> sandboxLabels = new HashMap<>(labels);
       sandboxLabels.put("io.partkit.role", "network");
       String id = call("creating the network container of " + node, () -> docker
@@ -371,33 +358,18 @@ final class ContainerRuntime implements NodeRuntime {
     }
   }
 
-  @Override
-  public boolean supportsPartitions() {
-    return true;
-  }
-
-  @Override
-  public synchronized void partition(Map<String, Set<String>> grudge) throws IOException {
-    Runtimes.checkGrudge(grudge, addresses);
-    cut(grudge);
-  }
-
-  @Override
-  public synchronized void heal() throws IOException {
-    cut(Map.of());
-  }
-
   /**
    * Writes every node's rules (a container started from now on applies them itself), then
    * installs them in each running container whose rules change.
    */
-  private void cut(Map<String, Set<String>> next) throws IOException {
+  @Override
+  protected void cut(Map<String, Set<String>> next) throws IOException {
     lifecycle.checkOpen("partition() or heal()");
-    for (String node : addresses.keySet()) {
-      Files.writeString(rules(node), NftCut.script(node, next, addresses));
+    for (String node : addresses().keySet()) {
+      Files.writeString(rules(node), NftCut.script(node, next, addresses()));
     }
     List<String> failures = new ArrayList<>();
-    for (String node : addresses.keySet()) {
+    for (String node : addresses().keySet()) {
       try {
         install(node);
       } catch (IOException e) {

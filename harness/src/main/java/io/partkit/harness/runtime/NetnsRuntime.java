@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,7 +53,7 @@ import java.util.stream.Stream;
  * longer alive (a crashed earlier run). Only one instance per JVM can be open at a time, since the
  * names derive from the pid.
  */
-final class NetnsRuntime implements NodeRuntime {
+final class NetnsRuntime extends OwnAddressRuntime {
 
   private static final Pattern STALE_NS = Pattern.compile("partkit-(\\d+)-.+");
   private static final Pattern STALE_LINK = Pattern.compile("pk(\\d+)r");
@@ -71,8 +70,6 @@ final class NetnsRuntime implements NodeRuntime {
   private final String rootLink = "pk" + pid + "r";
 
   private final Map<String, String> namespaces = new LinkedHashMap<>(); // node -> namespace
-  /** node -> 10.77.K.x, published whole once the network is up. */
-  private volatile Map<String, String> addresses = Map.of();
   // what this instance created, so tear-down removes exactly that, also after a partial open
   private final List<String> createdNamespaces = new ArrayList<>();
   private final List<Path> createdEtcDirs = new ArrayList<>();
@@ -175,7 +172,7 @@ final class NetnsRuntime implements NodeRuntime {
       made.put(e.getKey(), address);
       i++;
     }
-    addresses = Collections.unmodifiableMap(made);
+    publishAddresses(made); // node -> 10.77.K.x
   }
 
   private void addNamespace(String ns) {
@@ -186,7 +183,7 @@ final class NetnsRuntime implements NodeRuntime {
   /** {@code ip netns exec} binds these over /etc/hosts and /etc/resolv.conf in each namespace. */
   private void writeHostsFiles() {
     StringBuilder hosts = new StringBuilder("127.0.0.1 localhost\n::1 localhost\n");
-    addresses.forEach((node, address) -> hosts.append(address).append(' ').append(node)
+    addresses().forEach((node, address) -> hosts.append(address).append(' ').append(node)
         .append('\n'));
     List<String> all = new ArrayList<>(createdNamespaces);
     try {
@@ -276,17 +273,6 @@ final class NetnsRuntime implements NodeRuntime {
   }
 
   @Override
-  public String host(String node) {
-    return Runtimes.address(addresses, node);
-  }
-
-  @Override
-  public int port(String node, String service, int defaultPort) {
-    host(node);
-    return defaultPort; // every node has an address of its own
-  }
-
-  @Override
   public NodeProcess start(String node, List<String> command, Path log) throws IOException {
     String ns;
     synchronized (this) {
@@ -305,27 +291,12 @@ final class NetnsRuntime implements NodeRuntime {
     return child;
   }
 
-  @Override
-  public boolean supportsPartitions() {
-    return true;
-  }
-
-  @Override
-  public synchronized void partition(Map<String, Set<String>> grudge) throws IOException {
-    Runtimes.checkGrudge(grudge, addresses);
-    cut(grudge);
-  }
-
-  @Override
-  public synchronized void heal() throws IOException {
-    cut(Map.of());
-  }
-
   /** Replaces every node's table in one nft transaction per node ({@link NftCut}). */
-  private void cut(Map<String, Set<String>> grudge) throws IOException {
+  @Override
+  protected void cut(Map<String, Set<String>> grudge) throws IOException {
     lifecycle.checkOpen("partition() or heal()");
     for (Map.Entry<String, String> e : namespaces.entrySet()) {
-      String script = NftCut.script(e.getKey(), grudge, addresses);
+      String script = NftCut.script(e.getKey(), grudge, addresses());
       try {
         runWithInput(script, ip, "netns", "exec", e.getValue(), nft, "-f", "-");
       } catch (SetupException failed) {

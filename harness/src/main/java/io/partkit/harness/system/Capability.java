@@ -4,7 +4,6 @@ import io.partkit.harness.system.SystemUnderTest.Migration;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -52,7 +51,7 @@ public interface Capability {
      * Why {@link #startMigration} cannot catch a migration when the system runs with
      * {@code options}, or empty when it can (asked before anything starts).
      */
-    default Optional<String> cannotCatchMigrations(Map<String, String> options) {
+    default Optional<String> cannotCatchMigrations(OptionValues options) {
       return Optional.empty();
     }
   }
@@ -75,7 +74,7 @@ public interface Capability {
      * Why this system, started with {@code options} on {@code nodes} nodes, cannot be expected to
      * keep every acknowledged write when a node is lost for good, or empty when it can.
      */
-    default Optional<String> cannotLoseNodes(Map<String, String> options, int nodes) {
+    default Optional<String> cannotLoseNodes(OptionValues options, int nodes) {
       return Optional.empty();
     }
   }

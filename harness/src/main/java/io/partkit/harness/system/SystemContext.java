@@ -2,7 +2,6 @@ package io.partkit.harness.system;
 
 import io.partkit.harness.runtime.NodeRuntime;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -13,15 +12,16 @@ import java.util.Objects;
  * @param dir the run's directory: node logs go directly in it ({@code <node>.log}), data below it
  * @param nodes how many data nodes to run
  * @param seed the run's seed (for anything the system chooses at random)
- * @param options system-specific options (e.g. {@code metadata=etcd}, {@code fault=...})
+ * @param options the system's options (e.g. {@code metadata=etcd}, {@code fault=...}), checked
+ *     by its {@link SystemProvider#options()} for this many nodes, with defaults applied
  */
 public record SystemContext(NodeRuntime runtime, Path dir, int nodes, long seed,
-    Map<String, String> options) {
+    OptionValues options) {
 
   public SystemContext {
     Objects.requireNonNull(runtime, "runtime");
     Objects.requireNonNull(dir, "dir");
-    options = Map.copyOf(options);
+    Objects.requireNonNull(options, "options");
     if (nodes < 1) {
       throw new IllegalArgumentException("nodes must be at least 1: " + nodes);
     }

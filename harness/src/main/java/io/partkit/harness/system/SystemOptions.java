@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -57,6 +58,11 @@ public final class SystemOptions {
         (value, nodes) -> allowed.contains(value) ? null : "not one of them");
   }
 
+  /** An option taking {@code true} or {@code false}, read with {@link OptionValues#flag}. */
+  public static Spec bool(String name, boolean defaultValue) {
+    return oneOf(name, Boolean.toString(defaultValue), "true", "false");
+  }
+
   /** An option taking any non-empty text (a path, a class name). */
   public static Spec text(String name, String defaultValue, String accepts) {
     return new Spec(name, defaultValue, accepts,
@@ -74,10 +80,12 @@ public final class SystemOptions {
   /**
    * Checks {@code given} for a run on {@code nodes} nodes.
    *
+   * @return the checked options with the defaults of those not given, which the system reads
+   *     ({@link SystemContext#options()}) instead of parsing the strings again
    * @throws IllegalArgumentException naming every unknown key and bad value, and listing the
    *     known options
    */
-  public void check(Map<String, String> given, int nodes) {
+  public OptionValues check(Map<String, String> given, int nodes) {
     List<String> problems = new ArrayList<>();
     for (Map.Entry<String, String> e : given.entrySet()) {
       Spec spec = specs.get(e.getKey());
@@ -94,6 +102,17 @@ public final class SystemOptions {
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(String.join("; ", problems) + ". " + describe());
     }
+    return new OptionValues(this, given);
+  }
+
+  /** The system these options belong to, as messages name it. */
+  public String system() {
+    return system;
+  }
+
+  /** The option called {@code name}, if there is one. */
+  public Optional<Spec> spec(String name) {
+    return Optional.ofNullable(specs.get(name));
   }
 
   /** The known options, in order. */

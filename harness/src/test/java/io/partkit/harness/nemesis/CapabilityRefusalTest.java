@@ -6,7 +6,9 @@ import io.partkit.harness.runtime.NodeRuntime;
 import io.partkit.harness.runtime.Runtimes;
 import io.partkit.harness.system.Capability;
 import io.partkit.harness.system.Client;
+import io.partkit.harness.system.OptionValues;
 import io.partkit.harness.system.SystemContext;
+import io.partkit.harness.system.SystemOptions;
 import io.partkit.harness.system.SystemUnderTest;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +19,9 @@ import org.junit.jupiter.api.Test;
  * starts, naming what it lacks and what it offers (the systems here are never started).
  */
 class CapabilityRefusalTest {
+
+  /** The options of a system that takes none. */
+  private static final OptionValues NONE = SystemOptions.of("plain").check(Map.of(), 3);
 
   /** Serves clients and nothing else: no capability at all. */
   private static class Plain implements SystemUnderTest {
@@ -59,10 +64,10 @@ class CapabilityRefusalTest {
       Map<String, String> needs = Map.of("kill", "kill", "pause", "pause",
           "membership", "membership", "migration", "migrations", "lose", "lose-nodes");
       needs.forEach((nemesis, capability) -> assertThat(
-          Nemeses.refusal(Nemeses.named(nemesis), new Plain(), runtime, 3, Map.of()))
+          Nemeses.refusal(Nemeses.named(nemesis), new Plain(), runtime, 3, NONE))
           .as(nemesis)
           .contains("plain lacks the " + capability + " capability it needs (plain offers none)"));
-      assertThat(Nemeses.refusal(Nemeses.named("kill"), new Pausable(), runtime, 3, Map.of()))
+      assertThat(Nemeses.refusal(Nemeses.named("kill"), new Pausable(), runtime, 3, NONE))
           .contains("plain lacks the kill capability it needs (plain offers pause)");
     }
   }
@@ -70,10 +75,10 @@ class CapabilityRefusalTest {
   @Test
   void aSystemWithTheCapabilityIsAskedOnlyTheNemesisOwnConditions() {
     try (NodeRuntime runtime = Runtimes.processes()) {
-      assertThat(Nemeses.refusal(Nemeses.named("pause"), new Pausable(), runtime, 3, Map.of()))
+      assertThat(Nemeses.refusal(Nemeses.named("pause"), new Pausable(), runtime, 3, NONE))
           .isEmpty();
       // a partition needs no capability of the system, only a runtime that can cut the network
-      assertThat(Nemeses.refusal(Nemeses.named("partition"), new Plain(), runtime, 3, Map.of()))
+      assertThat(Nemeses.refusal(Nemeses.named("partition"), new Plain(), runtime, 3, NONE))
           .hasValueSatisfying(why -> assertThat(why).contains("cannot cut the network"));
       assertThat(Capability.names(new Pausable())).containsExactly("pause");
       assertThat(Capability.names(new Plain())).isEmpty();

@@ -225,7 +225,10 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     }
   }
 
-  /** {@link ReplicaSuspicions#restore}, one at a time with {@link #reconcile}. */
+  /**
+   * {@link ReplicaSuspicions#restore}, one at a time with {@link #reconcile}: the backups not seen
+   * whole.
+   */
   @Override
   public synchronized int restoreReplicas(PartitionAssignment committed) {
     requireNonNull(committed, "committed");

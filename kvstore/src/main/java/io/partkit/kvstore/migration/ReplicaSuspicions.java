@@ -118,36 +118,47 @@ final class ReplicaSuspicions {
    * primary still cannot reach it) waits longer before the next, up to 16 s, since a join holds
    * the partition's writes for up to the replica timeout.
    *
-   * @return the number of backups that joined and caught up
+   * @return how many backups of the rows are not seen holding a whole copy at their primary's
+   *     epoch (not known to be whole: a backup joined now is counted until a later call sees it
+   *     whole), 0 when every one is
    */
   int restore(PartitionAssignment committed) {
-    int restored = 0;
+    int notWhole = 0;
     for (int p = 0; p < committed.partitionCount(); p++) {
       List<NodeId> row = committed.replicas(p);
-      if (row.size() < 2 || moving.test(p)) {
+      if (row.size() < 2) {
+        continue;
+      }
+      if (moving.test(p)) {
+        notWhole += row.size() - 1;
         continue;
       }
       NodeStatus primary = status(row.get(0), p);
       if (primary == null || primary.state() != PartitionState.OWNED
           || primary.epoch() > committed.epoch()) {
+        notWhole += row.size() - 1;
         continue; // not serving, or a reconfiguration the table has not committed yet
       }
       for (NodeId backup : row.subList(1, row.size())) {
         String key = p + "@" + backup;
         long[] retry = retries.get(key);
         if (retry != null && System.nanoTime() < retry[0]) {
+          notWhole++;
           continue;
         }
         NodeStatus s = status(backup, p);
-        if (s == null || s.state() == PartitionState.BACKUP && s.epoch() == primary.epoch()
-            && !s.catchingUp() || s.state() == PartitionState.OWNED) {
-          continue; // unreachable, a whole copy, or a primary (a failover's business)
+        if (s != null && s.state() == PartitionState.BACKUP && s.epoch() == primary.epoch()
+            && !s.catchingUp()) {
+          continue; // a whole copy
+        }
+        notWhole++;
+        if (s == null || s.state() == PartitionState.OWNED) {
+          continue; // unreachable, or a primary (a failover's business)
         }
         try {
           replicas.addBackups(p, primary.epoch(), addresses.apply(row.get(0)),
               List.of(addresses.apply(backup)));
           retries.remove(key);
-          restored++;
         } catch (IOException | RuntimeException e) {
           long backoff = retry == null ? 1_000_000_000L : Math.min(MAX_BACKOFF_NANOS,
               retry[1] * 2);
@@ -155,7 +166,7 @@ final class ReplicaSuspicions {
         }
       }
     }
-    return restored;
+    return notWhole;
   }
 
   private NodeStatus status(NodeId node, int partition) {

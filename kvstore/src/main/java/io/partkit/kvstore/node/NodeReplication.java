@@ -16,6 +16,7 @@ import static io.partkit.kvstore.node.TcpKvNode.parseAddress;
 
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
+import io.partkit.kvstore.node.ReplicaLinks.Answer;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.NodeConnection;
@@ -93,11 +94,12 @@ final class NodeReplication {
       // The join below holds the partition's lock: a joiner this node cannot reach (a backup
       // taken out on suspicion, still cut off) would stall its writes for the replica timeout.
       byte[] probe = NodeConnection.request(Wire.SUSPECTS, 0, 0).toBytes(); // takes no lock
-      List<KvReply> answers = links.callAll(backups, probe);
+      List<Answer> answers = links.callAll(backups, probe);
       for (int i = 0; i < answers.size(); i++) {
-        if (ReplicaLinks.unanswered(answers.get(i))) {
+        if (answers.get(i).unanswered()) {
           return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
-              + " cannot reach the joining backup " + backups.get(i) + ": " + answers.get(i));
+              + " cannot reach the joining backup " + backups.get(i) + ": "
+              + answers.get(i).reply());
         }
       }
     }
@@ -360,7 +362,7 @@ final class NodeReplication {
     }
     byte[] request = NodeConnection.request(Wire.REPLICATE, part.id, part.epoch)
         .i64(part.seq + 1).bytes(key).bytes(value).toBytes();
-    List<KvReply> answers = links.callAll(part.backups, request);
+    List<Answer> answers = links.callAll(part.backups, request);
     noteAnswers(part, part.epoch, part.backups, answers);
     String failure = firstFailure(part.backups, answers);
     if (failure == null) {
@@ -390,7 +392,7 @@ final class NodeReplication {
       }
     }
     byte[] request = NodeConnection.request(Wire.CONFIRM, partition, epoch).toBytes();
-    List<KvReply> confirmed = links.callAll(backups, request);
+    List<Answer> confirmed = links.callAll(backups, request);
     noteAnswers(part, epoch, backups, confirmed);
     String failure = firstFailure(backups, confirmed);
     return failure == null ? null : KvReply.of(Status.UNAVAILABLE, epoch, what + " of partition "
@@ -412,7 +414,7 @@ final class NodeReplication {
       return waiting;
     }
     List<String> backups = part.backups;
-    List<KvReply> answers = links.callAll(backups,
+    List<Answer> answers = links.callAll(backups,
         NodeConnection.request(Wire.CONFIRM, part.id, part.epoch).toBytes());
     noteAnswers(part, part.epoch, backups, answers);
     String failure = firstFailure(backups, answers);
@@ -425,7 +427,7 @@ final class NodeReplication {
     byte[] key = part.lastKey;
     byte[] value = part.lastValue;
     for (int i = 0; i < seqs.length; i++) {
-      Wire.Reader r = new Wire.Reader(answers.get(i).value());
+      Wire.Reader r = new Wire.Reader(answers.get(i).reply().value());
       seqs[i] = r.i64();
       byte[] k = r.bytes();
       byte[] v = r.bytes();
@@ -476,7 +478,7 @@ final class NodeReplication {
    * from then on (see {@link #awaitingRemoval}).
    */
   private void noteAnswers(NodePartition part, long epoch, List<String> addresses,
-      List<KvReply> answers) {
+      List<Answer> answers) {
     synchronized (part) {
       if (part.state != PartitionState.OWNED || part.epoch != epoch) {
         return; // reconfigured meanwhile: that configuration starts with no suspicion
@@ -485,9 +487,9 @@ final class NodeReplication {
       for (int i = 0; i < answers.size(); i++) {
         String backup = addresses.get(i);
         suspects.remove(backup);
-        if (ReplicaLinks.unanswered(answers.get(i)) && part.backups.contains(backup)) {
+        if (answers.get(i).unanswered() && part.backups.contains(backup)) {
           suspects.add(backup);
-          part.suspectTimedOut |= ReplicaLinks.timedOut(answers.get(i));
+          part.suspectTimedOut |= answers.get(i).timedOut();
         }
       }
       part.suspects = List.copyOf(suspects);
@@ -548,10 +550,10 @@ final class NodeReplication {
         + part.suspects);
   }
 
-  private static String firstFailure(List<String> addresses, List<KvReply> answers) {
+  private static String firstFailure(List<String> addresses, List<Answer> answers) {
     for (int i = 0; i < answers.size(); i++) {
-      if (!answers.get(i).isOk()) {
-        return addresses.get(i) + ": " + answers.get(i);
+      if (!answers.get(i).reply().isOk()) {
+        return addresses.get(i) + ": " + answers.get(i).reply();
       }
     }
     return null;

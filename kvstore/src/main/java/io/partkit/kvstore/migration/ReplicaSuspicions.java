@@ -90,7 +90,11 @@ final class ReplicaSuspicions {
 
   /**
    * Reconfigures {@code partition} at {@code committed}'s epoch to its row without {@code
-   * removed}: the survivors become backups at that epoch (which fences the primary's previous
+   * removed}. First {@link ReplicaAdmin#shrink}: the kept backups move to that epoch and the
+   * primary, which stays, is offered the configuration without taking its lock, so that a
+   * write waiting on the removed backup completes with the kept ones. If that cannot be done
+   * (a kept backup is not a whole copy, the primary moved on), {@link ReplicaAdmin#reconfigure}:
+   * the survivors become backups at that epoch (which fences the primary's previous
    * configuration), the primary leads them, and a removed replica that can be reached drops its
    * copy.
    */
@@ -108,6 +112,12 @@ final class ReplicaSuspicions {
       if (!removed.contains(n)) {
         to.add(addresses.apply(n));
       }
+    }
+    try {
+      replicas.shrink(partition, committed.epoch(), to.get(0), to.subList(1, to.size()));
+      return;
+    } catch (IOException | RuntimeException e) {
+      // the general way below, which levels whatever the fast path left
     }
     replicas.reconfigure(partition, committed.epoch(), from, to);
   }

@@ -39,6 +39,12 @@ final class ReplicaSuspicions {
 
   private final Function<NodeId, String> addresses;
   private final Function<NodeId, TcpNodeClient> clients;
+  /**
+   * Clients with a short read timeout, for restore's STATUS: a node answers STATUS under the
+   * partition's lock, which a write waiting on a silent backup holds; waiting for it would hold
+   * up the review, so the suspicion that ends that write's wait would never be read.
+   */
+  private final Function<NodeId, TcpNodeClient> glances;
   private final ReplicaAdmin replicas;
   /** Partitions a migration of this executor is moving: left alone. */
   private final IntPredicate moving;
@@ -46,9 +52,10 @@ final class ReplicaSuspicions {
   private final Map<String, long[]> retries = new HashMap<>();
 
   ReplicaSuspicions(Function<NodeId, String> addresses, Function<NodeId, TcpNodeClient> clients,
-      ReplicaAdmin replicas, IntPredicate moving) {
+      Function<NodeId, TcpNodeClient> glances, ReplicaAdmin replicas, IntPredicate moving) {
     this.addresses = addresses;
     this.clients = clients;
+    this.glances = glances;
     this.replicas = replicas;
     this.moving = moving;
   }
@@ -168,8 +175,9 @@ final class ReplicaSuspicions {
     return restored;
   }
 
+  /** The node's status of the partition, or null if it did not answer within a glance. */
   private NodeStatus status(NodeId node, int partition) {
-    try (TcpNodeClient c = clients.apply(node)) {
+    try (TcpNodeClient c = glances.apply(node)) {
       return c.nodeStatus(partition);
     } catch (IOException | RuntimeException e) {
       return null;

@@ -105,13 +105,25 @@ final class NodeReplication {
     if (adding) {
       // The join below holds the partition's lock: a joiner this node cannot reach (a backup
       // taken out on suspicion, still cut off) would stall its writes for the replica timeout.
+      // The probe gets the suspicion deadline, not the replica timeout: the executor's review
+      // waits for this answer, and while it waits it reads no suspicion anywhere.
       byte[] probe = NodeConnection.request(Wire.SUSPECTS, 0, 0).toBytes(); // takes no lock
-      List<Answer> answers = links.callAll(backups, probe);
-      for (int i = 0; i < answers.size(); i++) {
-        if (answers.get(i).unanswered()) {
+      List<CompletableFuture<Answer>> probes = links.sendAll(backups, probe);
+      for (int i = 0; i < probes.size(); i++) {
+        Answer answer;
+        try {
+          answer = probes.get(i).get(suspectAfterMillis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException | InterruptedException e) {
+          if (e instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+          }
+          answer = null;
+        }
+        if (answer == null || answer.unanswered()) {
           return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
               + " cannot reach the joining backup " + backups.get(i) + ": "
-              + answers.get(i).reply());
+              + (answer == null ? "no answer within " + suspectAfterMillis + " ms"
+                  : answer.reply()));
         }
       }
     }

@@ -9,6 +9,7 @@ import io.partkit.kvstore.wire.Wire;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -50,6 +51,8 @@ final class ReplicaSuspicions {
   private final IntPredicate moving;
   /** partition@node -> {next try (System.nanoTime), backoff}: a join that failed waits. */
   private final Map<String, long[]> retries = new HashMap<>();
+  /** The partition the next {@link #restore} pass starts at. */
+  private int nextFirst;
 
   ReplicaSuspicions(Function<NodeId, String> addresses, Function<NodeId, TcpNodeClient> clients,
       Function<NodeId, TcpNodeClient> glances, ReplicaAdmin replicas, IntPredicate moving) {
@@ -139,12 +142,23 @@ final class ReplicaSuspicions {
    */
   int restore(PartitionAssignment committed) {
     int restored = 0;
-    for (int p = 0; p < committed.partitionCount(); p++) {
+    int count = committed.partitionCount();
+    int first = Math.floorMod(nextFirst, count);
+    nextFirst = first + 1; // each pass starts one further: a busy primary ends a pass early
+    for (int i = 0; i < count; i++) {
+      int p = (first + i) % count;
       List<NodeId> row = committed.replicas(p);
       if (row.size() < 2 || moving.test(p)) {
         continue;
       }
-      NodeStatus primary = status(row.get(0), p);
+      NodeStatus primary;
+      try {
+        primary = status(row.get(0), p);
+      } catch (SocketTimeoutException e) {
+        // Busy: a write there waits on a silent backup and holds the partition's lock. Others
+        // will be too; the review goes back to reading suspicions, which ends those waits.
+        return restored;
+      }
       if (primary == null || primary.state() != PartitionState.OWNED
           || primary.epoch() > committed.epoch()) {
         continue; // not serving, or a reconfiguration the table has not committed yet
@@ -155,7 +169,12 @@ final class ReplicaSuspicions {
         if (retry != null && System.nanoTime() < retry[0]) {
           continue;
         }
-        NodeStatus s = status(backup, p);
+        NodeStatus s;
+        try {
+          s = status(backup, p);
+        } catch (SocketTimeoutException e) {
+          return restored; // as for a busy primary
+        }
         if (s == null || s.state() == PartitionState.BACKUP && s.epoch() == primary.epoch()
             && !s.catchingUp() || s.state() == PartitionState.OWNED) {
           continue; // unreachable, a whole copy, or a primary (a failover's business)
@@ -175,11 +194,22 @@ final class ReplicaSuspicions {
     return restored;
   }
 
-  /** The node's status of the partition, or null if it did not answer within a glance. */
-  private NodeStatus status(NodeId node, int partition) {
+  /**
+   * The node's status of the partition, or null if it cannot be reached or refuses.
+   *
+   * @throws SocketTimeoutException if it did not answer within a glance (the node is up but
+   *     the partition's lock is held)
+   */
+  private NodeStatus status(NodeId node, int partition) throws SocketTimeoutException {
     try (TcpNodeClient c = glances.apply(node)) {
       return c.nodeStatus(partition);
     } catch (IOException | RuntimeException e) {
+      if (e instanceof SocketTimeoutException t) {
+        throw t;
+      }
+      if (e.getCause() instanceof SocketTimeoutException t) {
+        throw t;
+      }
       return null;
     }
   }

@@ -472,9 +472,11 @@ final class NodeReplication {
   private record Waited(List<Answer> answers, NodePartition.Shrink offer) {}
 
   /**
-   * Primary, past the suspicion deadline: names the backups whose call has not ended as
-   * suspects of the configuration at {@code epoch}, without the fail-fast a timeout brings
-   * (their answer or their timeout decides that, in {@link #noteAnswers}).
+   * Primary, past the suspicion deadline: names the backups that have not answered as suspects
+   * of the configuration at {@code epoch} (their call has not ended, or ended without an
+   * answer: a refused or broken connection), without the fail-fast a timeout brings (their
+   * answer or their timeout decides that, in {@link #noteAnswers}). All of them at once: a
+   * configuration that kept one of them would wait on it again.
    */
   private void noteSilent(NodePartition part, long epoch, List<String> addresses,
       List<CompletableFuture<Answer>> calls) {
@@ -485,7 +487,8 @@ final class NodeReplication {
       List<String> suspects = new ArrayList<>(part.suspects);
       for (int i = 0; i < calls.size(); i++) {
         String backup = addresses.get(i);
-        if (!calls.get(i).isDone() && part.backups.contains(backup)
+        Answer answer = calls.get(i).getNow(null);
+        if ((answer == null || answer.unanswered()) && part.backups.contains(backup)
             && !suspects.contains(backup)) {
           suspects.add(backup);
         }
@@ -543,12 +546,8 @@ final class NodeReplication {
           || offer.epoch() <= part.epoch || !part.backups.containsAll(offer.backups())) {
         return false;
       }
-      if (!offer.backups().isEmpty()) {
-        byte[] move = NodeConnection.request(Wire.CONFIGURE, part.id, offer.epoch())
-            .i8(ROLE_BACKUP).toBytes();
-        if (firstFailure(offer.backups(), links.callAll(offer.backups(), move)) != null) {
-          return false; // some may have moved: the executor reconfigures the general way
-        }
+      if (!offer.backups().isEmpty() && !moveAll(offer.backups(), part.id, offer.epoch())) {
+        return false; // some may have moved: the executor reconfigures the general way
       }
       part.epoch = offer.epoch();
       part.moveEpoch = 0;
@@ -560,6 +559,29 @@ final class NodeReplication {
       log.append(replicaRecord(part));
       return true;
     }
+  }
+
+  /**
+   * Moves {@code backups} to be backups at {@code epoch}, waiting for them no longer than the
+   * suspicion deadline (the lock is held, and the executor waits): true if every one answered
+   * OK within it. A move still under way when this gives up may take effect later; the general
+   * reconfiguration the executor then runs takes that into account (survivors come from the
+   * latest epoch).
+   */
+  private boolean moveAll(List<String> backups, int partition, long epoch) {
+    byte[] move = NodeConnection.request(Wire.CONFIGURE, partition, epoch).i8(ROLE_BACKUP)
+        .toBytes();
+    List<CompletableFuture<Answer>> calls = links.sendAll(backups, move);
+    try {
+      CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+          .get(suspectAfterMillis, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+    return calls.stream().allMatch(c -> c.join().reply().isOk());
   }
 
   /**

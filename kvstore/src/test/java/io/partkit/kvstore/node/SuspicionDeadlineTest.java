@@ -153,6 +153,38 @@ class SuspicionDeadlineTest {
   }
 
   @Test
+  void bothSilentBackupsAreNamedAtOnceAndAConfigurationWithoutBothCompletesTheWrite()
+      throws Exception {
+    KvNode a = primary(Duration.ofSeconds(600), Duration.ofMillis(300));
+    KvNode b = nodes.start("b");
+    KvNode c = nodes.start("c");
+    try (a; PausableRelay toB = new PausableRelay(b.hostAndPort());
+        PausableRelay toC = new PausableRelay(c.hostAndPort());
+        TcpNodeClient writer = client(a)) {
+      admin.create(P, 1, a.hostAndPort(), List.of(toB.address(), toC.address()));
+      assertThat(writer.put(P, 1, b("k"), b("v1")).status()).isEqualTo(Status.OK);
+      toB.pause();
+      toC.pause();
+      CompletableFuture<KvReply> put = CompletableFuture.supplyAsync(() -> {
+        try {
+          return writer.put(P, 1, b("k"), b("v2"));
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+      awaitSuspected(a, toC.address());
+      assertThat(suspects(a)).as("one report names every silent backup")
+          .isEqualTo(Map.of(P, List.of(toB.address(), toC.address())));
+      assertThat(put).isNotDone();
+
+      admin.shrink(P, 2, a.hostAndPort(), List.of()); // the primary alone at epoch 2
+      KvReply written = put.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(written.status()).as(written.toString()).isEqualTo(Status.OK);
+      assertThat(writer.get(P, 2, b("k")).value()).isEqualTo(b("v2"));
+    }
+  }
+
+  @Test
   void aSuspicionDeadlineNotShorterThanTheReplicaTimeoutIsRefused() {
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () -> primary(Duration.ofSeconds(1), Duration.ofSeconds(1)))

@@ -60,7 +60,10 @@ import java.util.stream.Collectors;
  * more, and more nodes than copies, the {@code lose} nemesis can take a node and its disk away
  * for good), {@code replica-timeout-ms} (how long a primary waits for a backup before failing
  * the request and reporting the backup to the coordinator; default 5000, {@link
- * TcpKvNode#REPLICA_TIMEOUT}; given to every node and to the coordinator's executor).
+ * TcpKvNode#REPLICA_TIMEOUT}; given to every node and to the coordinator's executor), {@code
+ * suspect-after-ms} (how long a primary waits for a backup before it reports it to the
+ * coordinator as a suspect, waiting on; below the replica timeout; default {@link
+ * TcpKvNode#SUSPECT_AFTER}, or half the replica timeout when that is shorter).
  */
 final class KvSystem extends NodeProcessSystem
     implements Capability.Membership, Capability.Migrations, Capability.LoseNodes {
@@ -80,6 +83,8 @@ final class KvSystem extends NodeProcessSystem
   private int replicas;
   /** Every node's --replica-timeout-ms, and the coordinator's. */
   private String replicaTimeoutMillis;
+  /** Every node's --suspect-after-ms. */
+  private String suspectAfterMillis;
   private Random random;
 
   /**
@@ -96,12 +101,31 @@ final class KvSystem extends NodeProcessSystem
     super("kv");
   }
 
+  /**
+   * The suspicion deadline for the nodes: the option's, which must be below the replica
+   * timeout, or by default the node's own default for that timeout.
+   */
+  static String suspectAfter(OptionValues options, long replicaTimeoutMillis) {
+    if (!options.isGiven("suspect-after-ms")) {
+      return Long.toString(TcpKvNode.defaultSuspectAfter(Duration.ofMillis(replicaTimeoutMillis))
+          .toMillis());
+    }
+    int given = options.integer("suspect-after-ms");
+    if (given >= replicaTimeoutMillis) {
+      throw new IllegalArgumentException("kv option suspect-after-ms=" + given
+          + " must be below replica-timeout-ms (" + replicaTimeoutMillis + "): a backup is"
+          + " suspected before the wait on it fails");
+    }
+    return Integer.toString(given);
+  }
+
   @Override
   public void start(SystemContext ctx) {
     this.random = new Random(ctx.seed() ^ 0x6b76L);
     this.partitions = ctx.options().integer("partitions");
     this.replicas = ctx.options().integer("replicas");
     this.replicaTimeoutMillis = Integer.toString(ctx.options().integer("replica-timeout-ms"));
+    this.suspectAfterMillis = suspectAfter(ctx.options(), Long.parseLong(replicaTimeoutMillis));
     String fault = ctx.options().optional("fault").orElse(null);
     List<String> others = new ArrayList<>(List.of(COORDINATOR));
     String metadata = ctx.options().text("metadata");
@@ -128,7 +152,8 @@ final class KvSystem extends NodeProcessSystem
       List<String> args = new ArrayList<>(List.of("--id", n,
           "--data", ctx.dir().resolve("data").resolve(n).toString(),
           "--host", runtime().host(n), "--port", Integer.toString(runtime().port(n, "kv", 7000)),
-          "--secret-file", secretFile.toString(), "--replica-timeout-ms", replicaTimeoutMillis));
+          "--secret-file", secretFile.toString(), "--replica-timeout-ms", replicaTimeoutMillis,
+          "--suspect-after-ms", suspectAfterMillis));
       if (fault != null) {
         args.addAll(List.of("--unsafe-test-fault", fault));
       }

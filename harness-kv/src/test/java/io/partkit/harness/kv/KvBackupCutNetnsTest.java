@@ -30,7 +30,11 @@ import org.junit.jupiter.api.Test;
  * own network namespace, the cut made of nftables drops, the coordinator reaching both): the
  * primary asks for the backup to be taken out, the coordinator takes it out at the next epoch,
  * and writes are acknowledged again during the cut; after the heal the backup joins again,
- * catches up, and every acknowledged write reads back.
+ * catches up, and every acknowledged write reads back. Once with the default timeouts, and once
+ * with a replica timeout far longer than the test waits for anything (so no request fails by
+ * it): there the writes can resume during the cut only by the suspicion deadline and the
+ * configuration the coordinator commits without the backup, which also completes the write
+ * that was waiting on it.
  */
 class KvBackupCutNetnsTest {
 
@@ -41,13 +45,24 @@ class KvBackupCutNetnsTest {
 
   @Test
   void writesResumeWithoutTheCutBackupWhichCatchesUpAfterTheHeal() throws Exception {
+    cutAndHeal(Map.of("replicas", "3", "partitions", "4"));
+  }
+
+  @Test
+  void writesResumeBySuspicionAndCommitLongBeforeTheReplicaTimeout() throws Exception {
+    // 20 minutes: longer than every wait below together, so no request fails by this timeout
+    cutAndHeal(Map.of("replicas", "3", "partitions", "4", "replica-timeout-ms", "1200000",
+        "suspect-after-ms", "500"));
+  }
+
+  private static void cutAndHeal(Map<String, String> options) throws Exception {
     NetnsPrerequisite.require();
     Path dir = Path.of("target", "kv-backup-cut-" + System.nanoTime()).toAbsolutePath();
     try (NodeRuntime runtime = Runtimes.netns(dir)) {
       KvSystem kv = new KvSystem();
       try {
-        kv.start(new SystemContext(runtime, dir, 3, 25L, new KvProvider().options()
-            .check(Map.of("replicas", "3", "partitions", "4"), 3)));
+        kv.start(new SystemContext(runtime, dir, 3, 25L,
+            new KvProvider().options().check(options, 3)));
         PartitionAssignment table = kv.table();
         List<NodeId> row = table.replicas(PARTITION);
         String primary = row.get(0).value();

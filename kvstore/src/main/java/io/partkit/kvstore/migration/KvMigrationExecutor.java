@@ -135,6 +135,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     // nodes' timeout is theirs, not known here: the builder's bound must be at least the longest
     // of them (a longer one only makes a removal wait longer for a primary that is gone).
     this.suspicions = new ReplicaSuspicions(addresses, node -> calls.client(node, false),
+        calls::glance,
         new ReplicaAdmin(b.requestTimeout.plus(b.replicaTimeout), b.copyTimeout,
             b.secret), this::movingHere);
   }

@@ -35,7 +35,16 @@ final class NodeCalls implements AutoCloseable {
    */
   private final NodeConnectionPool requestConnections;
   private final NodeConnectionPool copyConnections;
+  /**
+   * Connections for a glance at a node ({@link #glance}): a short read timeout, so that a
+   * primary whose partition lock a write holds (while it waits on a silent backup) costs the
+   * replica review a moment, not the write's whole wait.
+   */
+  private final NodeConnectionPool glanceConnections;
   private volatile boolean stopped;
+
+  /** The read timeout of {@link #glance}. */
+  static final Duration GLANCE_TIMEOUT = Duration.ofMillis(500);
 
   NodeCalls(Function<NodeId, String> addresses, Duration stepTimeout, Duration requestTimeout,
       Duration copyTimeout, KvSecret secret) {
@@ -43,6 +52,7 @@ final class NodeCalls implements AutoCloseable {
     this.stepTimeoutNanos = stepTimeout.toNanos();
     this.requestConnections = new NodeConnectionPool(requestTimeout, secret);
     this.copyConnections = new NodeConnectionPool(copyTimeout, secret);
+    this.glanceConnections = new NodeConnectionPool(GLANCE_TIMEOUT, secret);
   }
 
   /** From now on no node operation is issued (a dead coordinator does nothing more). */
@@ -152,11 +162,24 @@ final class NodeCalls implements AutoCloseable {
     return new TcpNodeClient(copy ? copyConnections : requestConnections, address);
   }
 
+  /**
+   * A client for one quick question whose answer may wait for another time (the replica review's
+   * STATUS): it gives up after {@link #GLANCE_TIMEOUT}.
+   */
+  TcpNodeClient glance(NodeId node) {
+    String address = addresses.apply(node);
+    if (address == null || address.isEmpty()) {
+      throw new IllegalStateException("no address known for node " + node);
+    }
+    return new TcpNodeClient(glanceConnections, address);
+  }
+
   /** Closes the pooled connections. */
   @Override
   public void close() {
     stopped = true;
     requestConnections.close();
     copyConnections.close();
+    glanceConnections.close();
   }
 }

@@ -189,6 +189,30 @@ public final class ReplicaAdmin {
     }
   }
 
+  /**
+   * Takes backups out of a partition whose primary stays, at {@code newEpoch}, which the
+   * coordinator has committed: the fast path of a removal on suspicion, which does not need the
+   * primary's lock (a write waiting on the silent backup holds it). The primary is offered the
+   * configuration with exactly {@code kept} (CONFIGURE, role {@link
+   * TcpKvNode#ROLE_PRIMARY_SHRINK}); it checks under its lock that they are its own backups,
+   * moves them to {@code newEpoch} (from then on they refuse the old epoch) and leads them
+   * there. A write waiting on a silent backup does this itself, and completes if every kept
+   * backup holds it (docs/kvstore.md, "Waiting on a suspect"). The backups left out are not
+   * called: they are the silent ones, and {@code ReplicaSuspicions#restore} joins each again
+   * (starting empty) once the primary reaches it.
+   *
+   * @throws IOException if the primary refuses or cannot be reached, or cannot move a kept
+   *     backup: then {@link #reconfigure} is the way
+   */
+  public void shrink(int partition, long newEpoch, String primary, List<String> kept)
+      throws IOException {
+    Wire.Writer offer = NodeConnection.request(Wire.CONFIGURE, partition, newEpoch)
+        .i8(TcpKvNode.ROLE_PRIMARY_SHRINK).i32(kept.size());
+    kept.forEach(offer::utf);
+    expectOk(call(primary, offer.toBytes()), "shrinking partition " + partition + " on "
+        + primary + " to backups " + kept + " at epoch " + newEpoch);
+  }
+
   private void promote(int partition, long epoch, String primary, List<String> backups)
       throws IOException {
     Wire.Writer promote = NodeConnection.request(Wire.CONFIGURE, partition, epoch)

@@ -9,6 +9,7 @@ import io.partkit.kvstore.wire.Wire;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -39,16 +40,25 @@ final class ReplicaSuspicions {
 
   private final Function<NodeId, String> addresses;
   private final Function<NodeId, TcpNodeClient> clients;
+  /**
+   * Clients with a short read timeout, for restore's STATUS: a node answers STATUS under the
+   * partition's lock, which a write waiting on a silent backup holds; waiting for it would hold
+   * up the review, so the suspicion that ends that write's wait would never be read.
+   */
+  private final Function<NodeId, TcpNodeClient> glances;
   private final ReplicaAdmin replicas;
   /** Partitions a migration of this executor is moving: left alone. */
   private final IntPredicate moving;
   /** partition@node -> {next try (System.nanoTime), backoff}: a join that failed waits. */
   private final Map<String, long[]> retries = new HashMap<>();
+  /** The partition the next {@link #restore} pass starts at. */
+  private int nextFirst;
 
   ReplicaSuspicions(Function<NodeId, String> addresses, Function<NodeId, TcpNodeClient> clients,
-      ReplicaAdmin replicas, IntPredicate moving) {
+      Function<NodeId, TcpNodeClient> glances, ReplicaAdmin replicas, IntPredicate moving) {
     this.addresses = addresses;
     this.clients = clients;
+    this.glances = glances;
     this.replicas = replicas;
     this.moving = moving;
   }
@@ -90,7 +100,11 @@ final class ReplicaSuspicions {
 
   /**
    * Reconfigures {@code partition} at {@code committed}'s epoch to its row without {@code
-   * removed}: the survivors become backups at that epoch (which fences the primary's previous
+   * removed}. First {@link ReplicaAdmin#shrink}: the kept backups move to that epoch and the
+   * primary, which stays, is offered the configuration without taking its lock, so that a
+   * write waiting on the removed backup completes with the kept ones. If that cannot be done
+   * (a kept backup is not a whole copy, the primary moved on), {@link ReplicaAdmin#reconfigure}:
+   * the survivors become backups at that epoch (which fences the primary's previous
    * configuration), the primary leads them, and a removed replica that can be reached drops its
    * copy.
    */
@@ -109,6 +123,12 @@ final class ReplicaSuspicions {
         to.add(addresses.apply(n));
       }
     }
+    try {
+      replicas.shrink(partition, committed.epoch(), to.get(0), to.subList(1, to.size()));
+      return;
+    } catch (IOException | RuntimeException e) {
+      // the general way below, which levels whatever the fast path left
+    }
     replicas.reconfigure(partition, committed.epoch(), from, to);
   }
 
@@ -120,11 +140,16 @@ final class ReplicaSuspicions {
    *
    * @return how many backups of the rows are not seen holding a whole copy at their primary's
    *     epoch (not known to be whole: a backup joined now is counted until a later call sees it
-   *     whole), 0 when every one is
+   *     whole), 0 when every one is; a pass that meets a busy node ends there and counts what it
+   *     did not see as not whole
    */
   int restore(PartitionAssignment committed) {
     int notWhole = 0;
-    for (int p = 0; p < committed.partitionCount(); p++) {
+    int count = committed.partitionCount();
+    int first = Math.floorMod(nextFirst, count);
+    nextFirst = first + 1; // each pass starts one further: a busy primary ends a pass early
+    for (int i = 0; i < count; i++) {
+      int p = (first + i) % count;
       List<NodeId> row = committed.replicas(p);
       if (row.size() < 2) {
         continue;
@@ -133,7 +158,15 @@ final class ReplicaSuspicions {
         notWhole += row.size() - 1;
         continue;
       }
-      NodeStatus primary = status(row.get(0), p);
+      NodeStatus primary;
+      try {
+        primary = status(row.get(0), p);
+      } catch (SocketTimeoutException e) {
+        // Busy: a write there waits on a silent backup and holds the partition's lock. Others
+        // will be too; the review goes back to reading suspicions, which ends those waits.
+        // What this pass did not see is not known whole.
+        return notWhole + 1;
+      }
       if (primary == null || primary.state() != PartitionState.OWNED
           || primary.epoch() > committed.epoch()) {
         notWhole += row.size() - 1;
@@ -146,7 +179,12 @@ final class ReplicaSuspicions {
           notWhole++;
           continue;
         }
-        NodeStatus s = status(backup, p);
+        NodeStatus s;
+        try {
+          s = status(backup, p);
+        } catch (SocketTimeoutException e) {
+          return notWhole + 1; // as for a busy primary
+        }
         if (s != null && s.state() == PartitionState.BACKUP && s.epoch() == primary.epoch()
             && !s.catchingUp()) {
           continue; // a whole copy
@@ -169,10 +207,22 @@ final class ReplicaSuspicions {
     return notWhole;
   }
 
-  private NodeStatus status(NodeId node, int partition) {
-    try (TcpNodeClient c = clients.apply(node)) {
+  /**
+   * The node's status of the partition, or null if it cannot be reached or refuses.
+   *
+   * @throws SocketTimeoutException if it did not answer within a glance (the node is up but
+   *     the partition's lock is held)
+   */
+  private NodeStatus status(NodeId node, int partition) throws SocketTimeoutException {
+    try (TcpNodeClient c = glances.apply(node)) {
       return c.nodeStatus(partition);
     } catch (IOException | RuntimeException e) {
+      if (e instanceof SocketTimeoutException t) {
+        throw t;
+      }
+      if (e.getCause() instanceof SocketTimeoutException t) {
+        throw t;
+      }
       return null;
     }
   }

@@ -14,11 +14,14 @@ import java.util.Map;
 /**
  * Runs one node as its own process:
  * {@code java -cp <classpath> io.partkit.kvstore.node.KvNodeMain --id n1 --data /var/kv/n1
- * [--port 0] [--host 127.0.0.1] [--replica-timeout-ms 5000]}.
+ * [--port 0] [--host 127.0.0.1] [--replica-timeout-ms 5000] [--suspect-after-ms 1000]}.
  *
  * <p>{@code --replica-timeout-ms} is how long, as a primary, it waits for a backup's answer
- * before failing the request and reporting the backup to the coordinator (default {@link
- * TcpKvNode#REPLICA_TIMEOUT}).
+ * before failing the request (default {@link TcpKvNode#REPLICA_TIMEOUT}). {@code
+ * --suspect-after-ms}, shorter, is how long it waits before it reports the backup to the
+ * coordinator as a suspect, waiting on (default {@link TcpKvNode#SUSPECT_AFTER}, or half the
+ * replica timeout when that is shorter); a configuration the coordinator commits without the
+ * backup ends the wait.
  *
  * <p>{@code --unsafe-test-fault NAME} starts it with a deliberate data-losing bug
  * ({@code ack-before-log}, {@code serve-while-fenced}, {@code skip-epoch-check},
@@ -54,19 +57,24 @@ public final class KvNodeMain {
     if (id == null || data == null || args.length % 2 != 0) {
       System.err.println("usage: KvNodeMain --id <node id> --data <dir> [--port <port>]"
           + " [--host <address>] [--secret-file <file>] [--unsafe-test-fault <name>]"
-          + " [--replica-timeout-ms <ms>]");
+          + " [--replica-timeout-ms <ms>] [--suspect-after-ms <ms>]");
       System.exit(2);
     }
     TcpKvNode node;
     try {
+      String timeout = options.get("--replica-timeout-ms");
+      Duration replicaTimeout = timeout == null ? TcpKvNode.REPLICA_TIMEOUT
+          : millis("--replica-timeout-ms", timeout);
       String secretFile = options.get("--secret-file");
       node = TcpKvNode.start(NodeId.of(id), Path.of(data),
           new InetSocketAddress(options.getOrDefault("--host", "127.0.0.1"),
               Integer.parseInt(options.getOrDefault("--port", "0"))),
           UnsafeTestFault.parse(options.getOrDefault("--unsafe-test-fault", "none")),
           ConnectionLimits.DEFAULT, secretFile == null ? null : KvSecret.read(Path.of(secretFile)),
-          new SimpleMeterRegistry(),
-          replicaTimeout(options.get("--replica-timeout-ms")));
+          new SimpleMeterRegistry(), replicaTimeout,
+          options.containsKey("--suspect-after-ms")
+              ? millis("--suspect-after-ms", options.get("--suspect-after-ms"))
+              : TcpKvNode.defaultSuspectAfter(replicaTimeout));
     } catch (CorruptLogException | LostLogRecordsException | IllegalArgumentException e) {
       System.err.println("node " + id + ": " + e.getMessage()); // the whole story; no trace
       System.exit(1);
@@ -97,11 +105,8 @@ public final class KvNodeMain {
     node.close();
   }
 
-  /** The value of {@code --replica-timeout-ms}, or the default when not given. */
-  private static Duration replicaTimeout(String millis) {
-    if (millis == null) {
-      return TcpKvNode.REPLICA_TIMEOUT;
-    }
+  /** The value of a flag that is a positive number of milliseconds. */
+  private static Duration millis(String flag, String millis) {
     try {
       long ms = Long.parseLong(millis.trim());
       if (ms > 0) {
@@ -110,7 +115,7 @@ public final class KvNodeMain {
     } catch (NumberFormatException e) {
       // said below
     }
-    throw new IllegalArgumentException("--replica-timeout-ms must be a positive number of"
+    throw new IllegalArgumentException(flag + " must be a positive number of"
         + " milliseconds, not '" + millis + "'");
   }
 }

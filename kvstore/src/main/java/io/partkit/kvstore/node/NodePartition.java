@@ -66,6 +66,24 @@ final class NodePartition {
    */
   boolean suspectTimedOut;
   boolean probing;
+  /**
+   * OWNED with backups: a configuration at a newer epoch that the executor offers this primary
+   * after the coordinator committed it, keeping some of its backups and leaving out the ones it
+   * suspects ({@link NodeReplication#shrink}); null when none is pending. Outside the monitor on
+   * purpose: a write waiting on a silent backup holds the monitor, and it reads the offer to
+   * adopt it (see {@link NodeReplication#replicateToBackups}).
+   */
+  final java.util.concurrent.atomic.AtomicReference<Shrink> shrink =
+      new java.util.concurrent.atomic.AtomicReference<>();
+  /**
+   * Completed (and replaced) each time an offer is made: whoever waits on backups waits on it
+   * too. A waiter reads it before reading {@link #shrink}, the offer writes {@link #shrink}
+   * before completing it, so a waiter either sees the offer or is woken by it.
+   */
+  final java.util.concurrent.atomic.AtomicReference<
+      java.util.concurrent.CompletableFuture<Void>> offers =
+      new java.util.concurrent.atomic.AtomicReference<>(
+          new java.util.concurrent.CompletableFuture<>());
   /** OWNED with backups: whether the backups are known to be level with this node. */
   boolean synced = true;
   /** BACKUP: still copying the primary's data (CATCHUP). */
@@ -116,6 +134,12 @@ final class NodePartition {
         step + " of partition " + id + " refused on " + node + ": it is " + state
             + " at epoch " + visibleEpoch());
   }
+
+  /**
+   * A committed configuration offered to this primary: at {@code epoch}, exactly {@code backups}
+   * (a subset of its current ones).
+   */
+  record Shrink(long epoch, List<String> backups) {}
 
   /** Keys written to a partition since a pre-copy at {@code moveEpoch} began ({@code token}). */
   record Tracking(long moveEpoch, long token, java.util.TreeSet<byte[]> dirty) {}

@@ -12,10 +12,12 @@ import static io.partkit.kvstore.node.TcpKvNode.ROLE_BACKUP;
 import static io.partkit.kvstore.node.TcpKvNode.ROLE_JOIN;
 import static io.partkit.kvstore.node.TcpKvNode.ROLE_PRIMARY;
 import static io.partkit.kvstore.node.TcpKvNode.ROLE_PRIMARY_ADDING;
+import static io.partkit.kvstore.node.TcpKvNode.ROLE_PRIMARY_SHRINK;
 import static io.partkit.kvstore.node.TcpKvNode.parseAddress;
 
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
+import io.partkit.kvstore.node.ReplicaLinks.Answer;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.NodeConnection;
@@ -26,6 +28,10 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -44,20 +50,26 @@ final class NodeReplication {
   private final KvSecret secret; // null: admit every peer (loopback only)
   /** The node's count of keys pulled in (a catch-up's pages count too). */
   private final AtomicLong keysCopiedIn;
+  /**
+   * How long a primary waits for a backup before it names it a suspect (it waits on, up to the
+   * replica timeout, for the answer or for the coordinator's new configuration).
+   */
+  private final long suspectAfterMillis;
 
   NodeReplication(NodeId id, WriteAheadLog log, ReplicaLinks links, KvSecret secret,
-      AtomicLong keysCopiedIn) {
+      AtomicLong keysCopiedIn, java.time.Duration suspectAfter) {
     this.id = id;
     this.log = log;
     this.links = links;
     this.secret = secret;
     this.keysCopiedIn = keysCopiedIn;
+    this.suspectAfterMillis = suspectAfter.toMillis();
   }
 
   KvReply configure(NodePartition part, long epoch, Wire.Reader r) throws IOException {
     int role = r.i8();
     return switch (role) {
-      case ROLE_PRIMARY, ROLE_PRIMARY_ADDING -> {
+      case ROLE_PRIMARY, ROLE_PRIMARY_ADDING, ROLE_PRIMARY_SHRINK -> {
         int n = r.i32();
         if (n < 0 || n > 16) {
           yield KvReply.of(Status.ERROR, 0, "a partition has 0 to 16 backups, not " + n);
@@ -72,7 +84,8 @@ final class NodeReplication {
           }
           backups.add(address);
         }
-        yield configurePrimary(part, epoch, backups, role == ROLE_PRIMARY_ADDING);
+        yield role == ROLE_PRIMARY_SHRINK ? shrink(part, epoch, backups)
+            : configurePrimary(part, epoch, backups, role == ROLE_PRIMARY_ADDING);
       }
       case ROLE_BACKUP -> configureBackup(part, epoch);
       case ROLE_JOIN -> join(part, epoch, r.i64());
@@ -92,12 +105,25 @@ final class NodeReplication {
     if (adding) {
       // The join below holds the partition's lock: a joiner this node cannot reach (a backup
       // taken out on suspicion, still cut off) would stall its writes for the replica timeout.
+      // The probe gets the suspicion deadline, not the replica timeout: the executor's review
+      // waits for this answer, and while it waits it reads no suspicion anywhere.
       byte[] probe = NodeConnection.request(Wire.SUSPECTS, 0, 0).toBytes(); // takes no lock
-      List<KvReply> answers = links.callAll(backups, probe);
-      for (int i = 0; i < answers.size(); i++) {
-        if (ReplicaLinks.unanswered(answers.get(i))) {
+      List<CompletableFuture<Answer>> probes = links.sendAll(backups, probe);
+      for (int i = 0; i < probes.size(); i++) {
+        Answer answer;
+        try {
+          answer = probes.get(i).get(suspectAfterMillis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException | InterruptedException e) {
+          if (e instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+          }
+          answer = null;
+        }
+        if (answer == null || answer.unanswered()) {
           return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
-              + " cannot reach the joining backup " + backups.get(i) + ": " + answers.get(i));
+              + " cannot reach the joining backup " + backups.get(i) + ": "
+              + (answer == null ? "no answer within " + suspectAfterMillis + " ms"
+                  : answer.reply()));
         }
       }
     }
@@ -353,22 +379,223 @@ final class NodeReplication {
    * hold it; otherwise the UNAVAILABLE answer (some may hold it, so its outcome is unknown and
    * the backups are levelled before the next request).
    */
-  KvReply replicateToBackups(NodePartition part, byte[] key, byte[] value) {
+  KvReply replicateToBackups(NodePartition part, byte[] key, byte[] value) throws IOException {
     KvReply waiting = awaitingRemoval(part);
     if (waiting != null) {
       return waiting;
     }
-    byte[] request = NodeConnection.request(Wire.REPLICATE, part.id, part.epoch)
+    long epoch = part.epoch;
+    List<String> backups = part.backups;
+    byte[] request = NodeConnection.request(Wire.REPLICATE, part.id, epoch)
         .i64(part.seq + 1).bytes(key).bytes(value).toBytes();
-    List<KvReply> answers = links.callAll(part.backups, request);
-    noteAnswers(part, part.epoch, part.backups, answers);
-    String failure = firstFailure(part.backups, answers);
-    if (failure == null) {
+    Waited waited = await(part, epoch, backups, request);
+    String failure;
+    if (waited.offer() == null) {
+      noteAnswers(part, epoch, backups, waited.answers());
+      failure = firstFailure(backups, waited.answers());
+      if (failure == null) {
+        return null;
+      }
+    } else if (heldByAll(backups, waited.answers(), waited.offer().backups())
+        && adopt(part, waited.offer())) {
+      // The coordinator committed a configuration at a newer epoch whose backups all hold this
+      // write (each answered it at this epoch, before adopt() moved it to the new one, after
+      // which it refuses this epoch); this node now leads exactly them at that
+      // epoch, and logs and applies the write before answering. So every replica of the
+      // committed list holds it: the guarantee an acknowledgement gives. The silent backups
+      // are out of that list, and never a survivor of a later reconfiguration while a replica
+      // of this epoch can be reached (docs/kvstore.md, "Waiting on a suspect").
       return null;
+    } else {
+      failure = "the partition is being reconfigured at epoch " + waited.offer().epoch()
+          + " with backups " + waited.offer().backups() + ", not all of which hold it";
     }
     part.synced = false;
     return KvReply.of(Status.UNAVAILABLE, part.epoch, "write to partition " + part.id + " on "
         + id + " not acknowledged (it may still take effect): " + failure);
+  }
+
+  /** Whether every one of {@code kept} is among {@code backups} and answered OK. */
+  private static boolean heldByAll(List<String> backups, List<Answer> answers,
+      List<String> kept) {
+    for (String backup : kept) {
+      int i = backups.indexOf(backup);
+      if (i < 0 || answers.get(i) == null || !answers.get(i).reply().isOk()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Primary: the answers of {@code backups} to {@code request} at {@code epoch}, waited for in
+   * two stages. Up to the suspicion deadline, as a plain wait. Then the backups still silent are
+   * named suspects (the coordinator reads them with SUSPECTS and may commit a configuration
+   * without them), and the wait goes on until every backup answered or timed out (the replica
+   * timeout), or until the executor offers a configuration at a newer epoch ({@link #shrink}).
+   * Nothing fails at the suspicion deadline: a suspicion alone never decides anything.
+   *
+   * @return every answer and no offer; or, when an offer came first, the offer and the answers
+   *     so far (null for a backup still silent)
+   */
+  private Waited await(NodePartition part, long epoch, List<String> backups, byte[] request) {
+    List<CompletableFuture<Answer>> calls = links.sendAll(backups, request);
+    CompletableFuture<Void> all = CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new));
+    try {
+      all.get(suspectAfterMillis, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      noteSilent(part, epoch, backups, calls);
+      while (true) {
+        CompletableFuture<Void> woken = part.offers.get(); // first: see NodePartition#offers
+        NodePartition.Shrink offer = part.shrink.get();
+        if (offer != null && offer.epoch() > epoch) {
+          List<Answer> sofar = new ArrayList<>(calls.size());
+          calls.forEach(c -> sofar.add(c.getNow(null)));
+          return new Waited(sofar, offer);
+        }
+        CompletableFuture.anyOf(all, woken).join(); // every call ends within its timeout
+        if (all.isDone()) {
+          break;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the node is closing: the calls end by their timeout
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("a replica call never fails, it answers", e);
+    }
+    List<Answer> answers = new ArrayList<>(calls.size());
+    calls.forEach(c -> answers.add(c.join()));
+    return new Waited(answers, null);
+  }
+
+  /** The answers {@link #await} waited for, and the offer that ended the wait, if one did. */
+  private record Waited(List<Answer> answers, NodePartition.Shrink offer) {}
+
+  /**
+   * Primary, past the suspicion deadline: names the backups that have not answered as suspects
+   * of the configuration at {@code epoch} (their call has not ended, or ended without an
+   * answer: a refused or broken connection), without the fail-fast a timeout brings (their
+   * answer or their timeout decides that, in {@link #noteAnswers}). All of them at once: a
+   * configuration that kept one of them would wait on it again.
+   */
+  private void noteSilent(NodePartition part, long epoch, List<String> addresses,
+      List<CompletableFuture<Answer>> calls) {
+    synchronized (part) {
+      if (part.state != PartitionState.OWNED || part.epoch != epoch) {
+        return;
+      }
+      List<String> suspects = new ArrayList<>(part.suspects);
+      for (int i = 0; i < calls.size(); i++) {
+        String backup = addresses.get(i);
+        Answer answer = calls.get(i).getNow(null);
+        if ((answer == null || answer.unanswered()) && part.backups.contains(backup)
+            && !suspects.contains(backup)) {
+          suspects.add(backup);
+        }
+      }
+      part.suspects = List.copyOf(suspects);
+    }
+  }
+
+  /**
+   * CONFIGURE primary, shrinking: the executor offers this primary, after the coordinator
+   * committed it, the configuration at {@code epoch} with exactly {@code backups}, a subset of
+   * its current backups ({@link #adopt} moves them to {@code epoch}). The offer is published
+   * before the lock is taken, since a write waiting on a silent backup holds it: that write
+   * adopts the configuration itself if every kept backup holds it ({@link
+   * #replicateToBackups}), and reads and levellings waiting on the silent backup give up with
+   * MOVING, which the client retries. Then, under the lock, the configuration is adopted if the
+   * write did not already. Requests arriving meanwhile are answered MOVING ({@link
+   * #reconfiguring}).
+   */
+  private KvReply shrink(NodePartition part, long epoch, List<String> backups)
+      throws IOException {
+    NodePartition.Shrink offer = new NodePartition.Shrink(epoch, List.copyOf(backups));
+    part.shrink.set(offer);
+    part.offers.getAndSet(new CompletableFuture<>()).complete(null); // after the offer
+    try {
+      long seq;
+      synchronized (part) {
+        boolean adopted = part.state == PartitionState.OWNED && part.epoch == epoch
+            && part.backups.equals(offer.backups()); // by the waiting write, or sent again
+        if (!adopted && !adopt(part, offer)) {
+          return part.refused(id, "CONFIGURE shrinking to " + backups + " at epoch " + epoch
+              + " (only a primary at an older epoch keeps some of its own backups)");
+        }
+        seq = log.lastAppended();
+      }
+      log.awaitDurable(seq);
+      return KvReply.ok(epoch, null);
+    } finally {
+      part.shrink.compareAndSet(offer, null);
+    }
+  }
+
+  /**
+   * Primary, under the partition's lock: takes {@code offer} as its configuration if it can:
+   * OWNED at an older epoch, no pre-copy running, the offered backups among its own, and each
+   * of them moved to the offer's epoch by this node first (so the old configuration can
+   * acknowledge nothing more). The check comes before the move, under the lock: a replica that
+   * is not a backup of this configuration (one with an old copy, taken out earlier) is never
+   * moved to the new epoch, where a later reconfiguration would take it for a whole copy. The
+   * backups are levelled before the next request is served.
+   */
+  private boolean adopt(NodePartition part, NodePartition.Shrink offer) throws IOException {
+    synchronized (part) {
+      if (part.state != PartitionState.OWNED || part.tracking != null
+          || offer.epoch() <= part.epoch || !part.backups.containsAll(offer.backups())) {
+        return false;
+      }
+      if (!offer.backups().isEmpty() && !moveAll(offer.backups(), part.id, offer.epoch())) {
+        return false; // some may have moved: the executor reconfigures the general way
+      }
+      part.epoch = offer.epoch();
+      part.moveEpoch = 0;
+      part.backups = offer.backups();
+      part.suspects = List.of();
+      part.suspectTimedOut = false;
+      part.synced = false;
+      log.append(stateRecord(part));
+      log.append(replicaRecord(part));
+      return true;
+    }
+  }
+
+  /**
+   * Moves {@code backups} to be backups at {@code epoch}, waiting for them no longer than the
+   * suspicion deadline (the lock is held, and the executor waits): true if every one answered
+   * OK within it. A move still under way when this gives up may take effect later; the general
+   * reconfiguration the executor then runs takes that into account (survivors come from the
+   * latest epoch).
+   */
+  private boolean moveAll(List<String> backups, int partition, long epoch) {
+    byte[] move = NodeConnection.request(Wire.CONFIGURE, partition, epoch).i8(ROLE_BACKUP)
+        .toBytes();
+    List<CompletableFuture<Answer>> calls = links.sendAll(backups, move);
+    try {
+      CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+          .get(suspectAfterMillis, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+    return calls.stream().allMatch(c -> c.join().reply().isOk());
+  }
+
+  /**
+   * Primary, under the partition's lock: MOVING while a configuration at a newer epoch is being
+   * offered (the request would run at the old epoch, whose remaining backups have moved on), so
+   * that the client retries once it is adopted; else null.
+   */
+  KvReply reconfiguring(NodePartition part) {
+    NodePartition.Shrink offer = part.shrink.get();
+    if (offer == null || offer.epoch() <= part.epoch || part.state != PartitionState.OWNED) {
+      return null;
+    }
+    return KvReply.of(Status.MOVING, offer.epoch(), "partition " + part.id + " on " + id
+        + " is being reconfigured at epoch " + offer.epoch());
   }
 
   /**
@@ -390,7 +617,14 @@ final class NodeReplication {
       }
     }
     byte[] request = NodeConnection.request(Wire.CONFIRM, partition, epoch).toBytes();
-    List<KvReply> confirmed = links.callAll(backups, request);
+    Waited waited = await(part, epoch, backups, request);
+    if (waited.offer() != null) {
+      // not served, and it had no effect: the client asks again at the new epoch
+      return KvReply.of(Status.MOVING, waited.offer().epoch(), what + " of partition "
+          + partition + " on " + id + " not served: reconfigured at epoch "
+          + waited.offer().epoch() + " while a backup was silent");
+    }
+    List<Answer> confirmed = waited.answers();
     noteAnswers(part, epoch, backups, confirmed);
     String failure = firstFailure(backups, confirmed);
     return failure == null ? null : KvReply.of(Status.UNAVAILABLE, epoch, what + " of partition "
@@ -412,8 +646,13 @@ final class NodeReplication {
       return waiting;
     }
     List<String> backups = part.backups;
-    List<KvReply> answers = links.callAll(backups,
+    Waited waited = await(part, part.epoch, backups,
         NodeConnection.request(Wire.CONFIRM, part.id, part.epoch).toBytes());
+    if (waited.offer() != null) {
+      return KvReply.of(Status.MOVING, waited.offer().epoch(), "partition " + part.id + " on "
+          + id + " is being reconfigured at epoch " + waited.offer().epoch());
+    }
+    List<Answer> answers = waited.answers();
     noteAnswers(part, part.epoch, backups, answers);
     String failure = firstFailure(backups, answers);
     if (failure != null) {
@@ -425,7 +664,7 @@ final class NodeReplication {
     byte[] key = part.lastKey;
     byte[] value = part.lastValue;
     for (int i = 0; i < seqs.length; i++) {
-      Wire.Reader r = new Wire.Reader(answers.get(i).value());
+      Wire.Reader r = new Wire.Reader(answers.get(i).reply().value());
       seqs[i] = r.i64();
       byte[] k = r.bytes();
       byte[] v = r.bytes();
@@ -476,7 +715,7 @@ final class NodeReplication {
    * from then on (see {@link #awaitingRemoval}).
    */
   private void noteAnswers(NodePartition part, long epoch, List<String> addresses,
-      List<KvReply> answers) {
+      List<Answer> answers) {
     synchronized (part) {
       if (part.state != PartitionState.OWNED || part.epoch != epoch) {
         return; // reconfigured meanwhile: that configuration starts with no suspicion
@@ -485,9 +724,9 @@ final class NodeReplication {
       for (int i = 0; i < answers.size(); i++) {
         String backup = addresses.get(i);
         suspects.remove(backup);
-        if (ReplicaLinks.unanswered(answers.get(i)) && part.backups.contains(backup)) {
+        if (answers.get(i).unanswered() && part.backups.contains(backup)) {
           suspects.add(backup);
-          part.suspectTimedOut |= ReplicaLinks.timedOut(answers.get(i));
+          part.suspectTimedOut |= answers.get(i).timedOut();
         }
       }
       part.suspects = List.copyOf(suspects);
@@ -548,10 +787,10 @@ final class NodeReplication {
         + part.suspects);
   }
 
-  private static String firstFailure(List<String> addresses, List<KvReply> answers) {
+  private static String firstFailure(List<String> addresses, List<Answer> answers) {
     for (int i = 0; i < answers.size(); i++) {
-      if (!answers.get(i).isOk()) {
-        return addresses.get(i) + ": " + answers.get(i);
+      if (!answers.get(i).reply().isOk()) {
+        return addresses.get(i) + ": " + answers.get(i).reply();
       }
     }
     return null;

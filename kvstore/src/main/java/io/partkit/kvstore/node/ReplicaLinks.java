@@ -19,13 +19,40 @@ import java.util.concurrent.Executors;
  * one request sent to all of a partition's backups at once, so a write waits for the slowest
  * backup rather than for the sum of them.
  *
- * <p>A failed call never throws: it becomes an {@link Status#UNAVAILABLE} answer naming the
- * replica, because the caller's decision (acknowledge or not) needs every answer anyway.
+ * <p>A failed call never throws: it becomes an {@link Answer} whose {@link Heard} says that the
+ * replica did not answer (and whether it timed out), with an {@link Status#UNAVAILABLE} reply
+ * naming the replica, because the caller's decision (acknowledge or not) needs every answer
+ * anyway. Callers decide on {@link Heard}, never on the reply's wording.
  */
 final class ReplicaLinks implements AutoCloseable {
 
-  private static final String UNANSWERED = "replica ";
-  private static final String IN_TIME = " in time (";
+  /** Whether a replica answered a call, and if not, how the call ended. */
+  enum Heard {
+    /** The replica's own answer, whatever it says (a refusal too). */
+    ANSWERED,
+    /** No answer: the connection was refused or broke. */
+    NO_ANSWER,
+    /** No answer within the timeout, on the request or on a new connection's handshake. */
+    TIMED_OUT
+  }
+
+  /**
+   * One replica's answer to one call.
+   *
+   * @param reply the replica's reply, or an UNAVAILABLE reply naming it when it did not answer
+   * @param heard whether it answered
+   */
+  record Answer(KvReply reply, Heard heard) {
+    /** The replica did not answer (a timeout, a refused or broken connection). */
+    boolean unanswered() {
+      return heard != Heard.ANSWERED;
+    }
+
+    boolean timedOut() {
+      return heard == Heard.TIMED_OUT;
+    }
+  }
+
   private final NodeConnectionPool pool;
   /** The read timeout of every call, named in the answer that stands for a timeout. */
   private final long timeoutMillis;
@@ -41,35 +68,45 @@ final class ReplicaLinks implements AutoCloseable {
   }
 
   /** Sends {@code request} to every address; the answers in the order of the addresses. */
-  List<KvReply> callAll(List<String> addresses, byte[] request) {
+  List<Answer> callAll(List<String> addresses, byte[] request) {
     if (addresses.size() == 1) {
       return List.of(call(addresses.get(0), request));
     }
-    List<CompletableFuture<KvReply>> pending = new ArrayList<>(addresses.size());
-    for (String address : addresses) {
-      pending.add(CompletableFuture.supplyAsync(() -> call(address, request), calls));
-    }
-    List<KvReply> answers = new ArrayList<>(addresses.size());
-    for (CompletableFuture<KvReply> f : pending) {
+    List<Answer> answers = new ArrayList<>(addresses.size());
+    for (CompletableFuture<Answer> f : sendAll(addresses, request)) {
       answers.add(f.join()); // call() never throws, and every call has a read timeout
     }
     return answers;
   }
 
-  /** One request to one replica; an I/O failure is an UNAVAILABLE answer. */
-  KvReply call(String address, byte[] request) {
+  /**
+   * Sends {@code request} to every address on this node's call threads; the answers to come, in
+   * the order of the addresses. Each completes (never exceptionally) within the timeout.
+   */
+  List<CompletableFuture<Answer>> sendAll(List<String> addresses, byte[] request) {
+    List<CompletableFuture<Answer>> pending = new ArrayList<>(addresses.size());
+    for (String address : addresses) {
+      pending.add(CompletableFuture.supplyAsync(() -> call(address, request), calls));
+    }
+    return pending;
+  }
+
+  /** One request to one replica; an I/O failure is an unanswered call. */
+  Answer call(String address, byte[] request) {
     NodeConnection connection = null;
     try {
       connection = pool.borrow(address);
       KvReply reply = connection.call(request);
       pool.release(address, connection);
-      return reply;
+      return new Answer(reply, Heard.ANSWERED);
     } catch (IOException | IllegalArgumentException e) {
       if (connection != null) {
         connection.close();
       }
-      return KvReply.of(Status.UNAVAILABLE, 0, UNANSWERED + address + " did not answer"
-          + (timeout(e) ? IN_TIME + timeoutMillis + " ms): " : ": ") + e);
+      boolean timedOut = timeout(e);
+      return new Answer(KvReply.of(Status.UNAVAILABLE, 0, "replica " + address
+          + " did not answer" + (timedOut ? " in time (" + timeoutMillis + " ms): " : ": ") + e),
+          timedOut ? Heard.TIMED_OUT : Heard.NO_ANSWER);
     }
   }
 
@@ -80,20 +117,6 @@ final class ReplicaLinks implements AutoCloseable {
    */
   private static boolean timeout(Exception e) {
     return e instanceof SocketTimeoutException || e.getCause() instanceof SocketTimeoutException;
-  }
-
-  /**
-   * Whether {@code reply} is this class's stand-in for a replica that did not answer (a
-   * timeout, a refused or broken connection), as opposed to the replica's own answer.
-   */
-  static boolean unanswered(KvReply reply) {
-    return reply.status() == Status.UNAVAILABLE && reply.message() != null
-        && reply.message().startsWith(UNANSWERED);
-  }
-
-  /** Whether {@code reply} stands for a replica that did not answer within the timeout. */
-  static boolean timedOut(KvReply reply) {
-    return unanswered(reply) && reply.message().contains(IN_TIME);
   }
 
   /** Runs {@code task} on this node's replica-call threads (interrupted at close). */

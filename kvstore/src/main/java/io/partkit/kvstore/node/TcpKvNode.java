@@ -76,6 +76,12 @@ public final class TcpKvNode implements KvNode {
   public static final int ROLE_BACKUP = 2;
   static final int ROLE_JOIN = 3;
   public static final int ROLE_PRIMARY_ADDING = 4;
+  /**
+   * CONFIGURE role: the primary keeps only the listed backups at a newer epoch, which the
+   * coordinator committed; a write waiting on a silent backup may adopt it (see
+   * NodeReplication#shrink).
+   */
+  public static final int ROLE_PRIMARY_SHRINK = 5;
   static final Duration PEER_TIMEOUT = Duration.ofSeconds(10);
   /**
    * How long a primary waits for a backup's answer. A write holds its partition's lock that
@@ -84,6 +90,12 @@ public final class TcpKvNode implements KvNode {
    * node may be started with another ({@code KvNodeMain --replica-timeout-ms}).
    */
   public static final Duration REPLICA_TIMEOUT = Duration.ofSeconds(5);
+  /**
+   * How long a primary waits for a backup before it names it a suspect to the coordinator
+   * (SUSPECTS), by default; it waits on until the replica timeout or a new configuration. A
+   * node started with a replica timeout of at most twice this suspects after half of it.
+   */
+  public static final Duration SUSPECT_AFTER = Duration.ofSeconds(1);
 
   private final NodeId id;
   private final Path logFile;
@@ -112,11 +124,17 @@ public final class TcpKvNode implements KvNode {
   private final NodeMetrics metrics;
 
   private TcpKvNode(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
-      ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout)
-      throws IOException {
+      ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout,
+      Duration suspectAfter) throws IOException {
     if (replicaTimeout.isNegative() || replicaTimeout.isZero()) {
       throw new IllegalArgumentException("node " + id + ": the replica timeout must be positive,"
           + " not " + replicaTimeout.toMillis() + " ms");
+    }
+    if (suspectAfter.isNegative() || suspectAfter.isZero()
+        || suspectAfter.compareTo(replicaTimeout) >= 0) {
+      throw new IllegalArgumentException("node " + id + ": the suspicion deadline must be"
+          + " positive and shorter than the replica timeout (" + replicaTimeout.toMillis()
+          + " ms), not " + suspectAfter.toMillis() + " ms");
     }
     if (secret == null && !bind.getAddress().isLoopbackAddress()) {
       throw new IllegalArgumentException("node " + id + " would listen on " + bind
@@ -136,7 +154,7 @@ public final class TcpKvNode implements KvNode {
     this.log = openLog(LogReach.fileFor(logFile));
     log.onFailure(this::logFailed);
     splits.attach(log);
-    this.replication = new NodeReplication(id, log, links, secret, keysCopiedIn);
+    this.replication = new NodeReplication(id, log, links, secret, keysCopiedIn, suspectAfter);
     this.migration = new NodeMigration(id, log, copySources, keysCopiedIn, replication);
     this.metrics = registry == null ? NodeMetrics.off(id, parts)
         : NodeMetrics.on(id, registry, parts, NodeMetrics.DEFAULT_HOT_KEY_WINDOW);
@@ -190,8 +208,26 @@ public final class TcpKvNode implements KvNode {
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
       ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout)
       throws IOException {
+    return start(id, dataDir, bind, fault, limits, secret, registry, replicaTimeout,
+        defaultSuspectAfter(replicaTimeout));
+  }
+
+  /** {@link #SUSPECT_AFTER}, or half of {@code replicaTimeout} when that is shorter. */
+  public static Duration defaultSuspectAfter(Duration replicaTimeout) {
+    Duration half = replicaTimeout.dividedBy(2);
+    return half.compareTo(SUSPECT_AFTER) < 0 && !half.isZero() ? half : SUSPECT_AFTER;
+  }
+
+  /**
+   * As above, naming a backup that has not answered within {@code suspectAfter} a suspect
+   * (shorter than {@code replicaTimeout}): the coordinator may then commit a configuration
+   * without it, which ends the wait of the write that was waiting on it.
+   */
+  static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
+      ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout,
+      Duration suspectAfter) throws IOException {
     TcpKvNode node = new TcpKvNode(id, dataDir, bind, fault, limits, secret, registry,
-        replicaTimeout);
+        replicaTimeout, suspectAfter);
     if (fault != UnsafeTestFault.NONE) {
       System.err.println("node " + id + ": UNSAFE TEST FAULT " + fault.cliName()
           + " is on: this node loses data on purpose");
@@ -671,6 +707,9 @@ public final class TcpKvNode implements KvNode {
    */
   private KvReply notServed(NodePartition part, long epoch) throws IOException {
     KvReply no = refusal(part, epoch);
+    if (no == null) {
+      no = replication.reconfiguring(part);
+    }
     return no != null ? no : replication.syncBackups(part);
   }
 

@@ -1,0 +1,194 @@
+package io.partkit.kvstore.node;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.partkit.kvstore.migration.ReplicaAdmin;
+import io.partkit.kvstore.wire.KvNodeClient;
+import io.partkit.kvstore.wire.KvReply.Status;
+import io.partkit.kvstore.wire.KvReply;
+import io.partkit.kvstore.wire.SuspectsReport;
+import io.partkit.kvstore.wire.TcpNodeClient;
+import io.partkit.kvstore.wire.Wire;
+import io.partkit.spi.NodeId;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The suspicion deadline, on real nodes over TCP, with one backup behind a relay the test
+ * pauses (its bytes are held, as for a paused node or a cut): past the deadline the primary
+ * names the silent backup in SUSPECTS and keeps waiting; a write waiting on it completes OK once
+ * the configuration without it (committed by the coordinator; here the executor's step for it,
+ * {@link ReplicaAdmin#shrink}) reaches the primary, and every replica of that configuration holds
+ * it; without a new configuration nothing is acknowledged, and the write fails at the replica
+ * timeout as before.
+ */
+class SuspicionDeadlineTest {
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(60);
+  private static final int P = 3;
+
+  @TempDir Path dir;
+  @RegisterExtension final TestNodes nodes = new TestNodes(() -> dir);
+  private final ReplicaAdmin admin = new ReplicaAdmin(TIMEOUT, TIMEOUT, null);
+
+  private KvNode primary(Duration replicaTimeout, Duration suspectAfter) throws IOException {
+    return TcpKvNode.start(NodeId.of("a"), dir.resolve("a"),
+        new InetSocketAddress("127.0.0.1", 0), UnsafeTestFault.NONE, ConnectionLimits.DEFAULT,
+        null, new SimpleMeterRegistry(), replicaTimeout, suspectAfter);
+  }
+
+  private static TcpNodeClient client(KvNode node) {
+    return (TcpNodeClient) KvNodeClient.connect(node.hostAndPort(), TIMEOUT.multipliedBy(2));
+  }
+
+  private static Map<Integer, List<String>> suspects(KvNode node) throws IOException {
+    try (TcpNodeClient c = client(node)) {
+      KvReply reply = c.admin(Wire.SUSPECTS, 0, 0);
+      assertThat(reply.status()).isEqualTo(Status.OK);
+      return SuspectsReport.of(reply).byPartition();
+    }
+  }
+
+  /** Polls SUSPECTS until it names {@code backup} for P (a condition, with a generous deadline). */
+  private static void awaitSuspected(KvNode node, String backup) throws Exception {
+    long deadline = System.nanoTime() + TIMEOUT.toNanos() / 2;
+    while (!suspects(node).getOrDefault(P, List.of()).contains(backup)) {
+      assertThat(System.nanoTime()).as("the primary names " + backup + " a suspect")
+          .isLessThan(deadline);
+      TimeUnit.MILLISECONDS.sleep(50); // polling a condition
+    }
+  }
+
+  private static byte[] b(String s) {
+    return s.getBytes(UTF_8);
+  }
+
+  @Test
+  void aWriteWaitingOnASilentBackupCompletesOnceTheConfigurationWithoutItArrives()
+      throws Exception {
+    // the replica timeout is far longer than the test: only the new configuration can end the wait
+    KvNode a = primary(Duration.ofSeconds(600), Duration.ofMillis(300));
+    KvNode b = nodes.start("b");
+    KvNode c = nodes.start("c");
+    try (a; PausableRelay toC = new PausableRelay(c.hostAndPort());
+        TcpNodeClient writer = client(a)) {
+      admin.create(P, 1, a.hostAndPort(), List.of(b.hostAndPort(), toC.address()));
+      assertThat(writer.put(P, 1, b("k"), b("v1")).status()).isEqualTo(Status.OK);
+
+      toC.pause();
+      CompletableFuture<KvReply> put = CompletableFuture.supplyAsync(() -> {
+        try {
+          return writer.put(P, 1, b("k"), b("v2"));
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+      awaitSuspected(a, toC.address());
+      assertThat(put).as("a suspicion alone acknowledges nothing").isNotDone();
+
+      // what the executor does once the coordinator committed epoch 2 without c
+      admin.shrink(P, 2, a.hostAndPort(), List.of(b.hostAndPort()));
+      KvReply written = put.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(written.status()).as(written.toString()).isEqualTo(Status.OK);
+      assertThat(c.status(P).epoch()).as("the silent backup was left where it was").isEqualTo(1);
+      assertThat(b.status(P).epoch()).isEqualTo(2);
+      assertThat(suspects(a)).as("a new configuration starts with no suspicion").isEmpty();
+      assertThat(writer.get(P, 2, b("k")).value()).isEqualTo(b("v2"));
+      assertThat(writer.put(P, 2, b("k"), b("v3")).status()).isEqualTo(Status.OK);
+      toC.resume();
+
+      // every replica of the new list holds what was acknowledged: b alone serves it after a
+      // failover to it
+      a.close();
+      admin.failOver(P, 3, b.hostAndPort(), List.of(b.hostAndPort()));
+      try (TcpNodeClient cb = client(b)) {
+        assertThat(cb.get(P, 3, b("k")).value()).isEqualTo(b("v3"));
+      }
+    }
+  }
+
+  @Test
+  void withoutANewConfigurationAWriteWaitingOnASilentBackupFailsAtTheReplicaTimeout()
+      throws Exception {
+    Duration replicaTimeout = Duration.ofSeconds(3);
+    KvNode a = primary(replicaTimeout, Duration.ofMillis(200));
+    KvNode b = nodes.start("b");
+    KvNode c = nodes.start("c");
+    try (a; PausableRelay toC = new PausableRelay(c.hostAndPort());
+        TcpNodeClient writer = client(a)) {
+      admin.create(P, 1, a.hostAndPort(), List.of(b.hostAndPort(), toC.address()));
+      assertThat(writer.put(P, 1, b("k"), b("v1")).status()).isEqualTo(Status.OK);
+
+      toC.pause();
+      KvReply put = writer.put(P, 1, b("k"), b("v2"));
+      assertThat(put.status()).as("not acknowledged on suspicion").isEqualTo(Status.UNAVAILABLE);
+      assertThat(put.message()).as("it waited out the replica timeout, past the suspicion")
+          .contains(toC.address() + " did not answer in time (" + replicaTimeout.toMillis()
+              + " ms)");
+      assertThat(suspects(a)).isEqualTo(Map.of(P, List.of(toC.address())));
+
+      // healed: the probes find c again and the partition serves at its epoch
+      toC.resume();
+      long deadline = System.nanoTime() + TIMEOUT.toNanos();
+      KvReply next = writer.put(P, 1, b("k"), b("v3"));
+      while (next.status() != Status.OK) {
+        assertThat(System.nanoTime()).as("served again after the heal: " + next)
+            .isLessThan(deadline);
+        TimeUnit.MILLISECONDS.sleep(100); // polling a condition
+        next = writer.put(P, 1, b("k"), b("v3"));
+      }
+      assertThat(writer.get(P, 1, b("k")).value()).isEqualTo(b("v3"));
+    }
+  }
+
+  @Test
+  void bothSilentBackupsAreNamedAtOnceAndAConfigurationWithoutBothCompletesTheWrite()
+      throws Exception {
+    KvNode a = primary(Duration.ofSeconds(600), Duration.ofMillis(300));
+    KvNode b = nodes.start("b");
+    KvNode c = nodes.start("c");
+    try (a; PausableRelay toB = new PausableRelay(b.hostAndPort());
+        PausableRelay toC = new PausableRelay(c.hostAndPort());
+        TcpNodeClient writer = client(a)) {
+      admin.create(P, 1, a.hostAndPort(), List.of(toB.address(), toC.address()));
+      assertThat(writer.put(P, 1, b("k"), b("v1")).status()).isEqualTo(Status.OK);
+      toB.pause();
+      toC.pause();
+      CompletableFuture<KvReply> put = CompletableFuture.supplyAsync(() -> {
+        try {
+          return writer.put(P, 1, b("k"), b("v2"));
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+      awaitSuspected(a, toC.address());
+      assertThat(suspects(a)).as("one report names every silent backup")
+          .isEqualTo(Map.of(P, List.of(toB.address(), toC.address())));
+      assertThat(put).isNotDone();
+
+      admin.shrink(P, 2, a.hostAndPort(), List.of()); // the primary alone at epoch 2
+      KvReply written = put.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(written.status()).as(written.toString()).isEqualTo(Status.OK);
+      assertThat(writer.get(P, 2, b("k")).value()).isEqualTo(b("v2"));
+    }
+  }
+
+  @Test
+  void aSuspicionDeadlineNotShorterThanTheReplicaTimeoutIsRefused() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> primary(Duration.ofSeconds(1), Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("shorter than the replica timeout (1000 ms), not 1000 ms");
+  }
+}

@@ -8,6 +8,7 @@ import io.partkit.harness.runtime.NodeRuntime;
 import io.partkit.harness.runtime.Runtimes;
 import io.partkit.harness.system.Client;
 import io.partkit.harness.system.Operation;
+import io.partkit.harness.system.OptionValues;
 import io.partkit.harness.system.Outcome;
 import io.partkit.harness.system.SystemContext;
 import io.partkit.kvstore.PartitionState;
@@ -50,19 +51,20 @@ class KvBackupCutNetnsTest {
 
   @Test
   void writesResumeBySuspicionAndCommitLongBeforeTheReplicaTimeout() throws Exception {
-    // 20 minutes: longer than every wait below together, so no request fails by this timeout
-    cutAndHeal(Map.of("replicas", "3", "partitions", "4", "replica-timeout-ms", "1200000",
+    // 10 minutes (the option's most): longer than every wait below together, so no request
+    // fails by this timeout
+    cutAndHeal(Map.of("replicas", "3", "partitions", "4", "replica-timeout-ms", "600000",
         "suspect-after-ms", "500"));
   }
 
   private static void cutAndHeal(Map<String, String> options) throws Exception {
     NetnsPrerequisite.require();
+    OptionValues checked = new KvProvider().options().check(options, 3);
     Path dir = Path.of("target", "kv-backup-cut-" + System.nanoTime()).toAbsolutePath();
     try (NodeRuntime runtime = Runtimes.netns(dir)) {
       KvSystem kv = new KvSystem();
       try {
-        kv.start(new SystemContext(runtime, dir, 3, 25L,
-            new KvProvider().options().check(options, 3)));
+        kv.start(new SystemContext(runtime, dir, 3, 25L, checked));
         PartitionAssignment table = kv.table();
         List<NodeId> row = table.replicas(PARTITION);
         String primary = row.get(0).value();

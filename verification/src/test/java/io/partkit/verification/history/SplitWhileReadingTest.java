@@ -64,7 +64,7 @@ class SplitWhileReadingTest {
     History read() throws HistoryParseException;
   }
 
-  private static String outcome(Read r) {
+  static String outcome(Read r) {
     try {
       StringBuilder sb = new StringBuilder();
       for (Op op : r.read().ops()) {
@@ -76,7 +76,7 @@ class SplitWhileReadingTest {
     }
   }
 
-  private static String history(Random r) {
+  static String history(Random r) {
     StringBuilder sb = new StringBuilder();
     int n = 1 + r.nextInt(40);
     boolean[] open = new boolean[4];

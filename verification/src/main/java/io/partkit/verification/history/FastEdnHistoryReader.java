@@ -73,6 +73,9 @@ final class FastEdnHistoryReader {
      * on by itself.
      */
     boolean takeOver(List<Op> ops, int line) throws HistoryParseException;
+
+    /** The rest will not be asked to take over: it may stop reading. */
+    void notNeeded();
   }
 
   /**
@@ -116,14 +119,18 @@ final class FastEdnHistoryReader {
         if (!handOn) {
           throw new IllegalStateException("the general reader was needed for the file's start");
         }
+        if (rest != null) {
+          rest.notNeeded(); // the general reader reads the whole file
+        }
         return EdnHistoryReader.read(source, general(p, 0, in), ops);
       }
     }
     Fields f = new Fields();
     long base = 0; // the stream offset of p.buf[0]
     long lastEnd = -1; // the stream offset where the last form read ends
-    if (close >= 0) {
-      rest = null; // inside a collection no line start is a form's
+    if (close >= 0 && rest != null) {
+      rest.notNeeded(); // inside a collection no line start is a form's
+      rest = null;
     }
     while (true) {
       int mark = p.pos;
@@ -165,6 +172,9 @@ final class FastEdnHistoryReader {
       } catch (EdnBytes.Surprise e) {
         if (!handOn) {
           throw new IllegalStateException("the general reader was needed at line " + markLine);
+        }
+        if (rest != null) {
+          rest.notNeeded(); // the general reader reads on from here
         }
         return EdnHistoryReader.readFrom(
             source, general(p, mark, in), ops, close, openLine, markLine, leading);

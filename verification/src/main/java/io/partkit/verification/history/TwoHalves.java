@@ -201,6 +201,11 @@ final class TwoHalves {
     }
 
     @Override
+    public void notNeeded() {
+      cancelled = true;
+    }
+
+    @Override
     public long at() {
       return at;
     }

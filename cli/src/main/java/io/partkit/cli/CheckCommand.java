@@ -136,6 +136,7 @@ final class CheckCommand implements Callable<Integer> {
   private Integer checkAll() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    Timeline.mark("the command line parsed (picocli)");
     if (bench) {
       if (!Files.isDirectory(paths.get(0))) {
         err.println("partkit check: no such directory: " + paths.get(0));
@@ -299,6 +300,7 @@ final class CheckCommand implements Callable<Integer> {
     Model<?> m;
     try {
       history = source.read(file, independentMode);
+      Timeline.mark("read (and split by [k v]): " + history.ops().size() + " events");
       // the split keeps each operation's :index, so repeated ones are still found after it
       String duplicate = duplicateIndex(history);
       if (duplicate != null) {
@@ -311,6 +313,7 @@ final class CheckCommand implements Callable<Integer> {
             single, start, out, err);
       }
       m = ModelChoice.choose(model, init, history, strictNil ? NilReads.STRICT : NilReads.KNOSSOS);
+      Timeline.mark("duplicate indexes looked for, model chosen");
     } catch (HistoryParseException e) {
       return bad(file, e.getMessage(), single, start, out, err);
     } catch (IllegalArgumentException e) {
@@ -319,6 +322,8 @@ final class CheckCommand implements Callable<Integer> {
     Analysis a;
     try {
       a = Linearizability.check(m, history, options);
+      Timeline.mark(String.format(Locale.ROOT, "checked (verdict %.0f ms, evidence %.0f ms)",
+          a.verdictNanos() / 1e6, a.evidenceNanos() / 1e6));
     } catch (InvalidHistoryException e) {
       return bad(
           file,
@@ -331,6 +336,8 @@ final class CheckCommand implements Callable<Integer> {
     long ms = (System.nanoTime() - start) / 1_000_000;
     if (single) {
       out.print(AnalysisText.render(m, history, a));
+      out.flush();
+      Timeline.mark("result printed");
       if (html != null) {
         try {
           Files.writeString(html, HtmlReport.render(m, history, a));

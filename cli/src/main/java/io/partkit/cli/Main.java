@@ -26,6 +26,7 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    Timeline.mark("main");
     System.exit(run(args));
   }
 

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.UsageMessageSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -42,15 +43,21 @@ final class VerifyCommand implements Callable<Integer> {
   /**
    * picocli's spec, given when the command line is built: the help's footer gets the systems on
    * the class path, with their nodes, capabilities and options (a system in a jar of your own
-   * shows up there as partkit's own do).
+   * shows up there as partkit's own do). Described only when the help is drawn: the command line
+   * is built for every command, and describing loads and creates every system (etcd's makes an
+   * HTTP client with TLS, Hazelcast's and Ignite's load their classes), which took about a second
+   * of {@code partkit check}'s start.
    */
   @Spec
   void spec(CommandSpec spec) {
     this.spec = spec;
-    List<String> footer = new ArrayList<>(List.of("", "Systems on the class path "
-        + "(partkit systems lists them too):"));
-    footer.addAll(SystemsCommand.describe(Systems.load()));
-    spec.usageMessage().footer(footer.toArray(String[]::new));
+    spec.usageMessage().sectionMap().put(UsageMessageSpec.SECTION_KEY_FOOTER, help -> {
+      List<String> footer = new ArrayList<>(List.of("", "Systems on the class path "
+          + "(partkit systems lists them too):"));
+      footer.addAll(SystemsCommand.describe(Systems.load()));
+      spec.usageMessage().footer(footer.toArray(String[]::new));
+      return help.footer();
+    });
   }
 
   @Option(names = "--system", required = true,

@@ -55,6 +55,36 @@ final class FastEdnHistoryReader {
    */
   static boolean read(String source, byte[] head, int headLength, InputStream in, List<Op> ops,
       int buffer, boolean handOn) throws HistoryParseException {
+    return read(source, head, headLength, in, ops, buffer, handOn, null);
+  }
+
+  /**
+   * The part of the file from a line start on, read by another thread ({@link TwoHalves}): at the
+   * first form at or past {@link #at()}, the reading stops and asks it to take over.
+   */
+  interface Rest {
+    /** The byte offset (in the stream given to read, after any byte-order mark). */
+    long at();
+
+    /**
+     * Appends the rest's operations to {@code ops} and returns true, or returns false (nothing
+     * appended) when the rest was not read exactly as this reader would have read it: its first
+     * form is not at line {@code line}, or it met a form it does not read. The reading then goes
+     * on by itself.
+     */
+    boolean takeOver(List<Op> ops, int line) throws HistoryParseException;
+
+    /** The rest will not be asked to take over: it may stop reading. */
+    void notNeeded();
+  }
+
+  /**
+   * As above; with {@code rest}, a file of one operation per line (not a collection) stops at
+   * the first form at or past {@code rest.at()}, if no form straddles that offset, and the rest
+   * takes over from there.
+   */
+  static boolean read(String source, byte[] head, int headLength, InputStream in, List<Op> ops,
+      int buffer, boolean handOn, Rest rest) throws HistoryParseException {
     EdnBytes p = new EdnBytes();
     p.buf = Arrays.copyOf(head, Math.max(buffer, headLength));
     p.lim = headLength;
@@ -89,10 +119,19 @@ final class FastEdnHistoryReader {
         if (!handOn) {
           throw new IllegalStateException("the general reader was needed for the file's start");
         }
+        if (rest != null) {
+          rest.notNeeded(); // the general reader reads the whole file
+        }
         return EdnHistoryReader.read(source, general(p, 0, in), ops);
       }
     }
     Fields f = new Fields();
+    long base = 0; // the stream offset of p.buf[0]
+    long lastEnd = -1; // the stream offset where the last form read ends
+    if (close >= 0 && rest != null) {
+      rest.notNeeded(); // inside a collection no line start is a form's
+      rest = null;
+    }
     while (true) {
       int mark = p.pos;
       int markLine = p.line;
@@ -111,18 +150,31 @@ final class FastEdnHistoryReader {
           }
           return true;
         }
+        if (rest != null && lastEnd >= 0 && base + p.pos >= rest.at()) {
+          // only blanks and comments between the last form and this one: if the offset is
+          // among them, the rest was read from a point between two forms
+          Rest r = rest;
+          rest = null;
+          if (lastEnd <= r.at() && r.takeOver(ops, p.line)) {
+            return false;
+          }
+        }
         ops.add(op(p, f, ops.size(), source));
+        lastEnd = base + p.pos;
       } catch (EdnBytes.NeedMore e) {
         p.pos = mark;
         p.line = markLine;
         try {
-          refill(p, in);
+          base += refill(p, in);
         } catch (IOException x) {
           throw new HistoryParseException(source, markLine, "cannot read: " + x.getMessage(), x);
         }
       } catch (EdnBytes.Surprise e) {
         if (!handOn) {
           throw new IllegalStateException("the general reader was needed at line " + markLine);
+        }
+        if (rest != null) {
+          rest.notNeeded(); // the general reader reads on from here
         }
         return EdnHistoryReader.readFrom(
             source, general(p, mark, in), ops, close, openLine, markLine, leading);
@@ -290,7 +342,7 @@ final class FastEdnHistoryReader {
    * Keeps the bytes from pos on (a form cut by the buffer's end), reads more after them; a form
    * longer than half the buffer doubles it.
    */
-  private static void refill(EdnBytes p, InputStream in) throws IOException {
+  private static int refill(EdnBytes p, InputStream in) throws IOException {
     // the byte before pos tells whether a '\n' at pos ends a "\r\n" already counted: kept too
     int from = p.pos > 0 ? p.pos - 1 : 0;
     int keep = p.lim - from;
@@ -300,6 +352,48 @@ final class FastEdnHistoryReader {
     p.pos -= from;
     p.lim = keep;
     fill(p, in);
+    return from;
+  }
+
+  /**
+   * Reads the operations of {@code in}, the part of a file of one operation per line from a
+   * line start on ({@link TwoHalves}), as {@link #read} would read them there: lines counted from
+   * {@code line}. Gives up (returns false) at the first form it would hand to the general reader,
+   * and at an operation without {@code :index}, whose index would be its position in the whole
+   * file; also when {@code cancelled} (checked per operation).
+   */
+  static boolean readRest(String source, InputStream in, int line, List<Op> ops, int buffer,
+      java.util.function.BooleanSupplier cancelled) throws IOException {
+    EdnBytes p = new EdnBytes();
+    p.buf = new byte[buffer];
+    p.line = line;
+    fill(p, in);
+    Fields f = new Fields();
+    while (!cancelled.getAsBoolean()) {
+      int mark = p.pos;
+      int markLine = p.line;
+      try {
+        int c = p.skipBlank();
+        if (c == -1) {
+          return true;
+        }
+        if (c != '{' && c != '#') {
+          return false; // a list or vector made an op takes its position as index
+        }
+        Op op = op(p, f, ops.size(), source);
+        if ((f.unboxed & (1 << Fields.INDEX)) == 0 && !(f.values[Fields.INDEX] instanceof Long)) {
+          return false;
+        }
+        ops.add(op);
+      } catch (EdnBytes.NeedMore e) {
+        p.pos = mark;
+        p.line = markLine;
+        refill(p, in);
+      } catch (EdnBytes.Surprise e) {
+        return false;
+      }
+    }
+    return false;
   }
 
   /**

@@ -48,7 +48,8 @@ public final class Histories {
    */
   public static History read(Path file, Independent.Mode mode) throws HistoryParseException {
     try (InputStream in = Files.newInputStream(file)) {
-      return read(file.toString(), in, FastEdnHistoryReader.BUFFER, mode);
+      return read(file.toString(), in, FastEdnHistoryReader.BUFFER, mode,
+          TwoHalves.worthIt(Files.size(file)) ? file : null, -1);
     } catch (IOException e) {
       throw new HistoryParseException(file.toString(), 0, "cannot read the file: " + e, e);
     }
@@ -79,6 +80,16 @@ public final class Histories {
   /** As above, split by key while reading unless {@code mode} is null (read(Path, Mode)). */
   static History read(String source, InputStream in, int buffer, Independent.Mode mode)
       throws HistoryParseException {
+    return read(source, in, buffer, mode, null, -1);
+  }
+
+  /**
+   * As above; {@code in} reads {@code file} if that is not null, which is then read by
+   * {@link TwoHalves} if it is EDN without a byte-order mark, split at {@code splitAt} (-1: the
+   * middle; tests give others).
+   */
+  static History read(String source, InputStream in, int buffer, Independent.Mode mode,
+      Path file, long splitAt) throws HistoryParseException {
     // enough bytes for PROBE characters of any UTF-8 text
     byte[] head = new byte[4 * PROBE];
     int n = 0;
@@ -111,7 +122,9 @@ public final class Histories {
     boolean collection = false;
     switch (format) {
       case EDN:
-        collection = FastEdnHistoryReader.read(source, head, given, rest, ops, buffer);
+        collection = file != null && bom == 0
+            ? TwoHalves.read(source, file, head, given, rest, ops, buffer, splitAt)
+            : FastEdnHistoryReader.read(source, head, given, rest, ops, buffer);
         break;
       case JSON_LINES:
         JsonLinesReader.read(source, head, given, rest, ops, buffer);

@@ -35,12 +35,35 @@ final class SplitWhileReading extends AbstractList<Op> {
   private boolean independent; // AUTO: the rule holds so far
   private boolean anyInvocation;
   private HistoryParseException error;
+  private int errorAt = -1;
+
+  /**
+   * A continuation ({@link #continuation()}): the part of a history after another part, read by
+   * another thread. A completion whose process this part has not invoked or completed yet may
+   * complete an invocation of the part before it: it is kept as read and split when the parts
+   * are joined ({@link #append}).
+   */
+  private final boolean continuation;
+  private final java.util.Set<Object> touched;
+  private int[] unresolved = new int[0];
+  private int unresolvedCount;
 
   SplitWhileReading(String source, Independent.Mode mode) {
+    this(source, mode, false);
+  }
+
+  private SplitWhileReading(String source, Independent.Mode mode, boolean continuation) {
     this.source = source;
     this.mode = mode;
     this.independent = mode == Independent.Mode.AUTO;
     this.splitting = mode != Independent.Mode.NO;
+    this.continuation = continuation;
+    this.touched = continuation ? new java.util.HashSet<>() : null;
+  }
+
+  /** An empty list for the part of the history after this one's, to be {@link #append}ed. */
+  SplitWhileReading continuation() {
+    return new SplitWhileReading(source, mode, true);
   }
 
   @Override
@@ -75,6 +98,7 @@ final class SplitWhileReading extends AbstractList<Op> {
       ops.add(split(op, i));
     } catch (HistoryParseException e) {
       error = e; // thrown at the end, if the history is split at all
+      errorAt = i;
       splitting = false;
       ops.add(op);
     }
@@ -89,13 +113,26 @@ final class SplitWhileReading extends AbstractList<Op> {
       }
       List<?> kv = (List<?>) op.value();
       openKey.put(op.process(), kv.get(0));
+      if (continuation) {
+        touched.add(op.process());
+      }
       how[i] = INVOCATION;
       return Independent.with(op, kv.get(0), kv.get(1));
     }
     if (!openKey.containsKey(op.process())) {
+      if (continuation && touched.add(op.process())) {
+        if (unresolvedCount == unresolved.length) {
+          unresolved = Arrays.copyOf(unresolved, Math.max(16, unresolvedCount * 2));
+        }
+        unresolved[unresolvedCount++] = i; // its invocation may be in the part before
+      }
       return op; // a completion without invocation: validation reports it with its line
     }
-    Object k = openKey.remove(op.process());
+    return completion(op, i, openKey.remove(op.process()));
+  }
+
+  /** A completion of an invocation of key {@code k}, as Independent.split splits it. */
+  private Op completion(Op op, int i, Object k) throws HistoryParseException {
     Object v = op.value();
     if (v instanceof List && ((List<?>) v).size() == 2
         && java.util.Objects.equals(((List<?>) v).get(0), k)) {
@@ -128,6 +165,57 @@ final class SplitWhileReading extends AbstractList<Op> {
       }
       how[i] = AS_READ;
     }
+  }
+
+  /**
+   * Appends the operations of {@code next}, a {@link #continuation()} read from where this part
+   * ends: the result is as if this list had been given them one by one. The rule of
+   * {@link Independent.Mode#AUTO} holds iff it holds in both parts; a completion in {@code next}
+   * that this part's open invocation explains is split with its key now; the first split error
+   * by position is the one kept.
+   */
+  void append(SplitWhileReading next) {
+    boolean rule = mode != Independent.Mode.AUTO || (independent && next.independent);
+    if (!rule) {
+      independent = false;
+      putBack();
+      next.putBack();
+    } else {
+      anyInvocation |= next.anyInvocation;
+      if (splitting) {
+        // this part had no split error: next's unresolved completions before its own first
+        // error are split now, the first error among them coming before next's own
+        for (int j = 0; j < next.unresolvedCount; j++) {
+          int u = next.unresolved[j];
+          if (next.errorAt >= 0 && u > next.errorAt) {
+            break;
+          }
+          Op op = next.ops.get(u);
+          if (openKey.containsKey(op.process())) {
+            try {
+              next.ops.set(u, next.completion(op, u, openKey.get(op.process())));
+            } catch (HistoryParseException e) {
+              next.error = e;
+              next.errorAt = u;
+              next.splitting = false;
+              break;
+            }
+          }
+        }
+        if (next.error != null) {
+          error = next.error;
+          errorAt = ops.size() + next.errorAt;
+          splitting = false;
+        }
+      }
+      // else this part's error is the first; next's operations are not looked at again
+    }
+    int n = ops.size();
+    ops.addAll(next.ops);
+    if (how.length < ops.size()) {
+      how = Arrays.copyOf(how, ops.size());
+    }
+    System.arraycopy(next.how, 0, how, n, next.ops.size());
   }
 
   /**

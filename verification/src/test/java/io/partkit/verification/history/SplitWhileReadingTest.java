@@ -15,8 +15,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * reading and then {@link Independent#apply}, in the three modes, on seeded histories that are
  * Jepsen {@code independent} histories or nearly: tuples and other values, the nemesis, a
  * {@code :key}, completions with their invocation's key, another key or an error, completions
- * without invocation, a malformed line. The same operations (values, keys, lines) or the same
- * error.
+ * without invocation, a malformed line; processes named by small and large Longs, strings and
+ * keywords, or a mix of them that are equal as numbers or names but not as values. The same
+ * operations (values, keys, lines) or the same error.
  */
 class SplitWhileReadingTest {
   static Stream<Long> seeds() {
@@ -64,7 +65,7 @@ class SplitWhileReadingTest {
     History read() throws HistoryParseException;
   }
 
-  private static String outcome(Read r) {
+  static String outcome(Read r) {
     try {
       StringBuilder sb = new StringBuilder();
       for (Op op : r.read().ops()) {
@@ -76,7 +77,7 @@ class SplitWhileReadingTest {
     }
   }
 
-  private static String history(Random r) {
+  static String history(Random r) {
     StringBuilder sb = new StringBuilder();
     int n = 1 + r.nextInt(40);
     boolean[] open = new boolean[4];
@@ -84,13 +85,19 @@ class SplitWhileReadingTest {
     String[] f = new String[4];
     int[] key = new int[4];
     int odd = r.nextInt(4); // how often something is not as Jepsen writes it
+    // how processes are named: small Longs as Jepsen numbers them (most seeds), large or
+    // negative Longs, strings and keywords, or a mix that must not be taken for one another
+    String[][] namings = {{"0", "1", "2", "3"}, {"65535", "65536", "9000000000", "-1"},
+        {"\"p0\"", "\"p1\"", ":p2", ":p3"}, {"2", "70000", "\"2\"", ":2"}};
+    String[] process = namings[r.nextInt(4) < 3 ? 0 : r.nextInt(namings.length)];
     for (int i = 0; i < n; i++) {
       if (r.nextInt(12) == 0) {
         sb.append("{:process :nemesis, :type :info, :f :start, :value [:n1]}\n");
         continue;
       }
       if (odd > 0 && r.nextInt(200) < odd) {
-        sb.append(r.nextBoolean() ? "{:process 1, :type :ok}\n" : "{:process 2 :type :ok :f :x}\n");
+        sb.append(r.nextBoolean() ? "{:process " + process[1] + ", :type :ok}\n"
+            : "{:process " + process[2] + " :type :ok :f :x}\n");
         continue;
       }
       int p = r.nextInt(4);
@@ -105,7 +112,7 @@ class SplitWhileReadingTest {
           String[] others = {"nil", "5", "[[1] 2]", "[" + key[p] + " 3]", "[1 2 3]", "[]"};
           value = others[r.nextInt(others.length)];
         }
-        sb.append("{:process ").append(p).append(", :type :invoke, :f :").append(f[p])
+        sb.append("{:process ").append(process[p]).append(", :type :invoke, :f :").append(f[p])
             .append(", :value ").append(value).append(extra).append("}\n");
         open[p] = true;
       } else {
@@ -116,14 +123,15 @@ class SplitWhileReadingTest {
           String[] others = {"nil", ":timeout", "[" + (key[p] + 1) + " 1]", "4", "[1 2 3]"};
           value = others[r.nextInt(others.length)];
         }
-        sb.append("{:process ").append(p).append(", :type :").append(type).append(", :f :")
+        sb.append("{:process ").append(process[p]).append(", :type :").append(type)
+            .append(", :f :")
             .append(r.nextInt(30) < odd ? "other" : f[p]).append(", :value ").append(value)
             .append(extra).append("}\n");
         open[p] = false;
       }
     }
     if (odd > 0 && r.nextInt(40) < odd) {
-      sb.append("{:process 0, :type\n"); // malformed at the end
+      sb.append("{:process ").append(process[0]).append(", :type\n"); // malformed at the end
     }
     return sb.toString();
   }

@@ -201,16 +201,38 @@ public final class ReplicaAdmin {
    * called: they are the silent ones, and {@code ReplicaSuspicions#restore} joins each again
    * (starting empty) once the primary reaches it.
    *
+   * @throws KeptBackupsSilent if a kept backup is silent to the primary too (it names it a
+   *     suspect, so the coordinator's next review leaves it out as well)
    * @throws IOException if the primary refuses or cannot be reached, or cannot move a kept
-   *     backup: then {@link #reconfigure} is the way
+   *     backup that answered: then {@link #reconfigure} is the way
    */
   public void shrink(int partition, long newEpoch, String primary, List<String> kept)
       throws IOException {
     Wire.Writer offer = NodeConnection.request(Wire.CONFIGURE, partition, newEpoch)
         .i8(TcpKvNode.ROLE_PRIMARY_SHRINK).i32(kept.size());
     kept.forEach(offer::utf);
-    expectOk(call(primary, offer.toBytes()), "shrinking partition " + partition + " on "
-        + primary + " to backups " + kept + " at epoch " + newEpoch);
+    KvReply reply = call(primary, offer.toBytes());
+    String what = "shrinking partition " + partition + " on " + primary + " to backups " + kept
+        + " at epoch " + newEpoch;
+    if (reply.status() == Status.UNAVAILABLE) {
+      throw new KeptBackupsSilent(what + " failed: " + reply);
+    }
+    expectOk(reply, what);
+  }
+
+  /**
+   * The primary could not adopt a shrunken configuration because a backup it was to keep is
+   * silent to it too (a cut that reached its links at different moments): it stays at its
+   * epoch, names that backup a suspect, and the next configuration leaves it out as well. The
+   * general reconfiguration would change nothing better meanwhile, and would wait on the
+   * primary's lock, holding up the coordinator's review.
+   */
+  static final class KeptBackupsSilent extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    KeptBackupsSilent(String message) {
+      super(message);
+    }
   }
 
   private void promote(int partition, long epoch, String primary, List<String> backups)

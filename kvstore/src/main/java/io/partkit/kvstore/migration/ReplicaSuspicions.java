@@ -126,6 +126,10 @@ final class ReplicaSuspicions {
     try {
       replicas.shrink(partition, committed.epoch(), to.get(0), to.subList(1, to.size()));
       return;
+    } catch (ReplicaAdmin.KeptBackupsSilent e) {
+      // The primary stays at its epoch and now suspects a kept backup too: the next review
+      // leaves that one out as well. A move that lands after the heal is repaired by restore().
+      throw e;
     } catch (IOException | RuntimeException e) {
       // the general way below, which levels whatever the fast path left
     }
@@ -190,6 +194,25 @@ final class ReplicaSuspicions {
           continue; // a whole copy
         }
         notWhole++;
+        if (s != null && s.epoch() > primary.epoch() && primary.epoch() < committed.epoch()) {
+          // A replica of the row is past its primary, which is behind the table: a change at
+          // the table's epoch took effect only in part (a kept backup's move that landed after
+          // its primary gave up on it, a reconfiguration cut short). No join at the primary's
+          // epoch can fix that, and no suspicion will come: bring the nodes to the row at the
+          // table's epoch, as a migration that the table decided is finished.
+          String whole = p + "@table";
+          long[] again = retries.get(whole);
+          if (again == null || System.nanoTime() >= again[0]) {
+            List<String> all = row.stream().map(addresses).toList();
+            try {
+              replicas.reconfigure(p, committed.epoch(), all, all);
+              retries.remove(whole);
+            } catch (IOException | RuntimeException e) {
+              retryLater(whole, again);
+            }
+          }
+          break;
+        }
         if (s == null || s.state() == PartitionState.OWNED) {
           continue; // unreachable, or a primary (a failover's business)
         }
@@ -198,13 +221,17 @@ final class ReplicaSuspicions {
               List.of(addresses.apply(backup)));
           retries.remove(key);
         } catch (IOException | RuntimeException e) {
-          long backoff = retry == null ? 1_000_000_000L : Math.min(MAX_BACKOFF_NANOS,
-              retry[1] * 2);
-          retries.put(key, new long[] {System.nanoTime() + backoff, backoff});
+          retryLater(key, retry);
         }
       }
     }
     return notWhole;
+  }
+
+  /** A try that failed waits longer before the next: 1 s, doubling up to 16 s. */
+  private void retryLater(String key, long[] retry) {
+    long backoff = retry == null ? 1_000_000_000L : Math.min(MAX_BACKOFF_NANOS, retry[1] * 2);
+    retries.put(key, new long[] {System.nanoTime() + backoff, backoff});
   }
 
   /**

@@ -245,6 +245,8 @@ final class NodeReplication {
       part.lastKey = null;
       part.lastValue = null;
       part.backups = List.of();
+      part.suspects = List.of(); // a primary deposed this way no longer asks for anything
+      part.suspectTimedOut = false;
       part.catchingUp = true;
       part.catchupLost = false;
       part.fresh = new java.util.TreeSet<>(Arrays::compareUnsigned);
@@ -484,17 +486,27 @@ final class NodeReplication {
       if (part.state != PartitionState.OWNED || part.epoch != epoch) {
         return;
       }
-      List<String> suspects = new ArrayList<>(part.suspects);
-      for (int i = 0; i < calls.size(); i++) {
-        String backup = addresses.get(i);
-        Answer answer = calls.get(i).getNow(null);
-        if ((answer == null || answer.unanswered()) && part.backups.contains(backup)
-            && !suspects.contains(backup)) {
-          suspects.add(backup);
-        }
-      }
-      part.suspects = List.copyOf(suspects);
+      nameSilent(part, addresses, calls);
     }
+  }
+
+  /**
+   * Under the partition's lock, OWNED at the epoch the calls were made at: adds each of {@code
+   * addresses} whose call has not ended, or ended without an answer, to the suspects (if it is
+   * still a backup); no fail-fast.
+   */
+  private static void nameSilent(NodePartition part, List<String> addresses,
+      List<CompletableFuture<Answer>> calls) {
+    List<String> suspects = new ArrayList<>(part.suspects);
+    for (int i = 0; i < calls.size(); i++) {
+      String backup = addresses.get(i);
+      Answer answer = calls.get(i).getNow(null);
+      if ((answer == null || answer.unanswered()) && part.backups.contains(backup)
+          && !suspects.contains(backup)) {
+        suspects.add(backup);
+      }
+    }
+    part.suspects = List.copyOf(suspects);
   }
 
   /**
@@ -518,7 +530,16 @@ final class NodeReplication {
       synchronized (part) {
         boolean adopted = part.state == PartitionState.OWNED && part.epoch == epoch
             && part.backups.equals(offer.backups()); // by the waiting write, or sent again
-        if (!adopted && !adopt(part, offer)) {
+        // A kept backup this primary suspects (one that did not answer the waiting write's
+        // move, most often) would only time the move out again while the lock is held.
+        if (!adopted && (!silentKept(part, offer).isEmpty() || !adopt(part, offer))) {
+          List<String> silent = silentKept(part, offer);
+          if (!silent.isEmpty()) {
+            return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on "
+                + id + ": CONFIGURE shrinking to " + backups + " at epoch " + epoch
+                + " not adopted: the kept backups " + silent + " are silent too (suspected at"
+                + " epoch " + part.epoch + ")");
+          }
           return part.refused(id, "CONFIGURE shrinking to " + backups + " at epoch " + epoch
               + " (only a primary at an older epoch keeps some of its own backups)");
         }
@@ -546,8 +567,8 @@ final class NodeReplication {
           || offer.epoch() <= part.epoch || !part.backups.containsAll(offer.backups())) {
         return false;
       }
-      if (!offer.backups().isEmpty() && !moveAll(offer.backups(), part.id, offer.epoch())) {
-        return false; // some may have moved: the executor reconfigures the general way
+      if (!offer.backups().isEmpty() && !moveAll(part, offer.backups(), offer.epoch())) {
+        return false; // some may have moved: see shrink() for what the executor does then
       }
       part.epoch = offer.epoch();
       part.moveEpoch = 0;
@@ -562,26 +583,39 @@ final class NodeReplication {
   }
 
   /**
-   * Moves {@code backups} to be backups at {@code epoch}, waiting for them no longer than the
-   * suspicion deadline (the lock is held, and the executor waits): true if every one answered
-   * OK within it. A move still under way when this gives up may take effect later; the general
-   * reconfiguration the executor then runs takes that into account (survivors come from the
-   * latest epoch).
+   * Primary, under the partition's lock, OWNED at its old epoch: moves {@code backups} to be
+   * backups at {@code epoch}, waiting for them no longer than the suspicion deadline (the lock
+   * is held, and the executor waits): true if every one answered OK within it. A kept backup
+   * that has not answered by then is named a suspect at the old epoch, as a silent REPLICATE
+   * names one: a cut often reaches a primary's links at different moments, so a backup that
+   * answered the waiting write can be cut by the time it is moved, and the next configuration
+   * must leave it out too. A move still under way when this gives up may take effect later;
+   * the executor's reconfiguration takes that into account (survivors come from the latest
+   * epoch).
    */
-  private boolean moveAll(List<String> backups, int partition, long epoch) {
-    byte[] move = NodeConnection.request(Wire.CONFIGURE, partition, epoch).i8(ROLE_BACKUP)
+  private boolean moveAll(NodePartition part, List<String> backups, long epoch) {
+    byte[] move = NodeConnection.request(Wire.CONFIGURE, part.id, epoch).i8(ROLE_BACKUP)
         .toBytes();
     List<CompletableFuture<Answer>> calls = links.sendAll(backups, move);
     try {
       CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
           .get(suspectAfterMillis, TimeUnit.MILLISECONDS);
     } catch (TimeoutException | ExecutionException e) {
-      return false;
+      // below: the silent ones are named
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
     }
-    return calls.stream().allMatch(c -> c.join().reply().isOk());
+    nameSilent(part, backups, calls);
+    return calls.stream().allMatch(c -> c.isDone() && c.join().reply().isOk());
+  }
+
+  /** Under the partition's lock: the backups {@code offer} keeps that this primary suspects. */
+  private static List<String> silentKept(NodePartition part, NodePartition.Shrink offer) {
+    if (part.state != PartitionState.OWNED || offer.epoch() <= part.epoch) {
+      return List.of();
+    }
+    return offer.backups().stream().filter(part.suspects::contains).toList();
   }
 
   /**

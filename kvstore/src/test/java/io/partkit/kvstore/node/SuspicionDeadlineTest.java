@@ -184,6 +184,57 @@ class SuspicionDeadlineTest {
     }
   }
 
+  /**
+   * The cut reaches the primary's links at different moments (the harness's nft rules land node
+   * by node): b answers the write and only c is silent at the deadline, so the configuration
+   * the coordinator commits keeps b; by then b is cut too. The move of b times out, and b is
+   * named a suspect with c, so that the next configuration leaves both out. Before, only c was
+   * ever named: each new configuration kept the silent b and the partition stalled for the cut.
+   */
+  @Test
+  void aKeptBackupSilentToItsMoveIsNamedTooAndTheNextConfigurationLeavesItOut()
+      throws Exception {
+    KvNode a = primary(Duration.ofSeconds(600), Duration.ofMillis(300));
+    KvNode b = nodes.start("b");
+    KvNode c = nodes.start("c");
+    try (a; PausableRelay toB = new PausableRelay(b.hostAndPort());
+        PausableRelay toC = new PausableRelay(c.hostAndPort());
+        TcpNodeClient writer = client(a)) {
+      admin.create(P, 1, a.hostAndPort(), List.of(toB.address(), toC.address()));
+      assertThat(writer.put(P, 1, b("k"), b("v1")).status()).isEqualTo(Status.OK);
+      toC.pause();
+      CompletableFuture<KvReply> put = CompletableFuture.supplyAsync(() -> {
+        try {
+          return writer.put(P, 1, b("k"), b("v2"));
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+      awaitSuspected(a, toC.address());
+      assertThat(suspects(a)).as("b answered the write").isEqualTo(Map.of(P,
+          List.of(toC.address())));
+      toB.pause(); // the cut reaches b too
+
+      // epoch 2 without c, keeping b: b cannot be moved
+      Throwable refused = org.assertj.core.api.Assertions.catchThrowable(
+          () -> admin.shrink(P, 2, a.hostAndPort(), List.of(toB.address())));
+      KvReply failed = put.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(failed.status()).as("never acknowledged without every kept backup at epoch 2: "
+          + failed).isEqualTo(Status.UNAVAILABLE);
+      assertThat(suspects(a)).as("the kept backup silent to its move is named too")
+          .isEqualTo(Map.of(P, List.of(toC.address(), toB.address())));
+      assertThat(a.status(P).epoch()).as("the primary stayed at its epoch").isEqualTo(1);
+      assertThat(refused).as("the executor is told why, and does not reconfigure the general"
+          + " way").isInstanceOf(IOException.class).hasMessageContaining("silent too");
+
+      // epoch 3 without either: the primary alone
+      admin.shrink(P, 3, a.hostAndPort(), List.of());
+      assertThat(writer.put(P, 3, b("k"), b("v3")).status()).isEqualTo(Status.OK);
+      assertThat(writer.get(P, 3, b("k")).value()).isEqualTo(b("v3"));
+      assertThat(suspects(a)).isEmpty();
+    }
+  }
+
   @Test
   void aSuspicionDeadlineNotShorterThanTheReplicaTimeoutIsRefused() {
     org.assertj.core.api.Assertions.assertThatThrownBy(

@@ -30,7 +30,13 @@ final class SplitWhileReading extends AbstractList<Op> {
   private final Independent.Mode mode;
   private final List<Op> ops = new ArrayList<>();
   private byte[] how = new byte[1024];
+  /**
+   * Per process, the key of its open invocation, or CLOSED: a completion closes it by setting
+   * CLOSED rather than removing the entry, so that the process' next invocation replaces a value
+   * instead of allocating an entry (a million invocations made a million entries).
+   */
   private final Map<Object, Object> openKey = new HashMap<>();
+  private static final Object CLOSED = new Object();
   private boolean splitting = true; // false once the rule fails (AUTO) or a split error was met
   private boolean independent; // AUTO: the rule holds so far
   private boolean anyInvocation;
@@ -161,7 +167,8 @@ final class SplitWhileReading extends AbstractList<Op> {
       how[i] = INVOCATION;
       return new Op(index, process, type, f, v, k, time, line);
     }
-    if (!openKey.containsKey(process)) {
+    Object open = openKey.getOrDefault(process, CLOSED);
+    if (open == CLOSED) {
       if (continuation && touched.add(process)) {
         if (unresolvedCount == unresolved.length) {
           unresolved = Arrays.copyOf(unresolved, Math.max(16, unresolvedCount * 2));
@@ -173,7 +180,13 @@ final class SplitWhileReading extends AbstractList<Op> {
           : new Op(index, process, type, f, whole(value, second, pair), key, time, line);
     }
     return completion(asRead, index, process, type, f, value, second, pair, key, time, line, i,
-        openKey.remove(process));
+        closed(process, open));
+  }
+
+  /** Closes the process' open invocation, of key {@code k}; returns k. */
+  private Object closed(Object process, Object k) {
+    openKey.put(process, CLOSED);
+    return k;
   }
 
   /** A completion of an invocation of key {@code k}, as Independent.split splits it. */
@@ -246,9 +259,10 @@ final class SplitWhileReading extends AbstractList<Op> {
             break;
           }
           Op op = next.ops.get(u);
-          if (openKey.containsKey(op.process())) {
+          Object open = openKey.getOrDefault(op.process(), CLOSED);
+          if (open != CLOSED) {
             try {
-              next.ops.set(u, next.completion(op, u, openKey.get(op.process())));
+              next.ops.set(u, next.completion(op, u, open));
             } catch (HistoryParseException e) {
               next.error = e;
               next.errorAt = u;

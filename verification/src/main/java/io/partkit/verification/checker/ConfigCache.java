@@ -35,11 +35,55 @@ final class ConfigCache {
     int expected = Math.min(operations + 1, 1 << 16);
     allocate(Math.max(64, Integer.highestOneBit(expected) * 2));
     arena = new long[Math.max(64, 2 * expected)];
-    int four = (int) Math.min(4L * (operations + 1), 1 << 16);
-    firstGrowth = Math.max(64, Integer.highestOneBit(four) * 2);
+    firstGrowth = firstGrowth(operations);
   }
 
-  private final int firstGrowth; // the capacity of the first growth
+  private int firstGrowth; // the capacity of the first growth
+
+  private static int firstGrowth(int operations) {
+    int four = (int) Math.min(4L * (operations + 1), 1 << 16);
+    return Math.max(64, Integer.highestOneBit(four) * 2);
+  }
+
+  /**
+   * Empties this cache for another search of {@code operations} operations, as if it were
+   * {@code new ConfigCache(operations)}, keeping its arrays when their size is one the new
+   * search would reach anyway (at least the first table, at most four times its first growth;
+   * the arena at most eight words per configuration of that): a checker that searches many
+   * keys on one thread allocates its tables once instead of once per key (the 1,000 keys of
+   * issue 22's long history allocated about 180 MB of them). Only the size of the arrays
+   * differs from a new cache, never what it holds.
+   */
+  ConfigCache reset(int operations) {
+    int expected = Math.min(operations + 1, 1 << 16);
+    int first = Math.max(64, Integer.highestOneBit(expected) * 2);
+    firstGrowth = firstGrowth(operations);
+    if (hashes.length < first || hashes.length > 4 * firstGrowth) {
+      allocate(first);
+    } else {
+      java.util.Arrays.fill(at, 0); // empty slots; their hashes are never read
+      java.util.Arrays.fill(states, null); // nor kept alive
+    }
+    if (arena.length < Math.max(64, 2 * expected) || arena.length > 8L * 4 * firstGrowth) {
+      arena = new long[Math.max(64, 2 * expected)];
+    }
+    top = 0;
+    size = 0;
+    return this;
+  }
+
+  /**
+   * Small enough to be kept for another search (a few megabytes at most): a long key's cache
+   * is let go, not held for the rest of the check.
+   */
+  boolean worthKeeping() {
+    return hashes.length <= 1 << 18 && arena.length <= 1 << 20;
+  }
+
+  /** Slots in the table (for tests). */
+  int capacity() {
+    return hashes.length;
+  }
 
   private void allocate(int capacity) {
     hashes = new long[capacity];

@@ -84,6 +84,15 @@ public final class Linearizability {
    */
   static Analysis check(Model<?> model, History history, CheckOptions options, long reduceAfter,
       long struggling) {
+    return check(model, history, options, reduceAfter, struggling, true);
+  }
+
+  /**
+   * As above; {@code reuseCaches}: a thread's next search takes the configuration cache of its
+   * last valid one (see WglSearch.reuse), which only the tests turn off, to compare.
+   */
+  static Analysis check(Model<?> model, History history, CheckOptions options, long reduceAfter,
+      long struggling, boolean reuseCaches) {
     java.util.Objects.requireNonNull(history, io.partkit.verification.history.Histories.NO_HISTORY);
     long start = options.nanoClock().getAsLong();
     // Without keys (most single-register histories) one pass pairs the operations and tests
@@ -138,6 +147,7 @@ public final class Linearizability {
         new SearchLimits(deadline, options.nanoClock(), cancel, memory, steps, ticker);
     Runnable worker = () -> {
       Slice s;
+      ConfigCache spare = null; // the last valid key's cache, for this thread's next search
       while ((s = queue.poll()) != null) {
         KeyResult r;
         if (cancel.get()) {
@@ -151,6 +161,9 @@ public final class Linearizability {
           }
           long budget = total == 1 ? Long.MAX_VALUE : s.budget;
           WglSearch<?> search = s.search(model);
+          if (spare != null && search.reuse(spare)) {
+            spare = null;
+          }
           if (s.reduced && !s.triedSequential) { // stop where the next decider comes in
             long until = s.unproduced != null ? s.unproducedAt
                 : struggling * s.paired().events().length;
@@ -179,6 +192,10 @@ public final class Linearizability {
         }
         results[s.index] = r;
         if (r.verdict() != Verdict.INVALID) {
+          ConfigCache spent = s.search == null ? null : s.search.spentCache();
+          if (spent != null && reuseCaches) {
+            spare = spent;
+          }
           s.search = null; // only an invalid key's search is needed again (for its evidence)
           s.paired = null;
         }

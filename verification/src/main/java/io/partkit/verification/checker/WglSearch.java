@@ -305,6 +305,8 @@ final class WglSearch<S> {
   private FrontierSet set;
   private ConfigCache cache;
   private ConfigCache owedCache; // configurations just after an :info step (see the class comment)
+  private ConfigCache spare; // given by reuse, to be the cache
+  private ConfigCache spent; // the cache of a search that ended valid, for spentCache
   private int[] stackNode;
   private Object[] stackState;
   // the frame is a read taken by the dominance rule (see the class comment)
@@ -341,6 +343,29 @@ final class WglSearch<S> {
     return ((Decided) advance(key, operations, Long.MAX_VALUE, limits)).result();
   }
 
+  /**
+   * Gives this search, not started yet, another search's {@link #spentCache} to use as its own
+   * (emptied): true if taken. Searches run one after another on a thread thus allocate their
+   * cache once.
+   */
+  boolean reuse(ConfigCache cache) {
+    if (started || spare != null) {
+      return false;
+    }
+    spare = cache;
+    return true;
+  }
+
+  /**
+   * The cache of this search, once it ended valid, for another search to {@link #reuse}; null
+   * otherwise, and after the first call.
+   */
+  ConfigCache spentCache() {
+    ConfigCache c = spent;
+    spent = null;
+    return c;
+  }
+
   /** Steps taken so far. */
   long steps() {
     return steps;
@@ -355,7 +380,8 @@ final class WglSearch<S> {
       started = true;
       int n = ops.length;
       set = new FrontierSet(info);
-      cache = new ConfigCache(n);
+      cache = spare != null ? spare.reset(n) : new ConfigCache(n);
+      spare = null;
       owedCache = owes ? new ConfigCache(0) : cache;
       stackNode = new int[n];
       stackState = new Object[n];
@@ -474,6 +500,7 @@ final class WglSearch<S> {
       limits.steps().addAndGet(steps - counted);
     }
     KeyResult valid = new KeyResult(key, Verdict.VALID, null, prefixOps(), null, operations, steps);
+    spent = cache.worthKeeping() ? cache : null;
     release();
     return new Decided(valid);
   }

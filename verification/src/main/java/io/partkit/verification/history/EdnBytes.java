@@ -135,10 +135,10 @@ final class EdnBytes {
         return map(depth);
       case '[':
         pos++;
-        return sequence(']', depth);
+        return sequence(']', depth, false);
       case '(':
         pos++;
-        return sequence(')', depth);
+        return sequence(')', depth, false);
       case '"':
         return string();
       case ':':
@@ -208,7 +208,22 @@ final class EdnBytes {
 
     /** An integer value of a field that {@link #takesLong} it. */
     void field(String key, long value);
+
+    /**
+     * True for a field whose value, when it is a vector or list of two elements, is taken as
+     * those two (by {@link #pair}, without the list: Jepsen's {@code [k v]}, taken apart at once
+     * when the history is split by key).
+     */
+    boolean takesPair(String key);
+
+    /** The two elements of a field's vector or list of two that {@link #takesPair} it. */
+    void pair(String key, Object first, Object second);
   }
+
+  /** What {@link #sequence} returns for two elements when asked to leave them in the fields. */
+  private static final List<Object> PAIR = Collections.unmodifiableList(new ArrayList<>(0));
+  private Object pairFirst;
+  private Object pairSecond;
 
   /**
    * Reads a map whose entries go to {@code fields} (a record's tag before it is skipped); keys
@@ -247,7 +262,19 @@ final class EdnBytes {
         pos = from; // a decimal or an odd number: read as any value
         line = line0;
       }
-      Object v = value(1);
+      Object v;
+      if ((next == '[' || next == '(') && fields.takesPair((String) key)) {
+        pos++;
+        v = sequence(next == '[' ? ']' : ')', 1, true);
+        if (v == PAIR) {
+          fields.pair((String) key, pairFirst, pairSecond);
+          pairFirst = null;
+          pairSecond = null;
+          continue;
+        }
+      } else {
+        v = value(1);
+      }
       if (!fields.field((String) key, v)) {
         if (others == null) {
           others = new ArrayList<>(4);
@@ -284,7 +311,8 @@ final class EdnBytes {
     }
   }
 
-  private List<Object> sequence(char close, int depth) {
+  /** The elements up to {@code close}; with {@code pairs}, two are left in pairFirst/Second. */
+  private List<Object> sequence(char close, int depth, boolean pairs) {
     Object first = null;
     Object second = null;
     List<Object> l = null; // from the third element on
@@ -298,6 +326,11 @@ final class EdnBytes {
         pos++;
         if (l != null) {
           return Collections.unmodifiableList(l);
+        }
+        if (n == 2 && pairs) {
+          pairFirst = first;
+          pairSecond = second;
+          return PAIR;
         }
         return n == 0 ? Collections.unmodifiableList(new ArrayList<>(0))
             : n == 1 ? ShortList.of(first) : ShortList.of(first, second);

@@ -159,7 +159,7 @@ final class FastEdnHistoryReader {
             return false;
           }
         }
-        ops.add(op(p, f, ops.size(), source));
+        add(p, f, ops, source);
         lastEnd = base + p.pos;
       } catch (EdnBytes.NeedMore e) {
         p.pos = mark;
@@ -182,27 +182,50 @@ final class FastEdnHistoryReader {
     }
   }
 
-  /** One operation form: a map (or record) read field by field, else a value made an op. */
-  private static Op op(EdnBytes p, Fields f, int position, String source)
+  /**
+   * One operation form, added to {@code ops}: a map (or record) read field by field, else a value
+   * made an op. Into a {@link SplitWhileReading}, a map's operation is made once, split or not,
+   * without its {@code [k v]} vector when the split takes it apart.
+   */
+  private static void add(EdnBytes p, Fields f, List<Op> ops, String source)
       throws EdnBytes.Surprise {
     int line = p.line;
     int c = p.buf[p.pos];
     if (c == '{' || c == '#') {
-      f.clear();
-      p.fields(f);
-      // names are interned by EdnBytes' NameTable
-      Op op = OpMaps.ofFields(f.values[0], f.values[1], f.values[2], f.values[3], f.values[4],
-          f.index(position), f.time(), line, true);
-      if (op == null) {
-        throw EdnBytes.SURPRISE; // not an operation: OpMaps says why, through the general reader
-      }
-      return op;
+      mapFields(p, f);
+      addFields(f, ops, line);
+      return;
     }
     Object form = p.value(0);
     try {
-      return OpMaps.toOp(form, position, line, source);
+      ops.add(OpMaps.toOp(form, ops.size(), line, source));
     } catch (HistoryParseException e) {
       throw EdnBytes.SURPRISE; // the general reader reads the same value and says the same
+    }
+  }
+
+  /** Reads an operation map's fields into {@code f}; a map that is no operation is a surprise. */
+  private static void mapFields(EdnBytes p, Fields f) {
+    f.clear();
+    p.fields(f);
+    f.type = OpMaps.typeOf(f.values[0], f.values[1], f.values[2]);
+    if (f.type == null) {
+      throw EdnBytes.SURPRISE; // not an operation: OpMaps says why, through the general reader
+    }
+  }
+
+  /** Adds the operation of the fields {@link #mapFields} read. */
+  private static void addFields(Fields f, List<Op> ops, int line) {
+    // names are interned by EdnBytes' NameTable
+    String fn = OpMaps.function((String) f.values[2], true);
+    long index = f.index(ops.size());
+    if (ops instanceof SplitWhileReading) {
+      ((SplitWhileReading) ops).add(index, f.values[0], f.type, fn, f.values[3], f.second,
+          f.pair, f.values[4], f.time(), line);
+    } else {
+      ops.add(new Op(index, f.values[0], f.type, fn,
+          f.pair ? ShortList.of(f.values[3], f.second) : f.values[3], f.values[4], f.time(),
+          line));
     }
   }
 
@@ -210,15 +233,24 @@ final class FastEdnHistoryReader {
   private static final class Fields implements EdnBytes.Fields {
     private static final int INDEX = 5;
     private static final int TIME = 6;
+    private static final int VALUE = 3;
     final Object[] values = new Object[FIELDS.length];
     final long[] longs = new long[FIELDS.length];
     int seen;
     int unboxed; // the fields whose value is in longs
+    /** The value is the vector [values[VALUE] second] (not made: {@link #pair}). */
+    boolean pair;
+    Object second;
+    /** The type, once the fields are an operation's. */
+    OpType type;
 
     void clear() {
       Arrays.fill(values, null);
       seen = 0;
       unboxed = 0;
+      pair = false;
+      second = null;
+      type = null;
     }
 
     long index(long position) {
@@ -245,6 +277,22 @@ final class FastEdnHistoryReader {
       seen |= 1 << i;
       unboxed |= 1 << i;
       longs[i] = value;
+    }
+
+    @Override
+    public boolean takesPair(String key) {
+      return key == FIELDS[VALUE];
+    }
+
+    @Override
+    public void pair(String key, Object first, Object second) {
+      if ((seen & (1 << VALUE)) != 0) {
+        throw EdnBytes.SURPRISE;
+      }
+      seen |= 1 << VALUE;
+      values[VALUE] = first;
+      this.second = second;
+      pair = true;
     }
 
     @Override
@@ -380,11 +428,12 @@ final class FastEdnHistoryReader {
         if (c != '{' && c != '#') {
           return false; // a list or vector made an op takes its position as index
         }
-        Op op = op(p, f, ops.size(), source);
+        int line0 = p.line;
+        mapFields(p, f);
         if ((f.unboxed & (1 << Fields.INDEX)) == 0 && !(f.values[Fields.INDEX] instanceof Long)) {
           return false;
         }
-        ops.add(op);
+        addFields(f, ops, line0);
       } catch (EdnBytes.NeedMore e) {
         p.pos = mark;
         p.line = markLine;

@@ -73,11 +73,15 @@ public final class Independent {
       return false;
     }
     List<?> kv = (List<?>) op.value();
-    if (kv.get(0) instanceof Collection || kv.get(0) instanceof Map) {
+    return isTuple(op.f(), kv.get(0), kv.get(1));
+  }
+
+  /** The rule for an invocation of {@code f} whose value is the vector {@code [k v]}. */
+  static boolean isTuple(String f, Object k, Object v) {
+    if (k instanceof Collection || k instanceof Map) {
       return false;
     }
-    return !op.f().equals("cas")
-        || (kv.get(1) instanceof List && ((List<?>) kv.get(1)).size() == 2);
+    return !f.equals("cas") || (v instanceof List && ((List<?>) v).size() == 2);
   }
 
   /**

@@ -78,16 +78,29 @@ final class OpMaps {
    */
   static Op ofFields(Object process, Object type, Object f, Object value, Object key,
       long index, long time, int line, boolean interned) {
+    OpType opType = typeOf(process, type, f);
+    if (opType == null) {
+      return null;
+    }
+    return new Op(index, process, opType, function((String) f, interned), value, key, time, line);
+  }
+
+  /**
+   * The type of an operation of these fields, or null when one is not what {@link #toOp} accepts
+   * (when it is not null, {@code f} is a non-empty String).
+   */
+  static OpType typeOf(Object process, Object type, Object f) {
     if (process == null || process instanceof Double || process instanceof Map
         || process instanceof Iterable || !(type instanceof String) || !(f instanceof String)
         || ((String) f).isEmpty()) {
       return null;
     }
-    OpType opType = OpType.find((String) type);
-    if (opType == null) {
-      return null;
-    }
-    String fn = (String) f;
+    return OpType.find((String) type);
+  }
+
+  /** The function's name as an operation keeps it; {@code interned}: interned already. */
+  static String function(String f, boolean interned) {
+    String fn = f;
     // interned, as JepsenLogReader does: a history names a handful of functions, and the checker
     // compares them often; the readers of bytes give interned names already (String.intern is a
     // lookup in the JVM's table: a tenth of reading an operation)
@@ -96,7 +109,7 @@ final class OpMaps {
     } else if (!interned) {
       fn = fn.intern();
     }
-    return new Op(index, process, opType, fn, value, key, time, line);
+    return fn;
   }
 
   private static final String[] TUPLE = {"process", "type", "f", "value"};

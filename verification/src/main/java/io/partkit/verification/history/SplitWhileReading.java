@@ -30,7 +30,13 @@ final class SplitWhileReading extends AbstractList<Op> {
   private final Independent.Mode mode;
   private final List<Op> ops = new ArrayList<>();
   private byte[] how = new byte[1024];
+  /**
+   * Per process, the key of its open invocation, or CLOSED: a completion closes it by setting
+   * CLOSED rather than removing the entry, so that the process' next invocation replaces a value
+   * instead of allocating an entry (a million invocations made a million entries).
+   */
   private final Map<Object, Object> openKey = new HashMap<>();
+  private static final Object CLOSED = new Object();
   private boolean splitting = true; // false once the rule fails (AUTO) or a split error was met
   private boolean independent; // AUTO: the rule holds so far
   private boolean anyInvocation;
@@ -78,72 +84,134 @@ final class SplitWhileReading extends AbstractList<Op> {
 
   @Override
   public boolean add(Op op) {
+    take(op, op.index(), op.process(), op.type(), op.f(), op.value(), null, false, op.key(),
+        op.time(), op.line());
+    return true;
+  }
+
+  /**
+   * As {@link #add(Op)} for the operation of these fields, built once (split or as read) instead
+   * of read and then split. With {@code pair}, its value is the vector {@code [value second]},
+   * made only when it is kept (the split takes a {@code [k v]} apart without it).
+   */
+  void add(long index, Object process, OpType type, String f, Object value, Object second,
+      boolean pair, Object key, long time, int line) {
+    take(null, index, process, type, f, value, second, pair, key, time, line);
+  }
+
+  /** The operation, {@code asRead} if given, else made of its fields as read. */
+  private void take(Op asRead, long index, Object process, OpType type, String f, Object value,
+      Object second, boolean pair, Object key, long time, int line) {
     int i = ops.size();
     if (i == how.length) {
       how = Arrays.copyOf(how, i * 2);
     }
-    if (op.isClient() && mode == Independent.Mode.AUTO && independent) {
-      if (op.key() != null || (op.type() == OpType.INVOKE && !Independent.isTuple(op))) {
+    boolean client = !Op.NEMESIS.equals(process);
+    if (client && mode == Independent.Mode.AUTO && independent) {
+      if (key != null || (type == OpType.INVOKE && !isTuple(f, value, second, pair))) {
         independent = false;
         putBack();
-      } else if (op.type() == OpType.INVOKE) {
+      } else if (type == OpType.INVOKE) {
         anyInvocation = true;
       }
     }
-    if (!splitting || !op.isClient()) {
-      ops.add(op);
-      return true;
+    if (!splitting || !client) {
+      ops.add(asRead != null ? asRead
+          : new Op(index, process, type, f, whole(value, second, pair), key, time, line));
+      return;
     }
     try {
-      ops.add(split(op, i));
+      ops.add(split(asRead, index, process, type, f, value, second, pair, key, time, line, i));
     } catch (HistoryParseException e) {
       error = e; // thrown at the end, if the history is split at all
       errorAt = i;
       splitting = false;
-      ops.add(op);
+      ops.add(asRead != null ? asRead
+          : new Op(index, process, type, f, whole(value, second, pair), key, time, line));
     }
-    return true;
+  }
+
+  private static Object whole(Object value, Object second, boolean pair) {
+    return pair ? ShortList.of(value, second) : value;
+  }
+
+  private static boolean isTuple(String f, Object value, Object second, boolean pair) {
+    if (pair) {
+      return Independent.isTuple(f, value, second);
+    }
+    return value instanceof List && ((List<?>) value).size() == 2
+        && Independent.isTuple(f, ((List<?>) value).get(0), ((List<?>) value).get(1));
   }
 
   /** As Independent.split's loop does it for one client operation. */
-  private Op split(Op op, int i) throws HistoryParseException {
-    if (op.type() == OpType.INVOKE) {
-      if (!(op.value() instanceof List) || ((List<?>) op.value()).size() != 2) {
-        throw Independent.notATuple(source, op);
+  private Op split(Op asRead, long index, Object process, OpType type, String f, Object value,
+      Object second, boolean pair, Object key, long time, int line, int i)
+      throws HistoryParseException {
+    if (type == OpType.INVOKE) {
+      Object k;
+      Object v;
+      if (pair) {
+        k = value;
+        v = second;
+      } else if (value instanceof List && ((List<?>) value).size() == 2) {
+        k = ((List<?>) value).get(0);
+        v = ((List<?>) value).get(1);
+      } else {
+        throw Independent.notATuple(source,
+            asRead != null ? asRead : new Op(index, process, type, f, value, key, time, line));
       }
-      List<?> kv = (List<?>) op.value();
-      openKey.put(op.process(), kv.get(0));
+      openKey.put(process, k);
       if (continuation) {
-        touched.add(op.process());
+        touched.add(process);
       }
       how[i] = INVOCATION;
-      return Independent.with(op, kv.get(0), kv.get(1));
+      return new Op(index, process, type, f, v, k, time, line);
     }
-    if (!openKey.containsKey(op.process())) {
-      if (continuation && touched.add(op.process())) {
+    Object open = openKey.getOrDefault(process, CLOSED);
+    if (open == CLOSED) {
+      if (continuation && touched.add(process)) {
         if (unresolvedCount == unresolved.length) {
           unresolved = Arrays.copyOf(unresolved, Math.max(16, unresolvedCount * 2));
         }
         unresolved[unresolvedCount++] = i; // its invocation may be in the part before
       }
-      return op; // a completion without invocation: validation reports it with its line
+      // a completion without invocation: validation reports it with its line
+      return asRead != null ? asRead
+          : new Op(index, process, type, f, whole(value, second, pair), key, time, line);
     }
-    return completion(op, i, openKey.remove(op.process()));
+    return completion(asRead, index, process, type, f, value, second, pair, key, time, line, i,
+        closed(process, open));
+  }
+
+  /** Closes the process' open invocation, of key {@code k}; returns k. */
+  private Object closed(Object process, Object k) {
+    openKey.put(process, CLOSED);
+    return k;
   }
 
   /** A completion of an invocation of key {@code k}, as Independent.split splits it. */
   private Op completion(Op op, int i, Object k) throws HistoryParseException {
-    Object v = op.value();
-    if (v instanceof List && ((List<?>) v).size() == 2
-        && java.util.Objects.equals(((List<?>) v).get(0), k)) {
+    return completion(op, op.index(), op.process(), op.type(), op.f(), op.value(), null, false,
+        op.key(), op.time(), op.line(), i, k);
+  }
+
+  private Op completion(Op asRead, long index, Object process, OpType type, String f,
+      Object value, Object second, boolean pair, Object key, long time, int line, int i, Object k)
+      throws HistoryParseException {
+    if (pair ? java.util.Objects.equals(value, k)
+        : value instanceof List && ((List<?>) value).size() == 2
+            && java.util.Objects.equals(((List<?>) value).get(0), k)) {
       how[i] = UNWRAPPED;
-      return Independent.with(op, k, ((List<?>) v).get(1));
+      return new Op(index, process, type, f, pair ? second : ((List<?>) value).get(1), k, time,
+          line);
     }
-    if (v == null || op.type() != OpType.OK) {
+    Object v = whole(value, second, pair);
+    if (v == null || type != OpType.OK) {
       how[i] = KEYED;
-      return Independent.with(op, k, v);
+      return new Op(index, process, type, f, v, k, time, line);
     }
-    throw Independent.notItsKey(source, op, k);
+    throw Independent.notItsKey(source,
+        asRead != null ? asRead : new Op(index, process, type, f, v, key, time, line), k);
   }
 
   /** The history turned out not to be split: every operation as it was read. */
@@ -191,9 +259,10 @@ final class SplitWhileReading extends AbstractList<Op> {
             break;
           }
           Op op = next.ops.get(u);
-          if (openKey.containsKey(op.process())) {
+          Object open = openKey.getOrDefault(op.process(), CLOSED);
+          if (open != CLOSED) {
             try {
-              next.ops.set(u, next.completion(op, u, openKey.get(op.process())));
+              next.ops.set(u, next.completion(op, u, open));
             } catch (HistoryParseException e) {
               next.error = e;
               next.errorAt = u;

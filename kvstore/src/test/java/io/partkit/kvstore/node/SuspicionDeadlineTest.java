@@ -2,6 +2,8 @@ package io.partkit.kvstore.node;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.partkit.kvstore.migration.ReplicaAdmin;
@@ -13,6 +15,7 @@ import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -87,13 +90,7 @@ class SuspicionDeadlineTest {
       assertThat(writer.put(P, 1, b("k"), b("v1")).status()).isEqualTo(Status.OK);
 
       toC.pause();
-      CompletableFuture<KvReply> put = CompletableFuture.supplyAsync(() -> {
-        try {
-          return writer.put(P, 1, b("k"), b("v2"));
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      });
+      CompletableFuture<KvReply> put = putLater(writer, "v2");
       awaitSuspected(a, toC.address());
       assertThat(put).as("a suspicion alone acknowledges nothing").isNotDone();
 
@@ -165,13 +162,7 @@ class SuspicionDeadlineTest {
       assertThat(writer.put(P, 1, b("k"), b("v1")).status()).isEqualTo(Status.OK);
       toB.pause();
       toC.pause();
-      CompletableFuture<KvReply> put = CompletableFuture.supplyAsync(() -> {
-        try {
-          return writer.put(P, 1, b("k"), b("v2"));
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      });
+      CompletableFuture<KvReply> put = putLater(writer, "v2");
       awaitSuspected(a, toC.address());
       assertThat(suspects(a)).as("one report names every silent backup")
           .isEqualTo(Map.of(P, List.of(toB.address(), toC.address())));
@@ -203,20 +194,14 @@ class SuspicionDeadlineTest {
       admin.create(P, 1, a.hostAndPort(), List.of(toB.address(), toC.address()));
       assertThat(writer.put(P, 1, b("k"), b("v1")).status()).isEqualTo(Status.OK);
       toC.pause();
-      CompletableFuture<KvReply> put = CompletableFuture.supplyAsync(() -> {
-        try {
-          return writer.put(P, 1, b("k"), b("v2"));
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      });
+      CompletableFuture<KvReply> put = putLater(writer, "v2");
       awaitSuspected(a, toC.address());
       assertThat(suspects(a)).as("b answered the write").isEqualTo(Map.of(P,
           List.of(toC.address())));
       toB.pause(); // the cut reaches b too
 
       // epoch 2 without c, keeping b: b cannot be moved
-      Throwable refused = org.assertj.core.api.Assertions.catchThrowable(
+      Throwable refused = catchThrowable(
           () -> admin.shrink(P, 2, a.hostAndPort(), List.of(toB.address())));
       KvReply failed = put.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
       assertThat(failed.status()).as("never acknowledged without every kept backup at epoch 2: "
@@ -237,9 +222,19 @@ class SuspicionDeadlineTest {
 
   @Test
   void aSuspicionDeadlineNotShorterThanTheReplicaTimeoutIsRefused() {
-    org.assertj.core.api.Assertions.assertThatThrownBy(
-            () -> primary(Duration.ofSeconds(1), Duration.ofSeconds(1)))
+    assertThatThrownBy(() -> primary(Duration.ofSeconds(1), Duration.ofSeconds(1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("shorter than the replica timeout (1000 ms), not 1000 ms");
+  }
+
+  /** A write of {@code value} to key k at epoch 1, answered later (it waits on silent backups). */
+  private static CompletableFuture<KvReply> putLater(TcpNodeClient writer, String value) {
+    return CompletableFuture.supplyAsync(() -> {
+      try {
+        return writer.put(P, 1, b("k"), b(value));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
   }
 }

@@ -315,8 +315,10 @@ final class RunReport {
     double[] l = s.latencyMillis();
     h.append(String.format(Locale.ROOT, "</table><p>availability %.2f%% (answered %.2f%%: ok or"
         + " a cas that found another value, %d of those); ok latency p50 %.2f ms, p95 %.2f ms,"
-        + " p99 %.2f ms, max %.1f ms</p>", 100 * s.availability(), 100 * s.answered(),
-        s.mismatches(), l[0], l[1], l[2], l[3]));
+        + " p99 %.2f ms, max %.1f ms; every operation's wait (ok, fail or info): longest"
+        + " %.1f ms, %d over 1 s, %d over 2 s</p>", 100 * s.availability(), 100 * s.answered(),
+        s.mismatches(), l[0], l[1], l[2], l[3], s.waits().longestMillis(), s.waits().over1s(),
+        s.waits().over2s()));
   }
 
   private static void keys(StringBuilder h, Analysis a) {

@@ -122,6 +122,9 @@ final class RunStore {
         .append(", :p95 ").append(fmt(s.latencyMillis()[1]))
         .append(", :p99 ").append(fmt(s.latencyMillis()[2]))
         .append(", :max ").append(fmt(s.latencyMillis()[3])).append("}")
+        .append(", :waits {:longest-ms ").append(fmt(s.waits().longestMillis()))
+        .append(", :over-1s ").append(s.waits().over1s())
+        .append(", :over-2s ").append(s.waits().over2s()).append("}")
         .append(", :by-f ").append(byF(s.counts())).append("}");
     sb.append("\n :faults ").append(r.faults())
         .append("\n :planned-faults ").append(r.plannedFaults())

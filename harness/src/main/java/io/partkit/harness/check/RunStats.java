@@ -22,9 +22,21 @@ import java.util.TreeMap;
  *     answered from its semantics, counting as answered a failure that is a mismatch (a cas that
  *     found another value), which availability counts as a failure
  * @param mismatches how many failures were mismatches
+ * @param waits how long clients waited for every operation, whatever its outcome
  */
 public record RunStats(Map<String, Map<OpType, Integer>> counts, double[] latencyMillis,
-    int[] okPerSecond, double availability, double answered, int mismatches) {
+    int[] okPerSecond, double availability, double answered, int mismatches, Waits waits) {
+
+  /**
+   * How long clients waited, over every completed client operation (ok, fail or info): the
+   * latency above counts ok operations only, so it does not show a client that waited out a
+   * stall and then gave up (info) or was refused (fail); this does.
+   *
+   * @param longestMillis the longest wait, invocation to completion (milliseconds)
+   * @param over1s operations that waited more than 1 s
+   * @param over2s operations that waited more than 2 s
+   */
+  public record Waits(double longestMillis, int over1s, int over2s) {}
 
   /**
    * The statistics of a history whose {@code :time} is in nanoseconds from the run's start, none
@@ -48,6 +60,9 @@ public record RunStats(Map<String, Map<OpType, Integer>> counts, double[] latenc
     int ok = 0;
     int done = 0;
     int mismatches = 0;
+    long longestWait = 0;
+    int over1s = 0;
+    int over2s = 0;
     for (Op op : ops) {
       if (!op.isClient()) {
         continue;
@@ -59,6 +74,12 @@ public record RunStats(Map<String, Map<OpType, Integer>> counts, double[] latenc
       Op invoke = open.remove(op.process());
       counts.computeIfAbsent(op.f(), f -> new TreeMap<>()).merge(op.type(), 1, Integer::sum);
       done++;
+      if (invoke != null) {
+        long wait = op.time() - invoke.time();
+        longestWait = Math.max(longestWait, wait);
+        over1s += wait > 1_000_000_000L ? 1 : 0;
+        over2s += wait > 2_000_000_000L ? 1 : 0;
+      }
       if (op.type() == OpType.FAIL && mismatchIndexes.contains(op.index())) {
         mismatches++;
       }
@@ -76,7 +97,8 @@ public record RunStats(Map<String, Map<OpType, Integer>> counts, double[] latenc
     int[] tput = new int[seconds];
     perSecond.forEach((s, n) -> tput[s] = n);
     return new RunStats(counts, lat, tput, done == 0 ? 0 : (double) ok / done,
-        done == 0 ? 0 : (double) (ok + mismatches) / done, mismatches);
+        done == 0 ? 0 : (double) (ok + mismatches) / done, mismatches,
+        new Waits(longestWait / 1e6, over1s, over2s));
   }
 
   private static double pct(long[] sorted, double q) {
@@ -100,6 +122,6 @@ public record RunStats(Map<String, Map<OpType, Integer>> counts, double[] latenc
   @Override
   public String toString() {
     return "RunStats" + counts + " latency ms " + Arrays.toString(latencyMillis)
-        + " availability " + availability + " answered " + answered;
+        + " availability " + availability + " answered " + answered + " " + waits;
   }
 }

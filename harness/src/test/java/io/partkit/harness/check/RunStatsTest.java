@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Availability counts every failure against the system; answered counts a failure the recorder
- * noted as a mismatch (a cas that found another value) as an answer, and nothing else.
+ * noted as a mismatch (a cas that found another value) as an answer, and nothing else. The
+ * waits count every outcome, the latency ok operations only.
  */
 class RunStatsTest {
 
@@ -66,5 +67,27 @@ class RunStatsTest {
 
     assertThat(s.availability()).isZero();
     assertThat(s.answered()).isZero();
+  }
+
+  @Test
+  void waitsCountEveryOutcomeWhereTheLatencyCountsOkOnly() {
+    timed(0, OpType.OK, 0, 500); // 0.5 s
+    timed(1, OpType.INFO, 100, 2_600); // the client gave up after 2.5 s
+    timed(2, OpType.FAIL, 200, 1_700); // refused after 1.5 s
+    timed(3, OpType.OK, 300, 1_300); // exactly 1 s: not over it
+
+    RunStats s = RunStats.of(ops);
+
+    assertThat(s.latencyMillis()[3]).as("the ok latency's max").isEqualTo(1_000.0);
+    assertThat(s.waits().longestMillis()).isEqualTo(2_500.0);
+    assertThat(s.waits().over1s()).isEqualTo(2);
+    assertThat(s.waits().over2s()).isEqualTo(1);
+  }
+
+  /** An operation invoked at {@code fromMillis} and completed at {@code toMillis}. */
+  private void timed(long process, OpType type, long fromMillis, long toMillis) {
+    ops.add(new Op(ops.size(), process, OpType.INVOKE, "write", 1L, 7L, fromMillis * 1_000_000L,
+        0));
+    ops.add(new Op(ops.size(), process, type, "write", 1L, 7L, toMillis * 1_000_000L, 0));
   }
 }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,8 +16,11 @@ class TimelineTest {
   void namesThisJvmsThreadsAndTheirTime() throws Exception {
     Path tasks = Path.of("/proc/self/task");
     assertThat(tasks).as("/proc/self/task (Linux)").isDirectory();
-    // a thread of this test's, named with a trailing number
+    // a thread of this test's, named with a trailing number; the JVM gives the OS thread its
+    // name before run() starts, so the test reads the tasks once run() has begun
+    CountDownLatch running = new CountDownLatch(1);
     Thread waiting = new Thread(() -> {
+      running.countDown();
       try {
         Thread.sleep(60_000);
       } catch (InterruptedException e) {
@@ -24,6 +29,7 @@ class TimelineTest {
     }, "timeline-idle-12");
     waiting.start();
     try {
+      assertThat(running.await(60, TimeUnit.SECONDS)).as("the thread started").isTrue();
       Map<String, Long> byName = Timeline.cpuByThread(tasks);
       // the trailing number is dropped; the compilers (named with theirs) are there as well
       assertThat(byName).containsKey("timeline-idle-").doesNotContainKey("timeline-idle-12");

@@ -88,8 +88,8 @@ public final class Linearizability {
 
   /** Steps before the reduction of a key of {@code events} events, and its first turn's length. */
   static long reduceAfter(long events) {
-    return Math.min(REDUCE_AFTER_MAX,
-        Math.max(REDUCE_AFTER, REDUCE_AFTER_STEPS_PER_EVENT * events));
+    long capped = Math.min(events, REDUCE_AFTER_MAX / REDUCE_AFTER_STEPS_PER_EVENT);
+    return Math.max(REDUCE_AFTER, REDUCE_AFTER_STEPS_PER_EVENT * capped);
   }
 
   /**

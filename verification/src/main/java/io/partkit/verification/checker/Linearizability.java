@@ -18,6 +18,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongUnaryOperator;
 
 /**
  * Checks histories for linearizability.
@@ -54,21 +55,42 @@ public final class Linearizability {
    *     without operations is valid
    */
   public static Analysis check(Model<?> model, History history, CheckOptions options) {
-    return check(model, history, options, REDUCE_AFTER);
+    return check(model, history, options, Linearizability::reduceAfter,
+        STRUGGLING_STEPS_PER_EVENT, true);
   }
 
   /**
    * The model's reduction ({@link Model#droppable}, e.g. a register's unobserved :info writes)
-   * is applied to a key only once its search has taken this many steps without an answer: it
-   * costs a pass over the key's operations, which the many keys decided in fewer steps do not
-   * need; a key that gets reduced restarts its search on the smaller history. The search's cut
-   * of {@link Model#ignoresState} (an :info step only where something can observe it) is on from
-   * this point at the latest (WglSearch turns it on itself after WglSearch.CUT_AFTER steps): it
-   * saves most steps on hard searches around :info operations, but an easy search, which takes
+   * is applied to a key only once its search has taken {@link #reduceAfter} steps without an
+   * answer: it costs a pass over the key's operations, which the many keys decided in fewer steps
+   * do not need; a key that gets reduced restarts its search on the smaller history. The search's
+   * cut of {@link Model#ignoresState} (an :info step only where something can observe it) is on
+   * from this point at the latest (WglSearch turns it on itself after WglSearch.CUT_AFTER steps):
+   * it saves most steps on hard searches around :info operations, but an easy search, which takes
    * an :info operation early and keeps it, then tries it again at every configuration. The step
    * counts behind this are in docs/checker.md, "The figures behind the search's design".
    */
   static final long REDUCE_AFTER = 1024;
+
+  /**
+   * Steps per event of a key before its reduction, which is also the length of its first turn
+   * among the keys. The 1,000 keys of issue 22's long history (about 1,500 events each, 1%
+   * crashed) are decided in 0.9 to 6 steps per event, 98% of them within 4, so most keys finish in
+   * their first turn and their search's tables go to the next key. With a fixed 1,024 steps every
+   * key was put back in the queue, and all 1,000 held their tables at once (about 100 MB of int
+   * arrays) until their second turn; see docs/checker-scale.md, "A first turn in proportion to the
+   * key".
+   */
+  static final long REDUCE_AFTER_STEPS_PER_EVENT = 4;
+
+  /** The most steps before a key's reduction, however long the key (a million events). */
+  static final long REDUCE_AFTER_MAX = 1 << 16;
+
+  /** Steps before the reduction of a key of {@code events} events, and its first turn's length. */
+  static long reduceAfter(long events) {
+    long capped = Math.min(events, REDUCE_AFTER_MAX / REDUCE_AFTER_STEPS_PER_EVENT);
+    return Math.max(REDUCE_AFTER, REDUCE_AFTER_STEPS_PER_EVENT * capped);
+  }
 
   /**
    * As {@link #check(Model, History, CheckOptions)}, reducing keys after {@code reduceAfter} steps
@@ -93,6 +115,12 @@ public final class Linearizability {
    */
   static Analysis check(Model<?> model, History history, CheckOptions options, long reduceAfter,
       long struggling, boolean reuseCaches) {
+    return check(model, history, options, events -> reduceAfter, struggling, reuseCaches);
+  }
+
+  /** As above, reducing a key of n events after {@code reduceAfter.applyAsLong(n)} steps. */
+  private static Analysis check(Model<?> model, History history, CheckOptions options,
+      LongUnaryOperator reduceAfter, long struggling, boolean reuseCaches) {
     java.util.Objects.requireNonNull(history, io.partkit.verification.history.Histories.NO_HISTORY);
     long start = options.nanoClock().getAsLong();
     // Without keys (most single-register histories) one pass pairs the operations and tests
@@ -129,10 +157,12 @@ public final class Linearizability {
     int total = parts != null ? parts.size() : keys.size();
     ProgressTicker ticker = new ProgressTicker(options, start, done, total, steps);
 
-    // Keys share the threads in slices of search steps, round-robin, each key's slice growing by
-    // a quarter every turn (slow growth: little overshoot past the steps a fast key needs). A key
-    // that is quickly found invalid is found after a few slices of every key, not after the
-    // hardest key ahead of it finishes (Porcupine gets that effect with a goroutine per key).
+    // Keys share the threads in slices of search steps, round-robin. A key's first turn lasts
+    // until its reduction (reduceAfter: four steps per event, enough for most keys); after
+    // it, slices start at FIRST_SLICE and grow by a quarter every turn (slow growth: little
+    // overshoot past the steps a fast key needs). A key that is quickly found invalid is found
+    // after a few slices of every key, not after the hardest key ahead of it finishes (Porcupine
+    // gets that effect with a goroutine per key).
     KeyResult[] results = new KeyResult[total];
     Queue<Slice> queue = new ConcurrentLinkedQueue<>();
     for (int i = 0; i < total; i++) {
@@ -156,7 +186,8 @@ public final class Linearizability {
         } else if (s.decided != null) {
           r = s.decided; // by UnproducedState or SequentialDecider
         } else {
-          if (!s.reduced && s.search == null && reduceAfter <= 0) {
+          long unreducedTurn = s.reduced ? 0 : reduceAfter.applyAsLong(s.paired().events().length);
+          if (!s.reduced && s.search == null && unreducedTurn <= 0) {
             s.reduce(model);
           }
           long budget = total == 1 ? Long.MAX_VALUE : s.budget;
@@ -170,7 +201,7 @@ public final class Linearizability {
             budget = Math.min(budget, Math.max(1, until - search.steps()));
           }
           WglSearch.Outcome outcome = search.advance(s.key, s.paired().invocations(),
-              s.reduced ? budget : Math.min(budget, reduceAfter), limits);
+              s.reduced ? budget : unreducedTurn, limits);
           if (!(outcome instanceof WglSearch.Decided decided)) {
             if (s.reduced) {
               s.budget = Math.min(s.budget + s.budget / 4, MAX_SLICE);
@@ -182,7 +213,7 @@ public final class Linearizability {
                 s.trySequential(model, limits);
               }
             } else {
-              // not decided within reduceAfter steps: reduce, and search again if smaller
+              // not decided in its first turn: reduce, and search again if smaller
               s.reduce(model);
             }
             queue.add(s);

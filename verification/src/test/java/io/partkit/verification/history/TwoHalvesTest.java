@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,7 +58,7 @@ class TwoHalvesTest {
         try (InputStream in = Files.newInputStream(file)) {
           return Histories.read(source, in, buffer, mode, file, at);
         } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
+          throw new UncheckedIOException(e);
         }
       });
       assertThat(actual).as("seed %d, mode %s, buffer %d, split at byte %d of:%n%s", seed, mode,
@@ -85,7 +86,7 @@ class TwoHalvesTest {
           try (InputStream in = Files.newInputStream(file)) {
             return Histories.read(file.toString(), in, 64, Independent.Mode.AUTO, file, at);
           } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
           }
         });
         taken += TwoHalves.TAKEN_OVER.get() - before;
@@ -121,7 +122,7 @@ class TwoHalvesTest {
         try (InputStream in = Files.newInputStream(file)) {
           return Histories.read(file.toString(), in, FastEdnHistoryReader.BUFFER, mode, file, -1);
         } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
+          throw new UncheckedIOException(e);
         }
       });
       assertThat(actual).as("mode %s", mode).isEqualTo(expected);

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -44,11 +45,29 @@ class SuspicionDeadlineTest {
   @TempDir Path dir;
   @RegisterExtension final TestNodes nodes = new TestNodes(() -> dir);
   private final ReplicaAdmin admin = new ReplicaAdmin(TIMEOUT, TIMEOUT, null);
+  /** The primary's event lines, which KvNodeMain sends to standard error. */
+  private final List<String> events = new CopyOnWriteArrayList<>();
 
   private KvNode primary(Duration replicaTimeout, Duration suspectAfter) throws IOException {
     return TcpKvNode.start(NodeId.of("a"), dir.resolve("a"),
         new InetSocketAddress("127.0.0.1", 0), UnsafeTestFault.NONE, ConnectionLimits.DEFAULT,
-        null, new SimpleMeterRegistry(), replicaTimeout, suspectAfter);
+        null, new SimpleMeterRegistry(), replicaTimeout, suspectAfter, line -> {
+          System.err.println(line);
+          events.add(line);
+        });
+  }
+
+  /**
+   * The primary's event lines about P at {@code epoch} that contain {@code what}, each in the
+   * form the logs give: wall-clock time with milliseconds, node, partition, epoch, event.
+   */
+  private List<String> eventsAt(long epoch, String what) {
+    String prefix = " node a partition " + P + " epoch " + epoch + ": ";
+    List<String> found = events.stream().filter(l -> l.contains(prefix) && l.contains(what))
+        .toList();
+    found.forEach(l -> assertThat(l).as("a dated line")
+        .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z node a .*"));
+    return found;
   }
 
   private static TcpNodeClient client(KvNode node) {
@@ -101,6 +120,13 @@ class SuspicionDeadlineTest {
       assertThat(c.status(P).epoch()).as("the silent backup was left where it was").isEqualTo(1);
       assertThat(b.status(P).epoch()).isEqualTo(2);
       assertThat(suspects(a)).as("a new configuration starts with no suspicion").isEmpty();
+      assertThat(eventsAt(1, "SUSPECT [" + toC.address() + "]: no answer within the suspicion"
+          + " deadline (300 ms)")).hasSize(1);
+      assertThat(eventsAt(2, "SHRINK offered: keep backups [" + b.hostAndPort() + "]"))
+          .hasSize(1);
+      assertThat(eventsAt(2, "SHRINK adopted by the write that waited on a suspect: primary"
+          + " with backups [" + b.hostAndPort() + "] (was OWNED at epoch 1 with backups ["
+          + b.hostAndPort() + ", " + toC.address() + "])")).hasSize(1);
       assertThat(writer.get(P, 2, b("k")).value()).isEqualTo(b("v2"));
       assertThat(writer.put(P, 2, b("k"), b("v3")).status()).isEqualTo(Status.OK);
       toC.resume();
@@ -211,9 +237,17 @@ class SuspicionDeadlineTest {
       assertThat(a.status(P).epoch()).as("the primary stayed at its epoch").isEqualTo(1);
       assertThat(refused).as("the executor is told why, and does not reconfigure the general"
           + " way").isInstanceOf(IOException.class).hasMessageContaining("silent too");
+      assertThat(eventsAt(2, "MOVE of the kept backups failed (the primary stays at epoch 1): ["
+          + toB.address() + ": no answer within 300 ms]; named suspects [" + toB.address()
+          + "]")).hasSize(1);
+      assertThat(eventsAt(2, "the write waiting on a suspect fails (unknown)")).isEmpty();
+      assertThat(eventsAt(2, "SHRINK refused: the kept backups [" + toB.address()
+          + "] are silent too (suspected at epoch 1)")).hasSize(1);
 
       // epoch 3 without either: the primary alone
       admin.shrink(P, 3, a.hostAndPort(), List.of());
+      assertThat(eventsAt(3, "SHRINK adopted by the CONFIGURE: primary with backups []"))
+          .hasSize(1);
       assertThat(writer.put(P, 3, b("k"), b("v3")).status()).isEqualTo(Status.OK);
       assertThat(writer.get(P, 3, b("k")).value()).isEqualTo(b("v3"));
       assertThat(suspects(a)).isEmpty();

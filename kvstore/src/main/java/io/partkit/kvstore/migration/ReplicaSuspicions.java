@@ -185,10 +185,19 @@ final class ReplicaSuspicions {
    * primary still cannot reach it) waits longer before the next, up to 16 s, since a join holds
    * the partition's writes for up to the replica timeout.
    *
+   * <p>A try that fails also ends the pass, as a busy node does: it cost up to the suspicion
+   * deadline (the primary's probe of a joiner it cannot reach), and while a pass runs the review
+   * reads no suspicion. Seen in the harness (seed 3, 2026-11-27): a cut that outlived its
+   * removals left two removed backups that their primaries could not reach; each pass spent 1 s
+   * on each of them, and the next cut's suspicions, named 0.2 s into such a pass, were read 2 s
+   * later, after that cut had healed. The next pass starts one partition further, and the
+   * backoff keeps the failed one out of the next passes for a while, so every partition is
+   * still reached.
+   *
    * @return how many backups of the rows are not seen holding a whole copy at their primary's
    *     epoch (not known to be whole: a backup joined now is counted until a later call sees it
-   *     whole), 0 when every one is; a pass that meets a busy node ends there and counts what it
-   *     did not see as not whole
+   *     whole), 0 when every one is; a pass that meets a busy node or a failed try ends there and
+   *     counts what it did not see as not whole
    */
   int restore(PartitionAssignment committed) {
     int notWhole = 0;
@@ -259,7 +268,9 @@ final class ReplicaSuspicions {
               say(p, committed.epoch(), why + ": done");
             } catch (IOException | RuntimeException e) {
               retryLater(whole, again);
-              say(p, committed.epoch(), why + ": failed, tried again later: " + e.getMessage());
+              say(p, committed.epoch(), why + ": failed, tried again later; pass ended: "
+                  + e.getMessage());
+              return notWhole + 1; // what this pass did not see is not known whole
             }
           }
           break;
@@ -275,8 +286,9 @@ final class ReplicaSuspicions {
               + row.get(0) + " and caught up");
         } catch (IOException | RuntimeException e) {
           retryLater(key, retry);
-          say(p, primary.epoch(), "RESTORE " + backup + " not joined again (tried again later): "
-              + e.getMessage());
+          say(p, primary.epoch(), "RESTORE " + backup + " not joined again (tried again later;"
+              + " pass ended): " + e.getMessage());
+          return notWhole + 1; // what this pass did not see is not known whole
         }
       }
     }

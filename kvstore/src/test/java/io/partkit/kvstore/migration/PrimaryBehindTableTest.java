@@ -32,11 +32,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PrimaryBehindTableTest {
 
-  private static final Duration TIMEOUT = Duration.ofSeconds(30);
-  private static final NodeId N1 = NodeId.of("n1");
-  private static final NodeId N2 = NodeId.of("n2");
-  private static final NodeId N3 = NodeId.of("n3");
-  private static final List<NodeId> ROW = List.of(N1, N2, N3);
+  /** Also {@link RestorePassTest}'s: the same three nodes, the same row. */
+  static final Duration TIMEOUT = Duration.ofSeconds(30);
+  static final NodeId N1 = NodeId.of("n1");
+  static final NodeId N2 = NodeId.of("n2");
+  static final NodeId N3 = NodeId.of("n3");
+  static final List<NodeId> ROW = List.of(N1, N2, N3);
   /** One partition, led by n1 with backups n2 and n3. */
   private static final PartitionAssignment T1 = PartitionAssignment.of("t", 1, 1,
       TokenRanges.of(0), List.of(ROW));

@@ -409,7 +409,7 @@ final class NodeReplication {
     List<String> backups = part.backups;
     byte[] request = NodeConnection.request(Wire.REPLICATE, part.id, epoch)
         .i64(part.seq + 1).bytes(key).bytes(value).toBytes();
-    Waited waited = await(part, epoch, backups, request);
+    Waited waited = await(part, epoch, backups, request, false);
     String failure;
     if (waited.offer() == null) {
       noteAnswers(part, epoch, backups, waited.answers());
@@ -462,23 +462,38 @@ final class NodeReplication {
    * timeout), or until the executor offers a configuration at a newer epoch ({@link #shrink}).
    * Nothing fails at the suspicion deadline: a suspicion alone never decides anything.
    *
+   * <p>A {@code confirm} (a CONFIRM: a read's, a failed compare-and-set's or a levelling's,
+   * which change nothing anywhere) ends at an offer before the deadline too: it gives up with
+   * MOVING and loses nothing. A levelling waits under the partition's lock, which the offer's
+   * adoption needs: seen in the harness (seed 3, 2026-11-27), a levelling that began after a
+   * write failed on a cut held the lock for the rest of its first stage, and the configuration
+   * that left both cut backups out was adopted 0.73 s after it was offered. A write keeps its
+   * plain first stage: an offer ending it early would fail it (outcome unknown) where the
+   * backups' answers, a moment later, would have acknowledged it.
+   *
    * @return every answer and no offer; or, when an offer came first, the offer and the answers
    *     so far (null for a backup still silent)
    */
-  private Waited await(NodePartition part, long epoch, List<String> backups, byte[] request) {
+  private Waited await(NodePartition part, long epoch, List<String> backups, byte[] request,
+      boolean confirm) {
     List<CompletableFuture<Answer>> calls = links.sendAll(backups, request);
     CompletableFuture<Void> all = CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new));
     try {
-      all.get(suspectAfterMillis, TimeUnit.MILLISECONDS);
+      if (confirm) {
+        Waited moved = awaitFirstStage(part, epoch, calls, all);
+        if (moved != null) {
+          return moved;
+        }
+      } else {
+        all.get(suspectAfterMillis, TimeUnit.MILLISECONDS);
+      }
     } catch (TimeoutException e) {
       noteSilent(part, epoch, backups, calls);
       while (true) {
         CompletableFuture<Void> woken = part.offers.get(); // first: see NodePartition#offers
         NodePartition.Shrink offer = part.shrink.get();
         if (offer != null && offer.epoch() > epoch) {
-          List<Answer> sofar = new ArrayList<>(calls.size());
-          calls.forEach(c -> sofar.add(c.getNow(null)));
-          return new Waited(sofar, offer);
+          return Waited.offered(calls, offer);
         }
         CompletableFuture.anyOf(all, woken).join(); // every call ends within its timeout
         if (all.isDone()) {
@@ -495,8 +510,42 @@ final class NodeReplication {
     return new Waited(answers, null);
   }
 
+  /**
+   * A CONFIRM's first stage: until every answer, the suspicion deadline, or an offer of a newer
+   * configuration, whichever comes first.
+   *
+   * @return the offer and the answers so far if an offer came first; null if every backup
+   *     answered
+   * @throws TimeoutException at the suspicion deadline
+   */
+  private Waited awaitFirstStage(NodePartition part, long epoch,
+      List<CompletableFuture<Answer>> calls, CompletableFuture<Void> all)
+      throws TimeoutException, InterruptedException, ExecutionException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(suspectAfterMillis);
+    while (!all.isDone()) {
+      CompletableFuture<Void> woken = part.offers.get(); // first: see NodePartition#offers
+      NodePartition.Shrink offer = part.shrink.get();
+      if (offer != null && offer.epoch() > epoch) {
+        return Waited.offered(calls, offer);
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        throw new TimeoutException();
+      }
+      CompletableFuture.anyOf(all, woken).get(left, TimeUnit.NANOSECONDS);
+    }
+    return null;
+  }
+
   /** The answers {@link #await} waited for, and the offer that ended the wait, if one did. */
-  private record Waited(List<Answer> answers, NodePartition.Shrink offer) {}
+  private record Waited(List<Answer> answers, NodePartition.Shrink offer) {
+    /** An offer ended the wait: the answers so far (null for a backup still silent). */
+    static Waited offered(List<CompletableFuture<Answer>> calls, NodePartition.Shrink offer) {
+      List<Answer> sofar = new ArrayList<>(calls.size());
+      calls.forEach(c -> sofar.add(c.getNow(null)));
+      return new Waited(sofar, offer);
+    }
+  }
 
   /**
    * Primary, past the suspicion deadline: names the backups that have not answered as suspects
@@ -709,7 +758,7 @@ final class NodeReplication {
       }
     }
     byte[] request = NodeConnection.request(Wire.CONFIRM, partition, epoch).toBytes();
-    Waited waited = await(part, epoch, backups, request);
+    Waited waited = await(part, epoch, backups, request, true);
     if (waited.offer() != null) {
       // not served, and it had no effect: the client asks again at the new epoch
       return KvReply.of(Status.MOVING, waited.offer().epoch(), what + " of partition "
@@ -739,7 +788,7 @@ final class NodeReplication {
     }
     List<String> backups = part.backups;
     Waited waited = await(part, part.epoch, backups,
-        NodeConnection.request(Wire.CONFIRM, part.id, part.epoch).toBytes());
+        NodeConnection.request(Wire.CONFIRM, part.id, part.epoch).toBytes(), true);
     if (waited.offer() != null) {
       return KvReply.of(Status.MOVING, waited.offer().epoch(), "partition " + part.id + " on "
           + id + " is being reconfigured at epoch " + waited.offer().epoch());

@@ -70,6 +70,35 @@ class SuspicionDeadlineTest {
     return found;
   }
 
+  /**
+   * The setup most tests here share: primary a (with the test's timeouts) leading P at epoch 1
+   * with backups b and c, c behind a relay the test pauses, and k = v1 acknowledged.
+   */
+  private final class ThreeNodes implements AutoCloseable {
+    final KvNode a;
+    final KvNode b;
+    final KvNode c;
+    final PausableRelay toC;
+    final TcpNodeClient client;
+
+    ThreeNodes(Duration replicaTimeout, Duration suspectAfter) throws IOException {
+      a = primary(replicaTimeout, suspectAfter);
+      b = nodes.start("b");
+      c = nodes.start("c");
+      toC = new PausableRelay(c.hostAndPort());
+      client = client(a);
+      admin.create(P, 1, a.hostAndPort(), List.of(b.hostAndPort(), toC.address()));
+      assertThat(client.put(P, 1, b("k"), b("v1")).status()).isEqualTo(Status.OK);
+    }
+
+    @Override
+    public void close() throws Exception {
+      try (a; toC; client) {
+        // b and c: closed by TestNodes
+      }
+    }
+  }
+
   private static TcpNodeClient client(KvNode node) {
     return (TcpNodeClient) KvNodeClient.connect(node.hostAndPort(), TIMEOUT.multipliedBy(2));
   }
@@ -100,14 +129,12 @@ class SuspicionDeadlineTest {
   void aWriteWaitingOnASilentBackupCompletesOnceTheConfigurationWithoutItArrives()
       throws Exception {
     // the replica timeout is far longer than the test: only the new configuration can end the wait
-    KvNode a = primary(Duration.ofSeconds(600), Duration.ofMillis(300));
-    KvNode b = nodes.start("b");
-    KvNode c = nodes.start("c");
-    try (a; PausableRelay toC = new PausableRelay(c.hostAndPort());
-        TcpNodeClient writer = client(a)) {
-      admin.create(P, 1, a.hostAndPort(), List.of(b.hostAndPort(), toC.address()));
-      assertThat(writer.put(P, 1, b("k"), b("v1")).status()).isEqualTo(Status.OK);
-
+    try (ThreeNodes cluster = new ThreeNodes(Duration.ofSeconds(600), Duration.ofMillis(300))) {
+      KvNode a = cluster.a;
+      KvNode b = cluster.b;
+      KvNode c = cluster.c;
+      PausableRelay toC = cluster.toC;
+      TcpNodeClient writer = cluster.client;
       toC.pause();
       CompletableFuture<KvReply> put = putLater(writer, "v2");
       awaitSuspected(a, toC.address());
@@ -254,6 +281,38 @@ class SuspicionDeadlineTest {
     }
   }
 
+  /**
+   * A levelling (here before the first read after a promotion) waits on its backups under the
+   * partition's lock, which the adoption of an offer needs. A CONFIRM changes nothing, so an
+   * offer ends its wait at once, before the suspicion deadline, with MOVING. Before, the
+   * levelling held the lock for its whole first stage (seen in the harness: 0.73 s of a cut;
+   * here the deadline is longer than the executor's call waits, so the shrink failed).
+   */
+  @Test
+  void aLevellingWaitingOnASilentBackupGivesWayToAnOfferBeforeTheDeadline() throws Exception {
+    try (ThreeNodes cluster = new ThreeNodes(Duration.ofSeconds(600), TIMEOUT.multipliedBy(5))) {
+      KvNode a = cluster.a;
+      KvNode b = cluster.b;
+      PausableRelay toC = cluster.toC;
+      TcpNodeClient reader = cluster.client;
+      // promoted again at epoch 2 with the same backups: it levels them before it serves
+      admin.failOver(P, 2, a.hostAndPort(),
+          List.of(a.hostAndPort(), b.hostAndPort(), toC.address()));
+
+      toC.pause();
+      CompletableFuture<KvReply> read = later(() -> reader.get(P, 2, b("k")));
+      toC.awaitHeld(TIMEOUT); // the levelling's CONFIRM to c waits, the lock held
+      admin.shrink(P, 3, a.hostAndPort(), List.of(b.hostAndPort()));
+      KvReply moved = read.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(moved.status()).as(moved.toString()).isEqualTo(Status.MOVING);
+      assertThat(eventsAt(3, "SHRINK adopted by the CONFIGURE: primary with backups ["
+          + b.hostAndPort() + "]")).hasSize(1);
+      assertThat(b.status(P).epoch()).isEqualTo(3);
+      assertThat(reader.get(P, 3, b("k")).value()).isEqualTo(b("v1"));
+      assertThat(reader.put(P, 3, b("k"), b("v2")).status()).isEqualTo(Status.OK);
+    }
+  }
+
   @Test
   void aSuspicionDeadlineNotShorterThanTheReplicaTimeoutIsRefused() {
     assertThatThrownBy(() -> primary(Duration.ofSeconds(1), Duration.ofSeconds(1)))
@@ -263,12 +322,22 @@ class SuspicionDeadlineTest {
 
   /** A write of {@code value} to key k at epoch 1, answered later (it waits on silent backups). */
   private static CompletableFuture<KvReply> putLater(TcpNodeClient writer, String value) {
+    return later(() -> writer.put(P, 1, b("k"), b(value)));
+  }
+
+  /** A request answered later, on another thread (it waits on silent backups). */
+  private static CompletableFuture<KvReply> later(Request request) {
     return CompletableFuture.supplyAsync(() -> {
       try {
-        return writer.put(P, 1, b("k"), b(value));
+        return request.send();
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     });
+  }
+
+  /** A request to a node. */
+  private interface Request {
+    KvReply send() throws IOException;
   }
 }

@@ -437,16 +437,17 @@ final class NodeReplication {
   }
 
   /**
-   * Whether every one of {@code kept} is among {@code backups} and answered OK; if not, says
-   * which did not (the write that waited fails, unknown).
+   * Whether every one of {@code kept} that is among {@code backups} answered OK (one that is
+   * not is left out by {@link #adopt}); if not, says which did not (the write that waited
+   * fails, unknown).
    */
   private boolean heldByAll(List<String> backups, List<Answer> answers, List<String> kept,
       NodePartition part, long epoch) {
     for (String backup : kept) {
       int i = backups.indexOf(backup);
-      if (i < 0 || answers.get(i) == null || !answers.get(i).reply().isOk()) {
+      if (i >= 0 && (answers.get(i) == null || !answers.get(i).reply().isOk())) {
         events.say(part.id, epoch, "the write waiting on a suspect fails (unknown): the kept"
-            + " backup " + backup + (i < 0 || answers.get(i) == null ? " has not answered it"
+            + " backup " + backup + (answers.get(i) == null ? " has not answered it"
                 : " answered " + answers.get(i).reply()));
         return false;
       }
@@ -613,7 +614,7 @@ final class NodeReplication {
       long seq;
       synchronized (part) {
         boolean adopted = part.state == PartitionState.OWNED && part.epoch == epoch
-            && part.backups.equals(offer.backups()); // by the waiting write, or sent again
+            && offer.backups().containsAll(part.backups); // by the waiting write, or sent again
         // A kept backup this primary suspects (one that did not answer the waiting write's
         // move, most often) would only time the move out again while the lock is held.
         if (!adopted && (!silentKept(part, offer).isEmpty()
@@ -628,7 +629,7 @@ final class NodeReplication {
                 + " epoch " + part.epoch + ")");
           }
           return refused(part, epoch, "CONFIGURE shrinking to " + backups + " at epoch " + epoch
-              + " (only a primary at an older epoch keeps some of its own backups)");
+              + " (only a primary at an older epoch, with no pre-copy running, adopts it)");
         }
         seq = log.lastAppended();
       }
@@ -641,37 +642,44 @@ final class NodeReplication {
 
   /**
    * Primary, under the partition's lock: takes {@code offer} as its configuration if it can:
-   * OWNED at an older epoch, no pre-copy running, the offered backups among its own, and each
-   * of them moved to the offer's epoch by this node first (so the old configuration can
-   * acknowledge nothing more). The check comes before the move, under the lock: a replica that
-   * is not a backup of this configuration (one with an old copy, taken out earlier) is never
-   * moved to the new epoch, where a later reconfiguration would take it for a whole copy. The
-   * backups are levelled before the next request is served.
+   * OWNED at an older epoch, no pre-copy running, and each offered backup that is one of its own
+   * moved to the offer's epoch by this node first (so the old configuration can acknowledge
+   * nothing more). The check comes before the move, under the lock: a replica that is not a
+   * backup of this configuration (one with an old copy, taken out earlier and not joined again)
+   * is never moved to the new epoch, where a later reconfiguration would take it for a whole
+   * copy. Such a replica of the row is left out: it holds no whole copy at this epoch, so it is
+   * not in the partition's replica set, and the review joins it again when it can (before, the
+   * offer was refused, and the general reconfiguration that followed waited on this lock while
+   * a write held it; seed 4, 2026-11-27: 3.4 s, the review waiting on it). The backups are
+   * levelled before the next request is served.
    */
   private boolean adopt(NodePartition part, NodePartition.Shrink offer, String by)
       throws IOException {
     synchronized (part) {
       if (part.state != PartitionState.OWNED || part.tracking != null
-          || offer.epoch() <= part.epoch || !part.backups.containsAll(offer.backups())) {
+          || offer.epoch() <= part.epoch) {
         events.say(part.id, offer.epoch(), "SHRINK not adopted " + by + ": it is "
             + was(part) + " with backups " + part.backups
             + (part.tracking != null ? ", a pre-copy running" : ""));
         return false;
       }
-      if (!offer.backups().isEmpty() && !moveAll(part, offer.backups(), offer.epoch())) {
+      List<String> keep = offer.backups().stream().filter(part.backups::contains).toList();
+      if (!keep.isEmpty() && !moveAll(part, keep, offer.epoch())) {
         return false; // some may have moved: see shrink() for what the executor does then
       }
       String was = was(part) + " with backups " + part.backups;
+      List<String> leftOut = offer.backups().stream().filter(b -> !keep.contains(b)).toList();
       part.epoch = offer.epoch();
       part.moveEpoch = 0;
-      part.backups = offer.backups();
+      part.backups = keep;
       part.suspects = List.of();
       part.suspectTimedOut = false;
       part.synced = false;
       log.append(stateRecord(part));
       log.append(replicaRecord(part));
       events.say(part, "SHRINK adopted " + by + ": primary with backups " + part.backups
-          + " (was " + was + ")");
+          + " (was " + was + ")" + (leftOut.isEmpty() ? ""
+              : "; left out, not its backups: " + leftOut));
       return true;
     }
   }

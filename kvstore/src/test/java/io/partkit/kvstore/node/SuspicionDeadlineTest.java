@@ -352,6 +352,37 @@ class SuspicionDeadlineTest {
     }
   }
 
+  /**
+   * The row's other backup was taken out earlier and has not joined again (b, still at epoch
+   * 1), and now the primary's only backup (c) is cut: the configuration the coordinator commits
+   * keeps the row minus c, which names b. The primary leaves b out (it is not its backup: it
+   * holds no whole copy at this epoch) and leads alone; the waiting write is acknowledged, and
+   * b is not moved to the new epoch. Before, the offer was refused, the write failed, and the
+   * executor's general reconfiguration waited on the primary's lock (seed 4: 3.4 s).
+   */
+  @Test
+  void anOfferKeepingARowReplicaThatIsNotABackupLeavesItOut() throws Exception {
+    try (ThreeNodes cluster = new ThreeNodes(Duration.ofSeconds(600), Duration.ofMillis(300))) {
+      // b taken out at epoch 2
+      admin.shrink(P, 2, cluster.a.hostAndPort(), List.of(cluster.toC.address()));
+      assertThat(cluster.client.put(P, 2, b("k"), b("v2")).status()).isEqualTo(Status.OK);
+      cluster.toC.pause();
+      CompletableFuture<KvReply> put = later(() -> cluster.client.put(P, 2, b("k"), b("v3")));
+      awaitSuspected(cluster.a, cluster.toC.address());
+
+      // the row without c
+      admin.shrink(P, 3, cluster.a.hostAndPort(), List.of(cluster.b.hostAndPort()));
+      KvReply written = put.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(written.status()).as(written.toString()).isEqualTo(Status.OK);
+      assertThat(eventsAt(3, "SHRINK adopted by the write that waited on a suspect: primary"
+          + " with backups [] (was OWNED at epoch 2 with backups [" + cluster.toC.address()
+          + "]); left out, not its backups: [" + cluster.b.hostAndPort() + "]")).hasSize(1);
+      assertThat(cluster.b.status(P).epoch()).as("b, with an old copy, is not moved")
+          .isEqualTo(1);
+      assertThat(cluster.client.get(P, 3, b("k")).value()).isEqualTo(b("v3"));
+    }
+  }
+
   @Test
   void aSuspicionDeadlineNotShorterThanTheReplicaTimeoutIsRefused() {
     assertThatThrownBy(() -> primary(Duration.ofSeconds(1), Duration.ofSeconds(1)))

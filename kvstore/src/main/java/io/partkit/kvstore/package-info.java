@@ -3,7 +3,8 @@
  * protocol that moves its partitions. This package holds the vocabulary every part shares (a
  * partition's {@link io.partkit.kvstore.PartitionState} and {@link
  * io.partkit.kvstore.PartitionStatus} on a node, the cluster's {@link
- * io.partkit.kvstore.KvSecret}); the parts are its subpackages:
+ * io.partkit.kvstore.KvSecret}, the form of the nodes' and the executor's event lines {@link
+ * io.partkit.kvstore.EventLine}); the parts are its subpackages:
  *
  * <ul>
  *   <li>{@code node}: a storage node ({@code KvNode}, {@code KvNodeMain}).

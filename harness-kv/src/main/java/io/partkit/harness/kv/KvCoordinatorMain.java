@@ -6,6 +6,7 @@ import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.MetadataStores;
 import io.partkit.coordinator.RebalancePlan;
 import io.partkit.coordinator.etcd.EtcdMetadataStores;
+import io.partkit.kvstore.EventLine;
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.migration.KvMigrationExecutor;
 import io.partkit.spi.Member;
@@ -15,6 +16,7 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -84,6 +86,7 @@ public final class KvCoordinatorMain {
         .addresses(addresses::get).maxConcurrentMigrations(k).stepTimeout(Duration.ofSeconds(15))
         .onStep((m, step) -> print("STEP " + step + " " + m.partition() + " " + m.source() + " "
             + m.target() + " " + m.targetEpoch()))
+        .onEvent(KvCoordinatorMain::print)
         .build();
     ClusterCoordinator coordinator = Coordinators.builder().store(store)
         .strategy("fixed", PartitionerConfig.of("partitions",
@@ -185,6 +188,7 @@ public final class KvCoordinatorMain {
    */
   private static void startReviews(ClusterCoordinator coordinator) {
     Thread t = new Thread(() -> {
+      String lastFailure = null;
       while (!Thread.currentThread().isInterrupted()) {
         try {
           Map<Integer, java.util.Set<NodeId>> removed = coordinator.reviewReplicas();
@@ -192,8 +196,16 @@ public final class KvCoordinatorMain {
             print("REMOVED " + removed + " " + coordinator.table().map(
                 io.partkit.spi.PartitionAssignment::epoch).orElse(-1L));
           }
+          lastFailure = null;
         } catch (RuntimeException e) {
-          // a node or the store did not answer, or the coordinator is closing: next round
+          // a node or the store did not answer, or the coordinator is closing: next round.
+          // Said once per kind in a row, dated like the events: a review that keeps failing
+          // is a stall's cause to read in coord.log.
+          String failure = e.getClass().getSimpleName() + ": " + e.getMessage();
+          if (!failure.equals(lastFailure)) {
+            print(EventLine.time(Clock.systemUTC()) + " coordinator: review failed: " + failure);
+          }
+          lastFailure = failure;
         }
         try {
           Thread.sleep(REVIEW_INTERVAL.toMillis()); // a timer, like a failure detector's

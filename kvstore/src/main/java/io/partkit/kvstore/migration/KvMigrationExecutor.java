@@ -137,7 +137,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     this.suspicions = new ReplicaSuspicions(addresses, node -> calls.client(node, false),
         calls::glance,
         new ReplicaAdmin(b.requestTimeout.plus(b.replicaTimeout), b.copyTimeout,
-            b.secret), this::movingHere);
+            b.secret), this::movingHere, b.events);
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {
@@ -768,6 +768,7 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
     Duration stepTimeout = Duration.ofSeconds(30);
     Duration replicaTimeout = TcpKvNode.REPLICA_TIMEOUT;
     BiConsumer<Migration, MigrationStep> listener = (m, s) -> { };
+    java.util.function.Consumer<String> events = line -> { };
     KvSecret secret;
 
     Builder() {}
@@ -861,6 +862,18 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
      */
     public Builder onStep(BiConsumer<Migration, MigrationStep> stepListener) {
       this.listener = requireNonNull(stepListener, "stepListener");
+      return this;
+    }
+
+    /**
+     * Called with one line ({@link io.partkit.kvstore.EventLine}, who {@code coordinator}) per
+     * event of the replica reviews: a removal on suspicion offered, adopted, refused or done the
+     * general way; a backup joined again or not; a partition repaired to its row; a restore pass
+     * ended at a busy node. Never per request. Default: dropped. The harness's coordinator
+     * prints them, next to the nodes' own lines in their logs.
+     */
+    public Builder onEvent(java.util.function.Consumer<String> eventLines) {
+      this.events = requireNonNull(eventLines, "eventLines");
       return this;
     }
 

@@ -1,5 +1,6 @@
 package io.partkit.kvstore.migration;
 
+import io.partkit.kvstore.EventLine;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.NodeStatus;
@@ -17,6 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntPredicate;
 
@@ -53,9 +55,15 @@ final class ReplicaSuspicions {
   private final Map<String, long[]> retries = new HashMap<>();
   /** The partition the next {@link #restore} pass starts at. */
   private int nextFirst;
+  /** One {@link EventLine} per removal's outcome, join, repair, pass ended early. */
+  private final Consumer<String> events;
+  /** What the last {@link #suspected} call read: a line is said when a partition's changes. */
+  private Map<Integer, Set<NodeId>> lastSuspected = Map.of();
 
   ReplicaSuspicions(Function<NodeId, String> addresses, Function<NodeId, TcpNodeClient> clients,
-      Function<NodeId, TcpNodeClient> glances, ReplicaAdmin replicas, IntPredicate moving) {
+      Function<NodeId, TcpNodeClient> glances, ReplicaAdmin replicas, IntPredicate moving,
+      Consumer<String> events) {
+    this.events = events;
     this.addresses = addresses;
     this.clients = clients;
     this.glances = glances;
@@ -95,7 +103,23 @@ final class ReplicaSuspicions {
         }
       });
     }
+    sayChanges(committed, suspected);
     return suspected;
+  }
+
+  /** A line per partition whose suspects read now differ from the last read's. */
+  private synchronized void sayChanges(PartitionAssignment committed,
+      Map<Integer, Set<NodeId>> suspected) {
+    Set<Integer> partitions = new TreeSet<>(suspected.keySet());
+    partitions.addAll(lastSuspected.keySet());
+    for (int p : partitions) {
+      Set<NodeId> now = suspected.getOrDefault(p, Set.of());
+      if (!now.equals(lastSuspected.getOrDefault(p, Set.of()))) {
+        say(p, committed.epoch(), now.isEmpty() ? "SUSPECTS none reported any more"
+            : "SUSPECTS reported by the primary " + committed.replicas(p).get(0) + ": " + now);
+      }
+    }
+    lastSuspected = Map.copyOf(suspected);
   }
 
   /**
@@ -123,17 +147,36 @@ final class ReplicaSuspicions {
         to.add(addresses.apply(n));
       }
     }
+    say(partition, committed.epoch(), "REMOVE " + removed + " (committed): shrink on the"
+        + " primary " + row.get(0) + " to backups " + to.subList(1, to.size()));
     try {
       replicas.shrink(partition, committed.epoch(), to.get(0), to.subList(1, to.size()));
+      say(partition, committed.epoch(), "REMOVE " + removed + ": shrink adopted");
       return;
     } catch (ReplicaAdmin.KeptBackupsSilent e) {
       // The primary stays at its epoch and now suspects a kept backup too: the next review
       // leaves that one out as well. A move that lands after the heal is repaired by restore().
+      say(partition, committed.epoch(), "REMOVE " + removed + ": a kept backup is silent too,"
+          + " left to the next review: " + e.getMessage());
       throw e;
     } catch (IOException | RuntimeException e) {
       // the general way below, which levels whatever the fast path left
+      say(partition, committed.epoch(), "REMOVE " + removed + ": shrink failed, reconfiguring"
+          + " the general way: " + e.getMessage());
     }
-    replicas.reconfigure(partition, committed.epoch(), from, to);
+    try {
+      replicas.reconfigure(partition, committed.epoch(), from, to);
+    } catch (IOException | RuntimeException e) {
+      say(partition, committed.epoch(), "REMOVE " + removed + ": general reconfiguration"
+          + " failed: " + e.getMessage());
+      throw e;
+    }
+    say(partition, committed.epoch(), "REMOVE " + removed + ": reconfigured the general way");
+  }
+
+  private void say(int partition, long epoch, String what) {
+    events.accept(EventLine.of(java.time.Clock.systemUTC(), "coordinator", partition, epoch,
+        what));
   }
 
   /**
@@ -142,10 +185,19 @@ final class ReplicaSuspicions {
    * primary still cannot reach it) waits longer before the next, up to 16 s, since a join holds
    * the partition's writes for up to the replica timeout.
    *
+   * <p>A try that fails also ends the pass, as a busy node does: it cost up to the suspicion
+   * deadline (the primary's probe of a joiner it cannot reach), and while a pass runs the review
+   * reads no suspicion. Seen in the harness (seed 3, 2026-11-27): a cut that outlived its
+   * removals left two removed backups that their primaries could not reach; each pass spent 1 s
+   * on each of them, and the next cut's suspicions, named 0.2 s into such a pass, were read 2 s
+   * later, after that cut had healed. The next pass starts one partition further, and the
+   * backoff keeps the failed one out of the next passes for a while, so every partition is
+   * still reached.
+   *
    * @return how many backups of the rows are not seen holding a whole copy at their primary's
    *     epoch (not known to be whole: a backup joined now is counted until a later call sees it
-   *     whole), 0 when every one is; a pass that meets a busy node ends there and counts what it
-   *     did not see as not whole
+   *     whole), 0 when every one is; a pass that meets a busy node or a failed try ends there and
+   *     counts what it did not see as not whole
    */
   int restore(PartitionAssignment committed) {
     int notWhole = 0;
@@ -169,6 +221,8 @@ final class ReplicaSuspicions {
         // Busy: a write there waits on a silent backup and holds the partition's lock. Others
         // will be too; the review goes back to reading suspicions, which ends those waits.
         // What this pass did not see is not known whole.
+        say(p, committed.epoch(), "RESTORE pass ended: the primary " + row.get(0)
+            + " did not answer STATUS in time (busy)");
         return notWhole + 1;
       }
       if (primary == null || primary.state() != PartitionState.OWNED
@@ -187,6 +241,8 @@ final class ReplicaSuspicions {
         try {
           s = status(backup, p);
         } catch (SocketTimeoutException e) {
+          say(p, committed.epoch(), "RESTORE pass ended: the backup " + backup
+              + " did not answer STATUS in time (busy)");
           return notWhole + 1; // as for a busy primary
         }
         if (s != null && s.state() == PartitionState.BACKUP && s.epoch() == primary.epoch()
@@ -204,11 +260,17 @@ final class ReplicaSuspicions {
           long[] again = retries.get(whole);
           if (again == null || System.nanoTime() >= again[0]) {
             List<String> all = row.stream().map(addresses).toList();
+            String why = "RESTORE " + backup + " is at epoch " + s.epoch() + ", past its primary "
+                + row.get(0) + " at epoch " + primary.epoch() + ": reconfiguring to the row " + row;
             try {
               replicas.reconfigure(p, committed.epoch(), all, all);
               retries.remove(whole);
+              say(p, committed.epoch(), why + ": done");
             } catch (IOException | RuntimeException e) {
               retryLater(whole, again);
+              say(p, committed.epoch(), why + ": failed, tried again later; pass ended: "
+                  + e.getMessage());
+              return notWhole + 1; // what this pass did not see is not known whole
             }
           }
           break;
@@ -220,8 +282,13 @@ final class ReplicaSuspicions {
           replicas.addBackups(p, primary.epoch(), addresses.apply(row.get(0)),
               List.of(addresses.apply(backup)));
           retries.remove(key);
+          say(p, primary.epoch(), "RESTORE " + backup + " joined again as a backup of "
+              + row.get(0) + " and caught up");
         } catch (IOException | RuntimeException e) {
           retryLater(key, retry);
+          say(p, primary.epoch(), "RESTORE " + backup + " not joined again (tried again later;"
+              + " pass ended): " + e.getMessage());
+          return notWhole + 1; // what this pass did not see is not known whole
         }
       }
     }

@@ -29,11 +29,14 @@ import java.util.Map;
  * that must prove they catch a broken store. Never use it for data you keep.
  *
  * <p>Once it listens it prints {@code KVNODE LISTENING host:port} on standard output, which is
- * what a harness waits for. It exits when its standard input closes (so a dying parent does not
- * leave nodes behind) or when killed; a kill loses nothing acknowledged (see {@link KvNode}). It
- * exits with status 74 when its write-ahead log fails (a full disk: the cause is on standard
- * error), and at start-up, with a one-line message, when it cannot start (1 for a damaged or
- * shortened log, 74 for an I/O failure such as a full disk).
+ * what a harness waits for. On standard error it prints one dated line per event that matters
+ * for diagnosing a stall ({@code io.partkit.kvstore.EventLine}: a partition's configuration
+ * adopted, a backup named a suspect or cleared, a shrink offered, adopted or refused, a move
+ * that timed out), never one per request. It exits when its standard input closes (so a dying
+ * parent does not leave nodes behind) or when killed; a kill loses nothing acknowledged (see
+ * {@link KvNode}). It exits with status 74 when its write-ahead log fails (a full disk: the
+ * cause is on standard error), and at start-up, with a one-line message, when it cannot start
+ * (1 for a damaged or shortened log, 74 for an I/O failure such as a full disk).
  */
 public final class KvNodeMain {
 

@@ -82,6 +82,15 @@ final class NodeMetrics implements AutoCloseable {
   private final List<Meter> nodeMeters = new ArrayList<>();
   /** Every partition's meters now registered. */
   private final Set<PartitionMeters> metered = ConcurrentHashMap.newKeySet();
+  /**
+   * Orders {@link #attach} and {@link #forgetGone}, which decide on a partition's (volatile)
+   * state under it, never under the partition's own lock: forgetGone runs after every
+   * administrative request, of any partition, and a write waiting on a silent backup holds its
+   * partition's lock for up to the replica timeout. Under the partitions' locks, the answer to
+   * a shrink of one partition waited for a write of another to time out (seen in the harness,
+   * seed 4, 2026-11-27: 4 s, during which the coordinator's review waited for that answer).
+   */
+  private final Object metering = new Object();
 
   private NodeMetrics(boolean enabled, NodeId node, MeterRegistry registry,
       Map<Integer, NodePartition> parts, Duration hotKeyWindow) {
@@ -184,7 +193,7 @@ final class NodeMetrics implements AutoCloseable {
 
   /** Builds the partition's meters, once; null if it no longer serves. */
   private PartitionMeters attach(NodePartition part) {
-    synchronized (part) { // forgetGone decides under the same lock: no meter outlives its part
+    synchronized (metering) { // forgetGone decides under the same lock: no meter outlives its part
       if (part.meters == null && serving(part.state) && parts.get(part.id) == part) {
         PartitionMeters m = new PartitionMeters(part);
         part.meters = m;
@@ -203,9 +212,12 @@ final class NodeMetrics implements AutoCloseable {
     if (!enabled) {
       return;
     }
-    for (PartitionMeters m : metered) {
-      NodePartition part = m.part;
-      synchronized (part) {
+    synchronized (metering) {
+      for (PartitionMeters m : metered) {
+        NodePartition part = m.part;
+        // The state is read after the request that changed it released the partition's lock
+        // (volatile): a partition that stopped serving is seen so. One that attaches meters
+        // meanwhile does it under this lock, after this decision, and reads its state again.
         if (!serving(part.state) || parts.get(part.id) != part) {
           part.meters = null;
           metered.remove(m);

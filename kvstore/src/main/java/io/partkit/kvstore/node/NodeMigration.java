@@ -50,9 +50,13 @@ final class NodeMigration {
   /** DROP of a replica forgets its configuration through it (resetReplica). */
   private final NodeReplication replication;
 
+  /** One line per state change (a migration's steps are few per partition, never per write). */
+  private final NodeEvents events;
+
   NodeMigration(NodeId id, WriteAheadLog log, NodeConnectionPool copySources,
-      AtomicLong keysCopiedIn, NodeReplication replication) {
+      AtomicLong keysCopiedIn, NodeReplication replication, NodeEvents events) {
     this.id = id;
+    this.events = events;
     this.log = log;
     this.copySources = copySources;
     this.keysCopiedIn = keysCopiedIn;
@@ -74,6 +78,9 @@ final class NodeMigration {
       long moveEpoch, boolean clear) {
     synchronized (part) {
       part.precopyToken = 0; // a pre-copy belongs to the RECEIVING state it was taken in
+      events.say(part.id, epoch, "STATE " + state + (moveEpoch == 0 ? "" : " moving at epoch "
+          + moveEpoch) + (clear ? ", its copy cleared" : "") + " (was " + part.state
+          + " at epoch " + part.visibleEpoch() + ")");
       if (clear) {
         log.append(clearRecord(part.id));
         part.data.clear();

@@ -8,10 +8,17 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.TreeMap;
 
-/** One partition on this node; every field is guarded by the object's monitor. */
+/**
+ * One partition on this node; every field is guarded by the object's monitor (the volatile ones
+ * are written under it and may be read without it).
+ */
 final class NodePartition {
   final int id;
-  PartitionState state = PartitionState.ABSENT;
+  /**
+   * Volatile: the node's metering reads it without the monitor ({@code NodeMetrics#forgetGone}),
+   * which a write waiting on a silent backup holds for up to the replica timeout.
+   */
+  volatile PartitionState state = PartitionState.ABSENT;
   /**
    * OWNED: the owner epoch; ABSENT: the last epoch known; otherwise the owner epoch kept for a
    * roll back.

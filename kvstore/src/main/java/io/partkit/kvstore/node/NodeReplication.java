@@ -55,10 +55,16 @@ final class NodeReplication {
    * replica timeout, for the answer or for the coordinator's new configuration).
    */
   private final long suspectAfterMillis;
+  /**
+   * One line per configuration change, suspicion named or lifted, shrink offered, adopted or
+   * refused, and move timed out: what a stall is diagnosed from (never one per write).
+   */
+  private final NodeEvents events;
 
   NodeReplication(NodeId id, WriteAheadLog log, ReplicaLinks links, KvSecret secret,
-      AtomicLong keysCopiedIn, java.time.Duration suspectAfter) {
+      AtomicLong keysCopiedIn, java.time.Duration suspectAfter, NodeEvents events) {
     this.id = id;
+    this.events = events;
     this.log = log;
     this.links = links;
     this.secret = secret;
@@ -120,10 +126,12 @@ final class NodeReplication {
           answer = null;
         }
         if (answer == null || answer.unanswered()) {
-          return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
-              + " cannot reach the joining backup " + backups.get(i) + ": "
+          String why = "cannot reach the joining backup " + backups.get(i) + ": "
               + (answer == null ? "no answer within " + suspectAfterMillis + " ms"
-                  : answer.reply()));
+                  : answer.reply());
+          events.say(part.id, epoch, "CONFIGURE primary adding " + backups + " refused: " + why);
+          return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
+              + " " + why);
         }
       }
     }
@@ -134,12 +142,13 @@ final class NodeReplication {
       boolean fromBackup = part.state == PartitionState.BACKUP && epoch >= part.epoch
           && !part.catchingUp && !part.catchupLost;
       if (adding && !(fromOwned && epoch == part.epoch)) {
-        return part.refused(id, "CONFIGURE adding backups at epoch " + epoch
+        return refused(part, epoch, "CONFIGURE adding backups at epoch " + epoch
             + " (only the primary at its own epoch adds backups)");
       }
       if (!(fresh || fromOwned || fromBackup) || part.tracking != null) {
-        return part.refused(id, "CONFIGURE primary at epoch " + epoch);
+        return refused(part, epoch, "CONFIGURE primary at epoch " + epoch);
       }
+      String was = was(part);
       List<String> all = new ArrayList<>();
       if (adding) {
         // A replica joined again (its catch-up was cut) starts over: level the others without
@@ -159,6 +168,8 @@ final class NodeReplication {
         if (failure != null) {
           part.backups = before;
           part.synced = false;
+          events.say(part.id, epoch, "CONFIGURE primary adding " + backups + " failed: "
+              + failure);
           return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
               + " could not add backups " + backups + ": " + failure);
         }
@@ -182,6 +193,8 @@ final class NodeReplication {
       part.synced = adding || all.isEmpty();
       log.append(stateRecord(part));
       seq = log.append(replicaRecord(part));
+      events.say(part, "CONFIGURE primary" + (adding ? " adding " + backups : "")
+          + " with backups " + part.backups + " (was " + was + ")");
     }
     log.awaitDurable(seq);
     return KvReply.ok(epoch, null);
@@ -204,8 +217,9 @@ final class NodeReplication {
           && epoch >= part.epoch;
       boolean forward = part.state == PartitionState.BACKUP && epoch > part.epoch;
       if (!demotion && !forward) {
-        return part.refused(id, "CONFIGURE backup at epoch " + epoch);
+        return refused(part, epoch, "CONFIGURE backup at epoch " + epoch);
       }
+      String was = was(part);
       part.state = PartitionState.BACKUP;
       part.epoch = epoch;
       part.moveEpoch = 0;
@@ -215,6 +229,7 @@ final class NodeReplication {
       part.synced = true;
       log.append(stateRecord(part));
       seq = log.append(replicaRecord(part));
+      events.say(part, "CONFIGURE backup (was " + was + ")");
     }
     log.awaitDurable(seq);
     return KvReply.ok(epoch, null);
@@ -234,8 +249,9 @@ final class NodeReplication {
           && part.epoch < epoch && part.tracking == null;
       if (!(part.state == PartitionState.ABSENT || again || deposed) || part.epoch > epoch
           || part.pulling) {
-        return part.refused(id, "JOIN as a backup at epoch " + epoch);
+        return refused(part, epoch, "JOIN as a backup at epoch " + epoch);
       }
+      String was = was(part);
       log.append(clearRecord(part.id));
       part.data.clear();
       part.state = PartitionState.BACKUP;
@@ -252,6 +268,8 @@ final class NodeReplication {
       part.fresh = new java.util.TreeSet<>(Arrays::compareUnsigned);
       log.append(stateRecord(part));
       logged = log.append(replicaRecord(part));
+      events.say(part, "JOIN as an empty backup after write " + seq + ", catching up (was "
+          + was + ")");
     }
     log.awaitDurable(logged);
     return KvReply.ok(epoch, null);
@@ -366,6 +384,7 @@ final class NodeReplication {
         part.catchingUp = false;
         part.fresh = null;
         logged = log.append(replicaRecord(part)); // after every copied key
+        events.say(part, "CAUGHT UP from " + primary + " (" + part.data.size() + " keys)");
       }
       log.awaitDurable(logged);
       return KvReply.ok(epoch, new Wire.Writer().i64(part.data.size()).toBytes());
@@ -390,7 +409,7 @@ final class NodeReplication {
     List<String> backups = part.backups;
     byte[] request = NodeConnection.request(Wire.REPLICATE, part.id, epoch)
         .i64(part.seq + 1).bytes(key).bytes(value).toBytes();
-    Waited waited = await(part, epoch, backups, request);
+    Waited waited = await(part, epoch, backups, request, false);
     String failure;
     if (waited.offer() == null) {
       noteAnswers(part, epoch, backups, waited.answers());
@@ -398,8 +417,8 @@ final class NodeReplication {
       if (failure == null) {
         return null;
       }
-    } else if (heldByAll(backups, waited.answers(), waited.offer().backups())
-        && adopt(part, waited.offer())) {
+    } else if (heldByAll(backups, waited.answers(), waited.offer().backups(), part, epoch)
+        && adopt(part, waited.offer(), "by the write that waited on a suspect")) {
       // The coordinator committed a configuration at a newer epoch whose backups all hold this
       // write (each answered it at this epoch, before adopt() moved it to the new one, after
       // which it refuses this epoch); this node now leads exactly them at that
@@ -417,12 +436,19 @@ final class NodeReplication {
         + id + " not acknowledged (it may still take effect): " + failure);
   }
 
-  /** Whether every one of {@code kept} is among {@code backups} and answered OK. */
-  private static boolean heldByAll(List<String> backups, List<Answer> answers,
-      List<String> kept) {
+  /**
+   * Whether every one of {@code kept} that is among {@code backups} answered OK (one that is
+   * not is left out by {@link #adopt}); if not, says which did not (the write that waited
+   * fails, unknown).
+   */
+  private boolean heldByAll(List<String> backups, List<Answer> answers, List<String> kept,
+      NodePartition part, long epoch) {
     for (String backup : kept) {
       int i = backups.indexOf(backup);
-      if (i < 0 || answers.get(i) == null || !answers.get(i).reply().isOk()) {
+      if (i >= 0 && (answers.get(i) == null || !answers.get(i).reply().isOk())) {
+        events.say(part.id, epoch, "the write waiting on a suspect fails (unknown): the kept"
+            + " backup " + backup + (answers.get(i) == null ? " has not answered it"
+                : " answered " + answers.get(i).reply()));
         return false;
       }
     }
@@ -437,23 +463,38 @@ final class NodeReplication {
    * timeout), or until the executor offers a configuration at a newer epoch ({@link #shrink}).
    * Nothing fails at the suspicion deadline: a suspicion alone never decides anything.
    *
+   * <p>A {@code confirm} (a CONFIRM: a read's, a failed compare-and-set's or a levelling's,
+   * which change nothing anywhere) ends at an offer before the deadline too: it gives up with
+   * MOVING and loses nothing. A levelling waits under the partition's lock, which the offer's
+   * adoption needs: seen in the harness (seed 3, 2026-11-27), a levelling that began after a
+   * write failed on a cut held the lock for the rest of its first stage, and the configuration
+   * that left both cut backups out was adopted 0.73 s after it was offered. A write keeps its
+   * plain first stage: an offer ending it early would fail it (outcome unknown) where the
+   * backups' answers, a moment later, would have acknowledged it.
+   *
    * @return every answer and no offer; or, when an offer came first, the offer and the answers
    *     so far (null for a backup still silent)
    */
-  private Waited await(NodePartition part, long epoch, List<String> backups, byte[] request) {
+  private Waited await(NodePartition part, long epoch, List<String> backups, byte[] request,
+      boolean confirm) {
     List<CompletableFuture<Answer>> calls = links.sendAll(backups, request);
     CompletableFuture<Void> all = CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new));
     try {
-      all.get(suspectAfterMillis, TimeUnit.MILLISECONDS);
+      if (confirm) {
+        Waited moved = awaitFirstStage(part, epoch, calls, all);
+        if (moved != null) {
+          return moved;
+        }
+      } else {
+        all.get(suspectAfterMillis, TimeUnit.MILLISECONDS);
+      }
     } catch (TimeoutException e) {
       noteSilent(part, epoch, backups, calls);
       while (true) {
         CompletableFuture<Void> woken = part.offers.get(); // first: see NodePartition#offers
         NodePartition.Shrink offer = part.shrink.get();
         if (offer != null && offer.epoch() > epoch) {
-          List<Answer> sofar = new ArrayList<>(calls.size());
-          calls.forEach(c -> sofar.add(c.getNow(null)));
-          return new Waited(sofar, offer);
+          return Waited.offered(calls, offer);
         }
         CompletableFuture.anyOf(all, woken).join(); // every call ends within its timeout
         if (all.isDone()) {
@@ -470,8 +511,42 @@ final class NodeReplication {
     return new Waited(answers, null);
   }
 
+  /**
+   * A CONFIRM's first stage: until every answer, the suspicion deadline, or an offer of a newer
+   * configuration, whichever comes first.
+   *
+   * @return the offer and the answers so far if an offer came first; null if every backup
+   *     answered
+   * @throws TimeoutException at the suspicion deadline
+   */
+  private Waited awaitFirstStage(NodePartition part, long epoch,
+      List<CompletableFuture<Answer>> calls, CompletableFuture<Void> all)
+      throws TimeoutException, InterruptedException, ExecutionException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(suspectAfterMillis);
+    while (!all.isDone()) {
+      CompletableFuture<Void> woken = part.offers.get(); // first: see NodePartition#offers
+      NodePartition.Shrink offer = part.shrink.get();
+      if (offer != null && offer.epoch() > epoch) {
+        return Waited.offered(calls, offer);
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        throw new TimeoutException();
+      }
+      CompletableFuture.anyOf(all, woken).get(left, TimeUnit.NANOSECONDS);
+    }
+    return null;
+  }
+
   /** The answers {@link #await} waited for, and the offer that ended the wait, if one did. */
-  private record Waited(List<Answer> answers, NodePartition.Shrink offer) {}
+  private record Waited(List<Answer> answers, NodePartition.Shrink offer) {
+    /** An offer ended the wait: the answers so far (null for a backup still silent). */
+    static Waited offered(List<CompletableFuture<Answer>> calls, NodePartition.Shrink offer) {
+      List<Answer> sofar = new ArrayList<>(calls.size());
+      calls.forEach(c -> sofar.add(c.getNow(null)));
+      return new Waited(sofar, offer);
+    }
+  }
 
   /**
    * Primary, past the suspicion deadline: names the backups that have not answered as suspects
@@ -486,7 +561,11 @@ final class NodeReplication {
       if (part.state != PartitionState.OWNED || part.epoch != epoch) {
         return;
       }
-      nameSilent(part, addresses, calls);
+      List<String> named = nameSilent(part, addresses, calls);
+      if (!named.isEmpty()) {
+        events.say(part, "SUSPECT " + named + ": no answer within the suspicion deadline ("
+            + suspectAfterMillis + " ms); suspects now " + part.suspects);
+      }
     }
   }
 
@@ -494,19 +573,24 @@ final class NodeReplication {
    * Under the partition's lock, OWNED at the epoch the calls were made at: adds each of {@code
    * addresses} whose call has not ended, or ended without an answer, to the suspects (if it is
    * still a backup); no fail-fast.
+   *
+   * @return the ones named now (not suspects before)
    */
-  private static void nameSilent(NodePartition part, List<String> addresses,
+  private static List<String> nameSilent(NodePartition part, List<String> addresses,
       List<CompletableFuture<Answer>> calls) {
     List<String> suspects = new ArrayList<>(part.suspects);
+    List<String> named = new ArrayList<>();
     for (int i = 0; i < calls.size(); i++) {
       String backup = addresses.get(i);
       Answer answer = calls.get(i).getNow(null);
       if ((answer == null || answer.unanswered()) && part.backups.contains(backup)
           && !suspects.contains(backup)) {
         suspects.add(backup);
+        named.add(backup);
       }
     }
     part.suspects = List.copyOf(suspects);
+    return named;
   }
 
   /**
@@ -523,25 +607,29 @@ final class NodeReplication {
   private KvReply shrink(NodePartition part, long epoch, List<String> backups)
       throws IOException {
     NodePartition.Shrink offer = new NodePartition.Shrink(epoch, List.copyOf(backups));
+    events.say(part.id, epoch, "SHRINK offered: keep backups " + backups);
     part.shrink.set(offer);
     part.offers.getAndSet(new CompletableFuture<>()).complete(null); // after the offer
     try {
       long seq;
       synchronized (part) {
         boolean adopted = part.state == PartitionState.OWNED && part.epoch == epoch
-            && part.backups.equals(offer.backups()); // by the waiting write, or sent again
+            && offer.backups().containsAll(part.backups); // by the waiting write, or sent again
         // A kept backup this primary suspects (one that did not answer the waiting write's
         // move, most often) would only time the move out again while the lock is held.
-        if (!adopted && (!silentKept(part, offer).isEmpty() || !adopt(part, offer))) {
+        if (!adopted && (!silentKept(part, offer).isEmpty()
+            || !adopt(part, offer, "by the CONFIGURE"))) {
           List<String> silent = silentKept(part, offer);
           if (!silent.isEmpty()) {
+            events.say(part.id, epoch, "SHRINK refused: the kept backups " + silent
+                + " are silent too (suspected at epoch " + part.epoch + ")");
             return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on "
                 + id + ": CONFIGURE shrinking to " + backups + " at epoch " + epoch
                 + " not adopted: the kept backups " + silent + " are silent too (suspected at"
                 + " epoch " + part.epoch + ")");
           }
-          return part.refused(id, "CONFIGURE shrinking to " + backups + " at epoch " + epoch
-              + " (only a primary at an older epoch keeps some of its own backups)");
+          return refused(part, epoch, "CONFIGURE shrinking to " + backups + " at epoch " + epoch
+              + " (only a primary at an older epoch, with no pre-copy running, adopts it)");
         }
         seq = log.lastAppended();
       }
@@ -554,30 +642,44 @@ final class NodeReplication {
 
   /**
    * Primary, under the partition's lock: takes {@code offer} as its configuration if it can:
-   * OWNED at an older epoch, no pre-copy running, the offered backups among its own, and each
-   * of them moved to the offer's epoch by this node first (so the old configuration can
-   * acknowledge nothing more). The check comes before the move, under the lock: a replica that
-   * is not a backup of this configuration (one with an old copy, taken out earlier) is never
-   * moved to the new epoch, where a later reconfiguration would take it for a whole copy. The
-   * backups are levelled before the next request is served.
+   * OWNED at an older epoch, no pre-copy running, and each offered backup that is one of its own
+   * moved to the offer's epoch by this node first (so the old configuration can acknowledge
+   * nothing more). The check comes before the move, under the lock: a replica that is not a
+   * backup of this configuration (one with an old copy, taken out earlier and not joined again)
+   * is never moved to the new epoch, where a later reconfiguration would take it for a whole
+   * copy. Such a replica of the row is left out: it holds no whole copy at this epoch, so it is
+   * not in the partition's replica set, and the review joins it again when it can (before, the
+   * offer was refused, and the general reconfiguration that followed waited on this lock while
+   * a write held it; seed 4, 2026-11-27: 3.4 s, the review waiting on it). The backups are
+   * levelled before the next request is served.
    */
-  private boolean adopt(NodePartition part, NodePartition.Shrink offer) throws IOException {
+  private boolean adopt(NodePartition part, NodePartition.Shrink offer, String by)
+      throws IOException {
     synchronized (part) {
       if (part.state != PartitionState.OWNED || part.tracking != null
-          || offer.epoch() <= part.epoch || !part.backups.containsAll(offer.backups())) {
+          || offer.epoch() <= part.epoch) {
+        events.say(part.id, offer.epoch(), "SHRINK not adopted " + by + ": it is "
+            + was(part) + " with backups " + part.backups
+            + (part.tracking != null ? ", a pre-copy running" : ""));
         return false;
       }
-      if (!offer.backups().isEmpty() && !moveAll(part, offer.backups(), offer.epoch())) {
+      List<String> keep = offer.backups().stream().filter(part.backups::contains).toList();
+      if (!keep.isEmpty() && !moveAll(part, keep, offer.epoch())) {
         return false; // some may have moved: see shrink() for what the executor does then
       }
+      String was = was(part) + " with backups " + part.backups;
+      List<String> leftOut = offer.backups().stream().filter(b -> !keep.contains(b)).toList();
       part.epoch = offer.epoch();
       part.moveEpoch = 0;
-      part.backups = offer.backups();
+      part.backups = keep;
       part.suspects = List.of();
       part.suspectTimedOut = false;
       part.synced = false;
       log.append(stateRecord(part));
       log.append(replicaRecord(part));
+      events.say(part, "SHRINK adopted " + by + ": primary with backups " + part.backups
+          + " (was " + was + ")" + (leftOut.isEmpty() ? ""
+              : "; left out, not its backups: " + leftOut));
       return true;
     }
   }
@@ -606,8 +708,21 @@ final class NodeReplication {
       Thread.currentThread().interrupt();
       return false;
     }
-    nameSilent(part, backups, calls);
-    return calls.stream().allMatch(c -> c.isDone() && c.join().reply().isOk());
+    List<String> named = nameSilent(part, backups, calls);
+    List<String> failed = new ArrayList<>();
+    for (int i = 0; i < calls.size(); i++) {
+      Answer answer = calls.get(i).getNow(null);
+      if (answer == null || !answer.reply().isOk()) {
+        failed.add(backups.get(i) + ": " + (answer == null ? "no answer within "
+            + suspectAfterMillis + " ms" : answer.reply()));
+      }
+    }
+    if (!failed.isEmpty()) {
+      events.say(part.id, epoch, "MOVE of the kept backups failed (the primary stays at epoch "
+          + part.epoch + "): " + failed + (named.isEmpty() ? ""
+              : "; named suspects " + named + ", suspects now " + part.suspects));
+    }
+    return failed.isEmpty();
   }
 
   /** Under the partition's lock: the backups {@code offer} keeps that this primary suspects. */
@@ -651,7 +766,7 @@ final class NodeReplication {
       }
     }
     byte[] request = NodeConnection.request(Wire.CONFIRM, partition, epoch).toBytes();
-    Waited waited = await(part, epoch, backups, request);
+    Waited waited = await(part, epoch, backups, request, true);
     if (waited.offer() != null) {
       // not served, and it had no effect: the client asks again at the new epoch
       return KvReply.of(Status.MOVING, waited.offer().epoch(), what + " of partition "
@@ -681,7 +796,7 @@ final class NodeReplication {
     }
     List<String> backups = part.backups;
     Waited waited = await(part, part.epoch, backups,
-        NodeConnection.request(Wire.CONFIRM, part.id, part.epoch).toBytes());
+        NodeConnection.request(Wire.CONFIRM, part.id, part.epoch).toBytes(), true);
     if (waited.offer() != null) {
       return KvReply.of(Status.MOVING, waited.offer().epoch(), "partition " + part.id + " on "
           + id + " is being reconfigured at epoch " + waited.offer().epoch());
@@ -754,16 +869,28 @@ final class NodeReplication {
       if (part.state != PartitionState.OWNED || part.epoch != epoch) {
         return; // reconfigured meanwhile: that configuration starts with no suspicion
       }
-      List<String> suspects = new ArrayList<>(part.suspects);
+      List<String> before = part.suspects;
+      List<String> suspects = new ArrayList<>(before);
       for (int i = 0; i < answers.size(); i++) {
         String backup = addresses.get(i);
         suspects.remove(backup);
         if (answers.get(i).unanswered() && part.backups.contains(backup)) {
           suspects.add(backup);
+          if (answers.get(i).timedOut() && !part.suspectTimedOut) {
+            events.say(part, "SUSPECT " + backup + " timed out (the replica timeout): the"
+                + " request fails, the next ones fail at once while it is probed");
+          }
           part.suspectTimedOut |= answers.get(i).timedOut();
         }
       }
       part.suspects = List.copyOf(suspects);
+      List<String> named = suspects.stream().filter(b -> !before.contains(b)).toList();
+      List<String> lifted = before.stream().filter(b -> !suspects.contains(b)).toList();
+      if (!named.isEmpty() || !lifted.isEmpty()) {
+        events.say(part, (named.isEmpty() ? "" : "SUSPECT " + named + ": no answer; ")
+            + (lifted.isEmpty() ? "" : "SUSPICION LIFTED " + lifted + ": answered; ")
+            + "suspects now " + suspects);
+      }
       if (suspects.isEmpty()) {
         part.suspectTimedOut = false;
       } else if (part.suspectTimedOut && !part.probing) {
@@ -819,6 +946,18 @@ final class NodeReplication {
     return KvReply.of(Status.UNAVAILABLE, part.epoch, "partition " + part.id + " on " + id
         + " is not served while the coordinator takes out the backups it cannot reach: "
         + part.suspects);
+  }
+
+  /** A refusal of an administrative step (never of a client's request), said in the log. */
+  private KvReply refused(NodePartition part, long epoch, String step) {
+    KvReply refusal = part.refused(id, step);
+    events.say(part.id, epoch, "REFUSED " + refusal.message());
+    return refusal;
+  }
+
+  /** The partition's state and epoch, for "was ..." in an event line. */
+  private static String was(NodePartition part) {
+    return part.state + " at epoch " + part.epoch + (part.catchingUp ? " catching up" : "");
   }
 
   private static String firstFailure(List<String> addresses, List<Answer> answers) {

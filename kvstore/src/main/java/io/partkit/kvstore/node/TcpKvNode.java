@@ -125,7 +125,7 @@ public final class TcpKvNode implements KvNode {
 
   private TcpKvNode(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
       ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout,
-      Duration suspectAfter) throws IOException {
+      Duration suspectAfter, NodeEvents events) throws IOException {
     if (replicaTimeout.isNegative() || replicaTimeout.isZero()) {
       throw new IllegalArgumentException("node " + id + ": the replica timeout must be positive,"
           + " not " + replicaTimeout.toMillis() + " ms");
@@ -154,8 +154,9 @@ public final class TcpKvNode implements KvNode {
     this.log = openLog(LogReach.fileFor(logFile));
     log.onFailure(this::logFailed);
     splits.attach(log);
-    this.replication = new NodeReplication(id, log, links, secret, keysCopiedIn, suspectAfter);
-    this.migration = new NodeMigration(id, log, copySources, keysCopiedIn, replication);
+    this.replication = new NodeReplication(id, log, links, secret, keysCopiedIn, suspectAfter,
+        events);
+    this.migration = new NodeMigration(id, log, copySources, keysCopiedIn, replication, events);
     this.metrics = registry == null ? NodeMetrics.off(id, parts)
         : NodeMetrics.on(id, registry, parts, NodeMetrics.DEFAULT_HOT_KEY_WINDOW);
     ServerSocket socket = new ServerSocket();
@@ -226,8 +227,19 @@ public final class TcpKvNode implements KvNode {
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
       ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout,
       Duration suspectAfter) throws IOException {
+    return start(id, dataDir, bind, fault, limits, secret, registry, replicaTimeout, suspectAfter,
+        System.err::println);
+  }
+
+  /**
+   * As above, sending the node's event lines ({@link NodeEvents}: configuration changes,
+   * suspicions, shrinks) to {@code events} instead of standard error (a test reads them).
+   */
+  static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
+      ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout,
+      Duration suspectAfter, java.util.function.Consumer<String> events) throws IOException {
     TcpKvNode node = new TcpKvNode(id, dataDir, bind, fault, limits, secret, registry,
-        replicaTimeout, suspectAfter);
+        replicaTimeout, suspectAfter, new NodeEvents(id, events));
     if (fault != UnsafeTestFault.NONE) {
       System.err.println("node " + id + ": UNSAFE TEST FAULT " + fault.cliName()
           + " is on: this node loses data on purpose");

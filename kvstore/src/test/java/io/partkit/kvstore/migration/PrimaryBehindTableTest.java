@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,11 +32,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PrimaryBehindTableTest {
 
-  private static final Duration TIMEOUT = Duration.ofSeconds(30);
-  private static final NodeId N1 = NodeId.of("n1");
-  private static final NodeId N2 = NodeId.of("n2");
-  private static final NodeId N3 = NodeId.of("n3");
-  private static final List<NodeId> ROW = List.of(N1, N2, N3);
+  /** Also {@link RestorePassTest}'s: the same three nodes, the same row. */
+  static final Duration TIMEOUT = Duration.ofSeconds(30);
+  static final NodeId N1 = NodeId.of("n1");
+  static final NodeId N2 = NodeId.of("n2");
+  static final NodeId N3 = NodeId.of("n3");
+  static final List<NodeId> ROW = List.of(N1, N2, N3);
   /** One partition, led by n1 with backups n2 and n3. */
   private static final PartitionAssignment T1 = PartitionAssignment.of("t", 1, 1,
       TokenRanges.of(0), List.of(ROW));
@@ -53,11 +55,13 @@ class PrimaryBehindTableTest {
 
   @Test
   void aBackupPastItsPrimaryBehindTheTableIsRepairedByRestore() throws Exception {
+    List<String> events = new CopyOnWriteArrayList<>();
     try (KvNode n3 = KvNode.start(N3, dir.resolve("n3"), 0)) {
       try (KvNode n1 = KvNode.start(N1, dir.resolve("n1"), 0);
           KvNode n2 = KvNode.start(N2, dir.resolve("n2"), 0);
           KvMigrationExecutor executor = KvMigrationExecutor.builder()
-              .addresses(address(n1, n2, n3)::get).nodes(address(n1, n2, n3)::keySet).build();
+              .addresses(address(n1, n2, n3)::get).nodes(address(n1, n2, n3)::keySet)
+              .onEvent(events::add).build();
           KvNodeClient client = KvNodeClient.connect(n1.hostAndPort(), TIMEOUT)) {
         Map<NodeId, String> addresses = address(n1, n2, n3);
         executor.assignInitial(T1);
@@ -82,6 +86,10 @@ class PrimaryBehindTableTest {
           notWhole = executor.restoreReplicas(t2);
         }
         assertThat(notWhole).as("every replica whole at the table's epoch").isZero();
+        assertThat(events).as("the coordinator's line for the repair").anySatisfy(line ->
+            assertThat(line).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z"
+                + " coordinator partition 0 epoch 2: RESTORE n2 is at epoch 2, past its primary"
+                + " n1 at epoch 1: reconfiguring to the row \\[n1, n2, n3\\]: done"));
         assertThat(n1.status(P).state()).isEqualTo(PartitionState.OWNED);
         assertThat(n1.status(P).epoch()).isEqualTo(2);
         for (KvNode backup : List.of(n2, n3)) {

@@ -24,6 +24,7 @@ final class PausableRelay implements AutoCloseable {
   private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
   private final Object gate = new Object();
   private boolean paused; // guarded by gate
+  private int held; // guarded by gate: chunks that reached the relay while paused
   private volatile boolean closed;
 
   /** A relay to {@code hostAndPort} ({@code host:port}). */
@@ -55,6 +56,23 @@ final class PausableRelay implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits until bytes that reached the relay while paused are held: a request to the node
+   * behind it is in flight and waiting (a condition; the deadline fails the test).
+   */
+  void awaitHeld(java.time.Duration within) throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    synchronized (gate) {
+      while (held == 0) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new AssertionError("nothing reached the paused relay within " + within);
+        }
+        gate.wait(Math.max(1, left / 1_000_000));
+      }
+    }
+  }
+
   private void acceptLoop() {
     while (!closed) {
       try {
@@ -79,6 +97,10 @@ final class PausableRelay implements AutoCloseable {
       int n;
       while ((n = in.read(buffer)) >= 0) {
         synchronized (gate) {
+          if (paused && !closed) {
+            held++;
+            gate.notifyAll();
+          }
           while (paused && !closed) {
             gate.wait();
           }

@@ -78,9 +78,7 @@ final class NodeMigration {
       long moveEpoch, boolean clear) {
     synchronized (part) {
       part.precopyToken = 0; // a pre-copy belongs to the RECEIVING state it was taken in
-      events.say(part.id, epoch, "STATE " + state + (moveEpoch == 0 ? "" : " moving at epoch "
-          + moveEpoch) + (clear ? ", its copy cleared" : "") + " (was " + part.state
-          + " at epoch " + part.visibleEpoch() + ")");
+      String was = part.state + " at epoch " + part.visibleEpoch();
       if (clear) {
         log.append(clearRecord(part.id));
         part.data.clear();
@@ -88,7 +86,11 @@ final class NodeMigration {
       part.state = state;
       part.epoch = epoch;
       part.moveEpoch = moveEpoch;
-      return log.append(stateRecord(part));
+      long seq = log.append(stateRecord(part));
+      // said once logged: a failed append (a full disk) throws, and no line claims the change
+      events.say(part.id, epoch, "STATE " + state + (moveEpoch == 0 ? "" : " moving at epoch "
+          + moveEpoch) + (clear ? ", its copy cleared" : "") + " (was " + was + ")");
+      return seq;
     }
   }
 

@@ -71,30 +71,41 @@ class SuspicionDeadlineTest {
   }
 
   /**
-   * The setup most tests here share: primary a (with the test's timeouts) leading P at epoch 1
-   * with backups b and c, c behind a relay the test pauses, and k = v1 acknowledged.
+   * The setup every test here but the last shares: primary a (with the test's timeouts) leading
+   * P at epoch 1 with backups b and c, c behind a relay the test pauses (and b too, for the
+   * tests that cut both), and k = v1 acknowledged.
    */
   private final class ThreeNodes implements AutoCloseable {
     final KvNode a;
     final KvNode b;
     final KvNode c;
+    /** b's relay, or null when a reaches b directly. */
+    final PausableRelay toB;
     final PausableRelay toC;
     final TcpNodeClient client;
 
+    /** b reached directly. */
     ThreeNodes(Duration replicaTimeout, Duration suspectAfter) throws IOException {
+      this(replicaTimeout, suspectAfter, false);
+    }
+
+    ThreeNodes(Duration replicaTimeout, Duration suspectAfter, boolean bRelayed)
+        throws IOException {
       a = primary(replicaTimeout, suspectAfter);
       b = nodes.start("b");
       c = nodes.start("c");
+      toB = bRelayed ? new PausableRelay(b.hostAndPort()) : null;
       toC = new PausableRelay(c.hostAndPort());
       client = client(a);
-      admin.create(P, 1, a.hostAndPort(), List.of(b.hostAndPort(), toC.address()));
+      admin.create(P, 1, a.hostAndPort(),
+          List.of(bRelayed ? toB.address() : b.hostAndPort(), toC.address()));
       assertThat(client.put(P, 1, b("k"), b("v1")).status()).isEqualTo(Status.OK);
     }
 
     @Override
     public void close() throws Exception {
-      try (a; toC; client) {
-        // b and c: closed by TestNodes
+      try (a; toB; toC; client) {
+        // b and c: closed by TestNodes; a null toB is skipped
       }
     }
   }
@@ -178,14 +189,10 @@ class SuspicionDeadlineTest {
   void withoutANewConfigurationAWriteWaitingOnASilentBackupFailsAtTheReplicaTimeout()
       throws Exception {
     Duration replicaTimeout = Duration.ofSeconds(3);
-    KvNode a = primary(replicaTimeout, Duration.ofMillis(200));
-    KvNode b = nodes.start("b");
-    KvNode c = nodes.start("c");
-    try (a; PausableRelay toC = new PausableRelay(c.hostAndPort());
-        TcpNodeClient writer = client(a)) {
-      admin.create(P, 1, a.hostAndPort(), List.of(b.hostAndPort(), toC.address()));
-      assertThat(writer.put(P, 1, b("k"), b("v1")).status()).isEqualTo(Status.OK);
-
+    try (ThreeNodes cluster = new ThreeNodes(replicaTimeout, Duration.ofMillis(200))) {
+      KvNode a = cluster.a;
+      PausableRelay toC = cluster.toC;
+      TcpNodeClient writer = cluster.client;
       toC.pause();
       KvReply put = writer.put(P, 1, b("k"), b("v2"));
       assertThat(put.status()).as("not acknowledged on suspicion").isEqualTo(Status.UNAVAILABLE);
@@ -211,14 +218,12 @@ class SuspicionDeadlineTest {
   @Test
   void bothSilentBackupsAreNamedAtOnceAndAConfigurationWithoutBothCompletesTheWrite()
       throws Exception {
-    KvNode a = primary(Duration.ofSeconds(600), Duration.ofMillis(300));
-    KvNode b = nodes.start("b");
-    KvNode c = nodes.start("c");
-    try (a; PausableRelay toB = new PausableRelay(b.hostAndPort());
-        PausableRelay toC = new PausableRelay(c.hostAndPort());
-        TcpNodeClient writer = client(a)) {
-      admin.create(P, 1, a.hostAndPort(), List.of(toB.address(), toC.address()));
-      assertThat(writer.put(P, 1, b("k"), b("v1")).status()).isEqualTo(Status.OK);
+    try (ThreeNodes cluster =
+        new ThreeNodes(Duration.ofSeconds(600), Duration.ofMillis(300), true)) {
+      KvNode a = cluster.a;
+      PausableRelay toB = cluster.toB;
+      PausableRelay toC = cluster.toC;
+      TcpNodeClient writer = cluster.client;
       toB.pause();
       toC.pause();
       CompletableFuture<KvReply> put = putLater(writer, "v2");
@@ -244,14 +249,12 @@ class SuspicionDeadlineTest {
   @Test
   void aKeptBackupSilentToItsMoveIsNamedTooAndTheNextConfigurationLeavesItOut()
       throws Exception {
-    KvNode a = primary(Duration.ofSeconds(600), Duration.ofMillis(300));
-    KvNode b = nodes.start("b");
-    KvNode c = nodes.start("c");
-    try (a; PausableRelay toB = new PausableRelay(b.hostAndPort());
-        PausableRelay toC = new PausableRelay(c.hostAndPort());
-        TcpNodeClient writer = client(a)) {
-      admin.create(P, 1, a.hostAndPort(), List.of(toB.address(), toC.address()));
-      assertThat(writer.put(P, 1, b("k"), b("v1")).status()).isEqualTo(Status.OK);
+    try (ThreeNodes cluster =
+        new ThreeNodes(Duration.ofSeconds(600), Duration.ofMillis(300), true)) {
+      KvNode a = cluster.a;
+      PausableRelay toB = cluster.toB;
+      PausableRelay toC = cluster.toC;
+      TcpNodeClient writer = cluster.client;
       toC.pause();
       CompletableFuture<KvReply> put = putLater(writer, "v2");
       awaitSuspected(a, toC.address());

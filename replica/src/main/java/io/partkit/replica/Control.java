@@ -1,0 +1,435 @@
+package io.partkit.replica;
+
+import io.partkit.replica.Message.Configure;
+import io.partkit.replica.Message.Levelled;
+import io.partkit.replica.Message.Ping;
+import io.partkit.replica.Message.Pong;
+import io.partkit.replica.Message.Suspect;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The coordinator's decisions for the Fixed Partitions protocol as a deterministic state machine:
+ * the partition table with an epoch per partition, who is up (heartbeats), and which members are
+ * known to be level (hold every write their partition acknowledged). Its state stands for what the
+ * coordinator keeps in its linearizable store, so it survives a coordinator restart as a whole.
+ *
+ * <p>Each tick it makes at most one change per partition, in this order: a primary that is down
+ * or leaving is replaced by a level backup; backups its primary suspects are taken out; a live
+ * migration takes its next step (the target joins; once level, it becomes the primary and the
+ * source leaves; a target that goes down before that is taken out again, the roll back); a
+ * partition short of replicas gets the least loaded up node, once the previous change is level.
+ * A new primary is always a level member of the configuration it replaces, and it adopts the new
+ * epoch before serving, so the old primary's reads and writes are refused from then on.
+ */
+public final class Control {
+
+  /** The control's endpoint number. */
+  public static final int ID = -1;
+
+  /** A time long before any tick, whose distance to any tick cannot overflow. */
+  static final long NEVER = Long.MIN_VALUE / 4;
+
+  private final Timing timing;
+  private final int replicas;
+  private final TreeMap<Integer, Entry> table = new TreeMap<>();
+  private final TreeMap<Integer, NodeState> nodes = new TreeMap<>();
+  private final List<Envelope> out = new ArrayList<>();
+  private long now;
+  private long lastPing = NEVER;
+  private long pings;
+  private long changes;
+
+  /**
+   * A table of {@code partitions} partitions over {@code members}, each with {@code replicas}
+   * copies placed round robin (fewer when there are fewer members).
+   */
+  public Control(Timing timing, int partitions, int replicas, List<Integer> members) {
+    if (partitions < 1 || replicas < 1 || members.isEmpty()) {
+      throw new IllegalArgumentException("need at least one partition, replica and member: "
+          + partitions + ", " + replicas + ", " + members);
+    }
+    this.timing = timing;
+    this.replicas = replicas;
+    for (int n : members) {
+      nodes.put(n, new NodeState());
+    }
+    List<Integer> sorted = new ArrayList<>(nodes.keySet());
+    for (int p = 0; p < partitions; p++) {
+      List<Integer> m = new ArrayList<>();
+      for (int i = 0; i < Math.min(replicas, sorted.size()); i++) {
+        m.add(sorted.get((p + i) % sorted.size()));
+      }
+      Entry e = new Entry(1, m);
+      e.level.addAll(m); // every copy is empty, so every copy is level
+      table.put(p, e);
+    }
+  }
+
+  /** Handles a node's message. */
+  public void step(Envelope e) {
+    Message m = e.message();
+    if (m instanceof Pong p) {
+      onPong(e.from(), p);
+    } else if (m instanceof Suspect s) {
+      Entry t = table.get(s.partition());
+      if (t != null && t.epoch == s.epoch() && t.primary() == e.from()) {
+        t.suspects.addAll(s.suspects());
+      }
+    } else if (m instanceof Levelled l) {
+      Entry t = table.get(l.partition());
+      if (t != null && t.epoch == l.epoch() && t.primary() == e.from()) {
+        t.level.addAll(t.members);
+      }
+    }
+  }
+
+  /** The clock moved: heartbeats, then at most one change per partition. */
+  public void tick(long nowMillis) {
+    now = Math.max(now, nowMillis);
+    if (now - lastPing >= timing.pingMillis()) {
+      lastPing = now;
+      pings++;
+      for (int n : nodes.keySet()) {
+        out.add(new Envelope(ID, n, new Ping(pings)));
+      }
+    }
+    for (Map.Entry<Integer, Entry> e : table.entrySet()) {
+      decide(e.getKey(), e.getValue());
+    }
+  }
+
+  /** The messages to send since the last call (the control's own state needs no records). */
+  public Ready ready() {
+    if (out.isEmpty()) {
+      return Ready.EMPTY;
+    }
+    Ready r = new Ready(List.of(), out);
+    out.clear();
+    return r;
+  }
+
+  // ---- administration
+
+  /** A node joins the cluster: it takes copies as partitions need them and migrations move. */
+  public void join(int node) {
+    NodeState s = nodes.computeIfAbsent(node, n -> new NodeState());
+    s.leaving = false;
+    s.lastPong = now;
+  }
+
+  /** A node leaves gracefully: its copies move elsewhere; it takes no new ones. */
+  public void leave(int node) {
+    NodeState s = nodes.get(node);
+    if (s != null) {
+      s.leaving = true;
+    }
+  }
+
+  /**
+   * Forgets a node that is gone for good (its disk lost or damaged): it is never up again, its
+   * copies are replaced, and a fresh node takes its place under a new number.
+   */
+  public void forget(int node) {
+    nodes.remove(node);
+  }
+
+  /**
+   * Moves {@code partition}'s primary copy to {@code target}: it joins as a backup, becomes the
+   * primary once level, and the old primary leaves the configuration.
+   *
+   * @return false when the move cannot start (unknown partition or node, a move under way)
+   */
+  public boolean migrate(int partition, int target) {
+    Entry t = table.get(partition);
+    NodeState s = nodes.get(target);
+    if (t == null || s == null || s.leaving || t.move != null || t.primary() == target) {
+      return false;
+    }
+    t.move = new Move(t.primary(), target);
+    return true;
+  }
+
+  // ---- what clients and observers read
+
+  /** The primary of {@code partition} in the current table. */
+  public int primary(int partition) {
+    return table.get(partition).primary();
+  }
+
+  /** The current configuration of {@code partition}. */
+  public Configure configuration(int partition) {
+    Entry t = table.get(partition);
+    return t.configure(partition);
+  }
+
+  /** The members of {@code partition} known to hold every acknowledged write. */
+  public List<Integer> levelMembers(int partition) {
+    return List.copyOf(table.get(partition).level);
+  }
+
+  /** Whether a move of {@code partition} is under way. */
+  public boolean moving(int partition) {
+    return table.get(partition).move != null;
+  }
+
+  /** Whether {@code node} answered the last heartbeats. */
+  public boolean up(int node) {
+    NodeState s = nodes.get(node);
+    return s != null && now - s.lastPong < timing.downMillis();
+  }
+
+  /** The partitions in the table. */
+  public int partitions() {
+    return table.size();
+  }
+
+  /** Configuration changes made so far. */
+  public long changes() {
+    return changes;
+  }
+
+  /**
+   * Whether every partition has its full count of members, all level and up, with no move under
+   * way: the cluster has recovered.
+   */
+  public boolean settled() {
+    return unsettled().isEmpty();
+  }
+
+  /**
+   * The first partition that keeps the cluster from being {@link #settled}, described (members,
+   * level members, who is down, a move), or empty when settled.
+   */
+  public Optional<String> unsettled() {
+    for (Map.Entry<Integer, Entry> e : table.entrySet()) {
+      Entry t = e.getValue();
+      int want = Math.min(replicas, (int) nodes.values().stream().filter(s -> !s.leaving).count());
+      List<Integer> down = t.members.stream().filter(n -> !up(n) || leaving(n)).toList();
+      if (t.move != null || t.members.size() != want || !t.level.containsAll(t.members)
+          || !down.isEmpty()) {
+        return Optional.of("partition " + e.getKey() + " at epoch " + t.epoch + ": members "
+            + t.members + ", level " + t.level + ", down or leaving " + down
+            + (t.move == null ? "" : ", moving " + t.move.source + " -> " + t.move.target));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Nodes of the table that hold partitions, and so cannot lose their data without loss. */
+  public Optional<Integer> soleLevelCopy(int node) {
+    for (Map.Entry<Integer, Entry> e : table.entrySet()) {
+      TreeSet<Integer> others = new TreeSet<>(e.getValue().level);
+      others.retainAll(e.getValue().members);
+      others.remove(node);
+      others.removeIf(n -> !up(n) || leaving(n));
+      if (e.getValue().members.contains(node) && others.isEmpty()) {
+        return Optional.of(e.getKey());
+      }
+    }
+    return Optional.empty();
+  }
+
+  // ---- decisions
+
+  private void decide(int partition, Entry t) {
+    int primary = t.primary();
+    if (!up(primary) || leaving(primary) && t.move == null) {
+      Optional<Integer> next = t.members.stream().skip(1)
+          .filter(n -> t.level.contains(n) && up(n) && !leaving(n)).findFirst();
+      if (next.isPresent()) {
+        List<Integer> m = new ArrayList<>();
+        m.add(next.get());
+        t.members.stream().skip(1).filter(n -> !n.equals(next.get())).forEach(m::add);
+        if (up(primary)) {
+          m.add(primary); // a leaving primary stays a backup until its replacement is level
+        }
+        change(partition, t, m);
+        return;
+      }
+    }
+    if (!t.suspects.isEmpty()) {
+      List<Integer> m = new ArrayList<>(t.members);
+      m.removeIf(n -> n != primary && t.suspects.contains(n));
+      t.suspects.clear();
+      if (m.size() < t.members.size()) {
+        if (t.move != null && !m.contains(t.move.target)) {
+          t.move = null; // the target was taken out: the move is rolled back
+        }
+        change(partition, t, m);
+        return;
+      }
+    }
+    List<Integer> down = t.members.stream().skip(1).filter(n -> !up(n)).toList();
+    if (!down.isEmpty() && t.move == null) {
+      List<Integer> m = new ArrayList<>(t.members);
+      m.removeAll(down);
+      change(partition, t, m);
+      return;
+    }
+    if (t.move != null) {
+      Move mv = t.move;
+      if (primary != mv.source || mv.joined && !t.members.contains(mv.target)
+          || !up(mv.target)) {
+        t.move = null;
+        if (t.members.contains(mv.target) && mv.target != primary) {
+          List<Integer> m = new ArrayList<>(t.members);
+          m.remove(Integer.valueOf(mv.target));
+          change(partition, t, m); // roll back: the target leaves again
+        }
+        return;
+      }
+      if (!t.members.contains(mv.target)) {
+        if (t.level.containsAll(t.members)) {
+          List<Integer> m = new ArrayList<>(t.members);
+          m.add(mv.target);
+          mv.joined = true;
+          change(partition, t, m);
+        }
+        return;
+      }
+      if (t.level.contains(mv.target) && primary == mv.source) {
+        List<Integer> m = new ArrayList<>();
+        m.add(mv.target);
+        t.members.stream().filter(n -> n != mv.source && n != mv.target).forEach(m::add);
+        t.move = null;
+        change(partition, t, m); // the cut-over: the source is out, the target serves
+        return;
+      }
+      return;
+    }
+    List<Integer> leaving =
+        t.members.stream().skip(1).filter(n -> leaving(n)).toList();
+    if (!leaving.isEmpty()) {
+      // A leaving member goes once the partition has its copies without it, all level: a
+      // graceful leave never lowers redundancy, the replacement joins first.
+      long staying = t.members.size() - leaving.size() - (leaving(primary) ? 1 : 0);
+      if (staying >= replicas && t.level.containsAll(t.members)
+          || leastLoadedSpare(t).isEmpty()) {
+        List<Integer> m = new ArrayList<>(t.members);
+        m.removeAll(leaving);
+        change(partition, t, m);
+        return;
+      }
+    }
+    long counted = t.members.stream().filter(n -> !leaving(n)).count();
+    if (counted > replicas) {
+      // more copies than asked (a move's target stayed, say): the last one goes
+      List<Integer> m = new ArrayList<>(t.members);
+      m.remove(m.size() - 1);
+      change(partition, t, m);
+      return;
+    }
+    if (counted < replicas && t.level.containsAll(t.members) && up(primary)) {
+      Optional<Integer> spare = leastLoadedSpare(t);
+      if (spare.isPresent()) {
+        List<Integer> m = new ArrayList<>(t.members);
+        m.add(spare.get());
+        change(partition, t, m);
+      }
+    }
+  }
+
+  private boolean leaving(int node) {
+    NodeState s = nodes.get(node);
+    return s != null && s.leaving;
+  }
+
+  private Optional<Integer> leastLoadedSpare(Entry t) {
+    Map<Integer, Integer> load = new TreeMap<>();
+    for (Entry e : table.values()) {
+      for (int n : e.members) {
+        load.merge(n, 1, Integer::sum);
+      }
+    }
+    Integer best = null;
+    for (Map.Entry<Integer, NodeState> n : nodes.entrySet()) {
+      int id = n.getKey();
+      if (t.members.contains(id) || n.getValue().leaving || !up(id)) {
+        continue;
+      }
+      if (best == null || load.getOrDefault(id, 0) < load.getOrDefault(best, 0)) {
+        best = id;
+      }
+    }
+    return Optional.ofNullable(best);
+  }
+
+  private void change(int partition, Entry t, List<Integer> members) {
+    List<Integer> before = t.members;
+    t.epoch++;
+    changes++;
+    t.members = List.copyOf(members);
+    t.level.retainAll(t.members);
+    t.suspects.clear();
+    Configure c = t.configure(partition);
+    TreeSet<Integer> told = new TreeSet<>(before);
+    told.addAll(t.members);
+    for (int n : told) {
+      out.add(new Envelope(ID, n, c));
+    }
+  }
+
+  private void onPong(int node, Pong p) {
+    NodeState s = nodes.get(node);
+    if (s == null) {
+      return;
+    }
+    s.lastPong = now;
+    for (Map.Entry<Integer, Entry> e : table.entrySet()) {
+      Entry t = e.getValue();
+      Long held = p.held().get(e.getKey());
+      boolean member = t.members.contains(node);
+      if (member && held == null) {
+        t.level.remove(node); // it lost its copy (a wiped or damaged disk), or never had one
+      }
+      if (member && (held == null || held < t.epoch) || !member && held != null) {
+        out.add(new Envelope(ID, node, t.configure(e.getKey())));
+      }
+    }
+  }
+
+  /** One partition's row. */
+  private static final class Entry {
+    long epoch;
+    List<Integer> members;
+    final TreeSet<Integer> level = new TreeSet<>();
+    final TreeSet<Integer> suspects = new TreeSet<>();
+    Move move;
+
+    Entry(long epoch, List<Integer> members) {
+      this.epoch = epoch;
+      this.members = List.copyOf(members);
+    }
+
+    int primary() {
+      return members.get(0);
+    }
+
+    Configure configure(int partition) {
+      return new Configure(partition, epoch, primary(), members.subList(1, members.size()));
+    }
+  }
+
+  /** A live migration of a partition's primary copy. */
+  private static final class Move {
+    final int source;
+    final int target;
+    boolean joined;
+
+    Move(int source, int target) {
+      this.source = source;
+      this.target = target;
+    }
+  }
+
+  /** What the control knows of a node. */
+  private static final class NodeState {
+    long lastPong;
+    boolean leaving;
+  }
+}

@@ -1,0 +1,112 @@
+package io.partkit.replica;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.SortedMap;
+
+/**
+ * Everything the state machines say to each other and to clients. Every message that concerns a
+ * partition names it and the epoch its sender is at; replica traffic also names the level (the
+ * primary's levelling of its backups that the message belongs to).
+ */
+public sealed interface Message {
+
+  /** What a client asks a partition's primary for. */
+  enum Kind { GET, PUT, CAS }
+
+  /** What became of a request. */
+  enum Outcome {
+    /** It took effect (a GET: the value was current at some moment between request and reply). */
+    OK,
+    /** It did not take effect and never will. */
+    FAIL,
+    /** It may have taken effect, or may still. */
+    UNKNOWN
+  }
+
+  /**
+   * A client's request.
+   *
+   * @param id the client's number for it, echoed in the reply
+   * @param expected for CAS, the value the key must hold, null for "absent"
+   * @param value for PUT and CAS, the new value
+   */
+  record Request(long id, int partition, Kind kind, Bytes key, Bytes expected, Bytes value)
+      implements Message {
+    public Request {
+      Objects.requireNonNull(kind, "kind");
+      Objects.requireNonNull(key, "key");
+      if (kind != Kind.GET && value == null) {
+        throw new IllegalArgumentException(kind + " needs a value");
+      }
+    }
+  }
+
+  /** The answer to a {@link Request}; {@code value} is a GET's value (null: absent). */
+  record Reply(long id, Outcome outcome, Bytes value, String why) implements Message {}
+
+  /** Primary to backup: the write numbered {@code seq} under the primary's level. */
+  record Replicate(int partition, long epoch, long level, long seq, Bytes key, Bytes value)
+      implements Message {}
+
+  /** Primary to backup: "are you still mine, at this epoch and level?", for a read. */
+  record Confirm(int partition, long epoch, long level, long round) implements Message {}
+
+  /** Primary to backup: the whole partition as of write {@code seq}, starting a level. */
+  record Snapshot(int partition, long epoch, long level, long seq, SortedMap<Bytes, Bytes> data)
+      implements Message {
+    public Snapshot {
+      data = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(data));
+    }
+  }
+
+  /** Backup to primary: it holds writes up to {@code seq} under this level (durably). */
+  record Ack(int partition, long epoch, long level, long seq) implements Message {}
+
+  /** Backup to primary: it is still at this epoch and level, for read {@code round}. */
+  record Confirmed(int partition, long epoch, long level, long round) implements Message {}
+
+  /**
+   * Backup to primary: not applied. {@code stale}: the backup is at the newer {@code epoch}, the
+   * sender is deposed; otherwise the backup needs a snapshot first.
+   */
+  record Refuse(int partition, long epoch, boolean stale) implements Message {}
+
+  /** Control to node: the partition's configuration at {@code epoch}. */
+  record Configure(int partition, long epoch, int primary, List<Integer> backups)
+      implements Message {
+    public Configure {
+      backups = List.copyOf(backups);
+    }
+
+    /** Every member, primary first. */
+    public List<Integer> members() {
+      java.util.ArrayList<Integer> all = new java.util.ArrayList<>(backups.size() + 1);
+      all.add(primary);
+      all.addAll(backups);
+      return all;
+    }
+  }
+
+  /** Primary to control: these backups have not answered in time at {@code epoch}. */
+  record Suspect(int partition, long epoch, Set<Integer> suspects) implements Message {
+    public Suspect {
+      suspects = Set.copyOf(suspects);
+    }
+  }
+
+  /** Primary to control: every member holds the primary's state at {@code epoch}. */
+  record Levelled(int partition, long epoch) implements Message {}
+
+  /** Control to node: a heartbeat. */
+  record Ping(long n) implements Message {}
+
+  /** Node to control: alive; the epoch of each partition it is a member of, as it knows it. */
+  record Pong(long n, Map<Integer, Long> held) implements Message {
+    public Pong {
+      held = Map.copyOf(held);
+    }
+  }
+}

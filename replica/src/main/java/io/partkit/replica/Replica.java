@@ -1,0 +1,576 @@
+package io.partkit.replica;
+
+import io.partkit.replica.Message.Ack;
+import io.partkit.replica.Message.Configure;
+import io.partkit.replica.Message.Confirm;
+import io.partkit.replica.Message.Confirmed;
+import io.partkit.replica.Message.Kind;
+import io.partkit.replica.Message.Levelled;
+import io.partkit.replica.Message.Outcome;
+import io.partkit.replica.Message.Ping;
+import io.partkit.replica.Message.Pong;
+import io.partkit.replica.Message.Refuse;
+import io.partkit.replica.Message.Replicate;
+import io.partkit.replica.Message.Reply;
+import io.partkit.replica.Message.Request;
+import io.partkit.replica.Message.Snapshot;
+import io.partkit.replica.Message.Suspect;
+import io.partkit.replica.Record.Configured;
+import io.partkit.replica.Record.LevelBegun;
+import io.partkit.replica.Record.Snapshotted;
+import io.partkit.replica.Record.Written;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * One node's partitions as a deterministic state machine: {@link #step} a message, {@link #tick}
+ * the clock, then take {@link #ready} and act on it (records durable first, then messages).
+ * Single-threaded: the driver calls it from one thread at a time.
+ *
+ * <p>Per partition, a primary handles one request at a time: a PUT (or a CAS whose expectation
+ * holds) is logged and replicated to every backup and becomes visible only when all of them hold
+ * it; a GET is answered once every backup has confirmed it is still at the primary's epoch and
+ * level. Each epoch begins with a level: the primary logs a fresh level number and sends each
+ * backup a snapshot of its state; a backup takes replication only under the level it holds. A
+ * backup refuses anything from an older epoch, which is what deposes a primary the control has
+ * replaced.
+ */
+public final class Replica {
+
+  /** Requests waiting behind the one in progress, per partition; more are refused. */
+  static final int QUEUE_LIMIT = 256;
+
+  /** A time long before any tick, whose distance to any tick cannot overflow. */
+  static final long NEVER = Long.MIN_VALUE / 4;
+
+  private final int self;
+  private final Timing timing;
+  private final TreeMap<Integer, Part> parts = new TreeMap<>();
+  private final List<Record> records = new ArrayList<>();
+  private final List<Envelope> out = new ArrayList<>();
+  private long now;
+  private long rounds;
+
+  /** A node with no partitions (a fresh data directory). */
+  public Replica(int self, Timing timing) {
+    this.self = self;
+    this.timing = timing;
+  }
+
+  /**
+   * A node restarted from its durable records: every record is applied in order; a partition it
+   * was primary of is levelled again before it serves (its backups may hold a write it lost).
+   */
+  public static Replica restore(int self, Timing timing, List<Record> log) {
+    Replica r = new Replica(self, timing);
+    for (Record rec : log) {
+      r.replay(rec);
+    }
+    for (Part p : r.parts.values()) {
+      p.mustLevel = p.role == Role.PRIMARY;
+    }
+    return r;
+  }
+
+  /** This node's endpoint number. */
+  public int self() {
+    return self;
+  }
+
+  /** Handles one message. */
+  public void step(Envelope e) {
+    Message m = e.message();
+    int from = e.from();
+    if (m instanceof Request r) {
+      onRequest(from, r);
+    } else if (m instanceof Replicate r) {
+      onReplicate(from, r);
+    } else if (m instanceof Confirm c) {
+      onConfirm(from, c);
+    } else if (m instanceof Snapshot s) {
+      onSnapshot(from, s);
+    } else if (m instanceof Ack a) {
+      onAck(from, a);
+    } else if (m instanceof Confirmed c) {
+      onConfirmed(from, c);
+    } else if (m instanceof Refuse r) {
+      onRefuse(from, r);
+    } else if (m instanceof Configure c) {
+      onConfigure(c);
+    } else if (m instanceof Ping p) {
+      send(from, new Pong(p.n(), held()));
+    }
+    // replies, suspicions and pongs are for clients and the control
+  }
+
+  /** The clock moved to {@code nowMillis}: levels resume, requests are resent, suspects named. */
+  public void tick(long nowMillis) {
+    now = Math.max(now, nowMillis);
+    for (Part p : parts.values()) {
+      if (p.role != Role.PRIMARY || p.deposed) {
+        continue;
+      }
+      if (p.mustLevel) {
+        beginLevel(p);
+      } else if (!p.levelled) {
+        if (now - p.sentAt >= timing.resendMillis()) {
+          for (int b : p.backups) {
+            if (!p.answered.contains(b)) {
+              send(b, snapshot(p));
+            }
+          }
+          p.sentAt = now;
+        }
+        suspectSilent(p);
+      } else if (p.current != null) {
+        if (now - p.sentAt >= timing.resendMillis()) {
+          for (int b : p.backups) {
+            if (!p.answered.contains(b)) {
+              send(b, inFlight(p));
+            }
+          }
+          p.sentAt = now;
+        }
+        suspectSilent(p);
+      }
+    }
+  }
+
+  /** What to make durable, then send, since the last call. */
+  public Ready ready() {
+    if (records.isEmpty() && out.isEmpty()) {
+      return Ready.EMPTY;
+    }
+    Ready r = new Ready(records, out);
+    records.clear();
+    out.clear();
+    return r;
+  }
+
+  /** The role this node holds for {@code partition}, as far as it knows. */
+  public Role role(int partition) {
+    Part p = parts.get(partition);
+    return p == null ? Role.ABSENT : p.role;
+  }
+
+  /** The epoch this node knows for {@code partition}, 0 if none. */
+  public long epoch(int partition) {
+    Part p = parts.get(partition);
+    return p == null ? 0 : p.epoch;
+  }
+
+  /** The value this node holds for {@code key} (visible or not): for tests and observers. */
+  public Optional<Bytes> localValue(int partition, Bytes key) {
+    Part p = parts.get(partition);
+    return p == null ? Optional.empty() : Optional.ofNullable(p.data.get(key));
+  }
+
+  // ---- client requests, at the primary
+
+  private void onRequest(int client, Request r) {
+    Part p = parts.get(r.partition());
+    if (p == null || p.role != Role.PRIMARY || p.deposed) {
+      send(client, new Reply(r.id(), Outcome.FAIL, null, "node " + self + " is not the primary of "
+          + "partition " + r.partition() + (p == null ? "" : " (" + p.role + " at epoch " + p.epoch
+          + (p.deposed ? ", deposed" : "") + ")")));
+      return;
+    }
+    if (p.queue.size() >= QUEUE_LIMIT) {
+      send(client, new Reply(r.id(), Outcome.FAIL, null, "partition " + r.partition()
+          + " has " + QUEUE_LIMIT + " requests waiting on node " + self));
+      return;
+    }
+    p.queue.add(new Pending(client, r));
+    advance(p);
+  }
+
+  /** Starts the next request if none is in progress and the partition is level. */
+  private void advance(Part p) {
+    while (p.current == null && p.levelled && !p.deposed && !p.queue.isEmpty()) {
+      Pending next = p.queue.poll();
+      Request r = next.request;
+      if (r.kind() == Kind.CAS && !java.util.Objects.equals(p.data.get(r.key()), r.expected())) {
+        // A CAS that fails changes nothing, so it needs no confirmation: a failed operation is
+        // not part of the history's order.
+        send(next.client, new Reply(r.id(), Outcome.FAIL, null, "expected " + r.expected()
+            + ", found " + p.data.get(r.key())));
+        continue;
+      }
+      p.current = next;
+      p.answered.clear();
+      p.startedAt = now;
+      p.sentAt = now;
+      p.suspectedAt = NEVER;
+      if (r.kind() == Kind.GET) {
+        next.round = ++rounds;
+      } else {
+        next.seq = p.seq + 1;
+        records.add(new Written(p.id, p.epoch, p.level, next.seq, r.key(), r.value()));
+      }
+      Message m = inFlight(p);
+      for (int b : p.backups) {
+        send(b, m);
+      }
+      completeIfHeld(p);
+    }
+  }
+
+  private Message inFlight(Part p) {
+    Pending c = p.current;
+    return c.request.kind() == Kind.GET
+        ? new Confirm(p.id, p.epoch, p.level, c.round)
+        : new Replicate(p.id, p.epoch, p.level, c.seq, c.request.key(), c.request.value());
+  }
+
+  private void completeIfHeld(Part p) {
+    Pending c = p.current;
+    if (c == null || p.answered.size() < p.backups.size()) {
+      return;
+    }
+    p.current = null;
+    Request r = c.request;
+    if (r.kind() == Kind.GET) {
+      send(c.client, new Reply(r.id(), Outcome.OK, p.data.get(r.key()), null));
+    } else {
+      p.data.put(r.key(), r.value());
+      p.seq = c.seq;
+      send(c.client, new Reply(r.id(), Outcome.OK, null, null));
+    }
+    advance(p);
+  }
+
+  private void suspectSilent(Part p) {
+    long since = p.current != null ? p.startedAt : p.levelStartedAt;
+    if (now - since < timing.suspectMillis()
+        || now - p.suspectedAt < timing.resendMillis()) {
+      return;
+    }
+    TreeSet<Integer> silent = new TreeSet<>();
+    for (int b : p.backups) {
+      if (!p.answered.contains(b)) {
+        silent.add(b);
+      }
+    }
+    if (!silent.isEmpty()) {
+      send(Control.ID, new Suspect(p.id, p.epoch, silent));
+      p.suspectedAt = now;
+    }
+  }
+
+  // ---- replica traffic, at the backup
+
+  private void onReplicate(int from, Replicate r) {
+    Part p = parts.get(r.partition());
+    if (refused(from, p, r.partition(), r.epoch(), r.level())) {
+      return;
+    }
+    if (r.seq() > p.seq + 1) {
+      send(from, new Refuse(p.id, p.epoch, false));
+      return;
+    }
+    if (r.seq() == p.seq + 1) {
+      p.data.put(r.key(), r.value());
+      p.seq = r.seq();
+      records.add(new Written(p.id, p.epoch, p.level, r.seq(), r.key(), r.value()));
+    }
+    // at or below its seq under the same level: a resend of what it holds
+    send(from, new Ack(p.id, p.epoch, p.level, r.seq()));
+  }
+
+  private void onConfirm(int from, Confirm c) {
+    Part p = parts.get(c.partition());
+    if (refused(from, p, c.partition(), c.epoch(), c.level())) {
+      return;
+    }
+    send(from, new Confirmed(p.id, p.epoch, p.level, c.round()));
+  }
+
+  /**
+   * Refuses replica traffic that is not for this backup's epoch and level, telling the sender
+   * whether it is deposed (this node is at a newer epoch) or must level it first.
+   */
+  private boolean refused(int from, Part p, int partition, long epoch, long level) {
+    if (p != null && epoch < p.epoch) {
+      send(from, new Refuse(partition, p.epoch, true));
+      return true;
+    }
+    if (p == null || epoch > p.epoch || p.role != Role.BACKUP || p.primary != from
+        || !p.levelled || level != p.level) {
+      send(from, new Refuse(partition, p == null ? 0 : p.epoch, false));
+      return true;
+    }
+    return false;
+  }
+
+  private void onSnapshot(int from, Snapshot s) {
+    Part p = part(s.partition());
+    if (s.epoch() < p.epoch) {
+      send(from, new Refuse(p.id, p.epoch, true));
+      return;
+    }
+    boolean sameEpoch = s.epoch() == p.epoch;
+    if (sameEpoch && p.configured && (p.role != Role.BACKUP || p.primary != from)) {
+      return; // one configuration per epoch: this sender is not its primary for this node
+    }
+    if (sameEpoch && p.levelled && s.level() < p.level) {
+      return; // an older level of the same primary, delivered late
+    }
+    if (!(sameEpoch && p.levelled && s.level() == p.level)) {
+      Snapshotted rec = new Snapshotted(p.id, s.epoch(), from, s.level(), s.seq(), s.data());
+      records.add(rec);
+      replay(rec);
+    }
+    send(from, new Ack(p.id, p.epoch, p.level, p.seq));
+  }
+
+  // ---- answers, at the primary
+
+  private void onAck(int from, Ack a) {
+    Part p = parts.get(a.partition());
+    if (p == null || p.role != Role.PRIMARY || p.deposed || a.epoch() != p.epoch
+        || a.level() != p.level || !p.backups.contains(from)) {
+      return;
+    }
+    if (!p.levelled) {
+      p.answered.add(from);
+      if (p.answered.size() == p.backups.size()) {
+        levelled(p);
+      }
+      return;
+    }
+    if (p.current != null && p.current.request.kind() != Kind.GET && a.seq() >= p.current.seq) {
+      p.answered.add(from);
+      completeIfHeld(p);
+    }
+  }
+
+  private void onConfirmed(int from, Confirmed c) {
+    Part p = parts.get(c.partition());
+    if (p == null || p.role != Role.PRIMARY || p.deposed || c.epoch() != p.epoch
+        || c.level() != p.level || !p.backups.contains(from) || p.current == null
+        || p.current.request.kind() != Kind.GET || p.current.round != c.round()) {
+      return;
+    }
+    p.answered.add(from);
+    completeIfHeld(p);
+  }
+
+  private void onRefuse(int from, Refuse r) {
+    Part p = parts.get(r.partition());
+    if (p == null || p.role != Role.PRIMARY || p.deposed || !p.backups.contains(from)) {
+      return;
+    }
+    if (r.stale()) {
+      if (r.epoch() > p.epoch) {
+        // A member is at a newer epoch: the control replaced this configuration. Serve nothing
+        // more until it says what this node is now.
+        p.deposed = true;
+        abandon(p, "deposed: node " + from + " is at epoch " + r.epoch());
+      }
+      return;
+    }
+    send(from, snapshot(p)); // it lost its copy or missed the level: level it again
+    if (p.levelled && p.current != null) {
+      send(from, inFlight(p));
+    }
+  }
+
+  // ---- configuration, from the control
+
+  private void onConfigure(Configure c) {
+    Part p = part(c.partition());
+    if (c.epoch() < p.epoch || c.epoch() == p.epoch && p.configured) {
+      return;
+    }
+    Configured rec = new Configured(p.id, c.epoch(), c.primary(), c.backups());
+    records.add(rec);
+    boolean wasPrimary = p.role == Role.PRIMARY && !p.deposed;
+    Pending carried = wasPrimary && c.primary() == self ? p.current : null;
+    if (carried != null && carried.request.kind() != Kind.GET) {
+      // Its record is in this node's log and will be in the level's snapshot: it holds from now.
+      p.data.put(carried.request.key(), carried.request.value());
+      p.seq = carried.seq;
+    }
+    if (p.role == Role.PRIMARY && c.primary() != self) {
+      abandon(p, "node " + self + " is no longer the primary (epoch " + c.epoch() + ")");
+    }
+    p.current = null;
+    replay(rec);
+    if (p.role == Role.PRIMARY) {
+      if (carried != null) {
+        // answered once the new level holds: a write as done, a read confirmed again
+        carried.done = carried.request.kind() != Kind.GET;
+        p.queue.addFirst(carried);
+      }
+      beginLevel(p);
+    }
+  }
+
+  /** Fails what this deposed or demoted primary was doing and holds. */
+  private void abandon(Part p, String why) {
+    if (p.current != null) {
+      Request r = p.current.request;
+      boolean mayHold = r.kind() != Kind.GET;
+      send(p.current.client, new Reply(r.id(), mayHold ? Outcome.UNKNOWN : Outcome.FAIL, null,
+          why));
+      p.current = null;
+    }
+    for (Pending q : p.queue) {
+      send(q.client, new Reply(q.request.id(), q.done ? Outcome.UNKNOWN : Outcome.FAIL, null,
+          why));
+    }
+    p.queue.clear();
+  }
+
+  private void beginLevel(Part p) {
+    p.mustLevel = false;
+    p.level = p.nextLevel++;
+    records.add(new LevelBegun(p.id, p.epoch, p.level));
+    p.levelled = false;
+    p.answered.clear();
+    p.levelStartedAt = now;
+    p.sentAt = now;
+    p.suspectedAt = NEVER;
+    p.current = null;
+    if (p.backups.isEmpty()) {
+      levelled(p);
+      return;
+    }
+    Snapshot s = snapshot(p);
+    for (int b : p.backups) {
+      send(b, s);
+    }
+  }
+
+  private void levelled(Part p) {
+    p.levelled = true;
+    p.answered.clear();
+    send(Control.ID, new Levelled(p.id, p.epoch));
+    // writes carried over from the previous epoch hold now: answer them
+    while (!p.queue.isEmpty() && p.queue.peek().done) {
+      Pending d = p.queue.poll();
+      send(d.client, new Reply(d.request.id(), Outcome.OK, null, null));
+    }
+    advance(p);
+  }
+
+  private Snapshot snapshot(Part p) {
+    return new Snapshot(p.id, p.epoch, p.level, p.seq, new TreeMap<>(p.data));
+  }
+
+  // ---- state
+
+  private void replay(Record rec) {
+    Part p = part(rec.partition());
+    if (rec instanceof Configured c) {
+      p.epoch = c.epoch();
+      p.configured = true;
+      p.primary = c.primary();
+      p.backups = List.copyOf(c.backups());
+      p.deposed = false;
+      p.levelled = false;
+      p.role = c.primary() == self ? Role.PRIMARY
+          : c.backups().contains(self) ? Role.BACKUP : Role.ABSENT;
+      if (p.role == Role.ABSENT) {
+        p.data.clear();
+        p.seq = 0;
+      }
+    } else if (rec instanceof LevelBegun l) {
+      p.level = l.level();
+      p.nextLevel = Math.max(p.nextLevel, l.level() + 1);
+    } else if (rec instanceof Written w) {
+      p.data.put(w.key(), w.value());
+      p.seq = w.seq();
+    } else if (rec instanceof Snapshotted s) {
+      p.epoch = s.epoch();
+      p.configured = true;
+      p.role = Role.BACKUP;
+      p.primary = s.primary();
+      p.backups = List.of();
+      p.deposed = false;
+      p.level = s.level();
+      p.levelled = true;
+      p.data.clear();
+      p.data.putAll(s.data());
+      p.seq = s.seq();
+    }
+  }
+
+  private Part part(int id) {
+    return parts.computeIfAbsent(id, Part::new);
+  }
+
+  private Map<Integer, Long> held() {
+    Map<Integer, Long> held = new HashMap<>();
+    for (Part p : parts.values()) {
+      if (p.role != Role.ABSENT) {
+        held.put(p.id, p.epoch);
+      }
+    }
+    return held;
+  }
+
+  private void send(int to, Message m) {
+    out.add(new Envelope(self, to, m));
+  }
+
+  /** A request and where it stands. */
+  private static final class Pending {
+    final int client;
+    final Request request;
+    long seq;
+    long round;
+    /** A write carried into a new epoch: it holds once the level does. */
+    boolean done;
+
+    Pending(int client, Request request) {
+      this.client = client;
+      this.request = request;
+    }
+  }
+
+  /** One partition on this node. */
+  private static final class Part {
+    final int id;
+    Role role = Role.ABSENT;
+    long epoch;
+    /** Whether a configuration (or a primary's snapshot) at {@link #epoch} was adopted. */
+    boolean configured;
+    int primary = -1;
+    List<Integer> backups = List.of();
+    long level;
+    long nextLevel = 1;
+    /** Backup: holds the snapshot of {@link #level}; primary: every backup acknowledged it. */
+    boolean levelled;
+    /** Primary after a restart: must level before serving. */
+    boolean mustLevel;
+    /** Primary: a backup is at a newer epoch; serves nothing until configured again. */
+    boolean deposed;
+    long seq;
+    final Map<Bytes, Bytes> data = new HashMap<>();
+    final ArrayDeque<Pending> queue = new ArrayDeque<>();
+    Pending current;
+    final TreeSet<Integer> answered = new TreeSet<>();
+    long startedAt;
+    long levelStartedAt;
+    long sentAt;
+    long suspectedAt = NEVER;
+
+    Part(int id) {
+      this.id = id;
+    }
+  }
+
+  /** For tests: the data a partition holds, sorted. */
+  SortedMap<Bytes, Bytes> data(int partition) {
+    Part p = parts.get(partition);
+    return p == null ? new TreeMap<>() : new TreeMap<>(p.data);
+  }
+}

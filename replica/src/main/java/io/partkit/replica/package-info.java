@@ -1,0 +1,23 @@
+/**
+ * The Fixed Partitions protocol as deterministic state machines, after etcd's raft library: a
+ * {@link io.partkit.replica.Replica} per node holds all of that node's partitions, a {@link
+ * io.partkit.replica.Control} holds the coordinator's decisions (the table, its epochs, who is
+ * up, who is level). Both take {@link io.partkit.replica.Message messages} and clock ticks and hand
+ * back a {@link io.partkit.replica.Ready}: records to make durable, then messages to send.
+ *
+ * <p>Nothing here opens a socket or a file, starts a thread, takes a lock, reads a clock or draws a
+ * random number: everything is passed in. A driver acts: the simulator drives whole clusters on
+ * virtual time from one seed; a TCP node drives one replica with sockets, a write-ahead log and
+ * wall-clock ticks.
+ *
+ * <p>The protocol in one paragraph. Each partition has a configuration at an epoch: a primary and
+ * its backups. The primary orders requests one at a time per partition: a write is logged and
+ * replicated to every backup and applied (made visible) only once all of them hold it; a read is
+ * answered only after every backup confirms that it is still at the primary's epoch and level.
+ * Each new epoch begins with the primary levelling its backups to its own state (a snapshot under
+ * a fresh level number); a backup accepts replication only under the level it holds. The control
+ * changes a configuration only to one whose new primary was a level member of the previous one,
+ * and that member adopts the new epoch before it serves; so a deposed primary can no longer gather
+ * the confirmations it needs, and no two primaries serve one partition at once.
+ */
+package io.partkit.replica;

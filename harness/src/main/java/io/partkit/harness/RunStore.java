@@ -35,7 +35,7 @@ final class RunStore {
       try (BufferedWriter w = Files.newBufferedWriter(dir.resolve("history.edn"),
           StandardCharsets.UTF_8)) {
         for (Op op : ops) {
-          w.write(edn(op));
+          w.write(HistoryEdn.line(op));
           w.newLine();
         }
       }
@@ -45,23 +45,6 @@ final class RunStore {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the run to " + dir, e);
     }
-  }
-
-  /** A Jepsen op map; a client op's value is the tuple {@code [key value]}. */
-  static String edn(Op op) {
-    StringBuilder sb = new StringBuilder("{:index ").append(op.index())
-        .append(", :time ").append(op.time())
-        .append(", :type :").append(op.type().jepsenName())
-        .append(", :process ").append(op.isClient() ? op.process().toString() : ":" + op.process())
-        .append(", :f :").append(op.f())
-        .append(", :value ");
-    if (op.isClient()) {
-      sb.append('[').append(Values.toEdn(op.key())).append(' ').append(Values.toEdn(op.value()))
-          .append(']');
-    } else {
-      sb.append(Values.toEdn(op.value()));
-    }
-    return sb.append('}').toString();
   }
 
   private static String keyword(Verdict v) {

@@ -12,7 +12,7 @@ import java.util.TreeSet;
  * Jepsen's partition shapes as grudges (node -> the nodes whose packets it drops), from a list of
  * nodes already shuffled by the caller's seeded random.
  */
-final class Grudges {
+public final class Grudges {
 
   private Grudges() {}
 
@@ -29,7 +29,7 @@ final class Grudges {
    *
    * @throws IllegalArgumentException for another shape
    */
-  static Map<String, Set<String>> of(String shape, List<String> nodes) {
+  public static Map<String, Set<String>> of(String shape, List<String> nodes) {
     int n = nodes.size();
     Map<String, Set<String>> grudge = new TreeMap<>();
     switch (shape) {

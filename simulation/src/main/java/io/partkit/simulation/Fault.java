@@ -1,0 +1,57 @@
+package io.partkit.simulation;
+
+/**
+ * One planned fault: what strikes at virtual millisecond {@code at}, and for how long.
+ *
+ * @param target which node (or partition, for {@link Kind#POWER_LOSS_GROUP} and {@link
+ *     Kind#MIGRATE}) it strikes: an index taken modulo the live nodes (or partitions) when it
+ *     strikes, so that a plan stays valid as nodes come and go
+ * @param other a second index (a migration's target node, a partition's shape)
+ */
+public record Fault(long at, Kind kind, long duration, int target, int other) {
+
+  /** The kinds of fault a seed may use. */
+  public enum Kind {
+    /** A network partition of one of verify's grudge shapes over the nodes and the control. */
+    PARTITION("partition"),
+    /** One node stops hearing another; the other way still works. */
+    ONE_WAY("one-way-cut"),
+    /** A node stops (SIGSTOP) and resumes with everything it was sent meanwhile. */
+    PAUSE("pause"),
+    /** A process crash (kill -9): the operating system keeps what was written, synced or not. */
+    KILL("kill"),
+    /** A power loss: only synced records survive; the unsynced tail may be cut anywhere. */
+    POWER_LOSS("power-loss"),
+    /** A power loss of every member of one partition at once (a rack). */
+    POWER_LOSS_GROUP("power-loss-group"),
+    /** The disk fills: the node's next append fails and it stops; freed when it restarts. */
+    DISK_FULL("disk-full"),
+    /** A record on disk is damaged while the node is down: it must be detected, never served. */
+    CORRUPT("corrupt-record"),
+    /** A new node joins and a partition moves to it. */
+    JOIN("join"),
+    /** A node leaves gracefully: its copies move elsewhere. */
+    LEAVE("leave"),
+    /** A node is lost for good (its disk with it); a fresh node takes its place. */
+    LOSE("lose"),
+    /** A live migration of a partition's primary copy to another node. */
+    MIGRATE("migrate");
+
+    private final String label;
+
+    Kind(String label) {
+      this.label = label;
+    }
+
+    /** The name in histories and reports. */
+    public String label() {
+      return label;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return kind.label() + "@" + at + "ms" + (duration > 0 ? "/" + duration + "ms" : "")
+        + " #" + target + (other != 0 ? "," + other : "");
+  }
+}

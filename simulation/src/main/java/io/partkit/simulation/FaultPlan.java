@@ -1,0 +1,48 @@
+package io.partkit.simulation;
+
+import io.partkit.simulation.Fault.Kind;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * A seed's faults, drawn before the run: first which kinds this seed uses (each with even odds,
+ * swarm testing: a seed that never partitions explores crashes deeper), then when each strikes.
+ * The network's own loss, duplication and delay are drawn per seed by the run.
+ */
+final class FaultPlan {
+
+  /** Mean virtual time between fault starts. */
+  static final long MEAN_GAP_MILLIS = 550;
+
+  private FaultPlan() {}
+
+  static List<Fault> draw(long seed, SimulationSpec spec) {
+    Random r = new Random(seed ^ 0x5DEECE66DL * 31);
+    EnumSet<Kind> kinds = EnumSet.noneOf(Kind.class);
+    for (Kind k : Kind.values()) {
+      if (r.nextBoolean()) {
+        kinds.add(k);
+      }
+    }
+    if (kinds.isEmpty()) {
+      kinds.add(Kind.values()[r.nextInt(Kind.values().length)]);
+    }
+    List<Kind> pick = new ArrayList<>(kinds);
+    List<Fault> plan = new ArrayList<>();
+    long end = spec.time().toMillis();
+    long at = 100 + r.nextInt((int) MEAN_GAP_MILLIS);
+    while (at < end - 100) {
+      Kind k = pick.get(r.nextInt(pick.size()));
+      long duration = switch (k) {
+        case PARTITION, ONE_WAY, PAUSE -> 100 + r.nextInt(1400);
+        case KILL, POWER_LOSS, POWER_LOSS_GROUP, DISK_FULL -> 50 + r.nextInt(900);
+        default -> 0;
+      };
+      plan.add(new Fault(at, k, duration, r.nextInt(1 << 16), r.nextInt(1 << 16)));
+      at += 1 + r.nextInt((int) (2 * MEAN_GAP_MILLIS));
+    }
+    return plan;
+  }
+}

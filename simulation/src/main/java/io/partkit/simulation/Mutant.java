@@ -1,0 +1,68 @@
+package io.partkit.simulation;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A planted bug: a realistic mistake in the protocol or its drivers that the simulator must catch.
+ * Each is a change the simulator makes around the unchanged replica core and control (a driver
+ * that acts too early, a message rewritten, a fast path added), so that no production code path
+ * carries a branch for it and nothing a node's command line or wire says can turn one on.
+ */
+public enum Mutant {
+  /**
+   * The node's driver sends messages (a backup's acknowledgement, a primary's reply) before the
+   * records they depend on are synced: a power loss then loses an acknowledged write.
+   */
+  ACK_BEFORE_SYNC("ack-before-sync", "messages leave before their records are synced"),
+  /**
+   * The primary acknowledges a write as soon as it has it itself and replicates it afterwards
+   * (asynchronous replication): a backup promoted before it arrives has lost an acknowledged write.
+   */
+  ASYNC_REPLICATION("async-replication", "primaries acknowledge writes before backups hold them"),
+  /**
+   * The control counts a member as level as soon as it is configured, not once its primary says
+   * the member holds its state: a failover may promote a member that holds nothing yet.
+   */
+  LEVEL_ON_CONFIGURE("level-on-configure", "members count as level once configured"),
+  /**
+   * The control believes a migration's target is level as soon as it joined, and cuts over
+   * before the copy caught up: the new primary levels its backups to what it has.
+   */
+  CUTOVER_BEFORE_CAUGHT_UP("cutover-before-caught-up",
+      "migrations cut over before the target caught up"),
+  /**
+   * The node replays its log without checking records: a damaged record is served instead of
+   * stopping the node.
+   */
+  UNCHECKED_RECORDS("unchecked-records", "a damaged log record is replayed, not detected");
+
+  private final String label;
+  private final String description;
+
+  Mutant(String label, String description) {
+    this.label = label;
+    this.description = description;
+  }
+
+  /** The name {@code --mutant} takes. */
+  public String label() {
+    return label;
+  }
+
+  /** What it plants, in a few words. */
+  public String description() {
+    return description;
+  }
+
+  /** The mutant named {@code label}, if any. */
+  public static Optional<Mutant> named(String label) {
+    return Arrays.stream(values()).filter(m -> m.label.equals(label)).findFirst();
+  }
+
+  /** Every mutant's name, in declaration order. */
+  public static List<String> labels() {
+    return Arrays.stream(values()).map(Mutant::label).toList();
+  }
+}

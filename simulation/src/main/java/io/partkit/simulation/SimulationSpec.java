@@ -1,0 +1,89 @@
+package io.partkit.simulation;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * What one seed simulates: the cluster's shape, the workload, the faults' virtual time and an
+ * optional planted bug.
+ *
+ * @param nodes nodes at the start (joins may add more)
+ * @param replicas copies of each partition (primary included)
+ * @param partitions partitions in the table
+ * @param time virtual time during which clients run and faults strike; heal, recovery and final
+ *     reads follow
+ * @param concurrency client workers
+ * @param opsPerKey operations on one key before its workers take a fresh key
+ * @param threadsPerKey workers sharing one key at a time
+ * @param mutant the planted bug, if any
+ */
+public record SimulationSpec(int nodes, int replicas, int partitions, Duration time,
+    int concurrency, int opsPerKey, int threadsPerKey, Optional<Mutant> mutant) {
+
+  /** The options {@code --option} takes, with their defaults. */
+  public static final Map<String, String> OPTIONS = new TreeMap<>(Map.of(
+      "replicas", "3", "partitions", "16", "concurrency", "10", "ops-per-key", "200",
+      "threads-per-key", "5"));
+
+  public SimulationSpec {
+    require(nodes >= 1 && nodes <= 64, "nodes must be 1..64: " + nodes);
+    require(replicas >= 1 && replicas <= nodes, "replicas must be 1..nodes (" + nodes + "): "
+        + replicas);
+    require(partitions >= 1 && partitions <= 4096, "partitions must be 1..4096: " + partitions);
+    require(!time.isNegative() && !time.isZero(), "time must be positive: " + time);
+    require(concurrency >= 1, "concurrency must be at least 1: " + concurrency);
+    require(opsPerKey >= 1, "ops-per-key must be at least 1: " + opsPerKey);
+    require(threadsPerKey >= 1, "threads-per-key must be at least 1: " + threadsPerKey);
+  }
+
+  /**
+   * A spec from the command line's values: {@code options} as {@code --option k=v} gave them.
+   *
+   * @throws IllegalArgumentException naming an unknown option, a value that is not a number, or
+   *     a value out of range, with what is known
+   */
+  public static SimulationSpec of(int nodes, Duration time, Map<String, String> options,
+      Optional<Mutant> mutant) {
+    for (String k : options.keySet()) {
+      require(OPTIONS.containsKey(k), "unknown option " + k + "; known: "
+          + String.join(", ", OPTIONS.keySet()));
+    }
+    return new SimulationSpec(nodes, number(options, "replicas"), number(options, "partitions"),
+        time, number(options, "concurrency"), number(options, "ops-per-key"),
+        number(options, "threads-per-key"), mutant);
+  }
+
+  /** The same spec with another time (shrinking shortens runs). */
+  public SimulationSpec withTime(Duration t) {
+    return new SimulationSpec(nodes, replicas, partitions, t, concurrency, opsPerKey,
+        threadsPerKey, mutant);
+  }
+
+  /** Every option's effective value, defaults included. */
+  public Map<String, String> effectiveOptions() {
+    Map<String, String> m = new TreeMap<>();
+    m.put("replicas", Integer.toString(replicas));
+    m.put("partitions", Integer.toString(partitions));
+    m.put("concurrency", Integer.toString(concurrency));
+    m.put("ops-per-key", Integer.toString(opsPerKey));
+    m.put("threads-per-key", Integer.toString(threadsPerKey));
+    return m;
+  }
+
+  private static int number(Map<String, String> options, String key) {
+    String v = options.getOrDefault(key, OPTIONS.get(key));
+    try {
+      return Integer.parseInt(v.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("option " + key + " must be a whole number: '" + v + "'");
+    }
+  }
+
+  private static void require(boolean ok, String message) {
+    if (!ok) {
+      throw new IllegalArgumentException(message);
+    }
+  }
+}

@@ -428,10 +428,11 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
       return Map.of(); // a migration's reconfiguration decides those partitions
     }
     PartitionAssignment table = snap.table().get();
-    Map<Integer, Set<NodeId>> removed = executor instanceof RemovesSuspectedReplicas remover
-        ? SuspectedBackups.removable(table,
-            remover.suspectedReplicas(table, Set.copyOf(store.members().ids())))
-        : Map.of();
+    RemovesSuspectedReplicas remover =
+        executor instanceof RemovesSuspectedReplicas r ? r : null; // null: restores only
+    Map<Integer, Set<NodeId>> removed = remover == null ? Map.of()
+        : SuspectedBackups.removable(table,
+            remover.suspectedReplicas(table, Set.copyOf(store.members().ids())));
     if (removed.isEmpty()) {
       // Idle, every replica whole at this epoch: no STATUS round for each partition every
       // review. Taking a replica out commits a new epoch, and so does any other change of rows.
@@ -440,7 +441,6 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
       }
       return Map.of();
     }
-    RemovesSuspectedReplicas remover = (RemovesSuspectedReplicas) executor;
     // The epoch first, then the nodes: a coordinator that lost the race changes nothing, and
     // the winner's reconfiguration at the new epoch fences every older configuration.
     PartitionAssignment next = table.withEpoch(table.epoch() + 1);

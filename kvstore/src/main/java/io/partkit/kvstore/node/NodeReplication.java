@@ -425,7 +425,7 @@ final class NodeReplication {
       // epoch, and logs and applies the write before answering. So every replica of the
       // committed list holds it: the guarantee an acknowledgement gives. The silent backups
       // are out of that list, and never a survivor of a later reconfiguration while a replica
-      // of this epoch can be reached (docs/kvstore.md, "Waiting on a suspect").
+      // of this epoch can be reached (docs/kvstore-replication.md, "Waiting on a suspect").
       return null;
     } else {
       failure = "the partition is being reconfigured at epoch " + waited.offer().epoch()

@@ -13,7 +13,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Issue 21, item 1: a history whose processes are names ("client-1", :client-1), as other tools
+ * A history whose processes are names ("client-1", :client-1), as other tools
  * write them, is checked like one whose processes are numbers (Knossos takes any value as a
  * process id), in every format the command reads; only the nemesis is not checked, and the
  * verdict line counts every event. Before the fix these histories were "valid (..., 0 client

@@ -110,7 +110,7 @@ class KvVerifyTest {
   @Test
   void aFencedSourceThatKeepsServingIsCaughtByFaultsAimedAtMigrations() {
     // Since the pre-copy a source is fenced for tens of milliseconds per move, and membership
-    // changes alone hit that window only by chance (1 run in 3 missed it, 2026-11-23). The
+    // changes alone hit that window only by chance (1 run in 3 missed it). The
     // migration nemesis holds a move open after its fence (it pauses the target, say) for
     // seconds, while the broken source keeps taking writes that the committed copy lacks: seed
     // 13's schedule does that twice, and 3 runs of 3 lost 56-92 acknowledged writes.

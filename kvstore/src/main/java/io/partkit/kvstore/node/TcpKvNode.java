@@ -477,8 +477,8 @@ public final class TcpKvNode implements KvNode {
         }
       } catch (IOException | RuntimeException | OutOfMemoryError e) {
         // Whatever one connection costs, the node must go on accepting: an OutOfMemoryError
-        // here (no memory or no native thread for a new connection) used to end this loop,
-        // leaving a live process that never accepted again.
+        // here (no memory or no native thread for a new connection) must not end this loop,
+        // which would leave a live process that never accepts again.
         if (socket != null) {
           connections.remove(socket);
           closeQuietly(socket);

@@ -104,9 +104,12 @@ public final class TcpKvNode implements KvNode {
   private final ServerSocket server;
   private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
-  /** Counted down once the node has stopped after its log failed. */
+  /** Counted down once the node has stopped after its log failed, or on an Error. */
   private final CountDownLatch stopped =
       new CountDownLatch(1);
+  /** The Error the node stopped on (fail-stop), or null. */
+  private final java.util.concurrent.atomic.AtomicReference<Error> stoppedBy =
+      new java.util.concurrent.atomic.AtomicReference<>();
   private final UnsafeTestFault fault;
   private final ConnectionLimits limits;
   private final ConnectionGate gate;
@@ -399,6 +402,11 @@ public final class TcpKvNode implements KvNode {
 
   /** The log failed: the node stops (fail-stop), so that its supervisor restarts it. */
   private void logFailed(IOException cause) {
+    Error error = errorIn(cause);
+    if (error != null) {
+      stopOnError(error, "writing its log");
+      return;
+    }
     System.err.println("node " + id + ": " + cause.getMessage() + "; stopping (it serves"
         + " nothing it cannot log; start it again once the cause is fixed)");
     Thread stopper = new Thread(() -> {
@@ -407,6 +415,44 @@ public final class TcpKvNode implements KvNode {
     }, "kvnode-" + id + "-stop");
     stopper.setDaemon(true);
     stopper.start();
+  }
+
+  /**
+   * Stops the node for an {@link Error} on its decision or storage path (out of memory, a stack
+   * overflow, a bug that broke an invariant): the memory it decides from may hold a half-made
+   * change, so it serves nothing more. The log fails first, which releases every thread waiting
+   * on it; the stop is counted down before the close is tried (that may itself fail for want of
+   * memory), so {@code KvNodeMain} can end the process however far the close gets.
+   */
+  void stopOnError(Error error, String where) {
+    if (!stoppedBy.compareAndSet(null, error)) {
+      return;
+    }
+    try {
+      System.err.println("node " + id + ": stopping on " + error + " while " + where + ": it"
+          + " serves nothing more (start it again: it replays its log, losing nothing"
+          + " acknowledged)");
+    } catch (Error e) {
+      // nothing left to say it with; the stop goes on
+    }
+    try {
+      log.failOnError(error);
+    } finally {
+      stopped.countDown();
+    }
+    Thread stopper = new Thread(this::close, "kvnode-" + id + "-stop");
+    stopper.setDaemon(true);
+    stopper.start();
+  }
+
+  /** The Error in {@code t} or its causes, or null. */
+  static Error errorIn(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof Error e) {
+        return e;
+      }
+    }
+    return null;
   }
 
   private List<byte[]> compacted() {
@@ -555,9 +601,17 @@ public final class TcpKvNode implements KvNode {
         } catch (IOException e) {
           reply = KvReply.of(Status.ERROR, 0, "node " + id + ": " + e.getMessage());
         } catch (RuntimeException e) {
+          Error error = errorIn(e); // e.g. out of memory on a replica-call thread
+          if (error != null) {
+            stopOnError(error, "serving a request");
+            return; // the outcome is unknown to the client: its connection ends unanswered
+          }
           // a bug or a failed log (UncheckedIOException): the client learns why, and the
           // connection, which is not at fault, stays usable
           reply = KvReply.of(Status.ERROR, 0, "node " + id + ": " + e);
+        } catch (Error e) {
+          stopOnError(e, "serving a request");
+          return;
         }
         Wire.writeFrame(out, NodeConnection.encode(reply));
       }
@@ -569,6 +623,8 @@ public final class TcpKvNode implements KvNode {
       if (!closed) {
         System.err.println("node " + id + ": connection dropped: " + e);
       }
+    } catch (Error e) {
+      stopOnError(e, "reading or answering a request"); // the heap is gone for every request
     } finally {
       connections.remove(socket);
       if (admitted) {
@@ -932,7 +988,20 @@ public final class TcpKvNode implements KvNode {
     return parts.size();
   }
 
-  /** Waits until the node has stopped because its log failed; false if not within the time. */
+  /** The Error the node stopped on, or null if none (see {@link #stopOnError}). */
+  Error stoppedBy() {
+    return stoppedBy.get();
+  }
+
+  /** Tests: the log's group commit runs {@code step} instead of writing and forcing. */
+  void commitStepForTest(WriteAheadLog.CommitStep step) {
+    log.commitStepForTest(step);
+  }
+
+  /**
+   * Waits until the node has stopped because its log failed or on an Error ({@link #stoppedBy});
+   * false if not within the time.
+   */
   boolean awaitStopAfterLogFailure(Duration timeout) throws InterruptedException {
     return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }

@@ -113,7 +113,8 @@ class FullDiskTest {
     // the node's own process: one line says why (it printed a raw stack trace), exit 74; the
     // torn tail its failed write left is reported on a line of its own
     Process main = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
-        .toString(), "-Xmx128m", "-cp", System.getProperty("java.class.path"),
+        .toString(), "-Xmx128m", "-XX:+ExitOnOutOfMemoryError", "-cp",
+        System.getProperty("java.class.path"),
         KvNodeMain.class.getName(), "--id", "n1", "--data", data.toString()).start();
     main.getOutputStream().close();
     String mainErr = new String(main.getErrorStream().readAllBytes(), UTF_8);

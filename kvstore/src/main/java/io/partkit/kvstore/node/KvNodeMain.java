@@ -8,7 +8,9 @@ import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -22,6 +24,11 @@ import java.util.Map;
  * coordinator as a suspect, waiting on (default {@link TcpKvNode#SUSPECT_AFTER}, or half the
  * replica timeout when that is shorter); a configuration the coordinator commits without the
  * backup ends the wait.
+ *
+ * <p>{@code --ignore-log-reach} starts it from its write-ahead log as it is, unchecked against
+ * the log's reach ({@code wal.reach}), which it otherwise refuses to start without, or with a
+ * log shorter than the reach, when a partition has no other copy: acknowledged writes missing
+ * from the log are then lost for good. Only for an operator who accepts that loss.
  *
  * <p>{@code --unsafe-test-fault NAME} starts it with a deliberate data-losing bug
  * ({@code ack-before-log}, {@code serve-while-fenced}, {@code skip-epoch-check},
@@ -69,16 +76,19 @@ public final class KvNodeMain {
         e.printStackTrace();
       }
     });
+    List<String> words = new ArrayList<>(List.of(args));
+    boolean ignoreLogReach = words.remove(TcpKvNode.IGNORE_LOG_REACH); // the one bare flag
     Map<String, String> options = new HashMap<>();
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      options.put(args[i], args[i + 1]);
+    for (int i = 0; i + 1 < words.size(); i += 2) {
+      options.put(words.get(i), words.get(i + 1));
     }
     String id = options.get("--id");
     String data = options.get("--data");
-    if (id == null || data == null || args.length % 2 != 0) {
+    if (id == null || data == null || words.size() % 2 != 0) {
       System.err.println("usage: KvNodeMain --id <node id> --data <dir> [--port <port>]"
           + " [--host <address>] [--secret-file <file>] [--unsafe-test-fault <name>]"
-          + " [--replica-timeout-ms <ms>] [--suspect-after-ms <ms>]");
+          + " [--replica-timeout-ms <ms>] [--suspect-after-ms <ms>] ["
+          + TcpKvNode.IGNORE_LOG_REACH + "]");
       System.exit(2);
     }
     TcpKvNode node;
@@ -95,7 +105,8 @@ public final class KvNodeMain {
           new SimpleMeterRegistry(), replicaTimeout,
           options.containsKey("--suspect-after-ms")
               ? millis("--suspect-after-ms", options.get("--suspect-after-ms"))
-              : TcpKvNode.defaultSuspectAfter(replicaTimeout));
+              : TcpKvNode.defaultSuspectAfter(replicaTimeout), System.err::println,
+          ignoreLogReach);
     } catch (CorruptLogException | LostLogRecordsException | IllegalArgumentException e) {
       System.err.println("node " + id + ": " + e.getMessage()); // the whole story; no trace
       System.exit(1);

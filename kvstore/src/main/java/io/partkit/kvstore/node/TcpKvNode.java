@@ -125,10 +125,18 @@ public final class TcpKvNode implements KvNode {
   private final java.util.concurrent.atomic.AtomicLong keysCopiedIn =
       new java.util.concurrent.atomic.AtomicLong();
   private final NodeMetrics metrics;
+  /** Start from the log as it is, unchecked against its reach ({@link #IGNORE_LOG_REACH}). */
+  private final boolean ignoreLogReach;
+
+  /**
+   * The command-line override ({@code KvNodeMain}) of the start-up check of the log against its
+   * reach: the node serves what its log holds, and acknowledged writes missing from it are lost.
+   */
+  public static final String IGNORE_LOG_REACH = "--ignore-log-reach";
 
   private TcpKvNode(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
       ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout,
-      Duration suspectAfter, NodeEvents events) throws IOException {
+      Duration suspectAfter, NodeEvents events, boolean ignoreLogReach) throws IOException {
     if (replicaTimeout.isNegative() || replicaTimeout.isZero()) {
       throw new IllegalArgumentException("node " + id + ": the replica timeout must be positive,"
           + " not " + replicaTimeout.toMillis() + " ms");
@@ -145,6 +153,7 @@ public final class TcpKvNode implements KvNode {
           + " partitions; give it the cluster's secret (--secret-file FILE) or bind loopback");
     }
     this.id = id;
+    this.ignoreLogReach = ignoreLogReach;
     this.fault = fault;
     this.limits = limits;
     this.gate = new ConnectionGate(limits);
@@ -241,8 +250,20 @@ public final class TcpKvNode implements KvNode {
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
       ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout,
       Duration suspectAfter, java.util.function.Consumer<String> events) throws IOException {
+    return start(id, dataDir, bind, fault, limits, secret, registry, replicaTimeout, suspectAfter,
+        events, false);
+  }
+
+  /**
+   * As above; {@code ignoreLogReach} starts from the log as it is, without checking it against
+   * its reach ({@link #IGNORE_LOG_REACH}: what an operator who accepts a loss asks for).
+   */
+  static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
+      ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout,
+      Duration suspectAfter, java.util.function.Consumer<String> events, boolean ignoreLogReach)
+      throws IOException {
     TcpKvNode node = new TcpKvNode(id, dataDir, bind, fault, limits, secret, registry,
-        replicaTimeout, suspectAfter, new NodeEvents(id, events));
+        replicaTimeout, suspectAfter, new NodeEvents(id, events), ignoreLogReach);
     if (fault != UnsafeTestFault.NONE) {
       System.err.println("node " + id + ": UNSAFE TEST FAULT " + fault.cliName()
           + " is on: this node loses data on purpose");
@@ -304,8 +325,14 @@ public final class TcpKvNode implements KvNode {
    */
   private WriteAheadLog openLog(Path reachFile) throws IOException {
     WriteAheadLog.Replayed replayed = WriteAheadLog.replay(logFile, this::replay);
-    LogReach.Mark mark = LogReach.read(reachFile);
-    checkReach(replayed, mark, reachFile);
+    LogReach.Mark mark = null;
+    String damaged = null;
+    try {
+      mark = LogReach.read(reachFile);
+    } catch (LogReach.DamagedException e) {
+      damaged = e.getMessage();
+    }
+    checkReach(replayed, mark, damaged, reachFile);
     if (!replayed.exists() && mark == null) {
       System.err.println("node " + id + ": no write-ahead log in " + logFile.getParent()
           + ": starting empty");
@@ -334,23 +361,41 @@ public final class TcpKvNode implements KvNode {
   }
 
   /**
-   * Refuses a log shorter than its recorded reach, unless every partition the node knows of has
-   * copies elsewhere: then each comes back as a backup that must join again and catch up before
-   * it serves or leads (see {@link NodeReplication}).
+   * Refuses a log shorter than its recorded reach, or one whose reach is missing or damaged
+   * though the log was written with one (it has a log id), unless every partition the node knows
+   * of has copies elsewhere: then each comes back as a backup that must join again and catch up
+   * before it serves or leads (see {@link NodeReplication}). Only a log from before the reach
+   * (no log id) starts without one, and anything with {@link #IGNORE_LOG_REACH}.
    */
-  private void checkReach(WriteAheadLog.Replayed replayed, LogReach.Mark mark, Path reachFile)
-      throws IOException {
-    if (mark == null) {
-      if (replayed.logId() != 0) {
-        System.err.println("node " + id + ": " + reachFile + " is missing, so whether "
-            + logFile + " is whole cannot be checked; starting from its " + replayed.records()
-            + " intact records");
-      }
+  private void checkReach(WriteAheadLog.Replayed replayed, LogReach.Mark mark, String damaged,
+      Path reachFile) throws IOException {
+    if (ignoreLogReach) {
+      System.err.println("node " + id + ": " + IGNORE_LOG_REACH + ": " + logFile + " is not"
+          + " checked against its reach (" + (damaged != null ? damaged
+              : mark == null ? reachFile + " is missing"
+              : "which says " + mark.lengthOf(replayed.logId()) + " bytes") + "); serving its "
+          + replayed.records() + " intact records (" + replayed.intactBytes() + " bytes):"
+          + " acknowledged writes and state changes missing from it, if it was cut, are lost"
+          + " for good");
       return;
     }
     String missing;
-    long reached = mark.lengthOf(replayed.logId());
-    if (!replayed.exists()) {
+    long reached = mark == null ? -1 : mark.lengthOf(replayed.logId());
+    if (damaged != null) {
+      missing = damaged;
+    } else if (mark == null) {
+      if (replayed.logId() == 0) {
+        if (replayed.exists()) {
+          System.err.println("node " + id + ": " + logFile + " is from before the log reach"
+              + " (it has no log id), so whether it is whole cannot be checked; starting from"
+              + " its " + replayed.records() + " intact records, checked from now on");
+        }
+        return;
+      }
+      missing = reachFile + " is missing, though " + logFile + " was written with one (log id "
+          + Long.toHexString(replayed.logId()) + "), so whether acknowledged writes are missing"
+          + " from its " + replayed.intactBytes() + " bytes of intact records cannot be told";
+    } else if (!replayed.exists()) {
       missing = logFile + " is missing, but the node had made " + mark.length()
           + " bytes of it durable (recorded in " + reachFile + ")";
     } else if (reached < 0) {
@@ -385,7 +430,8 @@ public final class TcpKvNode implements KvNode {
           + (known.isEmpty() ? "Nothing is left of it to tell which partitions it held."
               : "Partitions " + single + " have no other copy it could catch up from.")
           + " Restore the log from a backup (the node leaves it as it is), or, to accept the"
-          + " loss, move " + reachFile + " aside and start the node again");
+          + " loss, start the node with " + IGNORE_LOG_REACH + " (KvNodeMain): it then serves"
+          + " what the log holds, and acknowledged writes missing from it are lost for good");
     }
     for (int p : known) {
       NodePartition part = parts.get(p);

@@ -568,7 +568,10 @@ final class WriteAheadLog implements AutoCloseable {
 
   /**
    * Forces what is appended (a clean close loses no record, including those of
-   * {@link #forceSoon}), then refuses everything.
+   * {@link #forceSoon}), then refuses everything. Closing a failed log cuts it back to its
+   * durable records (a batch that failed mid-write may have left intact ones after them, never
+   * acknowledged) and records that length as its reach: the reach never lags the intact records,
+   * so a later cut among them is caught rather than taken for a torn tail.
    */
   @Override
   public void close() throws IOException {
@@ -586,6 +589,14 @@ final class WriteAheadLog implements AutoCloseable {
         failure = new IOException("closed");
       }
       lock.notifyAll();
+      while (flushing) { // a batch still being written must end before the file is cut
+        try {
+          lock.wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
       length = durableBytes;
     }
     try {
@@ -594,14 +605,40 @@ final class WriteAheadLog implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     try {
-      if (reach != null) {
-        if (whole) {
+      if (whole) {
+        if (reach != null) {
           reach.write(logId, length); // the marker may have stopped short of the last force
         }
-        reach.close();
+      } else {
+        cutToDurable(length);
       }
     } finally {
-      channel.close();
+      try {
+        if (reach != null) {
+          reach.close();
+        }
+      } finally {
+        channel.close();
+      }
+    }
+  }
+
+  /** After a failure: the log cut back to {@code length} durable bytes, and its reach there. */
+  private void cutToDurable(long length) {
+    try {
+      if (channel.size() > length) {
+        channel.truncate(length); // frees blocks: works on a full disk
+        channel.force(true);
+      }
+    } catch (IOException | RuntimeException e) {
+      // the reach below still covers every acknowledged record
+    }
+    if (reach != null) {
+      try {
+        reach.write(logId, length); // in place, in a file that never grows
+      } catch (IOException | RuntimeException e) {
+        // the reach keeps its last, lower length: it lags, as before this close
+      }
     }
   }
 }

@@ -150,6 +150,38 @@ class WriteAheadLogTest {
   }
 
   @Test
+  void afterAWriteThatFailedMidBatchTheReachCoversEveryIntactRecord() throws IOException {
+    Path file = dir.resolve("wal.log");
+    Path reachFile = LogReach.fileFor(file);
+    LogReach reach = LogReach.open(reachFile);
+    WriteAheadLog log = WriteAheadLog.openWritten(file, WriteAheadLog.rewrite(file, List.of()),
+        reach);
+    long last = 0;
+    for (int i = 0; i < 100; i++) {
+      last = log.append(record(i));
+    }
+    log.awaitDurable(last); // acknowledged
+    // the disk fills halfway through the next batch: whole records of it are in the file
+    log.commitStepForTest((channel, batch) -> {
+      channel.write(java.nio.ByteBuffer.wrap(batch, 0, batch.length / 2));
+      throw new IOException("No space left on device");
+    });
+    for (int i = 100; i < 200; i++) {
+      last = log.append(record(i));
+    }
+    long failed = last;
+    assertThatThrownBy(() -> log.awaitDurable(failed))
+        .hasMessageContaining("No space left on device");
+    log.close();
+    WriteAheadLog.Replayed replayed = WriteAheadLog.replay(file, body -> { });
+    LogReach.Mark mark = LogReach.read(reachFile);
+    assertThat(mark.lengthOf(replayed.logId())).as("the reach, next to the intact records")
+        .isGreaterThanOrEqualTo(replayed.intactBytes());
+    assertThat(replay(file)).as("every acknowledged record, and none of the failed batch")
+        .hasSize(100);
+  }
+
+  @Test
   void aCleanCloseForcesWhatWasAppended() throws IOException {
     Path file = dir.resolve("wal.log");
     try (WriteAheadLog log = WriteAheadLog.open(file, body -> { })) {

@@ -13,6 +13,7 @@ import static io.partkit.kvstore.node.LogRecords.stateRecord;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.partkit.kvstore.KvLimits;
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
@@ -866,6 +867,11 @@ public final class TcpKvNode implements KvNode {
       byte[] value) throws IOException {
     if (key == null || value == null) {
       return KvReply.of(Status.ERROR, 0, "key and value must not be null");
+    }
+    String tooLarge = KvLimits.problem("node " + id + " refuses the write", key.length,
+        Math.max(value.length, expected == null ? 0 : expected.length));
+    if (tooLarge != null) {
+      return KvReply.of(Status.ERROR, 0, tooLarge); // before anything is logged or replicated
     }
     long seq;
     long owned;

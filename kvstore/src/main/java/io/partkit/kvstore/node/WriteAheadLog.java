@@ -399,7 +399,9 @@ final class WriteAheadLog implements AutoCloseable {
       }
       batch = pending.toByteArray();
       batchEnd = appended;
-      pending = new ByteArrayOutputStream(Math.max(4096, batch.length));
+      // sized for the next batch like this one, but a batch of one large value must not keep
+      // as much again of the heap until the next write
+      pending = new ByteArrayOutputStream(Math.max(4096, Math.min(batch.length, 1 << 20)));
       flushing = true; // set last: whatever throws above leaves no flag for waiters to wait on
     }
     Throwable failed = null;

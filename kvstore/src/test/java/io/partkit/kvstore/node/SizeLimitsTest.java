@@ -167,6 +167,33 @@ class SizeLimitsTest {
     }
   }
 
+  @Test
+  void aCopyIsPagedByBytesNotOnlyByCount() throws Exception {
+    byte[] value = new byte[100 << 10];
+    try (KvNode source = KvNode.start(io.partkit.spi.NodeId.of("s"), dir.resolve("s"), 0);
+        KvNode target = KvNode.start(io.partkit.spi.NodeId.of("t"), dir.resolve("t"), 0);
+        TcpNodeClient s = TestNodes.client(source);
+        TcpNodeClient t = TestNodes.client(target)) {
+      s.admin(Wire.ASSIGN, P, 1);
+      for (int i = 0; i < 24; i++) {
+        assertThat(s.put(P, 1, new byte[] {(byte) i}, value).status()).isEqualTo(Status.OK);
+      }
+      assertThat(s.admin(Wire.FENCE, P, 2).status()).isEqualTo(Status.OK);
+      try (NodeConnection raw = NodeConnection.open(source.address(), TIMEOUT, null)) {
+        KvReply first = raw.call(NodeConnection.request(Wire.SNAPSHOT, P, 2).bytes(null)
+            .i32(2048).toBytes());
+        assertThat(first.status()).isEqualTo(Status.OK);
+        int count = new Wire.Reader(first.value()).i32();
+        assertThat(count).as("2.4 MiB of values: a page stops after about "
+            + NodeMigration.PAGE_BYTES + " bytes").isBetween(1, 23);
+      }
+      assertThat(t.receive(P, 2, source.hostAndPort()).status()).isEqualTo(Status.OK);
+      assertThat(t.admin(Wire.ACTIVATE, P, 2).status()).isEqualTo(Status.OK);
+      assertThat(t.status(P).keys()).as("every key copied, page by page").isEqualTo(24);
+      assertThat(t.get(P, 2, new byte[] {23}).value()).isEqualTo(value);
+    }
+  }
+
   // ---------------------------------------------------------------- node processes
 
   /** A KvNodeMain process, its data directory and where it listens. */

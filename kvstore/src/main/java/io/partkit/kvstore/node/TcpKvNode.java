@@ -166,6 +166,7 @@ public final class TcpKvNode implements KvNode {
     this.splits = new NodeSplits(id, logFile, parts);
     this.log = openLog(LogReach.fileFor(logFile));
     log.onFailure(this::logFailed);
+    links.onError(e -> stopOnError(e, "calling a replica"));
     splits.attach(log);
     this.replication = new NodeReplication(id, log, links, secret, keysCopiedIn, suspectAfter,
         events);

@@ -157,7 +157,9 @@ final class KvSystem extends NodeProcessSystem
       if (fault != null) {
         args.addAll(List.of("--unsafe-test-fault", fault));
       }
-      commands.put(n, JavaCommand.of("96m", KvNodeMain.class, args));
+      // out of memory, a node exits (and is restarted by the run) instead of hanging
+      commands.put(n, JavaCommand.of("96m", List.of("-XX:+ExitOnOutOfMemoryError"),
+          KvNodeMain.class, args));
     }
     try {
       CompletableFuture.allOf(nodes().stream()

@@ -1,11 +1,15 @@
 package io.partkit.kvstore.node;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.kvstore.KvSecret;
+import io.partkit.kvstore.PartitionState;
+import io.partkit.kvstore.migration.ReplicaAdmin;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.NodeConnection;
+import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
@@ -39,6 +43,76 @@ class LoginFloodTest {
   private static final int LOGINS_PER_ADDRESS = 10;
 
   @TempDir Path dir;
+
+  @Test
+  void aRestartedBackupUnderTheFloodIsLevelledAndItsPrimaryServesEveryWrite() throws Exception {
+    KvSecret secret = KvSecret.generate(dir.resolve("secret"));
+    // the nodes and the client come from 127.0.0.1 too: the flood shares their address
+    List<InetAddress> from = new ArrayList<>();
+    for (int i = 0; i < ADDRESSES; i++) {
+      from.add(InetAddress.getByName("127.0.0." + (1 + i)));
+    }
+    int partition = 7;
+    ReplicaAdmin admin = new ReplicaAdmin(DEADLINE, DEADLINE, secret);
+    try (TcpKvNode a = TcpKvNode.start(NodeId.of("a"), dir.resolve("a"),
+        new InetSocketAddress("127.0.0.1", 0), UnsafeTestFault.NONE, ConnectionLimits.DEFAULT,
+        secret)) {
+      TcpKvNode b = TcpKvNode.start(NodeId.of("b"), dir.resolve("b"),
+          new InetSocketAddress("127.0.0.1", 0), UnsafeTestFault.NONE, ConnectionLimits.DEFAULT,
+          secret);
+      InetSocketAddress bAddress = b.address();
+      try {
+        admin.create(partition, 1, a.hostAndPort(), List.of(b.hostAndPort()));
+        try (TcpNodeClient c = new TcpNodeClient(a.address(), DEADLINE, secret)) {
+          for (int i = 0; i < 20; i++) {
+            assertThat(c.put(partition, 1, b("k" + i), new byte[] {1}).status())
+                .isEqualTo(Status.OK);
+          }
+        }
+      } finally {
+        b.close();
+      }
+      // b restarts with its copy, and the flood arrives with it: a's replica link to b must
+      // log in again among connections that never do
+      try (TcpKvNode b2 = TcpKvNode.start(NodeId.of("b"), dir.resolve("b"), bAddress,
+              UnsafeTestFault.NONE, ConnectionLimits.DEFAULT, secret);
+          LoginFlood flood = new LoginFlood(bAddress, from, FLOOD_PER_ADDRESS)) {
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        while (b2.loggingIn() < ConnectionLimits.DEFAULT.maxUnauthenticated()
+            && System.nanoTime() < deadline) {
+          Thread.sleep(10); // waiting for the flood to fill b's budget, within a deadline
+        }
+        assertThat(b2.loggingIn()).as("the flood fills b's login budget")
+            .isEqualTo(ConnectionLimits.DEFAULT.maxUnauthenticated());
+        List<String> notOk = new ArrayList<>();
+        try (TcpNodeClient c = new TcpNodeClient(a.address(), DEADLINE, secret)) {
+          // The first write after b's restart meets a's connection to b's previous process and
+          // fails on it with or without a flood (UNAVAILABLE, "closed the connection"): that one
+          // is not a login's doing. Every later write logs a's link in again, under the flood.
+          KvReply first = c.put(partition, 1, b("k20"), new byte[] {1});
+          if (first.status() != Status.OK) {
+            assertThat(first.message()).as("the first write after b's restart")
+                .contains("closed the connection");
+          }
+          for (int i = 21; i < 40; i++) {
+            KvReply r = c.put(partition, 1, b("k" + i), new byte[] {1});
+            if (r.status() != Status.OK) {
+              notOk.add("k" + i + ": " + r);
+            }
+          }
+        }
+        assertThat(notOk).as("writes through a primary whose backup is flooded").isEmpty();
+        assertThat(b2.status(partition).state()).isEqualTo(PartitionState.BACKUP);
+        assertThat(b2.status(partition).keys()).as("b levelled with every write of a")
+            .isEqualTo(a.status(partition).keys()).isGreaterThanOrEqualTo(39);
+        assertThat(flood.closedByNode()).as("flood connections b closed").isGreaterThan(0);
+      }
+    }
+  }
+
+  private static byte[] b(String s) {
+    return s.getBytes(UTF_8);
+  }
 
   @Test
   void realLoginsFromFloodedAddressesAreNeverRefused() throws Exception {

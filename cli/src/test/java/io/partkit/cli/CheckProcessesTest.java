@@ -125,9 +125,11 @@ class CheckProcessesTest {
             {:process :nemesis, :type :info, :f :start, :value nil}
             {:process :nemesis, :type :info, :f :stop, :value nil}
             """);
-    assertThat(run("check", file.toString(), "--model", model))
+    Path html = dir.resolve("nemesis.html");
+    assertThat(run("check", file.toString(), "--model", model, "--html", html.toString()))
         .as("exit code; err: %s", err)
         .isEqualTo(CheckCommand.VALID);
+    assertThat(html).as("the picture, of the nemesis alone").isNotEmptyFile();
     assertThat(out.toString())
         .contains("nemesis.edn: valid (")
         .contains("2 events: 0 client (checked), 2 nemesis (not checked), 0 key(s)")

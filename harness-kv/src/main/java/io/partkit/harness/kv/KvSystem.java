@@ -52,6 +52,10 @@ import java.util.stream.Collectors;
  * keeps routing to the old owner until a node tells it otherwise, which is what fencing by epoch
  * must make safe.
  *
+ * <p>The {@code migration} nemesis catches a move in flight: without copies once its source is
+ * fenced, with copies as a replica move starts (the coordinator's {@code REPLICAS} line). After
+ * the run, {@link #checkPlacement()} compares every node's partitions with the committed table.
+ *
  * <p>Options: {@code partitions} (default 16), {@code metadata} ({@code embedded}, the default: a
  * file the coordinator persists; or {@code etcd}: a one-member etcd cluster {@code m1} started on
  * the same runtime, never faulted, holds the table, migrations and members, and clients read

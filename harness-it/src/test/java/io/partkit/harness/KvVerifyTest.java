@@ -103,6 +103,16 @@ class KvVerifyTest {
   }
 
   @Test
+  void acknowledgingBeforeReplicationIsCaughtByFaultsAimedAtReplicaMoves() {
+    // the faults that catch replica moves bite: acknowledged writes the backups never got are
+    // lost when a move makes such a backup the primary (seed 22: 244 of 1,742 lost, and 10 of
+    // 16 partitions' backups short of their primary's keys in the placement check)
+    RunResult r = run(kv(22, "migration")
+        .options(Map.of("replicas", "2", "fault", "skip-replication")).build());
+    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.INVALID);
+  }
+
+  @Test
   void acknowledgingBeforeReplicationIsCaughtByLosingNodes() {
     RunResult r = run(kv(17, "lose")
         .options(Map.of("replicas", "3", "fault", "skip-replication")).build());

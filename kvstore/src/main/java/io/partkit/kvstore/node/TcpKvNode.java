@@ -50,6 +50,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -116,6 +117,12 @@ public final class TcpKvNode implements KvNode {
   private final ConnectionGate gate;
   /** Closes connections that have not logged in within the limit (one thread per node). */
   private final ScheduledExecutorService loginDeadlines;
+  /**
+   * The connections' threads, reused: under a flood of connections that never log in, each of
+   * which a newer one evicts, starting a thread per connection was most of the cost of an accept,
+   * and the accept rate is what a real login waits on. Bounded by the connection budgets.
+   */
+  private final ExecutorService connectionThreads;
   private final KvSecret secret; // null: admit every peer (loopback only)
   private final ReplicaLinks links;
   private final NodeSplits splits;
@@ -184,6 +191,11 @@ public final class TcpKvNode implements KvNode {
       throw new IOException("node " + id + " cannot listen on " + bind + ": " + e.getMessage(), e);
     }
     this.server = socket;
+    this.connectionThreads = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "kvnode-" + id + "-conn");
+      t.setDaemon(true);
+      return t;
+    });
     this.loginDeadlines = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "kvnode-" + id + "-login-deadlines");
       t.setDaemon(true);
@@ -551,22 +563,26 @@ public final class TcpKvNode implements KvNode {
         socket.setTcpNoDelay(true);
         socket.setSoTimeout(Math.toIntExact((secret == null ? limits.idleTimeout()
             : limits.loginTimeout()).toMillis()));
-        // with a secret, a connection is counted apart until it logs in (see ConnectionGate);
-        // without one, it is admitted at once. Counted last: nothing below can throw before
-        // the thread that gives the slot back owns it.
-        boolean admitted = secret == null ? gate.admit() : gate.enterLogin(from);
-        if (!admitted) {
-          socket.close(); // over a limit: the client sees the connection end and may retry
-          continue;
+        // with a secret, a connection is counted apart until it logs in, and takes the place of
+        // an older one still logging in when the budget is spent (see ConnectionGate); without
+        // one, it is admitted at once. Counted last: nothing below can throw before the thread
+        // that gives the slot back owns it.
+        ConnectionGate.Login login = null;
+        if (secret == null) {
+          if (!gate.admit()) {
+            socket.close(); // over the cap: the client sees the connection end and may retry
+            continue;
+          }
+        } else {
+          login = gate.enterLogin(from, socket);
         }
         connections.add(socket);
         Socket accepted = socket;
+        ConnectionGate.Login loggingIn = login;
         try {
-          Thread t = new Thread(() -> serve(accepted, from), "kvnode-" + id + "-conn");
-          t.setDaemon(true);
-          t.start();
+          connectionThreads.execute(() -> serve(accepted, loggingIn));
         } catch (RuntimeException | OutOfMemoryError e) {
-          leave(from, secret == null);
+          leave(login);
           throw e;
         }
       } catch (IOException | RuntimeException | OutOfMemoryError e) {
@@ -584,11 +600,12 @@ public final class TcpKvNode implements KvNode {
     }
   }
 
-  private void leave(InetAddress from, boolean admitted) {
-    if (admitted) {
+  /** Gives back the slot of a connection whose thread never started. */
+  private void leave(ConnectionGate.Login login) {
+    if (login == null) {
       gate.release();
     } else {
-      gate.leaveLogin(from);
+      gate.leaveLogin(login);
     }
   }
 
@@ -600,7 +617,7 @@ public final class TcpKvNode implements KvNode {
     }
   }
 
-  private void serve(Socket socket, InetAddress from) {
+  private void serve(Socket socket, ConnectionGate.Login login) {
     boolean admitted = secret == null;
     try (socket) {
       // small buffers: a connection's fixed cost, times maxConnections
@@ -613,25 +630,27 @@ public final class TcpKvNode implements KvNode {
           deadline = loginDeadlines.schedule(() -> closeQuietly(socket),
               limits.loginTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
-          gate.leaveLogin(from);
+          gate.leaveLogin(login);
           return; // the node is closing
         }
-        boolean[] login = {false, false}; // {left the login budget, admitted}
+        boolean[] result = {false}; // admitted
         try {
           Handshake.greet(in, out, secret, () -> {
-            gate.leaveLogin(from);
-            login[0] = true;
-            login[1] = gate.admit();
-            return login[1];
+            Boolean taken = gate.loggedIn(login);
+            if (taken == null) {
+              // evicted as the proof arrived: closed, so the peer sees no answer and tries again
+              throw new Evicted();
+            }
+            result[0] = taken;
+            return taken;
           });
-        } catch (IOException e) {
-          return; // not one of the cluster's, too slow, or over the cap: closed before requests
+        } catch (IOException | Evicted e) {
+          // not one of the cluster's, too slow, evicted, or over the cap: closed before requests
+          return;
         } finally {
           deadline.cancel(false);
-          admitted = login[1];
-          if (!login[0]) {
-            gate.leaveLogin(from);
-          }
+          admitted = result[0];
+          gate.leaveLogin(login); // a no-op once it logged in or was evicted
         }
         socket.setSoTimeout(Math.toIntExact(limits.idleTimeout().toMillis()));
       } else {
@@ -678,6 +697,13 @@ public final class TcpKvNode implements KvNode {
       if (admitted) {
         gate.release();
       }
+    }
+  }
+
+  /** A connection evicted by a newer one while its proof was being checked (see serve). */
+  private static final class Evicted extends RuntimeException {
+    Evicted() {
+      super(null, null, false, false);
     }
   }
 
@@ -987,6 +1013,16 @@ public final class TcpKvNode implements KvNode {
     return id;
   }
 
+  /** Connections logging in now (tests and measurements of the login budget). */
+  int loggingIn() {
+    return gate.loggingIn();
+  }
+
+  /** Connections closed to make room for newer ones logging in, since the start. */
+  long loginEvictions() {
+    return gate.evictions();
+  }
+
   @Override
   public InetSocketAddress address() {
     return (InetSocketAddress) server.getLocalSocketAddress();
@@ -1009,6 +1045,7 @@ public final class TcpKvNode implements KvNode {
   public void close() {
     closed = true;
     loginDeadlines.shutdownNow();
+    connectionThreads.shutdown(); // each ends as its connection is closed below
     metrics.close();
     links.close();
     copySources.close();

@@ -13,7 +13,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Issue 21, item 1: a history whose processes are names ("client-1", :client-1), as other tools
+ * A history whose processes are names ("client-1", :client-1), as other tools
  * write them, is checked like one whose processes are numbers (Knossos takes any value as a
  * process id), in every format the command reads; only the nemesis is not checked, and the
  * verdict line counts every event. Before the fix these histories were "valid (..., 0 client
@@ -69,6 +69,7 @@ class CheckProcessesTest {
 
   private Path write(String name, String text) throws IOException {
     Path p = dir.resolve(name);
+    Files.createDirectories(p.getParent());
     Files.writeString(p, text);
     return p;
   }
@@ -112,8 +113,11 @@ class CheckProcessesTest {
         .contains(": valid (register, 6 events: 4 client (checked), 2 nemesis (not checked)");
   }
 
-  @Test
-  void aHistoryOfTheNemesisAloneIsBadInputNotValid() throws IOException {
+  @ParameterizedTest(name = "--model {0}")
+  @CsvSource({"register", "auto"})
+  void aHistoryOfTheNemesisAloneIsValidAndSaysNoClientOperationWasChecked(String model)
+      throws IOException {
+    // Knossos' corpus holds one in good/: nothing a client did can be wrong
     Path file =
         write(
             "nemesis.edn",
@@ -121,11 +125,44 @@ class CheckProcessesTest {
             {:process :nemesis, :type :info, :f :start, :value nil}
             {:process :nemesis, :type :info, :f :stop, :value nil}
             """);
-    assertThat(run("check", file.toString(), "--model", "register"))
+    Path html = dir.resolve("nemesis.html");
+    assertThat(run("check", file.toString(), "--model", model, "--html", html.toString()))
+        .as("exit code; err: %s", err)
+        .isEqualTo(CheckCommand.VALID);
+    assertThat(html).as("the picture, of the nemesis alone").isNotEmptyFile();
+    assertThat(out.toString())
+        .contains("nemesis.edn: valid (")
+        .contains("2 events: 0 client (checked), 2 nemesis (not checked), 0 key(s)")
+        .contains("0 client operations checked: the history holds only the nemesis' events");
+  }
+
+  @Test
+  void inADirectoryTheListingCallsTheNemesisAloneValidAndTheSummaryCountsIt()
+      throws IOException {
+    write("a/nemesis.edn", "{:process :nemesis, :type :info, :f :start, :value nil}\n");
+    write("a/client.edn", """
+        {:process 0, :type :invoke, :f :write, :value 1}
+        {:process 0, :type :ok, :f :write, :value 1}
+        """);
+    assertThat(run("check", dir.resolve("a").toString(), "--model", "register"))
+        .as("exit code; err: %s", err)
+        .isEqualTo(CheckCommand.VALID);
+    assertThat(out.toString())
+        .containsPattern("nemesis\\.edn\tvalid\t")
+        .contains("2 files: 2 valid (1 with 0 client operations checked: only the nemesis'),"
+            + " 0 invalid");
+  }
+
+  @Test
+  void whatIsNotAHistoryIsStillBadInput() throws IOException {
+    // a results map beside a history, and events without a :process: no history at all
+    Path results = write("results.edn", "{:valid? true, :configs []}\n");
+    assertThat(run("check", results.toString(), "--model", "register"))
         .isEqualTo(CheckCommand.BAD_INPUT);
-    assertThat(err.toString())
-        .contains("nemesis.edn: nothing to check: 2 events: 0 client (checked),"
-            + " 2 nemesis (not checked)");
+    assertThat(out.toString()).doesNotContain("valid");
+    Path noProcess = write("np.edn", "{:type :info, :f :start, :value nil}\n");
+    assertThat(run("check", noProcess.toString(), "--model", "register"))
+        .isEqualTo(CheckCommand.BAD_INPUT);
     assertThat(out.toString()).doesNotContain("valid");
   }
 

@@ -37,8 +37,8 @@ import org.w3c.dom.NodeList;
  * <p>Not offline, unlike the other packaging tests: the BOM pins no third-party version (as a
  * BOM for users should not), and Maven applies only the building project's dependencyManagement
  * to transitive dependencies, not that of partkit's root pom (which imports netty-bom for jetcd's
- * sake), so the example's build reads versions partkit's own build does not use (34 files on
- * 2026-11-27: the poms of the gRPC and Netty versions jetcd asks for, which Maven reads to
+ * sake), so the example's build reads versions partkit's own build does not use (about 34
+ * files: the poms of the gRPC and Netty versions jetcd asks for, which Maven reads to
  * mediate, and a few jars). Maven downloads them from Maven Central into the private repository,
  * as it would for a user, on every run (the repository is the test's own). The class path it ends
  * with must hold one Netty line and one gRPC line (partkit-coordinator-etcd's pom sees to the

@@ -37,13 +37,16 @@ public interface ClusterCoordinator extends Coordinator {
   /**
    * Reconfigures on suspicion, as PacificA's configuration manager does: takes out of their
    * partitions' replica sets the backups their primaries report they cannot reach within the
-   * replica timeout ({@link io.partkit.spi.MigrationExecutor#suspectedReplicas}), under the
+   * replica timeout ({@link
+   * io.partkit.spi.MigrationExecutor.RemovesSuspectedReplicas#suspectedReplicas}), under the
    * table's compare-and-set at the next epoch (the rows stay: each is the set its partition
    * returns to), so that the primaries go on with the other replicas; with nothing to take out,
    * joins again the replicas taken out earlier that can be reached now ({@link
-   * io.partkit.spi.MigrationExecutor#restoreReplicas}), until the executor sees every replica
-   * whole at the table's epoch. A server calls it from a timer, as it
-   * calls {@link #checkFailures()}. Does nothing while migrations are pending. The executor's
+   * io.partkit.spi.MigrationExecutor.RestoresReplicas#restoreReplicas}), until the executor sees
+   * every replica whole at the table's epoch. A server calls it from a timer, as it calls {@link
+   * #checkFailures()}. Does nothing while migrations are pending, and nothing the executor has
+   * no ability for: without a migration executor that is a {@code RestoresReplicas}, nothing at
+   * all; with one that is not a {@code RemovesSuspectedReplicas}, only the restore. The executor's
    * node calls run without the coordinator's lock, which is taken only to decide and commit; a
    * decision about a table that changed while the nodes were asked is dropped.
    *

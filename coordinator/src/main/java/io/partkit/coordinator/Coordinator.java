@@ -60,16 +60,18 @@ public interface Coordinator extends AutoCloseable {
   /**
    * What a rebalance would do now, without doing it.
    *
-   * @throws IllegalStateException if there are fewer members than the minimum cluster size
+   * @throws IllegalStateException if there are fewer members than the minimum cluster size, or
+   *     the strategy changes the partition scheme in a way the rebalance would refuse (one that
+   *     is not a split, or any with a migration executor that does not split partitions)
    */
   RebalancePlan plan();
 
   /**
    * Computes and commits a new table for the current membership, running the migrations it
    * takes; returns the plan that was carried out. First, replicas that the migration executor
-   * reports as having lost acknowledged records ({@link
-   * io.partkit.spi.MigrationExecutor#lostReplicas}) rejoin: their partitions move to the same
-   * replicas with them last, committed like any plan; the plan returned is then the one for
+   * reports as having lost acknowledged records (when it has that ability, {@link
+   * io.partkit.spi.MigrationExecutor.ReportsLostReplicas}) rejoin: their partitions move to the
+   * same replicas with them last, committed like any plan; the plan returned is then the one for
    * the membership, or the rejoin's when that one changes nothing.
    *
    * @throws IllegalStateException if there are fewer members than the minimum cluster size

@@ -111,8 +111,11 @@ public final class Coordinators {
     }
 
     /**
-     * Moves data when a partition changes primary. Without one the coordinator only manages the
-     * table (commits each new table at once), for data planes that move data themselves.
+     * Moves data when a partition changes primary (and its backups too, when it is a {@link
+     * MigrationExecutor.MovesReplicas}). Its other abilities, the nested interfaces of {@link
+     * MigrationExecutor} it implements, decide what else the coordinator asks of it. Without one
+     * the coordinator only manages the table (commits each new table at once), for data planes
+     * that move data themselves.
      */
     public Builder migrationExecutor(MigrationExecutor executor) {
       this.migrationExecutor = requireNonNull(executor, "executor");

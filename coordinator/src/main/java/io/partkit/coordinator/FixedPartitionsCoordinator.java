@@ -8,6 +8,11 @@ import io.partkit.spi.Member;
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.Migration;
 import io.partkit.spi.MigrationExecutor;
+import io.partkit.spi.MigrationExecutor.MovesReplicas;
+import io.partkit.spi.MigrationExecutor.RemovesSuspectedReplicas;
+import io.partkit.spi.MigrationExecutor.ReportsLostReplicas;
+import io.partkit.spi.MigrationExecutor.RestoresReplicas;
+import io.partkit.spi.MigrationExecutor.SplitsPartitions;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.time.Duration;
@@ -47,7 +52,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>With a {@link MigrationExecutor}, every table this coordinator commits (or keeps, when it
  * abandons a wave) is handed to {@link MigrationExecutor#activate}, so the data plane learns
- * decisions from the coordinator and never reads the store itself.
+ * decisions from the coordinator and never reads the store itself. What the executor can do
+ * beyond moving partitions is asked with {@code instanceof} of its abilities ({@link
+ * MovesReplicas} and the rest): work that needs an ability the executor lacks is not done (lost
+ * replicas, reviews) or, for a change of partition scheme, refused.
  *
  * <p>Leadership may be lost and regained (on etcd, a leader steps down on a transient fault and
  * leads again on its surviving lease). Every election, first or regained, is handled alike:
@@ -74,7 +82,7 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
 
   private final MetadataStore store;
   private final RebalancePlanner planner;
-  /** The executor moves whole replica lists (see {@link MigrationExecutor#movesReplicas()}). */
+  /** The executor moves whole replica lists ({@link MovesReplicas}). */
   private final boolean wholeReplicaLists;
   private final int minClusterSize;
   private final Duration heartbeatTimeout;
@@ -89,7 +97,7 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
   private final Map<AutoCloseable, Boolean> watches = new ConcurrentHashMap<>();
   private volatile Leadership leadership; // null without election
   /**
-   * The table epoch at which {@link MigrationExecutor#restoreReplicas} last found every replica
+   * The table epoch at which {@link RestoresReplicas#restoreReplicas} last found every replica
    * whole (-1: none since this coordinator was elected): the review asks again at another epoch.
    */
   private final AtomicLong wholeAtEpoch = new AtomicLong(-1);
@@ -105,7 +113,7 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
     this.maxConcurrent = b.maxConcurrentMigrations;
     this.autoRebalance = b.autoRebalance;
     this.name = b.name;
-    this.wholeReplicaLists = executor != null && executor.movesReplicas();
+    this.wholeReplicaLists = executor instanceof MovesReplicas;
     this.planner = new RebalancePlanner(b.partitioner, maxConcurrent, executor != null,
         wholeReplicaLists, b.loadSource, b.maxLoadMoves, b.loadImbalanceThreshold);
   }
@@ -290,7 +298,10 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
       checkFailuresLocked(false);
       MembershipView view = store.members();
       requireQuorum(view);
-      return planner.plan(store.read().table(), view);
+      Optional<PartitionAssignment> current = store.read().table();
+      RebalancePlan plan = planner.plan(current, view);
+      current.ifPresent(c -> splitter(c, plan.proposed()));
+      return plan;
     });
   }
 
@@ -369,15 +380,16 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
 
   /**
    * Replicas that lost acknowledged records come first: until they rejoin, their partitions
-   * serve nothing. The data plane reports them ({@link MigrationExecutor#lostReplicas}); a
-   * report that fails is no reason to stop a rebalance (the next one asks again). The plan
-   * then runs and commits like any other, under the table's compare-and-set.
+   * serve nothing. The data plane reports them ({@link ReportsLostReplicas#lostReplicas}); an
+   * executor without that ability is not asked, and a report that fails is no reason to stop a
+   * rebalance (the next one asks again). The plan then runs and commits like any other, under
+   * the table's compare-and-set.
    */
   private Optional<RebalancePlan> rejoinPlan(MetadataSnapshot snap, MembershipView view) {
     Map<Integer, Set<NodeId>> lost = Map.of();
-    if (wholeReplicaLists && snap.table().isPresent()) {
+    if (executor instanceof ReportsLostReplicas reporter && snap.table().isPresent()) {
       try {
-        lost = executor.lostReplicas(snap.table().get(), Set.copyOf(view.ids()));
+        lost = reporter.lostReplicas(snap.table().get(), Set.copyOf(view.ids()));
       } catch (RuntimeException e) {
         LOG.warn("{}: the executor could not report lost replicas; the next rebalance asks"
             + " again", name, e);
@@ -399,22 +411,32 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
    * the table or the pending migrations changed since the reports were gathered (they were about
    * another table). Nodes refuse a reconfiguration older than their epoch, so a removal that a
    * later commit overtakes changes nothing.
+   *
+   * <p>What a review does depends on the executor's abilities: with none of them, nothing; with
+   * {@link RestoresReplicas} alone, the restore; with {@link RemovesSuspectedReplicas}, the
+   * suspicions first and the restore when there is nothing to take out.
    */
   @Override
   public Map<Integer, Set<NodeId>> reviewReplicas() {
     checkOpen();
     requireLeader("review replicas");
+    if (!(executor instanceof RestoresReplicas restorer)) {
+      return Map.of(); // the data plane keeps its replica sets to itself
+    }
     MetadataSnapshot snap = store.read();
     if (!reviewable(snap)) {
       return Map.of(); // a migration's reconfiguration decides those partitions
     }
     PartitionAssignment table = snap.table().get();
-    Map<Integer, Set<NodeId>> removed = SuspectedBackups.removable(table,
-        executor.suspectedReplicas(table, Set.copyOf(store.members().ids())));
+    RemovesSuspectedReplicas remover =
+        executor instanceof RemovesSuspectedReplicas r ? r : null; // null: restores only
+    Map<Integer, Set<NodeId>> removed = remover == null ? Map.of()
+        : SuspectedBackups.removable(table,
+            remover.suspectedReplicas(table, Set.copyOf(store.members().ids())));
     if (removed.isEmpty()) {
       // Idle, every replica whole at this epoch: no STATUS round for each partition every
       // review. Taking a replica out commits a new epoch, and so does any other change of rows.
-      if (wholeAtEpoch.get() != table.epoch() && executor.restoreReplicas(table) == 0) {
+      if (wholeAtEpoch.get() != table.epoch() && restorer.restoreReplicas(table) == 0) {
         wholeAtEpoch.set(table.epoch());
       }
       return Map.of();
@@ -435,7 +457,7 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
         name, next.epoch(), removed);
     for (Map.Entry<Integer, Set<NodeId>> e : removed.entrySet()) {
       try {
-        executor.removeReplicas(next, e.getKey(), e.getValue());
+        remover.removeReplicas(next, e.getKey(), e.getValue());
       } catch (RuntimeException ex) {
         LOG.warn("{}: partition {}: {} not taken out at epoch {}; asked again at the next"
             + " review", name, e.getKey(), e.getValue(), next.epoch(), ex);
@@ -445,9 +467,8 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
   }
 
   /** Whether {@link #reviewReplicas} may act on {@code snap}: a table, and no migration pending. */
-  private boolean reviewable(MetadataSnapshot snap) {
-    return executor != null && wholeReplicaLists && snap.table().isPresent()
-        && snap.pending().isEmpty();
+  private static boolean reviewable(MetadataSnapshot snap) {
+    return snap.table().isPresent() && snap.pending().isEmpty();
   }
 
   /** Runs a plan; false when another coordinator changed the table first. */
@@ -518,12 +539,14 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
    * commit and the activation that renumbers its data. Empty when another coordinator changed
    * the table first (the fence is lifted again).
    *
-   * @throws IllegalStateException when the executor could not prepare the split
+   * @throws IllegalStateException when the executor cannot split partitions or could not
+   *     prepare this split
    */
   private Optional<MetadataSnapshot> commitSplit(PartitionAssignment current,
       PartitionAssignment proposed) {
+    SplitsPartitions splitter = splitter(current, proposed);
     PartitionAssignment split = RebalancePlanner.splitTable(current, proposed);
-    Throwable failed = await(() -> executor.prepareSplit(current, split));
+    Throwable failed = await(() -> splitter.prepareSplit(current, split));
     if (failed != null) {
       activate(current); // lifts whatever part of the fence was put up
       throw new IllegalStateException(name + ": could not prepare the split of epoch "
@@ -542,6 +565,28 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
       throw raceDuringRebalance(split.epoch());
     }
     return Optional.of(now);
+  }
+
+  /**
+   * The executor as one that splits partitions, when committing {@code proposed} over {@code
+   * current} needs a split; null when it needs none (or there is no executor: the coordinator
+   * then commits the new scheme as metadata). Asked by the dry run too, so that {@code plan()}
+   * refuses what {@code rebalance()} would.
+   *
+   * @throws IllegalStateException when it needs one and the executor cannot split partitions
+   */
+  private SplitsPartitions splitter(PartitionAssignment current, PartitionAssignment proposed) {
+    if (executor == null || !RebalancePlanner.needsSplit(current, proposed)) {
+      return null;
+    }
+    if (executor instanceof SplitsPartitions splitter) {
+      return splitter;
+    }
+    throw new IllegalStateException(name + ": strategy '" + proposed.strategy() + "' changed the"
+        + " partition scheme from " + current.scheme() + " to " + proposed.scheme() + ", but the"
+        + " migration executor " + executor.getClass().getName() + " cannot renumber partitions"
+        + " (it does not implement MigrationExecutor.SplitsPartitions); the table stays at"
+        + " epoch " + current.epoch() + ": use a strategy with a fixed partition count");
   }
 
   /** Waits for a stage, bounded like an activation; its failure, or null. */

@@ -277,13 +277,13 @@ final class RebalancePlanner {
 
   /**
    * The plan that joins again the replicas that lost acknowledged records ({@link
-   * io.partkit.spi.MigrationExecutor#lostReplicas}): each such partition moves to its other
-   * replicas, in order, followed by the nodes that lost records, so that a survivor leads and
-   * they rejoin as backups that catch up; when that is the row already (they were its last
-   * backups), the survivors are rotated, as a migration must change the row to be one. Waves of
-   * at most {@code maxConcurrent}, from {@code current}'s epoch + 1. Left out: partitions with no
-   * other replica (no copy to catch up from) and a row of one survivor leading the nodes that
-   * lost records (no other row to move to).
+   * io.partkit.spi.MigrationExecutor.ReportsLostReplicas#lostReplicas}): each such partition
+   * moves to its other replicas, in order, followed by the nodes that lost records, so that a
+   * survivor leads and they rejoin as backups that catch up; when that is the row already (they
+   * were its last backups), the survivors are rotated, as a migration must change the row to be
+   * one. Waves of at most {@code maxConcurrent}, from {@code current}'s epoch + 1. Left out:
+   * partitions with no other replica (no copy to catch up from) and a row of one survivor
+   * leading the nodes that lost records (no other row to move to).
    */
   static RebalancePlan rejoin(PartitionAssignment current, Map<Integer, Set<NodeId>> lost,
       int maxConcurrent, MembershipView view) {

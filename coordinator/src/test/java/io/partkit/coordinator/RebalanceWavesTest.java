@@ -85,7 +85,7 @@ class RebalanceWavesTest {
   void anExecutorThatMovesReplicasGetsEveryChangedReplicaListAndOnlyCompletedOnesCommit() {
     // partitions whose backups change (their primary stays) are migrations too; the odd ones
     // fail, and their rows stay as they were
-    RecordingMigrationExecutor e = new RecordingMigrationExecutor().movingReplicas(true)
+    RecordingMigrationExecutor e = new RecordingMigrationExecutor.WholeReplicaLists()
         .rollBackWhen(m -> m.partition() % 2 == 1);
     try (MetadataStore store = MetadataStores.embedded();
         ClusterCoordinator c = coordinator(store, e, 12, 2)) {

@@ -57,7 +57,8 @@ class RejoinPlanTest {
 
   @Test
   void aRebalanceRejoinsWhatTheExecutorReportsFirstUnderTheCompareAndSet() {
-    RecordingMigrationExecutor e = new RecordingMigrationExecutor().movingReplicas(true);
+    RecordingMigrationExecutor.WholeReplicaLists e =
+        new RecordingMigrationExecutor.WholeReplicaLists();
     try (MetadataStore store = MetadataStores.embedded();
         ClusterCoordinator c = Coordinators.builder().store(store)
             .strategy("test-table", PartitionerConfig.of("partitions", 6, "replicas", 3))
@@ -98,7 +99,7 @@ class RejoinPlanTest {
 
   @Test
   void aFailingReportDoesNotStopARebalance() {
-    RecordingMigrationExecutor e = new RecordingMigrationExecutor().movingReplicas(true)
+    RecordingMigrationExecutor e = new RecordingMigrationExecutor.WholeReplicaLists()
         .reportingLost((table, members) -> {
           throw new IllegalStateException("the nodes cannot be reached");
         });

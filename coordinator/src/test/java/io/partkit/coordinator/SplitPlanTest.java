@@ -126,7 +126,7 @@ class SplitPlanTest {
   }
 
   /** Delegates to a recording executor and also records (and accepts) split preparations. */
-  private static final class SplittingExecutor implements MigrationExecutor {
+  private static class SplittingExecutor implements MigrationExecutor.SplitsPartitions {
     final RecordingMigrationExecutor recording = new RecordingMigrationExecutor();
     final List<String> calls = new ArrayList<>();
 
@@ -193,8 +193,38 @@ class SplitPlanTest {
   }
 
   @Test
-  void anExecutorThatCannotRenumberLeavesTheTableAsItWas() {
-    RecordingMigrationExecutor e = new RecordingMigrationExecutor();
+  void anExecutorThatCannotSplitLeavesTheTableAsItWasAndTheDryRunSaysSo() {
+    RecordingMigrationExecutor e = new RecordingMigrationExecutor(); // no SplitsPartitions
+    try (MetadataStore store = MetadataStores.embedded();
+        ClusterCoordinator c = coordinator(store, e)) {
+      c.join(Member.of("a"));
+      c.join(Member.of("b"));
+      c.rebalance();
+      c.join(Member.of("c"));
+      int activations = e.activated().size();
+      assertThatThrownBy(c::plan).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("cannot renumber partitions")
+          .hasMessageContaining("SplitsPartitions");
+      assertThatThrownBy(c::rebalance).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("cannot renumber partitions")
+          .hasMessageContaining("the table stays at epoch 1");
+      assertThat(c.table().orElseThrow().epoch()).isEqualTo(1);
+      assertThat(c.table().orElseThrow().partitionCount()).isEqualTo(4);
+      assertThat(e.migrated()).isEmpty();
+      assertThat(e.activated()).as("nothing was fenced, so nothing to lift").hasSize(activations);
+    }
+  }
+
+  @Test
+  void aSplitThatTheExecutorFailsToPrepareIsLiftedAndLeavesTheTableAsItWas() {
+    SplittingExecutor e = new SplittingExecutor() {
+      @Override
+      public CompletionStage<Void> prepareSplit(PartitionAssignment committed,
+          PartitionAssignment split) {
+        super.prepareSplit(committed, split);
+        return CompletableFuture.failedFuture(new IllegalStateException("node n9 refused"));
+      }
+    };
     try (MetadataStore store = MetadataStores.embedded();
         ClusterCoordinator c = coordinator(store, e)) {
       c.join(Member.of("a"));
@@ -203,10 +233,10 @@ class SplitPlanTest {
       c.join(Member.of("c"));
       assertThatThrownBy(c::rebalance).isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("could not prepare the split")
-          .hasMessageContaining("cannot renumber partitions");
+          .hasMessageContaining("node n9 refused");
       assertThat(c.table().orElseThrow().epoch()).isEqualTo(1);
-      assertThat(c.table().orElseThrow().partitionCount()).isEqualTo(4);
-      assertThat(e.migrated()).isEmpty();
+      assertThat(e.calls).containsSubsequence("prepare 1->2/7", "activate 1/4");
+      assertThat(e.recording.migrated()).isEmpty();
     }
   }
 }

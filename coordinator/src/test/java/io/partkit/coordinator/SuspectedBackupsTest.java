@@ -180,9 +180,8 @@ class SuspectedBackupsTest {
   }
 
   /** Reports {@link #report} as suspected and records what it is asked to do. */
-  private static final class Suspecting implements MigrationExecutor {
-    private final RecordingMigrationExecutor recording = new RecordingMigrationExecutor()
-        .movingReplicas(true);
+  private static final class Suspecting implements MigrationExecutor.RemovesSuspectedReplicas {
+    private final RecordingMigrationExecutor recording = new RecordingMigrationExecutor();
     private final List<Removal> removals = new ArrayList<>();
     private final AtomicInteger restores = new AtomicInteger();
     private volatile Map<Integer, Set<NodeId>> report = Map.of();
@@ -210,11 +209,6 @@ class SuspectedBackupsTest {
     public CompletionStage<Migration> resume(Migration migration,
         PartitionAssignment committed) {
       return recording.resume(migration, committed);
-    }
-
-    @Override
-    public boolean movesReplicas() {
-      return true;
     }
 
     @Override

@@ -112,7 +112,8 @@ final class ProcessCluster implements AutoCloseable {
   private Child spawn(String logName, String mainClass, String... args) throws IOException {
     List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classpath(),
+        "-Xmx128m", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        "-cp", classpath(),
         mainClass));
     cmd.addAll(List.of(args));
     Path errors = dir.resolve(logName + ".err");

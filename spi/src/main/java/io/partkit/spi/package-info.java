@@ -6,7 +6,8 @@
  * {@link io.partkit.spi.PartitionAssignment} (its immutable, versioned output: key to partition
  * to ordered replicas), {@link io.partkit.spi.Partitioners} (discovery by name through
  * {@link java.util.ServiceLoader}), then {@link io.partkit.spi.MigrationExecutor} (what a data
- * plane implements to move partitions for a coordinator). Key hashing is in
+ * plane implements to move partitions for a coordinator, with one nested interface per optional
+ * ability, such as {@link io.partkit.spi.MigrationExecutor.SplitsPartitions}). Key hashing is in
  * {@link io.partkit.spi.hash}.
  *
  * <p>Only contracts and value types live here. The coordinator's API ({@code Coordinator},

@@ -79,7 +79,7 @@ public abstract class PartitionerContractKit {
 
   /**
    * The most a single join or leave may move, as a multiple of the optimum (1/(n+1) on a join,
-   * 1/n on a leave). Default 1.10, the bound the foundation issue sets.
+   * 1/n on a leave). Default 1.10: at most 10% more than the optimum.
    */
   protected double moveBound(int nodes) {
     return 1.10;

@@ -9,7 +9,9 @@ import io.partkit.coordinator.etcd.EtcdMetadataStores;
 import io.partkit.kvstore.EventLine;
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.migration.KvMigrationExecutor;
+import io.partkit.kvstore.migration.MigrationStep;
 import io.partkit.spi.Member;
+import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionerConfig;
 import java.io.BufferedReader;
@@ -21,6 +23,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -37,10 +40,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code --members}, rebalances, waits until no migration is pending and prints
  * {@code READY <epoch>}. Then every line {@code MEMBERS id=host:port,...} on standard input
  * converges the membership to that list the same way and prints {@code DONE <epoch>}. Each
- * migration step prints {@code STEP <step> <partition> <source> <target> <epoch>}, which is how the
- * harness catches a migration in flight. One line per command keeps the protocol trivially robust
- * to a restart: after a kill the harness starts a new process with the membership it wants and
- * nothing else to replay.
+ * migration step prints {@code STEP <step> <partition> <source> <target> <epoch>}, and a move of
+ * a partition with copies also {@code REPLICAS <partition> <source> <target> <epoch>} as it starts
+ * (see {@link #replicasLine}), which is how the harness catches a migration in flight. One line
+ * per command keeps the protocol trivially robust to a restart: after a kill the harness starts a
+ * new process with the membership it wants and nothing else to replay.
  */
 public final class KvCoordinatorMain {
 
@@ -84,8 +88,13 @@ public final class KvCoordinatorMain {
     // The executor reads no store: addresses from here, the members as nodes to reconcile.
     KvMigrationExecutor executor = executorBuilder.nodes(() -> store.members().ids())
         .addresses(addresses::get).maxConcurrentMigrations(k).stepTimeout(Duration.ofSeconds(15))
-        .onStep((m, step) -> print("STEP " + step + " " + m.partition() + " " + m.source() + " "
-            + m.target() + " " + m.targetEpoch()))
+        .onStep((m, step) -> {
+          print("STEP " + step + " " + m.partition() + " " + m.source() + " " + m.target() + " "
+              + m.targetEpoch());
+          if (step == MigrationStep.PLANNED) {
+            replicasLine(m).ifPresent(KvCoordinatorMain::print);
+          }
+        })
         .onEvent(KvCoordinatorMain::print)
         .build();
     ClusterCoordinator coordinator = Coordinators.builder().store(store)
@@ -216,6 +225,28 @@ public final class KvCoordinatorMain {
     }, "kv-replica-review");
     t.setDaemon(true);
     t.start();
+  }
+
+  /**
+   * For a move of a partition with copies, which changes its replica list (no FENCED step):
+   * {@code REPLICAS <partition> <source> <target> <epoch>}, the old primary, which serves and
+   * streams to the joining copy, and the first node that joins the list (or the new primary when
+   * the same nodes only change order). Printed as the move starts, before the copy and the
+   * reconfiguration's fence, so a fault aimed at the two lands while it is in flight. Nothing
+   * when no node joins and the primary stays (a copy only leaves).
+   */
+  static Optional<String> replicasLine(Migration m) {
+    if (m.sourceReplicas().size() < 2 && m.targetReplicas().size() < 2) {
+      return Optional.empty(); // moved with a fence: STEP FENCED says it
+    }
+    NodeId source = m.sourceReplicas().get(0);
+    NodeId target = m.targetReplicas().stream().filter(n -> !m.sourceReplicas().contains(n))
+        .findFirst().orElse(m.targetReplicas().get(0));
+    if (target.equals(source)) {
+      return Optional.empty();
+    }
+    return Optional.of("REPLICAS " + m.partition() + " " + source + " " + target + " "
+        + m.targetEpoch());
   }
 
   private static Map<NodeId, String> parseMembers(String list) {

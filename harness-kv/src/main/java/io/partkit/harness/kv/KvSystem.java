@@ -14,6 +14,7 @@ import io.partkit.harness.system.JavaCommand;
 import io.partkit.harness.system.NodeProcessSystem;
 import io.partkit.harness.system.Operation;
 import io.partkit.harness.system.OptionValues;
+import io.partkit.harness.system.PlacementCheck;
 import io.partkit.harness.system.Outcome;
 import io.partkit.harness.system.SystemContext;
 import io.partkit.kvstore.KvSecret;
@@ -51,6 +52,10 @@ import java.util.stream.Collectors;
  * keeps routing to the old owner until a node tells it otherwise, which is what fencing by epoch
  * must make safe.
  *
+ * <p>The {@code migration} nemesis catches a move in flight: without copies once its source is
+ * fenced, with copies as a replica move starts (the coordinator's {@code REPLICAS} line). After
+ * the run, {@link #checkPlacement()} compares every node's partitions with the committed table.
+ *
  * <p>Options: {@code partitions} (default 16), {@code metadata} ({@code embedded}, the default: a
  * file the coordinator persists; or {@code etcd}: a one-member etcd cluster {@code m1} started on
  * the same runtime, never faulted, holds the table, migrations and members, and clients read
@@ -66,7 +71,8 @@ import java.util.stream.Collectors;
  * TcpKvNode#SUSPECT_AFTER}, or half the replica timeout when that is shorter).
  */
 final class KvSystem extends NodeProcessSystem
-    implements Capability.Membership, Capability.Migrations, Capability.LoseNodes {
+    implements Capability.Membership, Capability.Migrations, Capability.LoseNodes,
+    Capability.CheckPlacement {
 
   static final String COORDINATOR = "coord";
   private static final String ETCD_PREFIX = "/partkit/kv";
@@ -157,7 +163,9 @@ final class KvSystem extends NodeProcessSystem
       if (fault != null) {
         args.addAll(List.of("--unsafe-test-fault", fault));
       }
-      commands.put(n, JavaCommand.of("96m", KvNodeMain.class, args));
+      // out of memory, a node exits (and is restarted by the run) instead of hanging
+      commands.put(n, JavaCommand.of("96m", List.of("-XX:+ExitOnOutOfMemoryError"),
+          KvNodeMain.class, args));
     }
     try {
       CompletableFuture.allOf(nodes().stream()
@@ -221,15 +229,6 @@ final class KvSystem extends NodeProcessSystem
   @Override
   public Optional<String> leader() {
     return Optional.of(COORDINATOR);
-  }
-
-  @Override
-  public Optional<String> cannotCatchMigrations(OptionValues options) {
-    int r = options.integer("replicas");
-    return r < 2 ? Optional.empty()
-        : Optional.of("kv with replicas=" + r + " moves partitions by changing their replica"
-            + " sets, with no fenced migration for the fault to catch in flight (each attempt"
-            + " waited 30 s and injected nothing); run it with replicas=1, or use membership");
   }
 
   @Override
@@ -327,9 +326,11 @@ final class KvSystem extends NodeProcessSystem
     }
     awaitSettled(CHANGE_TIMEOUT);
     List<String> out = nodes().stream().filter(n -> !members.contains(n)).toList();
-    if (!out.isEmpty() && (members.size() < 2 || random.nextBoolean())) {
+    // with copies, a member leaves only while every copy still has a member of its own to go to
+    int fewest = Math.max(1, replicas);
+    if (!out.isEmpty() && (members.size() <= fewest || random.nextBoolean())) {
       members.add(out.get(random.nextInt(out.size())));
-    } else if (members.size() > 1) {
+    } else if (members.size() > fewest) {
       List<String> in = List.copyOf(members);
       members.remove(in.get(random.nextInt(in.size())));
     } else {
@@ -338,6 +339,13 @@ final class KvSystem extends NodeProcessSystem
     c.skipLines();
     sendMembers();
     try {
+      // Without copies a move fences its source, then copies. With copies it changes the replica
+      // list instead: the old primary streams to a joining copy, then the reconfiguration fences
+      // them; REPLICAS says so as it starts (KvCoordinatorMain.replicasLine).
+      if (replicas > 1) {
+        String[] line = c.awaitLine("REPLICAS ", timeout).split(" ");
+        return Optional.of(new Migration(Integer.parseInt(line[1]), line[2], line[3]));
+      }
       String[] step = c.awaitLine("STEP FENCED ", timeout).split(" ");
       return Optional.of(new Migration(Integer.parseInt(step[2]), step[3], step[4]));
     } catch (SetupException e) {
@@ -385,6 +393,85 @@ final class KvSystem extends NodeProcessSystem
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** How long the placement check waits for backups that rejoined to be levelled. */
+  private static final Duration PLACEMENT_TIMEOUT = Duration.ofSeconds(60);
+
+  /**
+   * After recovery, every partition sits where the committed table puts it: the table's row
+   * holds {@code min(replicas, members)} distinct members; on the nodes, its primary OWNS it,
+   * each backup holds it as a BACKUP at the primary's epoch with as many keys, and every other
+   * node holds nothing of it. A backup that rejoined late is still being levelled by its primary,
+   * so the check is repeated until it holds or {@link #PLACEMENT_TIMEOUT} passes; what is still
+   * wrong then is reported, one line per partition.
+   */
+  @Override
+  public Optional<PlacementCheck> checkPlacement() {
+    return Optional.of(checkPlacement(PLACEMENT_TIMEOUT));
+  }
+
+  /** The placement check, repeated until it holds or {@code timeout} passes. */
+  PlacementCheck checkPlacement(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    PlacementCheck check = placementNow();
+    while (!check.ok() && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(200); // polling the nodes within a deadline
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+      check = placementNow();
+    }
+    return check;
+  }
+
+  private PlacementCheck placementNow() {
+    String rule = "the committed table (fixed, " + partitions + " partitions, " + replicas
+        + " cop" + (replicas == 1 ? "y" : "ies") + " on distinct members)";
+    PartitionAssignment t;
+    try {
+      t = table();
+    } catch (RuntimeException e) {
+      return new PlacementCheck(rule, 0, List.of("no table: " + e.getMessage()));
+    }
+    List<String> misplaced = new ArrayList<>();
+    int copies = Math.min(replicas, members.size());
+    for (int p = 0; p < t.partitionCount(); p++) {
+      List<String> row = t.replicas(p).stream().map(n -> n.value()).toList();
+      String where = "partition " + p + " (table epoch " + t.epoch() + ", replicas " + row + ")";
+      if (row.size() != copies || new TreeSet<>(row).size() != row.size()
+          || !members.containsAll(row)) {
+        misplaced.add(where + ": the table should hold " + copies + " distinct members of "
+            + members);
+        continue;
+      }
+      PartitionStatus primary = status(row.get(0), p);
+      StringBuilder wrong = new StringBuilder();
+      if (primary == null || primary.state() != PartitionState.OWNED) {
+        wrong.append(' ').append(row.get(0)).append("=").append(primary)
+            .append(" (primary: OWNED)");
+      }
+      for (String n : nodes()) {
+        int at = row.indexOf(n);
+        if (at == 0) {
+          continue;
+        }
+        PartitionStatus s = status(n, p);
+        if (at > 0 && (s == null || s.state() != PartitionState.BACKUP || primary == null
+            || s.epoch() != primary.epoch() || s.keys() != primary.keys())) {
+          wrong.append(' ').append(n).append('=').append(s)
+              .append(" (backup: BACKUP at the primary's epoch, with its keys)");
+        } else if (at < 0 && (s == null || s.state() != PartitionState.ABSENT)) {
+          wrong.append(' ').append(n).append('=').append(s).append(" (not a replica: ABSENT)");
+        }
+      }
+      if (wrong.length() > 0) {
+        misplaced.add(where + ":" + wrong);
+      }
+    }
+    return new PlacementCheck(rule, t.partitionCount(), misplaced);
   }
 
   /** Partitions whose primary does not own them now, with every node's view of each. */

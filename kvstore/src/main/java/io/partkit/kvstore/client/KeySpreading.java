@@ -24,6 +24,9 @@ public final class KeySpreading {
   private static final byte[] SUFFIX = "\0spread".getBytes(StandardCharsets.US_ASCII);
   private static final byte MAGIC = (byte) 0xA7;
   private static final int HEADER = 1 + 8 + 8;
+  /** What a sub-key adds to its key, and a sub-key's value to the value it stamps. */
+  static final int KEY_EXTRA = 7 + 1;
+  static final int VALUE_EXTRA = HEADER;
 
   /** One spread key's settings. */
   record Spread(int ways, SpreadWrites order) {}

@@ -79,6 +79,8 @@ public interface KvClient extends AutoCloseable {
    * Writes {@code key}; returns once the owner has it durably.
    *
    * @throws KvException if no owner accepted it within the retry budget
+   * @throws IllegalArgumentException if the key or value is over {@link
+   *     io.partkit.kvstore.KvLimits} (nothing is sent)
    */
   void put(byte[] key, byte[] value);
 
@@ -87,6 +89,8 @@ public interface KvClient extends AutoCloseable {
    *
    * @return true if set, false if the key held something else
    * @throws KvException if no owner answered within the retry budget
+   * @throws IllegalArgumentException if the key, expected or new value is over {@link
+   *     io.partkit.kvstore.KvLimits} (nothing is sent)
    */
   boolean cas(byte[] key, byte[] expected, byte[] value);
 

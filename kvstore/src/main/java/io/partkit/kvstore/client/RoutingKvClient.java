@@ -2,6 +2,7 @@ package io.partkit.kvstore.client;
 
 import static java.util.Objects.requireNonNull;
 
+import io.partkit.kvstore.KvLimits;
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.load.ClusterLoad;
 import io.partkit.kvstore.load.NodeLoad;
@@ -76,9 +77,17 @@ final class RoutingKvClient implements KvClient {
     requireNonNull(value, "value");
     KeySpreading.Spread spread = spreading.isEmpty() ? null : spreading.of(key);
     if (spread != null) {
+      // what the nodes are sent: the sub-key and the stamped value
+      String tooLarge = KvLimits.problem("put of a spread key (its sub-key adds "
+          + KeySpreading.KEY_EXTRA + " bytes, its stamp " + KeySpreading.VALUE_EXTRA + ")",
+          key.length + KeySpreading.KEY_EXTRA, value.length + KeySpreading.VALUE_EXTRA);
+      if (tooLarge != null) {
+        throw new IllegalArgumentException(tooLarge);
+      }
       spreadPut(key, value, spread);
       return;
     }
+    KvLimits.check("put", key, value);
     route(Op.PUT, key,
         (p, e) -> NodeConnection.request(Wire.PUT, p, e).bytes(key).bytes(value).toBytes());
   }
@@ -92,6 +101,8 @@ final class RoutingKvClient implements KvClient {
           + java.util.HexFormat.of().formatHex(key) + " is refused: the key is spread over"
           + " sub-keys (KvClient.Builder.spreadKey), and a compare-and-set needs one register");
     }
+    KvLimits.check("compare-and-set", key, value);
+    KvLimits.check("compare-and-set (its expected value)", key, expected);
     return cas(key, expected, value, Op.CAS).isOk();
   }
 

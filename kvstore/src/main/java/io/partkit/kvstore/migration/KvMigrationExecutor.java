@@ -86,13 +86,22 @@ import java.util.function.Supplier;
  * more are queued. Give the coordinator the same K ({@code Coordinators.Builder
  * .maxConcurrentMigrations}), so its waves and this bound agree.
  *
+ * <h2>Abilities</h2>
+ * Every one the SPI names: it moves whole replica lists (a partition with backups changes its
+ * whole row in one migration), reports copies that lost acknowledged records ({@link
+ * #lostReplicas}), takes out the backups their primaries suspect and joins them again ({@link
+ * #suspectedReplicas}, {@link #removeReplicas}, {@link #restoreReplicas}), and renumbers its
+ * data when partitions split ({@link #prepareSplit}).
+ *
  * <h2>Parts</h2>
  * This class runs the moves (single-owner and replicated) and orders the rest: {@link NodeCalls}
  * reaches the nodes (pooled connections, retries), {@link ReconcilePlan} decides a reconcile
  * from the nodes' listings without I/O and {@link ReconcileRun} carries it out, {@link
  * SplitProtocol} prepares and settles splits, with the requests {@link SplitRequests} encodes.
  */
-public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseable {
+public final class KvMigrationExecutor implements MigrationExecutor.ReportsLostReplicas,
+    MigrationExecutor.RemovesSuspectedReplicas, MigrationExecutor.SplitsPartitions,
+    AutoCloseable {
 
   private final Function<NodeId, String> addresses;
   private final Supplier<? extends Collection<NodeId>> extraNodes;
@@ -234,12 +243,6 @@ public final class KvMigrationExecutor implements MigrationExecutor, AutoCloseab
   public synchronized int restoreReplicas(PartitionAssignment committed) {
     requireNonNull(committed, "committed");
     return suspicions.restore(committed);
-  }
-
-  /** Yes: a partition with backups changes its whole replica list in one migration. */
-  @Override
-  public boolean movesReplicas() {
-    return true;
   }
 
   /**

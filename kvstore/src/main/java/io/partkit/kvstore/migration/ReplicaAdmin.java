@@ -24,7 +24,7 @@ import java.util.Map;
  * configuration manager): the primary sends each write to every backup and acknowledges it
  * once all hold it durably, so any backup holds every acknowledged write. The replica set
  * changes only by these steps, under a new epoch chosen by the coordinator. See
- * docs/kvstore.md for the argument.
+ * docs/kvstore-replication.md for the argument.
  */
 public final class ReplicaAdmin {
 
@@ -197,9 +197,9 @@ public final class ReplicaAdmin {
    * TcpKvNode#ROLE_PRIMARY_SHRINK}); it checks under its lock that they are its own backups,
    * moves them to {@code newEpoch} (from then on they refuse the old epoch) and leads them
    * there. A write waiting on a silent backup does this itself, and completes if every kept
-   * backup holds it (docs/kvstore.md, "Waiting on a suspect"). The backups left out are not
-   * called: they are the silent ones, and {@code ReplicaSuspicions#restore} joins each again
-   * (starting empty) once the primary reaches it.
+   * backup holds it (docs/kvstore-replication.md, "Waiting on a suspect"). The backups left
+   * out are not called: they are the silent ones, and {@code ReplicaSuspicions#restore} joins
+   * each again (starting empty) once the primary reaches it.
    *
    * @throws KeptBackupsSilent if a kept backup is silent to the primary too (it names it a
    *     suspect, so the coordinator's next review leaves it out as well)

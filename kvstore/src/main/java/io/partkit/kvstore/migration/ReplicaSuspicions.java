@@ -187,10 +187,10 @@ final class ReplicaSuspicions {
    *
    * <p>A try that fails also ends the pass, as a busy node does: it cost up to the suspicion
    * deadline (the primary's probe of a joiner it cannot reach), and while a pass runs the review
-   * reads no suspicion. Seen in the harness (seed 3, 2026-11-27): a cut that outlived its
-   * removals left two removed backups that their primaries could not reach; each pass spent 1 s
-   * on each of them, and the next cut's suspicions, named 0.2 s into such a pass, were read 2 s
-   * later, after that cut had healed. The next pass starts one partition further, and the
+   * reads no suspicion. A cut that outlives its removals can leave removed backups that their
+   * primaries cannot reach; a pass that tried each of them would spend the suspicion deadline on
+   * each, and the next cut's suspicions, named during such a pass, would be read only after that
+   * cut had healed. The next pass starts one partition further, and the
    * backoff keeps the failed one out of the next passes for a while, so every partition is
    * still reached.
    *

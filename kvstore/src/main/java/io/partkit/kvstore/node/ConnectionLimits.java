@@ -9,10 +9,12 @@ import java.time.Duration;
  * logged in (proved the cluster's secret) at once, a thread and two small buffers each; more are
  * refused with a definite answer. Before login, on a node with a secret, a connection has its
  * own budget: at most {@code maxUnauthenticated} at once and {@code maxUnauthenticatedPerAddress}
- * from one source address (more are closed at accept), {@code loginTimeout} to prove the secret
- * from its accept, however slowly it sends, and frames of at most {@link Handshake#MAX_FRAME}
- * bytes. A connection that sends nothing for {@code idleTimeout} is closed. Frame bodies are
- * read as their bytes arrive, never allocated whole from the length prefix.
+ * from one source address (beyond them a new connection takes the place of the oldest one still
+ * logging in, of its own address first, which is closed: see {@link ConnectionGate}), {@code
+ * loginTimeout} to prove the secret from its accept, however slowly it sends, and frames of at
+ * most {@link Handshake#MAX_FRAME} bytes. A connection that sends nothing for {@code idleTimeout}
+ * is closed. Frame bodies are read as their bytes arrive, never allocated whole from the length
+ * prefix.
  *
  * <p>A node without a secret (loopback only) admits every connection at once, so there only
  * {@code maxConnections} bounds them.
@@ -25,8 +27,9 @@ public record ConnectionLimits(int maxConnections, Duration idleTimeout, int max
    * minutes of silence: the routing client reopens a connection idle for half that before using
    * it, so an idle close never turns a request into an unknown outcome. Before login: 128
    * connections, 32 per source address (a harness's or an application's clients share one
-   * address, and a node resumed after a pause accepts their queued connections at once), 10
-   * seconds (a login is one round trip; the rest is margin for a loaded machine).
+   * address, and a node resumed after a pause accepts their queued connections at once), 3
+   * seconds (a login is one round trip; the rest is margin for a loaded machine; a connection
+   * that does not log in holds its thread no longer than that even where nothing evicts it).
    */
   public static final ConnectionLimits DEFAULT = new ConnectionLimits(256, Duration.ofMinutes(2));
 
@@ -48,6 +51,6 @@ public record ConnectionLimits(int maxConnections, Duration idleTimeout, int max
 
   /** The given cap and idle time, with the default budget before login. */
   ConnectionLimits(int maxConnections, Duration idleTimeout) {
-    this(maxConnections, idleTimeout, 128, 32, Duration.ofSeconds(10));
+    this(maxConnections, idleTimeout, 128, 32, Duration.ofSeconds(3));
   }
 }

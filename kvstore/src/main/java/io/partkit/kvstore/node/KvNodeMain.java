@@ -8,7 +8,9 @@ import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -23,6 +25,11 @@ import java.util.Map;
  * replica timeout when that is shorter); a configuration the coordinator commits without the
  * backup ends the wait.
  *
+ * <p>{@code --ignore-log-reach} starts it from its write-ahead log as it is, unchecked against
+ * the log's reach ({@code wal.reach}), which it otherwise refuses to start without, or with a
+ * log shorter than the reach, when a partition has no other copy: acknowledged writes missing
+ * from the log are then lost for good. Only for an operator who accepts that loss.
+ *
  * <p>{@code --unsafe-test-fault NAME} starts it with a deliberate data-losing bug
  * ({@code ack-before-log}, {@code serve-while-fenced}, {@code skip-epoch-check},
  * {@code skip-replication}) for harness runs
@@ -35,13 +42,21 @@ import java.util.Map;
  * that timed out), never one per request. It exits when its standard input closes (so a dying
  * parent does not leave nodes behind) or when killed; a kill loses nothing acknowledged (see
  * {@link KvNode}). It exits with status 74 when its write-ahead log fails (a full disk: the
- * cause is on standard error), and at start-up, with a one-line message, when it cannot start
- * (1 for a damaged or shortened log, 74 for an I/O failure such as a full disk).
+ * cause is on standard error), with status 70 on an {@link Error} in any of its threads (3 when
+ * the JVM runs with {@code -XX:+ExitOnOutOfMemoryError}, as it should, and runs out of memory),
+ * and at start-up, with a one-line message, when it cannot start (1 for a damaged or shortened
+ * log, 74 for an I/O failure such as a full disk).
  */
 public final class KvNodeMain {
 
   /** The exit status after an I/O failure (sysexits' EX_IOERR): a full disk, a failed log. */
   static final int EXIT_IO = 74;
+  /**
+   * The exit status after an {@link Error} (sysexits' EX_SOFTWARE): out of memory, a stack
+   * overflow. Run with {@code -XX:+ExitOnOutOfMemoryError}, the JVM itself ends the process with
+   * status 3 when it runs out of memory, before any code here.
+   */
+  static final int EXIT_ERROR = 70;
 
   private KvNodeMain() {}
 
@@ -51,16 +66,29 @@ public final class KvNodeMain {
    * @throws IOException if the node cannot start
    */
   public static void main(String[] args) throws IOException {
+    // Fail-stop: an Error on any thread ends the process, which a supervisor restarts and which
+    // replays its log; kept alive, a node that lost a thread mid-change, or its heap, hung or
+    // answered from half-made state while it still accepted connections.
+    Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
+      if (e instanceof Error) {
+        haltOnError(thread.getName(), (Error) e);
+      } else {
+        e.printStackTrace();
+      }
+    });
+    List<String> words = new ArrayList<>(List.of(args));
+    boolean ignoreLogReach = words.remove(TcpKvNode.IGNORE_LOG_REACH); // the one bare flag
     Map<String, String> options = new HashMap<>();
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      options.put(args[i], args[i + 1]);
+    for (int i = 0; i + 1 < words.size(); i += 2) {
+      options.put(words.get(i), words.get(i + 1));
     }
     String id = options.get("--id");
     String data = options.get("--data");
-    if (id == null || data == null || args.length % 2 != 0) {
+    if (id == null || data == null || words.size() % 2 != 0) {
       System.err.println("usage: KvNodeMain --id <node id> --data <dir> [--port <port>]"
           + " [--host <address>] [--secret-file <file>] [--unsafe-test-fault <name>]"
-          + " [--replica-timeout-ms <ms>] [--suspect-after-ms <ms>]");
+          + " [--replica-timeout-ms <ms>] [--suspect-after-ms <ms>] ["
+          + TcpKvNode.IGNORE_LOG_REACH + "]");
       System.exit(2);
     }
     TcpKvNode node;
@@ -77,7 +105,8 @@ public final class KvNodeMain {
           new SimpleMeterRegistry(), replicaTimeout,
           options.containsKey("--suspect-after-ms")
               ? millis("--suspect-after-ms", options.get("--suspect-after-ms"))
-              : TcpKvNode.defaultSuspectAfter(replicaTimeout));
+              : TcpKvNode.defaultSuspectAfter(replicaTimeout), System.err::println,
+          ignoreLogReach);
     } catch (CorruptLogException | LostLogRecordsException | IllegalArgumentException e) {
       System.err.println("node " + id + ": " + e.getMessage()); // the whole story; no trace
       System.exit(1);
@@ -92,11 +121,15 @@ public final class KvNodeMain {
     Thread watcher = new Thread(() -> {
       try {
         node.awaitStopAfterLogFailure(Duration.ofDays(365 * 100));
+        if (node.stoppedBy() != null) {
+          // the node said why on stderr; no shutdown hooks, no close: the heap may be gone
+          Runtime.getRuntime().halt(EXIT_ERROR);
+        }
         System.exit(EXIT_IO); // the node said why on stderr; a supervisor restarts it
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-    }, "kvnode-exit-on-log-failure");
+    }, "kvnode-exit-on-failure");
     watcher.setDaemon(true);
     watcher.start();
     System.out.println("KVNODE LISTENING " + node.hostAndPort());
@@ -106,6 +139,15 @@ public final class KvNodeMain {
       // wait for the parent to go away
     }
     node.close();
+  }
+
+  private static void haltOnError(String thread, Error e) {
+    try {
+      System.err.println("node: stopping on " + e + " in thread " + thread + " (exit status "
+          + EXIT_ERROR + "; start it again: it replays its log)");
+    } finally {
+      Runtime.getRuntime().halt(EXIT_ERROR);
+    }
   }
 
   /** The value of a flag that is a positive number of milliseconds. */

@@ -56,16 +56,27 @@ final class LogReach implements AutoCloseable {
     return log.resolveSibling(log.getFileName().toString().replace(".log", "") + ".reach");
   }
 
+  /** A reach file neither of whose slots is intact: it says nothing about the log. */
+  static final class DamagedException extends IOException {
+    DamagedException(String message) {
+      super(message);
+    }
+  }
+
   /**
-   * What {@code file} says, or null if it does not exist.
+   * What {@code file} says, or null if it does not exist or is empty (created, and the node
+   * stopped before it wrote its first slot: the log it would have named was never renamed in).
    *
-   * @throws IOException if it exists and neither slot is intact (named, with what to do)
+   * @throws DamagedException if it holds bytes but neither slot is intact
    */
   static Mark read(Path file) throws IOException {
     if (!Files.exists(file)) {
       return null;
     }
     ByteBuffer all = ByteBuffer.wrap(Files.readAllBytes(file));
+    if (all.capacity() == 0) {
+      return null;
+    }
     long best = -1;
     Mark mark = null;
     for (int slot = 0; slot < 2 && all.remaining() >= (slot + 1) * SLOT; slot++) {
@@ -79,10 +90,9 @@ final class LogReach implements AutoCloseable {
       }
     }
     if (mark == null) {
-      throw new IOException("the log reach " + file + " is damaged (no intact slot in its "
-          + all.capacity() + " bytes), so the node cannot tell whether its write-ahead log"
-          + " lost acknowledged records; if the log is known to be whole, move " + file
-          + " aside and start the node again");
+      throw new DamagedException("the log reach " + file + " is damaged (no intact slot in its "
+          + all.capacity() + " bytes), so whether the write-ahead log beside it lost"
+          + " acknowledged records cannot be told");
     }
     return mark;
   }

@@ -87,8 +87,8 @@ final class NodeMetrics implements AutoCloseable {
    * state under it, never under the partition's own lock: forgetGone runs after every
    * administrative request, of any partition, and a write waiting on a silent backup holds its
    * partition's lock for up to the replica timeout. Under the partitions' locks, the answer to
-   * a shrink of one partition waited for a write of another to time out (seen in the harness,
-   * seed 4, 2026-11-27: 4 s, during which the coordinator's review waited for that answer).
+   * a shrink of one partition would wait for a write of another to time out, and the
+   * coordinator's review would wait for that answer.
    */
   private final Object metering = new Object();
 

@@ -155,6 +155,48 @@ final class NodeMigration {
     }
   }
 
+  /**
+   * How many bytes of keys and values a copy page carries before its last entry, at most: with
+   * one more entry of the largest key and value ({@link io.partkit.kvstore.KvLimits}) a page
+   * still fits a frame. Pages went by count alone, so 2,048 values of 1 MiB made a 2 GiB frame.
+   */
+  static final int PAGE_BYTES = 1 << 20;
+
+  /** How many of {@code keys}, in order, one page takes: at most {@code max}, at least one. */
+  private static int pageCount(Iterable<byte[]> keys, java.util.function.Function<byte[],
+      byte[]> values, int max) {
+    int count = 0;
+    long bytes = 0;
+    for (byte[] key : keys) {
+      if (count == max || count > 0 && bytes >= PAGE_BYTES) {
+        break;
+      }
+      byte[] value = values.apply(key);
+      bytes += key.length + (value == null ? 0 : value.length);
+      count++;
+    }
+    return count;
+  }
+
+  /**
+   * A copy page: int32 count, count x (bytes key, bytes value), int8 more; the first keys of
+   * {@code keys} (of {@code size} in all) as {@link #pageCount} cuts them.
+   */
+  static byte[] page(java.util.Collection<byte[]> keys,
+      java.util.function.Function<byte[], byte[]> values, int size, int max) {
+    int count = pageCount(keys, values, max);
+    Wire.Writer page = new Wire.Writer().i32(count);
+    int n = 0;
+    for (byte[] key : keys) {
+      if (n == count) {
+        break;
+      }
+      page.bytes(key).bytes(values.apply(key));
+      n++;
+    }
+    return page.i8(size > count ? 1 : 0).toBytes();
+  }
+
   KvReply snapshot(NodePartition part, long moveEpoch, byte[] after, int max)
       throws IOException {
     if (max < 1) {
@@ -176,19 +218,7 @@ final class NodeMigration {
         return part.refused(id, "SNAPSHOT");
       }
       Map<byte[], byte[]> tail = after == null ? part.data : part.data.tailMap(after, false);
-      Wire.Writer page = new Wire.Writer();
-      int count = Math.min(max, tail.size());
-      page.i32(count);
-      int n = 0;
-      for (Map.Entry<byte[], byte[]> e : tail.entrySet()) {
-        if (n == count) {
-          break;
-        }
-        page.bytes(e.getKey()).bytes(e.getValue());
-        n++;
-      }
-      page.i8(tail.size() > count ? 1 : 0);
-      reply = KvReply.ok(part.moveEpoch, page.toBytes());
+      reply = KvReply.ok(part.moveEpoch, page(tail.keySet(), tail::get, tail.size(), max));
       fenceSeq = part.state == PartitionState.MIGRATING_OUT ? part.fenceSeq : 0;
     }
     return fencedPage(reply, fenceSeq);
@@ -211,15 +241,13 @@ final class NodeMigration {
           || t.token() != token) {
         return part.refused(id, "DRAIN (no pre-copy tracking with that token)");
       }
-      Wire.Writer page = new Wire.Writer();
-      int count = Math.min(max, t.dirty().size());
-      page.i32(count);
+      int count = pageCount(t.dirty(), part.data::get, max);
+      java.util.List<byte[]> taken = new java.util.ArrayList<>(count);
       for (int n = 0; n < count; n++) {
-        byte[] key = t.dirty().pollFirst();
-        page.bytes(key).bytes(part.data.get(key));
+        taken.add(t.dirty().pollFirst());
       }
-      page.i8(t.dirty().isEmpty() ? 0 : 1);
-      return KvReply.ok(moveEpoch, page.toBytes());
+      byte[] page = page(taken, part.data::get, taken.size() + t.dirty().size(), max);
+      return KvReply.ok(moveEpoch, page);
     }
   }
 
@@ -270,19 +298,7 @@ final class NodeMigration {
       }
       java.util.NavigableSet<byte[]> tail = after == null ? t.dirty() : t.dirty().tailSet(after,
           false);
-      Wire.Writer page = new Wire.Writer();
-      int count = Math.min(max, tail.size());
-      page.i32(count);
-      int n = 0;
-      for (byte[] key : tail) {
-        if (n == count) {
-          break;
-        }
-        page.bytes(key).bytes(part.data.get(key));
-        n++;
-      }
-      page.i8(tail.size() > count ? 1 : 0);
-      reply = KvReply.ok(part.moveEpoch, page.toBytes());
+      reply = KvReply.ok(part.moveEpoch, page(tail, part.data::get, tail.size(), max));
       fenceSeq = part.fenceSeq;
     }
     return fencedPage(reply, fenceSeq);

@@ -425,7 +425,7 @@ final class NodeReplication {
       // epoch, and logs and applies the write before answering. So every replica of the
       // committed list holds it: the guarantee an acknowledgement gives. The silent backups
       // are out of that list, and never a survivor of a later reconfiguration while a replica
-      // of this epoch can be reached (docs/kvstore.md, "Waiting on a suspect").
+      // of this epoch can be reached (docs/kvstore-replication.md, "Waiting on a suspect").
       return null;
     } else {
       failure = "the partition is being reconfigured at epoch " + waited.offer().epoch()
@@ -466,9 +466,9 @@ final class NodeReplication {
    * <p>A {@code confirm} (a CONFIRM: a read's, a failed compare-and-set's or a levelling's,
    * which change nothing anywhere) ends at an offer before the deadline too: it gives up with
    * MOVING and loses nothing. A levelling waits under the partition's lock, which the offer's
-   * adoption needs: seen in the harness (seed 3, 2026-11-27), a levelling that began after a
-   * write failed on a cut held the lock for the rest of its first stage, and the configuration
-   * that left both cut backups out was adopted 0.73 s after it was offered. A write keeps its
+   * adoption needs: a levelling that began after a write failed on a cut would otherwise hold
+   * the lock for the rest of its first stage, and the configuration that leaves both cut backups
+   * out would wait that long to be adopted. A write keeps its
    * plain first stage: an offer ending it early would fail it (outcome unknown) where the
    * backups' answers, a moment later, would have acknowledged it.
    *
@@ -648,10 +648,10 @@ final class NodeReplication {
    * backup of this configuration (one with an old copy, taken out earlier and not joined again)
    * is never moved to the new epoch, where a later reconfiguration would take it for a whole
    * copy. Such a replica of the row is left out: it holds no whole copy at this epoch, so it is
-   * not in the partition's replica set, and the review joins it again when it can (before, the
-   * offer was refused, and the general reconfiguration that followed waited on this lock while
-   * a write held it; seed 4, 2026-11-27: 3.4 s, the review waiting on it). The backups are
-   * levelled before the next request is served.
+   * not in the partition's replica set, and the review joins it again when it can (refusing the
+   * offer instead would leave the general reconfiguration that follows waiting on this lock
+   * while a write holds it, for up to the replica timeout, and the review waiting on that). The
+   * backups are levelled before the next request is served.
    */
   private boolean adopt(NodePartition part, NodePartition.Shrink offer, String by)
       throws IOException {

@@ -62,6 +62,9 @@ final class ReplicaLinks implements AutoCloseable {
     return t;
   });
 
+  /** Told of an Error on a call thread (the node stops): a future would only carry it. */
+  private volatile java.util.function.Consumer<Error> onError = e -> { };
+
   ReplicaLinks(Duration timeout, KvSecret secret) {
     this.pool = new NodeConnectionPool(timeout, secret);
     this.timeoutMillis = timeout.toMillis();
@@ -86,7 +89,14 @@ final class ReplicaLinks implements AutoCloseable {
   List<CompletableFuture<Answer>> sendAll(List<String> addresses, byte[] request) {
     List<CompletableFuture<Answer>> pending = new ArrayList<>(addresses.size());
     for (String address : addresses) {
-      pending.add(CompletableFuture.supplyAsync(() -> call(address, request), calls));
+      pending.add(CompletableFuture.supplyAsync(() -> {
+        try {
+          return call(address, request);
+        } catch (Error e) {
+          onError.accept(e); // some waits read a failed future as an unanswered call
+          throw e;
+        }
+      }, calls));
     }
     return pending;
   }
@@ -121,7 +131,19 @@ final class ReplicaLinks implements AutoCloseable {
 
   /** Runs {@code task} on this node's replica-call threads (interrupted at close). */
   void runAsync(Runnable task) {
-    calls.execute(task);
+    calls.execute(() -> {
+      try {
+        task.run();
+      } catch (Error e) {
+        onError.accept(e);
+        throw e;
+      }
+    });
+  }
+
+  /** Who is told of an Error on a call thread. */
+  void onError(java.util.function.Consumer<Error> listener) {
+    onError = listener;
   }
 
   @Override

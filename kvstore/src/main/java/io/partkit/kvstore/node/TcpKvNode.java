@@ -13,6 +13,7 @@ import static io.partkit.kvstore.node.LogRecords.stateRecord;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.partkit.kvstore.KvLimits;
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
@@ -49,6 +50,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -104,14 +106,23 @@ public final class TcpKvNode implements KvNode {
   private final ServerSocket server;
   private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
-  /** Counted down once the node has stopped after its log failed. */
+  /** Counted down once the node has stopped after its log failed, or on an Error. */
   private final CountDownLatch stopped =
       new CountDownLatch(1);
+  /** The Error the node stopped on (fail-stop), or null. */
+  private final java.util.concurrent.atomic.AtomicReference<Error> stoppedBy =
+      new java.util.concurrent.atomic.AtomicReference<>();
   private final UnsafeTestFault fault;
   private final ConnectionLimits limits;
   private final ConnectionGate gate;
   /** Closes connections that have not logged in within the limit (one thread per node). */
   private final ScheduledExecutorService loginDeadlines;
+  /**
+   * The connections' threads, reused: under a flood of connections that never log in, each of
+   * which a newer one evicts, starting a thread per connection was most of the cost of an accept,
+   * and the accept rate is what a real login waits on. Bounded by the connection budgets.
+   */
+  private final ExecutorService connectionThreads;
   private final KvSecret secret; // null: admit every peer (loopback only)
   private final ReplicaLinks links;
   private final NodeSplits splits;
@@ -122,10 +133,18 @@ public final class TcpKvNode implements KvNode {
   private final java.util.concurrent.atomic.AtomicLong keysCopiedIn =
       new java.util.concurrent.atomic.AtomicLong();
   private final NodeMetrics metrics;
+  /** Start from the log as it is, unchecked against its reach ({@link #IGNORE_LOG_REACH}). */
+  private final boolean ignoreLogReach;
+
+  /**
+   * The command-line override ({@code KvNodeMain}) of the start-up check of the log against its
+   * reach: the node serves what its log holds, and acknowledged writes missing from it are lost.
+   */
+  public static final String IGNORE_LOG_REACH = "--ignore-log-reach";
 
   private TcpKvNode(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
       ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout,
-      Duration suspectAfter, NodeEvents events) throws IOException {
+      Duration suspectAfter, NodeEvents events, boolean ignoreLogReach) throws IOException {
     if (replicaTimeout.isNegative() || replicaTimeout.isZero()) {
       throw new IllegalArgumentException("node " + id + ": the replica timeout must be positive,"
           + " not " + replicaTimeout.toMillis() + " ms");
@@ -142,6 +161,7 @@ public final class TcpKvNode implements KvNode {
           + " partitions; give it the cluster's secret (--secret-file FILE) or bind loopback");
     }
     this.id = id;
+    this.ignoreLogReach = ignoreLogReach;
     this.fault = fault;
     this.limits = limits;
     this.gate = new ConnectionGate(limits);
@@ -153,6 +173,7 @@ public final class TcpKvNode implements KvNode {
     this.splits = new NodeSplits(id, logFile, parts);
     this.log = openLog(LogReach.fileFor(logFile));
     log.onFailure(this::logFailed);
+    links.onError(e -> stopOnError(e, "calling a replica"));
     splits.attach(log);
     this.replication = new NodeReplication(id, log, links, secret, keysCopiedIn, suspectAfter,
         events);
@@ -170,6 +191,11 @@ public final class TcpKvNode implements KvNode {
       throw new IOException("node " + id + " cannot listen on " + bind + ": " + e.getMessage(), e);
     }
     this.server = socket;
+    this.connectionThreads = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "kvnode-" + id + "-conn");
+      t.setDaemon(true);
+      return t;
+    });
     this.loginDeadlines = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "kvnode-" + id + "-login-deadlines");
       t.setDaemon(true);
@@ -238,8 +264,20 @@ public final class TcpKvNode implements KvNode {
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
       ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout,
       Duration suspectAfter, java.util.function.Consumer<String> events) throws IOException {
+    return start(id, dataDir, bind, fault, limits, secret, registry, replicaTimeout, suspectAfter,
+        events, false);
+  }
+
+  /**
+   * As above; {@code ignoreLogReach} starts from the log as it is, without checking it against
+   * its reach ({@link #IGNORE_LOG_REACH}: what an operator who accepts a loss asks for).
+   */
+  static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
+      ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout,
+      Duration suspectAfter, java.util.function.Consumer<String> events, boolean ignoreLogReach)
+      throws IOException {
     TcpKvNode node = new TcpKvNode(id, dataDir, bind, fault, limits, secret, registry,
-        replicaTimeout, suspectAfter, new NodeEvents(id, events));
+        replicaTimeout, suspectAfter, new NodeEvents(id, events), ignoreLogReach);
     if (fault != UnsafeTestFault.NONE) {
       System.err.println("node " + id + ": UNSAFE TEST FAULT " + fault.cliName()
           + " is on: this node loses data on purpose");
@@ -301,8 +339,14 @@ public final class TcpKvNode implements KvNode {
    */
   private WriteAheadLog openLog(Path reachFile) throws IOException {
     WriteAheadLog.Replayed replayed = WriteAheadLog.replay(logFile, this::replay);
-    LogReach.Mark mark = LogReach.read(reachFile);
-    checkReach(replayed, mark, reachFile);
+    LogReach.Mark mark = null;
+    String damaged = null;
+    try {
+      mark = LogReach.read(reachFile);
+    } catch (LogReach.DamagedException e) {
+      damaged = e.getMessage();
+    }
+    checkReach(replayed, mark, damaged, reachFile);
     if (!replayed.exists() && mark == null) {
       System.err.println("node " + id + ": no write-ahead log in " + logFile.getParent()
           + ": starting empty");
@@ -331,23 +375,41 @@ public final class TcpKvNode implements KvNode {
   }
 
   /**
-   * Refuses a log shorter than its recorded reach, unless every partition the node knows of has
-   * copies elsewhere: then each comes back as a backup that must join again and catch up before
-   * it serves or leads (see {@link NodeReplication}).
+   * Refuses a log shorter than its recorded reach, or one whose reach is missing or damaged
+   * though the log was written with one (it has a log id), unless every partition the node knows
+   * of has copies elsewhere: then each comes back as a backup that must join again and catch up
+   * before it serves or leads (see {@link NodeReplication}). Only a log from before the reach
+   * (no log id) starts without one, and anything with {@link #IGNORE_LOG_REACH}.
    */
-  private void checkReach(WriteAheadLog.Replayed replayed, LogReach.Mark mark, Path reachFile)
-      throws IOException {
-    if (mark == null) {
-      if (replayed.logId() != 0) {
-        System.err.println("node " + id + ": " + reachFile + " is missing, so whether "
-            + logFile + " is whole cannot be checked; starting from its " + replayed.records()
-            + " intact records");
-      }
+  private void checkReach(WriteAheadLog.Replayed replayed, LogReach.Mark mark, String damaged,
+      Path reachFile) throws IOException {
+    if (ignoreLogReach) {
+      System.err.println("node " + id + ": " + IGNORE_LOG_REACH + ": " + logFile + " is not"
+          + " checked against its reach (" + (damaged != null ? damaged
+              : mark == null ? reachFile + " is missing"
+              : "which says " + mark.lengthOf(replayed.logId()) + " bytes") + "); serving its "
+          + replayed.records() + " intact records (" + replayed.intactBytes() + " bytes):"
+          + " acknowledged writes and state changes missing from it, if it was cut, are lost"
+          + " for good");
       return;
     }
     String missing;
-    long reached = mark.lengthOf(replayed.logId());
-    if (!replayed.exists()) {
+    long reached = mark == null ? -1 : mark.lengthOf(replayed.logId());
+    if (damaged != null) {
+      missing = damaged;
+    } else if (mark == null) {
+      if (replayed.logId() == 0) {
+        if (replayed.exists()) {
+          System.err.println("node " + id + ": " + logFile + " is from before the log reach"
+              + " (it has no log id), so whether it is whole cannot be checked; starting from"
+              + " its " + replayed.records() + " intact records, checked from now on");
+        }
+        return;
+      }
+      missing = reachFile + " is missing, though " + logFile + " was written with one (log id "
+          + Long.toHexString(replayed.logId()) + "), so whether acknowledged writes are missing"
+          + " from its " + replayed.intactBytes() + " bytes of intact records cannot be told";
+    } else if (!replayed.exists()) {
       missing = logFile + " is missing, but the node had made " + mark.length()
           + " bytes of it durable (recorded in " + reachFile + ")";
     } else if (reached < 0) {
@@ -382,7 +444,8 @@ public final class TcpKvNode implements KvNode {
           + (known.isEmpty() ? "Nothing is left of it to tell which partitions it held."
               : "Partitions " + single + " have no other copy it could catch up from.")
           + " Restore the log from a backup (the node leaves it as it is), or, to accept the"
-          + " loss, move " + reachFile + " aside and start the node again");
+          + " loss, start the node with " + IGNORE_LOG_REACH + " (KvNodeMain): it then serves"
+          + " what the log holds, and acknowledged writes missing from it are lost for good");
     }
     for (int p : known) {
       NodePartition part = parts.get(p);
@@ -399,6 +462,11 @@ public final class TcpKvNode implements KvNode {
 
   /** The log failed: the node stops (fail-stop), so that its supervisor restarts it. */
   private void logFailed(IOException cause) {
+    Error error = errorIn(cause);
+    if (error != null) {
+      stopOnError(error, "writing its log");
+      return;
+    }
     System.err.println("node " + id + ": " + cause.getMessage() + "; stopping (it serves"
         + " nothing it cannot log; start it again once the cause is fixed)");
     Thread stopper = new Thread(() -> {
@@ -407,6 +475,44 @@ public final class TcpKvNode implements KvNode {
     }, "kvnode-" + id + "-stop");
     stopper.setDaemon(true);
     stopper.start();
+  }
+
+  /**
+   * Stops the node for an {@link Error} on its decision or storage path (out of memory, a stack
+   * overflow, a bug that broke an invariant): the memory it decides from may hold a half-made
+   * change, so it serves nothing more. The log fails first, which releases every thread waiting
+   * on it; the stop is counted down before the close is tried (that may itself fail for want of
+   * memory), so {@code KvNodeMain} can end the process however far the close gets.
+   */
+  void stopOnError(Error error, String where) {
+    if (!stoppedBy.compareAndSet(null, error)) {
+      return;
+    }
+    try {
+      System.err.println("node " + id + ": stopping on " + error + " while " + where + ": it"
+          + " serves nothing more (start it again: it replays its log, losing nothing"
+          + " acknowledged)");
+    } catch (Error e) {
+      // nothing left to say it with; the stop goes on
+    }
+    try {
+      log.failOnError(error);
+    } finally {
+      stopped.countDown();
+    }
+    Thread stopper = new Thread(this::close, "kvnode-" + id + "-stop");
+    stopper.setDaemon(true);
+    stopper.start();
+  }
+
+  /** The Error in {@code t} or its causes, or null. */
+  static Error errorIn(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof Error e) {
+        return e;
+      }
+    }
+    return null;
   }
 
   private List<byte[]> compacted() {
@@ -457,28 +563,32 @@ public final class TcpKvNode implements KvNode {
         socket.setTcpNoDelay(true);
         socket.setSoTimeout(Math.toIntExact((secret == null ? limits.idleTimeout()
             : limits.loginTimeout()).toMillis()));
-        // with a secret, a connection is counted apart until it logs in (see ConnectionGate);
-        // without one, it is admitted at once. Counted last: nothing below can throw before
-        // the thread that gives the slot back owns it.
-        boolean admitted = secret == null ? gate.admit() : gate.enterLogin(from);
-        if (!admitted) {
-          socket.close(); // over a limit: the client sees the connection end and may retry
-          continue;
+        // with a secret, a connection is counted apart until it logs in, and takes the place of
+        // an older one still logging in when the budget is spent (see ConnectionGate); without
+        // one, it is admitted at once. Counted last: nothing below can throw before the thread
+        // that gives the slot back owns it.
+        ConnectionGate.Login login = null;
+        if (secret == null) {
+          if (!gate.admit()) {
+            socket.close(); // over the cap: the client sees the connection end and may retry
+            continue;
+          }
+        } else {
+          login = gate.enterLogin(from, socket);
         }
         connections.add(socket);
         Socket accepted = socket;
+        ConnectionGate.Login loggingIn = login;
         try {
-          Thread t = new Thread(() -> serve(accepted, from), "kvnode-" + id + "-conn");
-          t.setDaemon(true);
-          t.start();
+          connectionThreads.execute(() -> serve(accepted, loggingIn));
         } catch (RuntimeException | OutOfMemoryError e) {
-          leave(from, secret == null);
+          leave(login);
           throw e;
         }
       } catch (IOException | RuntimeException | OutOfMemoryError e) {
         // Whatever one connection costs, the node must go on accepting: an OutOfMemoryError
-        // here (no memory or no native thread for a new connection) used to end this loop,
-        // leaving a live process that never accepted again.
+        // here (no memory or no native thread for a new connection) must not end this loop,
+        // which would leave a live process that never accepts again.
         if (socket != null) {
           connections.remove(socket);
           closeQuietly(socket);
@@ -490,11 +600,12 @@ public final class TcpKvNode implements KvNode {
     }
   }
 
-  private void leave(InetAddress from, boolean admitted) {
-    if (admitted) {
+  /** Gives back the slot of a connection whose thread never started. */
+  private void leave(ConnectionGate.Login login) {
+    if (login == null) {
       gate.release();
     } else {
-      gate.leaveLogin(from);
+      gate.leaveLogin(login);
     }
   }
 
@@ -506,7 +617,7 @@ public final class TcpKvNode implements KvNode {
     }
   }
 
-  private void serve(Socket socket, InetAddress from) {
+  private void serve(Socket socket, ConnectionGate.Login login) {
     boolean admitted = secret == null;
     try (socket) {
       // small buffers: a connection's fixed cost, times maxConnections
@@ -519,25 +630,27 @@ public final class TcpKvNode implements KvNode {
           deadline = loginDeadlines.schedule(() -> closeQuietly(socket),
               limits.loginTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
-          gate.leaveLogin(from);
+          gate.leaveLogin(login);
           return; // the node is closing
         }
-        boolean[] login = {false, false}; // {left the login budget, admitted}
+        boolean[] result = {false}; // admitted
         try {
           Handshake.greet(in, out, secret, () -> {
-            gate.leaveLogin(from);
-            login[0] = true;
-            login[1] = gate.admit();
-            return login[1];
+            Boolean taken = gate.loggedIn(login);
+            if (taken == null) {
+              // evicted as the proof arrived: closed, so the peer sees no answer and tries again
+              throw new Evicted();
+            }
+            result[0] = taken;
+            return taken;
           });
-        } catch (IOException e) {
-          return; // not one of the cluster's, too slow, or over the cap: closed before requests
+        } catch (IOException | Evicted e) {
+          // not one of the cluster's, too slow, evicted, or over the cap: closed before requests
+          return;
         } finally {
           deadline.cancel(false);
-          admitted = login[1];
-          if (!login[0]) {
-            gate.leaveLogin(from);
-          }
+          admitted = result[0];
+          gate.leaveLogin(login); // a no-op once it logged in or was evicted
         }
         socket.setSoTimeout(Math.toIntExact(limits.idleTimeout().toMillis()));
       } else {
@@ -555,9 +668,17 @@ public final class TcpKvNode implements KvNode {
         } catch (IOException e) {
           reply = KvReply.of(Status.ERROR, 0, "node " + id + ": " + e.getMessage());
         } catch (RuntimeException e) {
+          Error error = errorIn(e); // e.g. out of memory on a replica-call thread
+          if (error != null) {
+            stopOnError(error, "serving a request");
+            return; // the outcome is unknown to the client: its connection ends unanswered
+          }
           // a bug or a failed log (UncheckedIOException): the client learns why, and the
           // connection, which is not at fault, stays usable
           reply = KvReply.of(Status.ERROR, 0, "node " + id + ": " + e);
+        } catch (Error e) {
+          stopOnError(e, "serving a request");
+          return;
         }
         Wire.writeFrame(out, NodeConnection.encode(reply));
       }
@@ -569,11 +690,20 @@ public final class TcpKvNode implements KvNode {
       if (!closed) {
         System.err.println("node " + id + ": connection dropped: " + e);
       }
+    } catch (Error e) {
+      stopOnError(e, "reading or answering a request"); // the heap is gone for every request
     } finally {
       connections.remove(socket);
       if (admitted) {
         gate.release();
       }
+    }
+  }
+
+  /** A connection evicted by a newer one while its proof was being checked (see serve). */
+  private static final class Evicted extends RuntimeException {
+    Evicted() {
+      super(null, null, false, false);
     }
   }
 
@@ -765,6 +895,11 @@ public final class TcpKvNode implements KvNode {
     if (key == null || value == null) {
       return KvReply.of(Status.ERROR, 0, "key and value must not be null");
     }
+    String tooLarge = KvLimits.problem("node " + id + " refuses the write", key.length,
+        Math.max(value.length, expected == null ? 0 : expected.length));
+    if (tooLarge != null) {
+      return KvReply.of(Status.ERROR, 0, tooLarge); // before anything is logged or replicated
+    }
     long seq;
     long owned;
     byte[] differing = null;
@@ -878,6 +1013,16 @@ public final class TcpKvNode implements KvNode {
     return id;
   }
 
+  /** Connections logging in now (tests and measurements of the login budget). */
+  int loggingIn() {
+    return gate.loggingIn();
+  }
+
+  /** Connections closed to make room for newer ones logging in, since the start. */
+  long loginEvictions() {
+    return gate.evictions();
+  }
+
   @Override
   public InetSocketAddress address() {
     return (InetSocketAddress) server.getLocalSocketAddress();
@@ -900,6 +1045,7 @@ public final class TcpKvNode implements KvNode {
   public void close() {
     closed = true;
     loginDeadlines.shutdownNow();
+    connectionThreads.shutdown(); // each ends as its connection is closed below
     metrics.close();
     links.close();
     copySources.close();
@@ -932,7 +1078,20 @@ public final class TcpKvNode implements KvNode {
     return parts.size();
   }
 
-  /** Waits until the node has stopped because its log failed; false if not within the time. */
+  /** The Error the node stopped on, or null if none (see {@link #stopOnError}). */
+  Error stoppedBy() {
+    return stoppedBy.get();
+  }
+
+  /** Tests: the log's group commit runs {@code step} instead of writing and forcing. */
+  void commitStepForTest(WriteAheadLog.CommitStep step) {
+    log.commitStepForTest(step);
+  }
+
+  /**
+   * Waits until the node has stopped because its log failed or on an Error ({@link #stoppedBy});
+   * false if not within the time.
+   */
   boolean awaitStopAfterLogFailure(Duration timeout) throws InterruptedException {
     return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }

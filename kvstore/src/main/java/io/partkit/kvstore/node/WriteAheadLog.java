@@ -31,7 +31,8 @@ import java.util.zip.CRC32C;
  * a torn tail (a damaged record with nothing intact after it: a crash mid-write can only damage
  * the unacknowledged tail) and refuses to open a log damaged anywhere else
  * ({@link CorruptLogException}): the records after the damage were acknowledged.
- * After a failed write or force the log refuses everything (fail-stop), names the cause, and
+ * After a failed write or force, or any {@link Error} in an append or the group commit (out of
+ * memory), the log refuses everything (fail-stop), releases every waiter, names the cause, and
  * tells its failure listener once: the node stops, to be restarted and replay rather than
  * acknowledge writes it may not have stored (a node alive but unable to log answered every
  * request ERROR, reads too, until someone restarted it).
@@ -64,6 +65,11 @@ final class WriteAheadLog implements AutoCloseable {
   /** A log written by {@link #rewrite}: its id and length. */
   record Written(long logId, long length) {}
 
+  /** The group-commit step: writes a batch of framed records and forces it to disk. */
+  interface CommitStep {
+    void commit(FileChannel channel, byte[] batch) throws IOException;
+  }
+
   /** How long a reach written after a force may wait before it is forced to disk. */
   static final long REACH_FORCE_DELAY_MILLIS = 100;
 
@@ -91,6 +97,8 @@ final class WriteAheadLog implements AutoCloseable {
   private final ExecutorService forcer;
   /** Tests: {@link #forceSoon} forces nothing, so that a record stays pending until a waiter. */
   private volatile boolean backgroundForcesHeld;
+  /** Writes and forces each batch; tests put a failing step in its place. */
+  private volatile CommitStep commitStep = WriteAheadLog::writeAndForce;
 
   private WriteAheadLog(Path file, FileChannel channel, long logId, long length, LogReach reach) {
     this.file = file;
@@ -332,12 +340,18 @@ final class WriteAheadLog implements AutoCloseable {
    * @throws UncheckedIOException if the log already failed
    */
   long append(byte[] record) {
-    synchronized (lock) {
-      if (failure != null) {
-        throw new UncheckedIOException(failedException(failure));
+    try {
+      synchronized (lock) {
+        if (failure != null) {
+          throw new UncheckedIOException(failedException(failure));
+        }
+        frame(pending, record);
+        return ++appended;
       }
-      frame(pending, record);
-      return ++appended;
+    } catch (Error e) {
+      // An Error mid-frame (out of memory growing the buffer) may leave half a record pending:
+      // the log fails, so that it is never written, and the caller's change is not applied.
+      throw new UncheckedIOException(failOnError(e));
     }
   }
 
@@ -354,6 +368,15 @@ final class WriteAheadLog implements AutoCloseable {
    * @throws IOException if writing or forcing the log failed
    */
   void awaitDurable(long seq) throws IOException {
+    try {
+      groupCommit(seq);
+    } catch (Error e) {
+      // Out of memory copying the batch, say: the log fails, so that nobody waits on it
+      throw failOnError(e);
+    }
+  }
+
+  private void groupCommit(long seq) throws IOException {
     byte[] batch;
     long batchEnd;
     synchronized (lock) {
@@ -374,32 +397,47 @@ final class WriteAheadLog implements AutoCloseable {
           throw new IOException("interrupted waiting for the write-ahead log", e);
         }
       }
-      flushing = true;
       batch = pending.toByteArray();
       batchEnd = appended;
-      pending = new ByteArrayOutputStream(Math.max(4096, batch.length));
+      // sized for the next batch like this one, but a batch of one large value must not keep
+      // as much again of the heap until the next write
+      pending = new ByteArrayOutputStream(Math.max(4096, Math.min(batch.length, 1 << 20)));
+      flushing = true; // set last: whatever throws above leaves no flag for waiters to wait on
     }
-    IOException failed = null;
+    Throwable failed = null;
     try {
-      writeFully(channel, batch);
-      channel.force(false);
-    } catch (IOException e) {
-      failed = e;
+      commitStep.commit(channel, batch);
+    } catch (IOException | RuntimeException | Error e) {
+      failed = e; // any of them: the waiters below must be released, and the log failed
     }
     synchronized (lock) {
       flushing = false;
       if (failed == null) {
         durable = batchEnd;
         durableBytes += batch.length;
-        lock.notifyAll();
       }
+      lock.notifyAll();
     }
     if (failed != null) {
-      fail(failed);
-      throw failedException(failed);
+      IOException cause = failed instanceof IOException io ? io
+          : new IOException(describe(failed), failed);
+      fail(cause);
+      throw failedException(cause);
     }
     markSoon();
     // the batch ended at batchEnd >= seq: the caller appended seq before it called us
+  }
+
+  private static void writeAndForce(FileChannel channel, byte[] batch) throws IOException {
+    writeFully(channel, batch);
+    channel.force(false);
+  }
+
+  /** Fails the log for an Error and returns what its callers are told. */
+  IOException failOnError(Error e) {
+    IOException cause = new IOException(describe(e), e);
+    fail(cause);
+    return failedException(cause);
   }
 
   /** The one message of a failed log: the file and the cause, e.g. "No space left on device". */
@@ -450,7 +488,7 @@ final class WriteAheadLog implements AutoCloseable {
     reachForceScheduled = false;
     try {
       reach.force();
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException | Error e) {
       fail(new IOException("forcing its reach in " + reach.file() + " failed: " + describe(e),
           e));
     }
@@ -478,7 +516,7 @@ final class WriteAheadLog implements AutoCloseable {
             marker.schedule(this::forceReach, REACH_FORCE_DELAY_MILLIS,
                 TimeUnit.MILLISECONDS);
           }
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException | Error e) {
           fail(new IOException("recording its reach in " + reach.file() + " failed: "
               + describe(e), e));
         }
@@ -520,6 +558,11 @@ final class WriteAheadLog implements AutoCloseable {
     backgroundForcesHeld = true;
   }
 
+  /** Tests: {@code step} writes and forces every batch from now on, e.g. one that throws. */
+  void commitStepForTest(CommitStep step) {
+    commitStep = step;
+  }
+
   /** The state a failed write or force leaves: every later append and wait fails (tests). */
   void failForTest(IOException cause) {
     fail(cause);
@@ -527,7 +570,10 @@ final class WriteAheadLog implements AutoCloseable {
 
   /**
    * Forces what is appended (a clean close loses no record, including those of
-   * {@link #forceSoon}), then refuses everything.
+   * {@link #forceSoon}), then refuses everything. Closing a failed log cuts it back to its
+   * durable records (a batch that failed mid-write may have left intact ones after them, never
+   * acknowledged) and records that length as its reach: the reach never lags the intact records,
+   * so a later cut among them is caught rather than taken for a torn tail.
    */
   @Override
   public void close() throws IOException {
@@ -545,6 +591,14 @@ final class WriteAheadLog implements AutoCloseable {
         failure = new IOException("closed");
       }
       lock.notifyAll();
+      while (flushing) { // a batch still being written must end before the file is cut
+        try {
+          lock.wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
       length = durableBytes;
     }
     try {
@@ -553,14 +607,40 @@ final class WriteAheadLog implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     try {
-      if (reach != null) {
-        if (whole) {
+      if (whole) {
+        if (reach != null) {
           reach.write(logId, length); // the marker may have stopped short of the last force
         }
-        reach.close();
+      } else {
+        cutToDurable(length);
       }
     } finally {
-      channel.close();
+      try {
+        if (reach != null) {
+          reach.close();
+        }
+      } finally {
+        channel.close();
+      }
+    }
+  }
+
+  /** After a failure: the log cut back to {@code length} durable bytes, and its reach there. */
+  private void cutToDurable(long length) {
+    try {
+      if (channel.size() > length) {
+        channel.truncate(length); // frees blocks: works on a full disk
+        channel.force(true);
+      }
+    } catch (IOException | RuntimeException e) {
+      // the reach below still covers every acknowledged record
+    }
+    if (reach != null) {
+      try {
+        reach.write(logId, length); // in place, in a file that never grows
+      } catch (IOException | RuntimeException e) {
+        // the reach keeps its last, lower length: it lags, as before this close
+      }
     }
   }
 }

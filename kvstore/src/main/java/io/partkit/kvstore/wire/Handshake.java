@@ -23,11 +23,11 @@ import javax.crypto.spec.SecretKeySpec;
  * node -> client   RESULT = int8 accepted (0 or 1), utf message                          (auth 1)
  * </pre>
  *
- * <p>A node with a secret closes a connection whose proof is missing or wrong, before reading any
- * request; the client waits for the result, so a wrong secret is a clear, definite failure rather
- * than a request with an unknown outcome. The challenge is fresh per connection, so a recorded
- * proof cannot be replayed. Every failure of the handshake is a {@link java.net.ConnectException}
- * on the client: no request was sent.
+ * <p>A node with a secret closes a connection whose proof is missing, wrong or followed by other
+ * bytes in its frame, before reading any request; the client waits for the result, so a wrong
+ * secret is a clear, definite failure rather than a request with an unknown outcome. The
+ * challenge is fresh per connection, so a recorded proof cannot be replayed. Every failure of the
+ * handshake is a {@link java.net.ConnectException} on the client: no request was sent.
  */
 public final class Handshake {
 
@@ -70,8 +70,17 @@ public final class Handshake {
     if (frame == null) {
       throw new EOFException("the peer left before proving it knows the secret");
     }
-    byte[] proof = new Wire.Reader(frame).bytes();
-    if (proof == null || !MessageDigest.isEqual(proof, proof(secret, challenge))) {
+    Wire.Reader login = new Wire.Reader(frame);
+    byte[] proof;
+    try {
+      proof = login.bytes();
+    } catch (IOException e) {
+      proof = null; // a frame too short for its own length: no proof
+    }
+    // The PROOF frame is the proof and nothing else: bytes after it are not part of any login,
+    // and accepting them would let a peer smuggle content past the check.
+    if (proof == null || !login.atEnd()
+        || !MessageDigest.isEqual(proof, proof(secret, challenge))) {
       Wire.writeFrame(out, new Wire.Writer().i8(0)
           .utf("wrong proof of the cluster's shared secret").toBytes());
       throw new IOException("a peer's proof of the shared secret is wrong");

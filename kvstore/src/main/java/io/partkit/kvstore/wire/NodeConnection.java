@@ -36,21 +36,66 @@ public final class NodeConnection implements AutoCloseable {
   /**
    * Connects within {@code timeout} and answers the node's greeting, proving the shared secret
    * when the node asks for it ({@code secret} may be null where no node asks); every later call
-   * may wait for its answer that long.
+   * may wait for its answer that long. A node that closes the connection before answering the
+   * login (it made room for a newer connection, see the node's ConnectionGate, or it was at a
+   * limit) is asked again, within the same {@code timeout}: no request was sent. A definite
+   * answer (a wrong secret, the node at its limit of connections) is not.
    *
    * @throws ConnectException if nothing listens there, or the handshake failed (no
    *     request was sent)
    */
   public static NodeConnection open(InetSocketAddress address, Duration timeout, KvSecret secret)
       throws IOException {
+    return open(address, null, timeout, secret);
+  }
+
+  /**
+   * As {@link #open(InetSocketAddress, Duration, KvSecret)}, from the local address {@code local}
+   * (null: the system's choice), as a client on another host would come from its own.
+   */
+  public static NodeConnection open(InetSocketAddress address, java.net.InetAddress local,
+      Duration timeout, KvSecret secret) throws IOException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long backoffMillis = 1;
+    while (true) {
+      long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+      EndWatch end = new EndWatch();
+      try {
+        return openOnce(address, local, Math.min(left, timeout.toMillis()), timeout, secret,
+            end);
+      } catch (ConnectException e) {
+        if (!end.seen || System.nanoTime() + backoffMillis * 1_000_000 >= deadline) {
+          throw e;
+        }
+      }
+      try {
+        Thread.sleep(backoffMillis); // a short pause before logging in again
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new ConnectException("interrupted while logging in to " + address);
+      }
+      backoffMillis = Math.min(50, backoffMillis * 2);
+    }
+  }
+
+  /** Whether the node ended the connection (end of stream or a reset) during the handshake. */
+  private static final class EndWatch {
+    boolean seen;
+  }
+
+  private static NodeConnection openOnce(InetSocketAddress address, java.net.InetAddress local,
+      long handshakeMillis, Duration timeout, KvSecret secret, EndWatch end) throws IOException {
     Socket socket = new Socket();
     try {
+      if (local != null) {
+        socket.bind(new InetSocketAddress(local, 0));
+      }
       socket.setTcpNoDelay(true);
-      socket.setSoTimeout(Math.toIntExact(timeout.toMillis()));
-      socket.connect(address, Math.toIntExact(timeout.toMillis()));
+      socket.setSoTimeout(Math.toIntExact(handshakeMillis));
+      socket.connect(address, Math.toIntExact(handshakeMillis));
       NodeConnection c = new NodeConnection(address, socket);
       try {
-        Handshake.answer(c.in, c.out, secret, address);
+        Handshake.answer(watching(c.in, end), c.out, secret, address);
       } catch (ConnectException e) {
         throw e;
       } catch (IOException e) {
@@ -60,11 +105,44 @@ public final class NodeConnection implements AutoCloseable {
         notSent.initCause(e);
         throw notSent;
       }
+      socket.setSoTimeout(Math.toIntExact(timeout.toMillis()));
       return c;
     } catch (IOException | RuntimeException e) {
       socket.close();
       throw e;
     }
+  }
+
+  /** {@code in}, noting in {@code end} a read that finds the stream ended or reset. */
+  private static InputStream watching(InputStream in, EndWatch end) {
+    return new java.io.FilterInputStream(in) {
+      @Override
+      public int read() throws IOException {
+        try {
+          return noted(super.read());
+        } catch (java.net.SocketException e) {
+          end.seen = true; // reset by the node
+          throw e;
+        }
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        try {
+          return noted(super.read(b, off, len));
+        } catch (java.net.SocketException e) {
+          end.seen = true;
+          throw e;
+        }
+      }
+
+      private int noted(int n) {
+        if (n < 0) {
+          end.seen = true;
+        }
+        return n;
+      }
+    };
   }
 
   /**

@@ -2,6 +2,7 @@ package io.partkit.kvstore.wire;
 
 import static java.util.Objects.requireNonNull;
 
+import io.partkit.kvstore.KvLimits;
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
@@ -80,6 +81,7 @@ public final class TcpNodeClient implements KvNodeClient {
 
   @Override
   public KvReply put(int partition, long epoch, byte[] key, byte[] value) throws IOException {
+    KvLimits.check("put to " + address, key, value);
     return call(NodeConnection.request(Wire.PUT, partition, epoch).bytes(requireNonNull(key, "key"))
         .bytes(requireNonNull(value, "value")).toBytes());
   }
@@ -87,6 +89,8 @@ public final class TcpNodeClient implements KvNodeClient {
   @Override
   public KvReply cas(int partition, long epoch, byte[] key, byte[] expected, byte[] value)
       throws IOException {
+    KvLimits.check("compare-and-set to " + address, key, value);
+    KvLimits.check("compare-and-set to " + address + " (its expected value)", key, expected);
     return call(NodeConnection.request(Wire.CAS, partition, epoch).bytes(requireNonNull(key, "key"))
         .bytes(expected).bytes(requireNonNull(value, "value")).toBytes());
   }

@@ -103,6 +103,11 @@ class FullDiskTest {
     }
     assertThat(err.toString(UTF_8)).contains("failed: No space left on device")
         .contains("stopping");
+    // the reach the stop left covers every intact record, so a later cut among them is caught
+    Path log = data.resolve("wal.log");
+    WriteAheadLog.Replayed left = WriteAheadLog.replay(log, body -> { });
+    assertThat(LogReach.read(LogReach.fileFor(log)).lengthOf(left.logId()))
+        .as("the reach after a disk-full stop").isGreaterThanOrEqualTo(left.intactBytes());
 
     assertThatThrownBy(() -> KvNode.start(NodeId.of("n1"), data, 0).close())
         .as("a start on the full disk")
@@ -110,10 +115,10 @@ class FullDiskTest {
         .hasMessageContaining("No space left on device")
         .hasMessageNotContaining("\n");
     assertThat(data.resolve("wal.log.tmp")).as("no temporary file left").doesNotExist();
-    // the node's own process: one line says why (it printed a raw stack trace), exit 74; the
-    // torn tail its failed write left is reported on a line of its own
+    // the node's own process: one line says why (it printed a raw stack trace), exit 74
     Process main = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
-        .toString(), "-Xmx128m", "-cp", System.getProperty("java.class.path"),
+        .toString(), "-Xmx128m", "-XX:+ExitOnOutOfMemoryError", "-cp",
+        System.getProperty("java.class.path"),
         KvNodeMain.class.getName(), "--id", "n1", "--data", data.toString()).start();
     main.getOutputStream().close();
     String mainErr = new String(main.getErrorStream().readAllBytes(), UTF_8);

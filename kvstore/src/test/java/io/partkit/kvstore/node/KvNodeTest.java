@@ -16,7 +16,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 class KvNodeTest {
@@ -188,6 +190,82 @@ class KvNodeTest {
     assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
         .contains("write-ahead log " + dir.resolve("wal.log") + " failed: No space left on device")
         .contains("stopping");
+  }
+
+  @Test
+  @Timeout(value = 180, unit = java.util.concurrent.TimeUnit.SECONDS) // a hang must fail
+  void anErrorInTheGroupCommitStopsTheNodeAndReleasesEveryRequestWaitingOnIt() throws Exception {
+    java.io.PrintStream realErr = System.err;
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(err, true, UTF_8));
+    java.util.concurrent.ExecutorService clients =
+        java.util.concurrent.Executors.newFixedThreadPool(2);
+    OutOfMemoryError injected = new OutOfMemoryError("Java heap space (injected)");
+    try (KvNode node = KvNode.start(NodeId.of("n1"), dir, 0);
+        TcpNodeClient writer = (TcpNodeClient) KvNodeClient.connect(node.hostAndPort(), TIMEOUT);
+        TcpNodeClient reader = (TcpNodeClient) KvNodeClient.connect(node.hostAndPort(),
+            TIMEOUT)) {
+      writer.admin(Wire.ASSIGN, 0, 1);
+      assertThat(writer.put(0, 1, b("k"), b("v")).status()).isEqualTo(Status.OK);
+      java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+      ((TcpKvNode) node).commitStepForTest((channel, batch) -> {
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        throw injected;
+      });
+      var put = clients.submit(() -> writer.put(0, 1, b("k2"), b("v2")));
+      awaitThreadsIn("groupCommit", 1); // the put's thread is in the commit step
+      var get = clients.submit(() -> reader.get(0, 1, b("k"))); // waits for the put's record
+      awaitThreadsIn("groupCommit", 2);
+      release.countDown();
+      for (var answer : List.of(put, get)) {
+        KvReply reply;
+        try {
+          reply = answer.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+          continue; // the connection ended unanswered: an unknown outcome, never an OK
+        }
+        assertThat(reply.status()).as("released, and not acknowledged").isEqualTo(Status.ERROR);
+      }
+      assertThat(((TcpKvNode) node).awaitStopAfterLogFailure(Duration.ofSeconds(60)))
+          .as("the node's fail-stop ran").isTrue();
+      assertThat(((TcpKvNode) node).stoppedBy()).isSameAs(injected);
+    } finally {
+      clients.shutdownNow();
+      System.setErr(realErr);
+    }
+    assertThat(err.toString(UTF_8))
+        .contains("node n1: stopping on java.lang.OutOfMemoryError: Java heap space (injected)");
+    try (KvNode node = KvNode.start(NodeId.of("n1"), dir, 0);
+        TcpNodeClient c = (TcpNodeClient) KvNodeClient.connect(node.hostAndPort(), TIMEOUT)) {
+      assertThat(c.get(0, 1, b("k")).value()).as("restarted, it replays").isEqualTo(b("v"));
+    }
+  }
+
+  /** Waits until {@code n} threads run {@code method} of the write-ahead log. */
+  private static void awaitThreadsIn(String method, int n) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    long in = 0;
+    while (System.nanoTime() < deadline) {
+      in = Thread.getAllStackTraces().values().stream()
+          .filter(stack -> java.util.Arrays.stream(stack).anyMatch(
+              f -> f.getClassName().equals(WriteAheadLog.class.getName())
+                  && f.getMethodName().equals(method)))
+          .count();
+      if (in >= n) {
+        return;
+      }
+      try {
+        Thread.sleep(1); // polling a condition, with a generous deadline
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    throw new AssertionError(in + " threads in WriteAheadLog." + method + ", not " + n);
   }
 
   @Test

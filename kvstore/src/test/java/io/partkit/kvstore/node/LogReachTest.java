@@ -147,15 +147,71 @@ class LogReachTest {
   @Test
   void aLogFromBeforeTheReachStartsAndIsCheckedFromThenOn() throws IOException {
     Path log = singleCopy(50);
-    Files.delete(LogReach.fileFor(log)); // as an older version left it
+    // as an older version left it: no identity record (the first, 8 + 14 bytes), no reach
+    byte[] bytes = Files.readAllBytes(log);
+    Files.write(log, java.util.Arrays.copyOfRange(bytes, 22, bytes.length));
+    Files.delete(LogReach.fileFor(log));
     captureStderr();
     try (KvNode n = node("n1", 0); TcpNodeClient c = client(n)) {
       assertThat(c.get(P, 1, b("k49")).value()).isEqualTo(b("v49"));
     }
-    assertThat(stderr.toString(UTF_8)).contains("is missing, so whether");
+    assertThat(stderr.toString(UTF_8)).contains("is from before the log reach");
     assertThat(LogReach.fileFor(log)).exists();
     truncate(log, Files.size(log) / 2);
     assertThatThrownBy(() -> node("n1", 0)).isInstanceOf(LostLogRecordsException.class);
+  }
+
+  @Test
+  void aDeletedReachBesideACutLogRefusesToStartNamingTheOverride() throws IOException {
+    Path log = singleCopy(2000);
+    Files.delete(LogReach.fileFor(log));
+    truncate(log, Files.size(log) / 2);
+    byte[] before = Files.readAllBytes(log);
+    assertThatThrownBy(() -> node("n1", 0))
+        .isInstanceOf(LostLogRecordsException.class)
+        .hasMessageContaining(LogReach.fileFor(log) + " is missing, though " + log
+            + " was written with one")
+        .hasMessageContaining("Partitions [" + P + "] have no other copy")
+        .hasMessageContaining("start the node with --ignore-log-reach")
+        .hasMessageContaining("acknowledged writes missing from it are lost for good");
+    assertThat(Files.readAllBytes(log)).as("the evidence is kept").isEqualTo(before);
+    assertThat(LogReach.fileFor(log)).as("and no reach made up for it").doesNotExist();
+    captureStderr();
+    try (KvNode n = overriding("n1"); TcpNodeClient c = client(n)) {
+      assertThat(c.get(P, 1, b("k0")).value()).as("what the log holds").isEqualTo(b("v0"));
+    }
+    assertThat(stderr.toString(UTF_8))
+        .contains("--ignore-log-reach: " + log + " is not checked against its reach ("
+            + LogReach.fileFor(log) + " is missing)")
+        .contains("are lost for good");
+    try (KvNode n = node("n1", 0); TcpNodeClient c = client(n)) {
+      assertThat(c.get(P, 1, b("k0")).value()).as("checked again from then on")
+          .isEqualTo(b("v0"));
+    }
+  }
+
+  @Test
+  void aDamagedReachRefusesToStartNamingTheOverride() throws IOException {
+    Path log = singleCopy(10);
+    Files.write(LogReach.fileFor(log), new byte[96]); // both slots zeroed: no checksum holds
+    assertThatThrownBy(() -> node("n1", 0))
+        .isInstanceOf(LostLogRecordsException.class)
+        .hasMessageContaining("the log reach " + LogReach.fileFor(log) + " is damaged")
+        .hasMessageContaining("start the node with --ignore-log-reach");
+    try (KvNode n = overriding("n1"); TcpNodeClient c = client(n)) {
+      assertThat(c.get(P, 1, b("k9")).value()).isEqualTo(b("v9"));
+    }
+  }
+
+  /** A node started with --ignore-log-reach. */
+  private KvNode overriding(String name) throws IOException {
+    KvNode n = TcpKvNode.start(NodeId.of(name), dir.resolve(name),
+        new java.net.InetSocketAddress("127.0.0.1", 0), UnsafeTestFault.NONE,
+        ConnectionLimits.DEFAULT, null, new io.micrometer.core.instrument.simple
+            .SimpleMeterRegistry(), TcpKvNode.REPLICA_TIMEOUT,
+        TcpKvNode.defaultSuspectAfter(TcpKvNode.REPLICA_TIMEOUT), System.err::println, true);
+    nodes.add(n);
+    return n;
   }
 
   @Test

@@ -121,7 +121,7 @@ class LoginLimitsTest {
   }
 
   @Test
-  void aSecondAddressStillLogsInWhileOneFillsItsShare() throws Exception {
+  void aNewConnectionTakesThePlaceOfTheOldestOfItsAddressAndOthersStillLogIn() throws Exception {
     ConnectionLimits limits = new ConnectionLimits(16, Duration.ofMinutes(10), 8, 2,
         Duration.ofMinutes(10));
     try (TcpKvNode node = node(limits)) {
@@ -131,9 +131,15 @@ class LoginLimitsTest {
         for (int i = 0; i < 2; i++) {
           idle.add(openFrom("127.0.0.2", node));
         }
-        try (Socket third = openFrom("127.0.0.2", node)) {
-          assertThat(closedByNode(third)).as("over its address's share").isTrue();
+        idle.add(openFrom("127.0.0.2", node)); // over its address's share of 2
+        assertThat(closedByNode(idle.get(0))).as("the oldest of that address, closed").isTrue();
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        while (node.loginEvictions() < 1 && System.nanoTime() < deadline) {
+          Thread.sleep(10); // the accept runs on the node's thread: wait for it, with a deadline
         }
+        assertThat(node.loginEvictions()).isEqualTo(1);
+        assertThat(node.loggingIn()).as("the second and the third, still logging in")
+            .isEqualTo(2);
         try (TcpNodeClient c = new TcpNodeClient(node.address(), DEADLINE, secret)) {
           assertThat(c.admin(Wire.STATUS, 0, 0).status()).isEqualTo(Status.OK);
         }
@@ -143,5 +149,37 @@ class LoginLimitsTest {
         }
       }
     }
+  }
+
+  @Test
+  void whenEveryLoginSlotIsTakenTheBusiestAddressGivesUpItsOldest() throws Exception {
+    ConnectionLimits limits = new ConnectionLimits(16, Duration.ofMinutes(10), 4, 3,
+        Duration.ofMinutes(10));
+    try (TcpKvNode node = node(limits)) {
+      List<Socket> idle = new ArrayList<>();
+      try {
+        idle.add(openFrom("127.0.0.3", node)); // the oldest of all, but its address holds one
+        for (int i = 0; i < 3; i++) {
+          idle.add(openFrom("127.0.0.2", node));
+        }
+        awaitLoggingIn(node, 4);
+        idle.add(openFrom("127.0.0.4", node)); // all 4 slots taken: 127.0.0.2 holds the most
+        assertThat(closedByNode(idle.get(1))).as("the oldest of 127.0.0.2, closed").isTrue();
+        awaitLoggingIn(node, 4);
+        assertThat(node.loginEvictions()).isEqualTo(1);
+      } finally {
+        for (Socket s : idle) {
+          s.close();
+        }
+      }
+    }
+  }
+
+  private static void awaitLoggingIn(TcpKvNode node, int n) throws InterruptedException {
+    long deadline = System.nanoTime() + DEADLINE.toNanos();
+    while (node.loggingIn() != n && System.nanoTime() < deadline) {
+      Thread.sleep(10); // the node accepts on its own thread: wait for it, with a deadline
+    }
+    assertThat(node.loggingIn()).as("connections logging in").isEqualTo(n);
   }
 }

@@ -17,9 +17,13 @@ import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -90,6 +94,40 @@ class SharedSecretTest {
         }
       }
       assertThat(node.status(0).state()).as("not fenced").isEqualTo(PartitionState.OWNED);
+    }
+  }
+
+  @Test
+  void aValidProofFollowedByJunkInTheSameFrameIsRefused() throws Exception {
+    KvSecret secret = secret("s");
+    try (KvNode node = node("n1", secret)) {
+      assertThat(login(node, secret, new byte[0])).as("the proof alone").isEqualTo(1);
+      assertThat(login(node, secret, b("junk"))).as("the proof, then junk").isEqualTo(0);
+    }
+  }
+
+  /**
+   * Logs in over a raw socket with a right proof followed by {@code trailer} in its frame, and
+   * returns the node's RESULT byte (1 accepted, 0 refused).
+   */
+  private static int login(KvNode node, KvSecret secret, byte[] trailer) throws Exception {
+    try (Socket raw = new Socket()) {
+      raw.setSoTimeout(Math.toIntExact(TIMEOUT.toMillis()));
+      raw.connect(node.address());
+      InputStream in = raw.getInputStream();
+      Wire.Reader hello = new Wire.Reader(Wire.readFrame(in));
+      assertThat(hello.i8()).as("version").isEqualTo((byte) 1);
+      assertThat(hello.i8()).as("auth").isEqualTo((byte) 1);
+      byte[] challenge = hello.bytes();
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(secret.key(), "HmacSHA256"));
+      mac.update("partkit-kv-auth-v1".getBytes(StandardCharsets.US_ASCII));
+      byte[] proof = mac.doFinal(challenge);
+      byte[] body = new Wire.Writer().bytes(proof).toBytes();
+      byte[] frame = Arrays.copyOf(body, body.length + trailer.length);
+      System.arraycopy(trailer, 0, frame, body.length, trailer.length);
+      Wire.writeFrame(raw.getOutputStream(), frame);
+      return new Wire.Reader(Wire.readFrame(in)).i8();
     }
   }
 

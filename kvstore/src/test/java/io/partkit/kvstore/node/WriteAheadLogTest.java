@@ -5,13 +5,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partkit.kvstore.wire.Wire;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -80,6 +88,97 @@ class WriteAheadLogTest {
       Files.copy(file, copy); // replayed while the log is still open: no close has forced it
       assertThat(replay(copy)).containsExactly(0, 1, 2);
     }
+  }
+
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS) // a waiter left waiting must fail, not hang
+  void anErrorInTheGroupCommitReleasesEveryWaiterAndFailsTheLog() throws Exception {
+    Path file = dir.resolve("wal.log");
+    List<IOException> told = new CopyOnWriteArrayList<>();
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    WriteAheadLog log = WriteAheadLog.open(file, body -> { });
+    try {
+      log.onFailure(told::add);
+      CountDownLatch inStep = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      log.commitStepForTest((channel, batch) -> {
+        inStep.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        throw new OutOfMemoryError("Java heap space (injected)");
+      });
+      long first = log.append(record(0));
+      Future<?> flusher = threads.submit(() -> {
+        log.awaitDurable(first);
+        return null;
+      });
+      assertThat(inStep.await(60, TimeUnit.SECONDS)).as("the flusher is in the step").isTrue();
+      long second = log.append(record(1));
+      Thread[] waiting = new Thread[1];
+      Future<?> waiter = threads.submit(() -> {
+        waiting[0] = Thread.currentThread();
+        log.awaitDurable(second);
+        return null;
+      });
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while ((waiting[0] == null || waiting[0].getState() != Thread.State.WAITING)
+          && System.nanoTime() < deadline) {
+        TimeUnit.MILLISECONDS.sleep(1);
+      }
+      assertThat(waiting[0].getState()).as("waits for the batch in progress")
+          .isEqualTo(Thread.State.WAITING);
+      release.countDown();
+      for (Future<?> f : List.of(flusher, waiter)) {
+        assertThatThrownBy(() -> f.get(60, TimeUnit.SECONDS))
+            .isInstanceOf(ExecutionException.class)
+            .hasCauseInstanceOf(IOException.class)
+            .hasMessageContaining("write-ahead log " + file + " failed: OutOfMemoryError");
+      }
+      assertThat(told).hasSize(1);
+      assertThat(told.get(0)).hasMessageContaining("OutOfMemoryError: Java heap space (injected)")
+          .hasRootCauseInstanceOf(OutOfMemoryError.class);
+      assertThatThrownBy(() -> log.append(record(2))).as("the log refuses everything after")
+          .isInstanceOf(UncheckedIOException.class).hasMessageContaining("OutOfMemoryError");
+    } finally {
+      threads.shutdownNow();
+      log.close();
+    }
+    assertThat(replay(file)).as("nothing of the failed batch was acknowledged").isEmpty();
+  }
+
+  @Test
+  void afterAWriteThatFailedMidBatchTheReachCoversEveryIntactRecord() throws IOException {
+    Path file = dir.resolve("wal.log");
+    Path reachFile = LogReach.fileFor(file);
+    LogReach reach = LogReach.open(reachFile);
+    WriteAheadLog log = WriteAheadLog.openWritten(file, WriteAheadLog.rewrite(file, List.of()),
+        reach);
+    long last = 0;
+    for (int i = 0; i < 100; i++) {
+      last = log.append(record(i));
+    }
+    log.awaitDurable(last); // acknowledged
+    // the disk fills halfway through the next batch: whole records of it are in the file
+    log.commitStepForTest((channel, batch) -> {
+      channel.write(java.nio.ByteBuffer.wrap(batch, 0, batch.length / 2));
+      throw new IOException("No space left on device");
+    });
+    for (int i = 100; i < 200; i++) {
+      last = log.append(record(i));
+    }
+    long failed = last;
+    assertThatThrownBy(() -> log.awaitDurable(failed))
+        .hasMessageContaining("No space left on device");
+    log.close();
+    WriteAheadLog.Replayed replayed = WriteAheadLog.replay(file, body -> { });
+    LogReach.Mark mark = LogReach.read(reachFile);
+    assertThat(mark.lengthOf(replayed.logId())).as("the reach, next to the intact records")
+        .isGreaterThanOrEqualTo(replayed.intactBytes());
+    assertThat(replay(file)).as("every acknowledged record, and none of the failed batch")
+        .hasSize(100);
   }
 
   @Test

@@ -82,8 +82,8 @@ class RangeSplitThroughCoordinatorTest {
     }
   }
 
-  /** Records the calls in order and accepts split preparations, which the recorder refuses. */
-  private static final class SplittingExecutor implements MigrationExecutor {
+  /** Records the calls in order and accepts split preparations, which the recorder cannot do. */
+  private static final class SplittingExecutor implements MigrationExecutor.SplitsPartitions {
     final RecordingMigrationExecutor recording = new RecordingMigrationExecutor();
     final List<String> calls = new ArrayList<>();
 

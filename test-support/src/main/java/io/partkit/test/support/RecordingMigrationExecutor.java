@@ -22,8 +22,12 @@ import java.util.function.Predicate;
  *
  * <p>Migrations complete on another thread than the caller's (like a real executor's network
  * callbacks), so a coordinator that waits for them is exercised for real.
+ *
+ * <p>It has none of the optional abilities: the coordinator hands it primary moves only. {@link
+ * WholeReplicaLists} is the same recorder with two of them.
  */
-public final class RecordingMigrationExecutor implements MigrationExecutor {
+public sealed class RecordingMigrationExecutor implements MigrationExecutor
+    permits RecordingMigrationExecutor.WholeReplicaLists {
 
   private final List<Migration> migrated = new ArrayList<>();
   private final List<Migration> resumed = new ArrayList<>();
@@ -33,40 +37,12 @@ public final class RecordingMigrationExecutor implements MigrationExecutor {
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicInteger maxInFlight = new AtomicInteger();
   private volatile boolean hold;
-  private volatile boolean movesReplicas;
   private volatile Predicate<Migration> rollBack = m -> false;
 
   /** From now on, migrations stay in flight forever (the process "crashed" mid-migration). */
   public RecordingMigrationExecutor holdMigrations() {
     hold = true;
     return this;
-  }
-
-  /** Whether it declares that it moves whole replica lists ({@link #movesReplicas()}). */
-  public RecordingMigrationExecutor movingReplicas(boolean whole) {
-    movesReplicas = whole;
-    return this;
-  }
-
-  @Override
-  public boolean movesReplicas() {
-    return movesReplicas;
-  }
-
-  private volatile BiFunction<PartitionAssignment, Set<NodeId>, Map<Integer, Set<NodeId>>> lost =
-      (table, members) -> Map.of();
-
-  /** What {@link #lostReplicas} answers from now on (it may throw, as a failing report). */
-  public RecordingMigrationExecutor reportingLost(
-      BiFunction<PartitionAssignment, Set<NodeId>, Map<Integer, Set<NodeId>>> report) {
-    lost = report;
-    return this;
-  }
-
-  @Override
-  public Map<Integer, Set<NodeId>> lostReplicas(PartitionAssignment committed,
-      Set<NodeId> members) {
-    return lost.apply(committed, members);
   }
 
   /** Migrations matching {@code p} roll back (complete exceptionally). */
@@ -165,5 +141,49 @@ public final class RecordingMigrationExecutor implements MigrationExecutor {
   /** Most migrations in flight at one moment. */
   public int maxInFlight() {
     return maxInFlight.get();
+  }
+  /**
+   * A recording executor that moves whole replica lists ({@link
+   * MigrationExecutor.MovesReplicas}: the coordinator hands it a migration for every change of a
+   * row, backups included) and reports lost replicas ({@link
+   * MigrationExecutor.ReportsLostReplicas}, none unless told otherwise by {@link
+   * #reportingLost}).
+   */
+  public static final class WholeReplicaLists extends RecordingMigrationExecutor
+      implements MigrationExecutor.MovesReplicas, MigrationExecutor.ReportsLostReplicas {
+
+    private volatile BiFunction<PartitionAssignment, Set<NodeId>, Map<Integer, Set<NodeId>>>
+        lost = (table, members) -> Map.of();
+
+    /** What {@link #lostReplicas} answers from now on (it may throw, as a failing report). */
+    public WholeReplicaLists reportingLost(
+        BiFunction<PartitionAssignment, Set<NodeId>, Map<Integer, Set<NodeId>>> report) {
+      lost = report;
+      return this;
+    }
+
+    @Override
+    public Map<Integer, Set<NodeId>> lostReplicas(PartitionAssignment committed,
+        Set<NodeId> members) {
+      return lost.apply(committed, members);
+    }
+
+    @Override
+    public WholeReplicaLists holdMigrations() {
+      super.holdMigrations();
+      return this;
+    }
+
+    @Override
+    public WholeReplicaLists rollBackWhen(Predicate<Migration> p) {
+      super.rollBackWhen(p);
+      return this;
+    }
+
+    @Override
+    public WholeReplicaLists failActivations(boolean fail) {
+      super.failActivations(fail);
+      return this;
+    }
   }
 }

@@ -35,6 +35,18 @@ public record Analysis(
     return keys.stream().filter(k -> k.verdict() == Verdict.INVALID).findFirst();
   }
 
+  /**
+   * The client operations checked, over all keys: 0 for a history of the nemesis alone, which is
+   * valid as Knossos answers (no client did anything that could be wrong).
+   */
+  public long clientOperations() {
+    long n = 0;
+    for (KeyResult k : keys) {
+      n += k.operations();
+    }
+    return n;
+  }
+
   /** True when the verdict is {@link Verdict#VALID}. */
   public boolean isValid() {
     return verdict == Verdict.VALID;

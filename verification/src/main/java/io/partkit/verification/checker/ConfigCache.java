@@ -26,8 +26,8 @@ final class ConfigCache {
    * cache fewer); when half full, the table grows at once to four configurations per operation
    * (at most 2^16), then doubles. Four: a key of the keyed scale histories (about 1,000
    * operations, concurrency 10) takes about 4,000 steps, at most one new configuration each, and
-   * a table that only doubled was copied twice (7% of the keyed verdict's samples, JFR,
-   * 2026-11-23). Not four from the start: the small histories (100-400 operations, mostly one
+   * a table that only doubled was copied twice (7% of the keyed verdict's samples in a JFR
+   * profile). Not four from the start: the small histories (100-400 operations, mostly one
    * after another) rarely fill even the first table, and zeroing a table four times larger
    * showed in their time.
    */
@@ -50,8 +50,8 @@ final class ConfigCache {
    * {@code new ConfigCache(operations)}, keeping its arrays when their size is one the new
    * search would reach anyway (at least the first table, at most four times its first growth;
    * the arena at most eight words per configuration of that): a checker that searches many
-   * keys on one thread allocates its tables once instead of once per key (the 1,000 keys of
-   * issue 22's long history allocated about 180 MB of them). Only the size of the arrays
+   * keys on one thread allocates its tables once instead of once per key (the 1,000 keys of the
+   * long crashed history allocated about 180 MB of them). Only the size of the arrays
    * differs from a new cache, never what it holds.
    */
   ConfigCache reset(int operations) {

@@ -74,7 +74,7 @@ public final class Linearizability {
 
   /**
    * Steps per event of a key before its reduction, which is also the length of its first turn
-   * among the keys. The 1,000 keys of issue 22's long history (about 1,500 events each, 1%
+   * among the keys. The 1,000 keys of the long crashed history (about 1,500 events each, 1%
    * crashed) are decided in 0.9 to 6 steps per event, 98% of them within 4, so most keys finish in
    * their first turn and their search's tables go to the next key. With a fixed 1,024 steps every
    * key was put back in the queue, and all 1,000 held their tables at once (about 100 MB of int

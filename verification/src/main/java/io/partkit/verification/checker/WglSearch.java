@@ -87,7 +87,7 @@ package io.partkit.verification.checker;
  * :info step's observers skipped it too (it is no :ok read, and it ignores the state or, :info
  * and read-only, can be left out of any linearization that has it directly after an :info step).
  *
- * Crashed operations (issue 22), four more rules, exact, for :info operations whose effect the
+ * Crashed operations: four more rules, exact, for :info operations whose effect the
  * model's hooks name completely: "legal everywhere, leaves t" (Model.ignoresState with
  * Model.stateAfter t: a register's write of t, "blind") or "legal in s only, leaves t"
  * (Model.requiredState s with Model.stateAfter t: a cas [s t], "guarded"). By the hooks'

@@ -32,6 +32,13 @@ public final class AnalysisText {
                 events(history),
                 a.keys().size(),
                 a.nanos() / 1e6));
+    if (a.verdict() == Verdict.VALID && a.clientOperations() == 0) {
+      sb.append("0 client operations checked: ")
+          .append(history.ops().isEmpty() ? "the history is empty"
+              : "the history holds only the nemesis' events")
+          .append(", and nothing a client did can be wrong")
+          .append(System.lineSeparator());
+    }
     if (a.verdict() == Verdict.UNKNOWN) {
       sb.append("cause: ").append(a.cause()).append(System.lineSeparator());
     }

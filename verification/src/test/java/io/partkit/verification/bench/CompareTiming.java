@@ -39,7 +39,7 @@ public final class CompareTiming {
    * Caps the warm-up of the larger histories (the Go driver's {@code scaleWarmup}). The rounds
    * must reach the plateau the JIT settles on, and on 2 cores that takes seconds of compiling, not
    * a number of rounds: the five larger histories took 265-446 ms a round in rounds 0-9 and about
-   * 105 ms from round 25 on (2026-11-26, the round times this class prints). Two, then ten,
+   * 105 ms from round 25 on (the round times this class prints). Two, then ten,
    * warm-up rounds timed the JIT's warm-up rather than the checker; cold checks are timed apart,
    * one JVM each.
    */
@@ -67,7 +67,7 @@ public final class CompareTiming {
           Math.min(warmup, SCALE_WARMUP), Math.min(rounds, SCALE_ROUNDS), plateaus));
     }
     if (corpora.contains("indep")) {
-      // issue 22's 1M-operation Jepsen independent history (IndependentFiles): the check alone,
+      // the 1M-operation Jepsen independent history (IndependentFiles): the check alone,
       // the history built in memory as IndependentFiles writes it for the driver
       rows.addAll(time("indep", List.of(new ExportHistories.Named("indep-k1000-c10-n1000000",
               IndependentFiles.history(1_000, 1_000), Verdict.VALID)),

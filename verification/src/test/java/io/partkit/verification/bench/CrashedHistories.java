@@ -14,7 +14,7 @@ import java.util.Random;
 
 /**
  * Seeded single-key cas-register histories with crashed writes and cas, shaped like Jepsen's
- * register workloads (issue 22): {@code concurrency} process slots invoke reads, writes and cas
+ * register workloads: {@code concurrency} process slots invoke reads, writes and cas
  * (one third each) over the values 0..{@code values}-1; each :ok operation takes effect at a
  * random moment between its invocation and its completion. A write or a cas crashes with
  * probability {@code crashRate}: its process completes it :info at once and a fresh process takes

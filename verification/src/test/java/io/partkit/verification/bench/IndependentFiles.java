@@ -11,12 +11,12 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Writes one seeded Jepsen {@code independent} history, the one of issue 22's "reading at the
- * speed of the disk": 1M operations (2M events) over 1,000 keys, 10 processes per key, about 1%
+ * Writes one seeded Jepsen {@code independent} history, the one of docs/checker-scale.md's
+ * "Reading": 1M operations (2M events) over 1,000 keys, 10 processes per key, about 1%
  * crashed ({@link CasHistories#keyed}, seed 9, as {@link ScaleBenchmark}'s {@code keyed}), every
  * client value a tuple {@code [k v]} and no {@code :key}, as Jepsen writes it, in the three formats
  * the readers read: {@code history.edn} (one map per line as partkit writes it: {@code :index},
- * {@code :process}, {@code :type}, {@code :f}, {@code :value}; 142 MB, the file of the issue),
+ * {@code :process}, {@code :type}, {@code :f}, {@code :value}; about 150 MB),
  * {@code history-time.edn} (as Jepsen writes it, with {@code :time} too: 189 MB),
  * {@code history.jsonl} and {@code jepsen.log}; and {@code indep.json}, the same operations for
  * the Porcupine driver ({@code tools/porcupine-compare -scale}).

@@ -17,7 +17,7 @@ import java.util.Arrays;
 import java.util.Locale;
 
 /**
- * Round-based timing of reading history files (issue 22: "reading at the speed of the disk"): per
+ * Round-based timing of reading history files ("reading at the speed of the disk"): per
  * file, {@code rounds} reads by {@link Histories#read(Path)} (the command line's), each printed
  * with its MB/s (by the wall clock, and by the reading thread's CPU time: the rate on one core,
  * which a shared machine's load does not distort as much), the load average and the heap the

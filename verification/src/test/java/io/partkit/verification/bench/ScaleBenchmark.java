@@ -12,7 +12,7 @@ import java.lang.management.MemoryType;
 import java.util.Locale;
 
 /**
- * The scale goals of issue 9, measured (a benchmark, not a test):
+ * The checker's scale goals, measured (a benchmark, not a test):
  * <ul>
  *   <li>{@code keyed}: a harness-style history of 1M operations (2M events) over 1,000 keys,
  *       10 processes per key, about 1% of operations crashed (:info), every key a valid

@@ -16,7 +16,7 @@ import java.util.Locale;
  * Times the checker on {@link SmallCorpus} (120 small cas-register histories, 7 invalid), the
  * kind of corpus on which Porcupine was measured at 51 ms (sum of per-file medians; partkit 68 ms
  * before this change) and at 0.2 ms for a single invalid history (partkit 11 ms before). The
- * figures printed next to partkit's are those published in issue 9, measured on another corpus of
+ * figures printed next to partkit's are Porcupine's published ones, measured on another corpus of
  * the same kind, not on this one; Porcupine itself checks this corpus side by side with partkit in
  * {@link CompareTiming} and {@code tools/porcupine-compare}.
  *

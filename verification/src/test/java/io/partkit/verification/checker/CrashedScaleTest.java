@@ -10,7 +10,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Longer crashed-operation histories (issue 22) are decided, and in few search steps: valid by
+ * Longer crashed-operation histories are decided, and in few search steps: valid by
  * construction ({@link CrashedHistories}), so the verdict must be valid, and the steps (exact,
  * whatever the machine's load) at most a small multiple of the operations. Before the search's
  * rules for crashed operations the 1M-operation history of this shape at concurrency 1 ran out of

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A key's first turn, and the steps before its reduction, grow with the key: four steps per
- * event, so that a key of the 1,000 in issue 22's long history (about 1,500 events, decided in
+ * event, so that a key of the 1,000 in the long keyed history (about 1,500 events, decided in
  * 0.9 to 6 steps per event) is decided in its first turn; never fewer than the 1,024 steps that
  * small histories were tuned with, never more than 65,536 however long the key.
  */

@@ -308,8 +308,9 @@ public final class Control {
       // A leaving member goes once the partition has its copies without it, all level: a
       // graceful leave never lowers redundancy, the replacement joins first.
       long staying = t.members.size() - leaving.size() - (leaving(primary) ? 1 : 0);
-      if (staying >= replicas && t.level.containsAll(t.members)
-          || leastLoadedSpare(t).isEmpty()) {
+      boolean replaced = staying >= replicas && t.level.containsAll(t.members);
+      boolean irreplaceable = staying < replicas && leastLoadedSpare(t).isEmpty();
+      if (replaced || irreplaceable) {
         List<Integer> m = new ArrayList<>(t.members);
         m.removeAll(leaving);
         change(partition, t, m);

@@ -1,0 +1,104 @@
+package io.partkit.replica;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partkit.replica.Message.Configure;
+import io.partkit.replica.Message.Levelled;
+import io.partkit.replica.Message.Pong;
+import io.partkit.replica.Message.Suspect;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The coordinator's decisions alone, on a clock the test moves. */
+class ControlTest {
+
+  private final Control control = new Control(Timing.DEFAULT, 1, 3, List.of(0, 1, 2, 3));
+  private long now;
+
+  /** Every node in {@code up} answers a heartbeat holding what the table says it holds. */
+  private void beat(Set<Integer> up) {
+    for (int n : up) {
+      Configure c = control.configuration(0);
+      Map<Integer, Long> held = c.members().contains(n) ? Map.of(0, c.epoch()) : Map.of();
+      control.step(new Envelope(n, Control.ID, new Pong(0, held)));
+    }
+  }
+
+  private void advance(long millis, Set<Integer> up) {
+    for (long t = 0; t < millis; t += 10) {
+      now += 10;
+      beat(up);
+      control.tick(now);
+      control.ready();
+    }
+  }
+
+  private void levelled() {
+    Configure c = control.configuration(0);
+    control.step(new Envelope(c.primary(), Control.ID, new Levelled(0, c.epoch())));
+  }
+
+  @Test
+  void aDownPrimaryIsReplacedByALevelBackupOnly() {
+    assertThat(control.configuration(0).members()).containsExactly(0, 1, 2);
+    advance(100, Set.of(0, 1, 2, 3)); // the nodes hold nothing yet: nobody is level
+    assertThat(control.levelMembers(0)).containsExactly(0, 1, 2); // they report the epoch
+    advance(Timing.DEFAULT.downMillis() + 50, Set.of(1, 2, 3));
+    Configure c = control.configuration(0);
+    assertThat(c.primary()).isEqualTo(1);
+    assertThat(c.members()).doesNotContain(0);
+  }
+
+  @Test
+  void noMemberIsPromotedThatIsNotKnownToBeLevel() {
+    advance(20, Set.of(0, 1, 2, 3));
+    control.step(new Envelope(0, Control.ID, new Suspect(0, 1, Set.of(1, 2))));
+    advance(10, Set.of(0, 1, 2, 3));
+    assertThat(control.configuration(0).members()).containsExactly(0);
+    levelled();
+    advance(10, Set.of(0, 1, 2, 3)); // a spare joins: it holds nothing yet
+    assertThat(control.configuration(0).members()).hasSize(2);
+    advance(Timing.DEFAULT.downMillis() + 50, Set.of(1, 2, 3)); // the primary goes down
+    assertThat(control.configuration(0).primary()).isEqualTo(0);
+    assertThat(control.settled()).isFalse();
+  }
+
+  @Test
+  void aMigrationJoinsItsTargetAndCutsOverOnceItIsLevel() {
+    advance(20, Set.of(0, 1, 2, 3));
+    assertThat(control.migrate(0, 3)).isTrue();
+    advance(10, Set.of(0, 1, 2, 3));
+    assertThat(control.configuration(0).members()).containsExactly(0, 1, 2, 3);
+    advance(50, Set.of(0, 1, 2, 3));
+    assertThat(control.configuration(0).primary()).isEqualTo(0); // not level yet
+    levelled();
+    advance(10, Set.of(0, 1, 2, 3));
+    assertThat(control.configuration(0).members()).containsExactly(3, 1, 2);
+    assertThat(control.moving(0)).isFalse();
+  }
+
+  @Test
+  void aMigrationWhoseTargetGoesDownIsRolledBack() {
+    advance(20, Set.of(0, 1, 2, 3));
+    control.migrate(0, 3);
+    advance(10, Set.of(0, 1, 2, 3));
+    advance(Timing.DEFAULT.downMillis() + 50, Set.of(0, 1, 2));
+    assertThat(control.configuration(0).members()).containsExactly(0, 1, 2);
+    assertThat(control.moving(0)).isFalse();
+  }
+
+  @Test
+  void aLeavingBackupGoesOnlyOnceItsReplacementIsLevel() {
+    advance(20, Set.of(0, 1, 2, 3));
+    control.leave(2);
+    advance(10, Set.of(0, 1, 2, 3));
+    assertThat(control.configuration(0).members()).containsExactly(0, 1, 2, 3);
+    advance(50, Set.of(0, 1, 2, 3));
+    assertThat(control.configuration(0).members()).contains(2);
+    levelled();
+    advance(10, Set.of(0, 1, 2, 3));
+    assertThat(control.configuration(0).members()).containsExactly(0, 1, 3);
+  }
+}

@@ -22,8 +22,9 @@ public enum Mutant {
    */
   ASYNC_REPLICATION("async-replication", "primaries acknowledge writes before backups hold them"),
   /**
-   * The control counts a member as level as soon as it is configured, not once its primary says
-   * the member holds its state: a failover may promote a member that holds nothing yet.
+   * The control counts a member as level as soon as it is configured (outside migrations), not
+   * once its primary says the member holds its state: a failover may promote a re-replicated
+   * member that holds nothing yet.
    */
   LEVEL_ON_CONFIGURE("level-on-configure", "members count as level once configured"),
   /**

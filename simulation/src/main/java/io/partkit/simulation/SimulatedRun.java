@@ -396,8 +396,9 @@ final class SimulatedRun {
       transmit(e);
       Mutant m = spec.mutant().orElse(null);
       if (e.message() instanceof Configure c && e.to() == c.primary()
-          && (m == Mutant.CUTOVER_BEFORE_CAUGHT_UP && c.members().size() > spec.replicas()
-              || m == Mutant.LEVEL_ON_CONFIGURE)) {
+          && (m == Mutant.CUTOVER_BEFORE_CAUGHT_UP) == c.members().size() > spec.replicas()
+          && (m == Mutant.CUTOVER_BEFORE_CAUGHT_UP || m == Mutant.LEVEL_ON_CONFIGURE)) {
+        // a migration's join for the one, any other configuration for the other
         // the planted bug: a joining target counts as level at once
         control.step(new Envelope(c.primary(), Control.ID, new Levelled(c.partition(),
             c.epoch())));

@@ -1,0 +1,105 @@
+package io.partkit.simulation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partkit.verification.checker.Verdict;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The simulator on a bounded set of seeds: every seed of the correct protocol valid, every
+ * mutant caught, a seed replayed to the byte, a failure shrunk. CI runs these on every build.
+ */
+class SimulationTest {
+
+  /** Seeds of the correct protocol checked on every build. */
+  static final int SEEDS = 200;
+  /** The most seeds a mutant may need before it is caught. */
+  static final int MUTANT_SEEDS = 500;
+
+  static SimulationSpec spec(Optional<Mutant> mutant) {
+    return SimulationSpec.of(5, Duration.ofSeconds(10), Map.of(), mutant);
+  }
+
+  @Test
+  void everySeedOfTheProtocolIsValidWithEnoughOperationsAndFaults() {
+    List<SeedResult> results = Simulation.runAll(spec(Optional.empty()), 1, SEEDS,
+        Runtime.getRuntime().availableProcessors(), r -> { });
+    List<String> failing = results.stream().filter(r -> r.verdict() != Verdict.VALID)
+        .map(r -> "seed " + r.seed() + " " + r.verdict() + ": " + r.reason()).toList();
+    assertThat(failing).as("seeds 1..%d", SEEDS).isEmpty();
+    double ops = results.stream().mapToInt(SeedResult::ops).average().orElse(0);
+    double faults = results.stream().mapToInt(SeedResult::faults).average().orElse(0);
+    assertThat(ops).as("client operations per seed").isGreaterThanOrEqualTo(1000);
+    assertThat(faults).as("faults per seed").isGreaterThanOrEqualTo(10);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mutant.class)
+  void everyMutantIsCaughtWithinItsSeeds(Mutant mutant) {
+    SimulationSpec spec = spec(Optional.of(mutant));
+    for (long seed = 1; seed <= MUTANT_SEEDS; seed++) {
+      SeedResult r = Simulation.run(spec, seed);
+      assertThat(r.verdict()).as("%s, seed %d: %s", mutant.label(), seed, r.reason())
+          .isNotEqualTo(Verdict.UNKNOWN);
+      if (r.verdict() == Verdict.INVALID) {
+        System.out.printf("mutant %s caught at seed %d: %s%n", mutant.label(), seed, r.reason());
+        return;
+      }
+    }
+    throw new AssertionError(mutant.label() + " was not caught in " + MUTANT_SEEDS + " seeds");
+  }
+
+  @Test
+  void aSeedReplaysToTheByte(@TempDir Path dir) throws Exception {
+    SimulationSpec spec = spec(Optional.empty());
+    SeedResult a = Simulation.run(spec, 17);
+    SeedResult b = Simulation.run(spec, 17);
+    SimulationStore.write(dir.resolve("a"), spec, a, "replay", null);
+    SimulationStore.write(dir.resolve("b"), spec, b, "replay", null);
+    byte[] first = Files.readAllBytes(dir.resolve("a/history.edn"));
+    assertThat(first.length).isGreaterThan(10_000);
+    assertThat(Files.readAllBytes(dir.resolve("b/history.edn"))).isEqualTo(first);
+    assertThat(Files.readString(dir.resolve("a/results.edn"))).contains(":valid? true");
+    assertThat(Files.readString(dir.resolve("a/index.html"))).contains("<svg");
+    SeedResult other = Simulation.run(spec, 18);
+    assertThat(other.history()).isNotEqualTo(a.history());
+  }
+
+  @Test
+  void aFailureIsShrunkToFewerFaultsThatStillFail() {
+    SimulationSpec spec = spec(Optional.of(Mutant.UNCHECKED_RECORDS));
+    SeedResult failing = null;
+    for (long seed = 1; failing == null && seed <= MUTANT_SEEDS; seed++) {
+      SeedResult r = Simulation.run(spec, seed);
+      failing = r.verdict() == Verdict.INVALID ? r : null;
+    }
+    assertThat(failing).isNotNull();
+    Simulation.Shrunk shrunk = Simulation.shrink(spec, failing, 60);
+    assertThat(shrunk.result().verdict()).isEqualTo(Verdict.INVALID);
+    assertThat(shrunk.plan().size()).isLessThan(failing.plan().size());
+    assertThat(shrunk.plan()).anyMatch(f -> f.kind() == Fault.Kind.CORRUPT);
+    SeedResult replayed = Simulation.run(shrunk.spec(), failing.seed(), shrunk.plan());
+    assertThat(replayed.verdict()).isEqualTo(Verdict.INVALID);
+  }
+
+  @Test
+  void aSpecOutOfRangeIsRefusedNamingTheOption() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> SimulationSpec.of(5,
+        Duration.ofSeconds(1), Map.of("replica", "3"), Optional.empty()))
+        .hasMessageContaining("unknown option replica").hasMessageContaining("replicas");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> SimulationSpec.of(2,
+        Duration.ofSeconds(1), Map.of("replicas", "3"), Optional.empty()))
+        .hasMessageContaining("replicas must be 1..nodes");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> SimulationSpec.of(5,
+        Duration.ZERO, Map.of(), Optional.empty())).hasMessageContaining("time must be positive");
+  }
+}

@@ -120,27 +120,27 @@ public final class Replica {
       if (p.mustLevel) {
         beginLevel(p);
       } else if (!p.levelled) {
-        if (now - p.sentAt >= timing.resendMillis()) {
-          for (int b : p.backups) {
-            if (!p.answered.contains(b)) {
-              send(b, snapshot(p));
-            }
-          }
-          p.sentAt = now;
-        }
-        suspectSilent(p);
+        resendToSilent(p, snapshot(p));
       } else if (p.current != null) {
-        if (now - p.sentAt >= timing.resendMillis()) {
-          for (int b : p.backups) {
-            if (!p.answered.contains(b)) {
-              send(b, inFlight(p));
-            }
-          }
-          p.sentAt = now;
-        }
-        suspectSilent(p);
+        resendToSilent(p, inFlight(p));
       }
     }
+  }
+
+  /**
+   * Sends {@code m} again to the backups that have not answered it once the resend interval has
+   * passed (messages may be lost), and names them as suspects once the suspicion time has.
+   */
+  private void resendToSilent(Part p, Message m) {
+    if (now - p.sentAt >= timing.resendMillis()) {
+      for (int b : p.backups) {
+        if (!p.answered.contains(b)) {
+          send(b, m);
+        }
+      }
+      p.sentAt = now;
+    }
+    suspectSilent(p);
   }
 
   /** What to make durable, then send, since the last call. */

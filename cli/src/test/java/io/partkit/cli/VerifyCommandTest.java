@@ -75,7 +75,7 @@ class VerifyCommandTest {
     assertThat(err.toString()).contains("--hosts and --ssh-* options need --runtime ssh");
     assertThat(run("--system", "kv", "--runtime", "ssh", "--hosts", "h1,h1", "--store",
         store.toString())).isEqualTo(64);
-    assertThat(err.toString()).contains("host h1 is listed twice in --hosts");
+    assertThat(err.toString()).contains("ssh option hosts=h1,h1: host h1 is listed twice");
     assertThat(run("--store", store.toString())).isEqualTo(64);
     assertThat(err.toString()).contains("Missing required option: '--system=<system>'");
     assertThat(store.resolve("kv")).satisfiesAnyOf(

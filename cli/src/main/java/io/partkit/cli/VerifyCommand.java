@@ -5,6 +5,7 @@ import io.partkit.harness.VerifyRun;
 import io.partkit.harness.VerifySpec;
 import io.partkit.harness.runtime.ContainersProvider;
 import io.partkit.harness.runtime.RuntimeSpec;
+import io.partkit.harness.runtime.Runtimes;
 import io.partkit.harness.runtime.SetupException;
 import io.partkit.harness.runtime.SshProvider;
 import io.partkit.harness.system.Systems;
@@ -58,6 +59,8 @@ final class VerifyCommand implements Callable<Integer> {
       List<String> footer = new ArrayList<>(List.of("", "Systems on the class path "
           + "(partkit systems lists them too):"));
       footer.addAll(SystemsCommand.describe(Systems.load()));
+      footer.addAll(List.of("", "Runtimes on the class path (partkit runtimes lists them too):"));
+      footer.addAll(RuntimesCommand.describe(Runtimes.load()));
       spec.usageMessage().footer(footer.toArray(String[]::new));
       return help.footer();
     });

@@ -77,7 +77,8 @@ final class VerifyCommand implements Callable<Integer> {
       description = "Faults, comma-separated: kill, pause, membership, migration (a fault aimed "
           + "at a migration in flight) and lose (a node and its disk lost for good), each for a "
           + "system with the capability of that name (listed below; kv loses nodes with "
-          + "--option replicas=2 or more), and partition (runtimes netns, containers, ssh). "
+          + "--option replicas=2 or more), and partition (a runtime with the partitions "
+          + "capability: netns, containers, ssh). "
           + "Default: none.")
   List<String> nemesis;
 

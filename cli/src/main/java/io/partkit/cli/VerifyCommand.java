@@ -107,7 +107,8 @@ final class VerifyCommand implements Callable<Integer> {
   @Option(names = "--runtime", defaultValue = "processes",
       description = "Where the nodes run: processes (loopback, the default), netns (network "
           + "namespaces, root), containers (a Docker engine; image partkit/node:bookworm-1 from "
-          + "tools/build-node-image), containers:IMAGE, ssh (real hosts over SSH: --hosts), or "
+          + "tools/build-node-image), containers:IMAGE, ssh (real hosts over SSH: --hosts, or "
+          + "ssh:HOST,HOST...), or "
           + "any runtime on the class path, listed below.")
   String runtime;
 
@@ -183,7 +184,8 @@ final class VerifyCommand implements Callable<Integer> {
 
   /**
    * {@code --runtime} with its options: the typed {@code --hosts} and {@code --ssh-*} flags handed
-   * to the ssh runtime as they are, {@code containers:IMAGE} as the containers runtime's image, and
+   * to the ssh runtime as they are, {@code containers:IMAGE} as the containers runtime's image,
+   * {@code ssh:HOSTS} as the ssh runtime's hosts, and
    * every {@code --runtime-option} as text for the runtime to parse once.
    */
   private RuntimeSpec runtimeSpec() {
@@ -193,11 +195,15 @@ final class VerifyCommand implements Callable<Integer> {
     if (runtime.startsWith("containers:")) {
       r = RuntimeSpec.named("containers").with(ContainersProvider.IMAGE,
           runtime.substring("containers:".length()));
+    } else if (runtime.startsWith("ssh:")) { // the hosts' short form, as the runtime's own text
+      r = RuntimeSpec.named("ssh").withText(SshProvider.HOSTS.name(),
+          runtime.substring("ssh:".length()));
     } else {
       r = RuntimeSpec.named(runtime);
     }
-    if (runtime.equals("ssh")) {
-      if ((hosts == null || hosts.isEmpty()) && !runtimeOptions.containsKey("hosts")) {
+    if (r.name().equals("ssh")) {
+      if ((hosts == null || hosts.isEmpty()) && !runtimeOptions.containsKey("hosts")
+          && !runtime.startsWith("ssh:")) {
         throw new IllegalArgumentException("--runtime ssh needs --hosts h1,h2,h3");
       }
       if (hosts != null) {

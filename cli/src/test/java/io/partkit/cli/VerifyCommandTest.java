@@ -78,6 +78,9 @@ class VerifyCommandTest {
     assertThat(run("--system", "kv", "--runtime", "ssh", "--hosts", "h1,h1", "--store",
         store.toString())).isEqualTo(64);
     assertThat(err.toString()).contains("ssh option hosts=h1,h1: host h1 is listed twice");
+    assertThat(run("--system", "kv", "--runtime", "ssh:h2,h2", "--store", store.toString()))
+        .isEqualTo(64);
+    assertThat(err.toString()).contains("ssh option hosts=h2,h2: host h2 is listed twice");
     assertThat(run("--system", "kv", "--runtime", "ssh", "--hosts", "h1", "--ssh-port", "0",
         "--store", store.toString())).isEqualTo(64);
     assertThat(err.toString()).contains("ssh option port=0: out of range (expected an integer "

@@ -15,6 +15,7 @@ import picocli.CommandLine.Spec;
     subcommands = {
       BenchCommand.class,
       CheckCommand.class,
+      RuntimesCommand.class,
       SimulateCommand.class,
       StrategiesCommand.class,
       SystemsCommand.class,

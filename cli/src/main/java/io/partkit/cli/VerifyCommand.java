@@ -3,8 +3,11 @@ package io.partkit.cli;
 import io.partkit.harness.RunResult;
 import io.partkit.harness.VerifyRun;
 import io.partkit.harness.VerifySpec;
+import io.partkit.harness.runtime.ContainersProvider;
+import io.partkit.harness.runtime.RuntimeSpec;
+import io.partkit.harness.runtime.Runtimes;
 import io.partkit.harness.runtime.SetupException;
-import io.partkit.harness.runtime.SshTarget;
+import io.partkit.harness.runtime.SshProvider;
 import io.partkit.harness.system.Systems;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -15,6 +18,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -55,6 +59,8 @@ final class VerifyCommand implements Callable<Integer> {
       List<String> footer = new ArrayList<>(List.of("", "Systems on the class path "
           + "(partkit systems lists them too):"));
       footer.addAll(SystemsCommand.describe(Systems.load()));
+      footer.addAll(List.of("", "Runtimes on the class path (partkit runtimes lists them too):"));
+      footer.addAll(RuntimesCommand.describe(Runtimes.load()));
       spec.usageMessage().footer(footer.toArray(String[]::new));
       return help.footer();
     });
@@ -71,7 +77,8 @@ final class VerifyCommand implements Callable<Integer> {
       description = "Faults, comma-separated: kill, pause, membership, migration (a fault aimed "
           + "at a migration in flight) and lose (a node and its disk lost for good), each for a "
           + "system with the capability of that name (listed below; kv loses nodes with "
-          + "--option replicas=2 or more), and partition (runtimes netns, containers, ssh). "
+          + "--option replicas=2 or more), and partition (a runtime with the partitions "
+          + "capability: netns, containers, ssh). "
           + "Default: none.")
   List<String> nemesis;
 
@@ -98,10 +105,18 @@ final class VerifyCommand implements Callable<Integer> {
   Path store;
 
   @Option(names = "--runtime", defaultValue = "processes",
-      description = "processes (loopback, the default), netns (network namespaces, root), "
-          + "containers (a Docker engine; image partkit/node:bookworm-1 from "
-          + "tools/build-node-image), containers:IMAGE, or ssh (real hosts over SSH: --hosts).")
+      description = "Where the nodes run: processes (loopback, the default), netns (network "
+          + "namespaces, root), containers (a Docker engine; image partkit/node:bookworm-1 from "
+          + "tools/build-node-image), containers:IMAGE, ssh (real hosts over SSH: --hosts, or "
+          + "ssh:HOST,HOST...), or "
+          + "any runtime on the class path, listed below.")
   String runtime;
+
+  @Option(names = "--runtime-option", paramLabel = "KEY=VALUE",
+      description = "A runtime option, checked before anything starts (an unknown key or a bad "
+          + "value is refused listing the known ones). Each runtime's options are listed below; "
+          + "the --hosts and --ssh-* flags set the ssh runtime's.")
+  Map<String, String> runtimeOptions = new LinkedHashMap<>();
 
   @Option(names = "--hosts", split = ",", paramLabel = "HOST",
       description = "With --runtime ssh: the hosts the nodes run on, comma-separated (node i on "
@@ -133,7 +148,7 @@ final class VerifyCommand implements Callable<Integer> {
 
   @Option(names = "--ssh-dir", paramLabel = "DIR",
       description = "With --runtime ssh: where runs keep their files on the hosts (default "
-          + SshTarget.DEFAULT_DIR + ").")
+          + SshProvider.DEFAULT_DIR + ").")
   String sshDir;
 
   @Option(names = "--ops-per-key", defaultValue = "200",
@@ -151,37 +166,74 @@ final class VerifyCommand implements Callable<Integer> {
           + "see docs/harness.md for what they do.")
   Map<String, String> options = new LinkedHashMap<>();
 
-  /** {@code --runtime} as given, or for {@code ssh} the target built from the ssh options. */
-  private String runtimeName() {
-    boolean sshOptions = hosts != null || sshUser != null || sshKey != null || sshPort != null
+  /** The command line's flags for runtime options: {@code --hosts} is the ssh runtime's hosts. */
+  private static final Map<String, String> FLAGS = Map.of(
+      "ssh/" + SshProvider.HOSTS.name(), "--hosts",
+      "ssh/" + SshProvider.USER.name(), "--ssh-user",
+      "ssh/" + SshProvider.KEY.name(), "--ssh-key",
+      "ssh/" + SshProvider.PORT.name(), "--ssh-port",
+      "ssh/" + SshProvider.KNOWN_HOSTS.name(), "--ssh-known-hosts",
+      "ssh/" + SshProvider.ACCEPT_NEW_HOST_KEYS.name(), "--ssh-accept-new-host-keys",
+      "ssh/" + SshProvider.DIR.name(), "--ssh-dir",
+      "containers/" + ContainersProvider.IMAGE.name(), "--runtime containers:IMAGE");
+
+  /** The flag that sets {@code runtime}'s option {@code option}, if there is one. */
+  static Optional<String> flagFor(String runtime, String option) {
+    return Optional.ofNullable(FLAGS.get(runtime + "/" + option));
+  }
+
+  /**
+   * {@code --runtime} with its options: the typed {@code --hosts} and {@code --ssh-*} flags handed
+   * to the ssh runtime as they are, {@code containers:IMAGE} as the containers runtime's image,
+   * {@code ssh:HOSTS} as the ssh runtime's hosts, and
+   * every {@code --runtime-option} as text for the runtime to parse once.
+   */
+  private RuntimeSpec runtimeSpec() {
+    boolean sshFlags = hosts != null || sshUser != null || sshKey != null || sshPort != null
         || sshKnownHosts != null || sshAcceptNew || sshDir != null;
-    if (!runtime.equals("ssh")) {
-      if (sshOptions) {
-        throw new IllegalArgumentException("--hosts and --ssh-* options need --runtime ssh");
+    RuntimeSpec r;
+    if (runtime.startsWith("containers:")) {
+      r = RuntimeSpec.named("containers").with(ContainersProvider.IMAGE,
+          runtime.substring("containers:".length()));
+    } else if (runtime.startsWith("ssh:")) { // the hosts' short form, as the runtime's own text
+      r = RuntimeSpec.named("ssh").withText(SshProvider.HOSTS.name(),
+          runtime.substring("ssh:".length()));
+    } else {
+      r = RuntimeSpec.named(runtime);
+    }
+    if (r.name().equals("ssh")) {
+      if ((hosts == null || hosts.isEmpty()) && !runtimeOptions.containsKey("hosts")
+          && !runtime.startsWith("ssh:")) {
+        throw new IllegalArgumentException("--runtime ssh needs --hosts h1,h2,h3");
       }
-      return runtime;
+      if (hosts != null) {
+        r = r.with(SshProvider.HOSTS, hosts.stream().map(String::trim).toList());
+      }
+      if (sshUser != null) {
+        r = r.with(SshProvider.USER, sshUser);
+      }
+      if (sshKey != null) {
+        r = r.with(SshProvider.KEY, sshKey.toAbsolutePath());
+      }
+      if (sshPort != null) {
+        r = r.with(SshProvider.PORT, sshPort);
+      }
+      if (sshKnownHosts != null) {
+        r = r.with(SshProvider.KNOWN_HOSTS, sshKnownHosts.toAbsolutePath());
+      }
+      if (sshAcceptNew) {
+        r = r.with(SshProvider.ACCEPT_NEW_HOST_KEYS, true);
+      }
+      if (sshDir != null) {
+        r = r.with(SshProvider.DIR, sshDir);
+      }
+    } else if (sshFlags) {
+      throw new IllegalArgumentException("--hosts and --ssh-* options need --runtime ssh");
     }
-    if (hosts == null || hosts.isEmpty()) {
-      throw new IllegalArgumentException("--runtime ssh needs --hosts h1,h2,h3");
+    for (Map.Entry<String, String> e : runtimeOptions.entrySet()) {
+      r = r.withText(e.getKey(), e.getValue());
     }
-    SshTarget t = SshTarget.of(hosts.stream().map(String::trim).toList())
-        .withAcceptNewHostKeys(sshAcceptNew);
-    if (sshUser != null) {
-      t = t.withUser(sshUser);
-    }
-    if (sshKey != null) {
-      t = t.withKey(sshKey.toAbsolutePath());
-    }
-    if (sshPort != null) {
-      t = t.withPort(sshPort);
-    }
-    if (sshKnownHosts != null) {
-      t = t.withKnownHosts(sshKnownHosts.toAbsolutePath());
-    }
-    if (sshDir != null) {
-      t = t.withDir(sshDir);
-    }
-    return t.runtimeName();
+    return r;
   }
 
   @Override
@@ -193,7 +245,7 @@ final class VerifyCommand implements Callable<Integer> {
       List<String> kinds = nemesis.stream().filter(s -> !s.isBlank()).map(String::trim).toList();
       VerifySpec.Builder b = VerifySpec.builder(system).nemeses(kinds)
           .time(Durations.parse("--time", time)).concurrency(concurrency).rate(rate)
-          .seed(seed).store(store).runtime(runtimeName()).opsPerKey(opsPerKey)
+          .seed(seed).store(store).runtime(runtimeSpec()).opsPerKey(opsPerKey)
           .checkTimeLimit(Durations.parseLimit("--check-time-limit", checkTimeLimit))
           .options(options);
       if (nodes != null) {

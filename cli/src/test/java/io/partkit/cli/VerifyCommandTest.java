@@ -2,6 +2,8 @@ package io.partkit.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.partkit.harness.runtime.RuntimeOption;
+import io.partkit.harness.runtime.Runtimes;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -75,7 +77,22 @@ class VerifyCommandTest {
     assertThat(err.toString()).contains("--hosts and --ssh-* options need --runtime ssh");
     assertThat(run("--system", "kv", "--runtime", "ssh", "--hosts", "h1,h1", "--store",
         store.toString())).isEqualTo(64);
-    assertThat(err.toString()).contains("host h1 is listed twice in --hosts");
+    assertThat(err.toString()).contains("ssh option hosts=h1,h1: host h1 is listed twice");
+    assertThat(run("--system", "kv", "--runtime", "ssh:h2,h2", "--store", store.toString()))
+        .isEqualTo(64);
+    assertThat(err.toString()).contains("ssh option hosts=h2,h2: host h2 is listed twice");
+    assertThat(run("--system", "kv", "--runtime", "ssh", "--hosts", "h1", "--ssh-port", "0",
+        "--store", store.toString())).isEqualTo(64);
+    assertThat(err.toString()).contains("ssh option port=0: out of range (expected an integer "
+        + "from 1 to 65535)");
+    assertThat(run("--system", "kv", "--runtime-option", "image=x", "--store", store.toString()))
+        .isEqualTo(64);
+    assertThat(err.toString()).contains("unknown processes option 'image'")
+        .contains("processes takes no options");
+    assertThat(run("--system", "kv", "--runtime", "containers", "--runtime-option",
+        "imag=x", "--store", store.toString())).isEqualTo(64);
+    assertThat(err.toString()).contains("unknown containers option 'imag'")
+        .contains("containers options: image=partkit/node:bookworm-1");
     assertThat(run("--store", store.toString())).isEqualTo(64);
     assertThat(err.toString()).contains("Missing required option: '--system=<system>'");
     assertThat(store.resolve("kv")).satisfiesAnyOf(
@@ -121,6 +138,47 @@ class VerifyCommandTest {
         assertThat(help).as(name + " option " + option.name()).contains(option.name() + "=");
       }
     }
+  }
+
+  @Test
+  void theHelpListsEveryRuntimeOnTheClassPathWithItsOptions() {
+    assertThat(run("--help")).isZero();
+    String help = out.toString().replaceAll("\\s+", " ");
+    assertThat(help).contains("Runtimes on the class path (partkit runtimes lists them too):")
+        .contains("--runtime-option=KEY=VALUE");
+    Runtimes runtimes = Runtimes.load();
+    assertThat(runtimes.names()).contains("processes", "netns", "containers", "ssh",
+        "recording");
+    for (String name : runtimes.names()) {
+      assertThat(help).as(name).contains(name + " " + runtimes.provider(name).description());
+      for (RuntimeOption<?> option : runtimes.provider(name).options().options()) {
+        assertThat(help).as(name + " option " + option.name())
+            .contains("--runtime-option " + option.name() + "=");
+      }
+    }
+  }
+
+  @Test
+  void aRuntimeFromOutsideTheHarnessRunsAVerifyAndIsRecorded(@TempDir Path store)
+      throws Exception {
+    Path starts = store.resolve("starts.txt");
+    int code = run("--system", "kv", "--nodes", "3", "--time", "5s", "--concurrency", "4",
+        "--rate", "100", "--seed", "3", "--nemesis", "kill", "--store", store.toString(),
+        "--runtime", "recording", "--runtime-option", "starts=" + starts);
+    assertThat(code).as(err.toString()).isZero();
+    assertThat(Files.readAllLines(starts)).contains("start n1", "start n2", "start n3",
+        "start coord");
+    assertThat(err.toString()).contains("(recording starts=" + starts + ")");
+    assertThat(Files.readString(store.resolve("latest").resolve("results.edn")))
+        .contains(":runtime :recording, :runtime-options {\"starts\" \"" + starts + "\"}");
+
+    // it offers no partitions: refused before anything starts, as on processes
+    assertThat(run("--system", "kv", "--nemesis", "partition", "--store", store.toString(),
+        "--runtime", "recording", "--runtime-option", "starts=" + starts)).isEqualTo(64);
+    assertThat(err.toString()).contains("the recording runtime cannot cut the network");
+    assertThat(run("--system", "kv", "--store", store.toString(), "--runtime", "recording"))
+        .isEqualTo(64);
+    assertThat(err.toString()).contains("recording option starts is required");
   }
 
   @Test

@@ -18,7 +18,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -61,19 +60,6 @@ class SetupFailureTest {
       started.add(p);
       return p;
     }
-
-    @Override
-    public boolean supportsPartitions() {
-      return false;
-    }
-
-    @Override
-    public void partition(Map<String, Set<String>> grudge) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public void heal() {}
 
     @Override
     public void close() {

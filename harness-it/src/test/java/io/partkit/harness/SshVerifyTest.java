@@ -2,6 +2,7 @@ package io.partkit.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.partkit.harness.runtime.RuntimeSpec;
 import io.partkit.harness.runtime.SshHosts;
 import io.partkit.verification.checker.Verdict;
 import java.nio.file.Files;
@@ -35,8 +36,8 @@ class SshVerifyTest {
     }
   }
 
-  private static String runtime() {
-    return hosts.target().runtimeName();
+  private static RuntimeSpec runtime() {
+    return hosts.runtime();
   }
 
   @Test
@@ -81,7 +82,7 @@ class SshVerifyTest {
 
   /** The hosts share this machine's disk, so the test (never the runtime) can look. */
   private static void assertNothingLeftOnTheHosts() throws Exception {
-    Path runs = Path.of(hosts.target().dir());
+    Path runs = hosts.runsDir();
     try (Stream<Path> left = Files.list(runs)) {
       assertThat(left.map(p -> p.getFileName().toString()))
           .as("run directories left on the hosts").allMatch(n -> n.equals("cache"));

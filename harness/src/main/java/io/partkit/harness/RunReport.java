@@ -69,7 +69,8 @@ final class RunReport {
     h.append("<h1>partkit verify: ").append(escape(spec.system())).append(" &mdash; <span class='")
         .append(cls).append("'>").append(cls).append("</span></h1>");
     h.append("<p>").append(escape(r.summary())).append("</p>");
-    h.append("<p>nodes ").append(spec.nodes()).append(", runtime ").append(escape(spec.runtime()))
+    h.append("<p>nodes ").append(spec.nodes()).append(", runtime ")
+        .append(escape(spec.runtime().toString()))
         .append(", nemesis ").append(escape(spec.nemeses().isEmpty() ? "none"
             : String.join(", ", spec.nemeses())))
         .append(", time ").append(spec.time().toSeconds()).append(" s, concurrency ")

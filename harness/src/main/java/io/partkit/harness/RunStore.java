@@ -120,7 +120,9 @@ final class RunStore {
         .append(", :concurrency ").append(spec.concurrency())
         .append(", :rate ").append(fmt(spec.rate()))
         .append(", :seed ").append(spec.seed())
-        .append(", :runtime :").append(spec.runtime())
+        .append(", :runtime :").append(spec.runtime().name())
+        .append(spec.runtime().givenText().isEmpty() ? "" : ", :runtime-options "
+            + Values.toEdn(spec.runtime().givenText()))
         .append(", :ops-per-key ").append(spec.opsPerKey())
         .append(", :options ").append(Values.toEdn(Map.copyOf(spec.options()))).append("}}\n");
     return sb.toString();

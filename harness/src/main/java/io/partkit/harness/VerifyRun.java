@@ -99,11 +99,13 @@ public final class VerifyRun {
     }
     // checked before anything starts; the system reads these, defaults applied
     OptionValues options = provider.options().check(spec.options(), spec.nodes());
+    Runtimes runtimes = Runtimes.load();
+    runtimes.check(spec.runtime());
     SystemUnderTest system = provider.create();
     Path dir = runDirectory(spec);
     NodeRuntime runtime;
     try {
-      runtime = Runtimes.named(spec.runtime(), dir);
+      runtime = runtimes.create(spec.runtime(), dir);
       for (Nemesis n : nemeses) {
         Nemeses.refusal(n, system, runtime, spec.nodes(), options).ifPresent(why -> {
           throw new IllegalArgumentException("nemesis " + n.name() + " cannot run here: " + why);

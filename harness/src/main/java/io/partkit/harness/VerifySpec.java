@@ -1,5 +1,6 @@
 package io.partkit.harness;
 
+import io.partkit.harness.runtime.RuntimeSpec;
 import io.partkit.harness.system.SystemProvider;
 import io.partkit.harness.system.Systems;
 import java.nio.file.Path;
@@ -20,14 +21,16 @@ import java.util.Objects;
  * @param rate operations per second over all workers; 0 for as fast as they go
  * @param seed the seed of the workload and the fault schedule
  * @param store where runs are stored ({@code <store>/<system>/<time>/})
- * @param runtime {@code processes}, {@code netns} or {@code containers}
+ * @param runtime the runtime and its options, typed: {@code processes}, {@code netns}, {@code
+ *     containers}, {@code ssh} or any {@link io.partkit.harness.runtime.RuntimeProvider} on the
+ *     class path
  * @param opsPerKey operations on one key before its workers take a fresh key
  * @param threadsPerKey workers sharing one key at a time
  * @param checkTimeLimit the linearizability checker's time limit (beyond it: unknown)
  * @param options system options (kv: {@code partitions}, {@code fault})
  */
 public record VerifySpec(String system, int nodes, List<String> nemeses, Duration time,
-    int concurrency, double rate, long seed, Path store, String runtime, int opsPerKey,
+    int concurrency, double rate, long seed, Path store, RuntimeSpec runtime, int opsPerKey,
     int threadsPerKey, Duration checkTimeLimit, Map<String, String> options) {
 
   public VerifySpec {
@@ -90,7 +93,7 @@ public record VerifySpec(String system, int nodes, List<String> nemeses, Duratio
     private double rate = 200;
     private long seed = 1;
     private Path store = Path.of("store");
-    private String runtime = "processes";
+    private RuntimeSpec runtime = RuntimeSpec.processes();
     private int opsPerKey = 200;
     private int threadsPerKey = 5;
     private Duration checkTimeLimit = Duration.ofSeconds(120);
@@ -137,9 +140,15 @@ public record VerifySpec(String system, int nodes, List<String> nemeses, Duratio
       return this;
     }
 
-    public Builder runtime(String name) {
-      this.runtime = name;
+    /** The runtime with its options (checked when the run starts). */
+    public Builder runtime(RuntimeSpec r) {
+      this.runtime = r;
       return this;
+    }
+
+    /** The runtime called {@code name}, with its defaults. */
+    public Builder runtime(String name) {
+      return runtime(RuntimeSpec.named(name));
     }
 
     public Builder opsPerKey(int n) {

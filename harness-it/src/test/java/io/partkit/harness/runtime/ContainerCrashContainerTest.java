@@ -48,7 +48,8 @@ class ContainerCrashContainerTest {
     assertThat(child.process.waitFor(30, TimeUnit.SECONDS)).isTrue();
     assertThat(ownedBy(docker, child.process.pid())).as("left behind by kill -9").isNotEmpty();
 
-    try (NodeRuntime next = Runtimes.named("containers", tmp.resolve("next"))) {
+    try (NodeRuntime next = Runtimes.load().create(RuntimeSpec.named("containers"),
+        tmp.resolve("next"))) {
       next.open(List.of("n1"));
       assertThat(ownedBy(docker, child.process.pid())).as("after the next run's start").isEmpty();
       assertThat(docker.listNetworksCmd().withFilter("label",
@@ -71,7 +72,8 @@ class ContainerCrashContainerTest {
           + " stopped answering");
     } finally {
       // what the cut-off run could not remove: the next run's start does
-      try (NodeRuntime next = Runtimes.named("containers", tmp.resolve("next"))) {
+      try (NodeRuntime next = Runtimes.load().create(RuntimeSpec.named("containers"),
+          tmp.resolve("next"))) {
         next.open(List.of("n1"));
       }
     }

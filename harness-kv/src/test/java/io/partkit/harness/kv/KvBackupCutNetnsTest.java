@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.harness.runtime.NetnsPrerequisite;
 import io.partkit.harness.runtime.NodeRuntime;
+import io.partkit.harness.runtime.RuntimeCapability;
 import io.partkit.harness.runtime.Runtimes;
 import io.partkit.harness.system.Client;
 import io.partkit.harness.system.Operation;
@@ -62,6 +63,7 @@ class KvBackupCutNetnsTest {
     OptionValues checked = new KvProvider().options().check(options, 3);
     Path dir = Path.of("target", "kv-backup-cut-" + System.nanoTime()).toAbsolutePath();
     try (NodeRuntime runtime = Runtimes.netns(dir)) {
+      RuntimeCapability.Partitions cuts = (RuntimeCapability.Partitions) runtime;
       KvSystem kv = new KvSystem();
       try {
         kv.start(new SystemContext(runtime, dir, 3, 25L, checked));
@@ -76,7 +78,7 @@ class KvBackupCutNetnsTest {
         await("a first acknowledged write", () -> write(client, keys, next, acknowledged) > 0);
         long epochBefore = kv.status(primary, PARTITION).epoch();
 
-        runtime.partition(Map.of(primary, Set.of(backup), backup, Set.of(primary)));
+        cuts.partition(Map.of(primary, Set.of(backup), backup, Set.of(primary)));
         int beforeCut = acknowledged.size();
         await(ACKNOWLEDGED_DURING_CUT + " writes acknowledged during the cut between " + primary
                 + " and " + backup,
@@ -86,7 +88,7 @@ class KvBackupCutNetnsTest {
         assertThat(during.epoch()).as("the primary goes on at a newer epoch, without " + backup)
             .isGreaterThan(epochBefore);
 
-        runtime.heal();
+        cuts.heal();
         await(backup + " a backup again, caught up with " + primary, () -> {
           PartitionStatus p = kv.status(primary, PARTITION);
           PartitionStatus b = kv.status(backup, PARTITION);
@@ -102,7 +104,7 @@ class KvBackupCutNetnsTest {
         assertThat(acknowledged.size()).isGreaterThan(ACKNOWLEDGED_DURING_CUT);
         client.close();
       } finally {
-        runtime.heal();
+        cuts.heal();
         kv.close();
       }
     }

@@ -1,6 +1,7 @@
 package io.partkit.harness.nemesis;
 
 import io.partkit.harness.runtime.NodeRuntime;
+import io.partkit.harness.runtime.RuntimeCapability;
 import io.partkit.harness.runtime.SetupException;
 import io.partkit.harness.system.Capability;
 import io.partkit.harness.system.OptionValues;
@@ -86,9 +87,9 @@ public final class Nemeses {
         : Optional.of(what + " needs at least 2 nodes: have " + nodes);
   }
 
-  private static void healNetwork(NodeRuntime runtime) {
+  private static void healNetwork(RuntimeCapability.Partitions cuts) {
     try {
-      runtime.heal();
+      cuts.heal();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot heal the network", e);
     }
@@ -196,9 +197,10 @@ public final class Nemeses {
     @Override
     public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime,
         int nodes) {
-      if (!runtime.supportsPartitions()) {
+      if (!(runtime instanceof RuntimeCapability.Partitions)) {
         return Optional.of("the " + runtime.name() + " runtime cannot cut the network: use "
-            + "--runtime containers (a Docker engine), netns (root) or ssh (hosts)");
+            + "--runtime containers (a Docker engine), netns (root) or ssh (hosts), or another "
+            + "runtime with the partitions capability (partkit runtimes lists them)");
       }
       return nodes < 2
           ? Optional.of("a partition needs at least 2 nodes") : Optional.empty();
@@ -213,12 +215,13 @@ public final class Nemeses {
           : new String[] {"halves", "isolate"};
       String shape = shapes[random.nextInt(shapes.length)];
       Map<String, Set<String>> grudge = Grudges.of(shape, nodes);
+      RuntimeCapability.Partitions cuts = (RuntimeCapability.Partitions) runtime;
       try {
-        runtime.partition(grudge);
+        cuts.partition(grudge);
       } catch (IOException e) {
         throw new UncheckedIOException("cannot partition " + grudge, e);
       }
-      return fault("partition " + shape + " " + grudge, () -> healNetwork(runtime));
+      return fault("partition " + shape + " " + grudge, () -> healNetwork(cuts));
     }
   }
 
@@ -308,15 +311,15 @@ public final class Nemeses {
               () -> killing.restart(leader));
         }));
       }
-      if (runtime.supportsPartitions()) {
+      if (runtime instanceof RuntimeCapability.Partitions cuts) {
         choices.put("cut", () -> {
           try {
-            runtime.partition(Map.of(m.source(), new TreeSet<>(Set.of(m.target())),
+            cuts.partition(Map.of(m.source(), new TreeSet<>(Set.of(m.target())),
                 m.target(), new TreeSet<>(Set.of(m.source()))));
           } catch (IOException e) {
             throw new SetupException("cannot cut " + m.source() + " from " + m.target(), e);
           }
-          return fault("cut source from target" + where, () -> healNetwork(runtime));
+          return fault("cut source from target" + where, () -> healNetwork(cuts));
         });
       }
       if (choices.isEmpty()) {

@@ -19,7 +19,9 @@ public interface Nemesis {
 
   /**
    * The {@link Capability} a system must offer for this nemesis (kill needs {@link
-   * Capability.Kill}); empty when it needs none (a partition needs only the runtime). A run on a
+   * Capability.Kill}); empty when it needs none (a partition needs only a runtime with {@link
+   * io.partkit.harness.runtime.RuntimeCapability.Partitions}, which it checks in {@link
+   * #unsupported}). A run on a
    * system without it is refused before anything starts; {@link #unsupported} and {@link #start}
    * may cast the system to it.
    */

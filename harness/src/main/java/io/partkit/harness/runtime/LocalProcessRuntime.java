@@ -10,7 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Nodes as plain processes on loopback. Kill, pause, restart and membership are real; a network
- * partition is not possible (every node shares 127.0.0.1), so {@link #partition} refuses.
+ * partition is not possible (every node shares 127.0.0.1), so it does not offer {@link
+ * RuntimeCapability.Partitions}.
  */
 final class LocalProcessRuntime implements NodeRuntime {
 
@@ -54,22 +55,6 @@ final class LocalProcessRuntime implements NodeRuntime {
       started.add(child);
     }
     return child;
-  }
-
-  @Override
-  public boolean supportsPartitions() {
-    return false;
-  }
-
-  @Override
-  public void partition(Map<String, Set<String>> grudge) {
-    throw new UnsupportedOperationException("the processes runtime shares loopback between all "
-        + "nodes and cannot partition them: use --runtime netns (needs root)");
-  }
-
-  @Override
-  public void heal() {
-    // nothing is ever cut on loopback
   }
 
   @Override

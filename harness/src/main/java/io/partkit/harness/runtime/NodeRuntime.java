@@ -5,15 +5,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * Where a run's nodes live: local processes on loopback, processes in Linux network namespaces, or
- * containers. The same system code runs on each; the runtime decides how a node is reached and
- * which faults are real.
+ * Where a run's nodes live: local processes on loopback, processes in Linux network namespaces,
+ * containers, real hosts over SSH, or a runtime of your own ({@link RuntimeProvider}). The same
+ * system code runs on each; the runtime decides how a node is reached. What it can do beyond
+ * that are the {@link RuntimeCapability} interfaces it implements: a runtime that can cut the
+ * network implements {@link RuntimeCapability.Partitions}.
  *
  * <p>Lifecycle: {@link #open} once with every node name the run may start, then any number of
  * {@link #start}s (a node restarted after a kill keeps its host and ports), faults, and finally
@@ -24,7 +24,7 @@ import java.util.stream.Stream;
  */
 public interface NodeRuntime extends AutoCloseable {
 
-  /** The name used on the command line: {@code processes}, {@code netns} or {@code containers}. */
+  /** The name of its provider on the command line: {@code processes}, {@code netns}, ... */
   String name();
 
   /**
@@ -54,19 +54,6 @@ public interface NodeRuntime extends AutoCloseable {
    */
   NodeProcess start(String node, List<String> command, Path log) throws IOException;
 
-  /** True when {@link #partition} drops real packets; false on loopback. */
-  boolean supportsPartitions();
-
-  /**
-   * Cuts the network Jepsen's way: each node in {@code grudge} drops every packet from the nodes
-   * in its set (a one-way cut when the other side keeps no grudge). Replaces any earlier cut.
-   * Clients of the harness are never cut off.
-   *
-   * @throws UnsupportedOperationException if {@link #supportsPartitions()} is false
-   * @throws IOException if a rule cannot be installed
-   */
-  void partition(Map<String, Set<String>> grudge) throws IOException;
-
   /**
    * Deletes {@code dir} (a path under the run directory that {@code node}'s command names, e.g.
    * its data directory) where {@code node} keeps it: here, or on its own host for the SSH runtime.
@@ -90,9 +77,6 @@ public interface NodeRuntime extends AutoCloseable {
   default Path fetch(String node, Path file) throws IOException {
     return file;
   }
-
-  /** Removes every cut; a no-op when there is none. */
-  void heal() throws IOException;
 
   /**
    * Why the runtime lost control of its nodes during the run, if it did (the Docker engine

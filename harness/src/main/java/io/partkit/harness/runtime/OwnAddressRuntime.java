@@ -13,7 +13,7 @@ import java.util.Set;
  * ({@link NftCut}) for every node, installed where each runtime keeps a node's network: the
  * subclass says how ({@link #cut}).
  */
-abstract class OwnAddressRuntime implements NodeRuntime {
+abstract class OwnAddressRuntime implements NodeRuntime, RuntimeCapability.Partitions {
 
   /** node -> its address, published whole once the network is up. */
   private volatile Map<String, String> addresses = Map.of();
@@ -37,11 +37,6 @@ abstract class OwnAddressRuntime implements NodeRuntime {
   public final int port(String node, String service, int defaultPort) {
     host(node);
     return defaultPort; // every node has an address of its own
-  }
-
-  @Override
-  public final boolean supportsPartitions() {
-    return true;
   }
 
   @Override

@@ -5,22 +5,126 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 
-/** The node runtimes by name. */
+/**
+ * The runtimes on the class path, by name: every {@link RuntimeProvider} that {@link
+ * ServiceLoader} finds (the harness's own four among them). A provider that fails to load is
+ * listed in {@link #loadFailures()} instead of hiding the others.
+ */
 public final class Runtimes {
 
-  /** The names {@link #named} knows, in the order the command line lists them. */
-  public static final List<String> NAMES = List.of("processes", "netns", "containers", "ssh");
+  /** The harness's own runtimes, in the order the command line lists them. */
+  public static final List<String> BUILT_IN = List.of("processes", "netns", "containers", "ssh");
 
   private static final Pattern NODE_NAME = Pattern.compile("[a-z][a-z0-9-]{0,11}");
 
-  private Runtimes() {}
+  private final Map<String, RuntimeProvider> byName;
+  private final List<String> loadFailures;
+
+  private Runtimes(Map<String, RuntimeProvider> byName, List<String> loadFailures) {
+    this.byName = Collections.unmodifiableMap(byName);
+    this.loadFailures = List.copyOf(loadFailures);
+  }
+
+  /**
+   * The providers the context class loader (or this class's loader) finds: the built-in ones
+   * first in their order, then the others by name.
+   */
+  public static Runtimes load() {
+    ClassLoader context = Thread.currentThread().getContextClassLoader();
+    ClassLoader loader = context != null ? context : Runtimes.class.getClassLoader();
+    Map<String, RuntimeProvider> found = new TreeMap<>();
+    List<String> failures = new ArrayList<>();
+    Iterator<RuntimeProvider> it = ServiceLoader.load(RuntimeProvider.class, loader).iterator();
+    while (true) {
+      try {
+        if (!it.hasNext()) {
+          break;
+        }
+        // a broken listing, a missing class or a throwing constructor fails this one provider
+        RuntimeProvider provider = it.next();
+        RuntimeProvider taken = found.putIfAbsent(provider.name(), provider);
+        if (taken != null && taken.getClass() != provider.getClass()) {
+          failures.add(provider.getClass().getName() + ": the name '" + provider.name()
+              + "' is taken by " + taken.getClass().getName());
+        }
+      } catch (ServiceConfigurationError | RuntimeException | LinkageError e) {
+        failures.add(String.valueOf(e.getMessage()));
+      }
+    }
+    Map<String, RuntimeProvider> ordered = new LinkedHashMap<>();
+    BUILT_IN.forEach(n -> Optional.ofNullable(found.remove(n)).ifPresent(p -> ordered.put(n, p)));
+    ordered.putAll(found);
+    return new Runtimes(ordered, failures);
+  }
+
+  /** The names found: the built-in ones first, then the others, sorted. */
+  public List<String> names() {
+    return List.copyOf(byName.keySet());
+  }
+
+  /** The provider called {@code name}, if one was found. */
+  public Optional<RuntimeProvider> find(String name) {
+    return Optional.ofNullable(byName.get(name));
+  }
+
+  /**
+   * The provider called {@code name}.
+   *
+   * @throws IllegalArgumentException if none is on the class path (the message lists the known
+   *     ones)
+   */
+  public RuntimeProvider provider(String name) {
+    RuntimeProvider p = byName.get(name);
+    if (p == null) {
+      throw new IllegalArgumentException("unknown runtime '" + name + "': expected one of "
+          + (byName.isEmpty() ? "(none on the class path)" : String.join(", ", byName.keySet()))
+          + (loadFailures.isEmpty() ? "" : "; failed to load: " + String.join("; ", loadFailures)));
+    }
+    return p;
+  }
+
+  /** Providers listed in a {@code META-INF/services} file that could not be loaded, and why. */
+  public List<String> loadFailures() {
+    return loadFailures;
+  }
+
+  /**
+   * Checks {@code spec}'s options against its provider's, before anything starts.
+   *
+   * @return the checked options, typed, with defaults
+   * @throws IllegalArgumentException for an unknown runtime or a bad option (the message lists
+   *     what is known)
+   */
+  public RuntimeValues check(RuntimeSpec spec) {
+    return provider(spec.name()).options().check(spec);
+  }
+
+  /**
+   * A new runtime as {@code spec} asks, keeping its files in {@code dir}.
+   *
+   * @throws IllegalArgumentException for an unknown runtime or a bad option (the message lists
+   *     what is known)
+   * @throws SetupException if the runtime cannot run on this machine (no root, no Docker engine)
+   */
+  public NodeRuntime create(RuntimeSpec spec, Path dir) {
+    RuntimeValues options = check(spec);
+    return provider(spec.name()).create(new RuntimeContext(dir, options));
+  }
 
   /** Local processes on loopback: kill, pause, restart, membership; no network faults. */
   public static NodeRuntime processes() {
@@ -36,44 +140,6 @@ public final class Runtimes {
    */
   public static NodeRuntime netns(Path workDir) {
     return new NetnsRuntime(workDir);
-  }
-
-  /**
-   * The runtime called {@code name}: {@code processes}, {@code netns}, or {@code containers}
-   * (nodes in partkit's node image, {@value ContainerRuntime#DEFAULT_IMAGE}, built by {@code
-   * tools/build-node-image}) or {@code containers:IMAGE} (nodes in an image of your own: java 17
-   * on the PATH, sh, mkfifo, grep, and nft for partitions).
-   *
-   * <p>{@code ssh:h1,h2,...[;key=value...]} ({@link SshTarget#runtimeName()}) runs the nodes on
-   * those hosts over SSH.
-   *
-   * @param workDir where a runtime keeps its files (hosts files, container mounts)
-   * @throws IllegalArgumentException if the name is unknown (the message lists the known ones)
-   * @throws SetupException if the runtime cannot run on this machine (no root, no Docker engine)
-   */
-  public static NodeRuntime named(String name, Path workDir) {
-    if (name.equals("ssh") || name.startsWith(SshTarget.PREFIX)) {
-      return new SshRuntime(SshTarget.parse(name), workDir);
-    }
-    if (name.startsWith("containers:")) {
-      String image = name.substring("containers:".length());
-      if (image.isBlank() || image.chars().anyMatch(Character::isWhitespace)) {
-        throw new IllegalArgumentException("--runtime containers:IMAGE needs an image name "
-            + "without blanks, e.g. containers:eclipse-temurin:17-jre: '" + name + "'");
-      }
-      return new ContainerRuntime(workDir, image);
-    }
-    switch (name) {
-      case "processes":
-        return processes();
-      case "netns":
-        return netns(workDir);
-      case "containers":
-        return new ContainerRuntime(workDir, ContainerRuntime.DEFAULT_IMAGE);
-      default:
-        throw new IllegalArgumentException("unknown runtime '" + name + "': expected one of "
-            + String.join(", ", NAMES) + " (or containers:IMAGE, ssh:HOSTS)");
-    }
   }
 
   /**

@@ -71,7 +71,7 @@ import java.util.regex.Pattern;
  * killed before that leaves them behind: {@link #open} removes every run directory (and its
  * processes and table) whose owner is a dead process of this machine.
  */
-final class SshRuntime implements NodeRuntime {
+final class SshRuntime implements NodeRuntime, RuntimeCapability.Partitions {
 
   private static final AtomicInteger RUNS = new AtomicInteger();
   private static final long PID = ProcessHandle.current().pid();
@@ -600,11 +600,6 @@ final class SshRuntime implements NodeRuntime {
       throw new IllegalArgumentException(local + " is not under the run directory " + workDir);
     }
     return dir(hostOf.get(node)) + "/files/" + workDir.relativize(p);
-  }
-
-  @Override
-  public boolean supportsPartitions() {
-    return true;
   }
 
   @Override

@@ -35,7 +35,7 @@ class ContainerRuntimeContainerTest {
 
   @Test
   void partitionsDropNodeToNodePacketsOneWayTooButNeverTheHarness() throws Exception {
-    try (NodeRuntime rt = Runtimes.named("containers", tmp)) {
+    try (ContainerRuntime rt = new ContainerRuntime(tmp, ContainerRuntime.DEFAULT_IMAGE)) {
       rt.open(List.of("n1", "n2", "n3"));
       Map<String, NodeProcess> p = new LinkedHashMap<>();
       for (String n : List.of("n1", "n2", "n3")) {
@@ -44,7 +44,7 @@ class ContainerRuntimeContainerTest {
         assertThat(rt.port(n, "echo", EchoNodes.PORT)).isEqualTo(EchoNodes.PORT);
         eventually("the harness reaches " + n, () -> harnessAsk(rt, n), "ok " + n);
       }
-      assertThat(rt.supportsPartitions()).isTrue();
+      assertThat(rt).isInstanceOf(RuntimeCapability.Partitions.class);
       eventually("n1 reaches n2", () -> nodeAsk(p.get("n1"), rt.host("n2")), "ok n2");
 
       // one way: n2 drops what n1 sends; n1 still takes n2's packets but its answers are dropped
@@ -73,7 +73,7 @@ class ContainerRuntimeContainerTest {
 
   @Test
   void pauseFreezesANodeResumeOfARunningOneIsHarmlessAndKillIsReal() throws Exception {
-    try (NodeRuntime rt = Runtimes.named("containers", tmp)) {
+    try (ContainerRuntime rt = new ContainerRuntime(tmp, ContainerRuntime.DEFAULT_IMAGE)) {
       rt.open(List.of("n1", "n2"));
       NodeProcess n1 = EchoNodes.start(rt, "n1", tmp);
       NodeProcess n2 = EchoNodes.start(rt, "n2", tmp);
@@ -103,7 +103,7 @@ class ContainerRuntimeContainerTest {
   void closeRemovesEveryContainerAndTheNetwork() throws Exception {
     DockerClient docker = DockerEngine.client();
     String run;
-    try (NodeRuntime rt = Runtimes.named("containers", tmp)) {
+    try (NodeRuntime rt = Runtimes.load().create(RuntimeSpec.named("containers"), tmp)) {
       rt.open(List.of("n1"));
       EchoNodes.start(rt, "n1", tmp);
       run = runOf(docker, "n1");
@@ -124,7 +124,7 @@ class ContainerRuntimeContainerTest {
     String other = "another-machine/1/" + dead;
     String deadId = leftover(docker, "partkit-dead-" + dead, owner);
     String otherId = leftover(docker, "partkit-other-" + dead, other);
-    try (NodeRuntime rt = Runtimes.named("containers", tmp)) {
+    try (NodeRuntime rt = Runtimes.load().create(RuntimeSpec.named("containers"), tmp)) {
       rt.open(List.of("n1"));
       List<String> left = docker.listContainersCmd().withShowAll(true).exec().stream()
           .map(Container::getId).toList();
@@ -137,7 +137,8 @@ class ContainerRuntimeContainerTest {
 
   @Test
   void aMissingImageIsASetupErrorNamingHowToGetIt() {
-    try (NodeRuntime rt = Runtimes.named("containers:partkit/no-such-image:0", tmp)) {
+    try (NodeRuntime rt = Runtimes.load().create(RuntimeSpec.named("containers")
+        .with(ContainersProvider.IMAGE, "partkit/no-such-image:0"), tmp)) {
       assertThatThrownBy(() -> rt.open(List.of("n1"))).isInstanceOf(SetupException.class)
           .hasMessageContaining("image partkit/no-such-image:0 is not in the Docker engine")
           .hasMessageContaining("docker pull partkit/no-such-image:0");

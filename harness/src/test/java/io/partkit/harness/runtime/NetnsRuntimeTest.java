@@ -38,7 +38,7 @@ class NetnsRuntimeTest {
 
   @Test
   void partitionDropsNodeToNodePacketsButNotTheHarnessAndHealRestores() throws Exception {
-    try (NodeRuntime rt = Runtimes.netns(tmp)) {
+    try (NetnsRuntime rt = new NetnsRuntime(tmp)) {
       rt.open(List.of("n1", "n2", "n3"));
       Map<String, NodeProcess> p = new LinkedHashMap<>();
       for (String n : List.of("n1", "n2", "n3")) {

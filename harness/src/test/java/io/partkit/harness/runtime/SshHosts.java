@@ -20,6 +20,9 @@ import org.junit.jupiter.api.Assumptions;
  */
 public final class SshHosts implements AutoCloseable {
 
+  /** Where the tests' runs keep their files on the hosts; the jar cache below it stays. */
+  private static final String RUNS_DIR = "/tmp/partkit-ssh-test-runs";
+
   private final Path dir;
   private final NetnsRuntime net;
   private final List<String> addresses = new ArrayList<>();
@@ -103,9 +106,21 @@ public final class SshHosts implements AutoCloseable {
   }
 
   /** Logging in as root with the test's key, host keys checked against the test's file. */
-  public SshTarget target() {
+  SshTarget target() {
     return SshTarget.of(addresses).withUser("root").withKey(clientKey).withKnownHosts(knownHosts)
-        .withDir("/tmp/partkit-ssh-test-runs");
+        .withDir(RUNS_DIR);
+  }
+
+  /** Where runs keep their files on the hosts (they share this machine's disk). */
+  public Path runsDir() {
+    return Path.of(RUNS_DIR);
+  }
+
+  /** The ssh runtime on these hosts, as {@link #target()} logs in, for a run's spec. */
+  public RuntimeSpec runtime() {
+    return RuntimeSpec.named("ssh").with(SshProvider.HOSTS, addresses())
+        .with(SshProvider.USER, "root").with(SshProvider.KEY, clientKey)
+        .with(SshProvider.KNOWN_HOSTS, knownHosts).with(SshProvider.DIR, RUNS_DIR);
   }
 
   /** The test's files: keys, known_hosts, sshd configs and logs. */

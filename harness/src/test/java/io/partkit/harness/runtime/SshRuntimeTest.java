@@ -59,7 +59,7 @@ class SshRuntimeTest {
   @Test
   void oneWayCutsSignalsAndInputWorkOnTheHostsAndCloseLeavesNothing() throws Exception {
     NodeProcess n1;
-    try (NodeRuntime rt = Runtimes.named(on(0, 1).runtimeName(), tmp.resolve("one-way"))) {
+    try (SshRuntime rt = new SshRuntime(on(0, 1), tmp.resolve("one-way"))) {
       rt.open(List.of("n1", "n2"));
       assertThat(rt.host("n1")).isEqualTo(hosts.addresses().get(0));
       assertThat(rt.port("n1", "echo", EchoNodes.PORT)).isEqualTo(EchoNodes.PORT);
@@ -98,7 +98,7 @@ class SshRuntimeTest {
   void aNodesFilesLiveOnItsHostAndAreFetchedAndWipedThere() throws Exception {
     Path run = tmp.resolve("files");
     Path data = run.resolve("data").resolve("w1");
-    try (NodeRuntime rt = Runtimes.named(on(1).runtimeName(), run)) {
+    try (NodeRuntime rt = new SshRuntime(on(1), run)) {
       rt.open(List.of("w1"));
       // the node writes under its data directory, named by a local path of the run directory
       NodeProcess w = rt.start("w1", List.of("sh", "-c",
@@ -121,7 +121,7 @@ class SshRuntimeTest {
     Files.deleteIfExists(tmp.resolve("other_key.pub"));
     SshHosts.run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", other.toString());
     SshTarget t = on(0, 1).withKey(other);
-    try (NodeRuntime rt = Runtimes.named(t.runtimeName(), tmp.resolve("wrong-key"))) {
+    try (NodeRuntime rt = new SshRuntime(t, tmp.resolve("wrong-key"))) {
       assertThatThrownBy(() -> rt.open(List.of("n1", "n2"))).isInstanceOf(SetupException.class)
           .hasMessageContaining("cannot log in to host " + hosts.addresses().get(0))
           .hasMessageContaining("Permission denied")
@@ -135,12 +135,12 @@ class SshRuntimeTest {
     Path empty = tmp.resolve("known_hosts_empty");
     Files.writeString(empty, "");
     SshTarget t = on(0).withKnownHosts(empty);
-    try (NodeRuntime rt = Runtimes.named(t.runtimeName(), tmp.resolve("unknown-key"))) {
+    try (NodeRuntime rt = new SshRuntime(t, tmp.resolve("unknown-key"))) {
       assertThatThrownBy(() -> rt.open(List.of("n1"))).isInstanceOf(SetupException.class)
           .hasMessageContaining("Host key verification failed")
           .hasMessageContaining("--ssh-accept-new-host-keys");
     }
-    try (NodeRuntime rt = Runtimes.named(t.withAcceptNewHostKeys(true).runtimeName(),
+    try (NodeRuntime rt = new SshRuntime(t.withAcceptNewHostKeys(true),
         tmp.resolve("first-contact"))) {
       rt.open(List.of("n1"));
     }
@@ -148,8 +148,8 @@ class SshRuntimeTest {
     // a changed key is refused even then: the file now holds h1's key under h2's address
     Files.writeString(empty, Files.readString(empty).replace(hosts.addresses().get(0),
         hosts.addresses().get(1)));
-    try (NodeRuntime rt = Runtimes.named(on(1).withKnownHosts(empty).withAcceptNewHostKeys(true)
-        .runtimeName(), tmp.resolve("changed-key"))) {
+    try (NodeRuntime rt = new SshRuntime(on(1).withKnownHosts(empty).withAcceptNewHostKeys(true),
+        tmp.resolve("changed-key"))) {
       assertThatThrownBy(() -> rt.open(List.of("n1"))).isInstanceOf(SetupException.class)
           .hasMessageContaining("IDENTIFICATION HAS CHANGED");
     }
@@ -162,7 +162,7 @@ class SshRuntimeTest {
     String nobody = h1.substring(0, h1.lastIndexOf('.')) + ".200"; // in the test's subnet
     SshTarget t = new SshTarget(List.of(h1, nobody, hosts.addresses().get(2)), "root",
         hosts.target().key(), 22, hosts.target().knownHosts(), false, hosts.target().dir());
-    try (NodeRuntime rt = Runtimes.named(t.runtimeName(), tmp.resolve("unreachable"))) {
+    try (NodeRuntime rt = new SshRuntime(t, tmp.resolve("unreachable"))) {
       assertThatThrownBy(() -> rt.open(List.of("n1", "n2", "n3")))
           .isInstanceOf(SetupException.class)
           .hasMessageContaining("cannot log in to host " + nobody)
@@ -173,8 +173,8 @@ class SshRuntimeTest {
 
   @Test
   void aPortInUseOnTheHostIsASetupErrorNamingIt() throws Exception {
-    try (NodeRuntime first = Runtimes.named(on(0).runtimeName(), tmp.resolve("port-1"));
-        NodeRuntime second = Runtimes.named(on(0).runtimeName(), tmp.resolve("port-2"))) {
+    try (NodeRuntime first = new SshRuntime(on(0), tmp.resolve("port-1"));
+        NodeRuntime second = new SshRuntime(on(0), tmp.resolve("port-2"))) {
       first.open(List.of("a"));
       EchoNodes.start(first, "a", tmp.resolve("port-1"));
       second.open(List.of("b"));
@@ -189,8 +189,8 @@ class SshRuntimeTest {
 
   @Test
   void openRemovesWhatADeadRunLeftOnTheHostsButNotALiveRun() throws Exception {
-    SshRuntime dead = (SshRuntime) Runtimes.named(on(0, 1).runtimeName(), tmp.resolve("dead"));
-    SshRuntime live = (SshRuntime) Runtimes.named(on(0).runtimeName(), tmp.resolve("live"));
+    SshRuntime dead = new SshRuntime(on(0, 1), tmp.resolve("dead"));
+    SshRuntime live = new SshRuntime(on(0), tmp.resolve("live"));
     try {
       dead.open(List.of("x", "y"));
       NodeProcess sleeper = dead.start("x", List.of("sleep", "600"), tmp.resolve("dead/x.log"));
@@ -208,7 +208,7 @@ class SshRuntimeTest {
       }
       assertThat(sleeper.isAlive()).isTrue();
 
-      try (NodeRuntime next = Runtimes.named(on(0, 1).runtimeName(), tmp.resolve("next"))) {
+      try (NodeRuntime next = new SshRuntime(on(0, 1), tmp.resolve("next"))) {
         next.open(List.of("n1", "n2"));
         assertThat(sleeper.isAlive()).as("the dead run's process").isFalse();
         assertThat(runs.resolve(dead.runName() + "-h0")).doesNotExist();
@@ -231,8 +231,10 @@ class SshRuntimeTest {
     String jvm = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     String cp = System.getProperty("surefire.test.class.path",
         System.getProperty("java.class.path"));
+    SshTarget t = on(0, 1);
     Process child = new ProcessBuilder(jvm, "-Xmx128m", "-cp", cp, SshChildMain.class.getName(),
-        on(0, 1).runtimeName(), dir.toString()).redirectErrorStream(true).start();
+        String.join(",", t.hosts()), t.user(), t.key().toString(), t.knownHosts().toString(),
+        t.dir(), dir.toString()).redirectErrorStream(true).start();
     String ready;
     try (var out = new BufferedReader(new InputStreamReader(
         child.getInputStream(), StandardCharsets.UTF_8))) {
@@ -265,7 +267,7 @@ class SshRuntimeTest {
     assertThat(ProcessHandle.of(sleeper).map(ProcessHandle::isAlive)).contains(true);
     assertThat(ssh(0, "nft list tables")).contains(table);
 
-    try (NodeRuntime next = Runtimes.named(on(0, 1).runtimeName(), tmp.resolve("after-kill"))) {
+    try (NodeRuntime next = new SshRuntime(on(0, 1), tmp.resolve("after-kill"))) {
       next.open(List.of("n1", "n2"));
       assertThat(runs.resolve(run + "-h0")).doesNotExist();
       assertThat(runs.resolve(run + "-h1")).doesNotExist();

@@ -89,16 +89,18 @@ final class ExecClient implements Client {
     String request = request(id, op);
     try {
       ensureStarted();
+    } catch (IOException e) {
+      return unsent(op, strict, "client `" + commandLine() + "` cannot start: " + e.getMessage());
+    }
+    try {
       stdin.write((request + "\n").getBytes(UTF_8));
       stdin.flush();
     } catch (IOException e) {
-      String why = "client `" + commandLine() + "` could not be sent " + request + ": "
-          + e.getMessage() + " (its stderr: " + log + ")";
-      stop();
-      if (strict) {
-        throw new ProtocolException(why);
-      }
-      return Outcome.fail(Operation.READ.equals(op.f()) ? null : op.value(), why);
+      // the process is gone (or closed its input), so it read nothing of this line
+      String status = exitStatus();
+      return unsent(op, strict, "client `" + commandLine() + "` "
+          + (status.isEmpty() ? "closed its input (" + e.getMessage() + ")" : "exited" + status)
+          + " before it could be sent " + request + " (its stderr: " + log + ")");
     }
     Object line;
     try {
@@ -121,6 +123,15 @@ final class ExecClient implements Client {
       return Outcome.info(op.value(), why);
     }
     return outcome(op, id, request, (String) line);
+  }
+
+  /** An operation that never reached the client: a failure (or, strict, a protocol error). */
+  private Outcome unsent(Operation op, boolean strict, String why) throws ProtocolException {
+    stop();
+    if (strict) {
+      throw new ProtocolException(why);
+    }
+    return Outcome.fail(Operation.READ.equals(op.f()) ? null : op.value(), why);
   }
 
   /** One operation as a JSON line. */

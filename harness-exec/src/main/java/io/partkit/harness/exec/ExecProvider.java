@@ -43,8 +43,8 @@ public final class ExecProvider implements SystemProvider {
   public SystemOptions options() {
     return SystemOptions.of(name(),
         SystemOptions.also(SystemOptions.text(NODE_COMMAND, null,
-            "a command with {port} or {address}; also {id}, {index}, {host}, {data}, {peers}, "
-                + "{nodes}, {files}"),
+            "required: a command with {port} or {address}; also {id}, {index}, {host}, {data}, "
+                + "{peers}, {nodes}, {files}"),
             (value, nodes) -> {
               try {
                 CommandTemplate t = CommandTemplate.parse(value, NODE_PLACEHOLDERS);
@@ -55,7 +55,7 @@ public final class ExecProvider implements SystemProvider {
               }
             }),
         SystemOptions.also(SystemOptions.text(CLIENT_COMMAND, null,
-            "a command speaking JSON lines on stdin/stdout; may name {nodes}, {files}"),
+            "required: a command speaking JSON lines on stdin/stdout; may name {nodes}, {files}"),
             (value, nodes) -> {
               try {
                 CommandTemplate.parse(value, CLIENT_PLACEHOLDERS);

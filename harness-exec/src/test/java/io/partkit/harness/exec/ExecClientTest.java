@@ -112,7 +112,7 @@ class ExecClientTest {
         List.of("h1:1"), Duration.ofSeconds(5), dir.resolve("clients.log"))) {
       Outcome o = c.invoke(WRITE);
       assertThat(o.type()).isEqualTo(OpType.FAIL);
-      assertThat(o.error()).contains("could not be sent", "missing");
+      assertThat(o.error()).contains("cannot start", "missing");
     }
   }
 }

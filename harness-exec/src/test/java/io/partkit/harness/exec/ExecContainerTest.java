@@ -8,6 +8,7 @@ import io.partkit.harness.runtime.ContainerPrerequisite;
 import io.partkit.harness.runtime.SetupException;
 import io.partkit.verification.checker.Verdict;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,10 +28,13 @@ class ExecContainerTest {
 
   @Test
   void theCorrectStoreIsValidUnderKillsAndPausesInContainers() {
+    // the nodes run the image's python3, the clients this machine's
+    Map<String, String> options = ExecVerifyTest.example("python3", "after-log");
+    options.put("client-command", ExecVerifyTest.example("after-log").get("client-command"));
     RunResult r;
     try {
-      r = ExecVerifyTest.verify(ExecVerifyTest.run(5, ExecVerifyTest.example("after-log"))
-          .nemeses(List.of("kill", "pause")).runtime("containers").build());
+      r = ExecVerifyTest.verify(ExecVerifyTest.run(5, options).nemeses(List.of("kill", "pause"))
+          .runtime("containers").build());
     } catch (SetupException e) {
       if (!e.getMessage().contains("python3: not found")) {
         throw e;

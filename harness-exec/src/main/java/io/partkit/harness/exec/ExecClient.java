@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * One worker's client: a process of the user's client command, started on the first operation
@@ -46,6 +47,7 @@ final class ExecClient implements Client {
   private final List<String> nodes;
   private final Duration timeout;
   private final Path log;
+  private final Consumer<String> notes;
   private Process process;
   private OutputStream stdin;
   private BlockingQueue<Object> lines;
@@ -60,11 +62,19 @@ final class ExecClient implements Client {
     }
   }
 
-  ExecClient(List<String> command, List<String> nodes, Duration timeout, Path log) {
+  /**
+   * A client of {@code command}, its standard error appended to {@code log}.
+   *
+   * @param notes told why, whenever the harness itself decides an outcome (no answer, an exit,
+   *     a line outside the protocol), since the history records no reasons
+   */
+  ExecClient(List<String> command, List<String> nodes, Duration timeout, Path log,
+      Consumer<String> notes) {
     this.command = List.copyOf(command);
     this.nodes = List.copyOf(nodes);
     this.timeout = timeout;
     this.log = log;
+    this.notes = notes;
   }
 
   @Override
@@ -73,6 +83,7 @@ final class ExecClient implements Client {
       return exchange(op, timeout, false);
     } catch (ProtocolException e) {
       stop(); // out of step with us: a fresh process for the next operation
+      notes.accept(e.getMessage());
       return Outcome.info(op.value(), e.getMessage());
     }
   }
@@ -120,6 +131,7 @@ final class ExecClient implements Client {
       if (strict) {
         throw new ProtocolException(why);
       }
+      notes.accept(why);
       return Outcome.info(op.value(), why);
     }
     return outcome(op, id, request, (String) line);
@@ -131,6 +143,7 @@ final class ExecClient implements Client {
     if (strict) {
       throw new ProtocolException(why);
     }
+    notes.accept(why);
     return Outcome.fail(Operation.READ.equals(op.f()) ? null : op.value(), why);
   }
 

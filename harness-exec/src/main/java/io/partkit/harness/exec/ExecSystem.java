@@ -7,9 +7,11 @@ import io.partkit.harness.system.Operation;
 import io.partkit.harness.system.OptionValues;
 import io.partkit.harness.system.SystemContext;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -39,6 +41,7 @@ final class ExecSystem extends NodeProcessSystem {
   private volatile Duration opTimeout;
   private volatile Duration startTimeout;
   private volatile List<String> addresses = List.of();
+  private boolean warned;
 
   ExecSystem() {
     super("exec");
@@ -196,6 +199,29 @@ final class ExecSystem extends NodeProcessSystem {
       throw new IllegalStateException("exec is not started");
     }
     return new ExecClient(clientCommand.expand(shared), addresses, opTimeout,
-        context().dir().resolve("clients.log"));
+        context().dir().resolve("clients.log"), this::note);
+  }
+
+  /**
+   * Why the harness decided an operation's outcome itself: appended to {@code clients.log}
+   * beside the clients' own standard error, since the history keeps no reasons; the first line
+   * outside the protocol is also printed, once, so a client that breaks it now and then is not
+   * a silent run of unknown operations.
+   */
+  private void note(String why) {
+    Path log = context().dir().resolve("clients.log");
+    synchronized (this) {
+      try {
+        Files.writeString(log, "partkit: " + why + "\n", StandardCharsets.UTF_8,
+            StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      } catch (IOException e) {
+        // the note is a courtesy; the outcome itself is recorded either way
+      }
+      if (!warned && why.contains(" with the line '")) {
+        warned = true;
+        System.err.println("exec: a client answered outside the protocol (recorded as info; every"
+            + " such case is in " + log + "): " + why);
+      }
+    }
   }
 }

@@ -9,6 +9,7 @@ import io.partkit.verification.history.OpType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,8 @@ class ExecClientTest {
   @TempDir
   Path dir;
 
+  private final List<String> notes = new ArrayList<>();
+
   private static final Operation READ = new Operation(Operation.READ, 3, null);
   private static final Operation WRITE = new Operation(Operation.WRITE, 3, 5L);
   private static final Operation CAS = new Operation(Operation.CAS, 3, Arrays.asList(null, 6L));
@@ -36,7 +39,7 @@ class ExecClientTest {
     }
     script.append("exec sleep 60");
     return new ExecClient(List.of("sh", "-c", script.toString()), List.of("h1:1", "h2:2"),
-        Duration.ofSeconds(5), dir.resolve("clients.log"));
+        Duration.ofSeconds(5), dir.resolve("clients.log"), notes::add);
   }
 
   @Test
@@ -69,6 +72,7 @@ class ExecClientTest {
       // a fresh process answers "hello" again: the first line of its script
       assertThat(c.invoke(WRITE).error()).contains("'hello'");
     }
+    assertThat(notes).hasSize(2).allMatch(n -> n.contains("with the line 'hello': not JSON"));
   }
 
   @Test
@@ -93,13 +97,13 @@ class ExecClientTest {
   @Test
   void noAnswerInTimeIsInfoAndAnExitIsInfoWithItsStatus() {
     try (ExecClient c = new ExecClient(List.of("sleep", "60"), List.of("h1:1"),
-        Duration.ofMillis(300), dir.resolve("clients.log"))) {
+        Duration.ofMillis(300), dir.resolve("clients.log"), notes::add)) {
       Outcome o = c.invoke(READ);
       assertThat(o.type()).isEqualTo(OpType.INFO);
       assertThat(o.error()).contains("client `sleep 60` gave no answer to", "within 300 ms");
     }
     try (ExecClient c = new ExecClient(List.of("sh", "-c", "read line; exit 3"),
-        List.of("h1:1"), Duration.ofSeconds(5), dir.resolve("clients.log"))) {
+        List.of("h1:1"), Duration.ofSeconds(5), dir.resolve("clients.log"), notes::add)) {
       Outcome o = c.invoke(WRITE);
       assertThat(o.type()).isEqualTo(OpType.INFO);
       assertThat(o.error()).contains("exited with status 3 before answering");
@@ -109,7 +113,7 @@ class ExecClientTest {
   @Test
   void aCommandThatCannotRunFailsTheOperationItNeverSent() {
     try (ExecClient c = new ExecClient(List.of(dir.resolve("missing").toString()),
-        List.of("h1:1"), Duration.ofSeconds(5), dir.resolve("clients.log"))) {
+        List.of("h1:1"), Duration.ofSeconds(5), dir.resolve("clients.log"), notes::add)) {
       Outcome o = c.invoke(WRITE);
       assertThat(o.type()).isEqualTo(OpType.FAIL);
       assertThat(o.error()).contains("cannot start", "missing");

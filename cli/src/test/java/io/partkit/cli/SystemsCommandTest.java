@@ -6,11 +6,11 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 
-/** {@code partkit systems}: the four systems on the cli's class path, found by ServiceLoader. */
+/** {@code partkit systems}: the five systems on the cli's class path, found by ServiceLoader. */
 class SystemsCommandTest {
 
   @Test
-  void listsTheFourSystemsWithTheirNodesCapabilitiesAndOptions() {
+  void listsTheFiveSystemsWithTheirNodesCapabilitiesAndOptions() {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int code = Main.commandLine(new PartkitCommand()).setOut(new PrintWriter(out))
@@ -18,12 +18,13 @@ class SystemsCommandTest {
     assertThat(code).as(err.toString()).isZero();
     String listing = out.toString();
     assertThat(listing.lines().filter(l -> !l.startsWith(" ")).map(l -> l.split("\\s+")[0]))
-        .containsExactly("etcd", "hazelcast", "ignite", "kv");
+        .containsExactly("etcd", "exec", "hazelcast", "ignite", "kv");
     assertThat(listing)
         .contains("nodes 3 by default (at least 1); capabilities: kill, pause\n")
         .contains("capabilities: kill, pause, membership, migrations, lose-nodes\n")
         .contains("capabilities: kill, pause, membership, placement-check\n")
         .contains("--option replicas=1  an integer >= 1")
-        .contains("--option split-brain-protection=  an integer >= 1 (default: off)");
+        .contains("--option split-brain-protection=  an integer >= 1 (default: off)")
+        .contains("--option node-command=  required: a command with {port} or {address}");
   }
 }

@@ -106,7 +106,7 @@ final class VerifyCommand implements Callable<Integer> {
 
   @Option(names = "--runtime", defaultValue = "processes",
       description = "Where the nodes run: processes (loopback, the default), netns (network "
-          + "namespaces, root), containers (a Docker engine; image partkit/node:bookworm-1 from "
+          + "namespaces, root), containers (a Docker engine; image partkit/node:bookworm-2 from "
           + "tools/build-node-image), containers:IMAGE, ssh (real hosts over SSH: --hosts, or "
           + "ssh:HOST,HOST...), or "
           + "any runtime on the class path, listed below.")

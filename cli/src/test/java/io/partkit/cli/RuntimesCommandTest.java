@@ -26,7 +26,7 @@ class RuntimesCommandTest {
         .contains("processes  processes on 127.0.0.1 (the default)")
         .contains("capabilities: none\n")
         .contains("capabilities: partitions\n")
-        .contains("--runtime-option image=partkit/node:bookworm-1  an image in the engine")
+        .contains("--runtime-option image=partkit/node:bookworm-2  an image in the engine")
         .contains("--runtime-option hosts=  host names or addresses, comma-separated; partitions "
             + "need a host per node; required (--hosts)")
         .contains("--runtime-option port=22  an integer from 1 to 65535 (--ssh-port)")

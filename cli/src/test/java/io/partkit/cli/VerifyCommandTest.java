@@ -92,7 +92,7 @@ class VerifyCommandTest {
     assertThat(run("--system", "kv", "--runtime", "containers", "--runtime-option",
         "imag=x", "--store", store.toString())).isEqualTo(64);
     assertThat(err.toString()).contains("unknown containers option 'imag'")
-        .contains("containers options: image=partkit/node:bookworm-1");
+        .contains("containers options: image=partkit/node:bookworm-2");
     assertThat(run("--store", store.toString())).isEqualTo(64);
     assertThat(err.toString()).contains("Missing required option: '--system=<system>'");
     assertThat(store.resolve("kv")).satisfiesAnyOf(

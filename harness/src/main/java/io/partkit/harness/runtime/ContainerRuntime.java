@@ -79,7 +79,7 @@ import java.util.function.Supplier;
 final class ContainerRuntime extends OwnAddressRuntime {
 
   /** The image built by {@code tools/build-node-image}; {@code --runtime containers:IMAGE}. */
-  static final String DEFAULT_IMAGE = "partkit/node:bookworm-1";
+  static final String DEFAULT_IMAGE = "partkit/node:bookworm-2";
 
   private static final AtomicInteger RUNS = new AtomicInteger();
   private static final long PID = ProcessHandle.current().pid();

@@ -149,8 +149,8 @@ class ContainerRuntimeContainerTest {
 
   @Test
   void imageNamesSpellOutTheirRegistrySoTestcontainersAsksNoDefault() {
-    assertThat(ContainerRuntime.qualified("partkit/node:bookworm-1"))
-        .isEqualTo("docker.io/partkit/node:bookworm-1");
+    assertThat(ContainerRuntime.qualified("partkit/node:bookworm-2"))
+        .isEqualTo("docker.io/partkit/node:bookworm-2");
     assertThat(ContainerRuntime.qualified("debian:bookworm"))
         .isEqualTo("docker.io/library/debian:bookworm");
     assertThat(ContainerRuntime.qualified("ghcr.io/me/node:1")).isEqualTo("ghcr.io/me/node:1");

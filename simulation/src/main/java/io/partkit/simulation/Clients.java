@@ -1,0 +1,216 @@
+package io.partkit.simulation;
+
+import io.partkit.harness.system.Operation;
+import io.partkit.harness.workload.RegisterWorkload;
+import io.partkit.replica.Bytes;
+import io.partkit.replica.Control;
+import io.partkit.replica.Envelope;
+import io.partkit.replica.Message.Kind;
+import io.partkit.replica.Message.Reply;
+import io.partkit.replica.Message.Request;
+import io.partkit.verification.history.Op;
+import io.partkit.verification.history.OpType;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * The clients: verify's register workload, one operation at a time per worker, a worker taking a
+ * fresh process after an indefinite outcome; then one ok final read per key, each attempt by a
+ * fresh process. A request not answered within {@link #TIMEOUT_MILLIS} is indefinite ({@code
+ * :info}), a refusal definite ({@code :fail}).
+ */
+final class Clients {
+
+  static final long TIMEOUT_MILLIS = 600;
+
+  private final SimulationSpec spec;
+  private final VirtualTime time;
+  private final Random random;
+  private final SimNetwork network;
+  private final Control control;
+  private final SimHistory history;
+  private final RegisterWorkload workload;
+  private final Worker[] workers;
+  private final Map<Long, Worker> outstanding = new HashMap<>();
+  private long nextRequest;
+  private long nextProcess;
+  private int invoked;
+  private boolean stopped;
+  private boolean finalReading;
+  private final Map<Object, Op> finalReads = new HashMap<>();
+  private final List<Long> finalQueue = new ArrayList<>();
+
+  /** A client worker: one operation at a time. */
+  private static final class Worker {
+    final int index;
+    long process;
+    Operation op;
+    /**
+     * Where this client believes each partition's primary is: read from the table when it
+     * learns nothing better, and again only after a failure or a timeout, as a client that
+     * watches the table sees changes late.
+     */
+    final Map<Integer, Integer> routes = new HashMap<>();
+
+    Worker(int index, long process) {
+      this.index = index;
+      this.process = process;
+    }
+  }
+
+  Clients(SimulationSpec spec, long seed, VirtualTime time, Random random, SimNetwork network,
+      Control control, SimHistory history) {
+    this.spec = spec;
+    this.time = time;
+    this.random = random;
+    this.network = network;
+    this.control = control;
+    this.history = history;
+    this.workload = new RegisterWorkload(seed, spec.concurrency(), spec.threadsPerKey(),
+        spec.opsPerKey());
+    this.workers = new Worker[spec.concurrency()];
+    for (int w = 0; w < workers.length; w++) {
+      workers[w] = new Worker(w, w);
+    }
+    nextProcess = workers.length;
+  }
+
+  /** The partition of a key: a stable mix of it, modulo the partitions. */
+  static int partitionOf(long key, int partitions) {
+    long h = key * 0x9E3779B97F4A7C15L;
+    h ^= h >>> 29;
+    return (int) Math.floorMod(h, (long) partitions);
+  }
+
+  /** Every worker starts within its first few milliseconds. */
+  void start() {
+    for (Worker w : workers) {
+      time.schedule(random.nextInt(5), () -> issue(w));
+    }
+  }
+
+  /** No new operations from now on; those in flight complete or time out. */
+  void stop() {
+    stopped = true;
+  }
+
+  boolean waiting() {
+    return !outstanding.isEmpty();
+  }
+
+  int invoked() {
+    return invoked;
+  }
+
+  List<Long> keys() {
+    return workload.keys();
+  }
+
+  Map<Object, Op> finalReads() {
+    return finalReads;
+  }
+
+  /** Reads every key once more until a read of each succeeds, spread over the workers. */
+  void startFinalReads() {
+    finalReading = true;
+    finalQueue.addAll(workload.keys());
+    Collections.reverse(finalQueue);
+    for (Worker w : workers) {
+      w.process = nextProcess++;
+      time.schedule(0, () -> finalRead(w));
+    }
+  }
+
+  boolean finalReadsDone() {
+    return finalReads.size() >= workload.keys().size();
+  }
+
+  private void issue(Worker w) {
+    if (stopped) {
+      return;
+    }
+    send(w, workload.next(w.index));
+  }
+
+  private void send(Worker w, Operation op) {
+    w.op = op;
+    history.client(w.process, OpType.INVOKE, op.f(), op.value(), op.key());
+    invoked++;
+    long id = nextRequest++;
+    outstanding.put(id, w);
+    Bytes key = Bytes.ofLong(op.key());
+    int p = partitionOf(op.key(), spec.partitions());
+    Request r;
+    if (op.f().equals(Operation.READ)) {
+      r = new Request(id, p, Kind.GET, key, null, null);
+    } else if (op.f().equals(Operation.WRITE)) {
+      r = new Request(id, p, Kind.PUT, key, null, Bytes.ofLong((Long) op.value()));
+    } else {
+      r = new Request(id, p, Kind.CAS, key,
+          op.casExpected() == null ? null : Bytes.ofLong(op.casExpected()),
+          Bytes.ofLong(op.casNew()));
+    }
+    int to = w.routes.computeIfAbsent(p, control::primary);
+    network.transmit(new Envelope(SimNetwork.CLIENT_BASE + w.index, to, r));
+    time.schedule(TIMEOUT_MILLIS, () -> {
+      if (outstanding.remove(id) != null) {
+        complete(w, OpType.INFO, op.f().equals(Operation.READ) ? null : op.value());
+      }
+    });
+  }
+
+  /** A node's reply. */
+  void onReply(Envelope e) {
+    Reply r = (Reply) e.message();
+    Worker w = outstanding.remove(r.id());
+    if (w == null) {
+      return; // timed out already: recorded as indefinite
+    }
+    Operation op = w.op;
+    switch (r.outcome()) {
+      case OK -> complete(w, OpType.OK, op.f().equals(Operation.READ)
+          ? (r.value() == null ? null : r.value().toLong()) : op.value());
+      case FAIL -> complete(w, OpType.FAIL, op.value());
+      default -> complete(w, OpType.INFO, op.value());
+    }
+  }
+
+  private void complete(Worker w, OpType type, Object value) {
+    Operation op = w.op;
+    if (type != OpType.OK) {
+      w.routes.remove(partitionOf(op.key(), spec.partitions()));
+    }
+    Op done = history.client(w.process, type, op.f(), value, op.key());
+    if (type == OpType.INFO) {
+      w.process = nextProcess++;
+    } else if (type == OpType.OK && !finalReading) {
+      workload.observe(w.index, op.key(), (Long) (op.f().equals(Operation.CAS)
+          ? op.casNew() : value));
+    }
+    if (finalReading) {
+      if (type == OpType.OK) {
+        finalReads.put(op.key(), done);
+      } else {
+        finalQueue.add(op.key()); // again, later
+        w.process = type == OpType.INFO ? w.process : nextProcess++;
+      }
+      time.schedule(type == OpType.OK ? 0 : 20, () -> finalRead(w));
+      return;
+    }
+    time.schedule(random.nextInt(3), () -> issue(w));
+  }
+
+  private void finalRead(Worker w) {
+    while (!finalQueue.isEmpty()) {
+      long key = finalQueue.remove(finalQueue.size() - 1);
+      if (!finalReads.containsKey(key)) {
+        send(w, new Operation(Operation.READ, key, null));
+        return;
+      }
+    }
+  }
+}

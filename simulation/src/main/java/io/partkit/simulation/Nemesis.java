@@ -1,0 +1,196 @@
+package io.partkit.simulation;
+
+import io.partkit.harness.nemesis.Grudges;
+import io.partkit.replica.Control;
+import io.partkit.verification.history.OpType;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * Strikes the seed's planned faults and heals them, recording each in the history as verify's
+ * nemesis does. A fault that cannot strike when its time comes (pausing a node that is down,
+ * losing the last level copy of a partition) is skipped and not counted: the nemesis never
+ * destroys what no protocol could keep, as Jepsen never destroys every replica.
+ */
+final class Nemesis {
+
+  private static final String[] SHAPES = {"halves", "isolate", "bridge", "majorities-ring"};
+
+  private final SimulationSpec spec;
+  private final VirtualTime time;
+  private final SimNetwork network;
+  private final SimCluster cluster;
+  private final SimHistory history;
+  private int struck;
+  private boolean over;
+
+  Nemesis(SimulationSpec spec, VirtualTime time, SimNetwork network, SimCluster cluster,
+      SimHistory history) {
+    this.spec = spec;
+    this.time = time;
+    this.network = network;
+    this.cluster = cluster;
+    this.history = history;
+  }
+
+  /** Schedules every fault of {@code plan} that starts before {@code end}. */
+  void plan(List<Fault> plan, long end) {
+    for (Fault f : plan) {
+      if (f.at() < end) {
+        time.schedule(f.at(), () -> strike(f));
+      }
+    }
+  }
+
+  /** Faults that struck. */
+  int struck() {
+    return struck;
+  }
+
+  private void strike(Fault f) {
+    if (over) {
+      return;
+    }
+    String what = describe(f);
+    if (what != null) {
+      struck++;
+      history.nemesis(OpType.INFO, f.kind().label(), what);
+    }
+  }
+
+  /** Strikes {@code f}: what it did, or null when it could not strike. */
+  private String describe(Fault f) {
+    SimNode n = cluster.pick(f.target());
+    Control control = cluster.control;
+    switch (f.kind()) {
+      case PARTITION:
+        return partition(f);
+      case ONE_WAY: {
+        SimNode other = cluster.pick(f.other());
+        if (other == n) {
+          return null;
+        }
+        network.cut(other.id, n.id);
+        time.schedule(f.duration(), () -> network.restore(other.id, n.id));
+        return "node " + n.id + " stops hearing node " + other.id;
+      }
+      case PAUSE:
+        if (!n.up() || n.paused) {
+          return null;
+        }
+        n.paused = true;
+        time.schedule(f.duration(), n::resume);
+        return "node " + n.id;
+      case KILL:
+      case POWER_LOSS:
+      case DISK_FULL:
+        if (!n.up()) {
+          return null;
+        }
+        if (f.kind() == Fault.Kind.DISK_FULL) {
+          n.diskFull = true;
+        } else {
+          n.crash(f.kind() == Fault.Kind.KILL);
+        }
+        time.schedule(f.duration(), () -> restart(n));
+        return "node " + n.id;
+      case POWER_LOSS_GROUP: {
+        int p = Math.floorMod(f.target(), spec.partitions());
+        List<Integer> members = control.configuration(p).members();
+        for (int id : members) {
+          SimNode m = cluster.node(id);
+          if (m != null) {
+            m.crash(false);
+            time.schedule(f.duration(), () -> restart(m));
+          }
+        }
+        return "nodes " + members + " (partition " + p + ")";
+      }
+      case CORRUPT: {
+        if (!n.up() || control.soleLevelCopy(n.id).isPresent()) {
+          return null;
+        }
+        n.crash(true);
+        boolean damaged = n.damageLastWrite();
+        int index = n.damagedRecord();
+        // restarted at once, so that nothing changes between the check above and the
+        // detection: the node is never the last level copy when it stops for good
+        restart(n);
+        return "node " + n.id + (damaged ? " record " + index : " (no record to damage)");
+      }
+      case JOIN: {
+        SimNode fresh = cluster.join();
+        int p = Math.floorMod(f.other(), spec.partitions());
+        control.migrate(p, fresh.id);
+        return "node " + fresh.id + ", partition " + p + " moves to it";
+      }
+      case LEAVE:
+        if (cluster.live().size() <= spec.replicas() + 1 || !n.up()) {
+          return null;
+        }
+        control.leave(n.id);
+        return "node " + n.id;
+      case LOSE:
+        if (control.soleLevelCopy(n.id).isPresent()) {
+          return null;
+        }
+        cluster.lose(n);
+        return "node " + n.id;
+      case MIGRATE: {
+        int p = Math.floorMod(f.other(), spec.partitions());
+        return control.migrate(p, n.id) ? "partition " + p + " to node " + n.id : null;
+      }
+      default:
+        throw new IllegalStateException("no such fault: " + f.kind());
+    }
+  }
+
+  /** Cuts the grudge of one of verify's shapes over the live nodes and the control. */
+  private String partition(Fault f) {
+    String shape = SHAPES[Math.floorMod(f.other(), SHAPES.length)];
+    List<String> names = new ArrayList<>();
+    for (SimNode n : cluster.live()) {
+      names.add(Integer.toString(n.id));
+    }
+    names.add(Integer.toString(Control.ID));
+    Collections.shuffle(names, new Random(f.target()));
+    Map<String, Set<String>> grudge = Grudges.of(shape, names);
+    List<int[]> cut = new ArrayList<>();
+    grudge.forEach((to, froms) -> {
+      for (String from : froms) {
+        int a = Integer.parseInt(from);
+        int b = Integer.parseInt(to);
+        if (network.cut(a, b)) {
+          cut.add(new int[] {a, b});
+        }
+      }
+    });
+    time.schedule(f.duration(), () -> cut.forEach(l -> network.restore(l[0], l[1])));
+    return shape + " " + grudge;
+  }
+
+  /** Starts a node again; one that finds a damaged record stops for good and is replaced. */
+  private void restart(SimNode n) {
+    if (!n.restart()) {
+      history.nemesis(OpType.INFO, "fail-stop", "node " + n.id + " found a damaged record at "
+          + n.damagedRecord() + " and stopped");
+      cluster.lose(n);
+    }
+  }
+
+  /** Every fault undone: links restored, the network calm, nodes resumed and restarted. */
+  void heal() {
+    over = true;
+    network.calm();
+    for (SimNode n : cluster.live()) {
+      n.resume();
+      n.diskFull = false;
+      restart(n);
+    }
+    history.nemesis(OpType.INFO, "heal", "every fault undone");
+  }
+}

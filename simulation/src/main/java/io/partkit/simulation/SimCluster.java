@@ -1,0 +1,160 @@
+package io.partkit.simulation;
+
+import io.partkit.replica.Control;
+import io.partkit.replica.Envelope;
+import io.partkit.replica.Message.Configure;
+import io.partkit.replica.Message.Kind;
+import io.partkit.replica.Message.Levelled;
+import io.partkit.replica.Message.Outcome;
+import io.partkit.replica.Message.Reply;
+import io.partkit.replica.Message.Request;
+import io.partkit.replica.Ready;
+import io.partkit.replica.Role;
+import io.partkit.replica.Timing;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * The nodes and the control, and where each message goes: to a node's driver, to the control,
+ * or back to a client. The planted bugs that answer or fake a message around the unchanged core
+ * and control live here, in the drivers, never in them.
+ */
+final class SimCluster {
+
+  private final SimulationSpec spec;
+  private final VirtualTime time;
+  private final Random random;
+  private final SimNetwork network;
+  private final Timing timing = Timing.DEFAULT;
+  private final Mutant mutant;
+  final Control control;
+  private final TreeMap<Integer, SimNode> nodes = new TreeMap<>();
+  private int nextNode;
+  private Consumer<Envelope> clients = e -> { };
+
+  SimCluster(SimulationSpec spec, VirtualTime time, Random random, SimNetwork network) {
+    this.spec = spec;
+    this.time = time;
+    this.random = random;
+    this.network = network;
+    this.mutant = spec.mutant().orElse(null);
+    List<Integer> members = new ArrayList<>();
+    for (int i = 0; i < spec.nodes(); i++) {
+      members.add(i);
+    }
+    this.control = new Control(timing, spec.partitions(), spec.replicas(), members);
+    for (int n : members) {
+      add(n).start();
+    }
+    nextNode = spec.nodes();
+    network.deliverTo(this::deliver);
+  }
+
+  /** Where replies to clients go. */
+  void repliesTo(Consumer<Envelope> clients) {
+    this.clients = clients;
+  }
+
+  private SimNode add(int id) {
+    SimNode n = new SimNode(id, time, random, network, timing, mutant);
+    nodes.put(id, n);
+    return n;
+  }
+
+  /** Starts the control's ticks. */
+  void start() {
+    time.schedule(0, this::controlTick);
+  }
+
+  private void controlTick() {
+    control.tick(time.now());
+    drainControl();
+    time.schedule(SimNode.TICK_MILLIS, this::controlTick);
+  }
+
+  private void drainControl() {
+    Ready r = control.ready();
+    for (Envelope e : r.messages()) {
+      network.transmit(e);
+      if (e.message() instanceof Configure c && e.to() == c.primary()
+          && (mutant == Mutant.CUTOVER_BEFORE_CAUGHT_UP) == c.members().size() > spec.replicas()
+          && (mutant == Mutant.CUTOVER_BEFORE_CAUGHT_UP || mutant == Mutant.LEVEL_ON_CONFIGURE)) {
+        // the planted bug: a migration's join for the one, any other configuration for the
+        // other, counts as level at once
+        control.step(new Envelope(c.primary(), Control.ID, new Levelled(c.partition(),
+            c.epoch())));
+      }
+    }
+  }
+
+  private void deliver(Envelope e) {
+    if (e.to() >= SimNetwork.CLIENT_BASE) {
+      clients.accept(e);
+      return;
+    }
+    if (e.to() == Control.ID) {
+      control.step(e);
+      drainControl();
+      return;
+    }
+    SimNode n = nodes.get(e.to());
+    if (n != null) {
+      n.receive(e, in -> mutate(n, in));
+    }
+  }
+
+  /** The planted bugs that answer a request around the unchanged core. */
+  private Envelope mutate(SimNode n, Envelope e) {
+    if (mutant == Mutant.ASYNC_REPLICATION && e.message() instanceof Request r
+        && r.kind() == Kind.PUT && n.core.role(r.partition()) == Role.PRIMARY) {
+      // answered now; the core's own answer, when it comes, is dropped
+      n.answeredEarly.add(r.id());
+      network.transmit(new Envelope(n.id, e.from(), new Reply(r.id(), Outcome.OK, null, null)));
+    }
+    return e;
+  }
+
+  SimNode node(int id) {
+    return nodes.get(id);
+  }
+
+  /** Every node not lost for good, by number. */
+  List<SimNode> live() {
+    return nodes.values().stream().filter(n -> !n.gone).toList();
+  }
+
+  /** The live node {@code index} names, modulo their count. */
+  SimNode pick(int index) {
+    List<SimNode> l = live();
+    return l.get(Math.floorMod(index, l.size()));
+  }
+
+  /** A fresh node joins the cluster; its number is returned. */
+  SimNode join() {
+    SimNode fresh = add(nextNode++);
+    fresh.start();
+    control.join(fresh.id);
+    return fresh;
+  }
+
+  /** The node and its disk are gone for good; a fresh node takes its place. */
+  void lose(SimNode n) {
+    n.crash(false);
+    n.gone = true;
+    control.forget(n.id);
+    join();
+  }
+
+  /** Each node's state, for a seed that did not recover. */
+  String describe() {
+    StringBuilder sb = new StringBuilder();
+    for (SimNode n : nodes.values()) {
+      sb.append(' ').append(n.toString(), 0, n.toString().length() - 1)
+          .append(" up-for-control=").append(control.up(n.id)).append(']');
+    }
+    return sb.toString();
+  }
+}

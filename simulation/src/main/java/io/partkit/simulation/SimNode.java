@@ -1,0 +1,265 @@
+package io.partkit.simulation;
+
+import io.partkit.replica.Bytes;
+import io.partkit.replica.Envelope;
+import io.partkit.replica.Message.Reply;
+import io.partkit.replica.Ready;
+import io.partkit.replica.Record;
+import io.partkit.replica.Replica;
+import io.partkit.replica.Timing;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * The simulator's driver of one replica core: it ticks the core, appends the records of each
+ * {@link Ready} to a simulated disk and sends its messages only once those records are synced
+ * (a sync takes 1-8 ms and covers every record appended before it: group commit). A crash keeps
+ * what was synced and, after a process crash, what was appended too; after a power loss, any
+ * prefix of the unsynced tail (a torn record is dropped). Paused, it holds everything it is sent
+ * and handles it in order on resume.
+ */
+final class SimNode {
+
+  static final long TICK_MILLIS = 10;
+
+  final int id;
+  private final VirtualTime time;
+  private final Random random;
+  private final SimNetwork network;
+  private final Timing timing;
+  private final Mutant mutant;
+  Replica core;
+  /** Bumped at every crash and start, so that events of an earlier life do nothing. */
+  private int incarnation;
+  boolean paused;
+  private final List<Runnable> deferred = new ArrayList<>();
+  private final List<Record> synced = new ArrayList<>();
+  private final List<Record> unsynced = new ArrayList<>();
+  private final List<Waiting> waiting = new ArrayList<>();
+  private boolean syncing;
+  boolean diskFull;
+  /** The synced record damaged while the node was down, or -1. */
+  private int damaged = -1;
+  /** Lost for good: never started again. */
+  boolean gone;
+  /** Requests a planted bug answered before the core did: the core's own failure is dropped. */
+  final Set<Long> answeredEarly = new HashSet<>();
+
+  private record Waiting(int barrier, Envelope envelope) {}
+
+  SimNode(int id, VirtualTime time, Random random, SimNetwork network, Timing timing,
+      Mutant mutant) {
+    this.id = id;
+    this.time = time;
+    this.random = random;
+    this.network = network;
+    this.timing = timing;
+    this.mutant = mutant;
+  }
+
+  boolean up() {
+    return core != null;
+  }
+
+  /** Starts a core from the disk's records (none: a fresh node) and its ticks. */
+  void start() {
+    core = synced.isEmpty() ? new Replica(id, timing) : Replica.restore(id, timing, synced);
+    incarnation++;
+    int inc = incarnation;
+    time.schedule(1 + random.nextInt((int) TICK_MILLIS), () -> tick(inc));
+  }
+
+  private void tick(int inc) {
+    if (incarnation != inc || !up()) {
+      return;
+    }
+    act(() -> {
+      core.tick(time.now());
+      drain();
+    });
+    time.schedule(TICK_MILLIS, () -> tick(inc));
+  }
+
+  /** Hands {@code e} to the core, now or when the node resumes; nothing if it is down. */
+  void receive(Envelope e, java.util.function.Function<Envelope, Envelope> mutate) {
+    if (!up()) {
+      return;
+    }
+    int inc = incarnation;
+    act(() -> {
+      if (incarnation != inc || !up()) {
+        return;
+      }
+      Envelope in = mutate.apply(e);
+      if (in != null) {
+        core.step(in);
+        drain();
+      }
+    });
+  }
+
+  /** Runs {@code action} now, or when the node resumes if paused; not after a crash. */
+  private void act(Runnable action) {
+    int inc = incarnation;
+    Runnable guarded = () -> {
+      if (incarnation == inc && up()) {
+        action.run();
+      }
+    };
+    if (paused) {
+      deferred.add(guarded);
+    } else {
+      guarded.run();
+    }
+  }
+
+  /** Acts on what the core asks: records to the disk, messages once those are synced. */
+  private void drain() {
+    Ready r = core.ready();
+    if (r.isEmpty()) {
+      return;
+    }
+    if (!r.records().isEmpty()) {
+      if (diskFull) {
+        // the append fails: the node stops rather than go on without its records
+        crash(false);
+        return;
+      }
+      unsynced.addAll(r.records());
+    }
+    int barrier = synced.size() + unsynced.size();
+    boolean early = mutant == Mutant.ACK_BEFORE_SYNC;
+    for (Envelope e : r.messages()) {
+      if (early || barrier <= synced.size()) {
+        send(e);
+      } else {
+        waiting.add(new Waiting(barrier, e));
+      }
+    }
+    if (!unsynced.isEmpty() && !syncing) {
+      sync();
+    }
+  }
+
+  private void send(Envelope e) {
+    if (e.message() instanceof Reply r && answeredEarly.contains(r.id())
+        && r.outcome() != io.partkit.replica.Message.Outcome.OK) {
+      return;
+    }
+    network.transmit(e);
+  }
+
+  private void sync() {
+    syncing = true;
+    int inc = incarnation;
+    int upTo = synced.size() + unsynced.size();
+    time.schedule(1 + random.nextInt(8), () -> {
+      if (incarnation != inc || !up()) {
+        return;
+      }
+      act(() -> synced(upTo));
+    });
+  }
+
+  private void synced(int upTo) {
+    syncing = false;
+    while (synced.size() < upTo) {
+      synced.add(unsynced.remove(0));
+    }
+    List<Waiting> ready = new ArrayList<>();
+    waiting.removeIf(w -> {
+      if (w.barrier() <= synced.size()) {
+        ready.add(w);
+        return true;
+      }
+      return false;
+    });
+    ready.forEach(w -> send(w.envelope()));
+    if (!unsynced.isEmpty()) {
+      sync();
+    }
+  }
+
+  /** Stops: a process crash keeps every append, a power loss only what was synced. */
+  void crash(boolean keepUnsynced) {
+    if (!up()) {
+      return;
+    }
+    if (keepUnsynced) {
+      synced.addAll(unsynced);
+    } else if (!unsynced.isEmpty()) {
+      // the unsynced tail may reach the disk in part: cut it anywhere (a torn record is dropped)
+      int kept = random.nextInt(unsynced.size() + 1);
+      synced.addAll(unsynced.subList(0, kept));
+    }
+    unsynced.clear();
+    waiting.clear();
+    syncing = false;
+    core = null;
+    paused = false;
+    deferred.clear();
+    incarnation++;
+  }
+
+  /** Damages the last synced write record (the disk changed its value's bytes); false if none. */
+  boolean damageLastWrite() {
+    for (int i = synced.size() - 1; i >= 0; i--) {
+      if (synced.get(i) instanceof Record.Written) {
+        damaged = i;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  int damagedRecord() {
+    return damaged;
+  }
+
+  /**
+   * Starts again after a crash. A damaged record is found by its checksum and the node refuses to
+   * start (false: an operator must replace it), unless the planted bug replays it unchecked.
+   */
+  boolean restart() {
+    if (up() || gone) {
+      return true;
+    }
+    diskFull = false;
+    if (damaged >= 0) {
+      if (mutant != Mutant.UNCHECKED_RECORDS) {
+        return false;
+      }
+      synced.set(damaged, damage(synced.get(damaged)));
+      damaged = -1;
+    }
+    start();
+    return true;
+  }
+
+  private static Record damage(Record r) {
+    if (r instanceof Record.Written w) {
+      return new Record.Written(w.partition(), w.epoch(), w.level(), w.seq(), w.key(),
+          Bytes.ofLong(-7 - w.value().toLong()));
+    }
+    return r;
+  }
+
+  void resume() {
+    if (!paused) {
+      return;
+    }
+    paused = false;
+    List<Runnable> held = new ArrayList<>(deferred);
+    deferred.clear();
+    held.forEach(Runnable::run);
+  }
+
+  @Override
+  public String toString() {
+    return "[n" + id + " up=" + up() + " gone=" + gone + " paused=" + paused + " disk-full="
+        + diskFull + "]";
+  }
+}

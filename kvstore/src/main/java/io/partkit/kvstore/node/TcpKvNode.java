@@ -68,22 +68,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class TcpKvNode implements KvNode {
 
-  /** SPLIT phases (the int8 after the header). */
-  public static final int SPLIT_PREPARE = 1;
-  public static final int SPLIT_APPLY = 2;
-  public static final int SPLIT_ABORT = 3;
-  public static final int SPLIT_QUERY = 4;
-  /** CONFIGURE roles (the int8 after the header). */
-  public static final int ROLE_PRIMARY = 1;
-  public static final int ROLE_BACKUP = 2;
-  static final int ROLE_JOIN = 3;
-  public static final int ROLE_PRIMARY_ADDING = 4;
-  /**
-   * CONFIGURE role: the primary keeps only the listed backups at a newer epoch, which the
-   * coordinator committed; a write waiting on a silent backup may adopt it (see
-   * NodeReplication#shrink).
-   */
-  public static final int ROLE_PRIMARY_SHRINK = 5;
   static final Duration PEER_TIMEOUT = Duration.ofSeconds(10);
   /**
    * How long a primary waits for a backup's answer. A write holds its partition's lock that
@@ -988,22 +972,6 @@ public final class TcpKvNode implements KvNode {
     }
     return read(part, epoch, "scan", p -> ScanPage.take(p.data, q),
         (owned, page) -> page.reply(owned));
-  }
-
-  public static InetSocketAddress parseAddress(String hostAndPort) {
-    if (hostAndPort == null) {
-      throw new IllegalArgumentException("address must be host:port: null");
-    }
-    int colon = hostAndPort.lastIndexOf(':');
-    if (colon <= 0) {
-      throw new IllegalArgumentException("address must be host:port: '" + hostAndPort + "'");
-    }
-    try {
-      int port = Integer.parseInt(hostAndPort.substring(colon + 1));
-      return new InetSocketAddress(hostAndPort.substring(0, colon), port);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("address must be host:port: '" + hostAndPort + "'", e);
-    }
   }
 
   // ---------------------------------------------------------------- KvNode

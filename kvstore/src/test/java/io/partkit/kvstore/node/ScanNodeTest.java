@@ -3,7 +3,7 @@ package io.partkit.kvstore.node;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.partkit.kvstore.client.KvEntry;
+import io.partkit.kvstore.KvEntry;
 import io.partkit.kvstore.client.RangeScan;
 import io.partkit.kvstore.migration.ReplicaAdmin;
 import io.partkit.kvstore.wire.KvReply.Status;

@@ -4,7 +4,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
-import io.partkit.kvstore.client.KvClient;
 import io.partkit.kvstore.load.NodeLoad;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
@@ -95,8 +94,8 @@ public interface KvNode extends AutoCloseable {
   PartitionStatus status(int partition);
 
   /**
-   * This node's load view, as its {@code LOAD} answer carries it ({@link KvClient#load()} reads
-   * it from every node).
+   * This node's load view, as its {@code LOAD} answer carries it (the client's {@code
+   * KvClient.load()} reads it from every node).
    */
   NodeLoad load();
 

@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * from the cursor with the new table. So no key is returned twice and keys come out strictly
  * ascending, whatever moves during the scan.
  */
-public final class RangeScan implements KvScanner {
+final class RangeScan implements KvScanner {
 
   /** Where pages come from. */
   interface PageSource {
@@ -104,7 +104,7 @@ public final class RangeScan implements KvScanner {
   // ---------------------------------------------------------------- keys and arguments
 
   /** The smallest key after {@code key} in unsigned byte order: {@code key} and a zero byte. */
-  public static byte[] successor(byte[] key) {
+  static byte[] successor(byte[] key) {
     return Arrays.copyOf(key, key.length + 1);
   }
 

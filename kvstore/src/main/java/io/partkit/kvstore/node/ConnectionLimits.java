@@ -20,7 +20,7 @@ import java.time.Duration;
  * <p>A node without a secret (loopback only) admits every connection at once, so there only
  * {@code maxConnections} bounds them.
  */
-public record ConnectionLimits(int maxConnections, Duration idleTimeout, int maxUnauthenticated,
+record ConnectionLimits(int maxConnections, Duration idleTimeout, int maxUnauthenticated,
     int maxUnauthenticatedPerAddress, Duration loginTimeout) {
 
   /**

@@ -8,7 +8,7 @@
  * of the nodes' and the executor's event lines ({@link io.partkit.kvstore.EventLine}).
  *
  * <p>The parts are its subpackages, in layers: each imports only the layers below it, so no two
- * packages import each other.
+ * packages import each other ({@code PackageLayersTest} holds the sources to this list).
  *
  * <ol>
  *   <li>{@code io.partkit.kvstore} (this package): imports no other package of the kvstore.
@@ -22,7 +22,9 @@
  * </ol>
  *
  * <p>The API is this package, {@code client}, {@code load}, {@code node} and {@code migration};
- * {@code wire} is public to its sibling packages only, and the module does not export it.
+ * {@code wire} is not, though its classes are public because the packages above it use them.
+ * The module has no module-info to hide it: the hot-key sketch's library (datasketches-java)
+ * names no module, and a descriptor would have to require it by the name its jar file gives.
  *
  * <p>It is the system the migration protocol, the tests and the Jepsen-style harness run
  * against, not a production database: a thread per connection.

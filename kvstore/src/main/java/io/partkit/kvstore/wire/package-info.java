@@ -14,7 +14,7 @@
  * (the largest frame, the idle time after which a node may close a connection), is defined here
  * or below, never taken from a package above.
  *
- * <p>Its classes are public because those packages use them from outside this one; the module
- * does not export the package, and applications use {@code io.partkit.kvstore.client.KvClient}.
+ * <p>Its classes are public because those packages use them from outside this one;
+ * applications use {@code io.partkit.kvstore.client.KvClient}.
  */
 package io.partkit.kvstore.wire;

@@ -9,8 +9,8 @@ import io.partkit.kvstore.client.KvClient;
 import io.partkit.kvstore.load.ClusterLoad;
 import io.partkit.kvstore.load.LoadMeasure;
 import io.partkit.kvstore.migration.KvMigrationExecutor;
-import io.partkit.kvstore.node.TcpKvNode;
 import io.partkit.kvstore.wire.TcpNodeClient;
+import io.partkit.kvstore.wire.Wire;
 import io.partkit.spi.KeyRanges;
 import io.partkit.spi.Member;
 import io.partkit.spi.MembershipView;
@@ -257,7 +257,7 @@ public final class CoordinatorProcessMain {
       executor.reconcile(store.read().table().orElseThrow());
       List<String> transit = new ArrayList<>();
       for (Map.Entry<NodeId, String> e : members.entrySet()) {
-        try (TcpNodeClient c = new TcpNodeClient(TcpKvNode.parseAddress(e.getValue()),
+        try (TcpNodeClient c = new TcpNodeClient(Wire.parseAddress(e.getValue()),
             Duration.ofSeconds(10))) {
           for (PartitionStatus s : c.list()) {
             if (s.state() != PartitionState.OWNED && s.state() != PartitionState.ABSENT

@@ -116,7 +116,7 @@ class ProcessClusterLoadAwareTest {
     executor.assignInitial(initial);
     client = KvClient.builder().tables(() -> store.read().table().orElseThrow())
         .addresses(addresses::get).retryBudget(Duration.ofSeconds(60)).build();
-    sampler = LoadSampler.of(client, LoadMeasure.OPS_PER_SECOND);
+    sampler = LoadSampler.of(client::load, LoadMeasure.OPS_PER_SECOND);
 
     // The hot node: the primary of partition 0. Its four partitions get HOT, the rest COLD.
     NodeId hotNode = initial.primary(0);

@@ -4,7 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.kvstore.client.KvClient;
-import io.partkit.kvstore.client.KvEntry;
+import io.partkit.kvstore.KvEntry;
 import io.partkit.kvstore.client.ScanResult;
 import io.partkit.kvstore.load.ClusterLoad;
 import io.partkit.kvstore.load.LoadMeasure;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partkit.kvstore.client.KvClient;
-import io.partkit.kvstore.client.KvEntry;
+import io.partkit.kvstore.KvEntry;
 import io.partkit.kvstore.client.KvScanner;
 import io.partkit.kvstore.client.ScanResult;
 import java.nio.file.Path;

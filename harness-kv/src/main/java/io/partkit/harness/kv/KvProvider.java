@@ -3,7 +3,7 @@ package io.partkit.harness.kv;
 import io.partkit.harness.system.SystemOptions;
 import io.partkit.harness.system.SystemProvider;
 import io.partkit.harness.system.SystemUnderTest;
-import io.partkit.kvstore.node.TcpKvNode;
+import io.partkit.kvstore.node.KvNode;
 
 /** {@code --system kv}: see {@link KvSystem}. */
 public final class KvProvider implements SystemProvider {
@@ -31,7 +31,7 @@ public final class KvProvider implements SystemProvider {
         SystemOptions.text("etcd", null, "the etcd binary for metadata=etcd (default: on PATH)"),
         // how long a primary waits for a backup's answer before failing the request and
         // reporting the backup to the coordinator (which takes it out at the next epoch)
-        SystemOptions.integer("replica-timeout-ms", (int) TcpKvNode.REPLICA_TIMEOUT.toMillis(),
+        SystemOptions.integer("replica-timeout-ms", (int) KvNode.REPLICA_TIMEOUT.toMillis(),
             50, 600_000),
         // how long a primary waits for a backup before it reports it to the coordinator as a
         // suspect, waiting on (below replica-timeout-ms; checked when the run starts)
@@ -40,7 +40,7 @@ public final class KvProvider implements SystemProvider {
 
   private static SystemOptions.Spec suspectAfter() {
     SystemOptions.Spec range = SystemOptions.integer("suspect-after-ms",
-        (int) TcpKvNode.SUSPECT_AFTER.toMillis(), 10, 599_999);
+        (int) KvNode.SUSPECT_AFTER.toMillis(), 10, 599_999);
     return new SystemOptions.Spec(range.name(), range.defaultValue(), range.accepts()
         + ", below replica-timeout-ms (when not given: half of replica-timeout-ms if that is"
         + " shorter than " + range.defaultValue() + ")", range.check());

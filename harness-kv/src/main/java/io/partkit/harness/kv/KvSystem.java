@@ -22,8 +22,8 @@ import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
 import io.partkit.kvstore.client.KvClient;
 import io.partkit.kvstore.client.KvException;
+import io.partkit.kvstore.node.KvNode;
 import io.partkit.kvstore.node.KvNodeMain;
-import io.partkit.kvstore.node.TcpKvNode;
 import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -65,10 +65,10 @@ import java.util.stream.Collectors;
  * more, and more nodes than copies, the {@code lose} nemesis can take a node and its disk away
  * for good), {@code replica-timeout-ms} (how long a primary waits for a backup before failing
  * the request and reporting the backup to the coordinator; default 5000, {@link
- * TcpKvNode#REPLICA_TIMEOUT}; given to every node and to the coordinator's executor), {@code
+ * KvNode#REPLICA_TIMEOUT}; given to every node and to the coordinator's executor), {@code
  * suspect-after-ms} (how long a primary waits for a backup before it reports it to the
  * coordinator as a suspect, waiting on; below the replica timeout; default {@link
- * TcpKvNode#SUSPECT_AFTER}, or half the replica timeout when that is shorter).
+ * KvNode#SUSPECT_AFTER}, or half the replica timeout when that is shorter).
  */
 final class KvSystem extends NodeProcessSystem
     implements Capability.Membership, Capability.Migrations, Capability.LoseNodes,
@@ -113,7 +113,7 @@ final class KvSystem extends NodeProcessSystem
    */
   static String suspectAfter(OptionValues options, long replicaTimeoutMillis) {
     if (!options.isGiven("suspect-after-ms")) {
-      return Long.toString(TcpKvNode.defaultSuspectAfter(Duration.ofMillis(replicaTimeoutMillis))
+      return Long.toString(KvNode.defaultSuspectAfter(Duration.ofMillis(replicaTimeoutMillis))
           .toMillis());
     }
     int given = options.integer("suspect-after-ms");

@@ -6,9 +6,9 @@ import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionStatus;
 import io.partkit.kvstore.load.ClusterLoad;
 import io.partkit.kvstore.load.NodeLoad;
-import io.partkit.kvstore.node.TcpKvNode;
 import io.partkit.kvstore.wire.KvNodeClient;
 import io.partkit.kvstore.wire.TcpNodeClient;
+import io.partkit.kvstore.wire.Wire;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;
@@ -62,9 +62,9 @@ public interface KvClient extends AutoCloseable {
    */
   static NodeLoad nodeLoad(String hostAndPort, Duration timeout, KvSecret secret)
       throws IOException {
-    try (TcpNodeClient node = new TcpNodeClient(TcpKvNode.parseAddress(hostAndPort), timeout,
+    try (TcpNodeClient node = new TcpNodeClient(Wire.parseAddress(hostAndPort), timeout,
         secret)) {
-      return node.load();
+      return NodeLoad.read(node);
     }
   }
 

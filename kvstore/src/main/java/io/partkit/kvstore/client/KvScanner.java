@@ -1,5 +1,6 @@
 package io.partkit.kvstore.client;
 
+import io.partkit.kvstore.KvEntry;
 import java.util.Iterator;
 
 /**

@@ -2,6 +2,7 @@ package io.partkit.kvstore.client;
 
 import static java.util.Objects.requireNonNull;
 
+import io.partkit.kvstore.KvEntry;
 import io.partkit.kvstore.client.ScanCoverage.Coverage;
 import io.partkit.kvstore.client.ScanCoverage.InOrder;
 import io.partkit.kvstore.client.ScanCoverage.KeyRange;
@@ -33,7 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * from the cursor with the new table. So no key is returned twice and keys come out strictly
  * ascending, whatever moves during the scan.
  */
-public final class RangeScan implements KvScanner {
+final class RangeScan implements KvScanner {
 
   /** Where pages come from. */
   interface PageSource {
@@ -103,32 +104,8 @@ public final class RangeScan implements KvScanner {
   // ---------------------------------------------------------------- keys and arguments
 
   /** The smallest key after {@code key} in unsigned byte order: {@code key} and a zero byte. */
-  public static byte[] successor(byte[] key) {
+  static byte[] successor(byte[] key) {
     return Arrays.copyOf(key, key.length + 1);
-  }
-
-  /**
-   * Why {@code [from, to)} with {@code count} is not a scan, or null when it is one.
-   *
-   * @param what the name of {@code count} in the message ("limit", "page size")
-   */
-  static String problem(byte[] from, byte[] to, int count, String what) {
-    if (from == null) {
-      return "from must not be null (an empty key is the first key)";
-    }
-    if (count <= 0) {
-      return what + " must be >= 1: " + count;
-    }
-    if (to != null && Arrays.compareUnsigned(from, to) > 0) {
-      return "from must not be after to in unsigned byte order: from=" + hex(from) + " to="
-          + hex(to);
-    }
-    return null;
-  }
-
-  /** As {@link #problem(byte[], byte[], int, String)} for a node's limit. */
-  public static String problem(byte[] from, byte[] to, int limit) {
-    return problem(from, to, limit, "limit");
   }
 
   /**
@@ -139,7 +116,7 @@ public final class RangeScan implements KvScanner {
    *     {@code to}
    */
   static void check(byte[] from, byte[] to, int count, String what) {
-    String problem = problem(from, to, count, what);
+    String problem = ScanPage.problem(from, to, count, what);
     if (problem != null) {
       if (from == null) {
         throw new NullPointerException(problem);

@@ -2,6 +2,7 @@ package io.partkit.kvstore.client;
 
 import static java.util.Objects.requireNonNull;
 
+import io.partkit.kvstore.KvEntry;
 import io.partkit.kvstore.KvLimits;
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.load.ClusterLoad;

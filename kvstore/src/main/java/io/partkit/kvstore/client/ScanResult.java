@@ -2,6 +2,7 @@ package io.partkit.kvstore.client;
 
 import static java.util.Objects.requireNonNull;
 
+import io.partkit.kvstore.KvEntry;
 import java.util.Arrays;
 import java.util.List;
 

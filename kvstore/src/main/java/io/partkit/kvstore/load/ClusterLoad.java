@@ -3,7 +3,6 @@ package io.partkit.kvstore.load;
 import static java.util.Objects.requireNonNull;
 
 import io.partkit.kvstore.PartitionState;
-import io.partkit.kvstore.client.KvClient;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.PartitionLoads;
@@ -13,10 +12,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The load view of every node of one table, read by {@link KvClient#load()}: what the coordinator
- * reads to plan by load ({@link #partitionLoads}). A partition's figures are its primary's, by
- * {@link #table()}: clients send every request of a partition to its primary, and backups apply
- * the primary's writes without serving requests of their own.
+ * The load view of every node of one table, read by the client's {@code KvClient.load()}: what
+ * the coordinator reads to plan by load ({@link #partitionLoads}). A partition's figures are its
+ * primary's, by {@link #table()}: clients send every request of a partition to its primary, and
+ * backups apply the primary's writes without serving requests of their own.
  *
  * @param table the table the nodes were asked for (its epoch ties the loads to it)
  * @param nodes each node's view, in the order of the table's nodes

@@ -2,15 +2,15 @@ package io.partkit.kvstore.load;
 
 import static java.util.Objects.requireNonNull;
 
-import io.partkit.kvstore.client.KvClient;
 import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.PartitionLoads;
 import java.util.Optional;
+import java.util.function.Supplier;
 
-/** {@link LoadSampler} over a {@link KvClient}. */
+/** {@link LoadSampler} over a reading of every node's load view. */
 final class KvLoadSampler implements LoadSampler {
 
-  private final KvClient client;
+  private final Supplier<ClusterLoad> reading;
   private final LoadMeasure measure;
   /** The previous reading, the base of the next rate; guarded by {@code this}. */
   private ClusterLoad previous;
@@ -20,14 +20,14 @@ final class KvLoadSampler implements LoadSampler {
    */
   private volatile PartitionLoads latest;
 
-  KvLoadSampler(KvClient client, LoadMeasure measure) {
-    this.client = requireNonNull(client, "client");
+  KvLoadSampler(Supplier<ClusterLoad> reading, LoadMeasure measure) {
+    this.reading = requireNonNull(reading, "reading");
     this.measure = requireNonNull(measure, "measure");
   }
 
   @Override
   public synchronized PartitionLoads sample() {
-    ClusterLoad now = client.load();
+    ClusterLoad now = reading.get();
     PartitionLoads loads = previous != null && previous.table().epoch() == now.table().epoch()
         ? now.partitionLoadsSince(previous, measure)
         : now.partitionLoads(measure);

@@ -3,8 +3,8 @@ package io.partkit.kvstore.load;
 import static java.util.Objects.requireNonNull;
 
 import io.partkit.kvstore.PartitionState;
-import io.partkit.kvstore.client.KvClient;
 import io.partkit.kvstore.wire.KvReply;
+import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
@@ -16,8 +16,8 @@ import java.util.Optional;
  * One node's load view, as its {@code LOAD} answer carries it: what it measured of every
  * partition it serves ({@code OWNED}, or {@code MIGRATING_OUT} while a move has it fenced) with
  * the partition's median key ({@link PartitionLoad#splitKey()}), and its hottest keys.
- * {@link KvClient#load()} reads it from every node of the table and turns it into {@link
- * io.partkit.spi.PartitionLoads} ({@link ClusterLoad}).
+ * The client's {@code KvClient.load()} reads it from every node of the table and turns it into
+ * {@link io.partkit.spi.PartitionLoads} ({@link ClusterLoad}).
  *
  * <p>Encoded and decoded here only (like the STATUS answer in {@code NodeStatus}), so the node
  * and its readers cannot drift apart.
@@ -98,6 +98,20 @@ public record NodeLoad(NodeId node, List<PartitionLoad> partitions, long hotKeyR
       w.bytes(p.splitKey());
     }
     return KvReply.ok(0, w.toBytes());
+  }
+
+  /**
+   * Asks {@code node} for its load view (LOAD).
+   *
+   * @throws IOException if the node could not be reached, did not answer in time, refused, or
+   *     sent a malformed answer
+   */
+  public static NodeLoad read(TcpNodeClient node) throws IOException {
+    KvReply reply = node.admin(Wire.LOAD, 0, 0);
+    if (!reply.isOk()) {
+      throw new IOException("LOAD at " + node.address() + ": " + reply);
+    }
+    return of(reply);
   }
 
   /**

@@ -6,7 +6,12 @@
  * median key as its split key) and {@link io.partkit.kvstore.load.LoadSampler} (the sampler a
  * coordinator's load source is wired to).
  *
- * <p>{@code HotKeys} is public because the node's metrics ({@code io.partkit.kvstore.node}) feed
- * it; {@code NodeLoad.of} and {@code reply} are the load reply's decoding and encoding.
+ * <p>It imports {@code io.partkit.kvstore} and {@code wire} ({@code NodeLoad.of}, {@code reply}
+ * and {@code read} are the LOAD answer's decoding, encoding and request), never the client or
+ * the node, which both use it: the client returns a {@code ClusterLoad}, the node's metrics
+ * feed {@code HotKeys} and answer a {@code NodeLoad}. So a {@code LoadSampler} takes its readings
+ * as a function ({@code client::load}) rather than the client.
+ *
+ * <p>{@code HotKeys} is public because the node's metrics feed it.
  */
 package io.partkit.kvstore.load;

@@ -6,7 +6,6 @@ import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
 import io.partkit.kvstore.node.KvNode;
-import io.partkit.kvstore.node.TcpKvNode;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.NodeStatus;
@@ -769,7 +768,7 @@ public final class KvMigrationExecutor implements MigrationExecutor.ReportsLostR
     Duration requestTimeout = Duration.ofSeconds(5);
     Duration copyTimeout = Duration.ofMinutes(5);
     Duration stepTimeout = Duration.ofSeconds(30);
-    Duration replicaTimeout = TcpKvNode.REPLICA_TIMEOUT;
+    Duration replicaTimeout = KvNode.REPLICA_TIMEOUT;
     BiConsumer<Migration, MigrationStep> listener = (m, s) -> { };
     java.util.function.Consumer<String> events = line -> { };
     KvSecret secret;
@@ -839,7 +838,7 @@ public final class KvMigrationExecutor implements MigrationExecutor.ReportsLostR
 
     /**
      * The longest replica timeout of the nodes (how long a primary waits for a backup's answer,
-     * holding the partition's lock). Default {@link TcpKvNode#REPLICA_TIMEOUT}, the nodes'
+     * holding the partition's lock). Default {@link KvNode#REPLICA_TIMEOUT}, the nodes'
      * default: give the same value as the nodes' {@code --replica-timeout-ms} when it is longer.
      *
      * @throws IllegalArgumentException if not positive

@@ -2,7 +2,6 @@ package io.partkit.kvstore.migration;
 
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
-import io.partkit.kvstore.node.TcpKvNode;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.NodeConnection;
@@ -65,7 +64,7 @@ public final class ReplicaAdmin {
       return;
     }
     Wire.Writer add = NodeConnection.request(Wire.CONFIGURE, partition, epoch)
-        .i8(TcpKvNode.ROLE_PRIMARY_ADDING).i32(backups.size());
+        .i8(Wire.ROLE_PRIMARY_ADDING).i32(backups.size());
     backups.forEach(add::utf);
     expectOk(call(primary, add.toBytes()), "adding backups " + backups + " to partition "
         + partition + " on " + primary);
@@ -92,7 +91,7 @@ public final class ReplicaAdmin {
     }
     for (String replica : survivors) {
       expectOk(call(replica, NodeConnection.request(Wire.CONFIGURE, partition, newEpoch)
-          .i8(TcpKvNode.ROLE_BACKUP).toBytes()), "fencing partition " + partition + " on "
+          .i8(Wire.ROLE_BACKUP).toBytes()), "fencing partition " + partition + " on "
           + replica + " at epoch " + newEpoch);
     }
     List<String> backups = new ArrayList<>(survivors);
@@ -149,7 +148,7 @@ public final class ReplicaAdmin {
     for (Map.Entry<String, long[]> e : whole.entrySet()) {
       if (e.getValue()[0] == latest && e.getValue()[1] >= maxSeq - 1) {
         KvReply fenced = tryCall(e.getKey(), NodeConnection.request(Wire.CONFIGURE, partition,
-            newEpoch).i8(TcpKvNode.ROLE_BACKUP).toBytes());
+            newEpoch).i8(Wire.ROLE_BACKUP).toBytes());
         if (fenced.isOk()) {
           survivors.add(e.getKey());
         }
@@ -168,7 +167,7 @@ public final class ReplicaAdmin {
     addBackups(partition, newEpoch, interim, missing);
     if (!interim.equals(primary)) {
       expectOk(call(interim, NodeConnection.request(Wire.CONFIGURE, partition, newEpoch)
-          .i8(TcpKvNode.ROLE_BACKUP).toBytes()), "hand-over of partition " + partition
+          .i8(Wire.ROLE_BACKUP).toBytes()), "hand-over of partition " + partition
           + " from " + interim);
     }
     // A survivor left out of the new list is at the new epoch: it must go before the new
@@ -194,7 +193,7 @@ public final class ReplicaAdmin {
    * coordinator has committed: the fast path of a removal on suspicion, which does not need the
    * primary's lock (a write waiting on the silent backup holds it). The primary is offered the
    * configuration with exactly {@code kept} (CONFIGURE, role {@link
-   * TcpKvNode#ROLE_PRIMARY_SHRINK}); it checks under its lock that they are its own backups,
+   * Wire#ROLE_PRIMARY_SHRINK}); it checks under its lock that they are its own backups,
    * moves them to {@code newEpoch} (from then on they refuse the old epoch) and leads them
    * there. A write waiting on a silent backup does this itself, and completes if every kept
    * backup holds it (docs/kvstore-replication.md, "Waiting on a suspect"). The backups left
@@ -209,7 +208,7 @@ public final class ReplicaAdmin {
   public void shrink(int partition, long newEpoch, String primary, List<String> kept)
       throws IOException {
     Wire.Writer offer = NodeConnection.request(Wire.CONFIGURE, partition, newEpoch)
-        .i8(TcpKvNode.ROLE_PRIMARY_SHRINK).i32(kept.size());
+        .i8(Wire.ROLE_PRIMARY_SHRINK).i32(kept.size());
     kept.forEach(offer::utf);
     KvReply reply = call(primary, offer.toBytes());
     String what = "shrinking partition " + partition + " on " + primary + " to backups " + kept
@@ -238,7 +237,7 @@ public final class ReplicaAdmin {
   private void promote(int partition, long epoch, String primary, List<String> backups)
       throws IOException {
     Wire.Writer promote = NodeConnection.request(Wire.CONFIGURE, partition, epoch)
-        .i8(TcpKvNode.ROLE_PRIMARY).i32(backups.size());
+        .i8(Wire.ROLE_PRIMARY).i32(backups.size());
     backups.forEach(promote::utf);
     expectOk(call(primary, promote.toBytes()), "promoting " + primary + " for partition "
         + partition + " at epoch " + epoch + " with backups " + backups);
@@ -258,7 +257,7 @@ public final class ReplicaAdmin {
   }
 
   private KvReply call(String address, byte[] request, Duration within) throws IOException {
-    try (NodeConnection c = NodeConnection.open(TcpKvNode.parseAddress(address), within,
+    try (NodeConnection c = NodeConnection.open(Wire.parseAddress(address), within,
         secret)) {
       return c.call(request);
     }

@@ -1,8 +1,8 @@
 package io.partkit.kvstore.migration;
 
-import io.partkit.kvstore.node.TcpKvNode;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.SchemeCodec;
+import io.partkit.kvstore.wire.Wire;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;
@@ -56,7 +56,7 @@ final class SplitProtocol {
       }
     } catch (RuntimeException e) {
       for (NodeId node : prepared) {
-        phase(node, TcpKvNode.SPLIT_ABORT, split.epoch()); // best effort: activate retries
+        phase(node, Wire.SPLIT_ABORT, split.epoch()); // best effort: activate retries
       }
       throw e;
     }
@@ -70,7 +70,7 @@ final class SplitProtocol {
    */
   void settle(PartitionAssignment committed, Collection<NodeId> nodes, List<String> problems) {
     for (NodeId node : nodes) {
-      KvReply q = phase(node, TcpKvNode.SPLIT_QUERY, 0);
+      KvReply q = phase(node, Wire.SPLIT_QUERY, 0);
       if (q == null || !q.isOk()) {
         if (committed.nodes().contains(node)) {
           problems.add(node + " did not say whether it holds a split: " + q);
@@ -90,7 +90,7 @@ final class SplitProtocol {
       long epoch = pending.epoch();
       boolean committedSplit = committed.epoch() >= epoch
           && committed.scheme().equals(pending.scheme());
-      int phase = committedSplit ? TcpKvNode.SPLIT_APPLY : TcpKvNode.SPLIT_ABORT;
+      int phase = committedSplit ? Wire.SPLIT_APPLY : Wire.SPLIT_ABORT;
       KvReply r = phase(node, phase, epoch);
       if (r == null || !r.isOk()) {
         problems.add((committedSplit ? "APPLY" : "ABORT") + " of the split for epoch " + epoch
@@ -103,6 +103,6 @@ final class SplitProtocol {
   private KvReply phase(NodeId node, int phase, long epoch) {
     // APPLY renumbers every key the node holds: a copy's timeout; the others are quick
     return calls.tryRequest(node, SplitRequests.phase(phase, epoch),
-        phase == TcpKvNode.SPLIT_APPLY);
+        phase == Wire.SPLIT_APPLY);
   }
 }

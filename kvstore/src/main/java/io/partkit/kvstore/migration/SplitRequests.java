@@ -1,6 +1,5 @@
 package io.partkit.kvstore.migration;
 
-import io.partkit.kvstore.node.TcpKvNode;
 import io.partkit.kvstore.wire.NodeConnection;
 import io.partkit.kvstore.wire.SchemeCodec;
 import io.partkit.kvstore.wire.Wire;
@@ -23,7 +22,7 @@ final class SplitRequests {
   /** PREPARE at {@code epoch}: fence the old numbering, remember the new scheme and the owned. */
   static byte[] prepare(long epoch, byte[] scheme, int[] owned) {
     Wire.Writer w = NodeConnection.request(Wire.SPLIT, 0, epoch)
-        .i8(TcpKvNode.SPLIT_PREPARE).bytes(scheme).i32(owned.length);
+        .i8(Wire.SPLIT_PREPARE).bytes(scheme).i32(owned.length);
     for (int q : owned) {
       w.i32(q);
     }

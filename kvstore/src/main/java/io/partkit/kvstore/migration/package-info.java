@@ -9,6 +9,12 @@
  * settles splits (scheme changes) with the requests {@code SplitRequests} encodes; {@code
  * NodeCalls} reaches the nodes (pooled connections, retries until the step timeout).
  *
- * <p>{@code ReplicaAdmin} is public because the node tests build replicated partitions with it.
+ * <p>The top layer: it imports {@code io.partkit.kvstore} and {@code wire}, through which it
+ * speaks to the nodes, and {@code node} only for {@code KvNode}'s default replica timeout,
+ * which its own default matches. Nothing of the kvstore imports it.
+ *
+ * <p>Public: {@code KvMigrationExecutor}, {@code MigrationStep}, {@code
+ * MigrationRolledBackException}, and {@code ReplicaAdmin}, because the node tests build
+ * replicated partitions with it.
  */
 package io.partkit.kvstore.migration;

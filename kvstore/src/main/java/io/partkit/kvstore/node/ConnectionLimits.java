@@ -1,6 +1,7 @@
 package io.partkit.kvstore.node;
 
 import io.partkit.kvstore.wire.Handshake;
+import io.partkit.kvstore.wire.NodeConnection;
 import java.time.Duration;
 
 /**
@@ -19,7 +20,7 @@ import java.time.Duration;
  * <p>A node without a secret (loopback only) admits every connection at once, so there only
  * {@code maxConnections} bounds them.
  */
-public record ConnectionLimits(int maxConnections, Duration idleTimeout, int maxUnauthenticated,
+record ConnectionLimits(int maxConnections, Duration idleTimeout, int maxUnauthenticated,
     int maxUnauthenticatedPerAddress, Duration loginTimeout) {
 
   /**
@@ -31,7 +32,8 @@ public record ConnectionLimits(int maxConnections, Duration idleTimeout, int max
    * seconds (a login is one round trip; the rest is margin for a loaded machine; a connection
    * that does not log in holds its thread no longer than that even where nothing evicts it).
    */
-  public static final ConnectionLimits DEFAULT = new ConnectionLimits(256, Duration.ofMinutes(2));
+  public static final ConnectionLimits DEFAULT = new ConnectionLimits(256,
+      NodeConnection.DEFAULT_IDLE_TIMEOUT);
 
   public ConnectionLimits {
     if (maxConnections < 1) {

@@ -4,12 +4,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
-import io.partkit.kvstore.client.KvClient;
 import io.partkit.kvstore.load.NodeLoad;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * A storage node of the reference key-value store: it holds some partitions and serves
@@ -29,6 +29,26 @@ import java.nio.file.Path;
  * </ul>
  */
 public interface KvNode extends AutoCloseable {
+
+  /**
+   * How long a primary waits for a backup's answer. A write holds its partition's lock that
+   * long at most, so a dead backup stalls the partition's writes for this, then they fail
+   * UNAVAILABLE until the coordinator takes the backup out of the replica set. The default; a
+   * node may be started with another ({@code KvNodeMain --replica-timeout-ms}).
+   */
+  Duration REPLICA_TIMEOUT = Duration.ofSeconds(5);
+  /**
+   * How long a primary waits for a backup before it names it a suspect to the coordinator
+   * (SUSPECTS), by default; it waits on until the replica timeout or a new configuration. A
+   * node started with a replica timeout of at most twice this suspects after half of it.
+   */
+  Duration SUSPECT_AFTER = Duration.ofSeconds(1);
+
+  /** {@link #SUSPECT_AFTER}, or half of {@code replicaTimeout} when that is shorter. */
+  static Duration defaultSuspectAfter(Duration replicaTimeout) {
+    Duration half = replicaTimeout.dividedBy(2);
+    return half.compareTo(SUSPECT_AFTER) < 0 && !half.isZero() ? half : SUSPECT_AFTER;
+  }
 
   /**
    * Starts a node listening on {@code 127.0.0.1:port} ({@code port} 0 picks a free one), after
@@ -95,8 +115,8 @@ public interface KvNode extends AutoCloseable {
   PartitionStatus status(int partition);
 
   /**
-   * This node's load view, as its {@code LOAD} answer carries it ({@link KvClient#load()} reads
-   * it from every node).
+   * This node's load view, as its {@code LOAD} answer carries it (the client's {@code
+   * KvClient.load()} reads it from every node).
    */
   NodeLoad load();
 

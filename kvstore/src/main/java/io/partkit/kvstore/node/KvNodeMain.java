@@ -19,9 +19,9 @@ import java.util.Map;
  * [--port 0] [--host 127.0.0.1] [--replica-timeout-ms 5000] [--suspect-after-ms 1000]}.
  *
  * <p>{@code --replica-timeout-ms} is how long, as a primary, it waits for a backup's answer
- * before failing the request (default {@link TcpKvNode#REPLICA_TIMEOUT}). {@code
+ * before failing the request (default {@link KvNode#REPLICA_TIMEOUT}). {@code
  * --suspect-after-ms}, shorter, is how long it waits before it reports the backup to the
- * coordinator as a suspect, waiting on (default {@link TcpKvNode#SUSPECT_AFTER}, or half the
+ * coordinator as a suspect, waiting on (default {@link KvNode#SUSPECT_AFTER}, or half the
  * replica timeout when that is shorter); a configuration the coordinator commits without the
  * backup ends the wait.
  *
@@ -94,7 +94,7 @@ public final class KvNodeMain {
     TcpKvNode node;
     try {
       String timeout = options.get("--replica-timeout-ms");
-      Duration replicaTimeout = timeout == null ? TcpKvNode.REPLICA_TIMEOUT
+      Duration replicaTimeout = timeout == null ? KvNode.REPLICA_TIMEOUT
           : millis("--replica-timeout-ms", timeout);
       String secretFile = options.get("--secret-file");
       node = TcpKvNode.start(NodeId.of(id), Path.of(data),
@@ -105,7 +105,7 @@ public final class KvNodeMain {
           new SimpleMeterRegistry(), replicaTimeout,
           options.containsKey("--suspect-after-ms")
               ? millis("--suspect-after-ms", options.get("--suspect-after-ms"))
-              : TcpKvNode.defaultSuspectAfter(replicaTimeout), System.err::println,
+              : KvNode.defaultSuspectAfter(replicaTimeout), System.err::println,
           ignoreLogReach);
     } catch (CorruptLogException | LostLogRecordsException | IllegalArgumentException e) {
       System.err.println("node " + id + ": " + e.getMessage()); // the whole story; no trace

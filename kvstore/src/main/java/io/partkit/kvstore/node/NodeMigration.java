@@ -3,7 +3,7 @@ package io.partkit.kvstore.node;
 import static io.partkit.kvstore.node.LogRecords.clearRecord;
 import static io.partkit.kvstore.node.LogRecords.putRecord;
 import static io.partkit.kvstore.node.LogRecords.stateRecord;
-import static io.partkit.kvstore.node.TcpKvNode.parseAddress;
+import static io.partkit.kvstore.wire.Wire.parseAddress;
 
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.wire.KvReply.Status;

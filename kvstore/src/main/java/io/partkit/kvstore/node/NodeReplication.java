@@ -8,12 +8,12 @@ import static io.partkit.kvstore.node.LogRecords.stateRecord;
 import static io.partkit.kvstore.node.NodeMigration.SERVING_PAGE;
 import static io.partkit.kvstore.node.NodeMigration.pause;
 import static io.partkit.kvstore.node.TcpKvNode.PEER_TIMEOUT;
-import static io.partkit.kvstore.node.TcpKvNode.ROLE_BACKUP;
-import static io.partkit.kvstore.node.TcpKvNode.ROLE_JOIN;
-import static io.partkit.kvstore.node.TcpKvNode.ROLE_PRIMARY;
-import static io.partkit.kvstore.node.TcpKvNode.ROLE_PRIMARY_ADDING;
-import static io.partkit.kvstore.node.TcpKvNode.ROLE_PRIMARY_SHRINK;
-import static io.partkit.kvstore.node.TcpKvNode.parseAddress;
+import static io.partkit.kvstore.wire.Wire.ROLE_BACKUP;
+import static io.partkit.kvstore.wire.Wire.ROLE_JOIN;
+import static io.partkit.kvstore.wire.Wire.ROLE_PRIMARY;
+import static io.partkit.kvstore.wire.Wire.ROLE_PRIMARY_ADDING;
+import static io.partkit.kvstore.wire.Wire.ROLE_PRIMARY_SHRINK;
+import static io.partkit.kvstore.wire.Wire.parseAddress;
 
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;

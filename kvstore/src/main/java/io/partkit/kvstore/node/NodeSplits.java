@@ -3,10 +3,10 @@ package io.partkit.kvstore.node;
 import static io.partkit.kvstore.node.LogRecords.LOG_SPLIT_ABORT;
 import static io.partkit.kvstore.node.LogRecords.LOG_SPLIT_APPLY;
 import static io.partkit.kvstore.node.LogRecords.LOG_SPLIT_PREPARE;
-import static io.partkit.kvstore.node.TcpKvNode.SPLIT_ABORT;
-import static io.partkit.kvstore.node.TcpKvNode.SPLIT_APPLY;
-import static io.partkit.kvstore.node.TcpKvNode.SPLIT_PREPARE;
-import static io.partkit.kvstore.node.TcpKvNode.SPLIT_QUERY;
+import static io.partkit.kvstore.wire.Wire.SPLIT_ABORT;
+import static io.partkit.kvstore.wire.Wire.SPLIT_APPLY;
+import static io.partkit.kvstore.wire.Wire.SPLIT_PREPARE;
+import static io.partkit.kvstore.wire.Wire.SPLIT_QUERY;
 
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.wire.KvReply.Status;

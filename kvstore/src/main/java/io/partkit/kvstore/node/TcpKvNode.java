@@ -66,38 +66,9 @@ import java.util.concurrent.TimeUnit;
  * Kleppmann, Designing Data-Intensive Applications, ch. 8). The target decides atomically
  * between ACTIVATE and ABORT, so a migration that is rolled back can never also be activated.
  */
-public final class TcpKvNode implements KvNode {
+final class TcpKvNode implements KvNode {
 
-  /** SPLIT phases (the int8 after the header). */
-  public static final int SPLIT_PREPARE = 1;
-  public static final int SPLIT_APPLY = 2;
-  public static final int SPLIT_ABORT = 3;
-  public static final int SPLIT_QUERY = 4;
-  /** CONFIGURE roles (the int8 after the header). */
-  public static final int ROLE_PRIMARY = 1;
-  public static final int ROLE_BACKUP = 2;
-  static final int ROLE_JOIN = 3;
-  public static final int ROLE_PRIMARY_ADDING = 4;
-  /**
-   * CONFIGURE role: the primary keeps only the listed backups at a newer epoch, which the
-   * coordinator committed; a write waiting on a silent backup may adopt it (see
-   * NodeReplication#shrink).
-   */
-  public static final int ROLE_PRIMARY_SHRINK = 5;
   static final Duration PEER_TIMEOUT = Duration.ofSeconds(10);
-  /**
-   * How long a primary waits for a backup's answer. A write holds its partition's lock that
-   * long at most, so a dead backup stalls the partition's writes for this, then they fail
-   * UNAVAILABLE until the coordinator takes the backup out of the replica set. The default; a
-   * node may be started with another ({@code KvNodeMain --replica-timeout-ms}).
-   */
-  public static final Duration REPLICA_TIMEOUT = Duration.ofSeconds(5);
-  /**
-   * How long a primary waits for a backup before it names it a suspect to the coordinator
-   * (SUSPECTS), by default; it waits on until the replica timeout or a new configuration. A
-   * node started with a replica timeout of at most twice this suspects after half of it.
-   */
-  public static final Duration SUSPECT_AFTER = Duration.ofSeconds(1);
 
   private final NodeId id;
   private final Path logFile;
@@ -236,13 +207,7 @@ public final class TcpKvNode implements KvNode {
       ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout)
       throws IOException {
     return start(id, dataDir, bind, fault, limits, secret, registry, replicaTimeout,
-        defaultSuspectAfter(replicaTimeout));
-  }
-
-  /** {@link #SUSPECT_AFTER}, or half of {@code replicaTimeout} when that is shorter. */
-  public static Duration defaultSuspectAfter(Duration replicaTimeout) {
-    Duration half = replicaTimeout.dividedBy(2);
-    return half.compareTo(SUSPECT_AFTER) < 0 && !half.isZero() ? half : SUSPECT_AFTER;
+        KvNode.defaultSuspectAfter(replicaTimeout));
   }
 
   /**
@@ -988,22 +953,6 @@ public final class TcpKvNode implements KvNode {
     }
     return read(part, epoch, "scan", p -> ScanPage.take(p.data, q),
         (owned, page) -> page.reply(owned));
-  }
-
-  public static InetSocketAddress parseAddress(String hostAndPort) {
-    if (hostAndPort == null) {
-      throw new IllegalArgumentException("address must be host:port: null");
-    }
-    int colon = hostAndPort.lastIndexOf(':');
-    if (colon <= 0) {
-      throw new IllegalArgumentException("address must be host:port: '" + hostAndPort + "'");
-    }
-    try {
-      int port = Integer.parseInt(hostAndPort.substring(colon + 1));
-      return new InetSocketAddress(hostAndPort.substring(0, colon), port);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("address must be host:port: '" + hostAndPort + "'", e);
-    }
   }
 
   // ---------------------------------------------------------------- KvNode

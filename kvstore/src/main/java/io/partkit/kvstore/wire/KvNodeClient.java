@@ -2,8 +2,6 @@ package io.partkit.kvstore.wire;
 
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionStatus;
-import io.partkit.kvstore.client.KvClient;
-import io.partkit.kvstore.node.TcpKvNode;
 import java.io.IOException;
 import java.time.Duration;
 
@@ -12,8 +10,8 @@ import java.time.Duration;
  * gives, and the node's answer comes back as is. This is what the migration executor and the
  * routing client speak, and what fencing is tested with (a write sent to an old owner).
  * Public only because the kvstore's packages share it: its replies ({@link KvReply}) are the
- * wire protocol, which may change in any release; applications use the routing {@link KvClient},
- * and a harness that checks a node's partitions uses {@link KvClient#partitionStatus}.
+ * wire protocol, which may change in any release; applications use the routing {@code KvClient},
+ * and a harness that checks a node's partitions uses {@code KvClient.partitionStatus}.
  *
  * <p>Not thread-safe: one request at a time; open one per thread.
  */
@@ -27,7 +25,7 @@ public interface KvNodeClient extends AutoCloseable {
    *     not positive
    */
   static KvNodeClient connect(String hostAndPort, Duration timeout) {
-    return new TcpNodeClient(TcpKvNode.parseAddress(hostAndPort), timeout);
+    return new TcpNodeClient(Wire.parseAddress(hostAndPort), timeout);
   }
 
   /**
@@ -35,7 +33,7 @@ public interface KvNodeClient extends AutoCloseable {
    * node with a secret admits no one else).
    */
   static KvNodeClient connect(String hostAndPort, Duration timeout, KvSecret secret) {
-    return new TcpNodeClient(TcpKvNode.parseAddress(hostAndPort), timeout,
+    return new TcpNodeClient(Wire.parseAddress(hostAndPort), timeout,
         java.util.Objects.requireNonNull(secret, "secret"));
   }
 

@@ -2,12 +2,10 @@ package io.partkit.kvstore.wire;
 
 import static java.util.Objects.requireNonNull;
 
-import io.partkit.kvstore.client.KvException;
-
 /**
  * A node's answer to one request, as it came over the wire. Public only because the kvstore's
  * packages share it: it is the wire protocol, which may change in any release; applications see
- * values and {@link KvException}.
+ * values and the client's {@code KvException}.
  *
  * @param status what happened
  * @param epoch the node's epoch for the partition (for REDIRECT and MOVING: the newer epoch the

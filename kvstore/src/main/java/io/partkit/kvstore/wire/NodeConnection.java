@@ -1,7 +1,6 @@
 package io.partkit.kvstore.wire;
 
 import io.partkit.kvstore.KvSecret;
-import io.partkit.kvstore.node.ConnectionLimits;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.EOFException;
@@ -19,6 +18,13 @@ import java.time.Duration;
  * fail instead of hanging; a timed-out connection is closed (its answer may still be in flight).
  */
 public final class NodeConnection implements AutoCloseable {
+
+  /**
+   * How long a node keeps a connection that sends nothing, unless it is started with other
+   * limits: the default of the node's connection limits, here because a client reopens a
+   * connection idle for half of it (see {@link #isStale}).
+   */
+  public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(2);
 
   private final InetSocketAddress address;
   private final Socket socket;
@@ -194,12 +200,13 @@ public final class NodeConnection implements AutoCloseable {
 
   /**
    * Whether to open a new connection rather than use this one: closed, or idle for half the
-   * node's idle timeout ({@link ConnectionLimits}), after which the node may close it at any
-   * moment, and a request sent just then would end with an unknown outcome it never had.
+   * node's default idle timeout ({@link #DEFAULT_IDLE_TIMEOUT}), after which the node may close
+   * it at any moment, and a request sent just then would end with an unknown outcome it never
+   * had.
    */
   boolean isStale() {
     long idle = System.nanoTime() - lastUsed;
-    return isClosed() || idle > ConnectionLimits.DEFAULT.idleTimeout().toNanos() / 2;
+    return isClosed() || idle > DEFAULT_IDLE_TIMEOUT.toNanos() / 2;
   }
 
   @Override

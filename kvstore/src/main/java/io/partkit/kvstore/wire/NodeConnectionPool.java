@@ -1,7 +1,6 @@
 package io.partkit.kvstore.wire;
 
 import io.partkit.kvstore.KvSecret;
-import io.partkit.kvstore.node.TcpKvNode;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
@@ -64,7 +63,7 @@ public final class NodeConnectionPool implements AutoCloseable {
    * @throws IllegalArgumentException if {@code address} is not host:port
    */
   NodeConnection open(String address) throws IOException {
-    return NodeConnection.open(TcpKvNode.parseAddress(address), timeout, secret);
+    return NodeConnection.open(Wire.parseAddress(address), timeout, secret);
   }
 
   /** Work done over one connection: one request, or a series of them (a copy's pages). */

@@ -2,14 +2,14 @@ package io.partkit.kvstore.wire;
 
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
-import io.partkit.kvstore.migration.ReplicaAdmin;
 import java.io.IOException;
 
 /**
  * A STATUS answer as the wire carries it: one node's partition, with what a replica change needs
  * besides the {@link PartitionStatus} a client sees (the sequence number of the last replicated
  * write, and whether a joining backup is still catching up). Encoded and decoded here only, so
- * the node and its two readers (the executor's client, {@link ReplicaAdmin}) cannot drift apart.
+ * the node and its two readers (the executor's client, its {@code ReplicaAdmin}) cannot drift
+ * apart.
  *
  * @param state where the partition stands on the node
  * @param epoch the epoch the node holds it under (see {@link PartitionStatus#epoch})

@@ -1,9 +1,9 @@
 package io.partkit.kvstore.wire;
 
-import io.partkit.kvstore.client.KvEntry;
-import io.partkit.kvstore.client.RangeScan;
+import io.partkit.kvstore.KvEntry;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -46,8 +46,27 @@ public record ScanPage(List<KvEntry> entries, boolean more) {
 
     /** Why the node must not serve it, or null when it is well formed. */
     public String problem() {
-      return RangeScan.problem(from, to, limit);
+      return ScanPage.problem(from, to, limit, "limit");
     }
+  }
+
+  /**
+   * Why {@code [from, to)} with {@code count} is not a scan, or null when it is one.
+   *
+   * @param what the name of {@code count} in the message ("limit", "page size")
+   */
+  public static String problem(byte[] from, byte[] to, int count, String what) {
+    if (from == null) {
+      return "from must not be null (an empty key is the first key)";
+    }
+    if (count <= 0) {
+      return what + " must be >= 1: " + count;
+    }
+    if (to != null && Arrays.compareUnsigned(from, to) > 0) {
+      return "from must not be after to in unsigned byte order: from=" + hex(from) + " to="
+          + hex(to);
+    }
+    return null;
   }
 
   /** The request for one page of {@code partition} at {@code epoch}. */
@@ -124,6 +143,10 @@ public record ScanPage(List<KvEntry> entries, boolean more) {
       throw new IOException("a scan page has bytes after its end");
     }
     return new ScanPage(entries, more);
+  }
+
+  private static String hex(byte[] key) {
+    return "0x" + HexFormat.of().formatHex(key);
   }
 
   @Override

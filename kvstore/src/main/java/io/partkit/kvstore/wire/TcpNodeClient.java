@@ -6,8 +6,6 @@ import io.partkit.kvstore.KvLimits;
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
-import io.partkit.kvstore.load.NodeLoad;
-import io.partkit.kvstore.node.TcpKvNode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -53,9 +51,14 @@ public final class TcpNodeClient implements KvNodeClient {
   public TcpNodeClient(NodeConnectionPool pool, String hostAndPort) {
     this.pool = requireNonNull(pool, "pool");
     this.poolAddress = requireNonNull(hostAndPort, "hostAndPort");
-    this.address = TcpKvNode.parseAddress(hostAndPort);
+    this.address = Wire.parseAddress(hostAndPort);
     this.timeout = null;
     this.secret = null;
+  }
+
+  /** The node this client speaks to. */
+  public InetSocketAddress address() {
+    return address;
   }
 
   public KvReply call(byte[] request) throws IOException {
@@ -130,15 +133,6 @@ public final class TcpNodeClient implements KvNodeClient {
       out.add(new PartitionStatus(partition, state, r.i64(), r.i64()));
     }
     return out;
-  }
-
-  /** The node's load view (LOAD). */
-  public NodeLoad load() throws IOException {
-    KvReply reply = admin(Wire.LOAD, 0, 0);
-    if (!reply.isOk()) {
-      throw new IOException("LOAD at " + address + ": " + reply);
-    }
-    return NodeLoad.of(reply);
   }
 
   /** An administrative step: ASSIGN, FENCE, UNFENCE, ACTIVATE, ABORT, DROP or STATUS. */

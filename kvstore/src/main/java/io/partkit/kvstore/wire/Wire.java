@@ -1,7 +1,7 @@
 package io.partkit.kvstore.wire;
 
+import io.partkit.kvstore.KvLimits;
 import io.partkit.kvstore.PartitionStatus;
-import io.partkit.kvstore.load.NodeLoad;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -9,6 +9,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -61,7 +62,7 @@ import java.util.Arrays;
  *   LOAD      (nothing)              the node's load view: per partition served, counts of
  *                                    requests, bytes, keys and latency, its hottest keys, then
  *                                    each partition's median key (a split key for key ranges)
- *                                    ({@link NodeLoad}, which encodes and decodes it)
+ *                                    ({@code NodeLoad}, which encodes and decodes it)
  * response = int8 status, int64 epoch, bytes value (-1 = none), utf message (-1 = none)
  * bytes    = int32 length (-1 = null), the bytes
  * utf      = bytes of the UTF-8 encoding
@@ -75,8 +76,8 @@ import java.util.Arrays;
  */
 public final class Wire {
 
-  /** Largest frame accepted, so a corrupt length cannot make a peer allocate gigabytes. */
-  public static final int MAX_FRAME = 64 << 20;
+  /** Largest frame accepted ({@link KvLimits#MAX_FRAME_BYTES}). */
+  public static final int MAX_FRAME = KvLimits.MAX_FRAME_BYTES;
 
   public static final byte GET = 1;
   public static final byte PUT = 2;
@@ -105,7 +106,45 @@ public final class Wire {
   /** The backups each primary here suspects (see {@link SuspectsReport}); no lock taken. */
   public static final byte SUSPECTS = 31;
 
+  /** SPLIT phases (the int8 after the header). */
+  public static final int SPLIT_PREPARE = 1;
+  public static final int SPLIT_APPLY = 2;
+  public static final int SPLIT_ABORT = 3;
+  public static final int SPLIT_QUERY = 4;
+  /** CONFIGURE roles (the int8 after the header). */
+  public static final int ROLE_PRIMARY = 1;
+  public static final int ROLE_BACKUP = 2;
+  public static final int ROLE_JOIN = 3;
+  public static final int ROLE_PRIMARY_ADDING = 4;
+  /**
+   * CONFIGURE role: the primary keeps only the listed backups at a newer epoch, which the
+   * coordinator committed; a write waiting on a silent backup may adopt it (see the node's
+   * replication, {@code NodeReplication#shrink}).
+   */
+  public static final int ROLE_PRIMARY_SHRINK = 5;
+
   private Wire() {}
+
+  /**
+   * A node's address from its {@code host:port} form.
+   *
+   * @throws IllegalArgumentException if it is not {@code host:port}
+   */
+  public static InetSocketAddress parseAddress(String hostAndPort) {
+    if (hostAndPort == null) {
+      throw new IllegalArgumentException("address must be host:port: null");
+    }
+    int colon = hostAndPort.lastIndexOf(':');
+    if (colon <= 0) {
+      throw new IllegalArgumentException("address must be host:port: '" + hostAndPort + "'");
+    }
+    try {
+      int port = Integer.parseInt(hostAndPort.substring(colon + 1));
+      return new InetSocketAddress(hostAndPort.substring(0, colon), port);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("address must be host:port: '" + hostAndPort + "'", e);
+    }
+  }
 
   /** Reads one frame body; null on a clean end of stream before the length. */
   public static byte[] readFrame(InputStream in) throws IOException {

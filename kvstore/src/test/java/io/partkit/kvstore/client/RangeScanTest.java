@@ -3,6 +3,7 @@ package io.partkit.kvstore.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.partkit.kvstore.KvEntry;
 import io.partkit.kvstore.client.ScanCoverage.KeyRange;
 import io.partkit.kvstore.client.ScanCoverage.OrderedKeyPartitions;
 import io.partkit.kvstore.wire.ScanPage;

@@ -57,7 +57,7 @@ class LoadSamplerTest {
   void itAnswersTheLastSampleOnlyForTheTableItWasMeasuredUnder() {
     Deque<ClusterLoad> readings = new ArrayDeque<>(List.of(reading(5, 10, 1000),
         reading(5, 20, 1100), new ClusterLoad(table(5), List.of()), reading(6, 4, 40)));
-    LoadSampler sampler = LoadSampler.of(scripted(readings), LoadMeasure.OPS_PER_SECOND);
+    LoadSampler sampler = LoadSampler.of(scripted(readings)::load, LoadMeasure.OPS_PER_SECOND);
     assertThat(sampler.loads(table(5))).as("nothing sampled yet").isEmpty();
 
     PartitionLoads first = sampler.sample();

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.node.KvNode;
-import io.partkit.kvstore.node.TcpKvNode;
 import io.partkit.kvstore.wire.KvNodeClient;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
@@ -69,10 +68,10 @@ class PrimaryBehindTableTest {
 
         // the coordinator commits epoch 2; the primary's move of n2 lands after it gave up
         PartitionAssignment t2 = T1.withEpoch(2);
-        try (NodeConnection c = NodeConnection.open(TcpKvNode.parseAddress(n2.hostAndPort()),
+        try (NodeConnection c = NodeConnection.open(Wire.parseAddress(n2.hostAndPort()),
             TIMEOUT, null)) {
           KvReply moved = c.call(NodeConnection.request(Wire.CONFIGURE, P, 2)
-              .i8(TcpKvNode.ROLE_BACKUP).toBytes());
+              .i8(Wire.ROLE_BACKUP).toBytes());
           assertThat(moved.status()).isEqualTo(Status.OK);
         }
         assertThat(client.put(P, 2, b("k"), b("v2")).status())

@@ -8,7 +8,6 @@ import io.partkit.coordinator.MetadataStores;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.StoreWiring;
 import io.partkit.kvstore.node.KvNode;
-import io.partkit.kvstore.node.TcpKvNode;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
@@ -40,8 +39,8 @@ class ReconcileTest {
   @Test
   void aCommittedOwnerSeenReceivingIsLeftAloneAndActivatedOnceItHasTheData() throws IOException {
     MetadataStore store = MetadataStores.embedded(dir.resolve("meta.json"));
-    try (TcpKvNode source = (TcpKvNode) KvNode.start(NodeId.of("n1"), dir.resolve("n1"), 0);
-        TcpKvNode target = (TcpKvNode) KvNode.start(NodeId.of("n2"), dir.resolve("n2"), 0);
+    try (KvNode source = KvNode.start(NodeId.of("n1"), dir.resolve("n1"), 0);
+        KvNode target = KvNode.start(NodeId.of("n2"), dir.resolve("n2"), 0);
         TcpNodeClient s = new TcpNodeClient(source.address(), TIMEOUT);
         TcpNodeClient t = new TcpNodeClient(target.address(), TIMEOUT)) {
       store.putMember(Member.of("n1").withAddress(source.hostAndPort()), Duration.ofHours(1));

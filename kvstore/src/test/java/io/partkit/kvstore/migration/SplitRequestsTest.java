@@ -2,7 +2,6 @@ package io.partkit.kvstore.migration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.partkit.kvstore.node.TcpKvNode;
 import io.partkit.kvstore.wire.SchemeCodec;
 import io.partkit.kvstore.wire.Wire;
 import io.partkit.spi.TokenRanges;
@@ -19,7 +18,7 @@ class SplitRequestsTest {
     assertThat(r.i8()).isEqualTo(Wire.SPLIT);
     assertThat(r.i32()).isZero();
     assertThat(r.i64()).isEqualTo(12);
-    assertThat((int) r.i8()).isEqualTo(TcpKvNode.SPLIT_PREPARE);
+    assertThat((int) r.i8()).isEqualTo(Wire.SPLIT_PREPARE);
     assertThat(SchemeCodec.decode(r.bytes())).isEqualTo(TokenRanges.of(-5, 9));
     assertThat(r.i32()).isEqualTo(2);
     assertThat(r.i32()).isZero();
@@ -28,11 +27,11 @@ class SplitRequestsTest {
 
   @Test
   void aPhaseIsTheHeaderAndThePhase() throws IOException {
-    Wire.Reader r = new Wire.Reader(SplitRequests.phase(TcpKvNode.SPLIT_APPLY, 7));
+    Wire.Reader r = new Wire.Reader(SplitRequests.phase(Wire.SPLIT_APPLY, 7));
     assertThat(r.i8()).isEqualTo(Wire.SPLIT);
     assertThat(r.i32()).isZero();
     assertThat(r.i64()).isEqualTo(7);
-    assertThat((int) r.i8()).isEqualTo(TcpKvNode.SPLIT_APPLY);
+    assertThat((int) r.i8()).isEqualTo(Wire.SPLIT_APPLY);
   }
 
   @Test

@@ -208,8 +208,8 @@ class LogReachTest {
     KvNode n = TcpKvNode.start(NodeId.of(name), dir.resolve(name),
         new java.net.InetSocketAddress("127.0.0.1", 0), UnsafeTestFault.NONE,
         ConnectionLimits.DEFAULT, null, new io.micrometer.core.instrument.simple
-            .SimpleMeterRegistry(), TcpKvNode.REPLICA_TIMEOUT,
-        TcpKvNode.defaultSuspectAfter(TcpKvNode.REPLICA_TIMEOUT), System.err::println, true);
+            .SimpleMeterRegistry(), KvNode.REPLICA_TIMEOUT,
+        KvNode.defaultSuspectAfter(KvNode.REPLICA_TIMEOUT), System.err::println, true);
     nodes.add(n);
     return n;
   }

@@ -89,7 +89,7 @@ class NodeMetricsTest {
       assertThat(registry.get(NodeMetrics.NODE_KEYS).gauge().value()).isEqualTo(6);
       assertThat(registry.get(NodeMetrics.NODE_PARTITIONS).gauge().value()).isEqualTo(2);
 
-      NodeLoad wire = c.load();
+      NodeLoad wire = NodeLoad.read(c);
       assertThat(wire.node()).isEqualTo(NodeId.of("n1"));
       assertThat(wire.partitions()).extracting(PartitionLoad::partition).containsExactly(0, 1);
       PartitionLoad p0 = wire.partition(0).orElseThrow();
@@ -126,14 +126,15 @@ class NodeMetricsTest {
       assertThat(c.admin(Wire.FENCE, 0, 2).status()).isEqualTo(Status.OK);
       assertThat(timer(registry, "0", "put")).as("a fenced partition may come back: kept")
           .isNotNull();
-      assertThat(c.load().partition(0).orElseThrow().state())
+      assertThat(NodeLoad.read(c).partition(0).orElseThrow().state())
           .isEqualTo(PartitionState.MIGRATING_OUT);
       assertThat(c.admin(Wire.DROP, 0, 2).status()).isEqualTo(Status.OK);
       assertThat(registry.find(NodeMetrics.PARTITION_REQUESTS).tag("partition", "0").meters())
           .as("the dropped partition's meters are gone").isEmpty();
       assertThat(registry.find(NodeMetrics.PARTITION_KEYS).tag("partition", "0").meters())
           .isEmpty();
-      assertThat(c.load().partitions()).extracting(PartitionLoad::partition).containsExactly(1);
+      assertThat(NodeLoad.read(c).partitions()).extracting(PartitionLoad::partition)
+          .containsExactly(1);
       assertThat(timer(registry, "1", "put").count()).isEqualTo(1);
       assertThat(registry.get(NodeMetrics.NODE_REQUESTS).tags("op", "put").timer().count())
           .as("the node's own meters keep what the dropped partition served").isEqualTo(2);
@@ -154,7 +155,7 @@ class NodeMetricsTest {
         TcpNodeClient c = (TcpNodeClient) KvNodeClient.connect(node.hostAndPort(), TIMEOUT)) {
       c.admin(Wire.ASSIGN, 0, 1);
       c.put(0, 1, b("a"), b("1"));
-      NodeLoad view = c.load();
+      NodeLoad view = NodeLoad.read(c);
       assertThat(view.partition(0).orElseThrow().keys()).isEqualTo(1);
       assertThat(view.partition(0).orElseThrow().ops()).isZero();
       assertThat(view.hotKeyRequests()).isZero();
@@ -178,7 +179,7 @@ class NodeMetricsTest {
       for (int i = 0; i < many; i++) {
         c.put(3, 1, b(String.format(java.util.Locale.ROOT, "m%06d", i)), b("v"));
       }
-      for (NodeLoad view : java.util.List.of(c.load(), node.load())) {
+      for (NodeLoad view : java.util.List.of(NodeLoad.read(c), node.load())) {
         assertThat(view.partition(0).orElseThrow().splitKey()).as("index 9 / 2 of k0..k8")
             .isEqualTo(b("k4"));
         assertThat(view.partition(1).orElseThrow().splitKey()).as("no key, no split key")
@@ -188,7 +189,7 @@ class NodeMetricsTest {
             .isEqualTo(b(String.format(java.util.Locale.ROOT, "m%06d", many / 2)));
       }
       // the split key is a copy: changing it changes no view
-      PartitionLoad p0 = c.load().partition(0).orElseThrow();
+      PartitionLoad p0 = NodeLoad.read(c).partition(0).orElseThrow();
       p0.splitKey()[0] = 'x';
       assertThat(p0.splitKey()).isEqualTo(b("k4"));
     }

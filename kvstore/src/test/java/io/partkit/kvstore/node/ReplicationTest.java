@@ -239,7 +239,7 @@ class ReplicationTest {
     try (TcpNodeClient ca = client(a); TcpNodeClient cb = client(b)) {
       assertThat(ca.put(P, 1, b("k"), b("v")).status()).isEqualTo(Status.OK);
       Wire.Writer add = NodeConnection.request(Wire.CONFIGURE, P, 1)
-          .i8(TcpKvNode.ROLE_PRIMARY_ADDING).i32(1).utf(b.hostAndPort());
+          .i8(Wire.ROLE_PRIMARY_ADDING).i32(1).utf(b.hostAndPort());
       assertThat(ca.call(add.toBytes()).status()).isEqualTo(Status.OK); // joined, no CATCHUP
     }
     b.close();

@@ -152,7 +152,7 @@ class SizeLimitsTest {
       assertThat(c.put(P, 1, new byte[1], new byte[] {7}).status()).isEqualTo(Status.OK);
     }
     // the write, sent past the client: the node refuses it, and the partition serves
-    try (NodeConnection raw = NodeConnection.open(TcpKvNode.parseAddress(primary.address()),
+    try (NodeConnection raw = NodeConnection.open(Wire.parseAddress(primary.address()),
         TIMEOUT, null)) {
       KvReply refused = raw.call(NodeConnection.request(Wire.PUT, P, 1).bytes(new byte[1])
           .bytes(new byte[67_108_834]).toBytes());
@@ -216,7 +216,7 @@ class SizeLimitsTest {
     }
     assertThat(line).as("node " + id + " started: " + errors(id)).isNotNull();
     String address = line.substring("KVNODE LISTENING ".length()).trim();
-    return new Node(id, p, address, TcpKvNode.parseAddress(address).getPort());
+    return new Node(id, p, address, Wire.parseAddress(address).getPort());
   }
 
   private Node kill9AndRestart(Node node) throws Exception {
@@ -239,6 +239,6 @@ class SizeLimitsTest {
   }
 
   private static TcpNodeClient client(Node node) {
-    return new TcpNodeClient(TcpKvNode.parseAddress(node.address()), TIMEOUT, null);
+    return new TcpNodeClient(Wire.parseAddress(node.address()), TIMEOUT, null);
   }
 }

@@ -52,7 +52,7 @@ class SplitTest {
 
   private static KvReply prepare(TcpNodeClient c, long epoch, PartitionScheme scheme,
       int... owned) throws IOException {
-    Wire.Writer w = NodeConnection.request(Wire.SPLIT, 0, epoch).i8(TcpKvNode.SPLIT_PREPARE)
+    Wire.Writer w = NodeConnection.request(Wire.SPLIT, 0, epoch).i8(Wire.SPLIT_PREPARE)
         .bytes(SchemeCodec.encode(scheme)).i32(owned.length);
     for (int q : owned) {
       w.i32(q);
@@ -111,8 +111,8 @@ class SplitTest {
       assertThat(c.admin(Wire.FENCE, 0, 5).status()).as("no move while pending")
           .isEqualTo(Status.REFUSED);
 
-      assertThat(phase(c, TcpKvNode.SPLIT_APPLY, E2).status()).isEqualTo(Status.OK);
-      assertThat(phase(c, TcpKvNode.SPLIT_APPLY, E2).status()).as("idempotent")
+      assertThat(phase(c, Wire.SPLIT_APPLY, E2).status()).isEqualTo(Status.OK);
+      assertThat(phase(c, Wire.SPLIT_APPLY, E2).status()).as("idempotent")
           .isEqualTo(Status.OK);
       assertNumbering(c, NEW, E2, written);
       KvReply stale = c.put(partitionOf(OLD, k0), E1, k0, b("late"));
@@ -129,7 +129,7 @@ class SplitTest {
     }
     try (KvNode node = KvNode.start(NodeId.of("n1"), dir, 0); TcpNodeClient c = connect(node)) {
       assertNumbering(c, NEW, E2, written);
-      Wire.Reader q = new Wire.Reader(phase(c, TcpKvNode.SPLIT_QUERY, 0).value());
+      Wire.Reader q = new Wire.Reader(phase(c, Wire.SPLIT_QUERY, 0).value());
       assertThat(q.i64()).as("nothing pending").isZero();
       q.bytes();
       assertThat(q.i64()).as("the split applied").isEqualTo(E2);
@@ -145,7 +145,7 @@ class SplitTest {
     try (KvNode node = KvNode.start(NodeId.of("n1"), dir, 0); TcpNodeClient c = connect(node)) {
       written = writeOld(c);
       assertThat(prepare(c, E2, NEW, 0, 1, 2, 3).status()).isEqualTo(Status.OK);
-      assertThat(phase(c, TcpKvNode.SPLIT_APPLY, E2).status()).isEqualTo(Status.OK);
+      assertThat(phase(c, Wire.SPLIT_APPLY, E2).status()).isEqualTo(Status.OK);
     }
     // The APPLY record is the last one: tear it, as a crash during its write would. Such a
     // crash also comes before the log's reach records it (LogReach): put the reach back to what
@@ -165,7 +165,7 @@ class SplitTest {
           .as("back to before the split: prepared, so fenced").isEqualTo(Status.MOVING);
       assertThat(IntStream.range(0, 2).mapToLong(p -> node.status(p).keys()).sum())
           .as("the old numbering, whole").isEqualTo(written.size());
-      assertThat(phase(c, TcpKvNode.SPLIT_APPLY, E2).status()).isEqualTo(Status.OK);
+      assertThat(phase(c, Wire.SPLIT_APPLY, E2).status()).isEqualTo(Status.OK);
       assertNumbering(c, NEW, E2, written);
     }
   }
@@ -180,9 +180,9 @@ class SplitTest {
     try (KvNode node = KvNode.start(NodeId.of("n1"), dir, 0); TcpNodeClient c = connect(node)) {
       byte[] k0 = b("k0");
       assertThat(c.get(partitionOf(OLD, k0), E1, k0).status()).isEqualTo(Status.MOVING);
-      assertThat(new Wire.Reader(phase(c, TcpKvNode.SPLIT_QUERY, 0).value()).i64())
+      assertThat(new Wire.Reader(phase(c, Wire.SPLIT_QUERY, 0).value()).i64())
           .isEqualTo(E2);
-      assertThat(phase(c, TcpKvNode.SPLIT_ABORT, E2).status()).isEqualTo(Status.OK);
+      assertThat(phase(c, Wire.SPLIT_ABORT, E2).status()).isEqualTo(Status.OK);
       assertNumbering(c, OLD, E1, written);
     }
     try (KvNode node = KvNode.start(NodeId.of("n1"), dir, 0); TcpNodeClient c = connect(node)) {
@@ -201,7 +201,7 @@ class SplitTest {
 
       assertThat(c.admin(Wire.ASSIGN, 7, E1).isOk()).isTrue();
       KvReply backup = c.call(NodeConnection.request(Wire.CONFIGURE, 7, E1)
-          .i8(TcpKvNode.ROLE_BACKUP).toBytes());
+          .i8(Wire.ROLE_BACKUP).toBytes());
       assertThat(backup.status()).isEqualTo(Status.OK);
       KvReply replicated = prepare(c, E2, NEW, 0, 1, 2, 3);
       assertThat(replicated.status()).isEqualTo(Status.REFUSED);

@@ -3,7 +3,7 @@ package io.partkit.kvstore.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.partkit.kvstore.client.KvEntry;
+import io.partkit.kvstore.KvEntry;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.partkit.kvstore.client;
+package io.partkit.kvstore;
 
 import static java.util.Objects.requireNonNull;
 

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
@@ -26,10 +27,15 @@ final class SystemsCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
+  @Mixin
+  SystemJarOptions jars;
+
   @Override
   public Integer call() {
-    Systems systems = Systems.load();
-    return ServiceListing.print(spec, describe(systems), systems.loadFailures());
+    return jars.run(() -> {
+      Systems systems = Systems.load();
+      return ServiceListing.print(spec, describe(systems), systems.loadFailures());
+    });
   }
 
   /** Lines describing every system found: for this command and for {@code verify --help}. */

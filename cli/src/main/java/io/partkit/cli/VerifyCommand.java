@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.UsageMessageSpec;
 import picocli.CommandLine.Option;
@@ -59,6 +60,9 @@ final class VerifyCommand implements Callable<Integer> {
       return help.footer();
     });
   }
+
+  @Mixin
+  SystemJarOptions jars;
 
   @Option(names = "--system", required = true,
       description = "The system to test: one of those on the class path, listed below.")
@@ -186,6 +190,10 @@ final class VerifyCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    return jars.run(this::verify);
+  }
+
+  private int verify() {
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter out = spec.commandLine().getOut();
     VerifySpec run;

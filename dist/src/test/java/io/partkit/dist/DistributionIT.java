@@ -1,0 +1,166 @@
+package io.partkit.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The archives the build made, unpacked into a directory of their own and run as a user runs
+ * them: from there, with a bare environment (no Maven, no checkout on the way, Java found
+ * through JAVA_HOME alone). {@code ./mvnw verify} runs it after dist is packaged; alone:
+ * {@code ./mvnw -B verify -pl dist -am -Dtest=NONE
+ * -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=DistributionIT
+ * -Dfailsafe.failIfNoSpecifiedTests=false}.
+ */
+class DistributionIT {
+
+  @TempDir static Path unpacked;
+  static Path home;
+
+  private record Run(int code, String out) {}
+
+  @BeforeAll
+  static void unpackTheTarball() throws Exception {
+    Path tarball = Path.of(property("partkit.dist") + ".tar.gz");
+    assertThat(tarball).as("the tarball dist's package phase makes").isRegularFile();
+    Process tar = new ProcessBuilder("tar", "xzf", tarball.toString(), "-C", unpacked.toString())
+        .inheritIO().start();
+    assertThat(tar.waitFor()).as("tar xzf").isZero();
+    home = unpacked.resolve("partkit-" + property("partkit.version"));
+  }
+
+  /** bin/partkit with {@code args}, from a directory that is no checkout, bare environment. */
+  private static Run partkit(Path cwd, Map<String, String> env, String... args)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(home.resolve("bin/partkit").toString()));
+    command.addAll(List.of(args));
+    Path log = Files.createTempFile(unpacked, "run", ".log");
+    ProcessBuilder b = new ProcessBuilder(command).directory(cwd.toFile())
+        .redirectErrorStream(true).redirectOutput(log.toFile());
+    b.environment().clear();
+    b.environment().put("PATH", "/usr/bin:/bin");
+    b.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    b.environment().put("HOME", cwd.toString());
+    b.environment().putAll(env);
+    Process p = b.start();
+    if (!p.waitFor(3, TimeUnit.MINUTES)) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly().waitFor();
+      throw new AssertionError("bin/partkit " + args[0] + " did not finish: "
+          + Files.readString(log));
+    }
+    return new Run(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void theArchiveHoldsTheLauncherTheJarsTheReadmeAndTheThirdPartyNotices() throws IOException {
+    assertThat(home.resolve("bin/partkit")).isExecutable();
+    assertThat(home.resolve("bin/partkit.bat")).isRegularFile();
+    assertThat(home.resolve("README.md")).isNotEmptyFile();
+    assertThat(home.resolve("docs/harness.md")).isNotEmptyFile();
+    String launcher = Files.readString(home.resolve("bin/partkit"));
+    assertThat(launcher).as("the root pom's JVM flags, written in")
+        .contains("--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED")
+        .contains("--add-exports java.base/jdk.internal.ref=ALL-UNNAMED")
+        .doesNotContain("@ignite.jvm.opens@").doesNotContain("@hazelcast.jvm.opens@");
+    assertThat(Files.readString(home.resolve("bin/partkit.bat")))
+        .doesNotContain("@ignite.jvm.opens@").contains("\r\n");
+
+    List<String> jars;
+    try (Stream<Path> lib = Files.list(home.resolve("lib"))) {
+      jars = lib.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+    assertThat(jars).contains("partkit-cli-" + property("partkit.version") + ".jar",
+        "picocli-4.7.7.jar");
+    String notices = Files.readString(home.resolve("THIRD-PARTY.txt"));
+    for (String jar : jars) {
+      if (!jar.startsWith("partkit-")) {
+        // <artifact>-<version>[-classifier].jar is listed as (licence) name (group:artifact:...
+        Matcher m = Pattern.compile("^(.+?)-\\d").matcher(jar);
+        assertThat(m.find()).as(jar).isTrue();
+        assertThat(notices).as("THIRD-PARTY.txt lists " + jar).contains(":" + m.group(1) + ":");
+      }
+    }
+    assertThat(notices).doesNotContain("Unknown license");
+
+    // the zip holds the same files
+    TreeSet<String> zipped = new TreeSet<>();
+    try (ZipFile zip = new ZipFile(property("partkit.dist") + ".zip")) {
+      Enumeration<? extends ZipEntry> entries = zip.entries();
+      while (entries.hasMoreElements()) {
+        ZipEntry e = entries.nextElement();
+        if (!e.isDirectory()) {
+          zipped.add(e.getName());
+        }
+      }
+    }
+    TreeSet<String> tarred = new TreeSet<>();
+    try (Stream<Path> files = Files.walk(home)) {
+      files.filter(Files::isRegularFile).forEach(f -> tarred.add(unpacked.relativize(f)
+          .toString()));
+    }
+    assertThat(zipped).isEqualTo(tarred);
+  }
+
+  @Test
+  void systemsListsPartkitsOwnSystemsFromAnywhere(@TempDir Path cwd) throws Exception {
+    Run r = partkit(cwd, Map.of(), "systems");
+    assertThat(r.code()).as(r.out()).isZero();
+    assertThat(r.out()).contains("etcd ").contains("hazelcast ").contains("ignite ")
+        .contains("kv ").contains("capabilities: kill, pause");
+  }
+
+  @Test
+  void checkAnswersValidAndInvalidWithItsExitCodes(@TempDir Path cwd) throws Exception {
+    Files.writeString(cwd.resolve("valid.edn"), String.join("\n",
+        "{:process 0, :type :invoke, :f :write, :value 1}",
+        "{:process 0, :type :ok, :f :write, :value 1}",
+        "{:process 1, :type :invoke, :f :read, :value nil}",
+        "{:process 1, :type :ok, :f :read, :value 1}", ""));
+    Files.writeString(cwd.resolve("invalid.edn"), String.join("\n",
+        "{:process 0, :type :invoke, :f :write, :value 1}",
+        "{:process 0, :type :ok, :f :write, :value 1}",
+        "{:process 1, :type :invoke, :f :read, :value nil}",
+        "{:process 1, :type :ok, :f :read, :value 2}", ""));
+    Run valid = partkit(cwd, Map.of(), "check", "valid.edn");
+    assertThat(valid.code()).as(valid.out()).isZero();
+    assertThat(valid.out()).contains("valid");
+    Run invalid = partkit(cwd, Map.of(), "check", "invalid.edn");
+    assertThat(invalid.code()).as(invalid.out()).isEqualTo(1);
+    assertThat(invalid.out()).contains("invalid");
+  }
+
+  /** A short kv run: node processes started from lib/ alone, checked and stored. */
+  @Test
+  void verifyRunsAShortKvTestAndStoresIt(@TempDir Path cwd) throws Exception {
+    Run r = partkit(cwd, Map.of("PARTKIT_JAVA_OPTS", "-Xmx256m"), "verify", "--system", "kv",
+        "--nodes", "3", "--time", "4s", "--concurrency", "3", "--rate", "50", "--seed", "3");
+    assertThat(r.code()).as(r.out()).isZero();
+    assertThat(r.out()).contains("valid: ").contains("replicas=1");
+    assertThat(cwd.resolve("store/latest/results.edn")).isNotEmptyFile();
+  }
+
+  private static String property(String name) {
+    String value = System.getProperty(name);
+    assertThat(value).as("system property " + name + " (dist's failsafe configuration sets it)")
+        .isNotBlank();
+    return value;
+  }
+}

@@ -157,6 +157,116 @@ class DistributionIT {
     assertThat(cwd.resolve("store/latest/results.edn")).isNotEmptyFile();
   }
 
+  /**
+   * A system of the user's own, from the distribution alone: its provider in one jar
+   * ({@code --system-jar}), a class it needs in another ({@code PARTKIT_CLASSPATH}), both
+   * compiled here against lib/. Without the second, the provider fails to load, and says so.
+   */
+  @Test
+  void aSystemOfOneselfRunsFromASystemJarWithItsDependencyInPartkitClasspath(@TempDir Path cwd)
+      throws Exception {
+    Path provider = jar(cwd, "provider", "example/own/Provider.java", """
+        package example.own;
+        import io.partkit.harness.system.*;
+        import java.util.List;
+        import java.util.Map;
+        import java.util.concurrent.ConcurrentHashMap;
+        public final class Provider implements SystemProvider {
+          public String name() { return "own"; }
+          private final String description = example.dep.Words.description();
+          public String description() { return description; }
+          public int defaultNodes() { return 1; }
+          public SystemUnderTest create() {
+            Map<Long, Long> registers = new ConcurrentHashMap<>();
+            return new SystemUnderTest() {
+              public String name() { return "own"; }
+              public void start(SystemContext context) {}
+              public List<String> nodes() { return List.of("o1"); }
+              public Client openClient() {
+                return new Client() {
+                  public Outcome invoke(Operation op) {
+                    if (op.f().equals(Operation.READ)) {
+                      return Outcome.ok(registers.get(op.key()));
+                    }
+                    if (op.f().equals(Operation.WRITE)) {
+                      registers.put(op.key(), (Long) op.value());
+                      return Outcome.ok(op.value());
+                    }
+                    boolean set = op.casExpected() == null
+                        ? registers.putIfAbsent(op.key(), op.casNew()) == null
+                        : registers.replace(op.key(), op.casExpected(), op.casNew());
+                    return set ? Outcome.ok(op.value()) : Outcome.mismatch(op.value(), "other");
+                  }
+                  public void close() {}
+                };
+              }
+              public void close() {}
+            };
+          }
+        }
+        """, "package example.dep; public final class Words {"
+            + " public static String description() { return \"a register of its own\"; } }",
+        "example.own.Provider");
+    Path dependency = cwd.resolve("dep.jar");
+
+    Run listed = partkit(cwd, Map.of("PARTKIT_CLASSPATH", dependency.toString()), "systems",
+        "--system-jar", provider.toString());
+    assertThat(listed.code()).as(listed.out()).isZero();
+    assertThat(listed.out()).contains("own        a register of its own");
+
+    Run missing = partkit(cwd, Map.of(), "systems", "--system-jar", provider.toString());
+    assertThat(missing.code()).as("a provider that fails to load: " + missing.out())
+        .isEqualTo(1);
+    assertThat(missing.out()).contains("failed to load").contains("example/dep/Words");
+
+    Run run = partkit(cwd, Map.of("PARTKIT_CLASSPATH", dependency.toString()), "verify",
+        "--system-jar", provider.toString(), "--system", "own", "--time", "2s",
+        "--concurrency", "2", "--rate", "50");
+    assertThat(run.code()).as(run.out()).isZero();
+    assertThat(run.out()).contains("valid: ");
+  }
+
+  /**
+   * {@code name}.jar holding {@code source} (at {@code path}) and, in dep.jar beside it,
+   * {@code dependency}, both compiled against lib/ with the JDK's javac; the first jar lists
+   * {@code provider} in META-INF/services.
+   */
+  private static Path jar(Path dir, String name, String path, String source, String dependency,
+      String provider) throws Exception {
+    Path src = dir.resolve("src");
+    Files.createDirectories(src.resolve(path).getParent());
+    Files.writeString(src.resolve(path), source);
+    Files.createDirectories(src.resolve("example/dep"));
+    Files.writeString(src.resolve("example/dep/Words.java"), dependency);
+    Path classes = Files.createDirectories(dir.resolve("classes"));
+    String lib;
+    try (Stream<Path> jars = Files.list(home.resolve("lib"))) {
+      // javac run in-process expands no wildcard: the jars one by one
+      lib = String.join(java.io.File.pathSeparator, jars.map(Path::toString).toList());
+    }
+    int code = javax.tools.ToolProvider.getSystemJavaCompiler().run(null, null, null,
+        "-d", classes.toString(), "-cp", lib,
+        src.resolve(path).toString(), src.resolve("example/dep/Words.java").toString());
+    assertThat(code).as("javac").isZero();
+    Path jar = dir.resolve(name + ".jar");
+    try (java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(
+        Files.newOutputStream(jar));
+        java.util.jar.JarOutputStream dep = new java.util.jar.JarOutputStream(
+            Files.newOutputStream(dir.resolve("dep.jar")));
+        Stream<Path> files = Files.walk(classes)) {
+      for (Path f : files.filter(Files::isRegularFile).toList()) {
+        String entry = classes.relativize(f).toString();
+        java.util.jar.JarOutputStream to = entry.startsWith("example/dep/") ? dep : out;
+        to.putNextEntry(new java.util.jar.JarEntry(entry));
+        Files.copy(f, to);
+      }
+      out.putNextEntry(new java.util.jar.JarEntry(
+          "META-INF/services/io.partkit.harness.system.SystemProvider"));
+      out.write((provider + "\n").getBytes(StandardCharsets.UTF_8));
+    }
+    return jar;
+  }
+
   private static String property(String name) {
     String value = System.getProperty(name);
     assertThat(value).as("system property " + name + " (dist's failsafe configuration sets it)")

@@ -55,10 +55,22 @@ public final class Systems {
           failures.add(why);
         }
       } catch (ServiceConfigurationError | RuntimeException | LinkageError e) {
-        failures.add(String.valueOf(e.getMessage()));
+        failures.add(withCauses(e));
       }
     }
     return new Systems(byName, ambiguous, failures);
+  }
+
+  /**
+   * The message and every cause's: "could not be instantiated" alone does not say that a class
+   * the provider needs is missing from the class path.
+   */
+  private static String withCauses(Throwable e) {
+    StringBuilder sb = new StringBuilder(String.valueOf(e.getMessage()));
+    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+      sb.append(": ").append(c);
+    }
+    return sb.toString();
   }
 
   /** {@code com.example.Provider in /path/to/its.jar}: the class and the file it came from. */

@@ -31,8 +31,9 @@ import java.util.zip.ZipEntry;
  * path, for the same reason.
  *
  * <p>Every jar given as a system jar must list a {@link SystemProvider} in
- * {@value #SERVICE_FILE}, and no provider class may be listed by two of them: either is refused,
- * naming the file, before anything starts. Class-path entries (dependencies) need list nothing.
+ * {@code META-INF/services/io.partkit.harness.system.SystemProvider}, and no provider class may
+ * be listed by two of them: either is refused, naming the file, before anything starts.
+ * Class-path entries (dependencies) need list nothing.
  */
 public final class SystemJars extends URLClassLoader {
 

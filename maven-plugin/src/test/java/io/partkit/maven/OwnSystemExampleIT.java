@@ -26,7 +26,8 @@ import org.w3c.dom.NodeList;
  * {@code mvn verify} with the partkit this build packaged, as its pom says: its test
  * (RegisterVerifyTest: {@code partkit verify} through partkit-cli, the planted bug caught) and
  * then partkit-maven-plugin's verify goal, which runs the system from the project's classes
- * under kills and pauses and must find it valid.
+ * under kills and pauses and must find it valid; then, offline, {@code mvn verify -Pvolatile},
+ * the mode with the planted bug, whose build must fail with the plugin's invalid verdict line.
  *
  * <p>This build's plugin and every partkit jar it runs with are copied, with their poms, the
  * parent pom and the BOM, into a local repository of the test's own ({@link PluginRepository});
@@ -92,6 +93,14 @@ class OwnSystemExampleIT {
         .as("Netty versions on the example's test class path").hasSize(1);
     assertThat(versions(report.classPath(), "io/grpc", null))
         .as("gRPC versions on the example's test class path").hasSize(1);
+
+    // the planted bug, caught by the plugin: the build fails with the verdict line and the run
+    Result bug = repo.maven(example.resolve("pom.xml"), true, Duration.ofMinutes(10),
+        "-Pvolatile", "-DskipTests", "-Dpartkit.jvmArgs=-Xmx256m", "verify");
+    assertThat(bug.code()).as(bug.output()).isEqualTo(1);
+    assertThat(bug.output()).contains("BUILD FAILURE")
+        .containsPattern("\\[ERROR\\] .*partkit verify: invalid: .*acknowledged writes lost.*"
+            + "options durable=false; .*target/partkit-store/register/");
   }
 
   /**

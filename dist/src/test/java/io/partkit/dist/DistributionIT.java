@@ -75,6 +75,7 @@ class DistributionIT {
     assertThat(home.resolve("bin/partkit.bat")).isRegularFile();
     assertThat(home.resolve("README.md")).isNotEmptyFile();
     assertThat(home.resolve("docs/harness.md")).isNotEmptyFile();
+    assertThat(home.resolve("tools/build-node-image")).isExecutable();
     String launcher = Files.readString(home.resolve("bin/partkit"));
     assertThat(launcher).as("the root pom's JVM flags, written in")
         .contains("--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED")

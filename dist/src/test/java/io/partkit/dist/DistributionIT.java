@@ -77,10 +77,20 @@ class DistributionIT {
     assertThat(home.resolve("docs/harness.md")).isNotEmptyFile();
     assertThat(home.resolve("tools/build-node-image")).isExecutable();
     String launcher = Files.readString(home.resolve("bin/partkit"));
-    assertThat(launcher).as("the root pom's JVM flags, written in")
-        .contains("--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED")
-        .contains("--add-exports java.base/jdk.internal.ref=ALL-UNNAMED")
+    // the flags ./partkit reads from the root pom, written in verbatim
+    String pom = Files.readString(root().resolve("pom.xml"));
+    for (String product : List.of("ignite", "hazelcast")) {
+      Matcher flags = Pattern.compile("<" + product + ".jvm.opens>(.*)</" + product
+          + ".jvm.opens>").matcher(pom);
+      assertThat(flags.find()).as(product + ".jvm.opens in the root pom").isTrue();
+      assertThat(launcher).as("bin/partkit passes " + product + "'s flags")
+          .contains(flags.group(1));
+    }
+    assertThat(launcher).contains("--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED")
         .doesNotContain("@ignite.jvm.opens@").doesNotContain("@hazelcast.jvm.opens@");
+    assertThat(Files.readString(home.resolve("bin/partkit-jvm-options.sh")))
+        .as("the per-command options: the very file ./partkit sources")
+        .isEqualTo(Files.readString(root().resolve("dist/src/bin/partkit-jvm-options.sh")));
     assertThat(Files.readString(home.resolve("bin/partkit.bat")))
         .doesNotContain("@ignite.jvm.opens@").contains("\r\n");
 
@@ -266,6 +276,12 @@ class DistributionIT {
       out.write((provider + "\n").getBytes(StandardCharsets.UTF_8));
     }
     return jar;
+  }
+
+  /** The repository's root: {@code $PARTKIT_ROOT}, which failsafe sets, else the parent. */
+  private static Path root() {
+    String root = System.getenv("PARTKIT_ROOT");
+    return Path.of(root == null ? ".." : root).toAbsolutePath().normalize();
   }
 
   private static String property(String name) {

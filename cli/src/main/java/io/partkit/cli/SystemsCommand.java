@@ -21,7 +21,8 @@ import picocli.CommandLine.Spec;
         + "their node counts, capabilities and options.",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {" 0:every provider loaded", " 1:a provider failed to load (listed on stderr)",
-        "64:usage error (unknown option)"})
+        "64:usage error (unknown option; a --system-jar or PARTKIT_CLASSPATH entry that is "
+            + "missing, lists no system or lists one another jar lists)"})
 final class SystemsCommand implements Callable<Integer> {
 
   @Spec

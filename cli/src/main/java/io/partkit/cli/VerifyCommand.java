@@ -34,7 +34,8 @@ import picocli.CommandLine.Spec;
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {" 0:valid", " 1:invalid or lost acknowledged writes", " 2:unknown",
         " 4:the cluster could not be set up",
-        "64:usage error (unknown option, bad value, a nemesis the runtime cannot run)",
+        "64:usage error (unknown option, bad value, a nemesis the runtime cannot run, a "
+            + "--system-jar that is missing or lists no system, two systems of one name)",
         "70:internal error"})
 final class VerifyCommand implements Callable<Integer> {
   static final int SETUP_FAILED = 4;

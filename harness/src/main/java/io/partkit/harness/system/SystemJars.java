@@ -22,8 +22,8 @@ import java.util.zip.ZipEntry;
  * A user's own systems and their dependencies, in a class loader of their own: what
  * {@code partkit verify --system-jar JAR} and {@code PARTKIT_CLASSPATH} load.
  *
- * <p>The loader looks in the user's jars first, before partkit's class path, for every class
- * and resource except partkit's own ({@code io.partkit.*}) and the JDK's. So a provider that
+ * <p>The loader looks in the user's jars first, before partkit's class path, for resources and
+ * for every class except partkit's own ({@code io.partkit.*}) and the JDK's. So a provider that
  * depends on a library partkit also ships (Netty, gRPC, Hazelcast, Ignite, ...) runs with the
  * version it was built against, while partkit's own systems keep theirs, and the SPI's types are
  * the ones the harness knows (a user's copy of partkit's jars is not used). A node started with

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
@@ -20,16 +21,22 @@ import picocli.CommandLine.Spec;
         + "their node counts, capabilities and options.",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {" 0:every provider loaded", " 1:a provider failed to load (listed on stderr)",
-        "64:usage error (unknown option)"})
+        "64:usage error (unknown option; a --system-jar or PARTKIT_CLASSPATH entry that is "
+            + "missing, lists no system or lists one another jar lists)"})
 final class SystemsCommand implements Callable<Integer> {
 
   @Spec
   CommandSpec spec;
 
+  @Mixin
+  SystemJarOptions jars;
+
   @Override
   public Integer call() {
-    Systems systems = Systems.load();
-    return ServiceListing.print(spec, describe(systems), systems.loadFailures());
+    return jars.run(() -> {
+      Systems systems = Systems.load();
+      return ServiceListing.print(spec, describe(systems), systems.loadFailures());
+    });
   }
 
   /** Lines describing every system found: for this command and for {@code verify --help}. */

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.UsageMessageSpec;
 import picocli.CommandLine.Option;
@@ -37,7 +38,8 @@ import picocli.CommandLine.Spec;
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {" 0:valid", " 1:invalid or lost acknowledged writes", " 2:unknown",
         " 4:the cluster could not be set up",
-        "64:usage error (unknown option, bad value, a nemesis the runtime cannot run)",
+        "64:usage error (unknown option, bad value, a nemesis the runtime cannot run, a "
+            + "--system-jar that is missing or lists no system, two systems of one name)",
         "70:internal error"})
 final class VerifyCommand implements Callable<Integer> {
   static final int SETUP_FAILED = 4;
@@ -65,6 +67,9 @@ final class VerifyCommand implements Callable<Integer> {
       return help.footer();
     });
   }
+
+  @Mixin
+  SystemJarOptions jars;
 
   @Option(names = "--system", required = true,
       description = "The system to test: one of those on the class path, listed below.")
@@ -238,6 +243,10 @@ final class VerifyCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    return jars.run(this::verify);
+  }
+
+  private int verify() {
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter out = spec.commandLine().getOut();
     VerifySpec run;

@@ -25,7 +25,7 @@ class VerifyCommandTest {
   }
 
   @Test
-  void aShortKvRunIsValidAndStoredJepsensWay(@TempDir Path store) {
+  void aShortKvRunIsValidAndStoredJepsensWay(@TempDir Path store) throws Exception {
     int code = run("--system", "kv", "--nodes", "3", "--time", "6s", "--concurrency", "4",
         "--rate", "100", "--seed", "5", "--store", store.toString());
     assertThat(code).as(err.toString()).isZero();
@@ -40,6 +40,10 @@ class VerifyCommandTest {
     assertThat(err.toString()).as("a duration as people write it").contains(", 6 s, seed 5")
         .doesNotContain("PT6S");
     assertThat(out.toString()).contains(" 0 keys unread");
+    // no --option given: the run still records the mode it ran in, defaults included
+    assertThat(out.toString()).contains("; options ").contains("replicas=1");
+    assertThat(Files.readString(latest.resolve("results.edn")))
+        .containsPattern(":options \\{[^}]*\"replicas\" \"1\"");
   }
 
   @Test

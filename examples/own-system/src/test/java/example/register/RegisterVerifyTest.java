@@ -12,9 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The example system through {@code partkit verify}, as CI would run it: found on the class path,
- * its options checked, a nemesis it lacks the capability for refused, and real runs with faults
- * checked by the harness (seeded: the seed is in every command line).
+ * The example system through {@code partkit verify}: found on the class path, its options
+ * checked, a nemesis it lacks the capability for refused, and the planted bug caught by a real
+ * run with faults (seeded: the seed is in the command line). The correct mode's run is the
+ * build's own: partkit-maven-plugin's verify goal, in this project's pom.
  */
 class RegisterVerifyTest {
 
@@ -64,16 +65,8 @@ class RegisterVerifyTest {
     assertTrue(r.err().contains("register lacks the membership capability"), r.err());
   }
 
-  @Test
-  void durableRegistersStayLinearizableThroughKillsAndPauses() {
-    Run r = partkit("verify", "--system", "register", "--nemesis", "kill,pause", "--time", "20s",
-        "--seed", "7", "--store", store.toString());
-    assertEquals(0, r.code(), "seed 7: " + r.out() + r.err());
-    assertTrue(r.out().contains("valid"), r.out());
-  }
-
   /**
-   * The same runs catch the bug the option plants: without the log a killed node comes back
+   * A run catches the bug the option plants: without the log a killed node comes back
    * empty, so acknowledged writes of the keys it held are gone (exit 1, invalid). Every kill in
    * 30 s hits a node that holds keys written before it.
    */

@@ -6,7 +6,10 @@ import io.partkit.harness.system.PlacementCheck;
 import io.partkit.verification.checker.Analysis;
 import io.partkit.verification.checker.Verdict;
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The outcome of one run.
@@ -27,11 +30,18 @@ import java.util.Optional;
  * @param checkNanos how long checking took
  * @param placement the system's placement check after the run, when it has one (a misplaced key
  *     makes the run invalid)
+ * @param options the system's options the run used: those given and the defaults of the others
  */
 public record RunResult(Verdict verdict, Path dir, int operations, double opsPerSecond,
     int faults,
     int plannedFaults, Analysis linearizability, LostWrites.Result lostWrites, RunStats stats,
-    long runNanos, long checkNanos, Optional<PlacementCheck> placement) {
+    long runNanos, long checkNanos, Optional<PlacementCheck> placement,
+    Map<String, String> options) {
+
+  /** Sorted by name, so that the verdict line reads the same run after run. */
+  public RunResult {
+    options = Collections.unmodifiableMap(new TreeMap<>(options));
+  }
 
   /** The process exit code of {@code ./partkit verify}: 0 valid, 1 invalid, 2 unknown. */
   public int exitCode() {
@@ -42,7 +52,10 @@ public record RunResult(Verdict verdict, Path dir, int operations, double opsPer
     };
   }
 
-  /** One line: verdict, operations, lost writes, timings. */
+  /**
+   * One line: verdict, operations, lost writes, timings, the options in force (defaults
+   * included) and the run's directory.
+   */
   public String summary() {
     return String.format("%s: %d ops (%.0f ops/s under faults), %d faults%s, linearizable %s, "
             + "%d of %d acknowledged writes lost, %d keys unread, check %.3f s; %s",
@@ -51,8 +64,20 @@ public record RunResult(Verdict verdict, Path dir, int operations, double opsPer
         faults < plannedFaults ? " (of " + plannedFaults + " planned)" : "",
         linearizability.verdict().name().toLowerCase(java.util.Locale.ROOT),
         lostWrites.lost().size(), lostWrites.acknowledged(), lostWrites.unread().size(),
-        checkNanos / 1e9, dir) + placement.map(p -> String.format("; placement %s: %d checked, "
-            + "%d misplaced", p.ok() ? "holds" : "VIOLATED", p.checked(), p.misplaced().size()))
+        checkNanos / 1e9, optionsText() + dir)
+        + placement.map(p -> String.format("; placement %s: %d checked, %d misplaced",
+            p.ok() ? "holds" : "VIOLATED", p.checked(), p.misplaced().size()))
             .orElse("");
+  }
+
+  /** {@code options durable=true; } or nothing for a system without options. */
+  private String optionsText() {
+    if (options.isEmpty()) {
+      return "";
+    }
+    StringBuilder sb = new StringBuilder("options ");
+    options.forEach((k, v) -> sb.append(sb.length() > "options ".length() ? ", " : "")
+        .append(k).append('=').append(v));
+    return sb.append("; ").toString();
   }
 }

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
@@ -124,7 +125,7 @@ final class RunStore {
         .append(spec.runtime().givenText().isEmpty() ? "" : ", :runtime-options "
             + Values.toEdn(spec.runtime().givenText()))
         .append(", :ops-per-key ").append(spec.opsPerKey())
-        .append(", :options ").append(Values.toEdn(Map.copyOf(spec.options()))).append("}}\n");
+        .append(", :options ").append(Values.toEdn(new TreeMap<>(spec.options()))).append("}}\n");
     return sb.toString();
   }
 

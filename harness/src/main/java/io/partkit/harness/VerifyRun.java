@@ -101,6 +101,16 @@ public final class VerifyRun {
     OptionValues options = provider.options().check(spec.options(), spec.nodes());
     Runtimes runtimes = Runtimes.load();
     runtimes.check(spec.runtime());
+    return run(spec.toBuilder().options(options.effective()).build(), provider, nemeses, options,
+        runtimes, progress, terminal);
+  }
+
+  /**
+   * Runs {@code spec}, whose options are the effective ones (defaults included), so that the
+   * store, the report and the verdict line say which mode ran even when nothing was given.
+   */
+  private static RunResult run(VerifySpec spec, SystemProvider provider, List<Nemesis> nemeses,
+      OptionValues options, Runtimes runtimes, PrintStream progress, boolean terminal) {
     SystemUnderTest system = provider.create();
     Path dir = runDirectory(spec);
     NodeRuntime runtime;
@@ -288,7 +298,8 @@ public final class VerifyRun {
       enter("done");
       RunResult result = new RunResult(verdict, dir, invoked.get(),
           faultPhaseOps / Math.max(1e-9, faultPhaseNanos / 1e9), schedule.faults(),
-          schedule.planned(), analysis, lost, stats, runNanos, checkNanos, placement);
+          schedule.planned(), analysis, lost, stats, runNanos, checkNanos, placement,
+          spec.options());
       RunStore.write(spec, result, ops);
       if (terminal) {
         progress.println(); // end the redrawn line

@@ -1,5 +1,6 @@
 package io.partkit.harness.system;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -32,9 +33,18 @@ public final class JavaCommand {
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx" + heap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k"));
     cmd.addAll(jvmFlags);
-    cmd.addAll(List.of("-cp", classPath(), mainClass.getName()));
+    cmd.addAll(List.of("-cp", classPath(mainClass), mainClass.getName()));
     cmd.addAll(args);
     return cmd;
+  }
+
+  /**
+   * The class path a node running {@code mainClass} needs: for a class of a user's system jar
+   * ({@link SystemJars}), the user's jars first, then partkit's, as that loader sees them.
+   */
+  public static String classPath(Class<?> mainClass) {
+    return mainClass.getClassLoader() instanceof SystemJars jars
+        ? jars.classPath() + File.pathSeparator + classPath() : classPath();
   }
 
   /** Surefire hides the test class path in a property; elsewhere it is the JVM's own. */

@@ -1,8 +1,10 @@
 package io.partkit.harness.system;
 
+import java.util.Collections;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * A system's options after {@link SystemOptions#check}: every given value passed its option's
@@ -25,6 +27,22 @@ public final class OptionValues {
   /** The options exactly as given on the command line (no defaults), for records of the run. */
   public Map<String, String> given() {
     return given;
+  }
+
+  /**
+   * Every option the system declares with the value the run uses: given, or its default (an
+   * option given no value and having no default is left out), sorted by name. What a stored run
+   * records, so that it says which mode it ran in even when nothing was given.
+   */
+  public Map<String, String> effective() {
+    Map<String, String> values = new TreeMap<>();
+    for (SystemOptions.Spec spec : options.specs()) {
+      String value = given.getOrDefault(spec.name(), spec.defaultValue());
+      if (value != null) {
+        values.put(spec.name(), value);
+      }
+    }
+    return Collections.unmodifiableMap(values);
   }
 
   /** Whether {@code name} was given (rather than left at its default). */

@@ -1,5 +1,8 @@
 package io.partkit.harness.system;
 
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.security.CodeSource;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
@@ -18,10 +21,13 @@ import java.util.TreeMap;
 public final class Systems {
 
   private final Map<String, SystemProvider> byName;
+  private final Map<String, String> ambiguous;
   private final List<String> loadFailures;
 
-  private Systems(Map<String, SystemProvider> byName, List<String> loadFailures) {
+  private Systems(Map<String, SystemProvider> byName, Map<String, String> ambiguous,
+      List<String> loadFailures) {
     this.byName = Collections.unmodifiableMap(byName);
+    this.ambiguous = Map.copyOf(ambiguous);
     this.loadFailures = List.copyOf(loadFailures);
   }
 
@@ -30,6 +36,7 @@ public final class Systems {
     ClassLoader context = Thread.currentThread().getContextClassLoader();
     ClassLoader loader = context != null ? context : Systems.class.getClassLoader();
     Map<String, SystemProvider> byName = new TreeMap<>();
+    Map<String, String> ambiguous = new TreeMap<>();
     List<String> failures = new ArrayList<>();
     Iterator<SystemProvider> it = ServiceLoader.load(SystemProvider.class, loader).iterator();
     while (true) {
@@ -41,14 +48,46 @@ public final class Systems {
         SystemProvider provider = it.next();
         SystemProvider taken = byName.putIfAbsent(provider.name(), provider);
         if (taken != null) {
-          failures.add(provider.getClass().getName() + ": the name '" + provider.name()
-              + "' is taken by " + taken.getClass().getName());
+          // neither wins: which one ran would depend on the order of the class path
+          String why = "two systems are named '" + provider.name() + "': " + origin(taken)
+              + " and " + origin(provider);
+          ambiguous.merge(provider.name(), why, (a, b) -> a + "; " + b);
+          failures.add(why);
         }
       } catch (ServiceConfigurationError | RuntimeException | LinkageError e) {
-        failures.add(String.valueOf(e.getMessage()));
+        failures.add(withCauses(e));
       }
     }
-    return new Systems(byName, failures);
+    return new Systems(byName, ambiguous, failures);
+  }
+
+  /**
+   * The message and every cause's: "could not be instantiated" alone does not say that a class
+   * the provider needs is missing from the class path.
+   */
+  private static String withCauses(Throwable e) {
+    StringBuilder sb = new StringBuilder(String.valueOf(e.getMessage()));
+    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+      sb.append(": ").append(c);
+    }
+    return sb.toString();
+  }
+
+  /** {@code com.example.Provider in /path/to/its.jar}: the class and the file it came from. */
+  public static String origin(SystemProvider provider) {
+    return provider.getClass().getName() + " in " + location(provider.getClass());
+  }
+
+  private static String location(Class<?> type) {
+    try {
+      CodeSource source = type.getProtectionDomain().getCodeSource();
+      if (source == null || source.getLocation() == null) {
+        return "(unknown file)";
+      }
+      return Path.of(source.getLocation().toURI()).toString();
+    } catch (URISyntaxException | RuntimeException e) {
+      return "(unknown file)";
+    }
   }
 
   /** The names found, sorted. */
@@ -65,9 +104,13 @@ public final class Systems {
    * The provider called {@code name}.
    *
    * @throws IllegalArgumentException if none is on the class path (the message lists the known
-   *     ones)
+   *     ones), or two providers have that name (the message names their files)
    */
   public SystemProvider provider(String name) {
+    String twice = ambiguous.get(name);
+    if (twice != null) {
+      throw new IllegalArgumentException(twice + "; remove one of them from the class path");
+    }
     SystemProvider p = byName.get(name);
     if (p == null) {
       throw new IllegalArgumentException("unknown system '" + name + "': expected one of "

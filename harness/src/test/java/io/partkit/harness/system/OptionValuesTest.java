@@ -40,6 +40,15 @@ class OptionValuesTest {
   }
 
   @Test
+  void theEffectiveOptionsAreTheGivenOnesAndEveryDefaultSortedByName() {
+    OptionValues values = OPTIONS.check(Map.of("mode", "slow"), 3);
+
+    assertThat(values.effective()).containsExactly(Map.entry("count", "16"),
+        Map.entry("durable", "true"), Map.entry("mode", "slow"),
+        Map.entry("timeout-ms", "5000"));
+  }
+
+  @Test
   void givenOptionsOverrideTheDefaultsAndAreReadTyped() {
     Map<String, String> given = Map.of("count", " 7 ", "timeout-ms", "60000", "durable", "false",
         "mode", "slow", "fault", "drop", "path", "/tmp/x y");

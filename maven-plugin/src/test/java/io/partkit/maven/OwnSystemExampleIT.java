@@ -1,4 +1,4 @@
-package io.partkit.cli;
+package io.partkit.maven;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -23,16 +22,18 @@ import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
 /**
- * {@code examples/own-system}, a project outside the reactor with a system of its own, builds
- * and passes its own test (RegisterVerifyTest: {@code partkit verify --system register} through
- * partkit-cli) with the partkit this build packaged, run by {@code mvn test} as its pom says.
+ * {@code examples/own-system}, a project outside the reactor with a system of its own, passes
+ * {@code mvn verify} with the partkit this build packaged, as its pom says: its test
+ * (RegisterVerifyTest: {@code partkit verify} through partkit-cli, the planted bug caught) and
+ * then partkit-maven-plugin's verify goal, which runs the system from the project's classes
+ * under kills and pauses and must find it valid; then, offline, {@code mvn verify -Pvolatile},
+ * the mode with the planted bug, whose build must fail with the plugin's invalid verdict line.
  *
- * <p>partkit-cli's packaged jar and every partkit jar on its runtime class path (this build's
- * {@code target/classpath.txt}, which in a reactor build names each module's packaged jar) are
- * copied, with their poms, the parent pom and the BOM, into a local repository of the test's own
- * ({@link PrivateRepository}); everything else comes from the build's local repository as a
- * read-only tail. The example is copied out of the source tree and built there, so its
- * {@code target} never lands in the repository.
+ * <p>This build's plugin and every partkit jar it runs with are copied, with their poms, the
+ * parent pom and the BOM, into a local repository of the test's own ({@link PluginRepository});
+ * everything else comes from the build's local repository as a read-only tail. The example is
+ * copied out of the source tree and built there, so its {@code target} never lands in the
+ * repository.
  *
  * <p>Not offline, unlike the other packaging tests: the BOM pins no third-party version (as a
  * BOM for users should not), and Maven applies only the building project's dependencyManagement
@@ -43,9 +44,8 @@ import org.w3c.dom.NodeList;
  * as it would for a user, on every run (the repository is the test's own). The class path it ends
  * with must hold one Netty line and one gRPC line (partkit-coordinator-etcd's pom sees to the
  * first: without it the example ran with Netty 4.1.133 jars beside 4.2.15 ones). Needs Java
- * and network
- * access to Maven Central, nothing else. {@code ./mvnw verify} runs it (failsafe, after cli is
- * packaged); alone: {@code ./mvnw -B verify -pl cli -am -Dtest=NONE
+ * and network access to Maven Central, nothing else. {@code ./mvnw verify} runs it (failsafe,
+ * after the plugin is packaged); alone: {@code ./mvnw -B verify -pl maven-plugin -am -Dtest=NONE
  * -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=OwnSystemExampleIT
  * -Dfailsafe.failIfNoSpecifiedTests=false}.
  */
@@ -58,21 +58,24 @@ class OwnSystemExampleIT {
   @TempDir Path work;
 
   @Test
-  void theExampleRunsItsOwnSystemThroughPartkitVerifyAndItsTestPasses() throws Exception {
-    Path root = RepositoryRoot.find();
-    String version = property("partkit.version");
-    PrivateRepository repo = new PrivateRepository(work.resolve("repo"), version);
-    installPartkit(root, version, repo);
-    Path example = copyOutOfTheSourceTree(root.resolve("examples/own-system"));
+  void theExamplesTestPassesAndThePluginFindsItsSystemValid() throws Exception {
+    Path root = PluginRepository.root();
+    PrivateRepository repo = PluginRepository.create(work.resolve("repo"));
+    Path example = PluginRepository.copy(root.resolve("examples/own-system"), work);
 
     Result result = repo.maven(example.resolve("pom.xml"), false, Duration.ofMinutes(15),
         // The test's JVM stays small (the register nodes it starts take 64m each).
-        "-DargLine=-Xmx256m -XX:+UseSerialGC", "test");
+        "-DargLine=-Xmx256m -XX:+UseSerialGC", "-Dpartkit.jvmArgs=-Xmx256m", "verify");
     System.out.println("examples/own-system: " + result.output().lines()
         .filter(l -> l.contains("Downloaded from")).count()
         + " files downloaded into the private repository");
 
     assertThat(result.code()).as(result.output()).isZero();
+    // the plugin's run: the verdict line, with the options in force and the run's directory
+    assertThat(result.output()).contains("--- partkit:" + PluginRepository.property(
+        "partkit.version") + ":verify (registers-under-faults)")
+        .containsPattern("\\[INFO\\] valid: .*options durable=true; .*"
+            + "target/partkit-store/register/");
     Report report = surefire(example.resolve(
         "target/surefire-reports/TEST-example.register.RegisterVerifyTest.xml"));
     assertThat(report.counts()).as(result.output()).isEqualTo(new Counts(
@@ -90,6 +93,14 @@ class OwnSystemExampleIT {
         .as("Netty versions on the example's test class path").hasSize(1);
     assertThat(versions(report.classPath(), "io/grpc", null))
         .as("gRPC versions on the example's test class path").hasSize(1);
+
+    // the planted bug, caught by the plugin: the build fails with the verdict line and the run
+    Result bug = repo.maven(example.resolve("pom.xml"), true, Duration.ofMinutes(10),
+        "-Pvolatile", "-DskipTests", "-Dpartkit.jvmArgs=-Xmx256m", "verify");
+    assertThat(bug.code()).as(bug.output()).isEqualTo(1);
+    assertThat(bug.output()).contains("BUILD FAILURE")
+        .containsPattern("\\[ERROR\\] .*partkit verify: invalid: .*acknowledged writes lost.*"
+            + "options durable=false; .*target/partkit-store/register/");
   }
 
   /**
@@ -111,56 +122,6 @@ class OwnSystemExampleIT {
       }
     }
     return versions;
-  }
-
-  /**
-   * Copies partkit-cli and each partkit module on its runtime class path, with their poms, and
-   * the parent pom and the BOM, into {@code repo}.
-   */
-  private void installPartkit(Path root, String version, PrivateRepository repo)
-      throws IOException {
-    repo.install("partkit-parent", root.resolve("pom.xml"), null);
-    repo.install("partkit-bom", root.resolve("bom/pom.xml"), null);
-    List<Path> jars = new ArrayList<>();
-    jars.add(Path.of(property("partkit.cliJar")));
-    for (String entry : Files.readString(Path.of(property("partkit.cliClasspath"))).trim()
-        .split(File.pathSeparator)) {
-      if (Path.of(entry).getFileName().toString().startsWith("partkit-")) {
-        jars.add(Path.of(entry));
-      }
-    }
-    String suffix = "-" + version + ".jar";
-    for (Path jar : jars) {
-      // In a reactor build a module's jar is <module>/target/<artifact>-<version>.jar.
-      Path module = jar.getParent().getParent();
-      String name = jar.getFileName().toString();
-      assertThat(jar).as("a packaged jar of this build (run with -am)").isRegularFile();
-      assertThat(module.getParent()).as(jar + " is in a module of the reactor at " + root
-          + " (run with -am, so that the reactor resolves its modules)").isEqualTo(root);
-      assertThat(name).endsWith(suffix);
-      repo.install(name.substring(0, name.length() - suffix.length()),
-          module.resolve("pom.xml"), jar);
-    }
-  }
-
-  /** A copy of {@code project} in the test's directory, without its build output. */
-  private Path copyOutOfTheSourceTree(Path project) throws IOException {
-    Path copy = work.resolve(project.getFileName());
-    try (Stream<Path> files = Files.walk(project)) {
-      for (Path from : (Iterable<Path>) files::iterator) {
-        Path relative = project.relativize(from);
-        if (relative.startsWith("target")) {
-          continue;
-        }
-        Path to = copy.resolve(relative.toString());
-        if (Files.isDirectory(from)) {
-          Files.createDirectories(to);
-        } else {
-          Files.copy(from, to);
-        }
-      }
-    }
-    return copy;
   }
 
   /** A surefire report's counts and the test class path it records. */
@@ -191,12 +152,5 @@ class OwnSystemExampleIT {
       n++;
     }
     return n;
-  }
-
-  private static String property(String name) {
-    String value = System.getProperty(name);
-    assertThat(value).as("system property " + name + " (cli's failsafe configuration sets it)")
-        .isNotBlank();
-    return value;
   }
 }

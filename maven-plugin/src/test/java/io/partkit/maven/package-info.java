@@ -1,0 +1,2 @@
+/** Tests of the plugin's goals, run by a child Maven on projects outside the reactor. */
+package io.partkit.maven;

@@ -18,7 +18,7 @@ class SystemsCommandTest {
     assertThat(code).as(err.toString()).isZero();
     String listing = out.toString();
     assertThat(listing.lines().filter(l -> !l.startsWith(" ")).map(l -> l.split("\\s+")[0]))
-        .containsExactly("etcd", "hazelcast", "ignite", "kv");
+        .containsExactly("etcd", "hazelcast", "ignite", "kv", "replica");
     assertThat(listing)
         .contains("nodes 3 by default (at least 1); capabilities: kill, pause\n")
         .contains("capabilities: kill, pause, membership, migrations, lose-nodes\n")

@@ -33,4 +33,15 @@ class ReplicaVerifyTest {
     assertThat(history).contains(":process :nemesis", "kill");
     assertThat(r.dir().resolve("control.log")).isNotEmptyFile();
   }
+
+  @Test
+  void replicaCoresOnRealProcessesPassKillsAndPauses() {
+    VerifySpec spec = VerifySpec.builder("replica").nemeses(List.of("kill", "pause"))
+        .time(Duration.ofSeconds(10)).seed(32).runtime("processes")
+        .store(Path.of("target", "store")).build();
+    RunResult r = VerifyRun.run(spec, System.out);
+    System.out.println("seed " + spec.seed() + ": " + r.summary());
+    assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(1);
+    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
+  }
 }

@@ -227,4 +227,24 @@ class ReplicaClusterTest {
     }
     assertThat(acknowledged).as("acknowledged writes checked").isGreaterThan(2 * KEYS);
   }
+
+  @Test
+  void aNodeRefusesToStartFromALogDamagedBeforeIntactRecords() throws Exception {
+    Path data = dir.resolve("data-0");
+    Wal.Opened o = Wal.open(data, n -> {}, e -> {});
+    o.wal().append(List.of(WalTest.written(1), WalTest.written(2)));
+    o.wal().close();
+    Path file = data.resolve(Wal.FILE);
+    byte[] b = Files.readAllBytes(file);
+    b[Wal.HEADER + 20] ^= 0x01;
+    Files.write(file, b);
+    addresses.add(new InetSocketAddress("127.0.0.1", freePort()));
+    controlAddress = new InetSocketAddress("127.0.0.1", freePort());
+    Proc p = spawn("n0", List.of("--role", "node", "--id", "0", "--data", data.toString(),
+        "--nodes", list(addresses), "--control", list(List.of(controlAddress))));
+    assertThat(p.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.process().exitValue()).isEqualTo(1);
+    assertThat(Files.readString(dir.resolve("n0.log"))).contains("refusing to start")
+        .contains("intact record follows");
+  }
 }

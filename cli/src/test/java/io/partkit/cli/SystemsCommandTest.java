@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class SystemsCommandTest {
 
   @Test
-  void listsTheFiveSystemsWithTheirNodesCapabilitiesAndOptions() {
+  void listsTheSixSystemsWithTheirNodesCapabilitiesAndOptions() {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int code = Main.commandLine(new PartkitCommand()).setOut(new PrintWriter(out))
@@ -18,10 +18,10 @@ class SystemsCommandTest {
     assertThat(code).as(err.toString()).isZero();
     String listing = out.toString();
     assertThat(listing.lines().filter(l -> !l.startsWith(" ")).map(l -> l.split("\\s+")[0]))
-        .containsExactly("etcd", "exec", "hazelcast", "ignite", "kv");
+        .containsExactly("etcd", "exec", "hazelcast", "ignite", "kv", "replica");
     assertThat(listing)
         .contains("nodes 3 by default (at least 1); capabilities: kill, pause\n")
-        .contains("capabilities: kill, pause, membership, migrations, lose-nodes\n")
+        .contains("capabilities: kill, pause, membership, migrations, lose-nodes, placement-check\n")
         .contains("capabilities: kill, pause, membership, placement-check\n")
         .contains("--option replicas=1  an integer >= 1")
         .contains("--option split-brain-protection=  an integer >= 1 (default: off)")

@@ -1,0 +1,55 @@
+package io.partkit.harness.replica;
+
+import io.partkit.harness.system.SystemOptions;
+import io.partkit.harness.system.SystemProvider;
+import io.partkit.harness.system.SystemUnderTest;
+import io.partkit.replica.Timing;
+
+/** {@code --system replica}: see {@link ReplicaSystem}. */
+public final class ReplicaProvider implements SystemProvider {
+
+  @Override
+  public String name() {
+    return "replica";
+  }
+
+  @Override
+  public String description() {
+    return "the Fixed Partitions protocol's replica cores (partkit simulate's code): node"
+        + " processes with write-ahead logs, a control process, routing clients";
+  }
+
+  @Override
+  public SystemOptions options() {
+    return SystemOptions.of(name(),
+        SystemOptions.integer("partitions", 16, 1, 65536),
+        SystemOptions.also(SystemOptions.integer("replicas", 3, 1, Integer.MAX_VALUE),
+            (value, nodes) -> Integer.parseInt(value.trim()) > nodes
+                ? "more copies than the " + nodes + " nodes to hold them" : null),
+        // how long a client waits for an operation's answer before it is unknown (info)
+        SystemOptions.integer("request-timeout-ms", ReplicaSystem.REQUEST_TIMEOUT_MILLIS, 100,
+            600_000),
+        new SystemOptions.Spec("timing", ReplicaSystem.timingText(),
+            "the protocol's resend,suspect,ping,down milliseconds",
+            (value, nodes) -> timingProblem(value)));
+  }
+
+  private static String timingProblem(String value) {
+    String[] p = value.split(",");
+    if (p.length != 4) {
+      return "not four numbers";
+    }
+    try {
+      new Timing(Long.parseLong(p[0].trim()), Long.parseLong(p[1].trim()),
+          Long.parseLong(p[2].trim()), Long.parseLong(p[3].trim()));
+      return null;
+    } catch (IllegalArgumentException e) {
+      return e.getMessage();
+    }
+  }
+
+  @Override
+  public SystemUnderTest create() {
+    return new ReplicaSystem();
+  }
+}

@@ -1,0 +1,211 @@
+package io.partkit.harness.replica;
+
+import io.partkit.harness.runtime.NodeProcess;
+import io.partkit.harness.runtime.SetupException;
+import io.partkit.harness.system.Client;
+import io.partkit.harness.system.JavaCommand;
+import io.partkit.harness.system.NodeProcessSystem;
+import io.partkit.harness.system.Operation;
+import io.partkit.harness.system.Outcome;
+import io.partkit.harness.system.SystemContext;
+import io.partkit.replica.Timing;
+import io.partkit.replica.node.ReplicaClient;
+import io.partkit.replica.node.ReplicaNodeMain;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+/**
+ * The Fixed Partitions protocol's replica cores under test: {@code n} node processes ({@link
+ * ReplicaNodeMain}, node {@code i} of the core is {@code n<i+1>}), each a replica core with its
+ * write-ahead log under the run's {@code data/}, and one control process ({@code control}), which
+ * decides configurations and answers clients' table requests. Clients are {@link ReplicaClient}s:
+ * a key's partition goes to the primary the control's table names, asked again after a refusal
+ * or a timeout.
+ *
+ * <p>Faults: {@code kill} ({@code kill -9}, restarted on heal with the same log) and {@code pause}
+ * of data nodes. The control is never a target: it stands for the coordinator's durable store and
+ * keeps its state in memory, so a control restart is not supported ({@link #leader()} names no
+ * node, which keeps the nemesis off it).
+ *
+ * <p>Options: {@code partitions} (default 16), {@code replicas} (copies of each partition,
+ * default 3), {@code request-timeout-ms} (how long a client waits before an operation is
+ * unknown, default {@value #REQUEST_TIMEOUT_MILLIS}), {@code timing} (the protocol's resend,
+ * suspect, ping and down milliseconds, default {@link ReplicaNodeMain#TIMING}).
+ */
+final class ReplicaSystem extends NodeProcessSystem {
+
+  static final String CONTROL = "control";
+  static final int REQUEST_TIMEOUT_MILLIS = 2000;
+  private static final int PORT = 7400;
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+
+  private final Map<String, List<String>> commands = new ConcurrentHashMap<>();
+  private int partitions;
+  private Duration requestTimeout;
+  private List<InetSocketAddress> addresses;
+  private InetSocketAddress controlAddress;
+
+  ReplicaSystem() {
+    super("replica");
+  }
+
+  static String timingText() {
+    Timing t = ReplicaNodeMain.TIMING;
+    return t.resendMillis() + "," + t.suspectMillis() + "," + t.pingMillis() + ","
+        + t.downMillis();
+  }
+
+  @Override
+  public void start(SystemContext ctx) {
+    partitions = ctx.options().integer("partitions");
+    int replicas = ctx.options().integer("replicas");
+    requestTimeout = Duration.ofMillis(ctx.options().integer("request-timeout-ms"));
+    String timing = ctx.options().text("timing");
+    openNodes(ctx, "n", List.of(CONTROL));
+    addresses = new ArrayList<>();
+    for (String n : nodes()) {
+      addresses.add(new InetSocketAddress(runtime().host(n), runtime().port(n, "replica", PORT)));
+    }
+    controlAddress = new InetSocketAddress(runtime().host(CONTROL),
+        runtime().port(CONTROL, "replica", PORT));
+    String nodeList = addresses.stream().map(a -> a.getHostString() + ":" + a.getPort())
+        .collect(Collectors.joining(","));
+    String control = controlAddress.getHostString() + ":" + controlAddress.getPort();
+    // out of memory, a process exits (and a node is restarted by the run) instead of hanging
+    List<String> flags = List.of("-XX:+ExitOnOutOfMemoryError");
+    for (int i = 0; i < nodes().size(); i++) {
+      String n = nodes().get(i);
+      Path data = ctx.dir().resolve("data").resolve(n);
+      commands.put(n, JavaCommand.of("128m", flags, ReplicaNodeMain.class, List.of("--role",
+          "node", "--id", Integer.toString(i), "--data", data.toString(), "--nodes", nodeList,
+          "--control", control, "--timing", timing)));
+    }
+    commands.put(CONTROL, JavaCommand.of("128m", flags, ReplicaNodeMain.class, List.of("--role",
+        "control", "--nodes", nodeList, "--control", control, "--partitions",
+        Integer.toString(partitions), "--replicas", Integer.toString(replicas), "--timing",
+        timing)));
+    try {
+      CompletableFuture.allOf(nodes().stream()
+          .map(n -> CompletableFuture.runAsync(() -> startNode(n)))
+          .toArray(CompletableFuture[]::new)).join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
+    // the nodes listen first, so that the control finds every one of them up
+    try {
+      NodeProcess c = started(CONTROL, runtime().start(CONTROL, commands.get(CONTROL),
+          context().log(CONTROL)));
+      c.awaitLine("REPLICA LISTENING ", START_TIMEOUT);
+      c.awaitLine("REPLICA SETTLED", START_TIMEOUT);
+    } catch (IOException e) {
+      throw new SetupException("cannot start the replica control: " + e.getMessage(), e);
+    }
+  }
+
+  /** Starts a data node (again after a kill: the same log and address). */
+  @Override
+  protected void startNode(String node) {
+    if (CONTROL.equals(node)) {
+      throw new IllegalStateException("the replica control cannot be restarted: its state is"
+          + " in memory (it stands for the coordinator's durable store)");
+    }
+    try {
+      NodeProcess p = started(node, runtime().start(node, commands.get(node),
+          context().log(node)));
+      p.awaitLine("REPLICA LISTENING ", START_TIMEOUT);
+    } catch (IOException e) {
+      throw new SetupException("cannot start replica node " + node + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Restarts every killed node, then waits until the control's table is settled: every
+   * partition with its copies, all level and up, which the final reads need.
+   */
+  @Override
+  public void awaitRecovered(Duration timeout) {
+    for (String n : nodes()) {
+      restart(n);
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try (ReplicaClient c = client()) {
+      while (System.nanoTime() < deadline) {
+        try {
+          if (c.table().settled()) {
+            return;
+          }
+        } catch (IOException e) {
+          // the control did not answer in time: asked again
+        }
+        pollPause(100, "the replica cluster to settle");
+      }
+    }
+  }
+
+  private ReplicaClient client() {
+    return new ReplicaClient(controlAddress, addresses, partitions, requestTimeout);
+  }
+
+  @Override
+  public Client openClient() {
+    return new RegisterClient(client());
+  }
+
+  /** One register per key: verify's long keys and values as they are. */
+  private static final class RegisterClient implements Client {
+    private final ReplicaClient client;
+
+    RegisterClient(ReplicaClient client) {
+      this.client = client;
+    }
+
+    @Override
+    public Outcome invoke(Operation op) {
+      switch (op.f()) {
+        case Operation.READ -> {
+          ReplicaClient.Result r = client.get(op.key());
+          if (r.outcome() == io.partkit.replica.Message.Outcome.OK) {
+            return Outcome.ok(r.value());
+          }
+          // a read changes nothing: one that did not answer failed either way
+          return Outcome.fail(null, r.why());
+        }
+        case Operation.WRITE -> {
+          return outcome(op, client.put(op.key(), (Long) op.value()));
+        }
+        default -> {
+          return outcome(op, client.cas(op.key(), op.casExpected(), op.casNew()));
+        }
+      }
+    }
+
+    private static Outcome outcome(Operation op, ReplicaClient.Result r) {
+      switch (r.outcome()) {
+        case OK -> {
+          return Outcome.ok(op.value());
+        }
+        case FAIL -> {
+          return r.mismatch() ? Outcome.mismatch(op.value(), r.why())
+              : Outcome.fail(op.value(), r.why());
+        }
+        default -> {
+          return Outcome.info(op.value(), r.why());
+        }
+      }
+    }
+
+    @Override
+    public void close() {
+      client.close();
+    }
+  }
+}

@@ -1,0 +1,2 @@
+/** Tests of the replica system: verify runs of it on processes. */
+package io.partkit.harness.replica;

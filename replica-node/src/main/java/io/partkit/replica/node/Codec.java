@@ -1,0 +1,538 @@
+package io.partkit.replica.node;
+
+import io.partkit.replica.Bytes;
+import io.partkit.replica.Envelope;
+import io.partkit.replica.Message;
+import io.partkit.replica.Message.Ack;
+import io.partkit.replica.Message.Configure;
+import io.partkit.replica.Message.Confirm;
+import io.partkit.replica.Message.Confirmed;
+import io.partkit.replica.Message.Kind;
+import io.partkit.replica.Message.Levelled;
+import io.partkit.replica.Message.Outcome;
+import io.partkit.replica.Message.Ping;
+import io.partkit.replica.Message.Pong;
+import io.partkit.replica.Message.Refuse;
+import io.partkit.replica.Message.Replicate;
+import io.partkit.replica.Message.Reply;
+import io.partkit.replica.Message.Request;
+import io.partkit.replica.Message.Snapshot;
+import io.partkit.replica.Message.Suspect;
+import io.partkit.replica.Record;
+import io.partkit.replica.Record.Configured;
+import io.partkit.replica.Record.LevelBegun;
+import io.partkit.replica.Record.Snapshotted;
+import io.partkit.replica.Record.Written;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The hand-written binary form of every frame on the wire and every record in the log: big-endian
+ * numbers, a tag byte per type, byte strings as a length and the bytes (length -1: null). Decoding
+ * checks every length against what is left, so a malformed frame is refused as a whole ({@link
+ * Malformed}) instead of allocating what a corrupt length asks for.
+ *
+ * <p>A frame is an {@link Envelope} of a core {@link Message}, or one of the driver's own {@link
+ * Frame}s: a connection's {@link Frame.Hello}, and a client's table request and its answer, which
+ * the core knows nothing of.
+ */
+final class Codec {
+
+  /** The largest frame (and log record) read or written: a partition's snapshot must fit. */
+  static final int MAX_FRAME = 16 << 20;
+
+  private static final byte REQUEST = 1;
+  private static final byte REPLY = 2;
+  private static final byte REPLICATE = 3;
+  private static final byte CONFIRM = 4;
+  private static final byte SNAPSHOT = 5;
+  private static final byte ACK = 6;
+  private static final byte CONFIRMED = 7;
+  private static final byte REFUSE = 8;
+  private static final byte CONFIGURE = 9;
+  private static final byte SUSPECT = 10;
+  private static final byte LEVELLED = 11;
+  private static final byte PING = 12;
+  private static final byte PONG = 13;
+  private static final byte HELLO = 20;
+  private static final byte TABLE_REQUEST = 21;
+  private static final byte TABLE = 22;
+
+  private static final byte CONFIGURED = 1;
+  private static final byte LEVEL_BEGUN = 2;
+  private static final byte WRITTEN = 3;
+  private static final byte SNAPSHOTTED = 4;
+
+  private Codec() {}
+
+  /** A frame that cannot be decoded: the connection (or log record) is not trusted further. */
+  static final class Malformed extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    Malformed(String message) {
+      super(message);
+    }
+  }
+
+  // ---- frames
+
+  /** An envelope or a {@link Frame} as bytes. */
+  static byte[] encode(Object frame) {
+    Out out = new Out();
+    try {
+      if (frame instanceof Envelope e) {
+        out.d.writeInt(e.from());
+        out.d.writeInt(e.to());
+        message(out, e.message());
+      } else if (frame instanceof Frame.Hello h) {
+        out.d.writeInt(h.id());
+        out.d.writeInt(0);
+        out.d.writeByte(HELLO);
+      } else if (frame instanceof Frame.TableRequest t) {
+        out.d.writeInt(0);
+        out.d.writeInt(0);
+        out.d.writeByte(TABLE_REQUEST);
+        out.d.writeLong(t.id());
+      } else if (frame instanceof Frame.Table t) {
+        out.d.writeInt(0);
+        out.d.writeInt(0);
+        out.d.writeByte(TABLE);
+        out.d.writeLong(t.id());
+        out.d.writeBoolean(t.settled());
+        out.d.writeInt(t.primaries().size());
+        for (int i = 0; i < t.primaries().size(); i++) {
+          out.d.writeInt(t.primaries().get(i));
+          out.d.writeLong(t.epochs().get(i));
+        }
+        string(out, t.unsettled());
+      } else {
+        throw new IllegalArgumentException("not a frame: " + frame);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a byte array does not fail
+    }
+    return out.bytes();
+  }
+
+  /** The envelope or {@link Frame} in {@code bytes}. */
+  static Object decode(byte[] bytes) throws Malformed {
+    In in = new In(bytes);
+    try {
+      int from = in.b.getInt();
+      int to = in.b.getInt();
+      byte tag = in.b.get();
+      Object frame;
+      switch (tag) {
+        case HELLO -> frame = new Frame.Hello(from);
+        case TABLE_REQUEST -> frame = new Frame.TableRequest(in.b.getLong());
+        case TABLE -> {
+          long id = in.b.getLong();
+          boolean settled = in.bool();
+          int n = in.count(12);
+          List<Integer> primaries = new ArrayList<>(n);
+          List<Long> epochs = new ArrayList<>(n);
+          for (int i = 0; i < n; i++) {
+            primaries.add(in.b.getInt());
+            epochs.add(in.b.getLong());
+          }
+          frame = new Frame.Table(id, settled, primaries, epochs, in.string());
+        }
+        default -> frame = new Envelope(from, to, message(in, tag));
+      }
+      in.end();
+      return frame;
+    } catch (BufferUnderflowException | IllegalArgumentException | NullPointerException e) {
+      throw new Malformed("malformed frame: " + e);
+    }
+  }
+
+  private static void message(Out out, Message m) throws IOException {
+    DataOutputStream d = out.d;
+    if (m instanceof Request r) {
+      d.writeByte(REQUEST);
+      d.writeLong(r.id());
+      d.writeInt(r.partition());
+      d.writeByte(r.kind().ordinal());
+      bytes(out, r.key());
+      bytes(out, r.expected());
+      bytes(out, r.value());
+    } else if (m instanceof Reply r) {
+      d.writeByte(REPLY);
+      d.writeLong(r.id());
+      d.writeByte(r.outcome().ordinal());
+      bytes(out, r.value());
+      string(out, r.why());
+    } else if (m instanceof Replicate r) {
+      d.writeByte(REPLICATE);
+      head(d, r.partition(), r.epoch(), r.level());
+      d.writeLong(r.seq());
+      bytes(out, r.key());
+      bytes(out, r.value());
+    } else if (m instanceof Confirm c) {
+      d.writeByte(CONFIRM);
+      head(d, c.partition(), c.epoch(), c.level());
+      d.writeLong(c.round());
+    } else if (m instanceof Snapshot s) {
+      d.writeByte(SNAPSHOT);
+      head(d, s.partition(), s.epoch(), s.level());
+      d.writeLong(s.seq());
+      map(out, s.data());
+    } else if (m instanceof Ack a) {
+      d.writeByte(ACK);
+      head(d, a.partition(), a.epoch(), a.level());
+      d.writeLong(a.seq());
+    } else if (m instanceof Confirmed c) {
+      d.writeByte(CONFIRMED);
+      head(d, c.partition(), c.epoch(), c.level());
+      d.writeLong(c.round());
+    } else if (m instanceof Refuse r) {
+      d.writeByte(REFUSE);
+      d.writeInt(r.partition());
+      d.writeLong(r.epoch());
+      d.writeBoolean(r.stale());
+    } else if (m instanceof Configure c) {
+      d.writeByte(CONFIGURE);
+      d.writeInt(c.partition());
+      d.writeLong(c.epoch());
+      d.writeInt(c.primary());
+      ints(d, c.backups());
+    } else if (m instanceof Suspect s) {
+      d.writeByte(SUSPECT);
+      d.writeInt(s.partition());
+      d.writeLong(s.epoch());
+      ints(d, new ArrayList<>(new TreeSet<>(s.suspects())));
+    } else if (m instanceof Levelled l) {
+      d.writeByte(LEVELLED);
+      d.writeInt(l.partition());
+      d.writeLong(l.epoch());
+    } else if (m instanceof Ping p) {
+      d.writeByte(PING);
+      d.writeLong(p.n());
+    } else if (m instanceof Pong p) {
+      d.writeByte(PONG);
+      d.writeLong(p.n());
+      TreeMap<Integer, Long> held = new TreeMap<>(p.held());
+      d.writeInt(held.size());
+      for (Map.Entry<Integer, Long> e : held.entrySet()) {
+        d.writeInt(e.getKey());
+        d.writeLong(e.getValue());
+      }
+    } else {
+      throw new IllegalArgumentException("no encoding for " + m);
+    }
+  }
+
+  private static Message message(In in, byte tag) throws Malformed {
+    ByteBuffer b = in.b;
+    switch (tag) {
+      case REQUEST -> {
+        long id = b.getLong();
+        int partition = b.getInt();
+        Kind kind = in.kind();
+        return new Request(id, partition, kind, in.nonNullBytes(), in.bytes(), in.bytes());
+      }
+      case REPLY -> {
+        long id = b.getLong();
+        Outcome outcome = in.outcome();
+        return new Reply(id, outcome, in.bytes(), in.string());
+      }
+      case REPLICATE -> {
+        int p = b.getInt();
+        long epoch = b.getLong();
+        long level = b.getLong();
+        long seq = b.getLong();
+        return new Replicate(p, epoch, level, seq, in.nonNullBytes(), in.nonNullBytes());
+      }
+      case CONFIRM -> {
+        return new Confirm(b.getInt(), b.getLong(), b.getLong(), b.getLong());
+      }
+      case SNAPSHOT -> {
+        int p = b.getInt();
+        long epoch = b.getLong();
+        long level = b.getLong();
+        long seq = b.getLong();
+        return new Snapshot(p, epoch, level, seq, in.map());
+      }
+      case ACK -> {
+        return new Ack(b.getInt(), b.getLong(), b.getLong(), b.getLong());
+      }
+      case CONFIRMED -> {
+        return new Confirmed(b.getInt(), b.getLong(), b.getLong(), b.getLong());
+      }
+      case REFUSE -> {
+        return new Refuse(b.getInt(), b.getLong(), in.bool());
+      }
+      case CONFIGURE -> {
+        int p = b.getInt();
+        long epoch = b.getLong();
+        int primary = b.getInt();
+        return new Configure(p, epoch, primary, in.ints());
+      }
+      case SUSPECT -> {
+        int p = b.getInt();
+        long epoch = b.getLong();
+        return new Suspect(p, epoch, Set.copyOf(in.ints()));
+      }
+      case LEVELLED -> {
+        return new Levelled(b.getInt(), b.getLong());
+      }
+      case PING -> {
+        return new Ping(b.getLong());
+      }
+      case PONG -> {
+        long n = b.getLong();
+        int count = in.count(12);
+        Map<Integer, Long> held = new HashMap<>();
+        for (int i = 0; i < count; i++) {
+          held.put(b.getInt(), b.getLong());
+        }
+        return new Pong(n, held);
+      }
+      default -> throw new Malformed("unknown message tag " + tag);
+    }
+  }
+
+  // ---- records
+
+  /** A log record as bytes. */
+  static byte[] encode(Record r) {
+    Out out = new Out();
+    DataOutputStream d = out.d;
+    try {
+      if (r instanceof Configured c) {
+        d.writeByte(CONFIGURED);
+        d.writeInt(c.partition());
+        d.writeLong(c.epoch());
+        d.writeInt(c.primary());
+        ints(d, c.backups());
+      } else if (r instanceof LevelBegun l) {
+        d.writeByte(LEVEL_BEGUN);
+        head(d, l.partition(), l.epoch(), l.level());
+      } else if (r instanceof Written w) {
+        d.writeByte(WRITTEN);
+        head(d, w.partition(), w.epoch(), w.level());
+        d.writeLong(w.seq());
+        bytes(out, w.key());
+        bytes(out, w.value());
+      } else if (r instanceof Snapshotted s) {
+        d.writeByte(SNAPSHOTTED);
+        d.writeInt(s.partition());
+        d.writeLong(s.epoch());
+        d.writeInt(s.primary());
+        d.writeLong(s.level());
+        d.writeLong(s.seq());
+        map(out, s.data());
+      } else {
+        throw new IllegalArgumentException("no encoding for " + r);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.bytes();
+  }
+
+  /** The log record in {@code bytes}. */
+  static Record record(byte[] bytes) throws Malformed {
+    In in = new In(bytes);
+    ByteBuffer b = in.b;
+    try {
+      byte tag = b.get();
+      Record r;
+      switch (tag) {
+        case CONFIGURED -> {
+          int p = b.getInt();
+          long epoch = b.getLong();
+          int primary = b.getInt();
+          r = new Configured(p, epoch, primary, in.ints());
+        }
+        case LEVEL_BEGUN -> r = new LevelBegun(b.getInt(), b.getLong(), b.getLong());
+        case WRITTEN -> {
+          int p = b.getInt();
+          long epoch = b.getLong();
+          long level = b.getLong();
+          long seq = b.getLong();
+          r = new Written(p, epoch, level, seq, in.nonNullBytes(), in.nonNullBytes());
+        }
+        case SNAPSHOTTED -> {
+          int p = b.getInt();
+          long epoch = b.getLong();
+          int primary = b.getInt();
+          long level = b.getLong();
+          long seq = b.getLong();
+          r = new Snapshotted(p, epoch, primary, level, seq, in.map());
+        }
+        default -> throw new Malformed("unknown record tag " + tag);
+      }
+      in.end();
+      return r;
+    } catch (BufferUnderflowException | IllegalArgumentException | NullPointerException e) {
+      throw new Malformed("malformed record: " + e);
+    }
+  }
+
+  // ---- parts
+
+  private static void head(DataOutputStream d, int partition, long epoch, long level)
+      throws IOException {
+    d.writeInt(partition);
+    d.writeLong(epoch);
+    d.writeLong(level);
+  }
+
+  private static void bytes(Out out, Bytes b) throws IOException {
+    if (b == null) {
+      out.d.writeInt(-1);
+      return;
+    }
+    byte[] a = b.toArray();
+    out.d.writeInt(a.length);
+    out.d.write(a);
+  }
+
+  private static void string(Out out, String s) throws IOException {
+    if (s == null) {
+      out.d.writeInt(-1);
+      return;
+    }
+    byte[] a = s.getBytes(StandardCharsets.UTF_8);
+    out.d.writeInt(a.length);
+    out.d.write(a);
+  }
+
+  private static void ints(DataOutputStream d, List<Integer> values) throws IOException {
+    d.writeInt(values.size());
+    for (int v : values) {
+      d.writeInt(v);
+    }
+  }
+
+  private static void map(Out out, Map<Bytes, Bytes> data) throws IOException {
+    out.d.writeInt(data.size());
+    for (Map.Entry<Bytes, Bytes> e : data.entrySet()) {
+      bytes(out, e.getKey());
+      bytes(out, e.getValue());
+    }
+  }
+
+  /** A growing buffer. */
+  private static final class Out {
+    final ByteArrayOutputStream buf = new ByteArrayOutputStream(64);
+    final DataOutputStream d = new DataOutputStream(buf);
+
+    byte[] bytes() {
+      return buf.toByteArray();
+    }
+  }
+
+  /** Bytes being read, every count checked against what is left. */
+  private static final class In {
+    final ByteBuffer b;
+
+    In(byte[] bytes) {
+      this.b = ByteBuffer.wrap(bytes);
+    }
+
+    /** A count of items of at least {@code minBytes} each that the rest can hold. */
+    int count(int minBytes) throws Malformed {
+      int n = b.getInt();
+      if (n < 0 || (long) n * minBytes > b.remaining()) {
+        throw new Malformed("a count of " + n + " with " + b.remaining() + " bytes left");
+      }
+      return n;
+    }
+
+    Bytes bytes() throws Malformed {
+      int n = b.getInt();
+      if (n == -1) {
+        return null;
+      }
+      if (n < 0 || n > b.remaining()) {
+        throw new Malformed("a length of " + n + " with " + b.remaining() + " bytes left");
+      }
+      byte[] a = new byte[n];
+      b.get(a);
+      return Bytes.of(a);
+    }
+
+    Bytes nonNullBytes() throws Malformed {
+      Bytes v = bytes();
+      if (v == null) {
+        throw new Malformed("a missing key or value");
+      }
+      return v;
+    }
+
+    String string() throws Malformed {
+      int n = b.getInt();
+      if (n == -1) {
+        return null;
+      }
+      if (n < 0 || n > b.remaining()) {
+        throw new Malformed("a length of " + n + " with " + b.remaining() + " bytes left");
+      }
+      byte[] a = new byte[n];
+      b.get(a);
+      return new String(a, StandardCharsets.UTF_8);
+    }
+
+    List<Integer> ints() throws Malformed {
+      int n = count(4);
+      List<Integer> values = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        values.add(b.getInt());
+      }
+      return values;
+    }
+
+    TreeMap<Bytes, Bytes> map() throws Malformed {
+      int n = count(8);
+      TreeMap<Bytes, Bytes> data = new TreeMap<>();
+      for (int i = 0; i < n; i++) {
+        data.put(nonNullBytes(), nonNullBytes());
+      }
+      return data;
+    }
+
+    boolean bool() throws Malformed {
+      byte v = b.get();
+      if (v != 0 && v != 1) {
+        throw new Malformed("a boolean of " + v);
+      }
+      return v == 1;
+    }
+
+    Kind kind() throws Malformed {
+      byte v = b.get();
+      if (v < 0 || v >= Kind.values().length) {
+        throw new Malformed("a request kind of " + v);
+      }
+      return Kind.values()[v];
+    }
+
+    Outcome outcome() throws Malformed {
+      byte v = b.get();
+      if (v < 0 || v >= Outcome.values().length) {
+        throw new Malformed("an outcome of " + v);
+      }
+      return Outcome.values()[v];
+    }
+
+    void end() throws Malformed {
+      if (b.hasRemaining()) {
+        throw new Malformed(b.remaining() + " bytes after the end");
+      }
+    }
+  }
+}

@@ -1,0 +1,308 @@
+package io.partkit.replica.node;
+
+import io.partkit.replica.Bytes;
+import io.partkit.replica.Envelope;
+import io.partkit.replica.Message.Kind;
+import io.partkit.replica.Message.Outcome;
+import io.partkit.replica.Message.Reply;
+import io.partkit.replica.Message.Request;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A client of a Fixed Partitions cluster of {@link ReplicaNodeMain} processes, for one thread at a
+ * time. Keys and values are longs (eight big-endian bytes on the wire). A key's partition is
+ * {@link #partitionOf}; its request goes to the partition's primary as the control's table names
+ * it. The table is asked for when first needed and again after a refusal, a timeout or a
+ * connection that fails.
+ *
+ * <p>Outcomes are honest: {@link Outcome#OK} took effect; {@link Outcome#FAIL} did not and never
+ * will (a refusal, a connection that could not be made, a CAS that found another value: {@link
+ * Result#mismatch}); {@link Outcome#UNKNOWN} may have (no answer within the timeout, a connection
+ * lost after the request was written, or a write a deposed primary could not finish). A refused
+ * request is sent again, to the primary of a fresh table, while the timeout allows: it surely did
+ * not take effect. Nothing else is retried.
+ */
+public final class ReplicaClient implements AutoCloseable {
+
+  /**
+   * What became of a request.
+   *
+   * @param value a GET's value (null: absent)
+   * @param mismatch a CAS that found another value than the expected one (an answer, not a
+   *     refusal)
+   * @param why why it failed or is unknown
+   */
+  public record Result(Outcome outcome, Long value, boolean mismatch, String why) {}
+
+  /**
+   * The control's table as a client sees it.
+   *
+   * @param primaries the primary of each partition, in partition order
+   * @param epochs the epoch of each partition's configuration
+   * @param unsettled what keeps the cluster from being settled, null when it is
+   */
+  public record Table(boolean settled, List<Integer> primaries, List<Long> epochs,
+      String unsettled) {}
+
+  private static final long RETRY_PAUSE_MILLIS = 20;
+
+  private final InetSocketAddress control;
+  private final List<InetSocketAddress> nodes;
+  private final int partitions;
+  private final long timeoutMillis;
+  private final Map<Integer, Conn> conns = new HashMap<>();
+  private Conn controlConn;
+  private List<Integer> primaries;
+  private long nextId = 1;
+
+  /**
+   * A client of the control at {@code control} and the nodes at {@code nodes} (node {@code i} at
+   * index {@code i}), for a table of {@code partitions}, waiting at most {@code timeout} for each
+   * operation.
+   */
+  public ReplicaClient(InetSocketAddress control, List<InetSocketAddress> nodes, int partitions,
+      Duration timeout) {
+    this.control = control;
+    this.nodes = List.copyOf(nodes);
+    this.partitions = partitions;
+    this.timeoutMillis = timeout.toMillis();
+  }
+
+  /**
+   * The partition of {@code key}: a stable mix of its bits (the simulator's, so that histories
+   * spread over partitions alike), {@code h = key * 0x9E3779B97F4A7C15; h ^= h >>> 29}, then
+   * {@code floorMod(h, partitions)}.
+   */
+  public static int partitionOf(long key, int partitions) {
+    long h = key * 0x9E3779B97F4A7C15L;
+    h ^= h >>> 29;
+    return (int) Math.floorMod(h, (long) partitions);
+  }
+
+  /** Reads {@code key}. */
+  public Result get(long key) {
+    return call(Kind.GET, key, null, null);
+  }
+
+  /** Writes {@code value} to {@code key}. */
+  public Result put(long key, long value) {
+    return call(Kind.PUT, key, null, value);
+  }
+
+  /** Sets {@code key} to {@code value} if it holds {@code expected} (null: absent). */
+  public Result cas(long key, Long expected, long value) {
+    return call(Kind.CAS, key, expected, value);
+  }
+
+  /**
+   * The control's table now.
+   *
+   * @throws IOException when the control cannot be asked within the timeout
+   */
+  public Table table() throws IOException {
+    long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+    Frame.Table t = askTable(deadline);
+    return new Table(t.settled(), t.primaries(), t.epochs(), t.unsettled());
+  }
+
+  private Result call(Kind kind, long key, Long expected, Long value) {
+    long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+    int p = partitionOf(key, partitions);
+    Result last = new Result(Outcome.FAIL, null, false, "no attempt within the timeout");
+    while (System.nanoTime() < deadline) {
+      int node;
+      try {
+        node = primary(p, deadline);
+      } catch (IOException e) {
+        return new Result(Outcome.FAIL, null, false, "no table from the control: " + e);
+      }
+      long id = nextId++;
+      Request r = new Request(id, p, kind, Bytes.ofLong(key),
+          expected == null ? null : Bytes.ofLong(expected),
+          value == null ? null : Bytes.ofLong(value));
+      Conn c;
+      try {
+        c = conn(node, deadline);
+      } catch (IOException e) {
+        // never sent: a definite failure, and perhaps another node is primary by now
+        primaries = null;
+        last = new Result(Outcome.FAIL, null, false, "cannot connect to node " + node + ": " + e);
+        pause(deadline);
+        continue;
+      }
+      Reply reply;
+      try {
+        reply = c.call(new Envelope(0, node, r), id, deadline);
+      } catch (IOException e) {
+        drop(node);
+        primaries = null;
+        boolean timeout = e instanceof SocketTimeoutException;
+        return new Result(Outcome.UNKNOWN, null, false, (timeout ? "no answer from node "
+            : "connection to node ") + node + (timeout ? " within " + timeoutMillis + " ms"
+            : " lost: " + e));
+      }
+      if (reply.outcome() == Outcome.OK) {
+        return new Result(Outcome.OK, kind == Kind.GET && reply.value() != null
+            ? reply.value().toLong() : null, false, null);
+      }
+      if (reply.outcome() == Outcome.UNKNOWN) {
+        primaries = null;
+        return new Result(Outcome.UNKNOWN, null, false, reply.why());
+      }
+      // The core phrases a CAS that found another value "expected X, found Y"; every other
+      // failure is a refusal, which a fresh table may route around.
+      if (kind == Kind.CAS && reply.why() != null && reply.why().startsWith("expected ")) {
+        return new Result(Outcome.FAIL, null, true, reply.why());
+      }
+      primaries = null;
+      last = new Result(Outcome.FAIL, null, false, reply.why());
+      pause(deadline);
+    }
+    return last;
+  }
+
+  private static void pause(long deadline) {
+    long left = (deadline - System.nanoTime()) / 1_000_000;
+    try {
+      Thread.sleep(Math.max(0, Math.min(RETRY_PAUSE_MILLIS, left)));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private int primary(int partition, long deadline) throws IOException {
+    if (primaries == null) {
+      primaries = askTable(deadline).primaries();
+    }
+    if (partition >= primaries.size()) {
+      throw new IOException("the control's table has " + primaries.size() + " partitions, not "
+          + partitions);
+    }
+    return primaries.get(partition);
+  }
+
+  private Frame.Table askTable(long deadline) throws IOException {
+    try {
+      if (controlConn == null) {
+        controlConn = Conn.open(control, deadline);
+      }
+      return controlConn.table(nextId++, deadline);
+    } catch (IOException e) {
+      if (controlConn != null) {
+        controlConn.close();
+        controlConn = null;
+      }
+      throw e;
+    }
+  }
+
+  private Conn conn(int node, long deadline) throws IOException {
+    Conn c = conns.get(node);
+    if (c == null) {
+      if (node < 0 || node >= nodes.size()) {
+        throw new IOException("the table names node " + node + ", which has no address");
+      }
+      c = Conn.open(nodes.get(node), deadline);
+      conns.put(node, c);
+    }
+    return c;
+  }
+
+  private void drop(int node) {
+    Optional.ofNullable(conns.remove(node)).ifPresent(Conn::close);
+  }
+
+  @Override
+  public void close() {
+    conns.values().forEach(Conn::close);
+    conns.clear();
+    if (controlConn != null) {
+      controlConn.close();
+      controlConn = null;
+    }
+  }
+
+  /** A connection to one node or the control, one request at a time. */
+  private static final class Conn {
+    final Socket socket;
+    final DataInputStream in;
+    final DataOutputStream out;
+
+    private Conn(Socket socket) throws IOException {
+      this.socket = socket;
+      socket.setTcpNoDelay(true);
+      this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+      this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
+    }
+
+    static Conn open(InetSocketAddress address, long deadline) throws IOException {
+      Socket s = new Socket();
+      try {
+        s.connect(address, (int) Math.max(1, millisLeft(deadline)));
+        Conn c = new Conn(s);
+        Frame.write(c.out, new Frame.Hello(Frame.CLIENT));
+        c.out.flush();
+        return c;
+      } catch (IOException e) {
+        s.close();
+        throw e;
+      }
+    }
+
+    Reply call(Envelope request, long id, long deadline) throws IOException {
+      Frame.write(out, request);
+      out.flush();
+      while (true) {
+        Object f = read(deadline);
+        // a late reply to an earlier request on this connection is skipped
+        if (f instanceof Envelope e && e.message() instanceof Reply r && r.id() == id) {
+          return r;
+        }
+      }
+    }
+
+    Frame.Table table(long id, long deadline) throws IOException {
+      Frame.write(out, new Frame.TableRequest(id));
+      out.flush();
+      while (true) {
+        Object f = read(deadline);
+        if (f instanceof Frame.Table t && t.id() == id) {
+          return t;
+        }
+      }
+    }
+
+    private Object read(long deadline) throws IOException {
+      long left = millisLeft(deadline);
+      if (left <= 0) {
+        throw new SocketTimeoutException("deadline passed");
+      }
+      socket.setSoTimeout((int) left);
+      return Frame.read(in);
+    }
+
+    private static long millisLeft(long deadline) {
+      return (deadline - System.nanoTime()) / 1_000_000;
+    }
+
+    void close() {
+      try {
+        socket.close();
+      } catch (IOException e) {
+        // closing
+      }
+    }
+  }
+}

@@ -1,0 +1,427 @@
+package io.partkit.replica.node;
+
+import io.partkit.replica.Control;
+import io.partkit.replica.Envelope;
+import io.partkit.replica.Message.Configure;
+import io.partkit.replica.Ready;
+import io.partkit.replica.Record;
+import io.partkit.replica.Replica;
+import io.partkit.replica.Timing;
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * The driver of one state machine in a process: a {@link Replica} (a node, with its write-ahead
+ * log) or the {@link Control}. One thread owns the state machine and is the only one to call it:
+ * network readers only put what they read in its inbox, and a tick comes every {@link
+ * #TICK_MILLIS} of the monotonic clock (counted from the process's start, as the simulator counts
+ * from zero). After each round of inputs it takes the {@link Ready}: its records are appended to
+ * the log, and its messages wait until the syncer reports every record appended so far durable
+ * (group commit); only then are they queued on their links, in the order the machine made them.
+ *
+ * <p>Any failure on the decision or storage path (an exception or Error from the machine, a
+ * failed append or sync) stops the process at once ({@link Runtime#halt}): a node that goes on
+ * after it may acknowledge what it never made durable. It restarts from its log.
+ *
+ * <p>Endpoints: nodes are 0..n-1, the control {@link Control#ID}, clients {@link #CLIENT_BASE}
+ * and up, numbered per connection by the process they connect to; a reply goes back on the
+ * connection its request came in on.
+ */
+final class ReplicaNode implements AutoCloseable {
+
+  static final long TICK_MILLIS = 10;
+  static final int CLIENT_BASE = 1_000_000;
+  /** Inputs read but not yet handled; readers wait when it is full (TCP pushes back). */
+  static final int INBOX_LIMIT = 100_000;
+  /** Exit status after an Error or a bug on the decision path (sysexits' EX_SOFTWARE). */
+  static final int EXIT_ERROR = 70;
+  /** Exit status after a failed append or sync (sysexits' EX_IOERR). */
+  static final int EXIT_IO = 74;
+
+  /** The state machine, whichever it is. */
+  private interface Machine {
+    void step(Envelope e);
+
+    void tick(long nowMillis);
+
+    Ready ready();
+  }
+
+  /** A table request of a client, handled on the state thread (the control's state). */
+  private record TableAsk(int client, long id) {}
+
+  /** The wal's report that records up to {@code count} are durable. */
+  private record Synced(long count) {}
+
+  /** A message waiting for the records before it to be durable. */
+  private record Waiting(long barrier, Envelope envelope) {}
+
+  private final int self;
+  private final Machine machine;
+  private final Control control;
+  private final Map<Integer, InetSocketAddress> peers;
+  private final Map<Integer, Link> links = new ConcurrentHashMap<>();
+  private final Map<Integer, Link> clients = new ConcurrentHashMap<>();
+  private final AtomicInteger nextClient = new AtomicInteger(CLIENT_BASE);
+  private final LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>(INBOX_LIMIT);
+  private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+  private final ServerSocket server;
+  private final Consumer<String> log;
+  private final long startNanos = System.nanoTime();
+  private Wal wal;
+  private long durable;
+  private long changesSeen;
+  private volatile boolean closed;
+  private final List<Thread> threads = new ArrayList<>();
+  private final CountDownLatch settled = new CountDownLatch(1);
+
+  private ReplicaNode(int self, Machine machine, Control control,
+      Map<Integer, InetSocketAddress> peers, ServerSocket server, Consumer<String> log) {
+    this.self = self;
+    this.machine = machine;
+    this.control = control;
+    this.peers = Map.copyOf(peers);
+    this.server = server;
+    this.log = log;
+  }
+
+  /**
+   * Starts node {@code self} of {@code nodes} (addresses in node order) from the log in {@code
+   * data}, listening on its own address.
+   *
+   * @throws Wal.Damaged when the log has a damaged record before intact ones
+   */
+  static ReplicaNode node(int self, List<InetSocketAddress> nodes, InetSocketAddress control,
+      Path data, Timing timing, Consumer<String> log) throws IOException {
+    ReplicaNode[] holder = new ReplicaNode[1];
+    Object lock = new Object();
+    Wal.Opened opened = Wal.open(data, count -> {
+      ReplicaNode n;
+      synchronized (lock) {
+        n = holder[0];
+      }
+      n.onSynced(count);
+    }, e -> fail(log, "the write-ahead log cannot be synced: " + e, EXIT_IO));
+    Replica replica = opened.records().isEmpty() ? new Replica(self, timing)
+        : Replica.restore(self, timing, opened.records());
+    log.accept("node " + self + ": " + opened.records().size() + " records replayed from "
+        + opened.wal().file() + (opened.droppedBytes() > 0 ? "; a torn tail of "
+        + opened.droppedBytes() + " bytes dropped" : ""));
+    Machine m = new Machine() {
+      @Override
+      public void step(Envelope e) {
+        replica.step(e);
+      }
+
+      @Override
+      public void tick(long nowMillis) {
+        replica.tick(nowMillis);
+      }
+
+      @Override
+      public Ready ready() {
+        return replica.ready();
+      }
+    };
+    Map<Integer, InetSocketAddress> peers = new TreeMap<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      if (i != self) {
+        peers.put(i, nodes.get(i));
+      }
+    }
+    peers.put(Control.ID, control);
+    ServerSocket server = listen(nodes.get(self));
+    ReplicaNode n = new ReplicaNode(self, m, null, peers, server, log);
+    n.wal = opened.wal();
+    n.durable = opened.records().size();
+    synchronized (lock) {
+      holder[0] = n;
+    }
+    n.start();
+    return n;
+  }
+
+  /** Starts the control of {@code nodes}, listening on {@code address}. */
+  static ReplicaNode control(List<InetSocketAddress> nodes, InetSocketAddress address,
+      int partitions, int replicas, Timing timing, Consumer<String> log) throws IOException {
+    List<Integer> members = new ArrayList<>();
+    Map<Integer, InetSocketAddress> peers = new TreeMap<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      members.add(i);
+      peers.put(i, nodes.get(i));
+    }
+    Control c = new Control(timing, partitions, replicas, members);
+    Machine m = new Machine() {
+      @Override
+      public void step(Envelope e) {
+        c.step(e);
+      }
+
+      @Override
+      public void tick(long nowMillis) {
+        c.tick(nowMillis);
+      }
+
+      @Override
+      public Ready ready() {
+        return c.ready();
+      }
+    };
+    ReplicaNode n = new ReplicaNode(Control.ID, m, c, peers, listen(address), log);
+    n.start();
+    return n;
+  }
+
+  private static ServerSocket listen(InetSocketAddress address) throws IOException {
+    ServerSocket s = new ServerSocket();
+    s.setReuseAddress(true);
+    s.bind(address, 128);
+    return s;
+  }
+
+  /** The address it listens on. */
+  InetSocketAddress address() {
+    return (InetSocketAddress) server.getLocalSocketAddress();
+  }
+
+  private void start() {
+    for (Map.Entry<Integer, InetSocketAddress> p : peers.entrySet()) {
+      String name = p.getKey() == Control.ID ? "control" : "node " + p.getKey();
+      links.put(p.getKey(), Link.outbound(name, p.getValue(), self, log));
+    }
+    thread("state", this::stateLoop);
+    thread("accept", this::acceptLoop);
+  }
+
+  private void thread(String name, Runnable r) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    threads.add(t);
+    t.start();
+  }
+
+  /** The control: waits until every partition first has its copies, all level and up. */
+  void awaitSettled() throws InterruptedException {
+    settled.await();
+  }
+
+  // ---- network input
+
+  private void acceptLoop() {
+    while (!closed) {
+      Socket s;
+      try {
+        s = server.accept();
+      } catch (IOException e) {
+        if (!closed) {
+          fail(log, "cannot accept connections: " + e, EXIT_IO);
+        }
+        return;
+      }
+      Thread t = new Thread(() -> readLoop(s), "read-" + s.getRemoteSocketAddress());
+      t.setDaemon(true);
+      t.start();
+    }
+  }
+
+  private void readLoop(Socket s) {
+    int from = 0;
+    Link reply = null;
+    try (s) {
+      s.setTcpNoDelay(true);
+      DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(),
+          64 << 10));
+      Object first = Frame.read(in);
+      if (!(first instanceof Frame.Hello hello)) {
+        throw new Codec.Malformed("a connection must begin with a hello, not " + first);
+      }
+      if (hello.id() == Frame.CLIENT) {
+        from = nextClient.getAndIncrement();
+        reply = Link.onAccepted("client " + from, s, log);
+        clients.put(from, reply);
+      } else if (peers.containsKey(hello.id())) {
+        from = hello.id();
+      } else {
+        throw new Codec.Malformed("a hello from unknown endpoint " + hello.id());
+      }
+      while (!closed) {
+        Object f = Frame.read(in);
+        if (f instanceof Envelope e) {
+          inbox.put(new Envelope(from, self, e.message()));
+        } else if (f instanceof Frame.TableRequest t && from >= CLIENT_BASE) {
+          inbox.put(new TableAsk(from, t.id()));
+        } else {
+          throw new Codec.Malformed("an unexpected frame " + f);
+        }
+      }
+    } catch (EOFException e) {
+      // the other side closed
+    } catch (Codec.Malformed e) {
+      log.accept("closing a connection from " + s.getRemoteSocketAddress() + ": "
+          + e.getMessage());
+    } catch (IOException e) {
+      // a reset connection: the peer is gone
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      if (reply != null) {
+        clients.remove(from);
+        reply.close();
+      }
+    }
+  }
+
+  // ---- the state thread
+
+  private void stateLoop() {
+    try {
+      long nextTick = 0;
+      List<Object> batch = new ArrayList<>();
+      while (!closed) {
+        long now = nowMillis();
+        if (now >= nextTick) {
+          machine.tick(now);
+          nextTick = Math.max(nextTick + TICK_MILLIS, now + 1);
+          if (control != null && settled.getCount() > 0 && control.settled()) {
+            settled.countDown();
+          }
+        } else {
+          Object first = inbox.poll(nextTick - now, TimeUnit.MILLISECONDS);
+          if (first != null) {
+            batch.add(first);
+            inbox.drainTo(batch, 255);
+            for (Object in : batch) {
+              handle(in);
+            }
+            batch.clear();
+          }
+        }
+        drain();
+      }
+    } catch (InterruptedException e) {
+      if (!closed) {
+        fail(log, "the state thread was interrupted", EXIT_ERROR);
+      }
+    } catch (IOException e) {
+      fail(log, "the write-ahead log failed: " + e, EXIT_IO);
+    } catch (Throwable e) {
+      e.printStackTrace();
+      fail(log, "stopping on " + e + " in the state machine", EXIT_ERROR);
+    }
+  }
+
+  private long nowMillis() {
+    return (System.nanoTime() - startNanos) / 1_000_000;
+  }
+
+  private void handle(Object in) {
+    if (in instanceof Envelope e) {
+      machine.step(e);
+    } else if (in instanceof Synced s) {
+      durable = Math.max(durable, s.count());
+      release();
+    } else if (in instanceof TableAsk t) {
+      Link l = clients.get(t.client());
+      if (control != null && l != null) {
+        List<Integer> primaries = new ArrayList<>();
+        List<Long> epochs = new ArrayList<>();
+        for (int p = 0; p < control.partitions(); p++) {
+          Configure c = control.configuration(p);
+          primaries.add(c.primary());
+          epochs.add(c.epoch());
+        }
+        String unsettled = control.unsettled().orElse(null);
+        l.send(new Frame.Table(t.id(), unsettled == null, primaries, epochs, unsettled));
+      }
+    }
+  }
+
+  /** Acts on the machine's Ready: records appended, messages queued behind them. */
+  private void drain() throws IOException {
+    Ready r = machine.ready();
+    if (r.isEmpty()) {
+      return;
+    }
+    long barrier = wal == null ? 0 : wal.append(r.records());
+    if (control != null && control.changes() != changesSeen) {
+      changesSeen = control.changes();
+      TreeMap<Integer, Configure> changed = new TreeMap<>();
+      for (Envelope e : r.messages()) {
+        if (e.message() instanceof Configure c) {
+          changed.put(c.partition(), c);
+        }
+      }
+      changed.values().forEach(c -> log.accept("control: partition " + c.partition()
+          + " epoch " + c.epoch() + " primary " + c.primary() + " backups " + c.backups()));
+    }
+    for (Envelope e : r.messages()) {
+      waiting.add(new Waiting(barrier, e));
+    }
+    release();
+  }
+
+  private void onSynced(long count) {
+    try {
+      inbox.put(new Synced(count));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Sends, in order, every waiting message whose records are durable. */
+  private void release() {
+    while (!waiting.isEmpty() && waiting.peek().barrier() <= durable) {
+      Envelope e = waiting.poll().envelope();
+      Link l = e.to() >= CLIENT_BASE ? clients.get(e.to()) : links.get(e.to());
+      if (l != null) {
+        l.send(e);
+      }
+    }
+  }
+
+  static void fail(Consumer<String> log, String why, int status) {
+    try {
+      log.accept("stopping: " + why + " (exit status " + status + ")");
+      System.err.flush();
+    } finally {
+      Runtime.getRuntime().halt(status);
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    try {
+      server.close();
+    } catch (IOException e) {
+      // closing
+    }
+    threads.forEach(Thread::interrupt);
+    links.values().forEach(Link::close);
+    clients.values().forEach(Link::close);
+    if (wal != null) {
+      try {
+        wal.close();
+      } catch (IOException e) {
+        // closing
+      }
+    }
+  }
+}

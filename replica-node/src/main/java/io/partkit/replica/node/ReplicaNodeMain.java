@@ -1,0 +1,157 @@
+package io.partkit.replica.node;
+
+import io.partkit.replica.Timing;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Runs one process of a Fixed Partitions cluster: a node (one {@link io.partkit.replica.Replica}
+ * and its write-ahead log) or the control (the {@link io.partkit.replica.Control}).
+ *
+ * <pre>
+ * java -Xmx128m -XX:+ExitOnOutOfMemoryError -cp CP io.partkit.replica.node.ReplicaNodeMain \
+ *     --role node --id 0 --data DIR --nodes h:p,h:p,h:p --control h:p [--timing R,S,P,D]
+ * java ... ReplicaNodeMain --role control --nodes h:p,h:p,h:p --control h:p \
+ *     --partitions 16 --replicas 3 [--timing R,S,P,D]
+ * </pre>
+ *
+ * <p>Node {@code i} listens on the {@code i}-th address of {@code --nodes}, the control on {@code
+ * --control}. {@code --timing} is the protocol's {@link Timing} in milliseconds (resend, suspect,
+ * ping, down; default {@link #TIMING}, more patient than the simulator's since real processes
+ * pause for garbage collection and a loaded machine's scheduler).
+ *
+ * <p>The control keeps its state in memory only: it stands for the coordinator's durable,
+ * linearizable store, so a control restart is not supported yet (a new control would start from
+ * the initial table at epoch 1, which the nodes refuse as older). A harness must never kill or
+ * pause it.
+ *
+ * <p>Once it listens it prints {@code REPLICA LISTENING host:port} on standard output; the control
+ * prints {@code REPLICA SETTLED} the first time every partition has its copies, all level. Events
+ * that matter (records replayed, a torn tail dropped, configurations the control decides, links
+ * failing) go to standard error, one dated line each. It exits when its standard input closes (a
+ * dying parent leaves no process behind) or when killed; a kill loses nothing acknowledged.
+ *
+ * <p>Exit statuses: 1 for a log it must not start from (a damaged record followed by intact
+ * ones: what was durable is lost, the node needs new data), 2 for a usage error, 70 on an {@link
+ * Error} or a bug on the decision path (3 when the JVM runs out of memory with {@code
+ * -XX:+ExitOnOutOfMemoryError}, as it should), 74 when the log fails (a full disk).
+ */
+public final class ReplicaNodeMain {
+
+  /** The timing of real processes: resend 50 ms, suspect 1 s, ping 100 ms, down 1.5 s. */
+  public static final Timing TIMING = new Timing(50, 1000, 100, 1500);
+
+  private ReplicaNodeMain() {}
+
+  /** Entry point. */
+  public static void main(String[] args) throws IOException, InterruptedException {
+    Consumer<String> log = line -> System.err.println(Instant.now() + " " + line);
+    Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
+      e.printStackTrace();
+      ReplicaNode.fail(log, "stopping on " + e + " in thread " + thread.getName(),
+          ReplicaNode.EXIT_ERROR);
+    });
+    Map<String, String> options = new HashMap<>();
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      options.put(args[i], args[i + 1]);
+    }
+    String role = options.get("--role");
+    if (args.length % 2 != 0 || role == null || options.get("--nodes") == null
+        || options.get("--control") == null
+        || role.equals("node") && (options.get("--id") == null || options.get("--data") == null)
+        || role.equals("control") && (options.get("--partitions") == null
+            || options.get("--replicas") == null)
+        || !role.equals("node") && !role.equals("control")) {
+      System.err.println("usage: ReplicaNodeMain --role node --id <i> --data <dir> --nodes"
+          + " <host:port,...> --control <host:port> [--timing <resend,suspect,ping,down ms>]\n"
+          + "       ReplicaNodeMain --role control --nodes <host:port,...> --control"
+          + " <host:port> --partitions <n> --replicas <n> [--timing ...]");
+      System.exit(2);
+      return;
+    }
+    ReplicaNode node;
+    try {
+      List<InetSocketAddress> nodes = addresses(options.get("--nodes"));
+      InetSocketAddress control = addresses(options.get("--control")).get(0);
+      Timing timing = timing(options.get("--timing"));
+      if (role.equals("node")) {
+        int id = Integer.parseInt(options.get("--id"));
+        if (id < 0 || id >= nodes.size()) {
+          throw new IllegalArgumentException("--id " + id + " is not one of the " + nodes.size()
+              + " nodes");
+        }
+        node = ReplicaNode.node(id, nodes, control, Path.of(options.get("--data")), timing, log);
+      } else {
+        node = ReplicaNode.control(nodes, control, Integer.parseInt(options.get("--partitions")),
+            Integer.parseInt(options.get("--replicas")), timing, log);
+      }
+    } catch (Wal.Damaged e) {
+      log.accept("refusing to start: " + e.getMessage());
+      System.exit(1);
+      return;
+    } catch (IllegalArgumentException e) {
+      System.err.println("ReplicaNodeMain: " + e.getMessage());
+      System.exit(2);
+      return;
+    } catch (IOException e) {
+      log.accept("cannot start: " + e);
+      System.exit(ReplicaNode.EXIT_IO);
+      return;
+    }
+    InetSocketAddress at = node.address();
+    System.out.println("REPLICA LISTENING " + at.getHostString() + ":" + at.getPort());
+    System.out.flush();
+    if (role.equals("control")) {
+      Thread settled = new Thread(() -> {
+        try {
+          node.awaitSettled();
+          System.out.println("REPLICA SETTLED");
+          System.out.flush();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }, "settled");
+      settled.setDaemon(true);
+      settled.start();
+    }
+    InputStream in = System.in;
+    while (in.read() >= 0) {
+      // wait for the parent to go away
+    }
+    node.close();
+    System.exit(0);
+  }
+
+  static List<InetSocketAddress> addresses(String list) {
+    List<InetSocketAddress> out = new ArrayList<>();
+    for (String a : list.split(",")) {
+      int colon = a.lastIndexOf(':');
+      if (colon < 1) {
+        throw new IllegalArgumentException("not host:port: " + a);
+      }
+      out.add(new InetSocketAddress(a.substring(0, colon).trim(),
+          Integer.parseInt(a.substring(colon + 1).trim())));
+    }
+    return out;
+  }
+
+  static Timing timing(String text) {
+    if (text == null) {
+      return TIMING;
+    }
+    String[] p = text.split(",");
+    if (p.length != 4) {
+      throw new IllegalArgumentException("--timing needs four numbers of milliseconds: " + text);
+    }
+    return new Timing(Long.parseLong(p[0].trim()), Long.parseLong(p[1].trim()),
+        Long.parseLong(p[2].trim()), Long.parseLong(p[3].trim()));
+  }
+}

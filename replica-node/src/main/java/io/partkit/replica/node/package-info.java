@@ -1,0 +1,9 @@
+/**
+ * The real-process driver of the Fixed Partitions protocol ({@code io.partkit.replica}): {@link
+ * io.partkit.replica.node.ReplicaNodeMain} runs one node (a replica core with its write-ahead log
+ * on disk) or the control, on TCP with length-prefixed binary frames and wall-clock ticks, making
+ * every record of a Ready durable before its messages leave; {@link
+ * io.partkit.replica.node.ReplicaClient} routes a client's requests to each partition's primary as
+ * the control's table names it. The decisions are the core's, the same code the simulator runs.
+ */
+package io.partkit.replica.node;

@@ -1,0 +1,250 @@
+package io.partkit.replica.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partkit.replica.Message.Outcome;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three node processes and a control on loopback: writes and reads, {@code kill -9} of a primary
+ * under writes and its restart, then {@code kill -9} of every node at once and a restart of all:
+ * every acknowledged write is read back from what the logs kept.
+ */
+class ReplicaClusterTest {
+
+  static final int NODES = 3;
+  static final int PARTITIONS = 4;
+  static final int KEYS = 40;
+
+  final Path dir = Path.of("target", "cluster-" + System.nanoTime());
+  final List<InetSocketAddress> addresses = new ArrayList<>();
+  InetSocketAddress controlAddress;
+  final Map<Integer, Proc> procs = new HashMap<>();
+  Proc control;
+
+  /** A child process and its standard output lines. */
+  record Proc(Process process, LinkedBlockingQueue<String> lines) {
+    String await(String prefix, Duration timeout) throws InterruptedException {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (true) {
+        String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (line == null) {
+          throw new AssertionError("no line " + prefix + " within " + timeout
+              + (process.isAlive() ? "" : " (exited " + process.exitValue() + ")"));
+        }
+        if (line.startsWith(prefix)) {
+          return line;
+        }
+      }
+    }
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  String list(List<InetSocketAddress> as) {
+    return as.stream().map(a -> a.getHostString() + ":" + a.getPort())
+        .collect(Collectors.joining(","));
+  }
+
+  Proc spawn(String name, List<String> args) throws IOException {
+    List<String> cmd = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m",
+        "-XX:+ExitOnOutOfMemoryError", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+        ReplicaNodeMain.class.getName()));
+    cmd.addAll(args);
+    Files.createDirectories(dir);
+    Process p = new ProcessBuilder(cmd)
+        .redirectError(ProcessBuilder.Redirect.appendTo(dir.resolve(name + ".log").toFile()))
+        .start();
+    LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    Thread t = new Thread(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
+          StandardCharsets.UTF_8))) {
+        for (String l = r.readLine(); l != null; l = r.readLine()) {
+          lines.add(l);
+        }
+      } catch (IOException e) {
+        // the process ended
+      }
+    });
+    t.setDaemon(true);
+    t.start();
+    return new Proc(p, lines);
+  }
+
+  void startNode(int i) throws Exception {
+    Proc p = spawn("n" + i, List.of("--role", "node", "--id", Integer.toString(i), "--data",
+        dir.resolve("data-" + i).toString(), "--nodes", list(addresses), "--control",
+        list(List.of(controlAddress))));
+    p.await("REPLICA LISTENING", Duration.ofSeconds(60));
+    procs.put(i, p);
+  }
+
+  void kill(int i) throws Exception {
+    Proc p = procs.remove(i);
+    p.process().destroyForcibly(); // SIGKILL
+    p.process().waitFor(30, TimeUnit.SECONDS);
+  }
+
+  @AfterEach
+  void stop() {
+    procs.values().forEach(p -> p.process().destroyForcibly());
+    if (control != null) {
+      control.process().destroyForcibly();
+    }
+  }
+
+  void awaitSettled(ReplicaClient client) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    String last = "";
+    while (System.nanoTime() < deadline) {
+      try {
+        ReplicaClient.Table t = client.table();
+        if (t.settled()) {
+          return;
+        }
+        last = t.unsettled();
+      } catch (IOException e) {
+        last = e.toString();
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("not settled: " + last);
+  }
+
+  /** Values each key may hold: the last acknowledged write's and any unknown one's since. */
+  final Map<Long, Set<Long>> allowed = new HashMap<>();
+  int acknowledged;
+
+  void write(ReplicaClient c, long key, long value, Duration within) throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (System.nanoTime() < deadline) {
+      ReplicaClient.Result r = c.put(key, value);
+      if (r.outcome() == Outcome.OK) {
+        allowed.put(key, new HashSet<>(Set.of(value)));
+        acknowledged++;
+        return;
+      }
+      if (r.outcome() == Outcome.UNKNOWN) {
+        allowed.computeIfAbsent(key, k -> new HashSet<>(java.util.Collections.singleton(null)))
+            .add(value);
+        return;
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  void readAll(ReplicaClient c) throws InterruptedException {
+    for (long k = 0; k < KEYS; k++) {
+      ReplicaClient.Result r = null;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (System.nanoTime() < deadline) {
+        r = c.get(k);
+        if (r.outcome() == Outcome.OK) {
+          break;
+        }
+        Thread.sleep(20);
+      }
+      assertThat(r.outcome()).as("read of key " + k + ": " + r).isEqualTo(Outcome.OK);
+      assertThat(allowed.get(k)).as("key " + k).contains(r.value());
+    }
+  }
+
+  @Test
+  void acknowledgedWritesSurviveKillsOfPrimariesAndOfEveryNode() throws Exception {
+    for (int i = 0; i < NODES; i++) {
+      addresses.add(new InetSocketAddress("127.0.0.1", freePort()));
+    }
+    controlAddress = new InetSocketAddress("127.0.0.1", freePort());
+    for (int i = 0; i < NODES; i++) {
+      startNode(i);
+    }
+    control = spawn("control", List.of("--role", "control", "--nodes", list(addresses),
+        "--control", list(List.of(controlAddress)), "--partitions",
+        Integer.toString(PARTITIONS), "--replicas", "3"));
+    control.await("REPLICA SETTLED", Duration.ofSeconds(60));
+    try (ReplicaClient c = new ReplicaClient(controlAddress, addresses, PARTITIONS,
+        Duration.ofSeconds(3))) {
+      for (long k = 0; k < KEYS; k++) {
+        write(c, k, k * 100, Duration.ofSeconds(30));
+      }
+      assertThat(acknowledged).as("writes acknowledged on a calm cluster").isEqualTo(KEYS);
+      readAll(c);
+      ReplicaClient.Result cas = c.cas(0, 0L, 7);
+      assertThat(cas.outcome()).as(cas.toString()).isEqualTo(Outcome.OK);
+      allowed.put(0L, new HashSet<>(Set.of(7L)));
+      ReplicaClient.Result mismatch = c.cas(0, 0L, 8);
+      assertThat(mismatch.outcome()).isEqualTo(Outcome.FAIL);
+      assertThat(mismatch.mismatch()).isTrue();
+
+      // kill -9 the primary of key 1's partition while writing
+      int primary = c.table().primaries().get(ReplicaClient.partitionOf(1, PARTITIONS));
+      kill(primary);
+      for (long k = 0; k < KEYS; k++) {
+        write(c, k, k * 100 + 1, Duration.ofSeconds(30));
+      }
+      startNode(primary);
+      awaitSettled(c);
+      readAll(c);
+      assertThat(c.table().primaries()).as("the table after a failover").isNotNull();
+
+      // every node at once: what was acknowledged must come back from the logs
+      for (long k = 0; k < KEYS; k++) {
+        write(c, k, k * 100 + 2, Duration.ofSeconds(30));
+      }
+      for (int i = 0; i < NODES; i++) {
+        kill(i);
+      }
+      for (int i = 0; i < NODES; i++) {
+        startNode(i);
+      }
+      awaitSettled(c);
+      readAll(c);
+    }
+    assertThat(acknowledged).as("acknowledged writes checked").isGreaterThan(2 * KEYS);
+  }
+
+  @Test
+  void aNodeRefusesToStartFromALogDamagedBeforeIntactRecords() throws Exception {
+    Path data = dir.resolve("data-0");
+    Wal.Opened o = Wal.open(data, n -> {}, e -> {});
+    o.wal().append(List.of(WalTest.written(1), WalTest.written(2)));
+    o.wal().close();
+    Path file = data.resolve(Wal.FILE);
+    byte[] b = Files.readAllBytes(file);
+    b[Wal.HEADER + 20] ^= 0x01;
+    Files.write(file, b);
+    addresses.add(new InetSocketAddress("127.0.0.1", freePort()));
+    controlAddress = new InetSocketAddress("127.0.0.1", freePort());
+    Proc p = spawn("n0", List.of("--role", "node", "--id", "0", "--data", data.toString(),
+        "--nodes", list(addresses), "--control", list(List.of(controlAddress))));
+    assertThat(p.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.process().exitValue()).isEqualTo(1);
+    assertThat(Files.readString(dir.resolve("n0.log"))).contains("refusing to start")
+        .contains("intact record follows");
+  }
+}

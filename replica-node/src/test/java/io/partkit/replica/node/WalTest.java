@@ -1,0 +1,162 @@
+package io.partkit.replica.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.partkit.replica.Bytes;
+import io.partkit.replica.Record;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WalTest {
+
+  @TempDir
+  Path dir;
+
+  static Record written(long seq) {
+    return new Record.Written(1, 1, 1, seq, Bytes.ofLong(seq), Bytes.ofLong(seq * 10));
+  }
+
+  static List<Record> written(int from, int to) {
+    List<Record> l = new ArrayList<>();
+    for (int i = from; i < to; i++) {
+      l.add(written(i));
+    }
+    return l;
+  }
+
+  Wal.Opened open() throws IOException {
+    return Wal.open(dir, n -> {}, e -> {
+      throw new AssertionError(e);
+    });
+  }
+
+  /** Appends and waits until durable; closes. */
+  void write(List<Record> records) throws Exception {
+    AtomicLong synced = new AtomicLong();
+    CountDownLatch done = new CountDownLatch(1);
+    Wal.Opened o = Wal.open(dir, n -> {
+      synced.set(n);
+      done.countDown();
+    }, e -> {
+      throw new AssertionError(e);
+    });
+    long target = o.wal().append(records);
+    assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+    while (o.wal().synced() < target) {
+      Thread.sleep(1);
+    }
+    o.wal().close();
+  }
+
+  @Test
+  void recordsComeBackInOrderAfterAReopen() throws Exception {
+    write(written(1, 4));
+    write(List.of(new Record.Configured(2, 3, 0, List.of(1, 2)), new Record.LevelBegun(2, 3, 1)));
+    Wal.Opened o = open();
+    List<Record> expected = new ArrayList<>(written(1, 4));
+    expected.add(new Record.Configured(2, 3, 0, List.of(1, 2)));
+    expected.add(new Record.LevelBegun(2, 3, 1));
+    assertThat(o.records()).isEqualTo(expected);
+    assertThat(o.droppedBytes()).isZero();
+    o.wal().close();
+  }
+
+  @Test
+  void oneSyncCoversEveryRecordAppendedBeforeIt() throws Exception {
+    CountDownLatch inFirstSync = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    List<Long> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Wal.Opened o = Wal.open(dir, n -> {
+      reported.add(n);
+      inFirstSync.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, e -> {
+      throw new AssertionError(e);
+    });
+    Wal wal = o.wal();
+    assertThat(wal.append(List.of(written(1)))).isEqualTo(1);
+    assertThat(inFirstSync.await(10, TimeUnit.SECONDS)).isTrue();
+    // the syncer is busy: ten batches pile up behind it
+    for (int i = 0; i < 10; i++) {
+      wal.append(written(2 + i * 3, 5 + i * 3));
+    }
+    assertThat(wal.synced()).isEqualTo(1);
+    release.countDown();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (wal.synced() < 31 && System.nanoTime() < deadline) {
+      Thread.sleep(1);
+    }
+    assertThat(wal.synced()).isEqualTo(31);
+    assertThat(wal.syncs()).as("one sync for the first record, one for the ten batches")
+        .isEqualTo(2);
+    assertThat(reported).containsExactly(1L, 31L);
+    wal.close();
+  }
+
+  @Test
+  void aTornTailIsDroppedAndNewRecordsFollowTheIntactOnes() throws Exception {
+    write(written(1, 4));
+    Path file = dir.resolve(Wal.FILE);
+    long size = Files.size(file);
+    try (var ch = java.nio.channels.FileChannel.open(file, StandardOpenOption.WRITE)) {
+      ch.truncate(size - 5); // the last record's append was cut short by a crash
+    }
+    Wal.Opened o = open();
+    assertThat(o.records()).isEqualTo(written(1, 3));
+    assertThat(o.droppedBytes()).isGreaterThan(0);
+    o.wal().close();
+    write(List.of(written(3)));
+    Wal.Opened again = open();
+    assertThat(again.records()).isEqualTo(written(1, 4));
+    assertThat(again.droppedBytes()).isZero();
+    again.wal().close();
+  }
+
+  @Test
+  void zerosAfterTheLastRecordAreATornTail() throws Exception {
+    write(written(1, 3));
+    Files.write(dir.resolve(Wal.FILE), new byte[100], StandardOpenOption.APPEND);
+    Wal.Opened o = open();
+    assertThat(o.records()).isEqualTo(written(1, 3));
+    assertThat(o.droppedBytes()).isEqualTo(100);
+    o.wal().close();
+  }
+
+  @Test
+  void aDamagedLastRecordIsATornTail() throws Exception {
+    write(written(1, 4));
+    Path file = dir.resolve(Wal.FILE);
+    byte[] b = Files.readAllBytes(file);
+    b[b.length - 3] ^= 0x40;
+    Files.write(file, b);
+    Wal.Opened o = open();
+    assertThat(o.records()).isEqualTo(written(1, 3));
+    o.wal().close();
+  }
+
+  @Test
+  void aDamagedRecordFollowedByIntactOnesIsRefused() throws Exception {
+    write(written(1, 4));
+    Path file = dir.resolve(Wal.FILE);
+    byte[] b = Files.readAllBytes(file);
+    b[Wal.HEADER + 20] ^= 0x01; // inside the first record's payload
+    Files.write(file, b);
+    assertThatThrownBy(this::open).isInstanceOf(Wal.Damaged.class)
+        .hasMessageContaining("record 0").hasMessageContaining("intact record follows");
+    assertThat(Files.readAllBytes(file)).as("the log is left as it was found").isEqualTo(b);
+  }
+}

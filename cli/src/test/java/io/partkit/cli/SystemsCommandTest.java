@@ -21,7 +21,8 @@ class SystemsCommandTest {
         .containsExactly("etcd", "exec", "hazelcast", "ignite", "kv", "replica");
     assertThat(listing)
         .contains("nodes 3 by default (at least 1); capabilities: kill, pause\n")
-        .contains("capabilities: kill, pause, membership, migrations, lose-nodes, placement-check\n")
+        .contains("capabilities: kill, pause, membership, migrations, lose-nodes, "
+            + "placement-check\n")
         .contains("capabilities: kill, pause, membership, placement-check\n")
         .contains("--option replicas=1  an integer >= 1")
         .contains("--option split-brain-protection=  an integer >= 1 (default: off)")

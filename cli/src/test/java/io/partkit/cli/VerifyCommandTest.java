@@ -62,7 +62,8 @@ class VerifyCommandTest {
   void badArgumentsAreUsageErrorsNamingWhatWasWrong(@TempDir Path store) {
     assertThat(run("--system", "riak", "--store", store.toString())).isEqualTo(64);
     assertThat(err.toString())
-        .contains("unknown system 'riak': expected one of etcd, exec, hazelcast, ignite, kv, replica");
+        .contains("unknown system 'riak': expected one of etcd, exec, hazelcast, ignite, kv, "
+            + "replica");
     assertThat(run("--system", "kv", "--nemesis", "meteor", "--store", store.toString()))
         .isEqualTo(64);
     assertThat(err.toString()).contains("unknown nemesis 'meteor'");

@@ -31,6 +31,9 @@ public final class Control {
   /** The control's endpoint number. */
   public static final int ID = -1;
 
+  /** How many down-times a node taken out on suspicion waits before it may rejoin. */
+  static final int QUARANTINE_DOWNS = 2;
+
   /** A time long before any tick, whose distance to any tick cannot overflow. */
   static final long NEVER = Long.MIN_VALUE / 4;
 
@@ -255,6 +258,11 @@ public final class Control {
     if (!t.suspects.isEmpty()) {
       List<Integer> m = new ArrayList<>(t.members);
       m.removeIf(n -> n != primary && t.suspects.contains(n));
+      for (int n : t.members) {
+        if (!m.contains(n)) {
+          t.suspectedAt.put(n, now);
+        }
+      }
       t.suspects.clear();
       if (m.size() < t.members.size()) {
         if (t.move != null && !m.contains(t.move.target)) {
@@ -350,7 +358,7 @@ public final class Control {
     Integer best = null;
     for (Map.Entry<Integer, NodeState> n : nodes.entrySet()) {
       int id = n.getKey();
-      if (t.members.contains(id) || n.getValue().leaving || !up(id)) {
+      if (t.members.contains(id) || n.getValue().leaving || !up(id) || quarantined(t, id)) {
         continue;
       }
       if (best == null || load.getOrDefault(id, 0) < load.getOrDefault(best, 0)) {
@@ -358,6 +366,16 @@ public final class Control {
       }
     }
     return Optional.ofNullable(best);
+  }
+
+  /**
+   * Whether {@code node} was taken out of this partition on its primary's suspicion too recently
+   * to come back: it may answer the control's heartbeats while the primary cannot reach it (a
+   * one-way cut), and adding it again at once would stall the partition on it once more.
+   */
+  private boolean quarantined(Entry t, int node) {
+    Long at = t.suspectedAt.get(node);
+    return at != null && now - at < QUARANTINE_DOWNS * timing.downMillis();
   }
 
   private void change(int partition, Entry t, List<Integer> members) {
@@ -400,6 +418,8 @@ public final class Control {
     List<Integer> members;
     final TreeSet<Integer> level = new TreeSet<>();
     final TreeSet<Integer> suspects = new TreeSet<>();
+    /** When each node was last taken out on suspicion. */
+    final TreeMap<Integer, Long> suspectedAt = new TreeMap<>();
     Move move;
 
     Entry(long epoch, List<Integer> members) {

@@ -101,4 +101,16 @@ class ControlTest {
     advance(10, Set.of(0, 1, 2, 3));
     assertThat(control.configuration(0).members()).containsExactly(0, 1, 3);
   }
+
+  @Test
+  void aBackupTakenOutOnSuspicionIsNotTheNextSpareWhileAnotherIsUp() {
+    advance(20, Set.of(0, 1, 2, 3));
+    levelled();
+    control.step(new Envelope(0, Control.ID, new Suspect(0, 1, Set.of(1))));
+    advance(10, Set.of(0, 1, 2, 3));
+    assertThat(control.configuration(0).members()).containsExactly(0, 2);
+    levelled();
+    advance(10, Set.of(0, 1, 2, 3)); // node 1 still answers the control's heartbeats
+    assertThat(control.configuration(0).members()).containsExactly(0, 2, 3);
+  }
 }

@@ -19,6 +19,8 @@ class FailStopProcessTest {
   @TempDir Path dir;
 
   /** Runs {@code KvNodeMain}, then, once it accepts, throws an Error on a thread of its own. */
+  static final String INJECTING = "INJECTING AN ERROR";
+
   public static final class ErrorAfterStart {
     public static void main(String[] args) throws Exception {
       Thread node = new Thread(() -> {
@@ -37,6 +39,10 @@ class FailStopProcessTest {
         }
         TimeUnit.MILLISECONDS.sleep(10); // polling a condition
       }
+      // said before the error, since the error may end the process before the node's own
+      // LISTENING line is out
+      System.out.println(INJECTING);
+      System.out.flush();
       Thread t = new Thread(() -> {
         throw new StackOverflowError("injected");
       }, "some-node-thread");
@@ -54,10 +60,10 @@ class FailStopProcessTest {
     try {
       BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), UTF_8));
       String line;
-      while ((line = out.readLine()) != null && !line.startsWith("KVNODE LISTENING ")) {
-        // until it listens
+      while ((line = out.readLine()) != null && !line.equals(INJECTING)) {
+        // until the node's accept thread runs and the error is on its way
       }
-      assertThat(line).as("it listens").isNotNull();
+      assertThat(line).as("the node started and the error was injected").isNotNull();
       assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the process ended").isTrue();
       String err = new String(p.getErrorStream().readAllBytes(), UTF_8);
       assertThat(p.exitValue()).as(err).isEqualTo(KvNodeMain.EXIT_ERROR);

@@ -158,6 +158,24 @@ class DistributionIT {
     assertThat(invalid.out()).contains("invalid");
   }
 
+  /** The comparative report, from the distribution alone, at its smallest. */
+  @Test
+  void benchWritesItsReport(@TempDir Path cwd) throws Exception {
+    Run r = partkit(cwd, Map.of("PARTKIT_JAVA_OPTS", "-Xmx512m"), "bench", "--quick", "--quiet",
+        "--sizes", "10", "--weights", "equal", "--replicas", "1", "--keys", "20000",
+        "--lookup-ms", "20", "--lookup-rounds", "1", "--out", "report");
+    assertThat(r.code()).as(r.out()).isZero();
+    assertThat(cwd.resolve("report/index.html")).isNotEmptyFile();
+  }
+
+  /** The simulator, from the distribution alone. */
+  @Test
+  void simulateRunsSeedsAndEndsWithItsSummaryLine(@TempDir Path cwd) throws Exception {
+    Run r = partkit(cwd, Map.of(), "simulate", "--seeds", "1..2", "--time", "2s");
+    assertThat(r.code()).as(r.out()).isZero();
+    assertThat(r.out()).containsPattern("simulate: seeds=2 valid=2 invalid=0 unknown=0 ops=\\d+");
+  }
+
   /** A short kv run: node processes started from lib/ alone, checked and stored. */
   @Test
   void verifyRunsAShortKvTestAndStoresIt(@TempDir Path cwd) throws Exception {

@@ -67,8 +67,9 @@ public final class IgniteNodeMain {
   /**
    * Arguments: {@code --id --host --disco --comm --thin --peers host:port,...} and the cache's
    * {@code --affinity partkit-fixed|partkit-rendezvous|native --partitions --backups
-   * --atomicity atomic|transactional}, optionally {@code --failure-detection <ms>} and
-   * {@code --read-from-backup true|false} (Ignite's default: true).
+   * --atomicity atomic|transactional --read-from-backup true|false
+   * --write-sync full-sync|primary-sync|full-async} (all given: {@link IgniteSystem#cacheArgs}),
+   * optionally {@code --failure-detection <ms>}.
    */
   public static void main(String[] args) throws Exception {
     Map<String, String> a = parse(args);
@@ -156,7 +157,7 @@ public final class IgniteNodeMain {
         .collect(Collectors.joining(","));
   }
 
-  private static Map<String, String> parse(String[] args) {
+  static Map<String, String> parse(String[] args) {
     Map<String, String> a = new HashMap<>();
     for (int i = 0; i + 1 < args.length; i += 2) {
       if (!args[i].startsWith("--")) {
@@ -174,14 +175,34 @@ public final class IgniteNodeMain {
         .setBackups(Integer.parseInt(a.get("backups")))
         .setAtomicityMode(a.get("atomicity").equals("transactional")
             ? CacheAtomicityMode.TRANSACTIONAL : CacheAtomicityMode.ATOMIC)
-        // an acknowledged write is on every copy: a lost copy is then Ignite's loss, not ours
-        .setWriteSynchronizationMode(CacheWriteSynchronizationMode.FULL_SYNC)
+        // FULL_SYNC (the harness's default; Ignite's own is PRIMARY_SYNC): an acknowledged write
+        // is on every copy, so a lost copy is then Ignite's loss, not ours
+        .setWriteSynchronizationMode(writeSync(required(a, "write-sync")))
         // Ignite's default (IGNORE) would answer null for a key of a lost partition; make it
         // refuse instead, so a loss shows as failed operations rather than silent empty reads
         .setPartitionLossPolicy(PartitionLossPolicy.READ_WRITE_SAFE)
-        // Ignite's default (true) lets a node that holds a backup answer a get from it
-        .setReadFromBackup(Boolean.parseBoolean(a.getOrDefault("read-from-backup", "true")))
+        // true (Ignite's default) lets a node that holds a backup answer a get from it
+        .setReadFromBackup(Boolean.parseBoolean(required(a, "read-from-backup")))
         .setAffinity(affinity(a.get("affinity"), Integer.parseInt(a.get("partitions"))));
+  }
+
+  private static String required(Map<String, String> a, String name) {
+    String value = a.get(name);
+    if (value == null) {
+      throw new IllegalArgumentException("--" + name + " is required: " + a.keySet());
+    }
+    return value;
+  }
+
+  /** {@code full-sync}, {@code primary-sync} or {@code full-async}: Ignite's three modes. */
+  static CacheWriteSynchronizationMode writeSync(String name) {
+    return switch (name) {
+      case "full-sync" -> CacheWriteSynchronizationMode.FULL_SYNC;
+      case "primary-sync" -> CacheWriteSynchronizationMode.PRIMARY_SYNC;
+      case "full-async" -> CacheWriteSynchronizationMode.FULL_ASYNC;
+      default -> throw new IllegalArgumentException("write-sync must be full-sync, primary-sync "
+          + "or full-async: " + name);
+    };
   }
 
   static AffinityFunction affinity(String name, int partitions) {

@@ -26,7 +26,9 @@ public final class IgniteProvider implements SystemProvider {
         SystemOptions.oneOf("atomicity", "atomic", "atomic", "transactional"),
         SystemOptions.integer("backups", 1, 1, 2),
         SystemOptions.integer("failure-detection", 10000, 1, Integer.MAX_VALUE),
-        SystemOptions.oneOf("read-from-backup", "true", "true", "false"));
+        SystemOptions.oneOf("read-from-backup", "false", "true", "false"),
+        SystemOptions.oneOf("write-sync", "full-sync", "full-sync", "primary-sync",
+            "full-async"));
   }
 
   @Override

@@ -40,9 +40,13 @@ import java.util.stream.Collectors;
  * {@code atomicity} ({@code atomic}, the default, or {@code transactional}: every operation in a
  * pessimistic serializable transaction), {@code backups} (1 or 2; default 1), and
  * {@code failure-detection} (Ignite's failure detection timeout in ms; Ignite's default 10 s),
- * {@code read-from-backup} ({@code true}, Ignite's default: a node holding a backup copy answers
- * a get from it; {@code false}: every get goes to the primary).
- * Writes are {@code FULL_SYNC}; a lost partition refuses operations ({@code READ_WRITE_SAFE}).
+ * {@code read-from-backup} ({@code false}, the default: every get goes to the primary;
+ * {@code true}, Ignite's default: a get may be answered by a backup copy, which in an atomic
+ * cache applies a write after the primary, so reads are not linearizable; see
+ * docs/ignite-under-faults.md) and {@code write-sync} ({@code full-sync}, the default: a write
+ * is acknowledged once every copy has it; {@code primary-sync}, Ignite's default: once the
+ * primary has it; {@code full-async}).
+ * A lost partition refuses operations ({@code READ_WRITE_SAFE}).
  *
  * <p>Membership: a leave stops the node gracefully (Ignite's {@code GRACEFUL} shutdown policy:
  * it waits until the node's partitions have copies elsewhere), a join starts it again, so Ignite
@@ -96,13 +100,10 @@ final class IgniteSystem extends NodeProcessSystem
           "--disco", Integer.toString(runtime().port(n, "disco", 47500)),
           "--comm", Integer.toString(runtime().port(n, "comm", 47100)),
           "--thin", Integer.toString(runtime().port(n, "thin", 10800)),
-          "--peers", peers, "--work", ctx.dir().resolve("data").resolve(n).toString(),
-          "--affinity", affinity, "--partitions", Integer.toString(partitions),
-          "--backups", Integer.toString(backups), "--atomicity", atomicity));
-      for (String passed : List.of("failure-detection", "read-from-backup")) {
-        if (o.isGiven(passed)) {
-          args.addAll(List.of("--" + passed, o.text(passed)));
-        }
+          "--peers", peers, "--work", ctx.dir().resolve("data").resolve(n).toString()));
+      args.addAll(cacheArgs(o));
+      if (o.isGiven("failure-detection")) {
+        args.addAll(List.of("--failure-detection", o.text("failure-detection")));
       }
       List<String> cmd = new ArrayList<>(JavaCommand.of("256m", IgniteNodeMain.class, args));
       cmd.addAll(1, flags);
@@ -120,6 +121,20 @@ final class IgniteSystem extends NodeProcessSystem
     // created once all servers joined: the first table is the strategy's table of all of them
     String created = ask(nodes().get(0), "CREATE", "CACHE ");
     this.createdVersion = Long.parseLong(created.split(" ")[1]);
+  }
+
+  /**
+   * The register cache's options as every node gets them ({@link IgniteNodeMain#cache}), the
+   * defaults included: the node has no defaults of its own, so the harness's (which differ from
+   * Ignite's for {@code read-from-backup} and {@code write-sync}) are the only ones.
+   */
+  static List<String> cacheArgs(OptionValues o) {
+    return List.of("--affinity", o.text("affinity"),
+        "--partitions", Integer.toString(o.integer("partitions")),
+        "--backups", Integer.toString(o.integer("backups")),
+        "--atomicity", o.text("atomicity"),
+        "--read-from-backup", o.text("read-from-backup"),
+        "--write-sync", o.text("write-sync"));
   }
 
   /** Ignite's Java 17 flags (see {@link JavaCommand#productFlags}) and two of the harness's. */

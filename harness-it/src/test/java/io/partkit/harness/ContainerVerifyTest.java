@@ -66,10 +66,10 @@ class ContainerVerifyTest {
   }
 
   /**
-   * {@link IgniteVerifyTest}'s run on containers, with reads from the primary only: with Ignite's
-   * default {@code readFromBackup=true} this seed read one stale value from a backup on
-   * containers and on netns (docs/harness.md, Ignite under faults), which is Ignite's documented
-   * trade, not the runtime's doing.
+   * {@link IgniteVerifyTest}'s run on containers, with reads from the primary only (the
+   * harness's default, said here too): with {@code readFromBackup=true} this seed read one stale
+   * value from a backup on containers and on netns (docs/ignite-under-faults.md), which is
+   * Ignite's documented trade for an atomic cache, not the runtime's doing.
    */
   @Test
   void igniteWithPartkitAffinitySurvivesKillsAndMembershipInContainers() throws Exception {

@@ -67,15 +67,6 @@ class VerifyOptionsTest {
   }
 
   @Test
-  void theMigrationFaultWithCopiesIsRefusedBeforeAnythingStarts() throws IOException {
-    assertThatThrownBy(() -> run(Map.of("replicas", "2"), "kill", "migration"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("nemesis migration cannot run here")
-        .hasMessageContaining("replicas=2");
-    nothingStarted();
-  }
-
-  @Test
   void everySystemChecksItsOptions() {
     Systems systems = Systems.load();
     for (String name : systems.names()) {

@@ -26,7 +26,7 @@ import java.util.TreeSet;
  * A new primary is always a level member of the configuration it replaces, and it adopts the new
  * epoch before serving, so the old primary's reads and writes are refused from then on.
  */
-public final class Control {
+public final class Control implements StateMachine {
 
   /** The control's endpoint number. */
   public static final int ID = -1;
@@ -74,6 +74,7 @@ public final class Control {
   }
 
   /** Handles a node's message. */
+  @Override
   public void step(Envelope e) {
     Message m = e.message();
     if (m instanceof Pong p) {
@@ -92,6 +93,7 @@ public final class Control {
   }
 
   /** The clock moved: heartbeats, then at most one change per partition. */
+  @Override
   public void tick(long nowMillis) {
     now = Math.max(now, nowMillis);
     if (now - lastPing >= timing.pingMillis()) {
@@ -107,6 +109,7 @@ public final class Control {
   }
 
   /** The messages to send since the last call (the control's own state needs no records). */
+  @Override
   public Ready ready() {
     if (out.isEmpty()) {
       return Ready.EMPTY;

@@ -42,7 +42,7 @@ import java.util.TreeSet;
  * backup refuses anything from an older epoch, which is what deposes a primary the control has
  * replaced.
  */
-public final class Replica {
+public final class Replica implements StateMachine {
 
   /** Requests waiting behind the one in progress, per partition; more are refused. */
   static final int QUEUE_LIMIT = 256;
@@ -85,6 +85,7 @@ public final class Replica {
   }
 
   /** Handles one message. */
+  @Override
   public void step(Envelope e) {
     Message m = e.message();
     int from = e.from();
@@ -111,6 +112,7 @@ public final class Replica {
   }
 
   /** The clock moved to {@code nowMillis}: levels resume, requests are resent, suspects named. */
+  @Override
   public void tick(long nowMillis) {
     now = Math.max(now, nowMillis);
     for (Part p : parts.values()) {
@@ -144,6 +146,7 @@ public final class Replica {
   }
 
   /** What to make durable, then send, since the last call. */
+  @Override
   public Ready ready() {
     if (records.isEmpty() && out.isEmpty()) {
       return Ready.EMPTY;

@@ -453,7 +453,8 @@ final class Codec {
       return n;
     }
 
-    Bytes bytes() throws Malformed {
+    /** A length-prefixed run of bytes; null for the length -1. */
+    private byte[] raw() throws Malformed {
       int n = b.getInt();
       if (n == -1) {
         return null;
@@ -463,7 +464,12 @@ final class Codec {
       }
       byte[] a = new byte[n];
       b.get(a);
-      return Bytes.of(a);
+      return a;
+    }
+
+    Bytes bytes() throws Malformed {
+      byte[] a = raw();
+      return a == null ? null : Bytes.of(a);
     }
 
     Bytes nonNullBytes() throws Malformed {
@@ -475,16 +481,8 @@ final class Codec {
     }
 
     String string() throws Malformed {
-      int n = b.getInt();
-      if (n == -1) {
-        return null;
-      }
-      if (n < 0 || n > b.remaining()) {
-        throw new Malformed("a length of " + n + " with " + b.remaining() + " bytes left");
-      }
-      byte[] a = new byte[n];
-      b.get(a);
-      return new String(a, StandardCharsets.UTF_8);
+      byte[] a = raw();
+      return a == null ? null : new String(a, StandardCharsets.UTF_8);
     }
 
     List<Integer> ints() throws Malformed {

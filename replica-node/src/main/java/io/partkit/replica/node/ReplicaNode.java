@@ -6,6 +6,7 @@ import io.partkit.replica.Message.Configure;
 import io.partkit.replica.Ready;
 import io.partkit.replica.Record;
 import io.partkit.replica.Replica;
+import io.partkit.replica.StateMachine;
 import io.partkit.replica.Timing;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
@@ -55,15 +56,6 @@ final class ReplicaNode implements AutoCloseable {
   /** Exit status after a failed append or sync (sysexits' EX_IOERR). */
   static final int EXIT_IO = 74;
 
-  /** The state machine, whichever it is. */
-  private interface Machine {
-    void step(Envelope e);
-
-    void tick(long nowMillis);
-
-    Ready ready();
-  }
-
   /** A table request of a client, handled on the state thread (the control's state). */
   private record TableAsk(int client, long id) {}
 
@@ -74,7 +66,7 @@ final class ReplicaNode implements AutoCloseable {
   private record Waiting(long barrier, Envelope envelope) {}
 
   private final int self;
-  private final Machine machine;
+  private final StateMachine machine;
   private final Control control;
   private final Map<Integer, InetSocketAddress> peers;
   private final Map<Integer, Link> links = new ConcurrentHashMap<>();
@@ -92,7 +84,7 @@ final class ReplicaNode implements AutoCloseable {
   private final List<Thread> threads = new ArrayList<>();
   private final CountDownLatch settled = new CountDownLatch(1);
 
-  private ReplicaNode(int self, Machine machine, Control control,
+  private ReplicaNode(int self, StateMachine machine, Control control,
       Map<Integer, InetSocketAddress> peers, ServerSocket server, Consumer<String> log) {
     this.self = self;
     this.machine = machine;
@@ -124,22 +116,7 @@ final class ReplicaNode implements AutoCloseable {
     log.accept("node " + self + ": " + opened.records().size() + " records replayed from "
         + opened.wal().file() + (opened.droppedBytes() > 0 ? "; a torn tail of "
         + opened.droppedBytes() + " bytes dropped" : ""));
-    Machine m = new Machine() {
-      @Override
-      public void step(Envelope e) {
-        replica.step(e);
-      }
-
-      @Override
-      public void tick(long nowMillis) {
-        replica.tick(nowMillis);
-      }
-
-      @Override
-      public Ready ready() {
-        return replica.ready();
-      }
-    };
+    StateMachine m = replica;
     Map<Integer, InetSocketAddress> peers = new TreeMap<>();
     for (int i = 0; i < nodes.size(); i++) {
       if (i != self) {
@@ -168,22 +145,7 @@ final class ReplicaNode implements AutoCloseable {
       peers.put(i, nodes.get(i));
     }
     Control c = new Control(timing, partitions, replicas, members);
-    Machine m = new Machine() {
-      @Override
-      public void step(Envelope e) {
-        c.step(e);
-      }
-
-      @Override
-      public void tick(long nowMillis) {
-        c.tick(nowMillis);
-      }
-
-      @Override
-      public Ready ready() {
-        return c.ready();
-      }
-    };
+    StateMachine m = c;
     ReplicaNode n = new ReplicaNode(Control.ID, m, c, peers, listen(address), log);
     n.start();
     return n;

@@ -35,7 +35,12 @@ public record Fault(long at, Kind kind, long duration, int target, int other) {
     /** A node is lost for good (its disk with it); a fresh node takes its place. */
     LOSE("lose"),
     /** A live migration of a partition's primary copy to another node. */
-    MIGRATE("migrate");
+    MIGRATE("migrate"),
+    /**
+     * A node cut off from the control alone, long enough to be declared down: its partitions
+     * fail over while clients, which still reach it, may keep sending it requests.
+     */
+    CONTROL_CUT("control-cut");
 
     private final String label;
 

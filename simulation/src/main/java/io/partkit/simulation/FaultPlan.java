@@ -38,6 +38,7 @@ final class FaultPlan {
       long duration = switch (k) {
         case PARTITION, ONE_WAY, PAUSE -> 100 + r.nextInt(1400);
         case KILL, POWER_LOSS, POWER_LOSS_GROUP, DISK_FULL -> 50 + r.nextInt(900);
+        case CONTROL_CUT -> 500 + r.nextInt(1000);
         default -> 0;
       };
       plan.add(new Fault(at, k, duration, r.nextInt(1 << 16), r.nextInt(1 << 16)));

@@ -22,6 +22,11 @@ public enum Mutant {
    */
   ASYNC_REPLICATION("async-replication", "primaries acknowledge writes before backups hold them"),
   /**
+   * The primary answers reads from its own copy without asking its backups (a lease nobody
+   * granted): a primary the control has replaced, which clients still reach, serves stale values.
+   */
+  READ_WITHOUT_CONFIRM("read-without-confirm", "primaries answer reads without confirmation"),
+  /**
    * The control counts a member as level as soon as it is configured (outside migrations), not
    * once its primary says the member holds its state: a failover may promote a re-replicated
    * member that holds nothing yet.

@@ -78,6 +78,14 @@ final class Nemesis {
         time.schedule(f.duration(), () -> network.restore(other.id, n.id));
         return "node " + n.id + " stops hearing node " + other.id;
       }
+      case CONTROL_CUT:
+        network.cut(n.id, Control.ID);
+        network.cut(Control.ID, n.id);
+        time.schedule(f.duration(), () -> {
+          network.restore(n.id, Control.ID);
+          network.restore(Control.ID, n.id);
+        });
+        return "node " + n.id + " and the control";
       case PAUSE:
         if (!n.up() || n.paused) {
           return null;

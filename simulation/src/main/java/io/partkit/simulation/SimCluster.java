@@ -106,13 +106,19 @@ final class SimCluster {
     }
   }
 
-  /** The planted bugs that answer a request around the unchanged core. */
+  /** The planted bugs that answer a request around the unchanged core (null: answered). */
   private Envelope mutate(SimNode n, Envelope e) {
     if (mutant == Mutant.ASYNC_REPLICATION && e.message() instanceof Request r
         && r.kind() == Kind.PUT && n.core.role(r.partition()) == Role.PRIMARY) {
       // answered now; the core's own answer, when it comes, is dropped
       n.answeredEarly.add(r.id());
       network.transmit(new Envelope(n.id, e.from(), new Reply(r.id(), Outcome.OK, null, null)));
+    }
+    if (mutant == Mutant.READ_WITHOUT_CONFIRM && e.message() instanceof Request r
+        && r.kind() == Kind.GET && n.core.role(r.partition()) == Role.PRIMARY) {
+      network.transmit(new Envelope(n.id, e.from(), new Reply(r.id(), Outcome.OK,
+          n.core.localValue(r.partition(), r.key()).orElse(null), null)));
+      return null;
     }
     return e;
   }

@@ -212,9 +212,9 @@ public final class Control implements StateMachine {
    * level members, who is down, a move), or empty when settled.
    */
   public Optional<String> unsettled() {
+    int want = Math.min(replicas, (int) nodes.values().stream().filter(s -> !s.leaving).count());
     for (Map.Entry<Integer, Entry> e : table.entrySet()) {
       Entry t = e.getValue();
-      int want = Math.min(replicas, (int) nodes.values().stream().filter(s -> !s.leaving).count());
       List<Integer> down = t.members.stream().filter(n -> !up(n) || leaving(n)).toList();
       if (t.move != null || t.members.size() != want || !t.level.containsAll(t.members)
           || !down.isEmpty()) {

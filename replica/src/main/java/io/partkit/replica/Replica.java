@@ -25,7 +25,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -571,9 +570,4 @@ public final class Replica implements StateMachine {
     }
   }
 
-  /** For tests: the data a partition holds, sorted. */
-  SortedMap<Bytes, Bytes> data(int partition) {
-    Part p = parts.get(partition);
-    return p == null ? new TreeMap<>() : new TreeMap<>(p.data);
-  }
 }

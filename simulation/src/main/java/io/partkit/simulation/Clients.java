@@ -43,6 +43,8 @@ final class Clients {
   private boolean finalReading;
   private final Map<Object, Op> finalReads = new HashMap<>();
   private final List<Long> finalQueue = new ArrayList<>();
+  /** The keys the final reads must each read once (the workload hands out no more by then). */
+  private int finalKeys;
 
   /** A client worker: one operation at a time. */
   private static final class Worker {
@@ -118,6 +120,7 @@ final class Clients {
   void startFinalReads() {
     finalReading = true;
     finalQueue.addAll(workload.keys());
+    finalKeys = finalQueue.size();
     Collections.reverse(finalQueue);
     for (Worker w : workers) {
       w.process = nextProcess++;
@@ -126,7 +129,7 @@ final class Clients {
   }
 
   boolean finalReadsDone() {
-    return finalReads.size() >= workload.keys().size();
+    return finalReads.size() >= finalKeys;
   }
 
   private void issue(Worker w) {

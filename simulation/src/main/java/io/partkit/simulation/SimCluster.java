@@ -158,8 +158,7 @@ final class SimCluster {
   String describe() {
     StringBuilder sb = new StringBuilder();
     for (SimNode n : nodes.values()) {
-      sb.append(' ').append(n.toString(), 0, n.toString().length() - 1)
-          .append(" up-for-control=").append(control.up(n.id)).append(']');
+      sb.append(" [").append(n).append(" up-for-control=").append(control.up(n.id)).append(']');
     }
     return sb.toString();
   }

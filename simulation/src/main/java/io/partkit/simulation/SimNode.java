@@ -2,6 +2,7 @@ package io.partkit.simulation;
 
 import io.partkit.replica.Bytes;
 import io.partkit.replica.Envelope;
+import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Ready;
 import io.partkit.replica.Record;
@@ -12,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The simulator's driver of one replica core: it ticks the core, appends the records of each
@@ -84,7 +86,7 @@ final class SimNode {
   }
 
   /** Hands {@code e} to the core, now or when the node resumes; nothing if it is down. */
-  void receive(Envelope e, java.util.function.Function<Envelope, Envelope> mutate) {
+  void receive(Envelope e, Function<Envelope, Envelope> mutate) {
     if (!up()) {
       return;
     }
@@ -146,7 +148,7 @@ final class SimNode {
 
   private void send(Envelope e) {
     if (e.message() instanceof Reply r && answeredEarly.contains(r.id())
-        && r.outcome() != io.partkit.replica.Message.Outcome.OK) {
+        && r.outcome() != Outcome.OK) {
       return;
     }
     network.transmit(e);
@@ -259,7 +261,7 @@ final class SimNode {
 
   @Override
   public String toString() {
-    return "[n" + id + " up=" + up() + " gone=" + gone + " paused=" + paused + " disk-full="
-        + diskFull + "]";
+    return "n" + id + " up=" + up() + " gone=" + gone + " paused=" + paused + " disk-full="
+        + diskFull;
   }
 }

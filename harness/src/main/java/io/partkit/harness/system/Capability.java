@@ -4,7 +4,9 @@ import io.partkit.harness.system.SystemUnderTest.Migration;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * What a system can do beyond starting, serving clients and stopping, one interface per thing,
@@ -88,9 +90,74 @@ public interface Capability {
     Optional<PlacementCheck> checkPlacement();
   }
 
+  /**
+   * A rebalance the system reports on itself, for {@code partkit bench --live}: what its nodes
+   * received to re-create copies, by its own counters, and whether it says it is done. A system
+   * with it also offers {@link Membership} (a join and a graceful leave).
+   */
+  interface Rebalancing extends Capability {
+    /**
+     * The placement the system runs with its options, as the bench's report names it:
+     * {@code fixed}, {@code native}, {@code partkit-rendezvous}, ...
+     */
+    String placement();
+
+    /** Copies of each partition the system keeps (primary included) with its options. */
+    int copies();
+
+    /**
+     * Partitions the system cuts its keys into with its options (for the prediction). Empty when
+     * the count follows the membership (a token ring).
+     */
+    OptionalInt partitions();
+
+    /** A client of plain keys and byte values, not recorded in any history (one per worker). */
+    DataClient openDataClient();
+
+    /**
+     * Per node that runs now, what it received from other nodes to create copies since it
+     * started, by the system's own counters, events or metrics. A node that does not answer is
+     * left out.
+     */
+    Map<String, Received> received();
+
+    /**
+     * Empty when the system says every copy is in place and no rebalance is in progress;
+     * otherwise what it says is still going on.
+     */
+    Optional<String> rebalancing();
+
+    /**
+     * {@code node} dies and does not come back (its process and its data), and the system is made
+     * aware of it as it would be in production (its failure detector, or the operator's removal
+     * where the system has no detector of its own); its copies are re-created on the others.
+     * Returns once the failure is set in motion; {@link #rebalancing()} says when it is done.
+     *
+     * @return what was done, one line for the report
+     */
+    String crash(String node);
+  }
+
+  /**
+   * What one node received from the others to create copies, summed since it started.
+   *
+   * @param keys entries received (a key copied twice counts twice)
+   * @param bytes bytes of those entries, as the system counts them
+   * @param partitions partition copies received (a partition moved in pieces counts once per
+   *     completed move)
+   */
+  record Received(long keys, long bytes, long partitions) {
+    public Received {
+      if (keys < 0 || bytes < 0 || partitions < 0) {
+        throw new IllegalArgumentException("negative counter: " + keys + " keys, " + bytes
+            + " bytes, " + partitions + " partitions");
+      }
+    }
+  }
+
   /** The capabilities in the order {@link #names} lists them. */
   List<Class<? extends Capability>> ALL = List.of(Kill.class, Pause.class, Membership.class,
-      Migrations.class, LoseNodes.class, CheckPlacement.class);
+      Migrations.class, LoseNodes.class, CheckPlacement.class, Rebalancing.class);
 
   /** A capability's name in messages and listings: kill, pause, membership, ... */
   static String name(Class<? extends Capability> capability) {
@@ -101,6 +168,7 @@ public interface Capability {
       case "Migrations" -> "migrations";
       case "LoseNodes" -> "lose-nodes";
       case "CheckPlacement" -> "placement-check";
+      case "Rebalancing" -> "rebalancing";
       default -> capability.getSimpleName();
     };
   }

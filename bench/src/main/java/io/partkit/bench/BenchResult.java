@@ -19,10 +19,13 @@ import java.util.Map;
  * @param seconds wall time of the run
  * @param skew skewed and sequential keys on hash strategies against range, one row per
  *     workload x subject ({@link SkewBench})
+ * @param live what {@code --live} measured on running clusters ({@link LiveResult#none()} without
+ *     it)
  */
 public record BenchResult(BenchOptions options, Map<String, String> environment,
     Map<String, String> subjects, List<PlacementRow> placements, List<LookupRow> lookups,
-    List<PlanningRow> planning, List<String> problems, double seconds, List<SkewRow> skew) {
+    List<PlanningRow> planning, List<String> problems, double seconds, List<SkewRow> skew,
+    LiveResult live) {
 
   public BenchResult {
     environment = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(environment));
@@ -32,6 +35,27 @@ public record BenchResult(BenchOptions options, Map<String, String> environment,
     planning = List.copyOf(planning);
     problems = List.copyOf(problems);
     skew = List.copyOf(skew);
+    java.util.Objects.requireNonNull(live, "live");
+  }
+
+  /** A result without the live section (a run without {@code --live}). */
+  public BenchResult(BenchOptions options, Map<String, String> environment,
+      Map<String, String> subjects, List<PlacementRow> placements, List<LookupRow> lookups,
+      List<PlanningRow> planning, List<String> problems, double seconds, List<SkewRow> skew) {
+    this(options, environment, subjects, placements, lookups, planning, problems, seconds, skew,
+        LiveResult.none());
+  }
+
+  /**
+   * This result with {@code value} as its live section; the live rows that were not measured
+   * join {@link #problems()}, so that the report's list and the exit code count them.
+   */
+  public BenchResult withLive(LiveResult value) {
+    List<String> all = new java.util.ArrayList<>(problems);
+    value.unmeasured().forEach(r -> all.add("live " + r.subject() + " " + r.event()
+        + ": not measured: " + r.note()));
+    return new BenchResult(options, environment, subjects, placements, lookups, planning, all,
+        seconds, skew, value);
   }
 
   /** A result without the skewed-keys section (a run that did not measure it). */

@@ -23,7 +23,7 @@ import java.util.function.ToDoubleFunction;
  * Writes a {@link BenchResult} as a report folder: {@code index.html} (self-contained: inline CSS
  * and SVG charts, no script, no external reference, so it works offline and prints), and the same
  * figures as {@code results.json} and CSV files ({@code placements.csv}, {@code lookups.csv},
- * {@code planning.csv}, {@code skew.csv}).
+ * {@code planning.csv}, {@code skew.csv}), and with {@code --live} {@code live.json}.
  */
 public final class Report {
 
@@ -42,6 +42,10 @@ public final class Report {
     Files.writeString(dir.resolve("lookups.csv"), lookupsCsv(result), StandardCharsets.UTF_8);
     Files.writeString(dir.resolve("planning.csv"), planningCsv(result), StandardCharsets.UTF_8);
     Files.writeString(dir.resolve("skew.csv"), skewCsv(result), StandardCharsets.UTF_8);
+    if (!result.live().isEmpty()) {
+      Files.writeString(dir.resolve("live.json"), LiveReport.json(result.live()),
+          StandardCharsets.UTF_8);
+    }
     Path index = dir.resolve("index.html");
     Files.writeString(index, html(result), StandardCharsets.UTF_8);
     return index;
@@ -165,6 +169,10 @@ public final class Report {
 
     if (!r.skew().isEmpty()) {
       h.append(skewSection(r));
+    }
+
+    if (!r.live().isEmpty()) {
+      h.append(LiveReport.html(r.live()));
     }
 
     h.append("<h2 id=\"tables\">Every figure</h2>");

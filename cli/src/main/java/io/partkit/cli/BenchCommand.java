@@ -5,7 +5,12 @@ import io.partkit.bench.BenchOptions;
 import io.partkit.bench.BenchResult;
 import io.partkit.bench.Progress;
 import io.partkit.bench.Report;
+import io.partkit.bench.LiveResult;
 import io.partkit.bench.Weights;
+import io.partkit.bench.live.LiveBench;
+import io.partkit.bench.live.LiveOptions;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,6 +19,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -35,7 +41,9 @@ import picocli.CommandLine.Spec;
         "70:internal error"},
     footer = {"", "Examples:", "  partkit bench --quick", "  partkit bench",
         "  partkit bench --sizes 10,100 --subjects fixed,rendezvous --out /tmp/report",
-        "  partkit bench --add-subject 'ring64=tokenring:vnodes=64,tokens=random'"})
+        "  partkit bench --add-subject 'ring64=tokenring:vnodes=64,tokens=random'",
+        "  partkit bench --live --quick --systems kv",
+        "  partkit bench --live --subjects fixed,rendezvous --sizes 10"})
 public final class BenchCommand implements Callable<Integer> {
 
   /** Exit code when a subject asked for could not be measured, or the run ran out of memory. */
@@ -47,6 +55,13 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   Runner runner = Bench::run;
+
+  /** How live options become live figures: a seam, as {@link Runner}. */
+  interface LiveRunner {
+    LiveResult run(LiveOptions options, Progress progress);
+  }
+
+  LiveRunner liveRunner = LiveBench::run;
 
   @Spec
   CommandSpec spec;
@@ -113,6 +128,33 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Output folder (default: ${DEFAULT-VALUE}).")
   Path out = Path.of("report");
 
+  @Option(names = "--live", description = "Also start real clusters (the kvstore with each "
+      + "partkit strategy, Ignite and Hazelcast with their own placement and partkit's), five "
+      + "members with one backup copy, and measure a join, a graceful leave and a kill under "
+      + "client load: what each system says it moved, how long it rebalanced, what the clients "
+      + "saw. Adds a section to the report and DIR/live.json. With --quick: 50000 keys.")
+  boolean live;
+
+  @Option(names = "--systems", split = ",", paramLabel = "SYSTEM",
+      description = "With --live: the systems to run (default: kv,ignite,hazelcast).")
+  List<String> systems;
+
+  @Option(names = "--live-keys", paramLabel = "COUNT", description = "With --live: keys of "
+      + "100-byte values preloaded in every cluster (default: 1000000; 50000 with --quick).")
+  Integer liveKeys;
+
+  @Option(names = "--live-rate", paramLabel = "OPS", description = "With --live: client "
+      + "operations per second, 80% reads (default: 2000; 1000 with --quick).")
+  Integer liveRate;
+
+  @Option(names = "--live-dir", paramLabel = "DIR", description = "With --live: where the "
+      + "clusters keep their data and node logs, kept after the run (default: a temporary "
+      + "folder, deleted after the run).")
+  Path liveDir;
+
+  @Mixin
+  RuntimeFlags runtimeFlags;
+
   @Option(names = {"-q", "--quiet"}, description = "No progress (by default a bar on a "
       + "terminal, else a plain line per tenth of the run).")
   boolean quiet;
@@ -120,10 +162,22 @@ public final class BenchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     BenchOptions options;
+    LiveOptions liveOptions = null;
+    Path clusters = null;
     try {
       options = options();
       Bench.checkSubjects(options);
+      if (live) {
+        clusters = liveDir != null ? liveDir : Files.createTempDirectory("partkit-live-");
+        liveOptions = liveOptions(clusters);
+        LiveBench.check(liveOptions);
+      } else if (systems != null || liveKeys != null || liveRate != null || liveDir != null
+          || runtimeFlags.given()) {
+        throw new IllegalArgumentException("--systems, --live-keys, --live-rate, --live-dir, "
+            + "--runtime and the ssh flags need --live");
+      }
     } catch (IllegalArgumentException e) {
+      deleteTemporary(liveDir == null ? clusters : null);
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
     }
     PrintWriter err = spec.commandLine().getErr();
@@ -133,6 +187,9 @@ public final class BenchCommand implements Callable<Integer> {
     BenchResult result;
     try {
       result = runner.run(options, progress);
+      if (liveOptions != null) {
+        result = result.withLive(liveRunner.run(liveOptions, progress));
+      }
     } catch (OutOfMemoryError e) {
       // not a bug (70): larger --sizes or --keys than the launcher's heap was sized for
       err.println();
@@ -142,6 +199,8 @@ public final class BenchCommand implements Callable<Integer> {
           + "smaller sizes");
       err.flush();
       return NOT_MEASURED;
+    } finally {
+      deleteTemporary(liveDir == null ? clusters : null);
     }
     Path index = Report.write(result, out);
     outWriter.printf(Locale.ROOT, "report: %s (%.0f s%s)%n", index.toAbsolutePath(),
@@ -208,6 +267,44 @@ public final class BenchCommand implements Callable<Integer> {
       o = o.withHazelcastMembersMax(hazelcastMembers);
     }
     return o;
+  }
+
+  /**
+   * The live run's options: the defaults (or the quick run's) with every live option given
+   * applied on top.
+   *
+   * @throws IllegalArgumentException naming a bad value
+   */
+  LiveOptions liveOptions(Path clusters) {
+    LiveOptions o = quick ? LiveOptions.quickRun(clusters) : LiveOptions.defaults(clusters);
+    o = o.withRuntime(runtimeFlags.spec());
+    if (systems != null) {
+      o = o.withSystems(systems.stream().map(String::trim).toList());
+    }
+    if (liveKeys != null) {
+      o = o.withKeys(liveKeys);
+    }
+    if (liveRate != null) {
+      o = o.withRate(liveRate);
+    }
+    if (seed != null) {
+      o = o.withSeed(seed);
+    }
+    return o;
+  }
+
+  /** Removes the clusters' temporary folder; the user's own {@code --live-dir} is kept. */
+  private static void deleteTemporary(Path dir) {
+    if (dir == null || !Files.exists(dir)) {
+      return;
+    }
+    try (var paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException | java.io.UncheckedIOException e) {
+      System.err.println("partkit bench: could not delete " + dir + ": " + e.getMessage());
+    }
   }
 
   private static Weights parseWeights(String w) {

@@ -42,7 +42,7 @@ final class RuntimesCommand implements Callable<Integer> {
       lines.add(String.format("%-10s capabilities: %s", "",
           capabilities.isEmpty() ? "none" : String.join(", ", capabilities)));
       for (RuntimeOption<?> o : p.options().options()) {
-        String flag = VerifyCommand.flagFor(name, o.name()).map(f -> " (" + f + ")").orElse("");
+        String flag = RuntimeFlags.flagFor(name, o.name()).map(f -> " (" + f + ")").orElse("");
         lines.add(String.format("%-10s   --runtime-option %s=%s  %s%s%s", "", o.name(),
             o.defaultValue() == null ? "" : RuntimeOption.format(o.defaultValue()), o.accepts(),
             o.isRequired() ? "; required" : o.defaultValue() == null ? "; not set by default" : "",

@@ -1,0 +1,69 @@
+package io.partkit.bench.live;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The subjects of a live run: each system with each placement it can run. The kvstore runs each
+ * of partkit's strategies; Ignite its own affinity and partkit's through the adapter; Hazelcast its
+ * own partitioning and partkit's.
+ */
+final class LiveSubjects {
+
+  /** The systems {@code --systems} picks from, in report order. */
+  static final List<String> SYSTEMS = List.of("kv", "ignite", "hazelcast");
+
+  /** Partitions of the kvstore's and Ignite's subjects (Hazelcast keeps its 271). */
+  static final int KV_PARTITIONS = 64;
+  static final int IGNITE_PARTITIONS = 256;
+
+  /**
+   * One subject: the harness system, the placement as the report names it, the system's options
+   * that select it (one backup copy everywhere), and the offline bench's subject that predicts it.
+   */
+  record LiveSubject(String system, String placement, Map<String, String> options,
+      String prediction) {
+
+    String label() {
+      return system + "/" + placement;
+    }
+  }
+
+  private LiveSubjects() {}
+
+  /** The subjects of {@code systems}, in report order. */
+  static List<LiveSubject> of(List<String> systems) {
+    List<LiveSubject> subjects = new ArrayList<>();
+    for (String system : systems) {
+      switch (system) {
+        case "kv" -> {
+          for (String strategy : List.of("fixed", "tokenring", "rendezvous", "range")) {
+            subjects.add(new LiveSubject("kv", strategy, Map.of("strategy", strategy,
+                "replicas", "2", "partitions", Integer.toString(KV_PARTITIONS)),
+                "partkit:" + strategy));
+          }
+        }
+        case "ignite" -> {
+          subjects.add(ignite("native", "ignite-rendezvous"));
+          subjects.add(ignite("partkit-fixed", "partkit:fixed"));
+          subjects.add(ignite("partkit-rendezvous", "partkit:rendezvous"));
+        }
+        case "hazelcast" -> {
+          subjects.add(new LiveSubject("hazelcast", "native",
+              Map.of("partitioning", "hazelcast", "backups", "1"), "hazelcast"));
+          subjects.add(new LiveSubject("hazelcast", "partkit",
+              Map.of("partitioning", "partkit", "backups", "1"), "hazelcast"));
+        }
+        default -> throw new IllegalArgumentException("unknown system '" + system
+            + "' (known: " + SYSTEMS + ")");
+      }
+    }
+    return subjects;
+  }
+
+  private static LiveSubject ignite(String affinity, String prediction) {
+    return new LiveSubject("ignite", affinity, Map.of("affinity", affinity, "backups", "1",
+        "partitions", Integer.toString(IGNITE_PARTITIONS)), prediction);
+  }
+}

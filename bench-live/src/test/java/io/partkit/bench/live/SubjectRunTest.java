@@ -1,0 +1,76 @@
+package io.partkit.bench.live;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.partkit.bench.LiveResult.ClientFigures;
+import io.partkit.harness.system.Capability.Received;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The pure parts of a live run: what an event moved, the memberships, the client windows. */
+class SubjectRunTest {
+
+  @Test
+  void anEventMovedWhatTheNodesRunningAfterItReceivedDuringIt() {
+    Map<String, Received> before = Map.of("n1", new Received(100, 10_000, 2),
+        "n2", new Received(50, 5_000, 1), "n3", new Received(70, 7_000, 1));
+    // n3 died (gone), n6 joined (counts from zero), n2 restarted (its counters began again)
+    Map<String, Received> after = Map.of("n1", new Received(130, 13_000, 3),
+        "n2", new Received(10, 1_000, 1), "n6", new Received(400, 40_000, 8));
+    Received moved = SubjectRun.delta(before, after);
+    assertThat(moved).isEqualTo(new Received(30 + 10 + 400, 3_000 + 1_000 + 40_000, 1 + 1 + 8));
+  }
+
+  @Test
+  void theMembershipsAreTheSpareGoneThenJoinLeaveAndKill() {
+    List<String> nodes = List.of("n1", "n2", "n3", "n4", "n5", "n6");
+    assertThat(SubjectRun.memberships(nodes, "n6", "n2", "n3")).containsExactly(
+        nodes, List.of("n1", "n2", "n3", "n4", "n5"), nodes,
+        List.of("n1", "n3", "n4", "n5", "n6"), List.of("n1", "n4", "n5", "n6"));
+  }
+
+  @Test
+  void aWindowCountsCompletionsForThroughputAndScheduledStartsForLatency() {
+    long s = 1_000_000_000L;
+    long ms = 1_000_000L;
+    ClientLoad.Operations ops = new ClientLoad.Operations(new long[][] {
+        {0, 1 * ms, 1}, {100 * ms, 102 * ms, 1}, {200 * ms, 210 * ms, 0},
+        {900 * ms, s + 500 * ms, 1}, // scheduled in the first second, done in the second
+        {s + 100 * ms, s + 101 * ms, 1}});
+    ClientFigures first = ops.window(0, s);
+    assertThat(first.opsPerSecond()).isEqualTo(2.0);
+    assertThat(first.errors()).isEqualTo(1);
+    assertThat(first.maxMs()).isEqualTo(600.0);
+    assertThat(first.p50Ms()).isEqualTo(2.0);
+    double[][] perSecond = ops.perSecond(2 * s);
+    assertThat(perSecond[0]).containsExactly(2, 2);
+    assertThat(perSecond[1][0]).isEqualTo(600.0);
+    assertThat(perSecond[2]).containsExactly(1, 0);
+  }
+
+  @Test
+  void badLiveOptionsAreRefusedNamingEachProblem() {
+    LiveOptions quick = LiveOptions.quickRun(Path.of("x"));
+    assertThatThrownBy(() -> quick.withSystems(List.of("kv", "cassandra")).withKeys(5))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown system 'cassandra' (known: [kv, ignite, hazelcast])");
+    assertThatThrownBy(() -> quick.withKeys(5))
+        .hasMessageContaining("live keys must be in 1000..10000000: 5");
+    assertThatThrownBy(() -> quick.withRate(0))
+        .hasMessageContaining("live rate must be in 10..1000000");
+  }
+
+  @Test
+  void everySystemHasItsSubjectsWithOneBackupCopy() {
+    List<LiveSubjects.LiveSubject> subjects = LiveSubjects.of(LiveSubjects.SYSTEMS);
+    assertThat(subjects).extracting(LiveSubjects.LiveSubject::label).containsExactly(
+        "kv/fixed", "kv/tokenring", "kv/rendezvous", "kv/range", "ignite/native",
+        "ignite/partkit-fixed", "ignite/partkit-rendezvous", "hazelcast/native",
+        "hazelcast/partkit");
+    assertThat(subjects).allSatisfy(s -> assertThat(s.options())
+        .containsAnyOf(Map.entry("replicas", "2"), Map.entry("backups", "1")));
+  }
+}

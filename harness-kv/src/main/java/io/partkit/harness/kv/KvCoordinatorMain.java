@@ -30,8 +30,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * The kv system's coordinator as its own process, so the nemesis can {@code kill -9} it between
  * recording a migration and committing it:
  * {@code --store <file> --partitions <n> --members id=host:port,... [--addresses id=host:port,...]
- * [--max-concurrent k] [--replicas r] [--etcd url,... --etcd-prefix /p] [--secret-file f]
- * [--replica-timeout-ms ms]}.
+ * [--max-concurrent k] [--replicas r] [--strategy fixed|rendezvous|range|tokenring]
+ * [--etcd url,... --etcd-prefix /p] [--secret-file f] [--replica-timeout-ms ms]}.
+ * The strategy is {@code fixed} unless given; see {@link #strategyConfig} for what each is given.
  * {@code --addresses} names every node that may hold data, members or not (a restarted coordinator
  * must still reach a node that left to finish moving its partitions off it).
  *
@@ -97,9 +98,10 @@ public final class KvCoordinatorMain {
         })
         .onEvent(KvCoordinatorMain::print)
         .build();
+    String strategy = o.getOrDefault("--strategy", "fixed");
     ClusterCoordinator coordinator = Coordinators.builder().store(store)
-        .strategy("fixed", PartitionerConfig.of("partitions",
-            Integer.parseInt(o.get("--partitions")), "replicas", replicas))
+        .strategy(strategy, strategyConfig(strategy, Integer.parseInt(o.get("--partitions")),
+            replicas))
         .minClusterSize(1).heartbeatTimeout(Duration.ofDays(1)).migrationExecutor(executor)
         .maxConcurrentMigrations(k).build();
     converge(coordinator, store, executor, addresses, parseMembers(o.get("--members")));
@@ -247,6 +249,26 @@ public final class KvCoordinatorMain {
     }
     return Optional.of("REPLICAS " + m.partition() + " " + source + " " + target + " "
         + m.targetEpoch());
+  }
+
+  /**
+   * What the kv system gives {@code strategy}: {@code fixed}, {@code rendezvous} and {@code
+   * range} cut the keys into {@code partitions} (range: even over the keys' first 8 bytes);
+   * {@code tokenring} has no partition count (its ranges follow the tokens), and gets
+   * Cassandra's default since 4.0, 16 tokens per node from the allocator, which spreads them
+   * evenly with few ranges.
+   *
+   * @throws IllegalArgumentException for a strategy the kv system does not run
+   */
+  static PartitionerConfig strategyConfig(String strategy, int partitions, int replicas) {
+    return switch (strategy) {
+      case "fixed", "rendezvous", "range" ->
+          PartitionerConfig.of("partitions", partitions, "replicas", replicas);
+      case "tokenring" ->
+          PartitionerConfig.of("tokens", "allocator", "vnodes", 16, "replicas", replicas);
+      default -> throw new IllegalArgumentException("--strategy must be one of fixed,"
+          + " rendezvous, range, tokenring, not '" + strategy + "'");
+    };
   }
 
   private static Map<NodeId, String> parseMembers(String list) {

@@ -15,13 +15,18 @@ public final class KvProvider implements SystemProvider {
 
   @Override
   public String description() {
-    return "partkit's kvstore: node processes, a coordinator (the fixed strategy), routing clients";
+    return "partkit's kvstore: node processes, a coordinator (a partkit strategy, fixed by"
+        + " default), routing clients";
   }
 
   @Override
   public SystemOptions options() {
     return SystemOptions.of(name(),
         SystemOptions.integer("partitions", 16, 1, 65536),
+        // the coordinator's strategy; partitions is the count of fixed, rendezvous and range
+        // (key ranges, even over the keys' first 8 bytes), and tokenring has none (16 tokens per
+        // node from the allocator); tokenring with replicas >= 2 is refused as the run starts
+        SystemOptions.oneOf("strategy", "fixed", "fixed", "rendezvous", "range", "tokenring"),
         SystemOptions.also(SystemOptions.integer("replicas", 1, 1, Integer.MAX_VALUE),
             (value, nodes) -> Integer.parseInt(value.trim()) > nodes
                 ? "more copies than the " + nodes + " nodes to hold them" : null),

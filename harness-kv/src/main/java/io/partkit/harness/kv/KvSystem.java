@@ -2,6 +2,7 @@ package io.partkit.harness.kv;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import io.partkit.coordinator.MetadataSnapshot;
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.MetadataStores;
 import io.partkit.coordinator.etcd.EtcdMetadataStores;
@@ -10,6 +11,7 @@ import io.partkit.harness.runtime.NodeProcess;
 import io.partkit.harness.runtime.SetupException;
 import io.partkit.harness.system.Capability;
 import io.partkit.harness.system.Client;
+import io.partkit.harness.system.DataClient;
 import io.partkit.harness.system.JavaCommand;
 import io.partkit.harness.system.NodeProcessSystem;
 import io.partkit.harness.system.Operation;
@@ -24,6 +26,9 @@ import io.partkit.kvstore.client.KvClient;
 import io.partkit.kvstore.client.KvException;
 import io.partkit.kvstore.node.KvNode;
 import io.partkit.kvstore.node.KvNodeMain;
+import io.partkit.kvstore.wire.ReceivedCopies;
+import io.partkit.kvstore.wire.TcpNodeClient;
+import io.partkit.kvstore.wire.Wire;
 import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -34,8 +39,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -44,7 +51,7 @@ import java.util.stream.Collectors;
 
 /**
  * partkit's own kvstore under test: {@code n} {@link KvNodeMain} processes, one coordinator
- * process ({@link KvCoordinatorMain}, the "fixed" strategy, an embedded metadata store persisted
+ * process ({@link KvCoordinatorMain}, a partkit strategy, an embedded metadata store persisted
  * in a file) and routing clients ({@link KvClient}).
  *
  * <p>Clients learn tables the way the kvstore's client does without a watch: from the metadata
@@ -56,7 +63,16 @@ import java.util.stream.Collectors;
  * fenced, with copies as a replica move starts (the coordinator's {@code REPLICAS} line). After
  * the run, {@link #checkPlacement()} compares every node's partitions with the committed table.
  *
- * <p>Options: {@code partitions} (default 16), {@code metadata} ({@code embedded}, the default: a
+ * <p>For {@code partkit bench --live} ({@link Capability.Rebalancing}): what each node received
+ * to create copies is its own count (the RECEIVED answer, {@link ReceivedCopies}); the system is
+ * rebalanced once the coordinator has converged to the membership, no migration is pending and
+ * the running nodes hold what the committed table says; a crash is a {@link #lose} that does not
+ * wait (the kvstore has no failure detector: the operator removes the dead node).
+ *
+ * <p>Options: {@code partitions} (default 16), {@code strategy} (the coordinator's: {@code
+ * fixed}, the default, {@code rendezvous} or {@code range} cut the keys into {@code partitions};
+ * {@code tokenring} has its own count, 16 tokens a node, and cannot run with copies, nor take a
+ * member out, see {@link #strategyProblem}), {@code metadata} ({@code embedded}, the default: a
  * file the coordinator persists; or {@code etcd}: a one-member etcd cluster {@code m1} started on
  * the same runtime, never faulted, holds the table, migrations and members, and clients read
  * tables from it), {@code fault} (a deliberate kvstore bug for every node:
@@ -72,7 +88,7 @@ import java.util.stream.Collectors;
  */
 final class KvSystem extends NodeProcessSystem
     implements Capability.Membership, Capability.Migrations, Capability.LoseNodes,
-    Capability.CheckPlacement {
+    Capability.CheckPlacement, Capability.Rebalancing {
 
   static final String COORDINATOR = "coord";
   private static final String ETCD_PREFIX = "/partkit/kv";
@@ -87,6 +103,8 @@ final class KvSystem extends NodeProcessSystem
   private Path secretFile;
   private int partitions;
   private int replicas;
+  /** The coordinator's strategy (option strategy). */
+  private String strategy = "fixed";
   /** Every node's --replica-timeout-ms, and the coordinator's. */
   private String replicaTimeoutMillis;
   /** Every node's --suspect-after-ms. */
@@ -125,8 +143,31 @@ final class KvSystem extends NodeProcessSystem
     return Integer.toString(given);
   }
 
+  /**
+   * Why the kvstore cannot run the option {@code strategy} with the other options, or empty when
+   * it can. A token ring with copies cannot change its membership at all: a join splits ranges,
+   * and a node refuses to split a replicated partition (SPLIT PREPARE); a leave merges ranges,
+   * which the coordinator refuses with a migration executor. Refused before anything starts
+   * rather than left to a join that fails and a leave that retries until it gives up.
+   */
+  static Optional<String> strategyProblem(OptionValues options) {
+    int r = options.integer("replicas");
+    if (options.text("strategy").equals("tokenring") && r >= 2) {
+      return Optional.of("kv option strategy=tokenring cannot run with replicas=" + r
+          + ": a token-ring join splits ranges and the kvstore's nodes refuse to split a"
+          + " replicated partition, and a token-ring leave merges ranges, which the coordinator"
+          + " refuses (docs/kvstore-splits.md); use replicas=1 (joins only), or strategy fixed,"
+          + " rendezvous or range");
+    }
+    return Optional.empty();
+  }
+
   @Override
   public void start(SystemContext ctx) {
+    strategyProblem(ctx.options()).ifPresent(problem -> {
+      throw new IllegalArgumentException(problem);
+    });
+    this.strategy = ctx.options().text("strategy");
     this.random = new Random(ctx.seed() ^ 0x6b76L);
     this.partitions = ctx.options().integer("partitions");
     this.replicas = ctx.options().integer("replicas");
@@ -206,7 +247,8 @@ final class KvSystem extends NodeProcessSystem
         Integer.toString(partitions), "--members", memberList(), "--addresses",
         nodes().stream().map(n -> n + "=" + address(n)).collect(Collectors.joining(",")),
         "--max-concurrent", "2", "--secret-file", secretFile.toString(),
-        "--replicas", Integer.toString(replicas), "--replica-timeout-ms", replicaTimeoutMillis));
+        "--replicas", Integer.toString(replicas), "--replica-timeout-ms", replicaTimeoutMillis,
+        "--strategy", strategy));
     if (metadataCluster != null) {
       args.addAll(List.of("--etcd", String.join(",", metadataCluster.clientUrls()),
           "--etcd-prefix", ETCD_PREFIX));
@@ -232,7 +274,23 @@ final class KvSystem extends NodeProcessSystem
   }
 
   @Override
+  public Optional<String> cannotCatchMigrations(OptionValues options) {
+    if (options.text("strategy").equals("tokenring")) {
+      return Optional.of(TOKEN_RING_LEAVE);
+    }
+    return Optional.empty();
+  }
+
+  /** Why a member cannot leave a token ring on the kvstore. */
+  private static final String TOKEN_RING_LEAVE = "kv with strategy=tokenring cannot take a member"
+      + " out: a token-ring leave merges ranges, which the coordinator refuses with a migration"
+      + " executor (docs/kvstore-splits.md); use strategy fixed, rendezvous or range";
+
+  @Override
   public Optional<String> cannotLoseNodes(OptionValues options, int nodes) {
+    if (options.text("strategy").equals("tokenring")) {
+      return Optional.of(TOKEN_RING_LEAVE);
+    }
     int r = options.integer("replicas");
     if (r < 2) {
       return Optional.of("kv keeps one copy of each partition (replicas=" + r + "): a node lost"
@@ -281,8 +339,15 @@ final class KvSystem extends NodeProcessSystem
     }
   }
 
+  /**
+   * @throws IllegalStateException with strategy {@code tokenring}, whose leaves the coordinator
+   *     refuses (see {@link #TOKEN_RING_LEAVE})
+   */
   @Override
   public void leave(String node) {
+    if (strategy.equals("tokenring") && members.contains(node)) {
+      throw new IllegalStateException(TOKEN_RING_LEAVE);
+    }
     if (members.size() > 1 && members.remove(node)) {
       sendMembers();
       awaitSettled(CHANGE_TIMEOUT);
@@ -428,8 +493,8 @@ final class KvSystem extends NodeProcessSystem
   }
 
   private PlacementCheck placementNow() {
-    String rule = "the committed table (fixed, " + partitions + " partitions, " + replicas
-        + " cop" + (replicas == 1 ? "y" : "ies") + " on distinct members)";
+    String rule = "the committed table (" + strategy + ", " + partitions + " partitions, "
+        + replicas + " cop" + (replicas == 1 ? "y" : "ies") + " on distinct members)";
     PartitionAssignment t;
     try {
       t = table();
@@ -516,9 +581,14 @@ final class KvSystem extends NodeProcessSystem
 
   /** The committed table, read from etcd or the store file as a client of that store does. */
   PartitionAssignment table() {
+    return metadata().table()
+        .orElseThrow(() -> new IllegalStateException("no table committed yet"));
+  }
+
+  /** The coordinator's metadata now: from etcd, or a copy of its store file. */
+  private MetadataSnapshot metadata() {
     if (etcdTables != null) {
-      return etcdTables.read().table()
-          .orElseThrow(() -> new IllegalStateException("no table committed yet"));
+      return etcdTables.read();
     }
     Path copy;
     try {
@@ -527,9 +597,181 @@ final class KvSystem extends NodeProcessSystem
       throw new UncheckedIOException("cannot read the coordinator's store", e);
     }
     try (MetadataStore store = MetadataStores.embedded(copy)) {
-      return store.read().table()
-          .orElseThrow(() -> new IllegalStateException("no table committed yet"));
+      return store.read();
     }
+  }
+
+  // ---------------------------------------------------------------- rebalancing
+
+  @Override
+  public String placement() {
+    return strategy;
+  }
+
+  @Override
+  public int copies() {
+    return replicas;
+  }
+
+  @Override
+  public OptionalInt partitions() {
+    return strategy.equals("tokenring") ? OptionalInt.empty() : OptionalInt.of(partitions);
+  }
+
+  @Override
+  public DataClient openDataClient() {
+    return new KvDataClient(KvClient.builder().tables(this::table)
+        .addresses(id -> address(id.value())).secret(secret)
+        .requestTimeout(Duration.ofSeconds(2)).retryBudget(Duration.ofSeconds(10)).build());
+  }
+
+  /** Each running node's RECEIVED answer (its own counts since it started). */
+  @Override
+  public Map<String, Received> received() {
+    Map<String, Received> out = new TreeMap<>();
+    for (String n : nodes()) {
+      if (!running(n)) {
+        continue;
+      }
+      try {
+        ReceivedCopies r = KvClient.receivedCopies(address(n), Duration.ofSeconds(2), secret);
+        out.put(n, new Received(r.entries(), r.bytes(), r.partitions()));
+      } catch (IOException | RuntimeException e) {
+        // a node that does not answer is left out, as the interface says
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Empty once the coordinator has converged to the membership last sent (its DONE line: every
+   * migration and replica change it planned is done), no migration is pending in the metadata,
+   * and the running nodes hold what the committed table says ({@link #misplaced}). The
+   * membership is part of it: a row still naming a crashed node is not in place, so the answer
+   * cannot be empty between a crash and the coordinator's reaction to it.
+   */
+  @Override
+  public Optional<String> rebalancing() {
+    NodeProcess c = process(COORDINATOR);
+    if (c == null || !c.isAlive()) {
+      return Optional.of("the coordinator is down");
+    }
+    if (done < sent) {
+      try {
+        c.awaitLine("DONE ", Duration.ofMillis(50)); // a look, not a wait: polled by the caller
+        done++;
+      } catch (SetupException e) {
+        // not yet
+      }
+      if (done < sent) {
+        return Optional.of("the coordinator is converging to members " + members);
+      }
+    }
+    MetadataSnapshot snapshot;
+    try {
+      snapshot = metadata();
+    } catch (RuntimeException e) {
+      return Optional.of("no metadata: " + e.getMessage());
+    }
+    if (!snapshot.pending().isEmpty()) {
+      return Optional.of(snapshot.pending().size() + " migration(s) pending, e.g. "
+          + snapshot.pending().get(0).migration());
+    }
+    if (snapshot.table().isEmpty()) {
+      return Optional.of("no table committed yet");
+    }
+    Map<String, Map<Integer, PartitionStatus>> held = new TreeMap<>();
+    for (String n : nodes()) {
+      if (!running(n)) {
+        continue;
+      }
+      try (TcpNodeClient node = new TcpNodeClient(Wire.parseAddress(address(n)),
+          Duration.ofSeconds(2), secret)) {
+        Map<Integer, PartitionStatus> byPartition = new TreeMap<>();
+        node.list().forEach(st -> byPartition.put(st.partition(), st));
+        held.put(n, byPartition);
+      } catch (IOException | RuntimeException e) {
+        return Optional.of("node " + n + " does not answer LIST: " + e.getMessage());
+      }
+    }
+    List<String> wrong = misplaced(snapshot.table().get(), members, replicas, held);
+    if (wrong.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(wrong.size() + " partition(s) not in place, e.g. " + wrong.get(0));
+  }
+
+  /**
+   * The partitions of {@code table} that the running nodes do not hold as it says, one line
+   * each: its row must hold {@code min(replicas, members)} distinct members; its primary OWNS
+   * it; each backup holds it as a BACKUP at the primary's epoch with as many keys; every other
+   * running node holds nothing of it. {@code held} maps each running node to its LIST answer
+   * (a partition it never held is missing from it, as from LIST).
+   */
+  static List<String> misplaced(PartitionAssignment table, Set<String> members, int replicas,
+      Map<String, Map<Integer, PartitionStatus>> held) {
+    List<String> wrong = new ArrayList<>();
+    int copies = Math.min(replicas, members.size());
+    for (int p = 0; p < table.partitionCount(); p++) {
+      List<String> row = table.replicas(p).stream().map(n -> n.value()).toList();
+      String where = "partition " + p + " (epoch " + table.epoch() + ", replicas " + row + ")";
+      if (row.size() != copies || new TreeSet<>(row).size() != row.size()
+          || !members.containsAll(row)) {
+        wrong.add(where + ": the table should hold " + copies + " distinct members of "
+            + members);
+        continue;
+      }
+      PartitionStatus primary = held.getOrDefault(row.get(0), Map.of()).get(p);
+      if (primary == null || primary.state() != PartitionState.OWNED) {
+        wrong.add(where + ": " + row.get(0) + " holds " + primary + ", not OWNED");
+        continue;
+      }
+      for (Map.Entry<String, Map<Integer, PartitionStatus>> e : held.entrySet()) {
+        int at = row.indexOf(e.getKey());
+        PartitionStatus s = e.getValue().get(p);
+        if (at > 0 && (s == null || s.state() != PartitionState.BACKUP
+            || s.epoch() != primary.epoch() || s.keys() != primary.keys())) {
+          wrong.add(where + ": backup " + e.getKey() + " holds " + s + " (primary " + primary
+              + ")");
+        } else if (at < 0 && s != null && s.state() != PartitionState.ABSENT) {
+          wrong.add(where + ": " + e.getKey() + " still holds " + s);
+        }
+      }
+    }
+    return wrong;
+  }
+
+  /**
+   * {@code kill -9} of {@code node}, its data deleted, and its removal from the membership, as
+   * {@link #lose} does: the kvstore has no failure detector of its own, an operator removes a
+   * dead node, and the coordinator re-creates every copy it held on the others. Returns as the
+   * removal is sent; {@link #rebalancing()} says when the copies are back.
+   *
+   * @throws IllegalArgumentException if {@code node} is not a member
+   * @throws IllegalStateException if the members left would be fewer than the copies
+   */
+  @Override
+  public String crash(String node) {
+    if (!members.contains(node)) {
+      throw new IllegalArgumentException("cannot crash " + node + ": not a member of " + members);
+    }
+    if (members.size() - 1 < replicas) {
+      throw new IllegalStateException("cannot crash " + node + ": the " + (members.size() - 1)
+          + " members left could not hold " + replicas + " copies");
+    }
+    if (strategy.equals("tokenring")) {
+      throw new IllegalStateException(TOKEN_RING_LEAVE);
+    }
+    kill(node);
+    try {
+      runtime().wipe(node, context().dir().resolve("data").resolve(node));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete the data of " + node, e);
+    }
+    members.remove(node);
+    sendMembers();
+    return "kill -9 " + node + ", its data deleted, removed from the members by the operator"
+        + " (the kvstore has no failure detector): its copies are re-created on " + members;
   }
 
   @Override
@@ -540,6 +782,37 @@ final class KvSystem extends NodeProcessSystem
     stopProcesses();
     if (metadataCluster != null) {
       metadataCluster.close();
+    }
+  }
+
+  /**
+   * Plain keys and values for the bench's load: a key is its 8 big-endian bytes (as partkit
+   * encodes a long), so the strategy places the key itself.
+   */
+  private static final class KvDataClient implements DataClient {
+    private final KvClient client;
+
+    KvDataClient(KvClient client) {
+      this.client = client;
+    }
+
+    static byte[] key(long key) {
+      return java.nio.ByteBuffer.allocate(Long.BYTES).putLong(key).array();
+    }
+
+    @Override
+    public void put(long key, byte[] value) {
+      client.put(key(key), value);
+    }
+
+    @Override
+    public byte[] get(long key) {
+      return client.get(key(key));
+    }
+
+    @Override
+    public void close() {
+      client.close();
     }
   }
 

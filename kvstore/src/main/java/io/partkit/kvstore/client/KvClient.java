@@ -7,6 +7,7 @@ import io.partkit.kvstore.PartitionStatus;
 import io.partkit.kvstore.load.ClusterLoad;
 import io.partkit.kvstore.load.NodeLoad;
 import io.partkit.kvstore.wire.KvNodeClient;
+import io.partkit.kvstore.wire.ReceivedCopies;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
 import io.partkit.spi.NodeId;
@@ -65,6 +66,23 @@ public interface KvClient extends AutoCloseable {
     try (TcpNodeClient node = new TcpNodeClient(Wire.parseAddress(hostAndPort), timeout,
         secret)) {
       return NodeLoad.read(node);
+    }
+  }
+
+  /**
+   * What one node received from the others, since it started, to create copies of partitions it
+   * did not hold ({@link ReceivedCopies}: entries, their bytes, partition copies completed),
+   * asked of that node directly. One connection, opened and closed by this call.
+   *
+   * @param secret the shared secret the node was started with, or null for a node without one
+   * @throws IOException if the node could not be reached or did not answer within
+   *     {@code timeout}
+   */
+  static ReceivedCopies receivedCopies(String hostAndPort, Duration timeout, KvSecret secret)
+      throws IOException {
+    try (TcpNodeClient node = new TcpNodeClient(Wire.parseAddress(hostAndPort), timeout,
+        secret)) {
+      return ReceivedCopies.read(node);
     }
   }
 

@@ -3,6 +3,7 @@ package io.partkit.kvstore.node;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -48,7 +49,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@value #NODE_PARTITIONS} (gauge): partitions metered;
  *   <li>{@value #NODE_HOT_KEY_SHARE} (gauge): the share of the node's requests the hottest key
  *       certainly took (the sketch's lower bound), 0 when no key stands out; the keys themselves
- *       are in the {@code LOAD} answer, not in tags, which would have no bound.
+ *       are in the {@code LOAD} answer, not in tags, which would have no bound;
+ *   <li>{@value #NODE_RECEIVED_ENTRIES}, {@value #NODE_RECEIVED_BYTES}, {@value
+ *       #NODE_RECEIVED_PARTITIONS} (function counters): what the node received from others to
+ *       create copies it did not hold, as its {@code RECEIVED} answer counts it.
  * </ul>
  */
 final class NodeMetrics implements AutoCloseable {
@@ -61,6 +65,9 @@ final class NodeMetrics implements AutoCloseable {
   static final String NODE_KEYS = "partkit.kv.node.keys";
   static final String NODE_PARTITIONS = "partkit.kv.node.partitions";
   static final String NODE_HOT_KEY_SHARE = "partkit.kv.node.hot.key.share";
+  static final String NODE_RECEIVED_ENTRIES = "partkit.kv.node.received.entries";
+  static final String NODE_RECEIVED_BYTES = "partkit.kv.node.received.bytes";
+  static final String NODE_RECEIVED_PARTITIONS = "partkit.kv.node.received.partitions";
 
   /** The data operations, as indexes into the meters. */
   static final int GET = 0;
@@ -141,6 +148,27 @@ final class NodeMetrics implements AutoCloseable {
    */
   static NodeMetrics off(NodeId node, Map<Integer, NodePartition> parts) {
     return new NodeMetrics(false, node, null, parts, DEFAULT_HOT_KEY_WINDOW);
+  }
+
+  /**
+   * Meters of what the node received to create copies, read from {@code received} when the
+   * registry is read (nothing is added on the copy path). Nothing when the meters are off.
+   */
+  void meterReceived(CopiesReceived received) {
+    if (!enabled) {
+      return;
+    }
+    Tags tags = Tags.of("node", node.value());
+    keep(FunctionCounter.builder(NODE_RECEIVED_ENTRIES, received, CopiesReceived::entries)
+        .tags(tags).description("entries received from other nodes to create copies")
+        .register(registry));
+    keep(FunctionCounter.builder(NODE_RECEIVED_BYTES, received, CopiesReceived::bytes)
+        .tags(tags).baseUnit("bytes")
+        .description("key and value bytes received from other nodes to create copies")
+        .register(registry));
+    keep(FunctionCounter.builder(NODE_RECEIVED_PARTITIONS, received, CopiesReceived::partitions)
+        .tags(tags).description("partition copies completed from other nodes' data")
+        .register(registry));
   }
 
   private <M extends Meter> M keep(M meter) {

@@ -16,7 +16,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A node's side of moving a partition: the steps of a migration (ASSIGN, FENCE, UNFENCE, TRACK,
@@ -45,8 +44,8 @@ final class NodeMigration {
    * the window in which the partition refuses writes.
    */
   private final NodeConnectionPool copySources;
-  /** The node's count of keys pulled in from sources, pre-copies and deltas included. */
-  private final AtomicLong keysCopiedIn;
+  /** What the node pulled in from sources, pre-copies and deltas included. */
+  private final CopiesReceived received;
   /** DROP of a replica forgets its configuration through it (resetReplica). */
   private final NodeReplication replication;
 
@@ -54,12 +53,12 @@ final class NodeMigration {
   private final NodeEvents events;
 
   NodeMigration(NodeId id, WriteAheadLog log, NodeConnectionPool copySources,
-      AtomicLong keysCopiedIn, NodeReplication replication, NodeEvents events) {
+      CopiesReceived received, NodeReplication replication, NodeEvents events) {
     this.id = id;
     this.events = events;
     this.log = log;
     this.copySources = copySources;
-    this.keysCopiedIn = keysCopiedIn;
+    this.received = received;
     this.replication = replication;
   }
 
@@ -426,9 +425,9 @@ final class NodeMigration {
     // Catch up with the writes made during the copy, a round at a time, until a round brings
     // few keys (the writes then outpace nothing) or after a few rounds (they outpace us).
     for (int round = 0; failed == null && round < DRAIN_ROUNDS; round++) {
-      long before = keysCopiedIn.get();
+      long before = received.entries();
       failed = copyPages(part, moveEpoch, peer, from, Wire.DRAIN, token);
-      if (keysCopiedIn.get() - before <= DRAIN_ENOUGH) {
+      if (received.entries() - before <= DRAIN_ENOUGH) {
         break;
       }
     }
@@ -480,14 +479,16 @@ final class NodeMigration {
         if (part.state != PartitionState.RECEIVING || part.moveEpoch != moveEpoch) {
           return part.refused(id, "RECEIVE (aborted meanwhile)");
         }
+        long pageBytes = 0;
         for (int i = 0; i < count; i++) {
           byte[] key = page.bytes();
           byte[] value = page.bytes();
           log.append(putRecord(part.id, key, value));
           part.data.put(key, value);
           after = key;
+          pageBytes += key.length + value.length;
         }
-        keysCopiedIn.addAndGet(count);
+        received.page(count, pageBytes);
       }
       if (page.i8() == 0) {
         return null;
@@ -521,6 +522,7 @@ final class NodeMigration {
         return part.refused(id, "RECEIVE (aborted meanwhile)");
       }
       stateChange(part, PartitionState.RECEIVED, part.epoch, moveEpoch, false);
+      received.completed();
       return KvReply.ok(moveEpoch, new Wire.Writer().i64(part.data.size()).toBytes());
     }
   }

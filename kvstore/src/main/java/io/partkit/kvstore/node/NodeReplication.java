@@ -32,7 +32,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A node's side of replication: the CONFIGURE roles, and REPLICATE, CONFIRM and CATCHUP as a
@@ -48,8 +47,8 @@ final class NodeReplication {
   private final WriteAheadLog log;
   private final ReplicaLinks links;
   private final KvSecret secret; // null: admit every peer (loopback only)
-  /** The node's count of keys pulled in (a catch-up's pages count too). */
-  private final AtomicLong keysCopiedIn;
+  /** What the node pulled in to create copies (a catch-up's pages count too). */
+  private final CopiesReceived received;
   /**
    * How long a primary waits for a backup before it names it a suspect (it waits on, up to the
    * replica timeout, for the answer or for the coordinator's new configuration).
@@ -62,13 +61,13 @@ final class NodeReplication {
   private final NodeEvents events;
 
   NodeReplication(NodeId id, WriteAheadLog log, ReplicaLinks links, KvSecret secret,
-      AtomicLong keysCopiedIn, java.time.Duration suspectAfter, NodeEvents events) {
+      CopiesReceived received, java.time.Duration suspectAfter, NodeEvents events) {
     this.id = id;
     this.events = events;
     this.log = log;
     this.links = links;
     this.secret = secret;
-    this.keysCopiedIn = keysCopiedIn;
+    this.received = received;
     this.suspectAfterMillis = suspectAfter.toMillis();
   }
 
@@ -360,16 +359,19 @@ final class NodeReplication {
           if (part.state != PartitionState.BACKUP || part.epoch != epoch || !part.catchingUp) {
             return part.refused(id, "CATCHUP (joined again or moved meanwhile)");
           }
+          long pageBytes = 0;
           for (int i = 0; i < count; i++) {
             byte[] key = page.bytes();
             byte[] value = page.bytes();
             after = key;
+            pageBytes += key.length + value.length;
             if (!part.fresh.contains(key)) {
               log.append(putRecord(part.id, key, value));
               part.data.put(key, value);
             }
           }
-          keysCopiedIn.addAndGet(count);
+          // every entry of the page came over the wire for this copy, kept or not
+          received.page(count, pageBytes);
         }
         more = page.i8() != 0;
         if (more) {
@@ -383,6 +385,7 @@ final class NodeReplication {
         }
         part.catchingUp = false;
         part.fresh = null;
+        received.completed();
         logged = log.append(replicaRecord(part)); // after every copied key
         events.say(part, "CAUGHT UP from " + primary + " (" + part.data.size() + " keys)");
       }

@@ -101,8 +101,8 @@ final class TcpKvNode implements KvNode {
   private final NodeMigration migration;
   /** The connections to the sources this node copies from (see NodeMigration). */
   private final NodeConnectionPool copySources;
-  private final java.util.concurrent.atomic.AtomicLong keysCopiedIn =
-      new java.util.concurrent.atomic.AtomicLong();
+  /** What this node received from others to create copies (the RECEIVED answer). */
+  private final CopiesReceived received = new CopiesReceived();
   private final NodeMetrics metrics;
   /** Start from the log as it is, unchecked against its reach ({@link #IGNORE_LOG_REACH}). */
   private final boolean ignoreLogReach;
@@ -146,11 +146,12 @@ final class TcpKvNode implements KvNode {
     log.onFailure(this::logFailed);
     links.onError(e -> stopOnError(e, "calling a replica"));
     splits.attach(log);
-    this.replication = new NodeReplication(id, log, links, secret, keysCopiedIn, suspectAfter,
+    this.replication = new NodeReplication(id, log, links, secret, received, suspectAfter,
         events);
-    this.migration = new NodeMigration(id, log, copySources, keysCopiedIn, replication, events);
+    this.migration = new NodeMigration(id, log, copySources, received, replication, events);
     this.metrics = registry == null ? NodeMetrics.off(id, parts)
         : NodeMetrics.on(id, registry, parts, NodeMetrics.DEFAULT_HOT_KEY_WINDOW);
+    metrics.meterReceived(received);
     ServerSocket socket = new ServerSocket();
     try {
       socket.setReuseAddress(true); // a restarted node takes its port back at once
@@ -688,7 +689,8 @@ final class TcpKvNode implements KvNode {
   /** Whether a request may change a partition's state (every one but data and queries). */
   private static boolean changesState(byte op) {
     return op != Wire.GET && op != Wire.PUT && op != Wire.CAS && op != Wire.STATUS
-        && op != Wire.LIST && op != Wire.LOAD && op != Wire.SUSPECTS && op != Wire.SNAPSHOT
+        && op != Wire.LIST && op != Wire.LOAD && op != Wire.SUSPECTS && op != Wire.RECEIVED
+        && op != Wire.SNAPSHOT
         && op != Wire.DELTA && op != Wire.CONFIRM && op != Wire.REPLICATE;
   }
 
@@ -699,7 +701,7 @@ final class TcpKvNode implements KvNode {
       return KvReply.of(Status.ERROR, 0, "partition must be >= 0: " + partition);
     }
     NodePartition part = switch (op) {
-      case Wire.LIST, Wire.LOAD, Wire.SUSPECTS -> null;
+      case Wire.LIST, Wire.LOAD, Wire.SUSPECTS, Wire.RECEIVED -> null;
       case Wire.ASSIGN, Wire.RECEIVE, Wire.PRECOPY, Wire.CONFIGURE -> part(partition);
       default -> lookup(partition);
     };
@@ -765,6 +767,7 @@ final class TcpKvNode implements KvNode {
       case Wire.LIST -> list();
       case Wire.LOAD -> metrics.view().reply();
       case Wire.SUSPECTS -> suspects();
+      case Wire.RECEIVED -> received.snapshot().reply();
       case Wire.SPLIT -> splits.split(epoch, r);
       default -> KvReply.of(Status.ERROR, 0, "unknown op " + op);
     };
@@ -1019,7 +1022,7 @@ final class TcpKvNode implements KvNode {
 
   /** How many keys this node has pulled from sources, pre-copies and deltas included (tests). */
   long keysCopiedIn() {
-    return keysCopiedIn.get();
+    return received.entries();
   }
 
   /** How many partitions this node keeps state for (tests: requests must not create any). */

@@ -63,6 +63,11 @@ import java.util.Arrays;
  *                                    requests, bytes, keys and latency, its hottest keys, then
  *                                    each partition's median key (a split key for key ranges)
  *                                    ({@code NodeLoad}, which encodes and decodes it)
+ *   SUSPECTS  (nothing)              the backups each primary here suspects ({@link
+ *                                    SuspectsReport})
+ *   RECEIVED  (nothing)              what the node received to create copies since it started:
+ *                                    int64 entries, int64 bytes, int64 partitions ({@link
+ *                                    ReceivedCopies})
  * response = int8 status, int64 epoch, bytes value (-1 = none), utf message (-1 = none)
  * bytes    = int32 length (-1 = null), the bytes
  * utf      = bytes of the UTF-8 encoding
@@ -105,6 +110,11 @@ public final class Wire {
   public static final byte SCAN = 30;
   /** The backups each primary here suspects (see {@link SuspectsReport}); no lock taken. */
   public static final byte SUSPECTS = 31;
+  /**
+   * What the node received from others to create copies since it started (see {@link
+   * ReceivedCopies}); no lock taken.
+   */
+  public static final byte RECEIVED = 32;
 
   /** SPLIT phases (the int8 after the header). */
   public static final int SPLIT_PREPARE = 1;

@@ -4,9 +4,9 @@
  * Wire}), requests and replies ({@code KvReply}), the shared-secret handshake ({@code
  * Handshake}), connections and their pool ({@code NodeConnection}, {@code NodeConnectionPool}),
  * a client of one node ({@code TcpNodeClient}, {@code KvNodeClient}), and the encodings of a scan
- * page with its argument check, a partition's replication status, a node's suspects and a
- * partition scheme ({@code ScanPage}, {@code NodeStatus}, {@code SuspectsReport}, {@code
- * SchemeCodec}).
+ * page with its argument check, a partition's replication status, a node's suspects, what a
+ * node received to create copies and a partition scheme ({@code ScanPage}, {@code NodeStatus},
+ * {@code SuspectsReport}, {@code ReceivedCopies}, {@code SchemeCodec}).
  *
  * <p>The bottom layer but one: it imports {@code io.partkit.kvstore} (the shared vocabulary)
  * and nothing else of the kvstore, so that the node, the client, the load view and the migration

@@ -13,6 +13,7 @@ import io.partkit.kvstore.load.PartitionLoad;
 import io.partkit.kvstore.wire.KvNodeClient;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
+import io.partkit.kvstore.wire.ReceivedCopies;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
 import io.partkit.spi.NodeId;
@@ -45,6 +46,30 @@ class NodeMetricsTest {
   private static double bytes(MeterRegistry registry, String partition, String direction) {
     return registry.get(NodeMetrics.PARTITION_BYTES)
         .tags("node", "n1", "partition", partition, "direction", direction).counter().count();
+  }
+
+  /** The received counters are metered as the node's RECEIVED answer counts them. */
+  @Test
+  void whatAMoveBroughtInIsMeteredAsTheReceivedAnswerCountsIt() throws IOException {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    try (KvNode source = KvNode.start(NodeId.of("n0"), dir.resolve("n0"), 0);
+        KvNode target = KvNode.start(NodeId.of("n1"), dir.resolve("n1"), 0, registry);
+        TcpNodeClient s = (TcpNodeClient) KvNodeClient.connect(source.hostAndPort(), TIMEOUT);
+        TcpNodeClient t = (TcpNodeClient) KvNodeClient.connect(target.hostAndPort(), TIMEOUT)) {
+      s.admin(Wire.ASSIGN, 0, 1);
+      for (int i = 0; i < 10; i++) {
+        assertThat(s.put(0, 1, b("k" + i), b("vvv")).isOk()).isTrue(); // 2 + 3 bytes each
+      }
+      assertThat(s.admin(Wire.FENCE, 0, 2).isOk()).isTrue();
+      assertThat(t.receive(0, 2, source.hostAndPort()).isOk()).isTrue();
+      assertThat(ReceivedCopies.read(t)).isEqualTo(new ReceivedCopies(10, 50, 1));
+      assertThat(registry.get(NodeMetrics.NODE_RECEIVED_ENTRIES).tags("node", "n1")
+          .functionCounter().count()).isEqualTo(10);
+      assertThat(registry.get(NodeMetrics.NODE_RECEIVED_BYTES).tags("node", "n1")
+          .functionCounter().count()).isEqualTo(50);
+      assertThat(registry.get(NodeMetrics.NODE_RECEIVED_PARTITIONS).tags("node", "n1")
+          .functionCounter().count()).isEqualTo(1);
+    }
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.NodeConnection;
+import io.partkit.kvstore.wire.ReceivedCopies;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
 import io.partkit.spi.NodeId;
@@ -127,6 +128,32 @@ class PrecopyTest {
       assertThat(p.t().put(0, 2, b("k1"), b("after")).status()).isEqualTo(Status.OK);
       assertThat(afterACrash(p.target(), "n2")).as("once a write after it is acknowledged")
           .isEqualTo(PartitionState.OWNED);
+    }
+  }
+
+  /**
+   * The target's RECEIVED answer counts the pre-copy's entries and bytes, then the delta's under
+   * the fence, and the partition copy once it is RECEIVED; the source received nothing.
+   */
+  @Test
+  void theTargetCountsWhatThePrecopyAndTheDeltaReceivedAndOneCopy() throws IOException {
+    try (Pair p = precopied()) {
+      long bytes = 0;
+      for (int i = 0; i < KEYS; i++) {
+        bytes += b("k" + i).length + b("v" + i).length;
+      }
+      assertThat(ReceivedCopies.read(p.t())).as("pre-copied, not yet a copy")
+          .isEqualTo(new ReceivedCopies(KEYS, bytes, 0));
+      p.s().put(0, 1, b("k7"), b("changed"));
+      assertThat(p.s().admin(Wire.FENCE, 0, 2).status()).isEqualTo(Status.OK);
+      assertThat(p.t().receive(0, 2, p.source().hostAndPort()).status()).isEqualTo(Status.OK);
+      assertThat(ReceivedCopies.read(p.t())).as("the delta's key, and the copy complete")
+          .isEqualTo(new ReceivedCopies(KEYS + 1, bytes + b("k7").length
+              + b("changed").length, 1));
+      assertThat(p.t().receive(0, 2, p.source().hostAndPort()).status())
+          .as("a RECEIVE sent again").isEqualTo(Status.OK);
+      assertThat(ReceivedCopies.read(p.t()).partitions()).as("counted once").isEqualTo(1);
+      assertThat(ReceivedCopies.read(p.s())).isEqualTo(new ReceivedCopies(0, 0, 0));
     }
   }
 

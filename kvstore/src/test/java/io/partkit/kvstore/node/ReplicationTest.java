@@ -9,6 +9,7 @@ import io.partkit.kvstore.wire.KvNodeClient;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.NodeConnection;
+import io.partkit.kvstore.wire.ReceivedCopies;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
 import io.partkit.spi.NodeId;
@@ -166,6 +167,44 @@ class ReplicationTest {
               .isEqualTo(b(e.getValue()));
         }
       }
+    }
+  }
+
+  /**
+   * A backup added to a partition with data counts what its catch-up received (every entry, its
+   * key and value bytes, one partition copy), over the wire; the writes replicated to it
+   * afterwards, and its promotion, create no copy and add nothing; the primary received nothing.
+   */
+  @Test
+  void aBackupAddedCountsWhatItsCatchUpReceivedAndNothingElse() throws Exception {
+    KvNode a = node("a", 0);
+    KvNode c = node("c", 0);
+    admin.create(P, 1, a.hostAndPort(), List.of());
+    long bytes = 0;
+    try (TcpNodeClient ca = client(a)) {
+      for (int i = 0; i < 500; i++) {
+        assertThat(ca.put(P, 1, b("k" + i), b("value-" + i)).status()).isEqualTo(Status.OK);
+        bytes += b("k" + i).length + b("value-" + i).length;
+      }
+    }
+    try (TcpNodeClient cc = client(c)) {
+      assertThat(ReceivedCopies.read(cc)).as("nothing received yet")
+          .isEqualTo(new ReceivedCopies(0, 0, 0));
+      admin.addBackups(P, 1, a.hostAndPort(), List.of(c.hostAndPort()));
+      assertThat(c.status(P).keys()).isEqualTo(500);
+      assertThat(ReceivedCopies.read(cc)).as("the catch-up's pages and one copy")
+          .isEqualTo(new ReceivedCopies(500, bytes, 1));
+      try (TcpNodeClient ca = client(a)) {
+        assertThat(ca.put(P, 1, b("later"), b("x")).status()).isEqualTo(Status.OK);
+        assertThat(ReceivedCopies.read(ca)).as("the primary received nothing")
+            .isEqualTo(new ReceivedCopies(0, 0, 0));
+      }
+      a.close();
+      admin.failOver(P, 2, c.hostAndPort(), List.of(c.hostAndPort()));
+      assertThat(cc.get(P, 2, b("later")).value()).isEqualTo(b("x"));
+      assertThat(ReceivedCopies.read(cc))
+          .as("a replicated write and a promotion create no copy")
+          .isEqualTo(new ReceivedCopies(500, bytes, 1));
     }
   }
 

@@ -13,7 +13,10 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -56,29 +59,18 @@ class IgniteRebalancingTest {
         }
       }
       long copies = (long) KEYS * system.copies();
-
-      Received join = moved(system, () -> system.join("n4"), "join of n4");
-      // a fourth node takes about a quarter of the copies, and only those are sent to it
-      assertThat(join.keys()).as("keys received for the join: %s", join)
-          .isBetween((long) (0.10 * copies), (long) (0.40 * copies));
-      assertThat(join.bytes()).as("bytes of %s", join).isGreaterThanOrEqualTo(
-          VALUE_BYTES * join.keys());
-      assertThat(join.partitions()).as("partitions of %s", join).isPositive();
-
-      Received leave = moved(system, () -> system.leave("n2"), "graceful leave of n2");
-      assertThat(leave.keys()).as("keys received for the leave: %s", leave).isPositive()
-          .isLessThanOrEqualTo(copies);
-
-      Received crash = moved(system, () -> {
-        String what = system.crash("n3");
-        assertThat(what).contains("n3");
-        // Ignite's failure detector has not removed n3 yet: not done
-        assertThat(system.rebalancing()).as("right after the crash").isPresent();
-      }, "crash of n3");
-      // two nodes left with two copies: each receives the copies n3 shared with the other
-      assertThat(crash.keys()).as("keys received for the crash: %s", crash).isPositive()
-          .isLessThanOrEqualTo(copies);
-      assertThat(system.received()).containsOnlyKeys("n1", "n4");
+      // a steady load during the events, as the bench runs one: it rewrites the same values
+      AtomicBoolean loading = new AtomicBoolean(true);
+      AtomicLong served = new AtomicLong();
+      Thread load = new Thread(() -> steadyLoad(system, loading, served), "load");
+      load.start();
+      try {
+        events(system, copies);
+      } finally {
+        loading.set(false);
+        load.join(60_000);
+      }
+      assertThat(served.get()).as("operations the load got answered").isPositive();
 
       try (DataClient client = system.openDataClient()) {
         for (long k = 0; k < KEYS; k++) {
@@ -88,6 +80,53 @@ class IgniteRebalancingTest {
     } finally {
       system.close();
       runtime.close();
+    }
+  }
+
+  /** The bench's three events, each measured; {@code copies} is every key's copies. */
+  private static void events(IgniteSystem system, long copies) {
+    Received join = moved(system, () -> system.join("n4"), "join of n4");
+    // a fourth node takes about a quarter of the copies, and only those are sent to it
+    assertThat(join.keys()).as("keys received for the join: %s", join)
+        .isBetween((long) (0.10 * copies), (long) (0.40 * copies));
+    assertThat(join.bytes()).as("bytes of %s", join).isGreaterThanOrEqualTo(
+        VALUE_BYTES * join.keys());
+    assertThat(join.partitions()).as("partitions of %s", join).isPositive();
+
+    Received leave = moved(system, () -> system.leave("n2"), "graceful leave of n2");
+    assertThat(leave.keys()).as("keys received for the leave: %s", leave).isPositive()
+        .isLessThanOrEqualTo(copies);
+
+    Received crash = moved(system, () -> {
+      String what = system.crash("n3");
+      assertThat(what).contains("n3");
+      // Ignite's failure detector has not removed n3 yet: not done
+      assertThat(system.rebalancing()).as("right after the crash").isPresent();
+    }, "crash of n3");
+    // two nodes left with two copies: each receives the copies n3 shared with the other
+    assertThat(crash.keys()).as("keys received for the crash: %s", crash).isPositive()
+        .isLessThanOrEqualTo(copies);
+    assertThat(system.received()).containsOnlyKeys("n1", "n4");
+  }
+
+  /** Reads and rewrites random keys until told to stop; a failed operation is not counted. */
+  private static void steadyLoad(IgniteSystem system, AtomicBoolean loading, AtomicLong served) {
+    Random random = new Random(11);
+    try (DataClient client = system.openDataClient()) {
+      while (loading.get()) {
+        long k = random.nextInt(KEYS);
+        try {
+          if (random.nextBoolean()) {
+            client.put(k, value(k));
+          } else {
+            client.get(k);
+          }
+          served.incrementAndGet();
+        } catch (Exception e) {
+          // a node going away may fail an operation: the load goes on, as the bench's does
+        }
+        pace();
+      }
     }
   }
 
@@ -124,6 +163,15 @@ class IgniteRebalancingTest {
         throw new AssertionError("interrupted waiting for the " + what, e);
       }
       going = system.rebalancing();
+    }
+  }
+
+  /** A steady rate rather than a spin: two cores run the four nodes too. */
+  private static void pace() {
+    try {
+      Thread.sleep(2);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

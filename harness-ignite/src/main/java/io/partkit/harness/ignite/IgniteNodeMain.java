@@ -30,7 +30,9 @@ import org.apache.ignite.configuration.ClientConnectorConfiguration;
 import org.apache.ignite.configuration.DataRegionConfiguration;
 import org.apache.ignite.configuration.DataStorageConfiguration;
 import org.apache.ignite.configuration.IgniteConfiguration;
+import org.apache.ignite.events.Event;
 import org.apache.ignite.failure.StopNodeFailureHandler;
+import org.apache.ignite.lang.IgnitePredicate;
 import org.apache.ignite.spi.communication.tcp.TcpCommunicationSpi;
 import org.apache.ignite.spi.discovery.tcp.TcpDiscoverySpi;
 import org.apache.ignite.spi.discovery.tcp.ipfinder.vm.TcpDiscoveryVmIpFinder;
@@ -50,6 +52,10 @@ import org.apache.ignite.spi.discovery.tcp.ipfinder.vm.TcpDiscoveryVmIpFinder;
  *       partition, primary first, and the lost partitions:
  *       {@code PLACEMENT <topVer> <v>=a,b;<v>=a,b,c a,b|b,c|... lost=3,9} ({@code lost=-}), or
  *       {@code PLACEMENT incomplete <why>} when the history does not reach back;
+ *   <li>{@code REBALANCE}: what this node received by rebalancing the register cache since it
+ *       started, by Ignite's own metrics, and whether it is rebalancing now
+ *       ({@link IgniteRebalanceCounters#report}): {@code REBALANCE keys=.. bytes=..
+ *       partitions=.. topology=.. ready=.. left=.. moving=.. cluster-moving=.. group=..};
  *   <li>{@code STOP}: a graceful leave ({@link ShutdownPolicy#GRACEFUL}: Ignite waits until
  *       every partition has a copy elsewhere), then exit.
  * </ul>
@@ -75,7 +81,8 @@ public final class IgniteNodeMain {
     Map<String, String> a = parse(args);
     String id = a.get("id");
     CacheConfiguration<Long, Long> cache = cache(a);
-    Ignite ignite = Ignition.start(config(a));
+    IgniteRebalanceCounters rebalanced = new IgniteRebalanceCounters(CACHE);
+    Ignite ignite = Ignition.start(config(a, rebalanced));
     Thread watchdog = new Thread(() -> exitWhenStopped(ignite.name()), "stopped-watchdog");
     watchdog.setDaemon(true);
     watchdog.start();
@@ -96,6 +103,7 @@ public final class IgniteNodeMain {
           case "TOPOLOGY" -> "TOPOLOGY " + ignite.cluster().topologyVersion() + " "
               + ids(ignite.cluster().forServers().nodes());
           case "PLACEMENT" -> placement(ignite, Long.parseLong(cmd[1]));
+          case "REBALANCE" -> rebalanced.report();
           case "STOP" -> {
             Ignition.stop(ignite.name(), false);
             System.out.println("STOPPED " + id);
@@ -217,7 +225,8 @@ public final class IgniteNodeMain {
     };
   }
 
-  private static IgniteConfiguration config(Map<String, String> a) {
+  private static IgniteConfiguration config(Map<String, String> a,
+      IgniteRebalanceCounters rebalanced) {
     String host = a.get("host");
     IgniteConfiguration config = new IgniteConfiguration()
         // unique per process, and the consistent id is partkit's NodeId: stable across restarts
@@ -231,6 +240,12 @@ public final class IgniteNodeMain {
         // the nemesis' other fault
         .setShutdownPolicy(ShutdownPolicy.GRACEFUL)
         .setMetricsLogFrequency(0)
+        // the rebalance's start and end only (one each per rebalance of a cache), for the
+        // counters of what this node received; Ignite records no event type unless told
+        .setIncludeEventTypes(IgniteRebalanceCounters.EVENTS)
+        .setLocalEventListeners(
+            Map.<IgnitePredicate<? extends Event>, int[]>of(rebalanced,
+                IgniteRebalanceCounters.EVENTS))
         .setLocalHost(host)
         .setConnectorConfiguration(null)
         .setClientConnectorConfiguration(new ClientConnectorConfiguration().setHost(host)

@@ -4,6 +4,7 @@ import io.partkit.harness.runtime.NodeProcess;
 import io.partkit.harness.runtime.SetupException;
 import io.partkit.harness.system.Capability;
 import io.partkit.harness.system.Client;
+import io.partkit.harness.system.DataClient;
 import io.partkit.harness.system.JavaCommand;
 import io.partkit.harness.system.NodeProcessSystem;
 import io.partkit.harness.system.OptionValues;
@@ -21,6 +22,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
@@ -53,13 +55,20 @@ import java.util.stream.Collectors;
  * rebalances partkit's placement both ways. After a run with partkit's affinity,
  * {@link #checkPlacement()} compares every partition's owners with partkit's prediction.
  *
+ * <p>Rebalancing ({@code partkit bench --live}): what each node received is Ignite's own
+ * rebalance metrics, summed over its rebalances by the node ({@link IgniteRebalanceCounters});
+ * the rebalance is done when every node sees exactly the servers that should be there, finished
+ * the partition exchange of that topology and Ignite lists no MOVING partition
+ * ({@link IgniteRebalanceState#stillGoing}). A crash is a {@code kill -9} for good; Ignite's
+ * failure detector ({@code failure-detection}) removes the node.
+ *
  * <p>The harness has no Ignite client node (it would join the topology and, on {@code netns},
  * live outside the nodes' network); it asks nodes over their standard input instead (see
  * {@link IgniteNodeMain}). What recovery had to do (nodes Ignite stopped, nodes split off into a
  * cluster of their own) is appended to {@code ignite-notes.txt} in the run directory.
  */
 final class IgniteSystem extends NodeProcessSystem
-    implements Capability.Membership, Capability.CheckPlacement {
+    implements Capability.Membership, Capability.CheckPlacement, Capability.Rebalancing {
 
   /** Ignite's start and join are slow on two loaded cores: be generous. */
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
@@ -69,9 +78,12 @@ final class IgniteSystem extends NodeProcessSystem
   private static final Duration PLACEMENT_SETTLE = Duration.ofSeconds(PLACEMENT_SETTLE_SECONDS);
 
   private final Map<String, List<String>> commands = new ConcurrentHashMap<>();
+  /** Nodes crashed for good ({@link #crash}): never started again. */
+  private final Set<String> crashed = ConcurrentHashMap.newKeySet();
   private String affinity;
   private int partitions;
   private int backups;
+  private int failureDetectionMillis;
   private boolean transactional;
   /** The topology version the cache was created in: where the placement prediction starts. */
   private long createdVersion;
@@ -88,6 +100,7 @@ final class IgniteSystem extends NodeProcessSystem
     this.affinity = o.text("affinity");
     this.partitions = o.integer("partitions");
     this.backups = o.integer("backups");
+    this.failureDetectionMillis = o.integer("failure-detection");
     String atomicity = o.text("atomicity");
     this.transactional = atomicity.equals("transactional");
     openNodes(ctx, "n", List.of());
@@ -161,13 +174,16 @@ final class IgniteSystem extends NodeProcessSystem
       throw new SetupException("ignite node " + node + " is not running");
     }
     NodeProcess p = process(node);
-    p.skipLines();
-    try {
-      p.send(command);
-    } catch (IOException e) {
-      throw new SetupException("cannot reach ignite node " + node + ": " + e.getMessage(), e);
+    // one question at a time per node: answers are told apart only by their order
+    synchronized (p) {
+      p.skipLines();
+      try {
+        p.send(command);
+      } catch (IOException e) {
+        throw new SetupException("cannot reach ignite node " + node + ": " + e.getMessage(), e);
+      }
+      return p.awaitLine(replyPrefix, COMMAND_TIMEOUT);
     }
-    return p.awaitLine(replyPrefix, COMMAND_TIMEOUT);
   }
 
   /** The servers {@code node} sees, or an empty set when it does not answer. */
@@ -210,7 +226,7 @@ final class IgniteSystem extends NodeProcessSystem
   @Override
   public void leave(String node) {
     NodeProcess p = process(node);
-    long running = nodes().stream().filter(n -> !hasLeft(n)).count();
+    long running = members().size();
     // keep backups + 1 servers, so a leave never has to drop the last copy of a partition
     if (p == null || !p.isAlive() || running <= backups + 1 || !markLeft(node)) {
       return;
@@ -236,11 +252,90 @@ final class IgniteSystem extends NodeProcessSystem
     rejoin(node);
   }
 
+  /** The servers that should be in the cluster: neither left nor crashed. */
+  private Set<String> members() {
+    return nodes().stream().filter(n -> !hasLeft(n) && !crashed.contains(n))
+        .collect(Collectors.toSet());
+  }
+
+  @Override
+  protected boolean mayRestart(String node) {
+    return super.mayRestart(node) && !crashed.contains(node);
+  }
+
+  @Override
+  public String placement() {
+    return affinity;
+  }
+
+  @Override
+  public int copies() {
+    return backups + 1;
+  }
+
+  @Override
+  public OptionalInt partitions() {
+    return OptionalInt.of(partitions);
+  }
+
+  @Override
+  public DataClient openDataClient() {
+    return new IgniteDataClient(shuffledThinAddresses());
+  }
+
+  @Override
+  public Map<String, Received> received() {
+    Map<String, Received> received = new TreeMap<>();
+    for (Map.Entry<String, IgniteRebalanceState> e : rebalanceStates().entrySet()) {
+      received.put(e.getKey(), e.getValue().received());
+    }
+    return received;
+  }
+
+  @Override
+  public Optional<String> rebalancing() {
+    Set<String> expected = members();
+    Map<String, Set<String>> topologies = new TreeMap<>();
+    for (String n : expected) {
+      if (running(n)) {
+        Set<String> seen = topologySeenBy(n);
+        if (!seen.isEmpty()) {
+          topologies.put(n, seen);
+        }
+      }
+    }
+    return IgniteRebalanceState.stillGoing(expected, topologies, rebalanceStates());
+  }
+
+  /** Every running node's {@code REBALANCE} answer; a node that does not answer is left out. */
+  private Map<String, IgniteRebalanceState> rebalanceStates() {
+    Map<String, IgniteRebalanceState> states = new TreeMap<>();
+    for (String n : nodes()) {
+      if (!running(n)) {
+        continue;
+      }
+      try {
+        states.put(n, IgniteRebalanceState.parse(ask(n, "REBALANCE", "REBALANCE ")));
+      } catch (SetupException e) {
+        // stopped or busy: left out, as the interface says
+      }
+    }
+    return states;
+  }
+
+  @Override
+  public String crash(String node) {
+    process(node); // an unknown node is refused
+    crashed.add(node);
+    kill(node);
+    return "kill -9 of ignite node " + node + " for good; Ignite's failure detector ("
+        + failureDetectionMillis + " ms) removes it";
+  }
+
   @Override
   public void awaitRecovered(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    Set<String> wanted = nodes().stream().filter(n -> !hasLeft(n))
-        .collect(Collectors.toSet());
+    Set<String> wanted = members();
     for (int round = 0; ; round++) {
       for (String n : wanted) {
         NodeProcess p = process(n);
@@ -353,10 +448,17 @@ final class IgniteSystem extends NodeProcessSystem
 
   @Override
   public Client openClient() {
+    return new IgniteRegisterClient(shuffledThinAddresses(), transactional);
+  }
+
+  /** Every node's thin-client address, shuffled to spread the workers over the nodes. */
+  private List<String> shuffledThinAddresses() {
     List<String> addresses = new ArrayList<>(nodes().stream()
         .map(n -> runtime().host(n) + ":" + runtime().port(n, "thin", 10800)).toList());
-    Collections.shuffle(addresses, random); // spread the workers' connections over the nodes
-    return new IgniteRegisterClient(addresses, transactional);
+    synchronized (random) {
+      Collections.shuffle(addresses, random);
+    }
+    return addresses;
   }
 
   private void note(String line) {

@@ -22,8 +22,8 @@ class SystemsCommandTest {
     assertThat(listing)
         .contains("nodes 3 by default (at least 1); capabilities: kill, pause\n")
         .contains("capabilities: kill, pause, membership, migrations, lose-nodes, "
-            + "placement-check\n")
-        .contains("capabilities: kill, pause, membership, placement-check\n")
+            + "placement-check, rebalancing\n")
+        .contains("capabilities: kill, pause, membership, placement-check, rebalancing\n")
         .contains("--option replicas=1  an integer >= 1")
         .contains("--option split-brain-protection=  an integer >= 1 (default: off)")
         .contains("--option node-command=  required: a command with {port} or {address}");

@@ -61,7 +61,7 @@ final class ClientLoad implements AutoCloseable {
         if (wait > 0) {
           TimeUnit.NANOSECONDS.sleep(wait); // the schedule, not a wait for a condition
         }
-        long key = random.nextInt(keys);
+        long key = LiveKeys.key(random.nextInt(keys));
         boolean ok = true;
         try {
           if (random.nextInt(10) < READS_IN_TEN) {

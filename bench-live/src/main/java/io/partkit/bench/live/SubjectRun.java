@@ -257,7 +257,7 @@ final class SubjectRun {
         for (int k = start; k < Math.min(to, start + PRELOAD_BATCH); k++) {
           byte[] value = new byte[LiveOptions.VALUE_BYTES];
           random.nextBytes(value);
-          batch.put((long) k, value);
+          batch.put(LiveKeys.key(k), value);
         }
         for (int attempt = 1; ; attempt++) {
           try {

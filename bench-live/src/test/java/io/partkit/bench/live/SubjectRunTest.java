@@ -73,4 +73,20 @@ class SubjectRunTest {
     assertThat(subjects).allSatisfy(s -> assertThat(s.options())
         .containsAnyOf(Map.entry("replicas", "2"), Map.entry("backups", "1")));
   }
+
+  @Test
+  void keysAreDistinctAndSpreadOverTheKeySpaceForKeyRanges() {
+    int n = 100_000;
+    java.util.Set<Long> seen = new java.util.HashSet<>();
+    int[] firstByte = new int[256];
+    for (int i = 0; i < n; i++) {
+      long key = LiveKeys.key(i);
+      seen.add(key);
+      firstByte[(int) (key >>> 56)]++;
+    }
+    assertThat(seen).hasSize(n);
+    // about n/256 = 390 keys per first byte: ranges cut evenly over the key space all get some
+    assertThat(java.util.Arrays.stream(firstByte).min().orElseThrow()).isGreaterThan(300);
+    assertThat(java.util.Arrays.stream(firstByte).max().orElseThrow()).isLessThan(490);
+  }
 }

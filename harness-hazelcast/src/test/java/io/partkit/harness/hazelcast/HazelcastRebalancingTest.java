@@ -14,7 +14,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The rebalancing capability on six real members (child JVMs, -Xmx256m) with one backup, as
@@ -29,15 +30,19 @@ class HazelcastRebalancingTest {
   private static final int KEYS = 5_000;
   private static final int VALUE_BYTES = 100;
 
-  @Test
-  void countsWhatMembersReceiveAndSaysWhenTheRebalanceIsDone() throws Exception {
-    OptionValues options = new HazelcastProvider().options().check(Map.of("backups", "1"), 6);
+  /** Hazelcast's own placement, and partkit's key-to-partition strategy under Hazelcast's. */
+  @ParameterizedTest
+  @CsvSource({"hazelcast, native", "partkit, partkit"})
+  void countsWhatMembersReceiveAndSaysWhenTheRebalanceIsDone(String partitioning, String placement)
+      throws Exception {
+    OptionValues options = new HazelcastProvider().options()
+        .check(Map.of("backups", "1", "partitioning", partitioning), 6);
     Path dir = Path.of("target", "hz-rebalancing-" + System.nanoTime()).toAbsolutePath();
     try (NodeRuntime runtime = Runtimes.processes()) {
       HazelcastSystem hz = new HazelcastSystem();
       try {
         hz.start(new SystemContext(runtime, dir, 6, 7L, options));
-        assertThat(hz.placement()).isEqualTo("native");
+        assertThat(hz.placement()).isEqualTo(placement);
         assertThat(hz.copies()).isEqualTo(2);
         assertThat(hz.partitions()).hasValue(271);
 

@@ -1,5 +1,6 @@
 package io.partkit.harness.hazelcast;
 
+import com.hazelcast.cluster.Member;
 import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.config.Config;
@@ -57,7 +58,11 @@ public final class HazelcastMemberMain {
         System.exit(2);
       }
     }
-    HazelcastInstance hz = Hazelcast.newHazelcastInstance(config(o, properties));
+    Config config = config(o, properties);
+    MapConfig map = config.getMapConfig(o.get("--map"));
+    ReceivedCopies received = ReceivedCopies.installOnStart(config,
+        map.getBackupCount() + map.getAsyncBackupCount());
+    HazelcastInstance hz = Hazelcast.newHazelcastInstance(config);
     hz.getCluster().addMembershipListener(new MembershipListener() {
       @Override
       public void memberAdded(MembershipEvent e) {
@@ -83,6 +88,15 @@ public final class HazelcastMemberMain {
         hz.shutdown(); // graceful: returns once its partitions have replicas elsewhere
         print("HAZELCAST MEMBER LEFT");
         System.exit(0);
+      }
+      if (line.startsWith("REBALANCE ")) {
+        String id = line.substring("REBALANCE ".length()).trim();
+        // on its own thread: the safety check may wait on other members, and a LEAVE must not
+        // wait behind it
+        Thread answer = new Thread(() -> print(rebalanceLine(hz, received, id)),
+            "partkit-rebalance-" + id);
+        answer.setDaemon(true);
+        answer.start();
       }
     }
     // the harness is gone: nobody will stop this member otherwise
@@ -138,6 +152,23 @@ public final class HazelcastMemberMain {
           + partitioning);
     }
     return c;
+  }
+
+  /** The answer to {@code REBALANCE <id>}; see the class comment. */
+  private static String rebalanceLine(HazelcastInstance hz, ReceivedCopies received, String id) {
+    try {
+      boolean migrating = ReceivedCopies.partitionService(hz).hasOnGoingMigrationLocal();
+      boolean safe = hz.getPartitionService().isLocalMemberSafe();
+      List<String> members = new ArrayList<>();
+      for (Member m : hz.getCluster().getMembers()) {
+        members.add(m.getAddress().getHost() + ":" + m.getAddress().getPort());
+      }
+      return "HAZELCAST REBALANCE " + id + " " + received.totals() + " migrating=" + migrating
+          + " safe=" + safe + " members=" + String.join(",", members);
+    } catch (RuntimeException e) {
+      // shutting down, or the instance is not active: the harness reads it as not settled
+      return "HAZELCAST REBALANCE " + id + " error=" + e.getClass().getSimpleName();
+    }
   }
 
   /** Prints SAFE once the cluster's partitions are all in sync (bounded by the process's life). */

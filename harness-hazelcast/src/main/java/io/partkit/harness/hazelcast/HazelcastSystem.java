@@ -15,6 +15,7 @@ import io.partkit.harness.runtime.NodeProcess;
 import io.partkit.harness.runtime.SetupException;
 import io.partkit.harness.system.Capability;
 import io.partkit.harness.system.Client;
+import io.partkit.harness.system.DataClient;
 import io.partkit.harness.system.JavaCommand;
 import io.partkit.harness.system.NodeProcessSystem;
 import io.partkit.harness.system.Operation;
@@ -29,10 +30,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Hazelcast 5.7 under test: {@code n} members {@code h1..hn}, each a {@link HazelcastMemberMain}
@@ -74,14 +82,29 @@ import java.util.concurrent.atomic.AtomicInteger;
  * hit a migration Hazelcast has not finished (bounded: a member that never gets there is logged,
  * not waited for). Partitions (netns) split the cluster; with the short timings it splits and
  * merges back with the configured merge policy after the heal.
+ *
+ * <h2>Rebalancing</h2>
+ * For {@code partkit bench --live}: the placement is Hazelcast's own ({@code native}) or, with
+ * {@code partitioning=partkit}, partkit's key-to-partition strategy with Hazelcast's own
+ * partition-to-member assignment ({@code partkit}); {@code backups + 1} copies of each of 271
+ * partitions. Each member counts what it received by migrations to create a copy it did not
+ * hold ({@link ReceivedCopies}, a hook on its partition service) and answers
+ * {@code REBALANCE <id>} on standard input with those counters, whether a migration runs on it,
+ * whether its partition service says it is safe, and the members it sees. The rebalance is done
+ * when every member that should run answers, sees exactly those members, migrates nothing and is
+ * safe. {@link #crash} kills a member for good; Hazelcast's failure detector removes it after
+ * {@code no-heartbeat-seconds}, and until then the others still see it, so the rebalance is not
+ * done.
  */
 final class HazelcastSystem extends NodeProcessSystem
-    implements Capability.Membership, Capability.CheckPlacement {
+    implements Capability.Membership, Capability.CheckPlacement, Capability.Rebalancing {
 
   static final String MAP = "registers";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration SAFE_TIMEOUT = Duration.ofSeconds(60);
   private static final long POLL_MILLIS = 200;
+  /** How long a member has to answer REBALANCE (its safety check may wait on other members). */
+  private static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(30);
 
   private final Map<String, List<String>> commands = new LinkedHashMap<>();
   private final Map<String, String> addresses = new LinkedHashMap<>();
@@ -94,6 +117,13 @@ final class HazelcastSystem extends NodeProcessSystem
   private boolean smart;
   private Duration opTimeout;
   private int noHeartbeatSeconds;
+  private int backups = -1;
+  /** Members crashed for good: never restarted, not expected in the cluster. */
+  private final Set<String> crashed = ConcurrentHashMap.newKeySet();
+  /** One REBALANCE exchange at a time per member, so that an answer goes to its asker. */
+  private final Map<String, Object> askLocks = new ConcurrentHashMap<>();
+  private final AtomicLong nextRequest = new AtomicLong();
+  private ExecutorService askers;
   /** A smart client with Hazelcast's own partitioning: membership and the placement check. */
   private HazelcastInstance admin;
 
@@ -112,6 +142,7 @@ final class HazelcastSystem extends NodeProcessSystem
     }
     int heartbeat = o.integer("heartbeat-seconds");
     noHeartbeatSeconds = o.integer("no-heartbeat-seconds");
+    backups = o.integer("backups");
     opTimeout = Duration.ofMillis(o.longValue("op-timeout-ms"));
     List<String> properties = List.of(
         "hazelcast.heartbeat.interval.seconds=" + heartbeat,
@@ -227,7 +258,7 @@ final class HazelcastSystem extends NodeProcessSystem
     int seen = -1;
     while (true) {
       for (String n : nodes()) {
-        if (!hasLeft(n) && !running(n)) {
+        if (!hasLeft(n) && !crashed.contains(n) && !running(n)) {
           throw new SetupException("hazelcast member " + n + " is not running; see "
               + context().log(n));
         }
@@ -284,8 +315,8 @@ final class HazelcastSystem extends NodeProcessSystem
   }
 
   /**
-   * Every member runs again (killed ones restarted, left ones joined) and the cluster has all of
-   * them: after a partition, that is the split clusters merged back.
+   * Every member runs again (killed ones restarted, left ones joined; crashed ones stay dead) and
+   * the cluster has all of them: after a partition, that is the split clusters merged back.
    */
   @Override
   public void awaitRecovered(Duration timeout) {
@@ -296,7 +327,155 @@ final class HazelcastSystem extends NodeProcessSystem
         restart(n);
       }
     }
-    awaitClusterSize(nodes().size(), timeout);
+    awaitClusterSize(nodes().size() - crashed.size(), timeout);
+  }
+
+  /** A crashed member is dead for good: neither a restart nor a join brings it back. */
+  @Override
+  protected boolean mayRestart(String node) {
+    return super.mayRestart(node) && !crashed.contains(node);
+  }
+
+  @Override
+  public String placement() {
+    return partkit() ? "partkit" : "native";
+  }
+
+  @Override
+  public int copies() {
+    if (backups < 0) {
+      throw new IllegalStateException("hazelcast is not started: its copies follow its options");
+    }
+    return backups + 1;
+  }
+
+  /** Hazelcast's default 271, which the members run and partkit's strategy assumes. */
+  @Override
+  public OptionalInt partitions() {
+    return OptionalInt.of(HazelcastPlacement.DEFAULT_PARTITION_COUNT);
+  }
+
+  private boolean partkit() {
+    if (backups < 0) {
+      throw new IllegalStateException("hazelcast is not started: its placement follows its"
+          + " options");
+    }
+    return partkit;
+  }
+
+  /** Long keys and byte[] values on the registers' map, through the workers' clients. */
+  @Override
+  public synchronized DataClient openDataClient() {
+    if (clients.isEmpty()) {
+      throw new IllegalStateException("hazelcast is not started");
+    }
+    HazelcastInstance c = clients.get(nextClient.getAndIncrement() % clients.size());
+    return new HazelcastDataClient(c.getMap(MAP), opTimeout);
+  }
+
+  @Override
+  public Map<String, Received> received() {
+    Map<String, Received> received = new TreeMap<>();
+    ask(nodes().stream().filter(this::running).toList()).forEach((node, answer) -> {
+      if (answer.error() == null) {
+        received.put(node, answer.received());
+      }
+    });
+    return received;
+  }
+
+  @Override
+  public Optional<String> rebalancing() {
+    Map<String, String> expected = new LinkedHashMap<>();
+    List<String> down = new ArrayList<>();
+    for (String n : nodes()) {
+      if (!hasLeft(n) && !crashed.contains(n)) {
+        expected.put(n, addresses.get(n));
+        if (!running(n)) {
+          down.add(n);
+        }
+      }
+    }
+    if (!down.isEmpty()) {
+      // a member killed by the nemesis (not crashed for good) is expected back: not settled
+      return Optional.of("not running: " + down);
+    }
+    return RebalanceAnswer.stillGoing(expected, ask(List.copyOf(expected.keySet())));
+  }
+
+  @Override
+  public String crash(String node) {
+    NodeProcess p = process(node); // an unknown node is refused
+    if (crashed.contains(node)) {
+      return node + " crashed before; nothing to do";
+    }
+    if (hasLeft(node) || !running(node)) {
+      return node + " is not running (it left or was killed); not crashed";
+    }
+    long pid = p.pid();
+    crashed.add(node);
+    kill(node);
+    return "kill -9 of hazelcast member " + node + " (pid " + pid + "), for good; Hazelcast's"
+        + " failure detector removes it after " + noHeartbeatSeconds + " s without a heartbeat";
+  }
+
+  /** The answers of {@code nodes} to REBALANCE, asked in parallel; a silent one is left out. */
+  private Map<String, RebalanceAnswer> ask(List<String> nodes) {
+    ExecutorService pool;
+    synchronized (this) {
+      if (askers == null) {
+        askers = Executors.newCachedThreadPool(r -> {
+          Thread t = new Thread(r, "partkit-hazelcast-ask");
+          t.setDaemon(true);
+          return t;
+        });
+      }
+      pool = askers;
+    }
+    Map<String, Future<Optional<RebalanceAnswer>>> pending = new LinkedHashMap<>();
+    for (String n : nodes) {
+      pending.put(n, pool.submit(() -> askOne(n)));
+    }
+    Map<String, RebalanceAnswer> answers = new LinkedHashMap<>();
+    for (Map.Entry<String, Future<Optional<RebalanceAnswer>>> e : pending.entrySet()) {
+      try {
+        e.getValue().get().ifPresent(a -> answers.put(e.getKey(), a));
+      } catch (ExecutionException ex) {
+        // a member's answer that cannot be read is a member that did not answer
+      } catch (InterruptedException ex) {
+        Thread.currentThread().interrupt();
+        throw new SetupException("interrupted asking the hazelcast members", ex);
+      }
+    }
+    return answers;
+  }
+
+  /** One member's answer, or empty when it did not give one within {@link #ANSWER_TIMEOUT}. */
+  private Optional<RebalanceAnswer> askOne(String node) {
+    synchronized (askLocks.computeIfAbsent(node, n -> new Object())) {
+      NodeProcess p = process(node);
+      if (p == null || !p.isAlive()) {
+        return Optional.empty();
+      }
+      String id = Long.toString(nextRequest.incrementAndGet());
+      long deadline = System.nanoTime() + ANSWER_TIMEOUT.toNanos();
+      try {
+        p.send("REBALANCE " + id);
+        while (true) {
+          Duration left = Duration.ofNanos(deadline - System.nanoTime());
+          if (left.isNegative() || left.isZero()) {
+            return Optional.empty();
+          }
+          String line = p.awaitLine(RebalanceAnswer.PREFIX, left);
+          // an answer to an earlier request that timed out comes late: skip it
+          if (line.startsWith(RebalanceAnswer.PREFIX + id + " ")) {
+            return Optional.of(RebalanceAnswer.parse(id, line));
+          }
+        }
+      } catch (IOException | SetupException e) {
+        return Optional.empty(); // gone, or silent
+      }
+    }
   }
 
   /**
@@ -367,6 +546,9 @@ final class HazelcastSystem extends NodeProcessSystem
       }
     }
     clients.clear();
+    if (askers != null) {
+      askers.shutdownNow();
+    }
     stopProcesses();
   }
 

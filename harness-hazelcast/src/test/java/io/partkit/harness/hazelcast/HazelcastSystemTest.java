@@ -25,7 +25,8 @@ class HazelcastSystemTest {
   void isRegisteredUnderItsName() {
     assertThat(Systems.load().names()).contains("hazelcast");
     assertThat(Systems.named("hazelcast").name()).isEqualTo("hazelcast");
-    assertThat(Systems.named("hazelcast")).isInstanceOf(Capability.Membership.class);
+    assertThat(Systems.named("hazelcast")).isInstanceOf(Capability.Membership.class)
+        .isInstanceOf(Capability.Rebalancing.class);
   }
 
   @Test

@@ -68,7 +68,7 @@ class ContainerVerifyTest {
   /**
    * {@link IgniteVerifyTest}'s run on containers, with reads from the primary only (the
    * harness's default, said here too): with {@code readFromBackup=true} this seed read one stale
-   * value from a backup on containers and on netns (docs/ignite-under-faults.md), which is
+   * value from a backup on containers and on netns (docs/backends.md), which is
    * Ignite's documented trade for an atomic cache, not the runtime's doing.
    */
   @Test

@@ -45,7 +45,7 @@ import java.util.stream.Collectors;
  * {@code read-from-backup} ({@code false}, the default: every get goes to the primary;
  * {@code true}, Ignite's default: a get may be answered by a backup copy, which in an atomic
  * cache applies a write after the primary, so reads are not linearizable; see
- * docs/ignite-under-faults.md) and {@code write-sync} ({@code full-sync}, the default: a write
+ * docs/backends.md) and {@code write-sync} ({@code full-sync}, the default: a write
  * is acknowledged once every copy has it; {@code primary-sync}, Ignite's default: once the
  * primary has it; {@code full-async}).
  * A lost partition refuses operations ({@code READ_WRITE_SAFE}).

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The register cache's configuration as a run's options make it, without starting Ignite
- * (docs/ignite-under-faults.md, "Reads from backups": why the defaults differ from Ignite's).
+ * (docs/backends.md, "Under faults": why the defaults differ from Ignite's).
  */
 class IgniteCacheConfigTest {
 

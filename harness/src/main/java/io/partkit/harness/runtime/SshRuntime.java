@@ -51,10 +51,10 @@ import java.util.regex.Pattern;
  * </pre>
  *
  * and jars go to {@code DIR/cache/<sha256>-<name>}, shared by runs (they are large and rarely
- * change; see docs/harness.md for removing the cache by hand). A command's paths under the local
- * run directory become the same paths under {@code files/}; the local files among them (the kv
- * secret) are uploaded before the node starts; the JVM is the host's {@code java}; a binary such
- * as {@code /usr/bin/etcd} is used where the host has it and uploaded otherwise.
+ * change; docs/harness-runtimes.md says how to remove it by hand). A command's paths under the
+ * local run directory become the same paths under {@code files/}; the local files among them
+ * (the kv secret) are uploaded before the node starts; the JVM is the host's {@code java}; a
+ * binary such as {@code /usr/bin/etcd} is used where the host has it and uploaded otherwise.
  *
  * <p>A node starts detached ({@code setsid}) with its pid written before it execs, its output in
  * its log and its standard input a named pipe it holds open read-write ({@link NodeProcess#send}

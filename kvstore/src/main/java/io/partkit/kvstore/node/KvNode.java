@@ -74,7 +74,7 @@ public interface KvNode extends AutoCloseable {
 
   /**
    * As {@link #start(NodeId, Path, int)}, with the node's meters (per partition and per node,
-   * see {@code docs/kvstore-load.md}) registered on {@code registry}, e.g. a Prometheus or JMX
+   * see {@code docs/kvstore.md}) registered on {@code registry}, e.g. a Prometheus or JMX
    * registry; the other {@code start} methods give each node its own {@code
    * SimpleMeterRegistry}. The node removes its meters from the registry when it closes.
    *

@@ -68,7 +68,7 @@ public final class Linearizability {
    * from this point at the latest (WglSearch turns it on itself after WglSearch.CUT_AFTER steps):
    * it saves most steps on hard searches around :info operations, but an easy search, which takes
    * an :info operation early and keeps it, then tries it again at every configuration. The step
-   * counts behind this are in docs/checker.md, "The figures behind the search's design".
+   * counts behind this are in docs/checker-scale.md, "The figures behind the search's design".
    */
   static final long REDUCE_AFTER = 1024;
 

@@ -68,7 +68,7 @@ package io.partkit.verification.checker;
  * CUT_AFTER steps (and until observedInfoStepsOnly(), which the checker calls with the model's
  * reduction, see Linearizability.REDUCE_AFTER): an easy search takes an :info operation early and
  * keeps it, where the cut tries it again at every configuration. (The step counts behind both
- * halves are in docs/checker.md, "The figures behind the search's design".)
+ * halves are in docs/checker-scale.md, "The figures behind the search's design".)
  *
  * Not a cut, and exact: for models that name the one state in which an operation is legal
  * (Model.requiredState: a register's constraining read, a cas), that state is compared with the
@@ -83,7 +83,7 @@ package io.partkit.verification.checker;
  * that changes nothing is not taken, see above), but walked past it at every configuration: an
  * :info call has no return, so it stays in the list to the end, and once the operations around
  * it are linearized it sits at the head, where long histories with many crashed reads spent
- * most of their steps visiting it (docs/checker.md). The scans for a read to force and for an
+ * most of their steps visiting it (docs/checker-scale.md). The scans for a read to force and for an
  * :info step's observers skipped it too (it is no :ok read, and it ignores the state or, :info
  * and read-only, can be left out of any linearization that has it directly after an :info step).
  *
@@ -94,7 +94,7 @@ package io.partkit.verification.checker;
  * promises two :info operations with the same such effect step alike in every state; they
  * differ only in their invocation. Without these rules the search tries the crashed operations
  * in every combination, which on long histories with repeated values does not end in a 1 GB heap
- * (docs/checker.md).
+ * (docs/checker-scale.md).
  * (1) Interchangeable operations in invocation order: of the operations of one effect class the
  *     search takes only the earliest invoked not yet linearized, so the linearized ones are
  *     always the first k of the class and are counted (classUsed). Why exact: an :info
@@ -515,7 +515,7 @@ final class WglSearch<S> {
   /**
    * The cut of Model.ignoresState is turned on after this many steps (or earlier, by
    * observedInfoStepsOnly()): searches decided sooner are mostly easy ones, which it would slow
-   * down (see the class comment). Why 128: docs/checker.md, "The figures behind the search's
+   * down (see the class comment). Why 128: docs/checker-scale.md, "The figures behind the search's
    * design".
    */
   static final long CUT_AFTER = 128;

@@ -104,7 +104,8 @@ final class SubjectRun {
     double[] predicted = predictions(rebalancing, memberships);
     progress.note(subject.label() + ": preloading " + options.keys() + " keys");
     preload(rebalancing);
-    List<LiveRow> rows = new ArrayList<>();
+    List<Measured> measured = new ArrayList<>();
+    List<LiveRow> rows = new ArrayList<>(); // the events that could not be measured
     List<Mark> marks = new ArrayList<>();
     long end;
     ClientLoad.Operations operations;
@@ -134,13 +135,8 @@ final class SubjectRun {
           long done = load.now();
           marks.add(new Mark(done / 1e9, "rebalanced"));
           Map<String, Received> after = rebalancing.received();
-          Received moved = delta(before, after);
-          ClientLoad.Operations ops = load.operations();
-          rows.add(new LiveRow(subject.system(), subject.placement(), event, options.keys(),
-              rebalancing.copies(), predicted[e + 2],
-              moved.keys() / ((double) options.keys() * rebalancing.copies()), moved.bytes(),
-              moved.partitions(), (done - start) / 1_000_000, ops.window(steadyFrom, start),
-              ops.window(start, done), true, note));
+          measured.add(new Measured(event, predicted[e + 2], steadyFrom, start, done,
+              delta(before, after), note));
         } catch (RuntimeException failure) {
           // the cluster is in no known state: the events after this one are not run either
           for (int rest = e; rest < EVENTS.size(); rest++) {
@@ -157,6 +153,19 @@ final class SubjectRun {
       load.close();
       operations = load.operations();
     }
+    // the clients' figures once every operation has ended: one that a stall held past the
+    // event still counts in the window it was scheduled in
+    List<LiveRow> all = new ArrayList<>();
+    for (Measured m : measured) {
+      all.add(new LiveRow(subject.system(), subject.placement(), m.event(), options.keys(),
+          rebalancing.copies(), m.predicted(),
+          m.moved().keys() / ((double) options.keys() * rebalancing.copies()),
+          m.moved().bytes(), m.moved().partitions(), (m.done() - m.start()) / 1_000_000,
+          operations.window(m.steadyFrom(), m.start()), operations.window(m.start(), m.done()),
+          true, m.note()));
+    }
+    all.addAll(rows);
+    rows = all;
     double[][] perSecond = operations.perSecond(end);
     long[] errors = new long[perSecond[2].length];
     for (int i = 0; i < errors.length; i++) {
@@ -165,6 +174,10 @@ final class SubjectRun {
     return new Outcome(rows, Optional.of(new LiveSeries(subject.system(), subject.placement(),
         perSecond[0], perSecond[1], errors, marks)));
   }
+
+  /** One event as it ran: its windows on the load's clock and what the nodes received. */
+  private record Measured(String event, double predicted, long steadyFrom, long start,
+      long done, Received moved, String note) {}
 
   /** The memberships of the run: all six, the spare gone, the join, the leave, the kill. */
   static List<List<String>> memberships(List<String> nodes, String spare, String leaver,

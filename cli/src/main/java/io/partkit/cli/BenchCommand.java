@@ -144,7 +144,7 @@ public final class BenchCommand implements Callable<Integer> {
   Integer liveKeys;
 
   @Option(names = "--live-rate", paramLabel = "OPS", description = "With --live: client "
-      + "operations per second, 80% reads (default: 2000; 1000 with --quick).")
+      + "operations per second, 80%% reads (default: 2000; 1000 with --quick).")
   Integer liveRate;
 
   @Option(names = "--live-dir", paramLabel = "DIR", description = "With --live: where the "

@@ -53,7 +53,7 @@ public final class LiveBench {
   public static LiveResult run(LiveOptions options, Progress progress) {
     requireNonNull(options, "options");
     requireNonNull(progress, "progress");
-    List<LiveSubject> subjects = LiveSubjects.of(options.systems());
+    List<LiveSubject> subjects = LiveSubjects.of(options.systems(), options.keys());
     List<LiveRow> rows = new ArrayList<>();
     List<LiveSeries> series = new ArrayList<>();
     Systems.load(); // a provider that fails to load is reported by the subject that needs it
@@ -84,6 +84,9 @@ public final class LiveBench {
         LiveOptions.VALUE_BYTES));
     setup.put("clients", String.format(Locale.ROOT, "%,d operations/s from %d workers, 80%% "
         + "reads and 20%% writes on uniform keys, seed %d", o.rate(), o.workers(), o.seed()));
+    setup.put("node heaps", String.format(Locale.ROOT, "kvstore %d MB, Ignite and Hazelcast %d "
+        + "MB (-Xmx of each data node, sized for the keys)", LiveSubjects.heapMb("kv", o.keys()),
+        LiveSubjects.heapMb("ignite", o.keys())));
     setup.put("steady window", o.steady().toMillis() + " ms before each event");
     return setup;
   }

@@ -32,28 +32,39 @@ final class LiveSubjects {
 
   private LiveSubjects() {}
 
-  /** The subjects of {@code systems}, in report order. */
-  static List<LiveSubject> of(List<String> systems) {
+  /**
+   * Heap of a data node, in MB: the system's default plus room for what four nodes hold of
+   * {@code keys} keys in two copies (after the kill), at about 600 bytes a copy in a JVM's heap
+   * with the collector's headroom.
+   */
+  static int heapMb(String system, int keys) {
+    int base = system.equals("kv") ? 96 : 256;
+    return base + (int) ((long) keys * 2 / 4 * 600 / 1_000_000);
+  }
+
+  /** The subjects of {@code systems}, their nodes sized for {@code keys} keys, in report order. */
+  static List<LiveSubject> of(List<String> systems, int keys) {
     List<LiveSubject> subjects = new ArrayList<>();
     for (String system : systems) {
       switch (system) {
         case "kv" -> {
           for (String strategy : List.of("fixed", "tokenring", "rendezvous", "range")) {
             subjects.add(new LiveSubject("kv", strategy, Map.of("strategy", strategy,
-                "replicas", "2", "partitions", Integer.toString(KV_PARTITIONS)),
-                "partkit:" + strategy));
+                "replicas", "2", "partitions", Integer.toString(KV_PARTITIONS), "heap-mb",
+                Integer.toString(heapMb("kv", keys))), "partkit:" + strategy));
           }
         }
         case "ignite" -> {
-          subjects.add(ignite("native", "ignite-rendezvous"));
-          subjects.add(ignite("partkit-fixed", "partkit:fixed"));
-          subjects.add(ignite("partkit-rendezvous", "partkit:rendezvous"));
+          subjects.add(ignite("native", "ignite-rendezvous", keys));
+          subjects.add(ignite("partkit-fixed", "partkit:fixed", keys));
+          subjects.add(ignite("partkit-rendezvous", "partkit:rendezvous", keys));
         }
         case "hazelcast" -> {
+          String heap = Integer.toString(heapMb("hazelcast", keys));
           subjects.add(new LiveSubject("hazelcast", "native",
-              Map.of("partitioning", "hazelcast", "backups", "1"), "hazelcast"));
+              Map.of("partitioning", "hazelcast", "backups", "1", "heap-mb", heap), "hazelcast"));
           subjects.add(new LiveSubject("hazelcast", "partkit",
-              Map.of("partitioning", "partkit", "backups", "1"), "hazelcast"));
+              Map.of("partitioning", "partkit", "backups", "1", "heap-mb", heap), "hazelcast"));
         }
         default -> throw new IllegalArgumentException("unknown system '" + system
             + "' (known: " + SYSTEMS + ")");
@@ -62,8 +73,9 @@ final class LiveSubjects {
     return subjects;
   }
 
-  private static LiveSubject ignite(String affinity, String prediction) {
+  private static LiveSubject ignite(String affinity, String prediction, int keys) {
     return new LiveSubject("ignite", affinity, Map.of("affinity", affinity, "backups", "1",
-        "partitions", Integer.toString(IGNITE_PARTITIONS)), prediction);
+        "partitions", Integer.toString(IGNITE_PARTITIONS), "heap-mb",
+        Integer.toString(heapMb("ignite", keys))), prediction);
   }
 }

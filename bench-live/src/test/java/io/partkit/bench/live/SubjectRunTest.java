@@ -65,7 +65,7 @@ class SubjectRunTest {
 
   @Test
   void everySystemHasItsSubjectsWithOneBackupCopy() {
-    List<LiveSubjects.LiveSubject> subjects = LiveSubjects.of(LiveSubjects.SYSTEMS);
+    List<LiveSubjects.LiveSubject> subjects = LiveSubjects.of(LiveSubjects.SYSTEMS, 50_000);
     assertThat(subjects).extracting(LiveSubjects.LiveSubject::label).containsExactly(
         "kv/fixed", "kv/tokenring", "kv/rendezvous", "kv/range", "ignite/native",
         "ignite/partkit-fixed", "ignite/partkit-rendezvous", "hazelcast/native",

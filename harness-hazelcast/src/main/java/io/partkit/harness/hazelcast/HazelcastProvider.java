@@ -31,7 +31,8 @@ public final class HazelcastProvider implements SystemProvider {
         SystemOptions.integer("no-heartbeat-seconds", 5, 1, Integer.MAX_VALUE),
         SystemOptions.integer("op-timeout-ms", 5000, 1, Integer.MAX_VALUE),
         SystemOptions.integer("merge-first-seconds", 5, 1, Integer.MAX_VALUE),
-        SystemOptions.integer("merge-next-seconds", 5, 1, Integer.MAX_VALUE));
+        SystemOptions.integer("merge-next-seconds", 5, 1, Integer.MAX_VALUE),
+        SystemOptions.heapMb(256));
   }
 
   @Override

@@ -171,7 +171,8 @@ final class HazelcastSystem extends NodeProcessSystem
       for (String p : properties) {
         args.addAll(List.of("--property", p));
       }
-      commands.put(n, JavaCommand.of("256m", flags, HazelcastMemberMain.class, args));
+      commands.put(n, JavaCommand.of(o.integer("heap-mb") + "m", flags,
+          HazelcastMemberMain.class, args));
     }
     try {
       // every member is spawned before any is waited for: they start in parallel

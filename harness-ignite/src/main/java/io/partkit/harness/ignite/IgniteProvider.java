@@ -28,7 +28,8 @@ public final class IgniteProvider implements SystemProvider {
         SystemOptions.integer("failure-detection", 10000, 1, Integer.MAX_VALUE),
         SystemOptions.oneOf("read-from-backup", "false", "true", "false"),
         SystemOptions.oneOf("write-sync", "full-sync", "full-sync", "primary-sync",
-            "full-async"));
+            "full-async"),
+        SystemOptions.heapMb(256));
   }
 
   @Override

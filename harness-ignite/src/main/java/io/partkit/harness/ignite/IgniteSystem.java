@@ -118,7 +118,8 @@ final class IgniteSystem extends NodeProcessSystem
       if (o.isGiven("failure-detection")) {
         args.addAll(List.of("--failure-detection", o.text("failure-detection")));
       }
-      List<String> cmd = new ArrayList<>(JavaCommand.of("256m", IgniteNodeMain.class, args));
+      List<String> cmd = new ArrayList<>(JavaCommand.of(o.integer("heap-mb") + "m",
+          IgniteNodeMain.class, args));
       cmd.addAll(1, flags);
       commands.put(n, List.copyOf(cmd));
     }

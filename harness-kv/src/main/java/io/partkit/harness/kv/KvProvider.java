@@ -40,7 +40,8 @@ public final class KvProvider implements SystemProvider {
             50, 600_000),
         // how long a primary waits for a backup before it reports it to the coordinator as a
         // suspect, waiting on (below replica-timeout-ms; checked when the run starts)
-        suspectAfter());
+        suspectAfter(),
+        SystemOptions.heapMb(KvSystem.NODE_HEAP_MB));
   }
 
   private static SystemOptions.Spec suspectAfter() {

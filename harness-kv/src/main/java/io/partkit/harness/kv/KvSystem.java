@@ -91,6 +91,8 @@ final class KvSystem extends NodeProcessSystem
     Capability.CheckPlacement, Capability.Rebalancing {
 
   static final String COORDINATOR = "coord";
+  /** A data node's default heap: the harness's runs keep little data. */
+  static final int NODE_HEAP_MB = 96;
   private static final String ETCD_PREFIX = "/partkit/kv";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration CHANGE_TIMEOUT = Duration.ofSeconds(120);
@@ -205,7 +207,8 @@ final class KvSystem extends NodeProcessSystem
         args.addAll(List.of("--unsafe-test-fault", fault));
       }
       // out of memory, a node exits (and is restarted by the run) instead of hanging
-      commands.put(n, JavaCommand.of("96m", List.of("-XX:+ExitOnOutOfMemoryError"),
+      commands.put(n, JavaCommand.of(ctx.options().integer("heap-mb") + "m",
+          List.of("-XX:+ExitOnOutOfMemoryError"),
           KvNodeMain.class, args));
     }
     try {

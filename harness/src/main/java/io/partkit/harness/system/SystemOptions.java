@@ -69,6 +69,15 @@ public final class SystemOptions {
         (value, nodes) -> value.isBlank() ? "empty" : null);
   }
 
+  /**
+   * {@code heap-mb}: the maximum heap of each data node's JVM in MB, for systems that run their
+   * nodes as JVMs ({@code -Xmx}); more data than the default holds needs more (bench --live's
+   * preloads).
+   */
+  public static Spec heapMb(int defaultMb) {
+    return integer("heap-mb", defaultMb, 32, 65_536);
+  }
+
   /** The same option with one more check (for example against the number of nodes). */
   public static Spec also(Spec spec, Check more) {
     return new Spec(spec.name(), spec.defaultValue(), spec.accepts(), (value, nodes) -> {

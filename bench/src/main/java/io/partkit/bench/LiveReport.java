@@ -155,8 +155,10 @@ final class LiveReport {
           .append(String.format(Locale.ROOT, "%,d", slowest.rebalanceMs())).append(" ms on ")
           .append(esc(slowest.subject())).append(". ");
       h.append(rows.size() > 1 && most.measuredMovedShare() > 1.2 * least.measuredMovedShare()
-          ? "Data moved is network and disk work on every " + esc(event) + "; with frequent "
-              + "membership changes, prefer the placements at the top."
+          ? "Data moved is network and disk work on every " + esc(event) + ". On a join, "
+              + "less than the joiner's fair share means it took less than its share of the "
+              + "data; on a leave or a kill, moving less means the node held less than its "
+              + "share: read the difference with the balance section before preferring it."
           : "The placements move about the same here: choose on balance and lookup cost "
               + "instead.");
       h.append("</p>");

@@ -504,41 +504,11 @@ final class KvSystem extends NodeProcessSystem
     } catch (RuntimeException e) {
       return new PlacementCheck(rule, 0, List.of("no table: " + e.getMessage()));
     }
-    List<String> misplaced = new ArrayList<>();
-    int copies = Math.min(replicas, members.size());
-    for (int p = 0; p < t.partitionCount(); p++) {
-      List<String> row = t.replicas(p).stream().map(n -> n.value()).toList();
-      String where = "partition " + p + " (table epoch " + t.epoch() + ", replicas " + row + ")";
-      if (row.size() != copies || new TreeSet<>(row).size() != row.size()
-          || !members.containsAll(row)) {
-        misplaced.add(where + ": the table should hold " + copies + " distinct members of "
-            + members);
-        continue;
-      }
-      PartitionStatus primary = status(row.get(0), p);
-      StringBuilder wrong = new StringBuilder();
-      if (primary == null || primary.state() != PartitionState.OWNED) {
-        wrong.append(' ').append(row.get(0)).append("=").append(primary)
-            .append(" (primary: OWNED)");
-      }
-      for (String n : nodes()) {
-        int at = row.indexOf(n);
-        if (at == 0) {
-          continue;
-        }
-        PartitionStatus s = status(n, p);
-        if (at > 0 && (s == null || s.state() != PartitionState.BACKUP || primary == null
-            || s.epoch() != primary.epoch() || s.keys() != primary.keys())) {
-          wrong.append(' ').append(n).append('=').append(s)
-              .append(" (backup: BACKUP at the primary's epoch, with its keys)");
-        } else if (at < 0 && (s == null || s.state() != PartitionState.ABSENT)) {
-          wrong.append(' ').append(n).append('=').append(s).append(" (not a replica: ABSENT)");
-        }
-      }
-      if (wrong.length() > 0) {
-        misplaced.add(where + ":" + wrong);
-      }
+    Map<String, Map<Integer, PartitionStatus>> held = new TreeMap<>();
+    for (String n : nodes()) {
+      heldBy(n).ifPresent(answer -> held.put(n, answer));
     }
+    List<String> misplaced = misplaced(t, members, replicas, held);
     return new PlacementCheck(rule, t.partitionCount(), misplaced);
   }
 
@@ -685,16 +655,12 @@ final class KvSystem extends NodeProcessSystem
     }
     Map<String, Map<Integer, PartitionStatus>> held = new TreeMap<>();
     for (String n : nodes()) {
-      if (!running(n)) {
-        continue;
-      }
-      try (TcpNodeClient node = new TcpNodeClient(Wire.parseAddress(address(n)),
-          Duration.ofSeconds(2), secret)) {
-        Map<Integer, PartitionStatus> byPartition = new TreeMap<>();
-        node.list().forEach(st -> byPartition.put(st.partition(), st));
-        held.put(n, byPartition);
-      } catch (IOException | RuntimeException e) {
-        return Optional.of("node " + n + " does not answer LIST: " + e.getMessage());
+      if (running(n)) {
+        Optional<Map<Integer, PartitionStatus>> answer = heldBy(n);
+        if (answer.isEmpty()) {
+          return Optional.of("node " + n + " does not answer LIST");
+        }
+        held.put(n, answer.get());
       }
     }
     List<String> wrong = misplaced(snapshot.table().get(), members, replicas, held);
@@ -704,12 +670,28 @@ final class KvSystem extends NodeProcessSystem
     return Optional.of(wrong.size() + " partition(s) not in place, e.g. " + wrong.get(0));
   }
 
+  /** {@code node}'s LIST answer by partition, or empty when it does not answer. */
+  private Optional<Map<Integer, PartitionStatus>> heldBy(String node) {
+    if (!running(node)) {
+      return Optional.empty();
+    }
+    try (TcpNodeClient client = new TcpNodeClient(Wire.parseAddress(address(node)),
+        Duration.ofSeconds(2), secret)) {
+      Map<Integer, PartitionStatus> byPartition = new TreeMap<>();
+      client.list().forEach(st -> byPartition.put(st.partition(), st));
+      return Optional.of(byPartition);
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
   /**
    * The partitions of {@code table} that the running nodes do not hold as it says, one line
    * each: its row must hold {@code min(replicas, members)} distinct members; its primary OWNS
    * it; each backup holds it as a BACKUP at the primary's epoch with as many keys; every other
-   * running node holds nothing of it. {@code held} maps each running node to its LIST answer
-   * (a partition it never held is missing from it, as from LIST).
+   * node that answered holds nothing of it. {@code held} maps each node that answered to its
+   * LIST answer (a partition it never held is missing from it, as from LIST); a replica that did
+   * not answer is out of place.
    */
   static List<String> misplaced(PartitionAssignment table, Set<String> members, int replicas,
       Map<String, Map<Integer, PartitionStatus>> held) {
@@ -724,19 +706,28 @@ final class KvSystem extends NodeProcessSystem
             + members);
         continue;
       }
-      PartitionStatus primary = held.getOrDefault(row.get(0), Map.of()).get(p);
+      if (!held.containsKey(row.get(0))) {
+        wrong.add(where + ": primary " + row.get(0) + " does not answer");
+        continue;
+      }
+      PartitionStatus primary = held.get(row.get(0)).get(p);
       if (primary == null || primary.state() != PartitionState.OWNED) {
         wrong.add(where + ": " + row.get(0) + " holds " + primary + ", not OWNED");
         continue;
       }
-      for (Map.Entry<String, Map<Integer, PartitionStatus>> e : held.entrySet()) {
-        int at = row.indexOf(e.getKey());
-        PartitionStatus s = e.getValue().get(p);
-        if (at > 0 && (s == null || s.state() != PartitionState.BACKUP
-            || s.epoch() != primary.epoch() || s.keys() != primary.keys())) {
-          wrong.add(where + ": backup " + e.getKey() + " holds " + s + " (primary " + primary
+      for (String backup : row.subList(1, row.size())) {
+        PartitionStatus s = held.getOrDefault(backup, Map.of()).get(p);
+        if (!held.containsKey(backup)) {
+          wrong.add(where + ": backup " + backup + " does not answer");
+        } else if (s == null || s.state() != PartitionState.BACKUP
+            || s.epoch() != primary.epoch() || s.keys() != primary.keys()) {
+          wrong.add(where + ": backup " + backup + " holds " + s + " (primary " + primary
               + ")");
-        } else if (at < 0 && s != null && s.state() != PartitionState.ABSENT) {
+        }
+      }
+      for (Map.Entry<String, Map<Integer, PartitionStatus>> e : held.entrySet()) {
+        PartitionStatus s = e.getValue().get(p);
+        if (!row.contains(e.getKey()) && s != null && s.state() != PartitionState.ABSENT) {
           wrong.add(where + ": " + e.getKey() + " still holds " + s);
         }
       }

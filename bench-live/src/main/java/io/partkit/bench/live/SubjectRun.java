@@ -43,7 +43,11 @@ final class SubjectRun {
   /** Nodes started: five members and the spare that joins. */
   static final int NODES = 6;
 
-  private static final int PRELOAD_THREADS = 4;
+  /**
+   * Writers of the preload: a node that syncs its log once for all the writes waiting (group
+   * commit) takes more of them per sync the more write at once.
+   */
+  private static final int PRELOAD_THREADS = 16;
   private static final int PRELOAD_BATCH = 500;
   private static final int PRELOAD_TRIES = 3;
   private static final long POLL_MILLIS = 200;
@@ -103,7 +107,10 @@ final class SubjectRun {
     List<List<String>> memberships = memberships(nodes, spare, leaver, victim);
     double[] predicted = predictions(rebalancing, memberships);
     progress.note(subject.label() + ": preloading " + options.keys() + " keys");
+    long preloadStarted = System.nanoTime();
     preload(rebalancing);
+    progress.note(String.format(java.util.Locale.ROOT, "%s: preloaded in %.1f s",
+        subject.label(), (System.nanoTime() - preloadStarted) / 1e9));
     List<Measured> measured = new ArrayList<>();
     List<LiveRow> rows = new ArrayList<>(); // the events that could not be measured
     List<Mark> marks = new ArrayList<>();

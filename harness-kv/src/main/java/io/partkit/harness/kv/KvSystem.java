@@ -158,7 +158,7 @@ final class KvSystem extends NodeProcessSystem
       return Optional.of("kv option strategy=tokenring cannot run with replicas=" + r
           + ": a token-ring join splits ranges and the kvstore's nodes refuse to split a"
           + " replicated partition, and a token-ring leave merges ranges, which the coordinator"
-          + " refuses (docs/kvstore.md, "Splits"); use replicas=1 (joins only), or strategy fixed,"
+          + " refuses (docs/kvstore.md, section Splits); use replicas=1 (joins only), or strategy fixed,"
           + " rendezvous or range");
     }
     return Optional.empty();
@@ -287,7 +287,7 @@ final class KvSystem extends NodeProcessSystem
   /** Why a member cannot leave a token ring on the kvstore. */
   private static final String TOKEN_RING_LEAVE = "kv with strategy=tokenring cannot take a member"
       + " out: a token-ring leave merges ranges, which the coordinator refuses with a migration"
-      + " executor (docs/kvstore.md, "Splits"); use strategy fixed, rendezvous or range";
+      + " executor (docs/kvstore.md, section Splits); use strategy fixed, rendezvous or range";
 
   @Override
   public Optional<String> cannotLoseNodes(OptionValues options, int nodes) {

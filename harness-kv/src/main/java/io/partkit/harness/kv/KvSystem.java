@@ -158,8 +158,8 @@ final class KvSystem extends NodeProcessSystem
       return Optional.of("kv option strategy=tokenring cannot run with replicas=" + r
           + ": a token-ring join splits ranges and the kvstore's nodes refuse to split a"
           + " replicated partition, and a token-ring leave merges ranges, which the coordinator"
-          + " refuses (docs/kvstore.md, section Splits); use replicas=1 (joins only), or strategy fixed,"
-          + " rendezvous or range");
+          + " refuses (docs/kvstore.md, section Splits); use replicas=1 (joins only), or"
+          + " strategy fixed, rendezvous or range");
     }
     return Optional.empty();
   }

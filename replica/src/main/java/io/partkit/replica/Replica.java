@@ -48,9 +48,11 @@ import java.util.TreeSet;
  * the keys the partition no longer holds to the new partition, which keeps them until its own
  * configuration arrives. Primary and backups alike divide their copies, so a replicated partition
  * splits without moving data between nodes. Once divided, a primary refuses keys it no longer
- * holds (a client with an old table is sent back to it), and a backup drops the level it held,
- * so the old numbering's replication and reads are refused, and a snapshot of the old numbering
- * is refused as stale.
+ * holds (a client with an old table is sent back to it); a primary that learns of the split from
+ * another partition's configuration stops serving until configured in the new numbering; a backup
+ * drops the level it held and moves one epoch past the old numbering's (the split's epoch is at
+ * least that), so the old numbering's replication and reads are refused as stale, as is a
+ * snapshot of the old numbering.
  */
 public final class Replica implements StateMachine {
 

@@ -25,6 +25,11 @@ import java.util.TreeSet;
  * partition short of replicas gets the least loaded up node, once the previous change is level.
  * A new primary is always a level member of the configuration it replaces, and it adopts the new
  * epoch before serving, so the old primary's reads and writes are refused from then on.
+ *
+ * <p>A split ({@link #split}) is committed here first, as the new numbering with the old owners:
+ * the partition's modulus doubles at a new epoch and the new partition, at the same epoch, has
+ * the same members, level as they were (their copies hold its keys). The nodes then divide their
+ * copies when a configuration or snapshot of the new numbering reaches them.
  */
 public final class Control implements StateMachine {
 
@@ -67,7 +72,7 @@ public final class Control implements StateMachine {
       for (int i = 0; i < Math.min(replicas, sorted.size()); i++) {
         m.add(sorted.get((p + i) % sorted.size()));
       }
-      Entry e = new Entry(1, m);
+      Entry e = new Entry(1, m, partitions);
       e.level.addAll(m); // every copy is empty, so every copy is level
       table.put(p, e);
     }
@@ -160,7 +165,51 @@ public final class Control implements StateMachine {
     return true;
   }
 
+  /**
+   * Splits {@code partition} at a new epoch: it keeps the keys one more bit of their hash leaves
+   * with it and a new partition, numbered {@code partition} plus its old modulus, takes the rest,
+   * with the same members ({@link Partitioning}).
+   *
+   * @return the new partition's number, or empty when the split cannot start (unknown partition,
+   *     a move under way, numbers exhausted)
+   */
+  public Optional<Integer> split(int partition) {
+    Entry t = table.get(partition);
+    if (t == null || t.move != null || partition + t.modulus > Integer.MAX_VALUE) {
+      return Optional.empty();
+    }
+    int child = (int) (partition + t.modulus);
+    t.modulus *= 2;
+    change(partition, t, t.members);
+    Entry c = new Entry(t.epoch, t.members, t.modulus);
+    // Each level copy of the partition holds the new one's keys and divides them off itself.
+    c.level.addAll(t.level);
+    c.parent = partition;
+    c.splitAt = t.epoch;
+    table.put(child, c);
+    Configure configure = c.configure(child);
+    for (int n : c.members) {
+      out.add(new Envelope(ID, n, configure));
+    }
+    return Optional.of(child);
+  }
+
   // ---- what clients and observers read
+
+  /** The partition of the current table that holds {@code key}. */
+  public int partitionOf(Bytes key) {
+    for (Map.Entry<Integer, Entry> e : table.entrySet()) {
+      if (Partitioning.owns(e.getKey(), e.getValue().modulus, key)) {
+        return e.getKey();
+      }
+    }
+    throw new IllegalStateException("no partition holds " + key + ": the table has a hole");
+  }
+
+  /** The partitions' numbers, in order. */
+  public List<Integer> partitionIds() {
+    return List.copyOf(table.keySet());
+  }
 
   /** The primary of {@code partition} in the current table. */
   public int primary(int partition) {
@@ -406,6 +455,11 @@ public final class Control implements StateMachine {
       Entry t = e.getValue();
       Long held = p.held().get(e.getKey());
       boolean member = t.members.contains(node);
+      Long parentHeld = t.parent < 0 ? null : p.held().get(t.parent);
+      if (held == null && parentHeld != null && parentHeld < t.splitAt) {
+        // it has not heard of the split yet: its copy of the parent holds this partition's keys
+        held = 0L;
+      }
       if (member && held == null) {
         t.level.remove(node); // it lost its copy (a wiped or damaged disk), or never had one
       }
@@ -418,6 +472,12 @@ public final class Control implements StateMachine {
   /** One partition's row. */
   private static final class Entry {
     long epoch;
+    /** The modulus the partition is numbered at ({@link Partitioning}). */
+    long modulus;
+    /** The partition this one was split off from, or -1. */
+    int parent = -1;
+    /** The epoch of that split: a node below it there has not divided its copy yet. */
+    long splitAt;
     List<Integer> members;
     final TreeSet<Integer> level = new TreeSet<>();
     final TreeSet<Integer> suspects = new TreeSet<>();
@@ -425,9 +485,10 @@ public final class Control implements StateMachine {
     final TreeMap<Integer, Long> suspectedAt = new TreeMap<>();
     Move move;
 
-    Entry(long epoch, List<Integer> members) {
+    Entry(long epoch, List<Integer> members, long modulus) {
       this.epoch = epoch;
       this.members = List.copyOf(members);
+      this.modulus = modulus;
     }
 
     int primary() {
@@ -435,7 +496,8 @@ public final class Control implements StateMachine {
     }
 
     Configure configure(int partition) {
-      return new Configure(partition, epoch, primary(), members.subList(1, members.size()));
+      return new Configure(partition, epoch, primary(), members.subList(1, members.size()),
+          modulus);
     }
   }
 

@@ -11,11 +11,16 @@ public sealed interface Record {
 
   int partition();
 
-  /** The partition's configuration was adopted. */
-  record Configured(int partition, long epoch, int primary, List<Integer> backups)
+  /** The partition's configuration was adopted, numbered at {@code modulus} (0: not numbered). */
+  record Configured(int partition, long epoch, int primary, List<Integer> backups, long modulus)
       implements Record {
     public Configured {
       backups = List.copyOf(backups);
+    }
+
+    /** A configuration of a control that numbers nothing. */
+    public Configured(int partition, long epoch, int primary, List<Integer> backups) {
+      this(partition, epoch, primary, backups, 0);
     }
   }
 
@@ -28,9 +33,34 @@ public sealed interface Record {
 
   /** As backup of {@code primary}, a snapshot replaced the partition's data. */
   record Snapshotted(int partition, long epoch, int primary, long level, long seq,
-      SortedMap<Bytes, Bytes> data) implements Record {
+      SortedMap<Bytes, Bytes> data, long modulus) implements Record {
     public Snapshotted {
       data = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(data));
+    }
+
+    /** A snapshot of a driver that numbers nothing. */
+    public Snapshotted(int partition, long epoch, int primary, long level, long seq,
+        SortedMap<Bytes, Bytes> data) {
+      this(partition, epoch, primary, level, seq, data, 0);
+    }
+  }
+
+  /**
+   * The partition, numbered at half of {@code modulus}, was split: the keys it no longer holds at
+   * {@code modulus} moved to partition {@code partition + modulus / 2}. One record, so a restart
+   * from any prefix of the log finds the node before the split or after it, never half-way.
+   */
+  record Split(int partition, long modulus) implements Record {
+    public Split {
+      if (modulus < 2 || modulus % 2 != 0 || partition < 0 || partition >= modulus / 2) {
+        throw new IllegalArgumentException("partition " + partition + " cannot split to modulus "
+            + modulus);
+      }
+    }
+
+    /** The partition that takes the keys moved out. */
+    public int child() {
+      return Math.toIntExact(partition + modulus / 2);
     }
   }
 }

@@ -18,6 +18,7 @@ import io.partkit.replica.Message.Suspect;
 import io.partkit.replica.Record.Configured;
 import io.partkit.replica.Record.LevelBegun;
 import io.partkit.replica.Record.Snapshotted;
+import io.partkit.replica.Record.Split;
 import io.partkit.replica.Record.Written;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -40,6 +41,18 @@ import java.util.TreeSet;
  * backup a snapshot of its state; a backup takes replication only under the level it holds. A
  * backup refuses anything from an older epoch, which is what deposes a primary the control has
  * replaced.
+ *
+ * <p>Splits. Each partition is numbered at a modulus ({@link Partitioning}) that its
+ * configurations and snapshots carry. A node that learns of a larger modulus than it holds (a
+ * split the control decided) first divides its copy: one {@link Split} record per doubling moves
+ * the keys the partition no longer holds to the new partition, which keeps them until its own
+ * configuration arrives. Primary and backups alike divide their copies, so a replicated partition
+ * splits without moving data between nodes. Once divided, a primary refuses keys it no longer
+ * holds (a client with an old table is sent back to it); a primary that learns of the split from
+ * another partition's configuration stops serving until configured in the new numbering; a backup
+ * drops the level it held and moves one epoch past the old numbering's (the split's epoch is at
+ * least that), so the old numbering's replication and reads are refused as stale, as is a
+ * snapshot of the old numbering.
  */
 public final class Replica implements StateMachine {
 
@@ -168,6 +181,18 @@ public final class Replica implements StateMachine {
     return p == null ? 0 : p.epoch;
   }
 
+  /** The modulus this node numbers {@code partition} at, 0 if none. */
+  public long modulus(int partition) {
+    Part p = parts.get(partition);
+    return p == null ? 0 : p.modulus;
+  }
+
+  /** Whether {@code partition}, as this node numbers it, holds {@code key}. */
+  public boolean owns(int partition, Bytes key) {
+    Part p = parts.get(partition);
+    return p != null && Partitioning.owns(p.id, p.modulus, key);
+  }
+
   /** The value this node holds for {@code key} (visible or not): for tests and observers. */
   public Optional<Bytes> localValue(int partition, Bytes key) {
     Part p = parts.get(partition);
@@ -184,6 +209,10 @@ public final class Replica implements StateMachine {
           + (p.deposed ? ", deposed" : "") + ")")));
       return;
     }
+    if (!Partitioning.owns(p.id, p.modulus, r.key())) {
+      send(client, notHeld(p, r));
+      return;
+    }
     if (p.queue.size() >= QUEUE_LIMIT) {
       send(client, new Reply(r.id(), Outcome.FAIL, null, "partition " + r.partition()
           + " has " + QUEUE_LIMIT + " requests waiting on node " + self));
@@ -198,6 +227,10 @@ public final class Replica implements StateMachine {
     while (p.current == null && p.levelled && !p.deposed && !p.queue.isEmpty()) {
       Pending next = p.queue.poll();
       Request r = next.request;
+      if (!Partitioning.owns(p.id, p.modulus, r.key())) {
+        send(next.client, notHeld(p, r)); // queued before the split moved its key
+        continue;
+      }
       if (r.kind() == Kind.CAS && !java.util.Objects.equals(p.data.get(r.key()), r.expected())) {
         // A CAS that fails changes nothing, so it needs no confirmation: a failed operation is
         // not part of the history's order.
@@ -222,6 +255,12 @@ public final class Replica implements StateMachine {
       }
       completeIfHeld(p);
     }
+  }
+
+  /** A definite refusal: the request was routed by a table older than this node's split. */
+  private Reply notHeld(Part p, Request r) {
+    return new Reply(r.id(), Outcome.FAIL, null, "partition " + p.id + " no longer holds key "
+        + r.key() + " (split, modulus " + p.modulus + ")");
   }
 
   private Message inFlight(Part p) {
@@ -312,8 +351,10 @@ public final class Replica implements StateMachine {
   }
 
   private void onSnapshot(int from, Snapshot s) {
+    cover(s.partition(), s.modulus());
     Part p = part(s.partition());
-    if (s.epoch() < p.epoch) {
+    if (s.epoch() < p.epoch || s.modulus() < p.modulus) {
+      // an older epoch, or a primary that has not split what this node has: stale either way
       send(from, new Refuse(p.id, p.epoch, true));
       return;
     }
@@ -325,7 +366,8 @@ public final class Replica implements StateMachine {
       return; // an older level of the same primary, delivered late
     }
     if (!(sameEpoch && p.levelled && s.level() == p.level)) {
-      Snapshotted rec = new Snapshotted(p.id, s.epoch(), from, s.level(), s.seq(), s.data());
+      Snapshotted rec = new Snapshotted(p.id, s.epoch(), from, s.level(), s.seq(), s.data(),
+          s.modulus());
       records.add(rec);
       replay(rec);
     }
@@ -387,11 +429,12 @@ public final class Replica implements StateMachine {
   // ---- configuration, from the control
 
   private void onConfigure(Configure c) {
+    cover(c.partition(), c.modulus());
     Part p = part(c.partition());
     if (c.epoch() < p.epoch || c.epoch() == p.epoch && p.configured) {
       return;
     }
-    Configured rec = new Configured(p.id, c.epoch(), c.primary(), c.backups());
+    Configured rec = new Configured(p.id, c.epoch(), c.primary(), c.backups(), c.modulus());
     records.add(rec);
     boolean wasPrimary = p.role == Role.PRIMARY && !p.deposed;
     Pending carried = wasPrimary && c.primary() == self ? p.current : null;
@@ -464,7 +507,68 @@ public final class Replica implements StateMachine {
   }
 
   private Snapshot snapshot(Part p) {
-    return new Snapshot(p.id, p.epoch, p.level, p.seq, new TreeMap<>(p.data));
+    return new Snapshot(p.id, p.epoch, p.level, p.seq, new TreeMap<>(p.data), p.modulus);
+  }
+
+  // ---- splits
+
+  /**
+   * Makes this node's partitions number {@code id} at {@code modulus}: when it holds {@code id}
+   * at a smaller modulus, or only an ancestor of it (a partition {@code id} was split off from),
+   * it carries out the splits it missed, one record each, along the way from that partition to
+   * {@code id}. A node holding nothing of {@code id}'s keys has nothing to divide.
+   */
+  private void cover(int id, long modulus) {
+    if (modulus <= 0) {
+      return;
+    }
+    Part own = parts.get(id);
+    if (own != null && own.modulus >= modulus) {
+      return;
+    }
+    int from = -1;
+    long at = 0;
+    if (own != null && own.modulus > 0) {
+      from = id;
+      at = own.modulus;
+    } else {
+      for (long m = modulus / 2; m >= 1 && modulus % (2 * m) == 0; m /= 2) {
+        Part ancestor = parts.get((int) (id % m));
+        if (ancestor != null && ancestor.modulus == m) {
+          from = (int) (id % m);
+          at = m;
+          break;
+        }
+      }
+    }
+    if (from < 0 || modulus % at != 0 || Long.bitCount(modulus / at) != 1) {
+      return;
+    }
+    while (at < modulus) {
+      split(new Split(from, 2 * at));
+      at *= 2;
+      from = (int) (id % at);
+    }
+  }
+
+  /**
+   * Carries out one split. A serving primary stops serving the partition until the control
+   * configures it in the new numbering (a configuration of the partition itself follows at once
+   * when that is how the split arrived): what it was doing is indefinite or failed.
+   */
+  private void split(Split rec) {
+    Part p = part(rec.partition());
+    if (p.role == Role.PRIMARY && !p.deposed) {
+      Pending c = p.current;
+      if (c != null && c.request.kind() != Kind.GET) {
+        // its record is in the log before the split's, so a restart holds it too
+        p.data.put(c.request.key(), c.request.value());
+        p.seq = c.seq;
+      }
+      abandon(p, "partition " + p.id + " split (modulus " + rec.modulus() + ")");
+    }
+    records.add(rec);
+    replay(rec);
   }
 
   // ---- state
@@ -480,6 +584,8 @@ public final class Replica implements StateMachine {
       p.levelled = false;
       p.role = c.primary() == self ? Role.PRIMARY
           : c.backups().contains(self) ? Role.BACKUP : Role.ABSENT;
+      p.modulus = Math.max(p.modulus, c.modulus());
+      p.inherited = false;
       if (p.role == Role.ABSENT) {
         p.data.clear();
         p.seq = 0;
@@ -502,6 +608,35 @@ public final class Replica implements StateMachine {
       p.data.clear();
       p.data.putAll(s.data());
       p.seq = s.seq();
+      p.modulus = Math.max(p.modulus, s.modulus());
+      p.inherited = false;
+    } else if (rec instanceof Split s) {
+      Part child = part(s.child());
+      var it = p.data.entrySet().iterator();
+      while (it.hasNext()) {
+        Map.Entry<Bytes, Bytes> kv = it.next();
+        if (!Partitioning.owns(p.id, s.modulus(), kv.getKey())) {
+          child.data.put(kv.getKey(), kv.getValue());
+          it.remove();
+        }
+      }
+      p.modulus = s.modulus();
+      child.modulus = Math.max(child.modulus, s.modulus());
+      if (!child.configured) {
+        // the keys wait here, under no configuration, until the control configures the child
+        child.inherited = p.role != Role.ABSENT || p.inherited;
+      }
+      if (p.role == Role.BACKUP) {
+        // The level and epoch were of the old numbering. The split's epoch is newer than any of
+        // the old numbering's, so the next one is a fence that never overtakes the control:
+        // the old primary's replication and reads are refused as stale from now on, and the
+        // partition waits, unconfigured, for the new numbering's configuration or snapshot.
+        p.levelled = false;
+        p.epoch++;
+        p.configured = false;
+      } else if (p.role == Role.PRIMARY) {
+        p.deposed = true; // serves nothing until configured in the new numbering
+      }
     }
   }
 
@@ -512,8 +647,9 @@ public final class Replica implements StateMachine {
   private Map<Integer, Long> held() {
     Map<Integer, Long> held = new HashMap<>();
     for (Part p : parts.values()) {
-      if (p.role != Role.ABSENT) {
-        held.put(p.id, p.epoch);
+      if (p.role != Role.ABSENT || p.inherited) {
+        // a partition a split left unconfigured reports no epoch: the control configures it
+        held.put(p.id, p.configured ? p.epoch : 0L);
       }
     }
     return held;
@@ -556,6 +692,10 @@ public final class Replica implements StateMachine {
     /** Primary: a backup is at a newer epoch; serves nothing until configured again. */
     boolean deposed;
     long seq;
+    /** The modulus it is numbered at ({@link Partitioning}); 0: not numbered. */
+    long modulus;
+    /** Keys a split moved here before any configuration of this partition reached the node. */
+    boolean inherited;
     final Map<Bytes, Bytes> data = new HashMap<>();
     final ArrayDeque<Pending> queue = new ArrayDeque<>();
     Pending current;

@@ -19,5 +19,10 @@
  * changes a configuration only to one whose new primary was a level member of the previous one,
  * and that member adopts the new epoch before it serves; so a deposed primary can no longer gather
  * the confirmations it needs, and no two primaries serve one partition at once.
+ *
+ * <p>Splits: the control commits a split as the new numbering ({@link
+ * io.partkit.replica.Partitioning}: one more bit of the key's hash) with the old owners at a new
+ * epoch; each copy, primary or backup, divides itself by one logged record when the new numbering
+ * reaches it, and refuses the old numbering from then on.
  */
 package io.partkit.replica;

@@ -103,6 +103,50 @@ class ControlTest {
   }
 
   @Test
+  void aSplitIsANewEpochAndANewPartitionWithTheSameLevelMembers() {
+    advance(20, Set.of(0, 1, 2, 3));
+    levelled();
+    long before = control.configuration(0).epoch();
+    assertThat(control.split(0)).contains(1);
+    List<Envelope> told = control.ready().messages();
+    Configure parent = control.configuration(0);
+    Configure child = control.configuration(1);
+    assertThat(parent.epoch()).isEqualTo(before + 1);
+    assertThat(child.epoch()).isEqualTo(parent.epoch());
+    assertThat(parent.modulus()).isEqualTo(2);
+    assertThat(child.modulus()).isEqualTo(2);
+    assertThat(child.members()).isEqualTo(parent.members());
+    assertThat(control.levelMembers(1)).containsExactlyElementsOf(control.levelMembers(0));
+    assertThat(told).extracting(Envelope::message).contains(parent, child);
+    assertThat(control.partitionIds()).containsExactly(0, 1);
+    for (long k = 0; k < 32; k++) {
+      Bytes key = Bytes.ofLong(k);
+      assertThat(control.partitionOf(key)).isEqualTo(Partitioning.owns(1, 2, key) ? 1 : 0);
+    }
+    assertThat(control.split(1)).contains(3); // partition 1 at modulus 2 splits off 1 + 2
+    assertThat(control.configuration(1).modulus()).isEqualTo(4);
+    assertThat(control.configuration(0).modulus()).isEqualTo(2);
+  }
+
+  @Test
+  void aSplitWaitsForAMoveAndANodeThatHasNotDividedItsCopyStaysLevel() {
+    advance(20, Set.of(0, 1, 2, 3));
+    levelled();
+    control.migrate(0, 3);
+    assertThat(control.split(0)).isEmpty();
+    Control other = new Control(Timing.DEFAULT, 1, 3, List.of(0, 1, 2));
+    other.split(0);
+    other.ready();
+    // node 2 answers a heartbeat from before the split: it holds the parent at the old epoch
+    other.step(new Envelope(2, Control.ID, new Pong(0, Map.of(0, 1L))));
+    assertThat(other.levelMembers(1)).contains(2);
+    assertThat(other.ready().messages()).extracting(Envelope::message)
+        .contains(other.configuration(0), other.configuration(1));
+    other.step(new Envelope(2, Control.ID, new Pong(1, Map.of(0, 2L))));
+    assertThat(other.levelMembers(1)).doesNotContain(2); // it held the split and lost the half
+  }
+
+  @Test
   void aBackupTakenOutOnSuspicionIsNotTheNextSpareWhileAnotherIsUp() {
     advance(20, Set.of(0, 1, 2, 3));
     levelled();

@@ -13,7 +13,9 @@ import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Snapshot;
 import io.partkit.replica.Message.Suspect;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The replica core alone: messages in, records and messages out, no sockets or clock. */
@@ -126,6 +128,185 @@ class ReplicaTest {
     assertThat(b.localValue(0, K)).contains(Bytes.ofLong(8));
   }
 
+  // ---- splits: partition 0 at modulus 1 (every key) splits into 0 and 1 at modulus 2
+
+  static final int KEYS = 16;
+
+  /** Node 0 primary, 1 and 2 backups of partition 0 at epoch 1 and modulus 1, with 16 keys. */
+  private static Cluster numbered() {
+    Cluster s = new Cluster(3);
+    s.configure(0, 1, 0, List.of(1, 2), 1, Set.of(0, 1, 2));
+    s.flush();
+    for (int i = 0; i < KEYS; i++) {
+      s.request(0, new Request(i, 0, Kind.PUT, Bytes.ofLong(i), null, Bytes.ofLong(100 + i)));
+      s.flush();
+    }
+    assertThat(s.replies).hasSize(KEYS).allMatch(r -> r.outcome() == Outcome.OK);
+    s.replies.clear();
+    return s;
+  }
+
+  /** The control's split of partition 0 at epoch 2, told to {@code nodes}. */
+  private static void split(Cluster s, Set<Integer> nodes) {
+    s.configure(0, 2, 0, List.of(1, 2), 2, nodes);
+    s.configure(1, 2, 0, List.of(1, 2), 2, nodes);
+  }
+
+  static boolean moves(int key) {
+    return Partitioning.owns(1, 2, Bytes.ofLong(key));
+  }
+
+  static int movedKey() {
+    return java.util.stream.IntStream.range(0, KEYS).filter(ReplicaTest::moves).findFirst()
+        .orElseThrow();
+  }
+
+  static int stayingKey() {
+    return java.util.stream.IntStream.range(0, KEYS).filter(k -> !moves(k)).findFirst()
+        .orElseThrow();
+  }
+
+  @Test
+  void aSplitDividesThePrimaryAndEveryBackupAndBothHalvesReplicateAndServe() {
+    Cluster s = numbered();
+    split(s, Set.of(0, 1, 2));
+    s.flush();
+    for (int n = 0; n < 3; n++) {
+      Replica r = s.nodes.get(n);
+      assertThat(r.modulus(0)).as("node %d", n).isEqualTo(2);
+      assertThat(r.role(1)).as("node %d", n).isEqualTo(n == 0 ? Role.PRIMARY : Role.BACKUP);
+      for (int k = 0; k < KEYS; k++) {
+        int owner = moves(k) ? 1 : 0;
+        assertThat(r.localValue(owner, Bytes.ofLong(k))).as("node %d key %d", n, k)
+            .contains(Bytes.ofLong(100 + k));
+        assertThat(r.localValue(1 - owner, Bytes.ofLong(k))).as("node %d key %d", n, k)
+            .isEmpty();
+      }
+    }
+    Bytes moved = Bytes.ofLong(movedKey());
+    Bytes staying = Bytes.ofLong(stayingKey());
+    s.request(0, new Request(100, 1, Kind.PUT, moved, null, Bytes.ofLong(7)));
+    s.request(0, new Request(101, 0, Kind.PUT, staying, null, Bytes.ofLong(8)));
+    s.flush();
+    assertThat(s.replies).extracting(Reply::outcome).containsExactly(Outcome.OK, Outcome.OK);
+    for (int n = 1; n < 3; n++) {
+      assertThat(s.nodes.get(n).localValue(1, moved)).contains(Bytes.ofLong(7));
+      assertThat(s.nodes.get(n).localValue(0, staying)).contains(Bytes.ofLong(8));
+    }
+    s.replies.clear();
+    s.request(0, new Request(102, 1, Kind.GET, moved, null, null));
+    s.flush();
+    assertThat(s.replies).singleElement().extracting(Reply::value).isEqualTo(Bytes.ofLong(7));
+  }
+
+  @Test
+  void aClientWithThePreSplitTableIsRefusedNotServedFromTheOldPartition() {
+    Cluster s = numbered();
+    split(s, Set.of(0, 1, 2));
+    s.flush();
+    s.request(0, new Request(1, 0, Kind.GET, Bytes.ofLong(movedKey()), null, null));
+    s.request(0, new Request(2, 0, Kind.PUT, Bytes.ofLong(movedKey()), null, Bytes.ofLong(9)));
+    s.flush();
+    assertThat(s.replies).hasSize(2).allSatisfy(r -> {
+      assertThat(r.outcome()).isEqualTo(Outcome.FAIL);
+      assertThat(r.why()).contains("no longer holds");
+    });
+    assertThat(s.nodes.get(1).localValue(1, Bytes.ofLong(movedKey())))
+        .contains(Bytes.ofLong(100 + movedKey()));
+  }
+
+  @Test
+  void thePreSplitEpochsReplicationAndReadsAreRefusedOnceBackupsSplit() {
+    Cluster s = numbered();
+    split(s, Set.of(1, 2)); // the primary, node 0, has not heard of it
+    s.flush();
+    Replica backup = s.nodes.get(1);
+    backup.step(new Envelope(0, 1, new Replicate(0, 1, 1, KEYS + 1, K, Bytes.ofLong(9))));
+    assertThat(backup.ready().messages()).extracting(Envelope::message)
+        .containsExactly(new Refuse(0, 2, true));
+    s.request(0, new Request(1, 0, Kind.GET, Bytes.ofLong(movedKey()), null, null));
+    s.flush();
+    assertThat(s.replies).singleElement().satisfies(r -> {
+      assertThat(r.outcome()).isEqualTo(Outcome.FAIL);
+      assertThat(r.why()).contains("deposed");
+    });
+  }
+
+  @Test
+  void aBackupThatLearnedOnlyOfTheNewPartitionRefusesTheOldNumbering() {
+    Cluster s = numbered();
+    // the backups hear of partition 1 only: they divide their copies and fence partition 0 one
+    // epoch past the old numbering's, which the split's epoch cannot be below
+    s.configure(1, 2, 0, List.of(1, 2), 2, Set.of(1, 2));
+    for (int n = 1; n < 3; n++) {
+      s.drain(n);
+      assertThat(s.nodes.get(n).epoch(0)).isEqualTo(2);
+      assertThat(s.nodes.get(n).modulus(0)).isEqualTo(2);
+    }
+    s.inbox.forEach(List::clear); // their refusals of partition 1's primary, which never heard
+    s.request(0, new Request(1, 0, Kind.PUT, Bytes.ofLong(movedKey()), null, Bytes.ofLong(9)));
+    s.flush();
+    assertThat(s.replies).singleElement().satisfies(r -> {
+      assertThat(r.outcome()).isNotEqualTo(Outcome.OK); // never acknowledged in the old numbering
+      assertThat(r.why()).contains("deposed");
+    });
+    for (int n = 1; n < 3; n++) {
+      assertThat(s.nodes.get(n).localValue(1, Bytes.ofLong(movedKey())))
+          .contains(Bytes.ofLong(100 + movedKey()));
+    }
+  }
+
+  @Test
+  void aBackupThatMissedTheSplitDividesItsCopyOnTheNewNumberingsSnapshot() {
+    Cluster s = numbered();
+    split(s, Set.of(0, 1)); // node 2 hears nothing from the control
+    s.flush();
+    Replica late = s.nodes.get(2);
+    assertThat(late.role(1)).isEqualTo(Role.BACKUP);
+    assertThat(late.localValue(1, Bytes.ofLong(movedKey())))
+        .contains(Bytes.ofLong(100 + movedKey()));
+    assertThat(late.localValue(0, Bytes.ofLong(movedKey()))).isEmpty();
+    assertThat(late.localValue(0, Bytes.ofLong(stayingKey())))
+        .contains(Bytes.ofLong(100 + stayingKey()));
+  }
+
+  @Test
+  void aRestartFromEveryPrefixOfTheRecordsIsBeforeOrAfterTheSplitNeverHalfWay() {
+    Cluster s = numbered();
+    split(s, Set.of(0, 1, 2));
+    s.flush();
+    for (int n = 0; n < 3; n++) {
+      List<Record> log = s.logs.get(n);
+      boolean sawBefore = false;
+      boolean sawAfter = false;
+      for (int i = 0; i <= log.size(); i++) {
+        List<Record> prefix = log.subList(0, i);
+        Replica r = Replica.restore(n, Timing.DEFAULT, prefix);
+        boolean after = r.modulus(0) == 2;
+        sawBefore |= !after;
+        sawAfter |= after;
+        Set<Integer> written = new HashSet<>();
+        for (Record rec : prefix) {
+          if (rec instanceof Record.Written w) {
+            written.add((int) w.key().toLong());
+          } else if (rec instanceof Record.Snapshotted sn) {
+            sn.data().keySet().forEach(k -> written.add((int) k.toLong()));
+          }
+        }
+        for (int k = 0; k < KEYS; k++) {
+          Bytes key = Bytes.ofLong(k);
+          boolean in0 = r.localValue(0, key).isPresent();
+          boolean in1 = r.localValue(1, key).isPresent();
+          String where = "node " + n + ", prefix " + i + ", key " + k;
+          assertThat(in0 && in1).as(where).isFalse();
+          assertThat(in1).as(where).isEqualTo(after && moves(k) && written.contains(k));
+          assertThat(in0 || in1).as(where).isEqualTo(written.contains(k));
+        }
+      }
+      assertThat(sawBefore && sawAfter).as("node %d", n).isTrue();
+    }
+  }
+
   /** Nodes 0..n-1 whose messages are delivered in order and whose records are kept as synced. */
   static final class Cluster {
     final List<Replica> nodes = new ArrayList<>();
@@ -146,6 +327,14 @@ class ReplicaTest {
       for (int i = 0; i < nodes.size(); i++) {
         nodes.get(i).step(new Envelope(Control.ID, i,
             new Configure(partition, epoch, primary, backups)));
+      }
+    }
+
+    void configure(int partition, long epoch, int primary, List<Integer> backups, long modulus,
+        Set<Integer> to) {
+      for (int i : to) {
+        nodes.get(i).step(new Envelope(Control.ID, i,
+            new Configure(partition, epoch, primary, backups, modulus)));
       }
     }
 

@@ -52,11 +52,11 @@ final class Clients {
     long process;
     Operation op;
     /**
-     * Where this client believes each partition's primary is: read from the table when it
-     * learns nothing better, and again only after a failure or a timeout, as a client that
-     * watches the table sees changes late.
+     * Where this client believes each key's partition and its primary are: read from the table
+     * when it learns nothing better, and again only after a failure or a timeout, as a client
+     * that watches the table sees changes (a failover, a split) late.
      */
-    final Map<Integer, Integer> routes = new HashMap<>();
+    final Map<Long, Route> routes = new HashMap<>();
 
     Worker(int index, long process) {
       this.index = index;
@@ -81,12 +81,8 @@ final class Clients {
     nextProcess = workers.length;
   }
 
-  /** The partition of a key: a stable mix of it, modulo the partitions. */
-  static int partitionOf(long key, int partitions) {
-    long h = key * 0x9E3779B97F4A7C15L;
-    h ^= h >>> 29;
-    return (int) Math.floorMod(h, (long) partitions);
-  }
+  /** A key's partition and that partition's primary, as a client's table said. */
+  private record Route(int partition, int primary) {}
 
   /** Every worker starts within its first few milliseconds. */
   void start() {
@@ -146,7 +142,11 @@ final class Clients {
     long id = nextRequest++;
     outstanding.put(id, w);
     Bytes key = Bytes.ofLong(op.key());
-    int p = partitionOf(op.key(), spec.partitions());
+    Route route = w.routes.computeIfAbsent(op.key(), k -> {
+      int partition = control.partitionOf(key);
+      return new Route(partition, control.primary(partition));
+    });
+    int p = route.partition();
     Request r;
     if (op.f().equals(Operation.READ)) {
       r = new Request(id, p, Kind.GET, key, null, null);
@@ -157,8 +157,7 @@ final class Clients {
           op.casExpected() == null ? null : Bytes.ofLong(op.casExpected()),
           Bytes.ofLong(op.casNew()));
     }
-    int to = w.routes.computeIfAbsent(p, control::primary);
-    network.transmit(new Envelope(SimNetwork.CLIENT_BASE + w.index, to, r));
+    network.transmit(new Envelope(SimNetwork.CLIENT_BASE + w.index, route.primary(), r));
     time.schedule(TIMEOUT_MILLIS, () -> {
       if (outstanding.remove(id) != null) {
         complete(w, OpType.INFO, op.f().equals(Operation.READ) ? null : op.value());
@@ -185,7 +184,7 @@ final class Clients {
   private void complete(Worker w, OpType type, Object value) {
     Operation op = w.op;
     if (type != OpType.OK) {
-      w.routes.remove(partitionOf(op.key(), spec.partitions()));
+      w.routes.remove(op.key());
     }
     Op done = history.client(w.process, type, op.f(), value, op.key());
     if (type == OpType.INFO) {

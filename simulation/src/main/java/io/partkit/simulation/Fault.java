@@ -3,9 +3,9 @@ package io.partkit.simulation;
 /**
  * One planned fault: what strikes at virtual millisecond {@code at}, and for how long.
  *
- * @param target which node (or partition, for {@link Kind#POWER_LOSS_GROUP} and {@link
- *     Kind#MIGRATE}) it strikes: an index taken modulo the live nodes (or partitions) when it
- *     strikes, so that a plan stays valid as nodes come and go
+ * @param target which node (or partition, for {@link Kind#POWER_LOSS_GROUP}, {@link
+ *     Kind#MIGRATE} and {@link Kind#SPLIT}) it strikes: an index taken modulo the live nodes (or
+ *     partitions) when it strikes, so that a plan stays valid as nodes come and go
  * @param other a second index (a migration's target node, a partition's shape)
  */
 public record Fault(long at, Kind kind, long duration, int target, int other) {
@@ -40,7 +40,12 @@ public record Fault(long at, Kind kind, long duration, int target, int other) {
      * A node cut off from the control alone, long enough to be declared down: its partitions
      * fail over while clients, which still reach it, may keep sending it requests.
      */
-    CONTROL_CUT("control-cut");
+    CONTROL_CUT("control-cut"),
+    /**
+     * The control splits a partition in two at a new epoch, the new one with the same members;
+     * the nodes divide their copies while clients still route by the tables they hold.
+     */
+    SPLIT("split");
 
     private final String label;
 

@@ -9,12 +9,17 @@ import java.util.Random;
 /**
  * A seed's faults, drawn before the run: first which kinds this seed uses (each with even odds,
  * swarm testing: a seed that never partitions explores crashes deeper), then when each strikes.
- * The network's own loss, duplication and delay are drawn per seed by the run.
+ * The network's own loss, duplication and delay are drawn per seed by the run. Splits are drawn
+ * the same way from a stream of their own, so that adding them left every other fault of a seed
+ * where it was.
  */
 final class FaultPlan {
 
   /** Mean virtual time between fault starts. */
   static final long MEAN_GAP_MILLIS = 550;
+
+  /** Mean virtual time between splits, in a seed that splits. */
+  static final long SPLIT_GAP_MILLIS = 1_500;
 
   private FaultPlan() {}
 
@@ -22,12 +27,12 @@ final class FaultPlan {
     Random r = new Random(seed ^ 0x5DEECE66DL * 31);
     EnumSet<Kind> kinds = EnumSet.noneOf(Kind.class);
     for (Kind k : Kind.values()) {
-      if (r.nextBoolean()) {
+      if (k != Kind.SPLIT && r.nextBoolean()) {
         kinds.add(k);
       }
     }
     if (kinds.isEmpty()) {
-      kinds.add(Kind.values()[r.nextInt(Kind.values().length)]);
+      kinds.add(Kind.values()[r.nextInt(Kind.values().length - 1)]);
     }
     List<Kind> pick = new ArrayList<>(kinds);
     List<Fault> plan = new ArrayList<>();
@@ -43,6 +48,14 @@ final class FaultPlan {
       };
       plan.add(new Fault(at, k, duration, r.nextInt(1 << 16), r.nextInt(1 << 16)));
       at += 1 + r.nextInt((int) (2 * MEAN_GAP_MILLIS));
+    }
+    Random splits = new Random(seed ^ 0x5B1175L * 37);
+    if (splits.nextBoolean()) {
+      for (long s = 100 + splits.nextInt((int) SPLIT_GAP_MILLIS); s < end - 100;
+          s += 1 + splits.nextInt((int) (2 * SPLIT_GAP_MILLIS))) {
+        plan.add(new Fault(s, Kind.SPLIT, 0, splits.nextInt(1 << 16), 0));
+      }
+      plan.sort(java.util.Comparator.comparingLong(Fault::at));
     }
     return plan;
   }

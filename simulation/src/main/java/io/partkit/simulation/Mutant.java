@@ -42,7 +42,14 @@ public enum Mutant {
    * The node replays its log without checking records: a damaged record is served instead of
    * stopping the node.
    */
-  UNCHECKED_RECORDS("unchecked-records", "a damaged log record is replayed, not detected");
+  UNCHECKED_RECORDS("unchecked-records", "a damaged log record is replayed, not detected"),
+  /**
+   * A node carries out a split's data move but its request path keeps the old numbering: a read
+   * routed by a table from before the split is answered from the old partition, where the moved
+   * key no longer is, instead of being refused.
+   */
+  SPLIT_SERVES_OLD_NUMBERING("split-serves-old-numbering",
+      "reads routed by the pre-split table are served from the old partition");
 
   private final String label;
   private final String description;

@@ -18,6 +18,9 @@ import java.util.Set;
  */
 final class Nemesis {
 
+  /** Splits stop once the table has this many times its first partitions. */
+  static final int MAX_SPLIT_FACTOR = 4;
+
   private static final String[] SHAPES = {"halves", "isolate", "bridge", "majorities-ring"};
 
   private final SimulationSpec spec;
@@ -148,6 +151,15 @@ final class Nemesis {
         }
         cluster.lose(n);
         return "node " + n.id;
+      case SPLIT: {
+        List<Integer> ids = control.partitionIds();
+        if (ids.size() >= MAX_SPLIT_FACTOR * spec.partitions()) {
+          return null;
+        }
+        int p = ids.get(Math.floorMod(f.target(), ids.size()));
+        return control.split(p).map(q -> "partition " + p + " into " + p + " and " + q)
+            .orElse(null);
+      }
       case MIGRATE: {
         int p = Math.floorMod(f.other(), spec.partitions());
         return control.migrate(p, n.id) ? "partition " + p + " to node " + n.id : null;

@@ -115,7 +115,15 @@ final class SimCluster {
       network.transmit(new Envelope(n.id, e.from(), new Reply(r.id(), Outcome.OK, null, null)));
     }
     if (mutant == Mutant.READ_WITHOUT_CONFIRM && e.message() instanceof Request r
-        && r.kind() == Kind.GET && n.core.role(r.partition()) == Role.PRIMARY) {
+        && r.kind() == Kind.GET && n.core.role(r.partition()) == Role.PRIMARY
+        && n.core.owns(r.partition(), r.key())) {
+      network.transmit(new Envelope(n.id, e.from(), new Reply(r.id(), Outcome.OK,
+          n.core.localValue(r.partition(), r.key()).orElse(null), null)));
+      return null;
+    }
+    if (mutant == Mutant.SPLIT_SERVES_OLD_NUMBERING && e.message() instanceof Request r
+        && r.kind() == Kind.GET && n.core.role(r.partition()) == Role.PRIMARY
+        && !n.core.owns(r.partition(), r.key())) {
       network.transmit(new Envelope(n.id, e.from(), new Reply(r.id(), Outcome.OK,
           n.core.localValue(r.partition(), r.key()).orElse(null), null)));
       return null;

@@ -40,6 +40,10 @@ class SimulationTest {
     double faults = results.stream().mapToInt(SeedResult::faults).average().orElse(0);
     assertThat(ops).as("client operations per seed").isGreaterThanOrEqualTo(1000);
     assertThat(faults).as("faults per seed").isGreaterThanOrEqualTo(10);
+    long splitting = results.stream().filter(r -> r.history().stream().anyMatch(o ->
+        SimHistory.NEMESIS.equals(o.process()) && Fault.Kind.SPLIT.label().equals(o.f())))
+        .count();
+    assertThat(splitting).as("seeds in which a partition split").isGreaterThanOrEqualTo(SEEDS / 4);
   }
 
   @ParameterizedTest

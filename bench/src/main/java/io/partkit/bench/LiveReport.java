@@ -85,8 +85,10 @@ final class LiveReport {
         + "<th>rebalance ms</th><th>ops/s steady</th><th>ops/s during</th>"
         + "<th>p50 ms steady / during</th><th>p99 ms steady / during</th>"
         + "<th>max ms steady / during</th><th>errors during</th><th>note</th></tr>");
+    // a note is said once under the table, each row pointing at it: the reasons are long
+    List<String> notes = new ArrayList<>();
     for (LiveRow r : live.rows()) {
-      h.append("<tr").append(r.measured() ? "" : " class=\"na\"").append("><td>")
+      h.append("<tr").append(r.measured() ? "" : " class=\"unmeasured\"").append("><td>")
           .append(esc(r.subject())).append("</td><td>").append(esc(r.event())).append("</td>");
       cell(h, String.format(Locale.ROOT, "%,d", r.keys()));
       cell(h, percent(r.predictedMovedShare()));
@@ -101,10 +103,23 @@ final class LiveReport {
       cell(h, pair(r.steady().p99Ms(), r.during().p99Ms()));
       cell(h, pair(r.steady().maxMs(), r.during().maxMs()));
       cell(h, r.during().errors() < 0 ? "n/a" : Long.toString(r.during().errors()));
-      cell(h, r.note());
+      if (r.note().isEmpty()) {
+        cell(h, "");
+      } else {
+        if (!notes.contains(r.note())) {
+          notes.add(r.note());
+        }
+        cell(h, "[" + (notes.indexOf(r.note()) + 1) + "]");
+      }
       h.append("</tr>");
     }
-    return h.append("</table>").toString();
+    h.append("</table>");
+    if (!notes.isEmpty()) {
+      h.append("<ol class=\"notes\" id=\"live-notes\">");
+      notes.forEach(n -> h.append("<li>").append(esc(n)).append("</li>"));
+      h.append("</ol>");
+    }
+    return h.toString();
   }
 
   /**

@@ -66,7 +66,8 @@ class LiveReportTest {
         .contains("kv/tokenring join").contains("does not split replicated ranges");
     String html = Files.readString(Report.write(r, dir));
     assertThat(html).contains("id=\"live\"", "id=\"live-table\"", "id=\"live-kv-fixed\"")
-        .contains("does not split replicated ranges");
+        .contains("<td>[1]</td>", "<ol class=\"notes\" id=\"live-notes\"><li>kvstore does not "
+            + "split replicated ranges</li></ol>");
   }
 
   @Test

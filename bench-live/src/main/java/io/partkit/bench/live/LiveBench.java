@@ -84,9 +84,10 @@ public final class LiveBench {
         LiveOptions.VALUE_BYTES));
     setup.put("clients", String.format(Locale.ROOT, "%,d operations/s from %d workers, 80%% "
         + "reads and 20%% writes on uniform keys, seed %d", o.rate(), o.workers(), o.seed()));
-    setup.put("node heaps", String.format(Locale.ROOT, "kvstore %d MB, Ignite and Hazelcast %d "
-        + "MB (-Xmx of each data node, sized for the keys)", LiveSubjects.heapMb("kv", o.keys()),
-        LiveSubjects.heapMb("ignite", o.keys())));
+    setup.put("node memory", String.format(Locale.ROOT, "heaps: kvstore %d MB, Ignite and "
+        + "Hazelcast %d MB; Ignite's off-heap region %d MB (each data node, sized for the keys)",
+        LiveSubjects.heapMb("kv", o.keys()), LiveSubjects.heapMb("ignite", o.keys()),
+        LiveSubjects.igniteRegionMb(o.keys())));
     setup.put("steady window", o.steady().toMillis() + " ms before each event");
     return setup;
   }

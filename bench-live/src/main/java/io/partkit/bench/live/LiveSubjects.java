@@ -42,6 +42,14 @@ final class LiveSubjects {
     return base + (int) ((long) keys * 2 / 4 * 600 / 1_000_000);
   }
 
+  /**
+   * Ignite's off-heap data region per node, in MB: its default 64 plus about 500 bytes for each
+   * copy four nodes hold of {@code keys} keys (entry, page and index overhead included).
+   */
+  static int igniteRegionMb(int keys) {
+    return 64 + (int) ((long) keys * 2 / 4 * 500 / 1_000_000);
+  }
+
   /** The subjects of {@code systems}, their nodes sized for {@code keys} keys, in report order. */
   static List<LiveSubject> of(List<String> systems, int keys) {
     List<LiveSubject> subjects = new ArrayList<>();
@@ -76,6 +84,7 @@ final class LiveSubjects {
   private static LiveSubject ignite(String affinity, String prediction, int keys) {
     return new LiveSubject("ignite", affinity, Map.of("affinity", affinity, "backups", "1",
         "partitions", Integer.toString(IGNITE_PARTITIONS), "heap-mb",
-        Integer.toString(heapMb("ignite", keys))), prediction);
+        Integer.toString(heapMb("ignite", keys)), "region-mb",
+        Integer.toString(igniteRegionMb(keys))), prediction);
   }
 }

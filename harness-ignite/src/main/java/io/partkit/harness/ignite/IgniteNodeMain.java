@@ -263,7 +263,8 @@ public final class IgniteNodeMain {
         .setRebalanceThreadPoolSize(1)
         .setDataStorageConfiguration(new DataStorageConfiguration()
             .setDefaultDataRegionConfiguration(new DataRegionConfiguration()
-                .setInitialSize(32L << 20).setMaxSize(64L << 20)));
+                .setInitialSize(32L << 20)
+                .setMaxSize(Long.parseLong(a.getOrDefault("region-mb", "64")) << 20)));
     if (a.containsKey("failure-detection")) {
       config.setFailureDetectionTimeout(Long.parseLong(a.get("failure-detection")));
     }

@@ -29,7 +29,10 @@ public final class IgniteProvider implements SystemProvider {
         SystemOptions.oneOf("read-from-backup", "false", "true", "false"),
         SystemOptions.oneOf("write-sync", "full-sync", "full-sync", "primary-sync",
             "full-async"),
-        SystemOptions.heapMb(256));
+        SystemOptions.heapMb(256),
+        // the off-heap region that holds a node's entries: the harness's runs keep little data;
+        // out of it, Ignite stops the node
+        SystemOptions.integer("region-mb", 64, 16, 1 << 20));
   }
 
   @Override

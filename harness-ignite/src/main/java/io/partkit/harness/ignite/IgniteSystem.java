@@ -115,6 +115,7 @@ final class IgniteSystem extends NodeProcessSystem
           "--thin", Integer.toString(runtime().port(n, "thin", 10800)),
           "--peers", peers, "--work", ctx.dir().resolve("data").resolve(n).toString()));
       args.addAll(cacheArgs(o));
+      args.addAll(List.of("--region-mb", Integer.toString(o.integer("region-mb"))));
       if (o.isGiven("failure-detection")) {
         args.addAll(List.of("--failure-detection", o.text("failure-detection")));
       }

@@ -78,4 +78,22 @@ class BenchLiveCommandTest {
     }
     assertThat(code).as(err.toString()).isEqualTo(allMeasured ? 0 : 1);
   }
+
+  @Test
+  void liveOptionsWithoutLiveOrWithAnUnknownSystemAreUsageErrorsBeforeAnythingRuns(
+      @TempDir Path dir) {
+    Path report = dir.resolve("report");
+    assertThat(run("--systems", "kv", "--out", report.toString())).isEqualTo(64);
+    assertThat(err.toString()).contains("--systems, --live-keys, --live-rate, --live-dir, "
+        + "--runtime and the ssh flags need --live");
+    assertThat(run("--live", "--systems", "kv,cassandra", "--out", report.toString()))
+        .isEqualTo(64);
+    assertThat(err.toString()).contains("unknown system 'cassandra' (known: [kv, ignite, "
+        + "hazelcast])");
+    assertThat(run("--live", "--live-keys", "5", "--out", report.toString())).isEqualTo(64);
+    assertThat(err.toString()).contains("live keys must be in 1000..10000000: 5");
+    assertThat(run("--live", "--runtime", "nowhere", "--out", report.toString())).isEqualTo(64);
+    assertThat(err.toString()).contains("nowhere");
+    assertThat(report).doesNotExist();
+  }
 }

@@ -118,8 +118,6 @@ final class HazelcastSystem extends NodeProcessSystem
   private Duration opTimeout;
   private int noHeartbeatSeconds;
   private int backups = -1;
-  /** Members crashed for good: never restarted, not expected in the cluster. */
-  private final Set<String> crashed = ConcurrentHashMap.newKeySet();
   /** One REBALANCE exchange at a time per member, so that an answer goes to its asker. */
   private final Map<String, Object> askLocks = new ConcurrentHashMap<>();
   private final AtomicLong nextRequest = new AtomicLong();
@@ -259,7 +257,7 @@ final class HazelcastSystem extends NodeProcessSystem
     int seen = -1;
     while (true) {
       for (String n : nodes()) {
-        if (!hasLeft(n) && !crashed.contains(n) && !running(n)) {
+        if (!hasLeft(n) && !isGone(n) && !running(n)) {
           throw new SetupException("hazelcast member " + n + " is not running; see "
               + context().log(n));
         }
@@ -328,13 +326,7 @@ final class HazelcastSystem extends NodeProcessSystem
         restart(n);
       }
     }
-    awaitClusterSize(nodes().size() - crashed.size(), timeout);
-  }
-
-  /** A crashed member is dead for good: neither a restart nor a join brings it back. */
-  @Override
-  protected boolean mayRestart(String node) {
-    return super.mayRestart(node) && !crashed.contains(node);
+    awaitClusterSize((int) nodes().stream().filter(n -> !isGone(n)).count(), timeout);
   }
 
   @Override
@@ -390,7 +382,7 @@ final class HazelcastSystem extends NodeProcessSystem
     Map<String, String> expected = new LinkedHashMap<>();
     List<String> down = new ArrayList<>();
     for (String n : nodes()) {
-      if (!hasLeft(n) && !crashed.contains(n)) {
+      if (!hasLeft(n) && !isGone(n)) {
         expected.put(n, addresses.get(n));
         if (!running(n)) {
           down.add(n);
@@ -407,15 +399,14 @@ final class HazelcastSystem extends NodeProcessSystem
   @Override
   public String crash(String node) {
     NodeProcess p = process(node); // an unknown node is refused
-    if (crashed.contains(node)) {
+    if (isGone(node)) {
       return node + " crashed before; nothing to do";
     }
     if (hasLeft(node) || !running(node)) {
       return node + " is not running (it left or was killed); not crashed";
     }
     long pid = p.pid();
-    crashed.add(node);
-    kill(node);
+    killForGood(node);
     return "kill -9 of hazelcast member " + node + " (pid " + pid + "), for good; Hazelcast's"
         + " failure detector removes it after " + noHeartbeatSeconds + " s without a heartbeat";
   }

@@ -78,8 +78,6 @@ final class IgniteSystem extends NodeProcessSystem
   private static final Duration PLACEMENT_SETTLE = Duration.ofSeconds(PLACEMENT_SETTLE_SECONDS);
 
   private final Map<String, List<String>> commands = new ConcurrentHashMap<>();
-  /** Nodes crashed for good ({@link #crash}): never started again. */
-  private final Set<String> crashed = ConcurrentHashMap.newKeySet();
   private String affinity;
   private int partitions;
   private int backups;
@@ -256,13 +254,8 @@ final class IgniteSystem extends NodeProcessSystem
 
   /** The servers that should be in the cluster: neither left nor crashed. */
   private Set<String> members() {
-    return nodes().stream().filter(n -> !hasLeft(n) && !crashed.contains(n))
+    return nodes().stream().filter(n -> !hasLeft(n) && !isGone(n))
         .collect(Collectors.toSet());
-  }
-
-  @Override
-  protected boolean mayRestart(String node) {
-    return super.mayRestart(node) && !crashed.contains(node);
   }
 
   @Override
@@ -328,8 +321,7 @@ final class IgniteSystem extends NodeProcessSystem
   @Override
   public String crash(String node) {
     process(node); // an unknown node is refused
-    crashed.add(node);
-    kill(node);
+    killForGood(node);
     return "kill -9 of ignite node " + node + " for good; Ignite's failure detector ("
         + failureDetectionMillis + " ms) removes it";
   }

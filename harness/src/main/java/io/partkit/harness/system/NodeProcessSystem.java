@@ -16,8 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <ul>
  *   <li>{@link #kill} is {@code kill -9} of the node's process; {@link #restart} starts a killed
- *       node again through {@link #startNode}, unless it runs or {@link #mayRestart} says no
- *       (a node that left the membership comes back by joining, not by a restart);
+ *       node again through {@link #startNode}, unless it runs, left the membership (it comes back
+ *       by joining, not by a restart) or was killed for good ({@link #killForGood});
  *   <li>{@link #pause} and {@link #resume} are {@code SIGSTOP} and {@code SIGCONT};
  *   <li>{@link #close} resumes and kills every process, all at once.
  * </ul>
@@ -30,6 +30,8 @@ public abstract class NodeProcessSystem
   private final Set<String> killed = ConcurrentHashMap.newKeySet();
   /** Nodes that left the membership by stopping and did not join again. */
   private final Set<String> left = ConcurrentHashMap.newKeySet();
+  /** Nodes killed for good ({@link #killForGood}): no restart or join brings them back. */
+  private final Set<String> gone = ConcurrentHashMap.newKeySet();
   private volatile SystemContext context;
   private volatile List<String> nodes = List.of();
   private final String name;
@@ -103,11 +105,25 @@ public abstract class NodeProcessSystem
   }
 
   /**
-   * False when {@link #restart} must leave {@code node} down: by default, when it left the
-   * membership ({@link #markLeft}); it comes back by {@link #rejoin}.
+   * False when {@link #restart} must leave {@code node} down: it left the membership ({@link
+   * #markLeft}; it comes back by {@link #rejoin}) or was killed for good.
    */
-  protected boolean mayRestart(String node) {
-    return !left.contains(node);
+  private boolean mayRestart(String node) {
+    return !left.contains(node) && !gone.contains(node);
+  }
+
+  /**
+   * {@code kill -9} of {@code node}'s process for good (a machine lost, as {@code bench --live}'s
+   * kill): from now on neither {@link #restart} nor {@link #rejoin} starts it again.
+   */
+  protected final void killForGood(String node) {
+    gone.add(node);
+    kill(node);
+  }
+
+  /** True when {@code node} was killed for good ({@link #killForGood}). */
+  protected final boolean isGone(String node) {
+    return gone.contains(node);
   }
 
   /**

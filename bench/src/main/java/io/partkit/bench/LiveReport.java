@@ -40,11 +40,11 @@ final class LiveReport {
       LiveRow r = live.rows().get(i);
       j.append(i == 0 ? "\n  {" : ",\n  {");
       List<String> values = List.of(Report.str(r.system()), Report.str(r.placement()),
-          Report.str(r.event()), Long.toString(r.keys()), num(r.predictedMovedShare()),
-          num(r.measuredMovedShare()), count(r.bytesMoved()), count(r.partitionsMoved()),
-          count(r.rebalanceMs()), num(r.steady().opsPerSecond()),
-          num(r.during().opsPerSecond()), num(r.steady().p99Ms()), num(r.during().p99Ms()),
-          count(r.during().errors()));
+          Report.str(r.event()), Long.toString(r.keys()), Report.num(r.predictedMovedShare()),
+          Report.num(r.measuredMovedShare()), count(r.bytesMoved()), count(r.partitionsMoved()),
+          count(r.rebalanceMs()), Report.num(r.steady().opsPerSecond()),
+          Report.num(r.during().opsPerSecond()), Report.num(r.steady().p99Ms()),
+          Report.num(r.during().p99Ms()), count(r.during().errors()));
       for (int k = 0; k < FIELDS.size(); k++) {
         j.append(k == 0 ? "" : ", ").append(Report.str(FIELDS.get(k))).append(": ")
             .append(values.get(k));
@@ -277,10 +277,6 @@ final class LiveReport {
 
   static String percent(double share) {
     return Double.isFinite(share) ? String.format(Locale.ROOT, "%.1f%%", share * 100) : "n/a";
-  }
-
-  private static String num(double v) {
-    return Double.isFinite(v) ? Double.toString(v) : "null";
   }
 
   private static String count(long v) {

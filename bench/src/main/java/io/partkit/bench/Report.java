@@ -556,7 +556,7 @@ public final class Report {
     j.append('}');
   }
 
-  private static String num(double v) {
+  static String num(double v) {
     return Double.isFinite(v) ? Double.toString(v) : "null";
   }
 

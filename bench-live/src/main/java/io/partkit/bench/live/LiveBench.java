@@ -79,7 +79,8 @@ public final class LiveBench {
         + "spare (5 -> 6), graceful leave (6 -> 5), kill of a member for good (5 -> 4)");
     setup.put("copies", "2 (one backup) on every system");
     setup.put("partitions", "kvstore " + LiveSubjects.KV_PARTITIONS + ", Ignite "
-        + LiveSubjects.IGNITE_PARTITIONS + ", Hazelcast its 271");
+        + LiveSubjects.IGNITE_PARTITIONS + ", Hazelcast its "
+        + LiveSubjects.HAZELCAST_PARTITIONS);
     setup.put("keys", String.format(Locale.ROOT, "%,d of %d-byte values, preloaded", o.keys(),
         LiveOptions.VALUE_BYTES));
     setup.put("clients", String.format(Locale.ROOT, "%,d operations/s from %d workers, 80%% "

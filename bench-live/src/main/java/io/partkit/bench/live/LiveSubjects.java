@@ -17,13 +17,18 @@ final class LiveSubjects {
   /** Partitions of the kvstore's and Ignite's subjects (Hazelcast keeps its 271). */
   static final int KV_PARTITIONS = 64;
   static final int IGNITE_PARTITIONS = 256;
+  /** Hazelcast's own count, which its members keep. */
+  static final int HAZELCAST_PARTITIONS = 271;
+  /** Copies of each key on every system: one backup. */
+  static final int COPIES = 2;
 
   /**
    * One subject: the harness system, the placement as the report names it, the system's options
-   * that select it (one backup copy everywhere), and the offline bench's subject that predicts it.
+   * that select it (one backup copy everywhere), the offline bench's subject that predicts it, and
+   * the partitions its options give (for a prediction when the system cannot be asked).
    */
   record LiveSubject(String system, String placement, Map<String, String> options,
-      String prediction) {
+      String prediction, int partitions) {
 
     String label() {
       return system + "/" + placement;
@@ -59,7 +64,7 @@ final class LiveSubjects {
           for (String strategy : List.of("fixed", "tokenring", "rendezvous", "range")) {
             subjects.add(new LiveSubject("kv", strategy, Map.of("strategy", strategy,
                 "replicas", "2", "partitions", Integer.toString(KV_PARTITIONS), "heap-mb",
-                Integer.toString(heapMb("kv", keys))), "partkit:" + strategy));
+                Integer.toString(heapMb("kv", keys))), "partkit:" + strategy, KV_PARTITIONS));
           }
         }
         case "ignite" -> {
@@ -70,9 +75,11 @@ final class LiveSubjects {
         case "hazelcast" -> {
           String heap = Integer.toString(heapMb("hazelcast", keys));
           subjects.add(new LiveSubject("hazelcast", "native",
-              Map.of("partitioning", "hazelcast", "backups", "1", "heap-mb", heap), "hazelcast"));
+              Map.of("partitioning", "hazelcast", "backups", "1", "heap-mb", heap), "hazelcast",
+              HAZELCAST_PARTITIONS));
           subjects.add(new LiveSubject("hazelcast", "partkit",
-              Map.of("partitioning", "partkit", "backups", "1", "heap-mb", heap), "hazelcast"));
+              Map.of("partitioning", "partkit", "backups", "1", "heap-mb", heap), "hazelcast",
+              HAZELCAST_PARTITIONS));
         }
         default -> throw new IllegalArgumentException("unknown system '" + system
             + "' (known: " + SYSTEMS + ")");
@@ -85,6 +92,6 @@ final class LiveSubjects {
     return new LiveSubject("ignite", affinity, Map.of("affinity", affinity, "backups", "1",
         "partitions", Integer.toString(IGNITE_PARTITIONS), "heap-mb",
         Integer.toString(heapMb("ignite", keys)), "region-mb",
-        Integer.toString(igniteRegionMb(keys))), prediction);
+        Integer.toString(igniteRegionMb(keys))), prediction, IGNITE_PARTITIONS);
   }
 }

@@ -203,7 +203,7 @@ final class SubjectRun {
   }
 
   private double[] predictions(Rebalancing system, List<List<String>> memberships) {
-    int partitions = system.partitions().orElse(LiveSubjects.KV_PARTITIONS);
+    int partitions = system.partitions().orElse(subject.partitions());
     return LivePrediction.of(subject.prediction(), partitions, system.copies())
         .copiesMovedShares(memberships);
   }
@@ -301,18 +301,15 @@ final class SubjectRun {
       for (int i = 1; i <= NODES; i++) {
         nodes.add("n" + i);
       }
-      int partitions = subject.prediction().equals("hazelcast") ? 271
-          : subject.system().equals("ignite") ? LiveSubjects.IGNITE_PARTITIONS
-          : LiveSubjects.KV_PARTITIONS;
-      predicted = LivePrediction.of(subject.prediction(), partitions, 2)
-          .copiesMovedShares(memberships(nodes, "n6", "n2", "n3"));
+      predicted = LivePrediction.of(subject.prediction(), subject.partitions(),
+          LiveSubjects.COPIES).copiesMovedShares(memberships(nodes, "n6", "n2", "n3"));
     } catch (RuntimeException | LinkageError e) {
       java.util.Arrays.fill(predicted, Double.NaN);
     }
     List<LiveRow> rows = new ArrayList<>();
     for (int e = 0; e < EVENTS.size(); e++) {
       rows.add(LiveRow.notMeasured(subject.system(), subject.placement(), EVENTS.get(e),
-          options.keys(), 2, predicted[e + 2], why));
+          options.keys(), LiveSubjects.COPIES, predicted[e + 2], why));
     }
     return new Outcome(rows, Optional.empty());
   }

@@ -320,6 +320,16 @@ final class KvSystem extends NodeProcessSystem
       return "kill " + node + " (not lost: " + members.size() + " members, " + replicas
           + " copies)";
     }
+    removeForGood(node);
+    awaitSettled(CHANGE_TIMEOUT);
+    return "lose " + node;
+  }
+
+  /**
+   * {@code kill -9} of {@code node}, its data deleted, and its removal from the membership sent
+   * to the coordinator, which re-creates its copies on the others (not waited for).
+   */
+  private void removeForGood(String node) {
     kill(node);
     try {
       runtime().wipe(node, context().dir().resolve("data").resolve(node));
@@ -328,8 +338,6 @@ final class KvSystem extends NodeProcessSystem
     }
     members.remove(node);
     sendMembers();
-    awaitSettled(CHANGE_TIMEOUT);
-    return "lose " + node;
   }
 
   /** A fresh node (empty data directory, same address) joins in the lost one's place. */
@@ -706,14 +714,7 @@ final class KvSystem extends NodeProcessSystem
     if (strategy.equals("tokenring")) {
       throw new IllegalStateException(TOKEN_RING_LEAVE);
     }
-    kill(node);
-    try {
-      runtime().wipe(node, context().dir().resolve("data").resolve(node));
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot delete the data of " + node, e);
-    }
-    members.remove(node);
-    sendMembers();
+    removeForGood(node);
     return "kill -9 " + node + ", its data deleted, removed from the members by the operator"
         + " (the kvstore has no failure detector): its copies are re-created on " + members;
   }

@@ -3,15 +3,16 @@ package io.partkit.cli;
 import io.partkit.bench.Bench;
 import io.partkit.bench.BenchOptions;
 import io.partkit.bench.BenchResult;
+import io.partkit.bench.LiveResult;
 import io.partkit.bench.Progress;
 import io.partkit.bench.Report;
-import io.partkit.bench.LiveResult;
 import io.partkit.bench.Weights;
 import io.partkit.bench.live.LiveBench;
 import io.partkit.bench.live.LiveOptions;
+import io.partkit.harness.runtime.FileTrees;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -295,14 +296,12 @@ public final class BenchCommand implements Callable<Integer> {
 
   /** Removes the clusters' temporary folder; the user's own {@code --live-dir} is kept. */
   private static void deleteTemporary(Path dir) {
-    if (dir == null || !Files.exists(dir)) {
+    if (dir == null) {
       return;
     }
-    try (var paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException | java.io.UncheckedIOException e) {
+    try {
+      FileTrees.delete(dir);
+    } catch (IOException e) {
       System.err.println("partkit bench: could not delete " + dir + ": " + e.getMessage());
     }
   }

@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -233,7 +232,7 @@ final class NetnsRuntime extends OwnAddressRuntime {
       try (Stream<Path> dirs = Files.list(ETC_NETNS)) {
         for (Path dir : dirs.collect(Collectors.toList())) {
           if (isStale(STALE_NS.matcher(dir.getFileName().toString()))) {
-            deleteTree(dir);
+            FileTrees.delete(dir);
           }
         }
       } catch (IOException e) {
@@ -323,7 +322,7 @@ final class NetnsRuntime extends OwnAddressRuntime {
     }
     for (Path dir : createdEtcDirs) {
       try {
-        deleteTree(dir);
+        FileTrees.delete(dir);
       } catch (IOException | UncheckedIOException e) {
         failures.add("rm -r " + dir + ": " + e);
       }
@@ -384,17 +383,6 @@ final class NetnsRuntime extends OwnAddressRuntime {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new SetupException("interrupted running `" + line + "`", e);
-    }
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> all = Files.walk(dir)) {
-      for (Path p : all.sorted(Comparator.reverseOrder()).collect(Collectors.toList())) {
-        Files.delete(p);
-      }
     }
   }
 

@@ -1,12 +1,9 @@
 package io.partkit.harness.runtime;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 /**
  * Where a run's nodes live: local processes on loopback, processes in Linux network namespaces,
@@ -59,14 +56,7 @@ public interface NodeRuntime extends AutoCloseable {
    * its data directory) where {@code node} keeps it: here, or on its own host for the SSH runtime.
    */
   default void wipe(String node, Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> all = Files.walk(dir)) {
-      for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
+    FileTrees.delete(dir);
   }
 
   /**

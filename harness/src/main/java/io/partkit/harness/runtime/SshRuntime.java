@@ -686,11 +686,9 @@ final class SshRuntime implements NodeRuntime, RuntimeCapability.Partitions {
   }
 
   private static void deleteLocal(Path dir) {
-    try (var all = Files.walk(dir)) {
-      for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException | UncheckedIOException e) {
+    try {
+      FileTrees.delete(dir);
+    } catch (IOException e) {
       // a temporary directory: nothing of the run's is lost
     }
   }

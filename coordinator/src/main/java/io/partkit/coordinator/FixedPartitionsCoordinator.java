@@ -681,33 +681,16 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
     if (executor == null) {
       return;
     }
-    CompletableFuture<Void> done;
-    try {
-      done = executor.activate(committed).toCompletableFuture();
-    } catch (RuntimeException e) {
-      done = CompletableFuture.failedFuture(e);
-    }
-    long deadline = System.nanoTime() + ACTIVATION_TIMEOUT.toNanos();
-    try {
-      while (true) {
-        try {
-          done.get(50, TimeUnit.MILLISECONDS);
-          return;
-        } catch (TimeoutException e) {
-          if (closed || System.nanoTime() > deadline) {
-            LOG.warn("{}: activating epoch {} did not finish within {}; it stays committed and "
-                + "is activated again at the next commit or by the next leader", name,
-                committed.epoch(), ACTIVATION_TIMEOUT);
-            return;
-          }
-        }
-      }
-    } catch (ExecutionException e) {
-      LOG.warn("{}: activating epoch {} failed; it stays committed and is activated again at "
-          + "the next commit or by the next leader", name, committed.epoch(), e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    Throwable failed = await(() -> executor.activate(committed));
+    if (failed instanceof TimeoutException) {
+      LOG.warn("{}: activating epoch {} did not finish within {}; it stays committed and is "
+          + "activated again at the next commit or by the next leader", name, committed.epoch(),
+          ACTIVATION_TIMEOUT);
+    } else if (failed instanceof InterruptedException) {
       LOG.warn("{}: interrupted while activating epoch {}", name, committed.epoch());
+    } else if (failed != null) {
+      LOG.warn("{}: activating epoch {} failed; it stays committed and is activated again at "
+          + "the next commit or by the next leader", name, committed.epoch(), failed);
     }
   }
 

@@ -152,7 +152,7 @@ final class ReplicaSystem extends NodeProcessSystem {
   }
 
   private ReplicaClient client() {
-    return new ReplicaClient(controlAddress, addresses, partitions, requestTimeout);
+    return new ReplicaClient(controlAddress, addresses, requestTimeout);
   }
 
   @Override

@@ -200,6 +200,31 @@ class CodecTest {
         .isEqualTo(new Record.Snapshotted(3, 7, 2, 5, 9, new TreeMap<>(Map.of(K, V)), 0));
   }
 
+  /**
+   * A node restored from a log of the unnumbered shapes numbers its partition at 0 and takes the
+   * numbering of the control's next configuration, dividing nothing.
+   */
+  @Test
+  void anUnnumberedLogReplaysAndTakesTheControlsNumbering() throws Exception {
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    DataOutputStream d = new DataOutputStream(buf);
+    d.writeByte(1); // Configured of partition 3 at epoch 1, primary 0, backups [1]
+    d.writeInt(3);
+    d.writeLong(1);
+    d.writeInt(0);
+    d.writeInt(1);
+    d.writeInt(1);
+    Record old = Codec.record(buf.toByteArray());
+    io.partkit.replica.Replica r = io.partkit.replica.Replica.restore(0,
+        io.partkit.replica.Timing.DEFAULT, List.of(old));
+    assertThat(r.modulus(3)).isZero();
+    r.step(new Envelope(io.partkit.replica.Control.ID, 0,
+        new Message.Configure(3, 2, 0, List.of(1), 4)));
+    assertThat(r.modulus(3)).isEqualTo(4);
+    assertThat(r.ready().records()).as("no split carried out")
+        .noneMatch(x -> x instanceof Record.Split);
+  }
+
   @Test
   void aSplitRecordThatCannotBeIsRefusedAsMalformed() throws Exception {
     byte[] good = Codec.encode(new Record.Split(3, 8));

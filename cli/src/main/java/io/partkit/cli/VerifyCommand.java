@@ -76,7 +76,8 @@ final class VerifyCommand implements Callable<Integer> {
 
   @Option(names = "--nemesis", defaultValue = "", split = ",", paramLabel = "KIND",
       description = "Faults, comma-separated: kill, pause, membership, migration (a fault aimed "
-          + "at a migration in flight) and lose (a node and its disk lost for good), each for a "
+          + "at a migration in flight), lose (a node and its disk lost for good) and split (a "
+          + "partition split while clients run), each for a "
           + "system with the capability of that name (listed below; kv loses nodes with "
           + "--option replicas=2 or more), and partition (a runtime with the partitions "
           + "capability: netns, containers, ssh). "

@@ -14,7 +14,8 @@ import java.util.Objects;
  *
  * @param system the name of a {@link SystemProvider} on the class path: {@code kv}, {@code etcd}
  * @param nodes data nodes (etcd: 3 or 5 members)
- * @param nemeses the fault kinds (kill, pause, partition, membership, migration, lose); empty:
+ * @param nemeses the fault kinds (kill, pause, partition, membership, migration, lose,
+ *     split); empty:
  *     none
  * @param time how long clients run while faults are injected
  * @param concurrency client workers

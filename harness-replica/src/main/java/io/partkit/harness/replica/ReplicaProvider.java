@@ -29,6 +29,8 @@ public final class ReplicaProvider implements SystemProvider {
         // how long a client waits for an operation's answer before it is unknown (info)
         SystemOptions.integer("request-timeout-ms", ReplicaSystem.REQUEST_TIMEOUT_MILLIS, 100,
             600_000),
+        // the table size past which the split nemesis splits no further
+        SystemOptions.integer("max-partitions", ReplicaSystem.MAX_PARTITIONS, 1, 1 << 20),
         new SystemOptions.Spec("timing", ReplicaSystem.timingText(),
             "the protocol's resend,suspect,ping,down milliseconds",
             (value, nodes) -> timingProblem(value)));

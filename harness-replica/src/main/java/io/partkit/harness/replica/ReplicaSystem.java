@@ -2,6 +2,7 @@ package io.partkit.harness.replica;
 
 import io.partkit.harness.runtime.NodeProcess;
 import io.partkit.harness.runtime.SetupException;
+import io.partkit.harness.system.Capability;
 import io.partkit.harness.system.Client;
 import io.partkit.harness.system.JavaCommand;
 import io.partkit.harness.system.NodeProcessSystem;
@@ -18,6 +19,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,22 +37,30 @@ import java.util.stream.Collectors;
  * <p>Faults: {@code kill} ({@code kill -9}, restarted on heal with the same log) and {@code pause}
  * of data nodes. The control is never a target: it stands for the coordinator's durable store and
  * keeps its state in memory, so a control restart is not supported ({@link #leader()} names no
- * node, which keeps the nemesis off it).
+ * node, which keeps the nemesis off it). {@code split}: the control splits one partition of the
+ * coarsest numbering (one of those at the smallest modulus, so that {@code n} splits double a
+ * table of {@code n}), told on its standard input; the fault is over once the control has
+ * committed the split, the nodes divide their copies as the new numbering reaches them.
  *
  * <p>Options: {@code partitions} (default 16), {@code replicas} (copies of each partition,
  * default 3), {@code request-timeout-ms} (how long a client waits before an operation is
  * unknown, default {@value #REQUEST_TIMEOUT_MILLIS}), {@code timing} (the protocol's resend,
- * suspect, ping and down milliseconds, default {@link ReplicaNodeMain#TIMING}).
+ * suspect, ping and down milliseconds, default {@link ReplicaNodeMain#TIMING}), {@code
+ * max-partitions} (the table size past which {@code split} splits no further, default {@value
+ * #MAX_PARTITIONS}).
  */
-final class ReplicaSystem extends NodeProcessSystem {
+final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits {
 
   static final String CONTROL = "control";
   static final int REQUEST_TIMEOUT_MILLIS = 2000;
+  static final int MAX_PARTITIONS = 1024;
+  /** How long the control may take to answer a split, on a loaded machine. */
+  private static final Duration SPLIT_TIMEOUT = Duration.ofSeconds(30);
   private static final int PORT = 7400;
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
   private final Map<String, List<String>> commands = new ConcurrentHashMap<>();
-  private int partitions;
+  private int maxPartitions;
   private Duration requestTimeout;
   private List<InetSocketAddress> addresses;
   private InetSocketAddress controlAddress;
@@ -66,7 +77,8 @@ final class ReplicaSystem extends NodeProcessSystem {
 
   @Override
   public void start(SystemContext ctx) {
-    partitions = ctx.options().integer("partitions");
+    int partitions = ctx.options().integer("partitions");
+    maxPartitions = ctx.options().integer("max-partitions");
     int replicas = ctx.options().integer("replicas");
     requestTimeout = Duration.ofMillis(ctx.options().integer("request-timeout-ms"));
     String timing = ctx.options().text("timing");
@@ -151,8 +163,53 @@ final class ReplicaSystem extends NodeProcessSystem {
     }
   }
 
+  /**
+   * Splits a partition of the coarsest numbering, chosen with {@code random} among those at the
+   * table's smallest modulus: {@code split P} on the control's standard input, then its answer.
+   */
+  @Override
+  public Optional<String> split(Random random) {
+    ReplicaClient.Table table = null;
+    IOException last = null;
+    long deadline = System.nanoTime() + SPLIT_TIMEOUT.toNanos();
+    try (ReplicaClient c = client()) {
+      while (table == null && System.nanoTime() < deadline) {
+        try {
+          table = c.table();
+        } catch (IOException e) {
+          last = e;
+          pollPause(100, "the replica control's table");
+        }
+      }
+    }
+    if (table == null) {
+      throw new IllegalStateException("the replica control did not answer a table request within "
+          + SPLIT_TIMEOUT.toSeconds() + " s: " + last);
+    }
+    if (table.partitions() >= maxPartitions) {
+      return Optional.empty();
+    }
+    Optional<ReplicaClient.Row> chosen = SplitChoice.choose(table, random);
+    if (chosen.isEmpty()) {
+      return Optional.empty();
+    }
+    int partition = chosen.get().partition();
+    NodeProcess control = process(CONTROL);
+    try {
+      control.send("split " + partition);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot tell the replica control to split partition "
+          + partition + ": " + e.getMessage(), e);
+    }
+    String line = control.awaitLine("REPLICA SPLIT ", SPLIT_TIMEOUT);
+    if (line.startsWith("REPLICA SPLIT REFUSED ")) {
+      throw new IllegalStateException("the replica control refused: " + line);
+    }
+    return Optional.of("split " + line.substring("REPLICA SPLIT ".length()).toLowerCase());
+  }
+
   private ReplicaClient client() {
-    return new ReplicaClient(controlAddress, addresses, partitions, requestTimeout);
+    return new ReplicaClient(controlAddress, addresses, requestTimeout);
   }
 
   @Override

@@ -10,12 +10,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code partkit verify --system replica --time 10s --nemesis kill} on the processes runtime: five
- * node processes and a control, nodes killed with {@code kill -9} and restarted from their logs,
- * and the history is linearizable with every acknowledged write read back.
+ * {@code partkit verify --system replica} on the processes runtime: five node processes and a
+ * control, nodes killed with {@code kill -9} and restarted from their logs, paused, partitions
+ * split, and the history is linearizable with every acknowledged write read back.
  */
 class ReplicaVerifyTest {
 
@@ -43,5 +46,33 @@ class ReplicaVerifyTest {
     System.out.println("seed " + spec.seed() + ": " + r.summary());
     assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(1);
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
+  }
+
+  /**
+   * Splits under kills: {@code --nemesis kill,split} on a table of 2 partitions. Seed 33's
+   * schedule draws split, kill, split, kill, so the table doubles while clients run and nodes
+   * die, and the history stays linearizable with every acknowledged write read back.
+   */
+  @Test
+  void replicaCoresOnRealProcessesPassSplitsAndKills() throws Exception {
+    VerifySpec spec = VerifySpec.builder("replica").nemeses(List.of("kill", "split"))
+        .time(Duration.ofSeconds(25)).seed(33).runtime("processes")
+        .options(Map.of("partitions", "2")).store(Path.of("target", "store")).build();
+    RunResult r = VerifyRun.run(spec, System.out);
+    System.out.println("seed " + spec.seed() + ": " + r.summary());
+    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
+    assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(50);
+    String history = Files.readString(r.dir().resolve("history.edn"));
+    Matcher m = Pattern.compile("\"split \\d+ into \\d+ modulus \\d+ partitions (\\d+)\"")
+        .matcher(history);
+    int partitions = 2;
+    int splits = 0;
+    while (m.find()) {
+      partitions = Math.max(partitions, Integer.parseInt(m.group(1)));
+      splits++;
+    }
+    assertThat(splits).as("splits committed").isGreaterThanOrEqualTo(2);
+    assertThat(partitions).as("the table's partitions after the splits").isGreaterThanOrEqualTo(4);
+    assertThat(history).contains("kill");
   }
 }

@@ -27,7 +27,7 @@ public final class Nemeses {
 
   /** The names {@link #named} knows. */
   public static final List<String> NAMES =
-      List.of("kill", "pause", "partition", "membership", "migration", "lose");
+      List.of("kill", "pause", "partition", "membership", "migration", "lose", "split");
 
   private Nemeses() {}
 
@@ -46,6 +46,7 @@ public final class Nemeses {
       case "membership" -> new Membership();
       case "migration" -> new MidMigration();
       case "lose" -> new Lose();
+      case "split" -> new Split();
       default -> throw new IllegalArgumentException("unknown nemesis '" + name
           + "': expected one of " + String.join(", ", NAMES));
     };
@@ -78,6 +79,24 @@ public final class Nemeses {
       @Override
       public void heal() {
         heal.run();
+      }
+    };
+  }
+
+  /** A fault that was not injected: nothing to heal. */
+  private static Fault nothing(String why) {
+    return new Fault() {
+      @Override
+      public String description() {
+        return "nothing: " + why;
+      }
+
+      @Override
+      public void heal() {}
+
+      @Override
+      public boolean injected() {
+        return false;
       }
     };
   }
@@ -184,6 +203,37 @@ public final class Nemeses {
       Capability.LoseNodes losing = (Capability.LoseNodes) system;
       String node = system.nodes().get(random.nextInt(system.nodes().size()));
       return fault(losing.lose(node), () -> losing.replace(node));
+    }
+  }
+
+  /**
+   * A partition split while clients run: its keys are divided with a new partition. A split is
+   * not undone: the heal does nothing, and the table keeps growing, one partition a fault.
+   */
+  static final class Split implements Nemesis {
+    @Override
+    public String name() {
+      return "split";
+    }
+
+    @Override
+    public Optional<Class<? extends Capability>> needs() {
+      return Optional.of(Capability.Splits.class);
+    }
+
+    @Override
+    public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime,
+        int nodes) {
+      return Optional.empty();
+    }
+
+    @Override
+    public Fault start(SystemUnderTest system, NodeRuntime runtime, Random random) {
+      Optional<String> split = ((Capability.Splits) system).split(random);
+      if (split.isEmpty()) {
+        return nothing(system.name() + " splits no further: its table is at the size it allows");
+      }
+      return fault(split.get(), () -> {});
     }
   }
 
@@ -327,24 +377,6 @@ public final class Nemeses {
       }
       List<String> names = new ArrayList<>(choices.keySet());
       return choices.get(names.get(random.nextInt(names.size()))).get();
-    }
-
-    /** A fault that was not injected: nothing to heal. */
-    private static Fault nothing(String why) {
-      return new Fault() {
-        @Override
-        public String description() {
-          return "nothing: " + why;
-        }
-
-        @Override
-        public void heal() {}
-
-        @Override
-        public boolean injected() {
-          return false;
-        }
-      };
     }
   }
 }

@@ -14,7 +14,9 @@ import java.util.Random;
  */
 public interface Nemesis {
 
-  /** The name on the command line: kill, pause, partition, membership, migration, lose. */
+  /**
+   * The name on the command line: kill, pause, partition, membership, migration, lose, split.
+   */
   String name();
 
   /**

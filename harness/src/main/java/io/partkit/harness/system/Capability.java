@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Random;
 
 /**
  * What a system can do beyond starting, serving clients and stopping, one interface per thing,
@@ -79,6 +80,18 @@ public interface Capability {
     default Optional<String> cannotLoseNodes(OptionValues options, int nodes) {
       return Optional.empty();
     }
+  }
+
+  /** Partitions split while clients run, so that keys move to new partitions under them. */
+  interface Splits extends Capability {
+    /**
+     * Splits one partition, chosen with {@code random}, and returns once the system has
+     * committed the split.
+     *
+     * @return what was split, for the history; empty when the system splits no further (its
+     *     table is at the size it allows)
+     */
+    Optional<String> split(Random random);
   }
 
   /** A check, after the run, that every key is stored where a placement rule predicts. */
@@ -157,7 +170,7 @@ public interface Capability {
 
   /** The capabilities in the order {@link #names} lists them. */
   List<Class<? extends Capability>> ALL = List.of(Kill.class, Pause.class, Membership.class,
-      Migrations.class, LoseNodes.class, CheckPlacement.class, Rebalancing.class);
+      Migrations.class, LoseNodes.class, CheckPlacement.class, Rebalancing.class, Splits.class);
 
   /** A capability's name in messages and listings: kill, pause, membership, ... */
   static String name(Class<? extends Capability> capability) {
@@ -169,6 +182,7 @@ public interface Capability {
       case "LoseNodes" -> "lose-nodes";
       case "CheckPlacement" -> "placement-check";
       case "Rebalancing" -> "rebalancing";
+      case "Splits" -> "splits";
       default -> capability.getSimpleName();
     };
   }

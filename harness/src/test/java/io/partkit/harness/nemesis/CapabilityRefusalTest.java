@@ -62,7 +62,8 @@ class CapabilityRefusalTest {
   void eachNemesisNamesTheCapabilityItNeedsAndWhatTheSystemOffers() {
     try (NodeRuntime runtime = Runtimes.processes()) {
       Map<String, String> needs = Map.of("kill", "kill", "pause", "pause",
-          "membership", "membership", "migration", "migrations", "lose", "lose-nodes");
+          "membership", "membership", "migration", "migrations", "lose", "lose-nodes", "split",
+          "splits");
       needs.forEach((nemesis, capability) -> assertThat(
           Nemeses.refusal(Nemeses.named(nemesis), new Plain(), runtime, 3, NONE))
           .as(nemesis)

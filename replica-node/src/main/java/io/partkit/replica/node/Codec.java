@@ -22,6 +22,7 @@ import io.partkit.replica.Record;
 import io.partkit.replica.Record.Configured;
 import io.partkit.replica.Record.LevelBegun;
 import io.partkit.replica.Record.Snapshotted;
+import io.partkit.replica.Record.Split;
 import io.partkit.replica.Record.Written;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -47,6 +48,10 @@ import java.util.TreeSet;
  * <p>A frame is an {@link Envelope} of a core {@link Message}, or one of the driver's own {@link
  * Frame}s: a connection's {@link Frame.Hello}, and a client's table request and its answer, which
  * the core knows nothing of.
+ *
+ * <p>Records keep their tags for good, since a log outlives the build that wrote it: a new shape
+ * of a record gets a new tag, and the old tag is still read. Frames need no such care (the
+ * processes of one cluster run one build), so a message's shape changes in place.
  */
 final class Codec {
 
@@ -70,10 +75,15 @@ final class Codec {
   private static final byte TABLE_REQUEST = 21;
   private static final byte TABLE = 22;
 
-  private static final byte CONFIGURED = 1;
+  // Record tags 1 and 4 are the shapes before partitions were numbered (no modulus): still read,
+  // as numbered at 0, so a log written by an earlier build replays; never written.
+  private static final byte UNNUMBERED_CONFIGURED = 1;
   private static final byte LEVEL_BEGUN = 2;
   private static final byte WRITTEN = 3;
-  private static final byte SNAPSHOTTED = 4;
+  private static final byte UNNUMBERED_SNAPSHOTTED = 4;
+  private static final byte CONFIGURED = 5;
+  private static final byte SNAPSHOTTED = 6;
+  private static final byte SPLIT = 7;
 
   private Codec() {}
 
@@ -111,10 +121,12 @@ final class Codec {
         out.d.writeByte(TABLE);
         out.d.writeLong(t.id());
         out.d.writeBoolean(t.settled());
-        out.d.writeInt(t.primaries().size());
-        for (int i = 0; i < t.primaries().size(); i++) {
-          out.d.writeInt(t.primaries().get(i));
-          out.d.writeLong(t.epochs().get(i));
+        out.d.writeInt(t.rows().size());
+        for (ReplicaClient.Row row : t.rows()) {
+          out.d.writeInt(row.partition());
+          out.d.writeLong(row.modulus());
+          out.d.writeInt(row.primary());
+          out.d.writeLong(row.epoch());
         }
         string(out, t.unsettled());
       } else {
@@ -140,14 +152,13 @@ final class Codec {
         case TABLE -> {
           long id = in.b.getLong();
           boolean settled = in.bool();
-          int n = in.count(12);
-          List<Integer> primaries = new ArrayList<>(n);
-          List<Long> epochs = new ArrayList<>(n);
+          int n = in.count(24);
+          List<ReplicaClient.Row> rows = new ArrayList<>(n);
           for (int i = 0; i < n; i++) {
-            primaries.add(in.b.getInt());
-            epochs.add(in.b.getLong());
+            rows.add(new ReplicaClient.Row(in.b.getInt(), in.b.getLong(), in.b.getInt(),
+                in.b.getLong()));
           }
-          frame = new Frame.Table(id, settled, primaries, epochs, in.string());
+          frame = new Frame.Table(id, settled, rows, in.string());
         }
         default -> frame = new Envelope(from, to, message(in, tag));
       }
@@ -188,6 +199,7 @@ final class Codec {
       d.writeByte(SNAPSHOT);
       head(d, s.partition(), s.epoch(), s.level());
       d.writeLong(s.seq());
+      d.writeLong(s.modulus());
       map(out, s.data());
     } else if (m instanceof Ack a) {
       d.writeByte(ACK);
@@ -207,6 +219,7 @@ final class Codec {
       d.writeInt(c.partition());
       d.writeLong(c.epoch());
       d.writeInt(c.primary());
+      d.writeLong(c.modulus());
       ints(d, c.backups());
     } else if (m instanceof Suspect s) {
       d.writeByte(SUSPECT);
@@ -263,7 +276,8 @@ final class Codec {
         long epoch = b.getLong();
         long level = b.getLong();
         long seq = b.getLong();
-        return new Snapshot(p, epoch, level, seq, in.map());
+        long modulus = b.getLong();
+        return new Snapshot(p, epoch, level, seq, in.map(), modulus);
       }
       case ACK -> {
         return new Ack(b.getInt(), b.getLong(), b.getLong(), b.getLong());
@@ -278,7 +292,8 @@ final class Codec {
         int p = b.getInt();
         long epoch = b.getLong();
         int primary = b.getInt();
-        return new Configure(p, epoch, primary, in.ints());
+        long modulus = b.getLong();
+        return new Configure(p, epoch, primary, in.ints(), modulus);
       }
       case SUSPECT -> {
         int p = b.getInt();
@@ -316,6 +331,7 @@ final class Codec {
         d.writeInt(c.partition());
         d.writeLong(c.epoch());
         d.writeInt(c.primary());
+        d.writeLong(c.modulus());
         ints(d, c.backups());
       } else if (r instanceof LevelBegun l) {
         d.writeByte(LEVEL_BEGUN);
@@ -333,7 +349,12 @@ final class Codec {
         d.writeInt(s.primary());
         d.writeLong(s.level());
         d.writeLong(s.seq());
+        d.writeLong(s.modulus());
         map(out, s.data());
+      } else if (r instanceof Split s) {
+        d.writeByte(SPLIT);
+        d.writeInt(s.partition());
+        d.writeLong(s.modulus());
       } else {
         throw new IllegalArgumentException("no encoding for " + r);
       }
@@ -351,11 +372,12 @@ final class Codec {
       byte tag = b.get();
       Record r;
       switch (tag) {
-        case CONFIGURED -> {
+        case CONFIGURED, UNNUMBERED_CONFIGURED -> {
           int p = b.getInt();
           long epoch = b.getLong();
           int primary = b.getInt();
-          r = new Configured(p, epoch, primary, in.ints());
+          long modulus = tag == CONFIGURED ? b.getLong() : 0;
+          r = new Configured(p, epoch, primary, in.ints(), modulus);
         }
         case LEVEL_BEGUN -> r = new LevelBegun(b.getInt(), b.getLong(), b.getLong());
         case WRITTEN -> {
@@ -365,14 +387,16 @@ final class Codec {
           long seq = b.getLong();
           r = new Written(p, epoch, level, seq, in.nonNullBytes(), in.nonNullBytes());
         }
-        case SNAPSHOTTED -> {
+        case SNAPSHOTTED, UNNUMBERED_SNAPSHOTTED -> {
           int p = b.getInt();
           long epoch = b.getLong();
           int primary = b.getInt();
           long level = b.getLong();
           long seq = b.getLong();
-          r = new Snapshotted(p, epoch, primary, level, seq, in.map());
+          long modulus = tag == SNAPSHOTTED ? b.getLong() : 0;
+          r = new Snapshotted(p, epoch, primary, level, seq, in.map(), modulus);
         }
+        case SPLIT -> r = new Split(b.getInt(), b.getLong());
         default -> throw new Malformed("unknown record tag " + tag);
       }
       in.end();

@@ -23,18 +23,14 @@ interface Frame {
   record TableRequest(long id) implements Frame {}
 
   /**
-   * The control's answer: the primary and epoch of each partition, in partition order, and
-   * whether the cluster is settled (every partition with its copies, all level and up), else what
-   * keeps it from being so.
+   * The control's answer: each partition of its table in partition order (its number, modulus,
+   * primary and epoch), and whether the cluster is settled (every partition with its copies, all
+   * level and up), else what keeps it from being so.
    */
-  record Table(long id, boolean settled, List<Integer> primaries, List<Long> epochs,
-      String unsettled) implements Frame {
+  record Table(long id, boolean settled, List<ReplicaClient.Row> rows, String unsettled)
+      implements Frame {
     public Table {
-      primaries = List.copyOf(primaries);
-      epochs = List.copyOf(epochs);
-      if (primaries.size() != epochs.size()) {
-        throw new IllegalArgumentException("a primary and an epoch per partition");
-      }
+      rows = List.copyOf(rows);
     }
   }
 

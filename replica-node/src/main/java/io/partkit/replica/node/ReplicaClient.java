@@ -6,6 +6,7 @@ import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
+import io.partkit.replica.Partitioning;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -22,10 +23,12 @@ import java.util.Optional;
 
 /**
  * A client of a Fixed Partitions cluster of {@link ReplicaNodeMain} processes, for one thread at a
- * time. Keys and values are longs (eight big-endian bytes on the wire). A key's partition is
- * {@link #partitionOf}; its request goes to the partition's primary as the control's table names
- * it. The table is asked for when first needed and again after a refusal, a timeout or a
- * connection that fails.
+ * time. Keys and values are longs (eight big-endian bytes on the wire). A request goes to the
+ * partition that holds its key in the control's table as this client last read it ({@link
+ * Table#route}: each partition's number and modulus name its keys, so a table read after a split
+ * routes the moved keys to the new partition), to that partition's primary. The table is asked
+ * for when first needed and again after a refusal (a primary that split refuses the keys it no
+ * longer holds), a timeout or a connection that fails.
  *
  * <p>Outcomes are honest: {@link Outcome#OK} took effect; {@link Outcome#FAIL} did not and never
  * will (a refusal, a connection that could not be made, a CAS that found another value: {@link
@@ -47,48 +50,64 @@ public final class ReplicaClient implements AutoCloseable {
   public record Result(Outcome outcome, Long value, boolean mismatch, String why) {}
 
   /**
+   * One partition of the control's table.
+   *
+   * @param partition its number
+   * @param modulus the modulus it is numbered at ({@link Partitioning}): it holds the keys whose
+   *     hash is {@code partition} modulo {@code modulus}
+   * @param primary the node that serves it
+   * @param epoch the epoch of its configuration
+   */
+  public record Row(int partition, long modulus, int primary, long epoch) {}
+
+  /**
    * The control's table as a client sees it.
    *
-   * @param primaries the primary of each partition, in partition order
-   * @param epochs the epoch of each partition's configuration
+   * @param rows every partition, in partition order
    * @param unsettled what keeps the cluster from being settled, null when it is
    */
-  public record Table(boolean settled, List<Integer> primaries, List<Long> epochs,
-      String unsettled) {}
+  public record Table(boolean settled, List<Row> rows, String unsettled) {
+    public Table {
+      rows = List.copyOf(rows);
+    }
+
+    /** How many partitions the table has. */
+    public int partitions() {
+      return rows.size();
+    }
+
+    /** The partition that holds {@code key}; empty when none does (not a table of a control). */
+    public Optional<Row> route(long key) {
+      long hash = Partitioning.hash(Bytes.ofLong(key));
+      for (Row r : rows) {
+        if (r.modulus() == 0 || Math.floorMod(hash, r.modulus()) == r.partition()) {
+          return Optional.of(r);
+        }
+      }
+      return Optional.empty();
+    }
+  }
 
   private static final long RETRY_PAUSE_MILLIS = 20;
 
   private final InetSocketAddress control;
   private final List<InetSocketAddress> nodes;
-  private final int partitions;
   private final long timeoutMillis;
   private final Map<Integer, Conn> conns = new HashMap<>();
   private Conn controlConn;
-  private List<Integer> primaries;
+  /** The table last read, null when it is to be read again before the next request. */
+  private Table table;
   private long nextId = 1;
 
   /**
    * A client of the control at {@code control} and the nodes at {@code nodes} (node {@code i} at
-   * index {@code i}), for a table of {@code partitions}, waiting at most {@code timeout} for each
-   * operation.
+   * index {@code i}), waiting at most {@code timeout} for each operation.
    */
-  public ReplicaClient(InetSocketAddress control, List<InetSocketAddress> nodes, int partitions,
+  public ReplicaClient(InetSocketAddress control, List<InetSocketAddress> nodes,
       Duration timeout) {
     this.control = control;
     this.nodes = List.copyOf(nodes);
-    this.partitions = partitions;
     this.timeoutMillis = timeout.toMillis();
-  }
-
-  /**
-   * The partition of {@code key}: a stable mix of its bits (the simulator's, so that histories
-   * spread over partitions alike), {@code h = key * 0x9E3779B97F4A7C15; h ^= h >>> 29}, then
-   * {@code floorMod(h, partitions)}.
-   */
-  public static int partitionOf(long key, int partitions) {
-    long h = key * 0x9E3779B97F4A7C15L;
-    h ^= h >>> 29;
-    return (int) Math.floorMod(h, (long) partitions);
   }
 
   /** Reads {@code key}. */
@@ -113,21 +132,21 @@ public final class ReplicaClient implements AutoCloseable {
    */
   public Table table() throws IOException {
     long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
-    Frame.Table t = askTable(deadline);
-    return new Table(t.settled(), t.primaries(), t.epochs(), t.unsettled());
+    return askTable(deadline);
   }
 
   private Result call(Kind kind, long key, Long expected, Long value) {
     long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
-    int p = partitionOf(key, partitions);
     Result last = new Result(Outcome.FAIL, null, false, "no attempt within the timeout");
     while (System.nanoTime() < deadline) {
-      int node;
+      Row route;
       try {
-        node = primary(p, deadline);
+        route = route(key, deadline);
       } catch (IOException e) {
         return new Result(Outcome.FAIL, null, false, "no table from the control: " + e);
       }
+      int p = route.partition();
+      int node = route.primary();
       long id = nextId++;
       Request r = new Request(id, p, kind, Bytes.ofLong(key),
           expected == null ? null : Bytes.ofLong(expected),
@@ -137,7 +156,7 @@ public final class ReplicaClient implements AutoCloseable {
         c = conn(node, deadline);
       } catch (IOException e) {
         // never sent: a definite failure, and perhaps another node is primary by now
-        primaries = null;
+        table = null;
         last = new Result(Outcome.FAIL, null, false, "cannot connect to node " + node + ": " + e);
         pause(deadline);
         continue;
@@ -147,7 +166,7 @@ public final class ReplicaClient implements AutoCloseable {
         reply = c.call(new Envelope(0, node, r), id, deadline);
       } catch (IOException e) {
         drop(node);
-        primaries = null;
+        table = null;
         boolean timeout = e instanceof SocketTimeoutException;
         return new Result(Outcome.UNKNOWN, null, false, (timeout ? "no answer from node "
             : "connection to node ") + node + (timeout ? " within " + timeoutMillis + " ms"
@@ -158,7 +177,7 @@ public final class ReplicaClient implements AutoCloseable {
             ? reply.value().toLong() : null, false, null);
       }
       if (reply.outcome() == Outcome.UNKNOWN) {
-        primaries = null;
+        table = null;
         return new Result(Outcome.UNKNOWN, null, false, reply.why());
       }
       // The core phrases a CAS that found another value "expected X, found Y"; every other
@@ -166,7 +185,7 @@ public final class ReplicaClient implements AutoCloseable {
       if (kind == Kind.CAS && reply.why() != null && reply.why().startsWith("expected ")) {
         return new Result(Outcome.FAIL, null, true, reply.why());
       }
-      primaries = null;
+      table = null;
       last = new Result(Outcome.FAIL, null, false, reply.why());
       pause(deadline);
     }
@@ -182,23 +201,27 @@ public final class ReplicaClient implements AutoCloseable {
     }
   }
 
-  private int primary(int partition, long deadline) throws IOException {
-    if (primaries == null) {
-      primaries = askTable(deadline).primaries();
+  private Row route(long key, long deadline) throws IOException {
+    if (table == null) {
+      table = askTable(deadline);
     }
-    if (partition >= primaries.size()) {
-      throw new IOException("the control's table has " + primaries.size() + " partitions, not "
-          + partitions);
+    Optional<Row> r = table.route(key);
+    if (r.isEmpty()) {
+      Table t = table;
+      table = null;
+      throw new IOException("the control's table of " + t.partitions()
+          + " partitions has none that holds key " + key);
     }
-    return primaries.get(partition);
+    return r.get();
   }
 
-  private Frame.Table askTable(long deadline) throws IOException {
+  private Table askTable(long deadline) throws IOException {
     try {
       if (controlConn == null) {
         controlConn = Conn.open(control, deadline);
       }
-      return controlConn.table(nextId++, deadline);
+      Frame.Table t = controlConn.table(nextId++, deadline);
+      return new Table(t.settled(), t.rows(), t.unsettled());
     } catch (IOException e) {
       if (controlConn != null) {
         controlConn.close();

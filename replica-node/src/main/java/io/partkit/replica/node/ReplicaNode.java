@@ -20,6 +20,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -65,6 +66,12 @@ final class ReplicaNode implements AutoCloseable {
   /** A message waiting for the records before it to be durable. */
   private record Waiting(long barrier, Envelope envelope) {}
 
+  /** A command read on the control's standard input, carried out on the state thread. */
+  private record Command(ControlCommand command, Consumer<String> answer) {}
+
+  /** A line to answer once the records before it are durable (the decision it tells of). */
+  private record Answer(long barrier, Consumer<String> to, String line) {}
+
   private final int self;
   private final StateMachine machine;
   private final Control control;
@@ -74,6 +81,9 @@ final class ReplicaNode implements AutoCloseable {
   private final AtomicInteger nextClient = new AtomicInteger(CLIENT_BASE);
   private final LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>(INBOX_LIMIT);
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+  /** Answers of this round of inputs, until its records are appended. */
+  private final List<Answer> decided = new ArrayList<>();
+  private final ArrayDeque<Answer> answers = new ArrayDeque<>();
   private final ServerSocket server;
   private final Consumer<String> log;
   private final long startNanos = System.nanoTime();
@@ -177,6 +187,18 @@ final class ReplicaNode implements AutoCloseable {
     t.setDaemon(true);
     threads.add(t);
     t.start();
+  }
+
+  /**
+   * The control: carries out {@code command} on the state thread. {@code answer} gets a line per
+   * partition, {@code REPLICA SPLIT <p> INTO <new> MODULUS <m> PARTITIONS <count>} once the split
+   * is committed, or {@code REPLICA SPLIT REFUSED <p>: <why>}.
+   */
+  void command(ControlCommand command, Consumer<String> answer) throws InterruptedException {
+    if (control == null) {
+      throw new IllegalStateException("only the control takes commands");
+    }
+    inbox.put(new Command(command, answer));
   }
 
   /** The control: waits until every partition first has its copies, all level and up. */
@@ -302,23 +324,48 @@ final class ReplicaNode implements AutoCloseable {
     } else if (in instanceof TableAsk t) {
       Link l = clients.get(t.client());
       if (control != null && l != null) {
-        List<Integer> primaries = new ArrayList<>();
-        List<Long> epochs = new ArrayList<>();
-        for (int p = 0; p < control.partitions(); p++) {
+        List<ReplicaClient.Row> rows = new ArrayList<>();
+        for (int p : control.partitionIds()) {
           Configure c = control.configuration(p);
-          primaries.add(c.primary());
-          epochs.add(c.epoch());
+          rows.add(new ReplicaClient.Row(p, c.modulus(), c.primary(), c.epoch()));
         }
         String unsettled = control.unsettled().orElse(null);
-        l.send(new Frame.Table(t.id(), unsettled == null, primaries, epochs, unsettled));
+        l.send(new Frame.Table(t.id(), unsettled == null, rows, unsettled));
+      }
+    } else if (in instanceof Command c) {
+      List<Integer> targets = c.command() instanceof ControlCommand.Split s
+          ? List.of(s.partition()) : control.partitionIds();
+      for (int p : targets) {
+        Optional<Integer> child = control.split(p);
+        if (child.isPresent()) {
+          decided.add(new Answer(0, c.answer(), "REPLICA SPLIT " + p + " INTO " + child.get()
+              + " MODULUS " + control.configuration(p).modulus() + " PARTITIONS "
+              + control.partitions()));
+        } else {
+          String why = splitRefusal(p);
+          log.accept("control: cannot split partition " + p + ": " + why);
+          c.answer().accept("REPLICA SPLIT REFUSED " + p + ": " + why);
+        }
       }
     }
+  }
+
+  /** Why the control refused to split {@code partition}. */
+  private String splitRefusal(int partition) {
+    List<Integer> ids = control.partitionIds();
+    if (!ids.contains(partition)) {
+      return "no partition " + partition + " in the table (partitions " + ids + ")";
+    }
+    if (control.moving(partition)) {
+      return "a move of partition " + partition + " is under way";
+    }
+    return "the new partition's number would pass " + Integer.MAX_VALUE;
   }
 
   /** Acts on the machine's Ready: records appended, messages queued behind them. */
   private void drain() throws IOException {
     Ready r = machine.ready();
-    if (r.isEmpty()) {
+    if (r.isEmpty() && decided.isEmpty()) {
       return;
     }
     long barrier = wal == null ? 0 : wal.append(r.records());
@@ -336,6 +383,10 @@ final class ReplicaNode implements AutoCloseable {
     for (Envelope e : r.messages()) {
       waiting.add(new Waiting(barrier, e));
     }
+    for (Answer a : decided) {
+      answers.add(new Answer(barrier, a.to(), a.line()));
+    }
+    decided.clear();
     release();
   }
 
@@ -355,6 +406,10 @@ final class ReplicaNode implements AutoCloseable {
       if (l != null) {
         l.send(e);
       }
+    }
+    while (!answers.isEmpty() && answers.peek().barrier() <= durable) {
+      Answer a = answers.poll();
+      a.to().accept(a.line());
     }
   }
 

@@ -1,15 +1,19 @@
 package io.partkit.replica.node;
 
 import io.partkit.replica.Timing;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -38,6 +42,12 @@ import java.util.function.Consumer;
  * that matter (records replayed, a torn tail dropped, configurations the control decides, links
  * failing) go to standard error, one dated line each. It exits when its standard input closes (a
  * dying parent leaves no process behind) or when killed; a kill loses nothing acknowledged.
+ *
+ * <p>The control reads commands on its standard input, one a line ({@link ControlCommand}):
+ * {@code split P} and {@code split-all}. Each split is answered on standard output, {@code
+ * REPLICA SPLIT P INTO C MODULUS M PARTITIONS N} once committed, or {@code REPLICA SPLIT REFUSED
+ * P: why}; a line that is no command gets an error line on standard error and is otherwise
+ * ignored.
  *
  * <p>Exit statuses: 1 for a log it must not start from (a damaged record followed by intact
  * ones: what was durable is lost, the node needs new data), 2 for a usage error, 70 on an {@link
@@ -122,12 +132,41 @@ public final class ReplicaNodeMain {
       settled.setDaemon(true);
       settled.start();
     }
-    InputStream in = System.in;
-    while (in.read() >= 0) {
-      // wait for the parent to go away
+    if (role.equals("control")) {
+      readCommands(node, log);
+    } else {
+      InputStream in = System.in;
+      while (in.read() >= 0) {
+        // wait for the parent to go away
+      }
     }
     node.close();
     System.exit(0);
+  }
+
+  /**
+   * The control's standard input until it closes: a {@link ControlCommand} a line, answered on
+   * standard output; a line that is not one gets an error line on standard error and the control
+   * goes on.
+   */
+  private static void readCommands(ReplicaNode control, Consumer<String> log)
+      throws IOException, InterruptedException {
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in,
+        StandardCharsets.UTF_8));
+    Consumer<String> answer = line -> {
+      System.out.println(line);
+      System.out.flush();
+    };
+    for (String line = in.readLine(); line != null; line = in.readLine()) {
+      try {
+        Optional<ControlCommand> c = ControlCommand.parse(line);
+        if (c.isPresent()) {
+          control.command(c.get(), answer);
+        }
+      } catch (IllegalArgumentException e) {
+        log.accept("control: standard input: " + e.getMessage());
+      }
+    }
   }
 
   static List<InetSocketAddress> addresses(String list) {

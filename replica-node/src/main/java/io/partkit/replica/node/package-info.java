@@ -4,6 +4,8 @@
  * on disk) or the control, on TCP with length-prefixed binary frames and wall-clock ticks, making
  * every record of a Ready durable before its messages leave; {@link
  * io.partkit.replica.node.ReplicaClient} routes a client's requests to each partition's primary as
- * the control's table names it. The decisions are the core's, the same code the simulator runs.
+ * the control's table names it, by each partition's number and modulus, so it follows splits (which
+ * the control makes on commands read from its standard input). The decisions are the core's, the
+ * same code the simulator runs.
  */
 package io.partkit.replica.node;

@@ -138,7 +138,7 @@ class ReplicaClusterTest {
 
   /** Values each key may hold: the last acknowledged write's and any unknown one's since. */
   final Map<Long, Set<Long>> allowed = new HashMap<>();
-  int acknowledged;
+  volatile int acknowledged;
 
   void write(ReplicaClient c, long key, long value, Duration within) throws InterruptedException {
     long deadline = System.nanoTime() + within.toNanos();
@@ -187,7 +187,7 @@ class ReplicaClusterTest {
         "--control", list(List.of(controlAddress)), "--partitions",
         Integer.toString(PARTITIONS), "--replicas", "3"));
     control.await("REPLICA SETTLED", Duration.ofSeconds(60));
-    try (ReplicaClient c = new ReplicaClient(controlAddress, addresses, PARTITIONS,
+    try (ReplicaClient c = new ReplicaClient(controlAddress, addresses,
         Duration.ofSeconds(3))) {
       for (long k = 0; k < KEYS; k++) {
         write(c, k, k * 100, Duration.ofSeconds(30));
@@ -202,7 +202,7 @@ class ReplicaClusterTest {
       assertThat(mismatch.mismatch()).isTrue();
 
       // kill -9 the primary of key 1's partition while writing
-      int primary = c.table().primaries().get(ReplicaClient.partitionOf(1, PARTITIONS));
+      int primary = c.table().route(1).orElseThrow().primary();
       kill(primary);
       for (long k = 0; k < KEYS; k++) {
         write(c, k, k * 100 + 1, Duration.ofSeconds(30));
@@ -210,7 +210,7 @@ class ReplicaClusterTest {
       startNode(primary);
       awaitSettled(c);
       readAll(c);
-      assertThat(c.table().primaries()).as("the table after a failover").isNotNull();
+      assertThat(c.table().partitions()).as("the table after a failover").isEqualTo(PARTITIONS);
 
       // every node at once: what was acknowledged must come back from the logs
       for (long k = 0; k < KEYS; k++) {
@@ -226,6 +226,97 @@ class ReplicaClusterTest {
       readAll(c);
     }
     assertThat(acknowledged).as("acknowledged writes checked").isGreaterThan(2 * KEYS);
+  }
+
+  void send(Proc p, String line) throws IOException {
+    p.process().getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
+    p.process().getOutputStream().flush();
+  }
+
+  /**
+   * {@code split-all} on the control's standard input while a client writes: every partition
+   * splits, the table doubles, the client's requests follow the keys to the new partitions, and
+   * every acknowledged write is read back, also after every node is killed and restarted from
+   * its log (which now holds Split records). A line that is no command and a split of an unknown
+   * partition are answered with errors and the control goes on.
+   */
+  @Test
+  void splitsWhileAClientWritesKeepEveryAcknowledgedWrite() throws Exception {
+    for (int i = 0; i < NODES; i++) {
+      addresses.add(new InetSocketAddress("127.0.0.1", freePort()));
+    }
+    controlAddress = new InetSocketAddress("127.0.0.1", freePort());
+    for (int i = 0; i < NODES; i++) {
+      startNode(i);
+    }
+    control = spawn("control", List.of("--role", "control", "--nodes", list(addresses),
+        "--control", list(List.of(controlAddress)), "--partitions",
+        Integer.toString(PARTITIONS), "--replicas", "2"));
+    control.await("REPLICA SETTLED", Duration.ofSeconds(60));
+    try (ReplicaClient c = new ReplicaClient(controlAddress, addresses, Duration.ofSeconds(3))) {
+      for (long k = 0; k < KEYS; k++) {
+        write(c, k, k * 100, Duration.ofSeconds(30));
+      }
+      send(control, "split banana");
+      send(control, "split 99");
+      assertThat(control.await("REPLICA SPLIT", Duration.ofSeconds(30)))
+          .startsWith("REPLICA SPLIT REFUSED 99: no partition 99 in the table");
+      java.util.concurrent.atomic.AtomicBoolean writing =
+          new java.util.concurrent.atomic.AtomicBoolean(true);
+      int before = acknowledged;
+      Thread writer = new Thread(() -> {
+        try (ReplicaClient w = new ReplicaClient(controlAddress, addresses,
+            Duration.ofSeconds(3))) {
+          for (long v = 1; writing.get(); v++) {
+            for (long k = 0; k < KEYS && writing.get(); k++) {
+              write(w, k, k * 100 + v, Duration.ofSeconds(30));
+            }
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      writer.start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (acknowledged < before + 3 && System.nanoTime() < deadline) {
+        Thread.sleep(10); // until the writer is under way
+      }
+      send(control, "split-all");
+      List<String> splits = new ArrayList<>();
+      for (int i = 0; i < PARTITIONS; i++) {
+        splits.add(control.await("REPLICA SPLIT", Duration.ofSeconds(30)));
+      }
+      assertThat(splits.get(PARTITIONS - 1)).as(splits.toString())
+          .isEqualTo("REPLICA SPLIT " + (PARTITIONS - 1) + " INTO " + (2 * PARTITIONS - 1)
+              + " MODULUS " + 2 * PARTITIONS + " PARTITIONS " + 2 * PARTITIONS);
+      awaitSettled(c);
+      int split = acknowledged;
+      deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (acknowledged < split + 2 * KEYS && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      writing.set(false);
+      writer.join();
+      assertThat(acknowledged).as("writes acknowledged after the split")
+          .isGreaterThanOrEqualTo(split + 2 * KEYS);
+      ReplicaClient.Table t = c.table();
+      assertThat(t.partitions()).as("the table doubled").isEqualTo(2 * PARTITIONS);
+      assertThat(java.util.stream.LongStream.range(0, KEYS)
+          .map(k -> t.route(k).orElseThrow().partition()).filter(p -> p >= PARTITIONS).count())
+          .as("keys that moved to the new partitions").isPositive();
+      readAll(c);
+
+      for (int i = 0; i < NODES; i++) {
+        kill(i);
+      }
+      for (int i = 0; i < NODES; i++) {
+        startNode(i);
+      }
+      awaitSettled(c);
+      readAll(c);
+    }
+    assertThat(Files.readString(dir.resolve("control.log")))
+        .contains("standard input: not a partition number in 'split banana': expected");
   }
 
   @Test

@@ -1,0 +1,115 @@
+package io.partkit.replica.node;
+
+import io.partkit.replica.Bytes;
+import io.partkit.replica.Message;
+import io.partkit.replica.Message.Kind;
+import io.partkit.replica.Message.Outcome;
+import io.partkit.replica.Record;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+
+/**
+ * One of each message, record and driver frame with fields drawn from a {@link Random}: extreme
+ * numbers, empty and null byte strings, empty and larger collections, as the codec must carry
+ * them.
+ */
+final class RandomValues {
+
+  private RandomValues() {}
+
+  static List<Message> messages(Random r) {
+    Kind kind = Kind.values()[r.nextInt(Kind.values().length)];
+    return List.of(
+        new Message.Request(number(r), r.nextInt(), kind, bytes(r),
+            kind == Kind.CAS && r.nextBoolean() ? bytes(r) : null,
+            kind == Kind.GET ? null : bytes(r)),
+        new Message.Reply(number(r), Outcome.values()[r.nextInt(Outcome.values().length)],
+            r.nextBoolean() ? bytes(r) : null, r.nextBoolean() ? text(r) : null),
+        new Message.Replicate(r.nextInt(), number(r), number(r), number(r), bytes(r), bytes(r)),
+        new Message.Confirm(r.nextInt(), number(r), number(r), number(r)),
+        new Message.Snapshot(r.nextInt(), number(r), number(r), number(r), data(r), number(r)),
+        new Message.Ack(r.nextInt(), number(r), number(r), number(r)),
+        new Message.Confirmed(r.nextInt(), number(r), number(r), number(r)),
+        new Message.Refuse(r.nextInt(), number(r), r.nextBoolean()),
+        new Message.Configure(r.nextInt(), number(r), r.nextInt(), ints(r), number(r)),
+        new Message.Suspect(r.nextInt(), number(r), new HashSet<>(ints(r))),
+        new Message.Levelled(r.nextInt(), number(r)),
+        new Message.Ping(number(r)),
+        new Message.Pong(number(r), held(r)));
+  }
+
+  static List<Record> records(Random r) {
+    long modulus = 2L << r.nextInt(40);
+    return List.of(
+        new Record.Configured(r.nextInt(), number(r), r.nextInt(), ints(r), number(r)),
+        new Record.LevelBegun(r.nextInt(), number(r), number(r)),
+        new Record.Written(r.nextInt(), number(r), number(r), number(r), bytes(r), bytes(r)),
+        new Record.Snapshotted(r.nextInt(), number(r), r.nextInt(), number(r), number(r),
+            data(r), number(r)),
+        new Record.Split((int) Math.min(Integer.MAX_VALUE, (r.nextLong() >>> 1) % (modulus / 2)),
+            modulus));
+  }
+
+  static List<Object> frames(Random r) {
+    List<ReplicaClient.Row> rows = new ArrayList<>();
+    for (int i = r.nextInt(20); i > 0; i--) {
+      rows.add(new ReplicaClient.Row(r.nextInt(), number(r), r.nextInt(), number(r)));
+    }
+    boolean settled = r.nextBoolean();
+    return List.of(new Frame.Hello(r.nextInt()), new Frame.TableRequest(number(r)),
+        new Frame.Table(number(r), settled, rows, settled ? null : text(r)));
+  }
+
+  /** A long, often one of the extremes. */
+  static long number(Random r) {
+    return switch (r.nextInt(5)) {
+      case 0 -> 0;
+      case 1 -> Long.MAX_VALUE;
+      case 2 -> Long.MIN_VALUE;
+      default -> r.nextLong();
+    };
+  }
+
+  static Bytes bytes(Random r) {
+    byte[] b = new byte[r.nextInt(4) == 0 ? 0 : r.nextInt(40)];
+    r.nextBytes(b);
+    return Bytes.of(b);
+  }
+
+  static String text(Random r) {
+    StringBuilder s = new StringBuilder();
+    for (int i = r.nextInt(30); i > 0; i--) {
+      s.appendCodePoint(r.nextBoolean() ? 'a' + r.nextInt(26) : 0xa0 + r.nextInt(0x2000));
+    }
+    return s.toString();
+  }
+
+  static List<Integer> ints(Random r) {
+    List<Integer> out = new ArrayList<>();
+    for (int i = r.nextInt(6); i > 0; i--) {
+      out.add(r.nextInt());
+    }
+    return out;
+  }
+
+  static TreeMap<Bytes, Bytes> data(Random r) {
+    TreeMap<Bytes, Bytes> d = new TreeMap<>();
+    for (int i = r.nextInt(3) == 0 ? 0 : r.nextInt(50); i > 0; i--) {
+      d.put(bytes(r), bytes(r));
+    }
+    return d;
+  }
+
+  static Map<Integer, Long> held(Random r) {
+    Map<Integer, Long> h = new HashMap<>();
+    for (int i = r.nextInt(10); i > 0; i--) {
+      h.put(r.nextInt(), number(r));
+    }
+    return h;
+  }
+}

@@ -36,17 +36,19 @@ import java.util.TreeSet;
  *
  * <p>Rounds. Per partition, a primary orders requests in rounds, one round at a time: when it is
  * free it takes every queued request (up to {@link #ROUND_LIMIT} and {@link #ROUND_BYTES}) as one
- * round, as if executed one after another in request order. Each write (a PUT, or a CAS whose
- * expectation holds of the state the round's earlier writes leave) is logged under the next seq,
- * all of them in one {@link Ready} (one sync under the driver's group commit), and replicated to
- * every backup, one {@link Replicate} per write; a backup acknowledges the highest seq it holds,
- * so one {@link Ack} covers many. When every backup holds the round's last write, the writes become
- * visible and every request of the round is answered, in request order: a read with the value the
- * round's earlier writes leave, a CAS that failed its expectation with its failure. A round that
- * writes nothing has its reads confirmed by one {@link Confirm}: every backup says it is still at
- * the primary's epoch and level. A round that writes needs no confirmation besides its
- * acknowledgements, which say the same at a moment after its reads arrived. A round that only
- * fails CASes is answered at once: it changes nothing, and the state it was decided on is visible.
+ * round, as if executed one after another in request order. A round starts when the driver takes
+ * its {@link #ready}, so every request stepped in since the last Ready can join it. Each write (a
+ * PUT, or a CAS whose expectation holds of the state the round's earlier writes leave) is logged
+ * under the next seq, all of them in one {@link Ready} (one sync under the driver's group commit),
+ * and replicated to every backup, one {@link Replicate} per write; a backup acknowledges the
+ * highest seq it holds, so one {@link Ack} covers many. When every backup holds the round's last
+ * write, the writes become visible and every request of the round is answered, in request order:
+ * a read with the value the round's earlier writes leave, a CAS that failed its expectation with
+ * its failure. A round that writes nothing has its reads confirmed by one {@link Confirm}: every
+ * backup says it is still at the primary's epoch and level. A round that writes needs no
+ * confirmation besides its acknowledgements, which say the same at a moment after its reads
+ * arrived. A round that only fails CASes is answered at once: it changes nothing, and the state
+ * it was decided on is visible.
  *
  * <p>Why answering in request order at the end is linearizable: no request of a round is answered
  * before the round completes, nor arrived after it began, so all of them are concurrent and any
@@ -54,10 +56,10 @@ import java.util.TreeSet;
  * takes effect at one moment, between the replies of the previous round and the requests of the
  * next. Answering a failed CAS early could show a value the round has not made visible (a write
  * before it in the round, that a lost round may never make visible), so it waits with the rest. A
- * round that is lost (the primary deposed, demoted or split) answers its writes UNKNOWN and its
- * reads and failed CASes FAIL; a primary the control keeps carries the round's writes into the new
- * epoch (their records are in its log) and answers them once the new level holds, and asks the
- * reads again.
+ * round that is lost answers nothing (the primary crashed) or its writes UNKNOWN and its reads
+ * and failed CASes FAIL (the primary deposed, demoted or split); a primary the control keeps
+ * carries the round's writes into the new epoch (their records are in its log) and answers them
+ * once the new level holds, and asks its reads and CASes again.
  *
  * <p>Levels. Each epoch begins with a level: the primary logs a fresh level number and sends each
  * backup a snapshot of its state; a backup takes replication only under the level it holds. A

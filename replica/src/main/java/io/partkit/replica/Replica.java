@@ -100,7 +100,7 @@ public final class Replica implements StateMachine {
   private final TreeMap<Integer, Part> parts = new TreeMap<>();
   private final List<Record> records = new ArrayList<>();
   private final List<Envelope> out = new ArrayList<>();
-  /** Partitions with requests queued while no round was in progress: rounds start in ready. */
+  /** Partitions that may start a round (a request queued, a round done): started in ready. */
   private final TreeSet<Integer> toStart = new TreeSet<>();
   private long now;
   private long rounds;

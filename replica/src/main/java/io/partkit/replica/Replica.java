@@ -100,6 +100,11 @@ public final class Replica implements StateMachine {
   private final TreeMap<Integer, Part> parts = new TreeMap<>();
   private final List<Record> records = new ArrayList<>();
   private final List<Envelope> out = new ArrayList<>();
+  /**
+   * A round's own records, held back from the Ready that sends its replication to the next one:
+   * the replication does not depend on them, so the primary's sync runs while its backups sync.
+   */
+  private final List<Record> heldBack = new ArrayList<>();
   /** Partitions that may start a round (a request queued, a round done): started in ready. */
   private final TreeSet<Integer> toStart = new TreeSet<>();
   private long now;
@@ -196,14 +201,17 @@ public final class Replica implements StateMachine {
   /** What to make durable, then send, since the last call. */
   @Override
   public Ready ready() {
+    List<Record> durable = new ArrayList<>(heldBack); // before anything logged since
+    heldBack.clear();
     while (!toStart.isEmpty()) {
       advance(parts.get(toStart.pollFirst()));
     }
-    if (records.isEmpty() && out.isEmpty()) {
+    durable.addAll(records);
+    records.clear();
+    if (durable.isEmpty() && out.isEmpty()) {
       return Ready.EMPTY;
     }
-    Ready r = new Ready(records, out);
-    records.clear();
+    Ready r = new Ready(durable, out);
     out.clear();
     return r;
   }
@@ -266,6 +274,13 @@ public final class Replica implements StateMachine {
    * in order, up to {@link #ROUND_LIMIT} and {@link #ROUND_BYTES}. Each write (a PUT, or a CAS
    * whose expectation holds of the state the round's earlier writes leave) is logged and
    * replicated under the next seq; a CAS that fails is decided now and answered in its turn.
+   *
+   * <p>The round's records are held back to the next Ready when it waits for backups: its
+   * replication leaves without waiting for the primary's sync, which then overlaps the backups'.
+   * Nothing that depends on them leaves earlier: the round's replies (and a snapshot holding its
+   * writes) come after a backup's answer, so in that Ready or a later one, after the records. A
+   * backup may so hold a write its primary lost in a crash: never acknowledged, and the restarted
+   * primary levels its backups to its own log before it serves.
    */
   private void advance(Part p) {
     if (p.current != null || !p.levelled || p.deposed || p.queue.isEmpty()) {
@@ -274,6 +289,7 @@ public final class Replica implements StateMachine {
     Round round = new Round();
     Map<Bytes, Bytes> written = new HashMap<>(); // the round's writes so far, over p.data
     boolean reads = false;
+    List<Record> log = p.backups.isEmpty() ? records : heldBack;
     long seq = p.seq;
     long bytes = 0;
     while (!p.queue.isEmpty() && round.requests.size() < ROUND_LIMIT) {
@@ -297,7 +313,7 @@ public final class Replica implements StateMachine {
       } else {
         next.seq = ++seq;
         written.put(r.key(), r.value());
-        records.add(new Written(p.id, p.epoch, p.level, seq, r.key(), r.value()));
+        log.add(new Written(p.id, p.epoch, p.level, seq, r.key(), r.value()));
         round.messages.add(new Replicate(p.id, p.epoch, p.level, seq, r.key(), r.value()));
       }
     }

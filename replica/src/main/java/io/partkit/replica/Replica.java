@@ -39,9 +39,12 @@ import java.util.TreeSet;
  * round, as if executed one after another in request order. A round starts when the driver takes
  * its {@link #ready}, so every request stepped in since the last Ready can join it. Each write (a
  * PUT, or a CAS whose expectation holds of the state the round's earlier writes leave) is logged
- * under the next seq, all of them in one {@link Ready} (one sync under the driver's group commit),
- * and replicated to every backup, one {@link Replicate} per write; a backup acknowledges the
- * highest seq it holds, so one {@link Ack} covers many. When every backup holds the round's last
+ * under the next seq and replicated to every backup, one {@link Replicate} per write; a backup
+ * acknowledges the highest seq it holds, so one {@link Ack} covers many. The round's records go
+ * in one {@link Ready} (one sync under the driver's group commit), the one after the Ready that
+ * sends its replication: the replication does not depend on them, so the primary's sync overlaps
+ * its backups' instead of preceding them, and the round's replies, which come only after a
+ * backup's answer, still leave after the records. When every backup holds the round's last
  * write, the writes become visible and every request of the round is answered, in request order:
  * a read with the value the round's earlier writes leave, a CAS that failed its expectation with
  * its failure. A round that writes nothing has its reads confirmed by one {@link Confirm}: every
@@ -198,7 +201,11 @@ public final class Replica implements StateMachine {
     suspectSilent(p);
   }
 
-  /** What to make durable, then send, since the last call. */
+  /**
+   * What to make durable, then send, since the last call. Rounds start here; the records of the
+   * rounds the previous call started come first (held back one Ready, see the class), so a driver
+   * that asks again as soon as it has acted on a Ready makes them durable soonest.
+   */
   @Override
   public Ready ready() {
     List<Record> durable = new ArrayList<>(heldBack); // before anything logged since

@@ -34,10 +34,37 @@ import java.util.TreeSet;
  * the clock, then take {@link #ready} and act on it (records durable first, then messages).
  * Single-threaded: the driver calls it from one thread at a time.
  *
- * <p>Per partition, a primary handles one request at a time: a PUT (or a CAS whose expectation
- * holds) is logged and replicated to every backup and becomes visible only when all of them hold
- * it; a GET is answered once every backup has confirmed it is still at the primary's epoch and
- * level. Each epoch begins with a level: the primary logs a fresh level number and sends each
+ * <p>Rounds. Per partition, a primary orders requests in rounds, one round at a time: when it is
+ * free it takes every queued request (up to {@link #ROUND_LIMIT} and {@link #ROUND_BYTES}) as one
+ * round, as if executed one after another in request order. A round starts when the driver takes
+ * its {@link #ready}, so every request stepped in since the last Ready can join it. Each write (a
+ * PUT, or a CAS whose expectation holds of the state the round's earlier writes leave) is logged
+ * under the next seq and replicated to every backup, one {@link Replicate} per write; a backup
+ * acknowledges the highest seq it holds, so one {@link Ack} covers many. The round's records go
+ * in one {@link Ready} (one sync under the driver's group commit), the one after the Ready that
+ * sends its replication: the replication does not depend on them, so the primary's sync overlaps
+ * its backups' instead of preceding them, and the round's replies, which come only after a
+ * backup's answer, still leave after the records. When every backup holds the round's last
+ * write, the writes become visible and every request of the round is answered, in request order:
+ * a read with the value the round's earlier writes leave, a CAS that failed its expectation with
+ * its failure. A round that writes nothing has its reads confirmed by one {@link Confirm}: every
+ * backup says it is still at the primary's epoch and level. A round that writes needs no
+ * confirmation besides its acknowledgements, which say the same at a moment after its reads
+ * arrived. A round that only fails CASes is answered at once: it changes nothing, and the state
+ * it was decided on is visible.
+ *
+ * <p>Why answering in request order at the end is linearizable: no request of a round is answered
+ * before the round completes, nor arrived after it began, so all of them are concurrent and any
+ * order among them is allowed; its writes become visible to reads only at completion, so the round
+ * takes effect at one moment, between the replies of the previous round and the requests of the
+ * next. Answering a failed CAS early could show a value the round has not made visible (a write
+ * before it in the round, that a lost round may never make visible), so it waits with the rest. A
+ * round that is lost answers nothing (the primary crashed) or its writes UNKNOWN and its reads
+ * and failed CASes FAIL (the primary deposed, demoted or split); a primary the control keeps
+ * carries the round's writes into the new epoch (their records are in its log) and answers them
+ * once the new level holds, and asks its reads and CASes again.
+ *
+ * <p>Levels. Each epoch begins with a level: the primary logs a fresh level number and sends each
  * backup a snapshot of its state; a backup takes replication only under the level it holds. A
  * backup refuses anything from an older epoch, which is what deposes a primary the control has
  * replaced.
@@ -56,8 +83,17 @@ import java.util.TreeSet;
  */
 public final class Replica implements StateMachine {
 
-  /** Requests waiting behind the one in progress, per partition; more are refused. */
+  /** Requests waiting behind the round in progress, per partition; more are refused. */
   static final int QUEUE_LIMIT = 256;
+
+  /** At most this many requests make one round. */
+  static final int ROUND_LIMIT = 64;
+
+  /**
+   * A round takes requests while their keys and values come to at most this many bytes (its
+   * first request whatever its size), so that one round's replication stays a modest burst.
+   */
+  static final int ROUND_BYTES = 1 << 20;
 
   /** A time long before any tick, whose distance to any tick cannot overflow. */
   static final long NEVER = Long.MIN_VALUE / 4;
@@ -67,6 +103,13 @@ public final class Replica implements StateMachine {
   private final TreeMap<Integer, Part> parts = new TreeMap<>();
   private final List<Record> records = new ArrayList<>();
   private final List<Envelope> out = new ArrayList<>();
+  /**
+   * A round's own records, held back from the Ready that sends its replication to the next one:
+   * the replication does not depend on them, so the primary's sync runs while its backups sync.
+   */
+  private final List<Record> heldBack = new ArrayList<>();
+  /** Partitions that may start a round (a request queued, a round done): started in ready. */
+  private final TreeSet<Integer> toStart = new TreeSet<>();
   private long now;
   private long rounds;
 
@@ -134,7 +177,7 @@ public final class Replica implements StateMachine {
       if (p.mustLevel) {
         beginLevel(p);
       } else if (!p.levelled) {
-        resendToSilent(p, snapshot(p));
+        resendToSilent(p, List.of(snapshot(p)));
       } else if (p.current != null) {
         resendToSilent(p, inFlight(p));
       }
@@ -142,14 +185,15 @@ public final class Replica implements StateMachine {
   }
 
   /**
-   * Sends {@code m} again to the backups that have not answered it once the resend interval has
-   * passed (messages may be lost), and names them as suspects once the suspicion time has.
+   * Sends {@code messages} again to the backups that have not answered them once the resend
+   * interval has passed (messages may be lost), and names them as suspects once the suspicion time
+   * has.
    */
-  private void resendToSilent(Part p, Message m) {
+  private void resendToSilent(Part p, List<Message> messages) {
     if (now - p.sentAt >= timing.resendMillis()) {
       for (int b : p.backups) {
         if (!p.answered.contains(b)) {
-          send(b, m);
+          messages.forEach(m -> send(b, m));
         }
       }
       p.sentAt = now;
@@ -157,14 +201,24 @@ public final class Replica implements StateMachine {
     suspectSilent(p);
   }
 
-  /** What to make durable, then send, since the last call. */
+  /**
+   * What to make durable, then send, since the last call. Rounds start here; the records of the
+   * rounds the previous call started come first (held back one Ready, see the class), so a driver
+   * that asks again as soon as it has acted on a Ready makes them durable soonest.
+   */
   @Override
   public Ready ready() {
-    if (records.isEmpty() && out.isEmpty()) {
+    List<Record> durable = new ArrayList<>(heldBack); // before anything logged since
+    heldBack.clear();
+    while (!toStart.isEmpty()) {
+      advance(parts.get(toStart.pollFirst()));
+    }
+    durable.addAll(records);
+    records.clear();
+    if (durable.isEmpty() && out.isEmpty()) {
       return Ready.EMPTY;
     }
-    Ready r = new Ready(records, out);
-    records.clear();
+    Ready r = new Ready(durable, out);
     out.clear();
     return r;
   }
@@ -219,42 +273,75 @@ public final class Replica implements StateMachine {
       return;
     }
     p.queue.add(new Pending(client, r));
-    advance(p);
+    toStart.add(p.id);
   }
 
-  /** Starts the next request if none is in progress and the partition is level. */
+  /**
+   * Starts the next round if none is in progress and the partition is level: the queued requests,
+   * in order, up to {@link #ROUND_LIMIT} and {@link #ROUND_BYTES}. Each write (a PUT, or a CAS
+   * whose expectation holds of the state the round's earlier writes leave) is logged and
+   * replicated under the next seq; a CAS that fails is decided now and answered in its turn.
+   *
+   * <p>The round's records are held back to the next Ready when it waits for backups: its
+   * replication leaves without waiting for the primary's sync, which then overlaps the backups'.
+   * Nothing that depends on them leaves earlier: the round's replies (and a snapshot holding its
+   * writes) come after a backup's answer, so in that Ready or a later one, after the records. A
+   * backup may so hold a write its primary lost in a crash: never acknowledged, and the restarted
+   * primary levels its backups to its own log before it serves.
+   */
   private void advance(Part p) {
-    while (p.current == null && p.levelled && !p.deposed && !p.queue.isEmpty()) {
+    if (p.current != null || !p.levelled || p.deposed || p.queue.isEmpty()) {
+      return;
+    }
+    Round round = new Round();
+    Map<Bytes, Bytes> written = new HashMap<>(); // the round's writes so far, over p.data
+    boolean reads = false;
+    List<Record> log = p.backups.isEmpty() ? records : heldBack;
+    long seq = p.seq;
+    long bytes = 0;
+    while (!p.queue.isEmpty() && round.requests.size() < ROUND_LIMIT) {
+      Request r = p.queue.peek().request;
+      long size = r.key().length() + (r.value() == null ? 0 : r.value().length());
+      if (!round.requests.isEmpty() && bytes + size > ROUND_BYTES) {
+        break;
+      }
       Pending next = p.queue.poll();
-      Request r = next.request;
       if (!Partitioning.owns(p.id, p.modulus, r.key())) {
         send(next.client, notHeld(p, r)); // queued before the split moved its key
         continue;
       }
-      if (r.kind() == Kind.CAS && !java.util.Objects.equals(p.data.get(r.key()), r.expected())) {
-        // A CAS that fails changes nothing, so it needs no confirmation: a failed operation is
-        // not part of the history's order.
-        send(next.client, new Reply(r.id(), Outcome.FAIL, null, "expected " + r.expected()
-            + ", found " + p.data.get(r.key())));
-        continue;
-      }
-      p.current = next;
-      p.answered.clear();
-      p.startedAt = now;
-      p.sentAt = now;
-      p.suspectedAt = NEVER;
+      bytes += size;
+      round.requests.add(next);
+      Bytes found = written.containsKey(r.key()) ? written.get(r.key()) : p.data.get(r.key());
       if (r.kind() == Kind.GET) {
-        next.round = ++rounds;
+        reads = true;
+      } else if (r.kind() == Kind.CAS && !java.util.Objects.equals(found, r.expected())) {
+        next.failure = "expected " + r.expected() + ", found " + found;
       } else {
-        next.seq = p.seq + 1;
-        records.add(new Written(p.id, p.epoch, p.level, next.seq, r.key(), r.value()));
+        next.seq = ++seq;
+        written.put(r.key(), r.value());
+        log.add(new Written(p.id, p.epoch, p.level, seq, r.key(), r.value()));
+        round.messages.add(new Replicate(p.id, p.epoch, p.level, seq, r.key(), r.value()));
       }
-      Message m = inFlight(p);
-      for (int b : p.backups) {
-        send(b, m);
-      }
-      completeIfHeld(p);
     }
+    if (round.requests.isEmpty()) {
+      return;
+    }
+    if (seq > p.seq) {
+      round.lastSeq = seq;
+    } else if (reads) {
+      round.confirm = ++rounds;
+      round.messages.add(new Confirm(p.id, p.epoch, p.level, round.confirm));
+    }
+    p.current = round;
+    p.answered.clear();
+    p.startedAt = now;
+    p.sentAt = now;
+    p.suspectedAt = NEVER;
+    for (int b : p.backups) {
+      round.messages.forEach(m -> send(b, m));
+    }
+    completeIfHeld(p);
   }
 
   /** A definite refusal: the request was routed by a table older than this node's split. */
@@ -263,28 +350,45 @@ public final class Replica implements StateMachine {
         + r.key() + " (split, modulus " + p.modulus + ")");
   }
 
-  private Message inFlight(Part p) {
-    Pending c = p.current;
-    return c.request.kind() == Kind.GET
-        ? new Confirm(p.id, p.epoch, p.level, c.round)
-        : new Replicate(p.id, p.epoch, p.level, c.seq, c.request.key(), c.request.value());
+  /** What the round in progress sends each backup. */
+  private List<Message> inFlight(Part p) {
+    return p.current.messages;
   }
 
+  /**
+   * Completes the round in progress once every backup holds its last write (or, a round that
+   * writes nothing, confirmed its reads): its writes become visible and its requests are
+   * answered, in request order, each read with the value the round's earlier writes leave.
+   */
   private void completeIfHeld(Part p) {
-    Pending c = p.current;
-    if (c == null || p.answered.size() < p.backups.size()) {
+    Round c = p.current;
+    if (c == null || c.waits() && p.answered.size() < p.backups.size()) {
       return;
     }
     p.current = null;
-    Request r = c.request;
-    if (r.kind() == Kind.GET) {
-      send(c.client, new Reply(r.id(), Outcome.OK, p.data.get(r.key()), null));
-    } else {
-      p.data.put(r.key(), r.value());
-      p.seq = c.seq;
-      send(c.client, new Reply(r.id(), Outcome.OK, null, null));
+    for (Pending d : c.requests) {
+      Request r = d.request;
+      if (d.failure != null) {
+        send(d.client, new Reply(r.id(), Outcome.FAIL, null, d.failure));
+      } else if (r.kind() == Kind.GET) {
+        send(d.client, new Reply(r.id(), Outcome.OK, p.data.get(r.key()), null));
+      } else {
+        p.data.put(r.key(), r.value());
+        p.seq = d.seq;
+        send(d.client, new Reply(r.id(), Outcome.OK, null, null));
+      }
     }
-    advance(p);
+    toStart.add(p.id);
+  }
+
+  /** Makes the round's writes hold in this node's state: their records are in its log. */
+  private static void hold(Part p, Round round) {
+    for (Pending d : round.requests) {
+      if (d.writes()) {
+        p.data.put(d.request.key(), d.request.value());
+        p.seq = d.seq;
+      }
+    }
   }
 
   private void suspectSilent(Part p) {
@@ -322,7 +426,25 @@ public final class Replica implements StateMachine {
       records.add(new Written(p.id, p.epoch, p.level, r.seq(), r.key(), r.value()));
     }
     // at or below its seq under the same level: a resend of what it holds
-    send(from, new Ack(p.id, p.epoch, p.level, r.seq()));
+    acknowledge(from, p);
+  }
+
+  /**
+   * Acknowledges every write this backup holds under its level. One acknowledgement covers every
+   * seq below it, so one of the same level still waiting in this Ready is raised in place rather
+   * than joined by another: a round's writes, arriving together, cost their primary one message.
+   */
+  private void acknowledge(int primary, Part p) {
+    Ack ack = new Ack(p.id, p.epoch, p.level, p.seq);
+    for (int i = out.size() - 1; i >= 0; i--) {
+      Envelope e = out.get(i);
+      if (e.to() == primary && e.message() instanceof Ack a && a.partition() == p.id
+          && a.epoch() == p.epoch && a.level() == p.level) {
+        out.set(i, new Envelope(self, primary, ack));
+        return;
+      }
+    }
+    send(primary, ack);
   }
 
   private void onConfirm(int from, Confirm c) {
@@ -389,7 +511,7 @@ public final class Replica implements StateMachine {
       }
       return;
     }
-    if (p.current != null && p.current.request.kind() != Kind.GET && a.seq() >= p.current.seq) {
+    if (p.current != null && p.current.lastSeq > 0 && a.seq() >= p.current.lastSeq) {
       p.answered.add(from);
       completeIfHeld(p);
     }
@@ -399,7 +521,7 @@ public final class Replica implements StateMachine {
     Part p = parts.get(c.partition());
     if (p == null || p.role != Role.PRIMARY || p.deposed || c.epoch() != p.epoch
         || c.level() != p.level || !p.backups.contains(from) || p.current == null
-        || p.current.request.kind() != Kind.GET || p.current.round != c.round()) {
+        || p.current.confirm == 0 || p.current.confirm != c.round()) {
       return;
     }
     p.answered.add(from);
@@ -422,7 +544,7 @@ public final class Replica implements StateMachine {
     }
     send(from, snapshot(p)); // it lost its copy or missed the level: level it again
     if (p.levelled && p.current != null) {
-      send(from, inFlight(p));
+      inFlight(p).forEach(m -> send(from, m));
     }
   }
 
@@ -437,11 +559,11 @@ public final class Replica implements StateMachine {
     Configured rec = new Configured(p.id, c.epoch(), c.primary(), c.backups(), c.modulus());
     records.add(rec);
     boolean wasPrimary = p.role == Role.PRIMARY && !p.deposed;
-    Pending carried = wasPrimary && c.primary() == self ? p.current : null;
-    if (carried != null && carried.request.kind() != Kind.GET) {
-      // Its record is in this node's log and will be in the level's snapshot: it holds from now.
-      p.data.put(carried.request.key(), carried.request.value());
-      p.seq = carried.seq;
+    Round carried = wasPrimary && c.primary() == self ? p.current : null;
+    if (carried != null) {
+      // Its writes' records are in this node's log and will be in the level's snapshot: they
+      // hold from now.
+      hold(p, carried);
     }
     if (p.role == Role.PRIMARY && c.primary() != self) {
       abandon(p, "node " + self + " is no longer the primary (epoch " + c.epoch() + ")");
@@ -450,21 +572,44 @@ public final class Replica implements StateMachine {
     replay(rec);
     if (p.role == Role.PRIMARY) {
       if (carried != null) {
-        // answered once the new level holds: a write as done, a read confirmed again
-        carried.done = carried.request.kind() != Kind.GET;
-        p.queue.addFirst(carried);
+        requeue(p, carried);
       }
       beginLevel(p);
+    }
+  }
+
+  /**
+   * Puts a round carried into a new epoch back at the head of the queue: its writes first, done
+   * (answered once the new level holds), then its reads and failed CASes, asked again in the new
+   * epoch. None of them was answered, so all were concurrent: any order among them is one the
+   * history can explain.
+   */
+  private static void requeue(Part p, Round carried) {
+    List<Pending> again = new ArrayList<>();
+    for (Pending d : carried.requests) {
+      if (d.writes()) {
+        d.done = true;
+        again.add(d);
+      }
+    }
+    for (Pending d : carried.requests) {
+      if (!d.writes()) {
+        d.failure = null;
+        again.add(d);
+      }
+    }
+    for (int i = again.size() - 1; i >= 0; i--) {
+      p.queue.addFirst(again.get(i));
     }
   }
 
   /** Fails what this deposed or demoted primary was doing and holds. */
   private void abandon(Part p, String why) {
     if (p.current != null) {
-      Request r = p.current.request;
-      boolean mayHold = r.kind() != Kind.GET;
-      send(p.current.client, new Reply(r.id(), mayHold ? Outcome.UNKNOWN : Outcome.FAIL, null,
-          why));
+      for (Pending d : p.current.requests) {
+        send(d.client, new Reply(d.request.id(), d.writes() ? Outcome.UNKNOWN : Outcome.FAIL,
+            null, why));
+      }
       p.current = null;
     }
     for (Pending q : p.queue) {
@@ -503,7 +648,7 @@ public final class Replica implements StateMachine {
       Pending d = p.queue.poll();
       send(d.client, new Reply(d.request.id(), Outcome.OK, null, null));
     }
-    advance(p);
+    toStart.add(p.id);
   }
 
   private Snapshot snapshot(Part p) {
@@ -559,11 +704,9 @@ public final class Replica implements StateMachine {
   private void split(Split rec) {
     Part p = part(rec.partition());
     if (p.role == Role.PRIMARY && !p.deposed) {
-      Pending c = p.current;
-      if (c != null && c.request.kind() != Kind.GET) {
-        // its record is in the log before the split's, so a restart holds it too
-        p.data.put(c.request.key(), c.request.value());
-        p.seq = c.seq;
+      if (p.current != null) {
+        // its writes' records are in the log before the split's, so a restart holds them too
+        hold(p, p.current);
       }
       abandon(p, "partition " + p.id + " split (modulus " + rec.modulus() + ")");
     }
@@ -663,14 +806,36 @@ public final class Replica implements StateMachine {
   private static final class Pending {
     final int client;
     final Request request;
+    /** In a round: the seq it is written under; 0: it writes nothing. */
     long seq;
-    long round;
+    /** In a round: why a CAS failed its expectation; null: it did not fail. */
+    String failure;
     /** A write carried into a new epoch: it holds once the level does. */
     boolean done;
 
     Pending(int client, Request request) {
       this.client = client;
       this.request = request;
+    }
+
+    boolean writes() {
+      return seq > 0;
+    }
+  }
+
+  /** The requests a primary orders as one, in request order, and what they wait for. */
+  private static final class Round {
+    final List<Pending> requests = new ArrayList<>();
+    /** What each backup is sent: the writes' replications, or the reads' confirmation. */
+    final List<Message> messages = new ArrayList<>();
+    /** The seq of the round's last write; 0: it writes nothing. */
+    long lastSeq;
+    /** The number of the reads' confirmation in a round that writes nothing; 0: none. */
+    long confirm;
+
+    /** Whether it waits for its backups: it writes or reads; failed CASes alone need nothing. */
+    boolean waits() {
+      return lastSeq > 0 || confirm > 0;
     }
   }
 
@@ -698,7 +863,8 @@ public final class Replica implements StateMachine {
     boolean inherited;
     final Map<Bytes, Bytes> data = new HashMap<>();
     final ArrayDeque<Pending> queue = new ArrayDeque<>();
-    Pending current;
+    /** Primary: the round in progress, if any. */
+    Round current;
     final TreeSet<Integer> answered = new TreeSet<>();
     long startedAt;
     long levelStartedAt;

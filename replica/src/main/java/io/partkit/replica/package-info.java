@@ -11,9 +11,12 @@
  * wall-clock ticks.
  *
  * <p>The protocol in one paragraph. Each partition has a configuration at an epoch: a primary and
- * its backups. The primary orders requests one at a time per partition: a write is logged and
- * replicated to every backup and applied (made visible) only once all of them hold it; a read is
- * answered only after every backup confirms that it is still at the primary's epoch and level.
+ * its backups. The primary orders a partition's requests in rounds, one round at a time: every
+ * request queued while it was busy, executed in request order. The round's writes are logged
+ * together, replicated to every backup and applied (made visible) only once all of them hold the
+ * last; then every request of the round is answered in request order. A read is answered only
+ * after every backup has confirmed, for its round, that it is still at the primary's epoch and
+ * level (a round that writes: by acknowledging its writes).
  * Each new epoch begins with the primary levelling its backups to its own state (a snapshot under
  * a fresh level number); a backup accepts replication only under the level it holds. The control
  * changes a configuration only to one whose new primary was a level member of the previous one,

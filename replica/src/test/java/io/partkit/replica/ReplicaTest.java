@@ -36,12 +36,15 @@ class ReplicaTest {
   void aWriteIsAcknowledgedOnlyOnceEveryBackupHoldsItAndItsRecordComesFirst() {
     c.request(0, new Request(1, 0, Kind.PUT, K, null, Bytes.ofLong(42)));
     Ready first = c.nodes.get(0).ready();
-    assertThat(first.records()).singleElement().isInstanceOf(Record.Written.class);
+    // the replication leaves at once; the primary's own record follows in the next Ready, so that
+    // its sync overlaps the backups'
+    assertThat(first.records()).isEmpty();
     assertThat(first.messages()).extracting(Envelope::message)
         .allMatch(m -> m instanceof Replicate).hasSize(2);
     c.route(first);
     c.deliverTo(1); // backup 1 acknowledges
     c.deliverTo(0);
+    assertThat(c.logs.get(0)).filteredOn(r -> r instanceof Record.Written).hasSize(1);
     assertThat(c.replies).isEmpty(); // backup 2 has not yet
     c.flush();
     assertThat(c.replies).singleElement().extracting(Reply::outcome).isEqualTo(Outcome.OK);
@@ -126,6 +129,143 @@ class ReplicaTest {
     b.step(new Envelope(0, 1, new Snapshot(0, 1, 0, 0, new java.util.TreeMap<>())));
     assertThat(b.ready().records()).isEmpty();
     assertThat(b.localValue(0, K)).contains(Bytes.ofLong(8));
+  }
+
+  // ---- rounds: every request queued while the primary is busy is ordered as one
+
+  private static Bytes v(long n) {
+    return Bytes.ofLong(n);
+  }
+
+  private static List<Message> messagesTo(Ready r, int node) {
+    return r.messages().stream().filter(e -> e.to() == node).map(Envelope::message).toList();
+  }
+
+  @Test
+  void aRoundOfWritesIsLoggedInOneReadyAndAcknowledgedOnlyOnceEveryBackupHoldsItsLastWrite() {
+    for (int i = 0; i < 3; i++) {
+      c.request(0, new Request(i, 0, Kind.PUT, Bytes.ofLong(i), null, v(10 + i)));
+    }
+    Replica primary = c.nodes.get(0);
+    Ready round = primary.ready();
+    assertThat(round.records()).isEmpty(); // held back one Ready: see the next
+    for (int b = 1; b <= 2; b++) {
+      assertThat(messagesTo(round, b)).extracting(m -> ((Replicate) m).seq())
+          .containsExactly(1L, 2L, 3L);
+    }
+    c.route(round);
+    // backup 1 takes the three writes before its driver asks for a Ready: one Ack covers them
+    Replica backup = c.nodes.get(1);
+    c.inbox.get(1).forEach(backup::step);
+    c.inbox.get(1).clear();
+    Ready acked = backup.ready();
+    assertThat(acked.records()).hasSize(3);
+    assertThat(acked.messages()).extracting(Envelope::message)
+        .containsExactly(new Message.Ack(0, 1, 1, 3));
+    primary.step(acked.messages().get(0));
+    // backup 2 holds only the first two so far: nothing is answered or visible
+    primary.step(new Envelope(2, 0, new Message.Ack(0, 1, 1, 2)));
+    Ready logged = primary.ready();
+    assertThat(logged.records()).extracting(r -> ((Record.Written) r).seq())
+        .containsExactly(1L, 2L, 3L);
+    assertThat(logged.messages()).isEmpty();
+    c.logs.get(0).addAll(logged.records());
+    assertThat(c.replies).isEmpty();
+    assertThat(c.nodes.get(0).localValue(0, Bytes.ofLong(0))).isEmpty();
+    // a request arriving meanwhile waits for the next round
+    c.request(0, new Request(9, 0, Kind.PUT, K, null, v(99)));
+    assertThat(c.nodes.get(0).ready().isEmpty()).isTrue();
+    c.flush();
+    assertThat(c.replies).extracting(Reply::id).containsExactly(0L, 1L, 2L, 9L);
+    assertThat(c.replies).allMatch(r -> r.outcome() == Outcome.OK);
+    for (int n = 0; n < 3; n++) {
+      assertThat(c.nodes.get(n).localValue(0, Bytes.ofLong(2))).as("node %d", n).contains(v(12));
+      assertThat(c.nodes.get(n).localValue(0, K)).as("node %d", n).contains(v(99));
+    }
+  }
+
+  @Test
+  void aRoundInterruptedByANewEpochAcknowledgesNothing() {
+    c.request(0, new Request(1, 0, Kind.PUT, K, null, v(1)));
+    c.request(0, new Request(2, 0, Kind.GET, K, null, null));
+    c.request(0, new Request(3, 0, Kind.PUT, Bytes.ofLong(8), null, v(2)));
+    c.drain(0); // the round is logged and its replication is on its way
+    // the control promotes node 1 before the backups see the round; node 0 does not hear of it
+    for (int n = 1; n <= 2; n++) {
+      c.nodes.get(n).step(new Envelope(Control.ID, n, new Configure(0, 2, 1, List.of(2))));
+    }
+    c.flush();
+    assertThat(c.replies).extracting(Reply::id).containsExactly(1L, 2L, 3L);
+    assertThat(c.replies).noneMatch(r -> r.outcome() == Outcome.OK);
+    assertThat(c.replies).extracting(Reply::outcome)
+        .containsExactly(Outcome.UNKNOWN, Outcome.FAIL, Outcome.UNKNOWN);
+    assertThat(c.nodes.get(0).localValue(0, K)).isEmpty(); // never made visible
+  }
+
+  @Test
+  void aCasInARoundIsDecidedOnTheRoundsEarlierWritesAndAnsweredInItsTurn() {
+    c.request(0, new Request(1, 0, Kind.PUT, K, null, v(1)));
+    c.request(0, new Request(2, 0, Kind.CAS, K, v(1), v(2))); // holds after the PUT
+    c.request(0, new Request(3, 0, Kind.CAS, K, v(1), v(3))); // fails: the CAS before wrote 2
+    c.request(0, new Request(4, 0, Kind.CAS, K, null, v(4))); // fails: K is no longer absent
+    Replica primary = c.nodes.get(0);
+    Ready round = primary.ready();
+    // the failures wait for the writes before them: answered now, they would show a value the
+    // round has not made visible (and may never, if it is lost)
+    assertThat(round.messages()).noneMatch(e -> e.message() instanceof Reply);
+    c.route(round);
+    c.deliverTo(1);
+    c.deliverTo(2);
+    // both acknowledgements arrive before the primary's driver asks for the Ready holding its
+    // records: the replies come in that same Ready, after the records
+    c.inbox.get(0).forEach(primary::step);
+    c.inbox.get(0).clear();
+    Ready done = primary.ready();
+    assertThat(done.records()).extracting(r -> ((Record.Written) r).value())
+        .containsExactly(v(1), v(2));
+    assertThat(done.messages()).allMatch(e -> e.message() instanceof Reply);
+    c.logs.get(0).addAll(done.records());
+    c.route(done);
+    c.flush();
+    assertThat(c.replies).extracting(Reply::id).containsExactly(1L, 2L, 3L, 4L);
+    assertThat(c.replies).extracting(Reply::outcome)
+        .containsExactly(Outcome.OK, Outcome.OK, Outcome.FAIL, Outcome.FAIL);
+    assertThat(c.replies.get(2).why()).contains("found " + v(2));
+    for (int n = 0; n < 3; n++) {
+      assertThat(c.nodes.get(n).localValue(0, K)).as("node %d", n).contains(v(2));
+    }
+  }
+
+  @Test
+  void readsInARoundSeeTheWritesBeforeThemAndShareOneConfirmationWhenNothingIsWritten() {
+    c.request(0, new Request(1, 0, Kind.PUT, K, null, v(5)));
+    c.flush();
+    c.replies.clear();
+    c.request(0, new Request(2, 0, Kind.GET, K, null, null));
+    c.request(0, new Request(3, 0, Kind.PUT, K, null, v(6)));
+    c.request(0, new Request(4, 0, Kind.GET, K, null, null));
+    c.request(0, new Request(5, 0, Kind.PUT, K, null, v(7)));
+    Ready mixed = c.nodes.get(0).ready();
+    // the writes' acknowledgements confirm the epoch and level for the reads as well
+    assertThat(mixed.messages()).extracting(Envelope::message)
+        .noneMatch(m -> m instanceof Message.Confirm);
+    c.route(mixed);
+    c.flush();
+    assertThat(c.replies).extracting(Reply::id).containsExactly(2L, 3L, 4L, 5L);
+    assertThat(c.replies).allMatch(r -> r.outcome() == Outcome.OK);
+    assertThat(c.replies).extracting(Reply::value).containsExactly(v(5), null, v(6), null);
+    c.replies.clear();
+    for (int i = 0; i < 3; i++) {
+      c.request(0, new Request(10 + i, 0, Kind.GET, K, null, null));
+    }
+    Ready reads = c.nodes.get(0).ready();
+    assertThat(reads.records()).isEmpty();
+    for (int b = 1; b <= 2; b++) {
+      assertThat(messagesTo(reads, b)).singleElement().isInstanceOf(Message.Confirm.class);
+    }
+    c.route(reads);
+    c.flush();
+    assertThat(c.replies).extracting(Reply::value).containsExactly(v(7), v(7), v(7));
   }
 
   // ---- splits: partition 0 at modulus 1 (every key) splits into 0 and 1 at modulus 2

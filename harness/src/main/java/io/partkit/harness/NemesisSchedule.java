@@ -9,6 +9,7 @@ import java.io.PrintStream;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
@@ -93,6 +94,13 @@ final class NemesisSchedule implements Runnable {
       } catch (RuntimeException e) {
         recorder.nemesis(OpType.INFO, "start-" + n.name(), "failed: " + e.getMessage());
         log.println("nemesis " + n.name() + " failed to start: " + e);
+        Optional<String> lost = runtime.lostControl();
+        if (lost.isPresent()) {
+          // No fault can be injected or healed any more and the verdict is at most unknown:
+          // trying on until the plan's time limit would only keep the run going for nothing.
+          log.println("nemesis: no more faults, " + lost.get());
+          return;
+        }
         sleepUntil(recorder.elapsedNanos() + rest);
         continue;
       }

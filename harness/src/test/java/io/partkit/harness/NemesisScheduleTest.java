@@ -88,4 +88,75 @@ class NemesisScheduleTest {
     assertThat(nemesisOps.stream().filter(op -> String.valueOf(op.f()).startsWith("stop-")))
         .as("only injected faults are healed (shaded in the report)").hasSize(2 * 2);
   }
+
+  /** A runtime whose engine is gone: every start fails, and the runtime says why. */
+  private static final class LostRuntime implements NodeRuntime {
+    @Override
+    public String name() {
+      return "lost";
+    }
+
+    @Override
+    public void open(List<String> nodes) {}
+
+    @Override
+    public String host(String node) {
+      return "127.0.0.1";
+    }
+
+    @Override
+    public int port(String node, String service, int defaultPort) {
+      return defaultPort;
+    }
+
+    @Override
+    public io.partkit.harness.runtime.NodeProcess start(String node, List<String> command,
+        java.nio.file.Path log) {
+      throw new UnsupportedOperationException("not started by this test");
+    }
+
+    @Override
+    public Optional<String> lostControl() {
+      return Optional.of("the engine stopped answering");
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  /** Fails to start, as any fault does once the runtime cannot reach its nodes. */
+  private static final class FailingNemesis implements Nemesis {
+    final AtomicInteger attempts = new AtomicInteger();
+
+    @Override
+    public String name() {
+      return "failing";
+    }
+
+    @Override
+    public Optional<String> unsupported(SystemUnderTest system, NodeRuntime runtime, int nodes) {
+      return Optional.empty();
+    }
+
+    @Override
+    public Fault start(SystemUnderTest system, NodeRuntime runtime, Random random) {
+      attempts.incrementAndGet();
+      throw new IllegalStateException("no engine");
+    }
+  }
+
+  @Test
+  void aRuntimeThatLostControlEndsThePlanAtTheFirstFailedStart() {
+    Recorder recorder = new Recorder(System.nanoTime());
+    FailingNemesis failing = new FailingNemesis();
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    // a 1 s run: 300 ms of quiet, then one attempt instead of retries until 2 min past its end
+    NemesisSchedule schedule = new NemesisSchedule(List.of(failing), null, new LostRuntime(),
+        recorder, 7, TimeUnit.SECONDS.toNanos(1), new PrintStream(log, true));
+    schedule.run();
+    assertThat(schedule.finished()).isTrue();
+    assertThat(failing.attempts.get()).isEqualTo(1);
+    assertThat(schedule.faults()).isZero();
+    assertThat(log.toString()).contains("no more faults, the engine stopped answering");
+  }
 }

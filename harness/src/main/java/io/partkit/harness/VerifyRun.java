@@ -52,8 +52,9 @@ import java.util.function.IntConsumer;
  *
  * <p>Phases, as in Jepsen: {@code faults} (clients and nemesis for {@link VerifySpec#time()}),
  * {@code heal} (every fault undone, recorded), {@code recover} (the system serves again),
- * {@code final reads} (one ok read per key, retried with fresh processes), {@code placement}
- * (the system's placement check, {@link Capability.CheckPlacement}). A worker whose
+ * {@code final reads} (one ok read per key, retried with fresh processes), {@code check} (the
+ * history), {@code placement} (the system's placement check, {@link Capability.CheckPlacement},
+ * given time to settle unless the history already made the run invalid). A worker whose
  * operation ended {@code :info} continues as a new process (its old one may still be in flight),
  * so the history keeps one operation per process at a time.
  */
@@ -61,6 +62,8 @@ public final class VerifyRun {
 
   private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration FINAL_READS_TIMEOUT = Duration.ofSeconds(60);
+  /** How long a placement check may wait for copies still settling after recovery. */
+  private static final Duration PLACEMENT_PATIENCE = Duration.ofSeconds(60);
   private static final DateTimeFormatter RUN_NAME =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS");
 
@@ -267,9 +270,6 @@ public final class VerifyRun {
         progress.println("\n" + runtime.lostControl().get() + "; no recovery, no final reads: "
             + e.getMessage());
       }
-      enter("placement");
-      Optional<PlacementCheck> placement = checkPlacement();
-      long runNanos = recorder.elapsedNanos();
       enter("check");
       List<Op> ops = recorder.ops();
       long checkStart = System.nanoTime();
@@ -284,6 +284,14 @@ public final class VerifyRun {
       LostWrites.Result lost = LostWrites.check(ops, finalReads, workload.keys());
       long checkNanos = System.nanoTime() - checkStart;
       RunStats stats = RunStats.of(ops, recorder.mismatches());
+      enter("placement");
+      // A run the history already proves invalid gets one look: waiting for a placement to
+      // settle could not change its verdict, only delay it (a broken system never settles).
+      boolean invalidAlready = analysis.verdict() == Verdict.INVALID
+          || runtime.lostControl().isEmpty() && !lost.ok();
+      Optional<PlacementCheck> placement =
+          checkPlacement(invalidAlready ? Duration.ZERO : PLACEMENT_PATIENCE);
+      long runNanos = recorder.elapsedNanos() - checkNanos;
       boolean misplaced = placement.map(p -> !p.ok()).orElse(false);
       // A run whose runtime lost control of the nodes is never valid: its faults may not have
       // been what the history says. A non-linearizable history is still a fact.
@@ -308,9 +316,9 @@ public final class VerifyRun {
     }
 
     /** The system's own placement check; one that cannot run is reported and left out. */
-    private Optional<PlacementCheck> checkPlacement() {
+    private Optional<PlacementCheck> checkPlacement(Duration patience) {
       try {
-        return system instanceof Capability.CheckPlacement c ? c.checkPlacement()
+        return system instanceof Capability.CheckPlacement c ? c.checkPlacement(patience)
             : Optional.empty();
       } catch (RuntimeException e) {
         progress.println("\nplacement check failed to run: " + e);

@@ -475,10 +475,12 @@ final class HazelcastSystem extends NodeProcessSystem
    * finds there, compared with the partition partkit predicts (partitioning=partkit: the
    * strategy's partition) or Hazelcast's own hashing predicts ({@link HazelcastPlacement}). The
    * query goes through the admin client, which partitions the query's Integer key Hazelcast's
-   * way, so partition p is read at p whatever strategy the writers used.
+   * way, so partition p is read at p whatever strategy the writers used. Where a key is stored
+   * does not settle (a key never moves between partitions), so one look is the answer whatever
+   * the {@code patience}.
    */
   @Override
-  public Optional<PlacementCheck> checkPlacement() {
+  public Optional<PlacementCheck> checkPlacement(Duration patience) {
     HazelcastPlacement placement = HazelcastPlacement.defaults();
     PartkitPartitioningStrategy strategy = PartkitPartitioningStrategy.defaults();
     IMap<Long, Long> map = admin.getMap(MAP);

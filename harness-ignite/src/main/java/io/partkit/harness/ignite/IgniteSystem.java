@@ -53,7 +53,7 @@ import java.util.stream.Collectors;
  * <p>Membership: a leave stops the node gracefully (Ignite's {@code GRACEFUL} shutdown policy:
  * it waits until the node's partitions have copies elsewhere), a join starts it again, so Ignite
  * rebalances partkit's placement both ways. After a run with partkit's affinity,
- * {@link #checkPlacement()} compares every partition's owners with partkit's prediction.
+ * {@link #checkPlacement(Duration)} compares every partition's owners with partkit's prediction.
  *
  * <p>Rebalancing ({@code partkit bench --live}): what each node received is Ignite's own
  * rebalance metrics, summed over its rebalances by the node ({@link IgniteRebalanceCounters});
@@ -74,8 +74,6 @@ final class IgniteSystem extends NodeProcessSystem
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
   private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);
   private static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(60);
-  static final int PLACEMENT_SETTLE_SECONDS = 60;
-  private static final Duration PLACEMENT_SETTLE = Duration.ofSeconds(PLACEMENT_SETTLE_SECONDS);
 
   private final Map<String, List<String>> commands = new ConcurrentHashMap<>();
   private String affinity;
@@ -371,27 +369,24 @@ final class IgniteSystem extends NodeProcessSystem
   /**
    * With partkit's affinity: every partition's owners (so every key's) on the live nodes, as a
    * live node reports them once rebalancing ended, against partkit's replay of the topologies
-   * since the cache was created. Polled until they agree or {@value #PLACEMENT_SETTLE_SECONDS}
-   * s pass: Ignite reports the owners in force, which are the ideal ones only after rebalancing.
-   * Empty with Ignite's native affinity (nothing of partkit's to check).
+   * since the cache was created. Polled until they agree or {@code patience} passes: Ignite
+   * reports the owners in force, which are the ideal ones only after rebalancing. Empty with
+   * Ignite's native affinity (nothing of partkit's to check).
    */
   @Override
-  public Optional<PlacementCheck> checkPlacement() {
+  public Optional<PlacementCheck> checkPlacement(Duration patience) {
     if (affinity.equals("native")) {
       return Optional.empty();
     }
     String strategy = affinity.substring("partkit-".length());
     String rule = "partkit " + strategy + ", " + partitions + " partitions, " + backups
         + " backups, replayed through every topology since the cache was created";
-    long deadline = System.nanoTime() + PLACEMENT_SETTLE.toNanos();
-    List<String> problems = List.of("no live node answered with its placement");
-    while (System.nanoTime() < deadline) {
-      problems = checkOnce(strategy);
-      if (problems.isEmpty()) {
-        break;
-      }
+    long deadline = System.nanoTime() + patience.toNanos();
+    List<String> problems = checkOnce(strategy);
+    while (!problems.isEmpty() && System.nanoTime() < deadline) {
       // Ignite reports the owners in force until rebalancing ends: poll, bounded
       pollPause(1000, "ignite");
+      problems = checkOnce(strategy);
     }
     return Optional.of(new PlacementCheck(rule, partitions, problems));
   }

@@ -61,7 +61,8 @@ import java.util.stream.Collectors;
  *
  * <p>The {@code migration} nemesis catches a move in flight: without copies once its source is
  * fenced, with copies as a replica move starts (the coordinator's {@code REPLICAS} line). After
- * the run, {@link #checkPlacement()} compares every node's partitions with the committed table.
+ * the run, {@link #checkPlacement(Duration)} compares every node's partitions with the committed
+ * table.
  *
  * <p>For {@code partkit bench --live} ({@link Capability.Rebalancing}): what each node received
  * to create copies is its own count (the RECEIVED answer, {@link ReceivedCopies}); the system is
@@ -471,25 +472,22 @@ final class KvSystem extends NodeProcessSystem
     }
   }
 
-  /** How long the placement check waits for backups that rejoined to be levelled. */
-  private static final Duration PLACEMENT_TIMEOUT = Duration.ofSeconds(60);
-
   /**
    * After recovery, every partition sits where the committed table puts it: the table's row
    * holds {@code min(replicas, members)} distinct members; on the nodes, its primary OWNS it,
    * each backup holds it as a BACKUP at the primary's epoch with as many keys, and every other
    * node holds nothing of it. A backup that rejoined late is still being levelled by its primary,
-   * so the check is repeated until it holds or {@link #PLACEMENT_TIMEOUT} passes; what is still
-   * wrong then is reported, one line per partition.
+   * so the check is repeated until it holds or {@code patience} passes; what is still wrong then
+   * is reported, one line per partition.
    */
   @Override
-  public Optional<PlacementCheck> checkPlacement() {
-    return Optional.of(checkPlacement(PLACEMENT_TIMEOUT));
+  public Optional<PlacementCheck> checkPlacement(Duration patience) {
+    return Optional.of(placementWithin(patience));
   }
 
-  /** The placement check, repeated until it holds or {@code timeout} passes. */
-  PlacementCheck checkPlacement(Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
+  /** The placement check, repeated until it holds or {@code patience} passes. */
+  PlacementCheck placementWithin(Duration patience) {
+    long deadline = System.nanoTime() + patience.toNanos();
     PlacementCheck check = placementNow();
     while (!check.ok() && System.nanoTime() < deadline) {
       try {

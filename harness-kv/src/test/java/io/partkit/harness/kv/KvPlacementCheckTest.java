@@ -31,18 +31,18 @@ class KvPlacementCheckTest {
       KvSystem kv = new KvSystem();
       try {
         kv.start(new SystemContext(runtime, dir, 3, 31L, options));
-        PlacementCheck settled = kv.checkPlacement(LONG);
+        PlacementCheck settled = kv.placementWithin(LONG);
         assertThat(settled.misplaced()).isEmpty();
         assertThat(settled.checked()).as("partitions checked").isEqualTo(4);
         assertThat(settled.rule()).contains("2 copies");
 
         kv.kill("n3");
-        PlacementCheck down = kv.checkPlacement(Duration.ofMillis(500));
+        PlacementCheck down = kv.placementWithin(Duration.ofMillis(500));
         assertThat(down.ok()).as("n3's copies are gone while it is down").isFalse();
         assertThat(down.misplaced()).allMatch(line -> line.contains("n3"));
 
         kv.restart("n3");
-        assertThat(kv.checkPlacement(LONG).misplaced()).as("n3 back and levelled").isEmpty();
+        assertThat(kv.placementWithin(LONG).misplaced()).as("n3 back and levelled").isEmpty();
       } finally {
         kv.close();
       }

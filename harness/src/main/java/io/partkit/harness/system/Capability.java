@@ -98,9 +98,11 @@ public interface Capability {
   interface CheckPlacement extends Capability {
     /**
      * The check's result (a misplaced key makes the run invalid), or empty when this
-     * configuration has no placement of partkit's to check.
+     * configuration has no placement of partkit's to check. A placement may still be settling
+     * after recovery (a copy being levelled, a rebalance ending): the check looks again until it
+     * holds or {@code patience} has passed, and looks at least once ({@link Duration#ZERO}: once).
      */
-    Optional<PlacementCheck> checkPlacement();
+    Optional<PlacementCheck> checkPlacement(Duration patience);
   }
 
   /**

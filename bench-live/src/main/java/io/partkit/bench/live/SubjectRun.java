@@ -143,7 +143,7 @@ final class SubjectRun {
           marks.add(new Mark(done / 1e9, "rebalanced"));
           Map<String, Received> after = rebalancing.received();
           measured.add(new Measured(event, predicted[e + 2], steadyFrom, start, done,
-              delta(before, after), note));
+              Received.since(before, after), note));
         } catch (RuntimeException failure) {
           // the cluster is in no known state: the events after this one are not run either
           for (int rest = e; rest < EVENTS.size(); rest++) {
@@ -206,24 +206,6 @@ final class SubjectRun {
     int partitions = system.partitions().orElse(subject.partitions());
     return LivePrediction.of(subject.prediction(), partitions, system.copies())
         .copiesMovedShares(memberships);
-  }
-
-  /** What the nodes running after the event received during it. */
-  static Received delta(Map<String, Received> before, Map<String, Received> after) {
-    long keys = 0;
-    long bytes = 0;
-    long partitions = 0;
-    for (Map.Entry<String, Received> e : after.entrySet()) {
-      Received b = before.getOrDefault(e.getKey(), new Received(0, 0, 0));
-      Received a = e.getValue();
-      // a node that restarted in between counts from zero again
-      boolean restarted = a.keys() < b.keys() || a.bytes() < b.bytes()
-          || a.partitions() < b.partitions();
-      keys += restarted ? a.keys() : a.keys() - b.keys();
-      bytes += restarted ? a.bytes() : a.bytes() - b.bytes();
-      partitions += restarted ? a.partitions() : a.partitions() - b.partitions();
-    }
-    return new Received(keys, bytes, partitions);
   }
 
   private void awaitRebalanced(Rebalancing system, String what) {

@@ -4,25 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partkit.bench.LiveResult.ClientFigures;
-import io.partkit.harness.system.Capability.Received;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The pure parts of a live run: what an event moved, the memberships, the client windows. */
+/** The pure parts of a live run: the memberships, the client windows, the options. */
 class SubjectRunTest {
-
-  @Test
-  void anEventMovedWhatTheNodesRunningAfterItReceivedDuringIt() {
-    Map<String, Received> before = Map.of("n1", new Received(100, 10_000, 2),
-        "n2", new Received(50, 5_000, 1), "n3", new Received(70, 7_000, 1));
-    // n3 died (gone), n6 joined (counts from zero), n2 restarted (its counters began again)
-    Map<String, Received> after = Map.of("n1", new Received(130, 13_000, 3),
-        "n2", new Received(10, 1_000, 1), "n6", new Received(400, 40_000, 8));
-    Received moved = SubjectRun.delta(before, after);
-    assertThat(moved).isEqualTo(new Received(30 + 10 + 400, 3_000 + 1_000 + 40_000, 1 + 1 + 8));
-  }
 
   @Test
   void theMembershipsAreTheSpareGoneThenJoinLeaveAndKill() {

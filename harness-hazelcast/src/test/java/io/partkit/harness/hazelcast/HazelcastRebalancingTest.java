@@ -8,12 +8,12 @@ import io.partkit.harness.system.Capability.Received;
 import io.partkit.harness.system.DataClient;
 import io.partkit.harness.system.OptionValues;
 import io.partkit.harness.system.SystemContext;
+import io.partkit.harness.testkit.RebalancingEvents;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -47,7 +47,7 @@ class HazelcastRebalancingTest {
         assertThat(hz.partitions()).hasValue(271);
 
         hz.leave("h6"); // the spare, before any data
-        awaitRebalanced(hz);
+        RebalancingEvents.awaitRebalanced(hz, "spare's leave", REBALANCE_DEADLINE);
         assertThat(hz.received()).as("members that run").doesNotContainKey("h6").hasSize(5);
 
         try (DataClient data = hz.openDataClient()) {
@@ -62,7 +62,8 @@ class HazelcastRebalancingTest {
         }
         long copies = (long) KEYS * hz.copies();
 
-        Received joined = moved(hz, () -> hz.join("h6"));
+        Received joined = RebalancingEvents.moved(hz, () -> hz.join("h6"), "join of h6",
+            REBALANCE_DEADLINE);
         assertThat(joined.keys()).as("keys received for the join, of " + copies + " copies")
             .isBetween((long) (0.10 * copies), (long) (0.35 * copies));
         assertThat(joined.bytes()).as("bytes, as Hazelcast counts the entries")
@@ -71,15 +72,16 @@ class HazelcastRebalancingTest {
         assertThat(joined.partitions()).as("partition copies received, of " + partitionCopies)
             .isBetween((long) (0.10 * partitionCopies), (long) (0.35 * partitionCopies));
 
-        Received left = moved(hz, () -> hz.leave("h2"));
+        Received left = RebalancingEvents.moved(hz, () -> hz.leave("h2"), "leave of h2",
+            REBALANCE_DEADLINE);
         assertThat(left.keys()).as("keys received for h2's leave").isPositive();
         assertThat(left.partitions()).isPositive();
 
-        Received crashed = moved(hz, () -> {
+        Received crashed = RebalancingEvents.moved(hz, () -> {
           assertThat(hz.crash("h3")).contains("kill -9");
           // the failure detector needs seconds to notice: done now would be a lie
           assertThat(hz.rebalancing()).as("right after the crash").isPresent();
-        });
+        }, "crash of h3", REBALANCE_DEADLINE);
         assertThat(crashed.keys()).as("keys received to re-create h3's copies").isPositive();
         assertThat(crashed.partitions()).isPositive();
         assertThat(hz.received()).as("h3 is gone for good").doesNotContainKey("h3");
@@ -95,44 +97,10 @@ class HazelcastRebalancingTest {
     }
   }
 
-  /** An event, then the wait for the rebalance, and what the members received meanwhile. */
-  private static Received moved(HazelcastSystem hz, Event event) throws Exception {
-    Map<String, Received> before = hz.received();
-    event.run();
-    awaitRebalanced(hz);
-    Map<String, Received> after = hz.received();
-    long keys = 0;
-    long bytes = 0;
-    long partitions = 0;
-    for (Map.Entry<String, Received> e : after.entrySet()) {
-      Received b = before.getOrDefault(e.getKey(), new Received(0, 0, 0));
-      keys += e.getValue().keys() - b.keys();
-      bytes += e.getValue().bytes() - b.bytes();
-      partitions += e.getValue().partitions() - b.partitions();
-    }
-    return new Received(keys, bytes, partitions);
-  }
-
-  private static void awaitRebalanced(HazelcastSystem hz) throws InterruptedException {
-    long deadline = System.nanoTime() + REBALANCE_DEADLINE.toNanos();
-    Optional<String> going = hz.rebalancing();
-    while (going.isPresent()) {
-      assertThat(System.nanoTime()).as("rebalance done within " + REBALANCE_DEADLINE
-          + "; still: " + going.get()).isLessThan(deadline);
-      Thread.sleep(500); // polling Hazelcast's own state, bounded by the deadline
-      going = hz.rebalancing();
-    }
-  }
-
   private static byte[] value(long key) {
     byte[] v = new byte[VALUE_BYTES];
     Arrays.fill(v, (byte) key);
     v[0] = (byte) (key >>> 8);
     return v;
-  }
-
-  /** What happens to the cluster. */
-  private interface Event {
-    void run() throws Exception;
   }
 }

@@ -8,11 +8,11 @@ import io.partkit.harness.system.Capability.Received;
 import io.partkit.harness.system.DataClient;
 import io.partkit.harness.system.OptionValues;
 import io.partkit.harness.system.SystemContext;
+import io.partkit.harness.testkit.RebalancingEvents;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -48,7 +48,7 @@ class IgniteRebalancingTest {
       assertThat(system.partitions()).hasValue(64);
 
       system.leave("n4"); // the spare, before any data
-      awaitRebalanced(system, "the spare's leave");
+      RebalancingEvents.awaitRebalanced(system, "the spare's leave", REBALANCE_DEADLINE);
       try (DataClient client = system.openDataClient()) {
         for (int from = 0; from < KEYS; from += 500) {
           Map<Long, byte[]> batch = new TreeMap<>();
@@ -84,8 +84,9 @@ class IgniteRebalancingTest {
   }
 
   /** The bench's three events, each measured; {@code copies} is every key's copies. */
-  private static void events(IgniteSystem system, long copies) {
-    Received join = moved(system, () -> system.join("n4"), "join of n4");
+  private static void events(IgniteSystem system, long copies) throws Exception {
+    Received join = RebalancingEvents.moved(system, () -> system.join("n4"), "join of n4",
+        REBALANCE_DEADLINE);
     // a fourth node takes about a quarter of the copies, and only those are sent to it
     assertThat(join.keys()).as("keys received for the join: %s", join)
         .isBetween((long) (0.10 * copies), (long) (0.40 * copies));
@@ -93,16 +94,17 @@ class IgniteRebalancingTest {
         VALUE_BYTES * join.keys());
     assertThat(join.partitions()).as("partitions of %s", join).isPositive();
 
-    Received leave = moved(system, () -> system.leave("n2"), "graceful leave of n2");
+    Received leave = RebalancingEvents.moved(system, () -> system.leave("n2"),
+        "graceful leave of n2", REBALANCE_DEADLINE);
     assertThat(leave.keys()).as("keys received for the leave: %s", leave).isPositive()
         .isLessThanOrEqualTo(copies);
 
-    Received crash = moved(system, () -> {
+    Received crash = RebalancingEvents.moved(system, () -> {
       String what = system.crash("n3");
       assertThat(what).contains("n3");
       // Ignite's failure detector has not removed n3 yet: not done
       assertThat(system.rebalancing()).as("right after the crash").isPresent();
-    }, "crash of n3");
+    }, "crash of n3", REBALANCE_DEADLINE);
     // two nodes left with two copies: each receives the copies n3 shared with the other
     assertThat(crash.keys()).as("keys received for the crash: %s", crash).isPositive()
         .isLessThanOrEqualTo(copies);
@@ -127,42 +129,6 @@ class IgniteRebalancingTest {
         }
         pace();
       }
-    }
-  }
-
-  /** What the nodes received for {@code event}, as the bench counts it. */
-  private static Received moved(IgniteSystem system, Runnable event, String what) {
-    Map<String, Received> before = system.received();
-    event.run();
-    awaitRebalanced(system, what);
-    Map<String, Received> after = system.received();
-    long keys = 0;
-    long bytes = 0;
-    long partitions = 0;
-    for (Map.Entry<String, Received> e : after.entrySet()) {
-      Received b = before.getOrDefault(e.getKey(), new Received(0, 0, 0));
-      assertThat(e.getValue().keys()).as("%s's cumulative keys after the %s", e.getKey(), what)
-          .isGreaterThanOrEqualTo(b.keys());
-      keys += e.getValue().keys() - b.keys();
-      bytes += e.getValue().bytes() - b.bytes();
-      partitions += e.getValue().partitions() - b.partitions();
-    }
-    return new Received(keys, bytes, partitions);
-  }
-
-  private static void awaitRebalanced(IgniteSystem system, String what) {
-    long deadline = System.nanoTime() + REBALANCE_DEADLINE.toNanos();
-    Optional<String> going = system.rebalancing();
-    while (going.isPresent()) {
-      assertThat(System.nanoTime()).as("rebalanced after the %s within %d s; still: %s", what,
-          REBALANCE_DEADLINE.toSeconds(), going.get()).isLessThan(deadline);
-      try {
-        Thread.sleep(500); // the polling interval of a condition with a deadline
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted waiting for the " + what, e);
-      }
-      going = system.rebalancing();
     }
   }
 

@@ -9,13 +9,13 @@ import io.partkit.harness.system.Capability.Received;
 import io.partkit.harness.system.DataClient;
 import io.partkit.harness.system.OptionValues;
 import io.partkit.harness.system.SystemContext;
+import io.partkit.harness.testkit.RebalancingEvents;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -60,7 +60,7 @@ class KvRebalancingTest {
         assertThat(kv.copies()).isEqualTo(2);
         assertThat(kv.partitions()).hasValue(32);
         kv.leave("n6"); // the spare, before any data
-        awaitRebalanced(kv, "the spare's leave");
+        RebalancingEvents.awaitRebalanced(kv, "the spare's leave", LONG);
         preload(kv);
 
         long copies = (long) KEYS * kv.copies();
@@ -122,43 +122,12 @@ class KvRebalancingTest {
         .hasMessageContaining("strategy=ring").hasMessageContaining("tokenring");
   }
 
-  /** An event that may throw (an assertion inside it included). */
-  private interface Event {
-    void run() throws Exception;
-  }
-
-  /**
-   * What the running nodes received for {@code event}: the sum over the nodes after it of what
-   * each received since the snapshot before (0 for a node absent then), once the system says
-   * every copy is in place.
-   */
-  private static Received moved(KvSystem kv, Event event, String what) throws Exception {
-    Map<String, Received> before = kv.received();
-    event.run();
-    awaitRebalanced(kv, what);
-    long keys = 0;
-    long bytes = 0;
-    long partitions = 0;
-    for (Map.Entry<String, Received> e : kv.received().entrySet()) {
-      Received b = before.getOrDefault(e.getKey(), new Received(0, 0, 0));
-      keys += e.getValue().keys() - b.keys();
-      bytes += e.getValue().bytes() - b.bytes();
-      partitions += e.getValue().partitions() - b.partitions();
-    }
-    Received moved = new Received(keys, bytes, partitions);
-    // the measured figures, for a reader of the test report comparing strategies
+  /** What the running nodes received for {@code event}, printed for a reader comparing. */
+  private static Received moved(KvSystem kv, RebalancingEvents.Event event, String what)
+      throws Exception {
+    Received moved = RebalancingEvents.moved(kv, event, what, LONG);
     System.out.println(kv.placement() + ": " + what + " received " + moved);
     return moved;
-  }
-
-  private static void awaitRebalanced(KvSystem kv, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + LONG.toNanos();
-    Optional<String> still = kv.rebalancing();
-    while (still.isPresent() && System.nanoTime() < deadline) {
-      Thread.sleep(200); // polling a condition within a deadline
-      still = kv.rebalancing();
-    }
-    assertThat(still).as("rebalanced after " + what + " within " + LONG).isEmpty();
   }
 
   /** Every key, from four writers with a data client each. */

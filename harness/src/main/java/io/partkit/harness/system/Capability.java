@@ -162,11 +162,38 @@ public interface Capability {
    *     completed move)
    */
   record Received(long keys, long bytes, long partitions) {
+    /** Nothing received. */
+    public static final Received NONE = new Received(0, 0, 0);
+
     public Received {
       if (keys < 0 || bytes < 0 || partitions < 0) {
         throw new IllegalArgumentException("negative counter: " + keys + " keys, " + bytes
             + " bytes, " + partitions + " partitions");
       }
+    }
+
+    /**
+     * What the nodes of {@code after} received since {@code before}, two {@link
+     * Rebalancing#received()} answers: summed over the nodes running after, each counted from
+     * its figure before (from zero for a node that was not running then, or whose counters went
+     * down: it restarted and counts afresh). A node gone since is left out: what it received is
+     * not where the copies now are.
+     */
+    public static Received since(Map<String, Received> before, Map<String, Received> after) {
+      long keys = 0;
+      long bytes = 0;
+      long partitions = 0;
+      for (Map.Entry<String, Received> e : after.entrySet()) {
+        Received b = before.getOrDefault(e.getKey(), NONE);
+        Received a = e.getValue();
+        boolean restarted = a.keys() < b.keys() || a.bytes() < b.bytes()
+            || a.partitions() < b.partitions();
+        Received from = restarted ? NONE : b;
+        keys += a.keys() - from.keys();
+        bytes += a.bytes() - from.bytes();
+        partitions += a.partitions() - from.partitions();
+      }
+      return new Received(keys, bytes, partitions);
     }
   }
 

@@ -25,9 +25,10 @@ import java.util.TreeSet;
  * knows (who joined, who is leaving), before any message that announces it; the driver keeps those
  * records in the coordinator's linearizable store. {@link #restore} rebuilds the control from any
  * prefix of them. Everything else is volatile and starts afresh: heartbeat times (who is up),
- * suspicions, quarantines, the outgoing queue. A restored control hears nothing at first, so it
- * counts every node up and changes no configuration for a full down-time from its first tick
- * (nodes that are up answer in that time); then it gives each partition whose level it does not
+ * suspicions, quarantines, the outgoing queue. A restored control has heard nobody yet: it counts
+ * a node up only once it answers, and changes no configuration for a full down-time from its
+ * first tick (every node that is up answers in that time, so it does not take every node for
+ * down at once); then it gives each partition whose level it does not
  * know a new epoch with the same members, so that its primary levels them again and reports (a
  * report sent while the control was down is lost). It never hands out an epoch again: a
  * configuration leaves only once the record holding its epoch is durable.
@@ -131,6 +132,7 @@ public final class Control implements StateMachine {
     Control c = new Control(timing, replicas);
     for (int n : last.nodes()) {
       NodeState s = new NodeState();
+      s.heard = false;
       s.leaving = last.leaving().contains(n);
       c.nodes.put(n, s);
     }
@@ -369,7 +371,7 @@ public final class Control implements StateMachine {
   /** Whether {@code node} answered the last heartbeats. */
   public boolean up(int node) {
     NodeState s = nodes.get(node);
-    return s != null && now - s.lastPong < timing.downMillis();
+    return s != null && s.heard && now - s.lastPong < timing.downMillis();
   }
 
   /** The partitions in the table. */
@@ -464,8 +466,10 @@ public final class Control implements StateMachine {
         return;
       }
     }
+    // Down backups go while the primary serves; with the primary down too they stay, since a
+    // level copy among them is what the partition fails over to once it answers again.
     List<Integer> down = t.members.stream().skip(1).filter(n -> !up(n)).toList();
-    if (!down.isEmpty() && t.move == null) {
+    if (!down.isEmpty() && t.move == null && up(primary)) {
       List<Integer> m = new ArrayList<>(t.members);
       m.removeAll(down);
       change(partition, t, m);
@@ -594,6 +598,7 @@ public final class Control implements StateMachine {
       return;
     }
     s.lastPong = now;
+    s.heard = true;
     for (Map.Entry<Integer, Entry> e : table.entrySet()) {
       Entry t = e.getValue();
       Long held = p.held().get(e.getKey());
@@ -660,6 +665,8 @@ public final class Control implements StateMachine {
   /** What the control knows of a node. */
   private static final class NodeState {
     long lastPong;
+    /** Whether it answered this control: a restored one knows nothing of who is up. */
+    boolean heard = true;
     boolean leaving;
   }
 }

@@ -45,7 +45,13 @@ public record Fault(long at, Kind kind, long duration, int target, int other) {
      * The control splits a partition in two at a new epoch, the new one with the same members;
      * the nodes divide their copies while clients still route by the tables they hold.
      */
-    SPLIT("split");
+    SPLIT("split"),
+    /**
+     * The control crashes, at once ({@code other} 0) or as it makes its next write to its store
+     * (1): its volatile state and the records its store had not made durable are lost, messages
+     * to it are lost while it is down, and it restarts from its durable records.
+     */
+    CONTROL_RESTART("control-restart");
 
     private final String label;
 

@@ -42,7 +42,7 @@ final class SimulatedRun {
     Random swarm = new Random(seed * 0x9E3779B97F4A7C15L + 3);
     SimNetwork network = new SimNetwork(time, swarm, net);
     this.cluster = new SimCluster(spec, time, chance, network);
-    this.clients = new Clients(spec, seed, time, chance, network, cluster.control, history);
+    this.clients = new Clients(spec, seed, time, chance, network, cluster::control, history);
     cluster.repliesTo(clients::onReply);
     this.nemesis = new Nemesis(spec, time, network, cluster, history);
   }
@@ -56,11 +56,11 @@ final class SimulatedRun {
     clients.stop();
     nemesis.heal();
     String unfinished = null;
-    if (!time.runWhile(() -> clients.waiting() || !cluster.control.settled(),
+    if (!time.runWhile(() -> clients.waiting() || !cluster.control().settled(),
         end + RECOVERY_LIMIT_MILLIS)) {
       unfinished = "the cluster did not recover within " + RECOVERY_LIMIT_MILLIS
           + " ms of virtual time after the heal: "
-          + cluster.control.unsettled().orElse("clients waiting") + "; nodes:"
+          + cluster.control().unsettled().orElse("clients waiting") + "; nodes:"
           + cluster.describe();
     }
     clients.startFinalReads();

@@ -44,6 +44,11 @@ class SimulationTest {
         SimHistory.NEMESIS.equals(o.process()) && Fault.Kind.SPLIT.label().equals(o.f())))
         .count();
     assertThat(splitting).as("seeds in which a partition split").isGreaterThanOrEqualTo(SEEDS / 4);
+    long restarting = results.stream().filter(r -> r.history().stream().anyMatch(o ->
+        SimHistory.NEMESIS.equals(o.process())
+            && Fault.Kind.CONTROL_RESTART.label().equals(o.f()))).count();
+    assertThat(restarting).as("seeds in which the control restarted")
+        .isGreaterThanOrEqualTo(SEEDS / 4);
   }
 
   @ParameterizedTest

@@ -28,10 +28,10 @@ import java.util.TreeSet;
  * suspicions, quarantines, the outgoing queue. A restored control has heard nobody yet: it counts
  * a node up only once it answers, and changes no configuration for a full down-time from its
  * first tick (every node that is up answers in that time, so it does not take every node for
- * down at once); then it gives each partition whose level it does not
- * know a new epoch with the same members, so that its primary levels them again and reports (a
- * report sent while the control was down is lost). It never hands out an epoch again: a
- * configuration leaves only once the record holding its epoch is durable.
+ * down at once); then it gives each partition whose level it does not know a new epoch with the
+ * same members, so that its primary levels them again and reports (a report sent while the
+ * control was down is lost). It never hands out an epoch again: a configuration leaves only once
+ * the record holding its epoch is durable.
  *
  * <p>Each tick it makes at most one change per partition, in this order: a primary that is down
  * or leaving is replaced by a level backup; backups its primary suspects are taken out; a live

@@ -48,6 +48,15 @@ final class SimulatedRun {
   }
 
   SeedResult run() {
+    try {
+      return runPhases();
+    } catch (VirtualTime.Runaway e) {
+      // the history so far is still checked: what it shows broken is broken
+      return check("the run was stopped: " + e.getMessage(), false);
+    }
+  }
+
+  private SeedResult runPhases() {
     long end = spec.time().toMillis();
     cluster.start();
     clients.start();
@@ -65,10 +74,11 @@ final class SimulatedRun {
     }
     clients.startFinalReads();
     time.runWhile(() -> !clients.finalReadsDone(), time.now() + FINAL_READS_LIMIT_MILLIS);
-    return check(unfinished);
+    return check(unfinished, true);
   }
 
-  private SeedResult check(String unfinished) {
+  /** The verdict on the history; an incomplete run is never valid. */
+  private SeedResult check(String unfinished, boolean complete) {
     List<Op> ops = history.ops();
     Analysis analysis = Linearizability.check(Models.casRegister(null, NilReads.STRICT),
         History.of("seed " + seed, ops), CheckOptions.defaults().withParallelism(1)
@@ -87,6 +97,9 @@ final class SimulatedRun {
     } else if (analysis.verdict() == Verdict.UNKNOWN) {
       verdict = Verdict.UNKNOWN;
       reason = "the checker could not decide: " + analysis.cause();
+    } else if (!complete) {
+      verdict = Verdict.UNKNOWN;
+      reason = unfinished;
     } else if (!lost.unread().isEmpty()) {
       verdict = Verdict.UNKNOWN;
       reason = lost.unread().size() + " keys had no final read"

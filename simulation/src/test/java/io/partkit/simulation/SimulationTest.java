@@ -57,8 +57,10 @@ class SimulationTest {
     SimulationSpec spec = spec(Optional.of(mutant));
     for (long seed = 1; seed <= MUTANT_SEEDS; seed++) {
       SeedResult r = Simulation.run(spec, seed);
-      assertThat(r.verdict()).as("%s, seed %d: %s", mutant.label(), seed, r.reason())
-          .isNotEqualTo(Verdict.UNKNOWN);
+      // a mutant may not hide behind a cluster that never recovers; a message storm it set off,
+      // which the run stops, is the one unknown allowed before it is caught
+      assertThat(r.verdict() != Verdict.UNKNOWN || r.reason().startsWith("the run was stopped"))
+          .as("%s, seed %d: %s", mutant.label(), seed, r.reason()).isTrue();
       if (r.verdict() == Verdict.INVALID) {
         System.out.printf("mutant %s caught at seed %d: %s%n", mutant.label(), seed, r.reason());
         return;

@@ -34,7 +34,9 @@ final class SimCluster {
   private int nextNode;
   private Consumer<Envelope> clients = e -> { };
 
-  SimCluster(SimulationSpec spec, VirtualTime time, Random random, SimNetwork network) {
+  /** {@code store} draws the control's store's delays, {@code random} everything else. */
+  SimCluster(SimulationSpec spec, VirtualTime time, Random random, Random store,
+      SimNetwork network) {
     this.spec = spec;
     this.time = time;
     this.random = random;
@@ -44,7 +46,7 @@ final class SimCluster {
     for (int i = 0; i < spec.nodes(); i++) {
       members.add(i);
     }
-    this.control = new SimControl(time, random, network, timing, spec.replicas(), mutant,
+    this.control = new SimControl(time, store, network, timing, spec.replicas(), mutant,
         () -> new Control(timing, spec.partitions(), spec.replicas(), members),
         this::controlSent);
     for (int n : members) {

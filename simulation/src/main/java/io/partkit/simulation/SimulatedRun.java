@@ -16,8 +16,9 @@ import java.util.Random;
 /**
  * One seed, in this thread, in verify's phases: clients and faults for the spec's time, heal,
  * recovery (until the control says every partition is whole and level), final reads, the check.
- * Three random streams come from the seed: the network's rates (the swarm), the network's
- * delays, losses and copies, and everything else (ticks, syncs, torn tails, clients' pauses).
+ * Four random streams come from the seed: the network's rates (the swarm), the network's
+ * delays, losses and copies, the control's store's delays, and everything else (ticks, syncs,
+ * torn tails, clients' pauses).
  */
 final class SimulatedRun {
 
@@ -40,8 +41,9 @@ final class SimulatedRun {
     Random net = new Random(seed * 0x9E3779B97F4A7C15L + 1);
     Random chance = new Random(seed * 0x9E3779B97F4A7C15L + 2);
     Random swarm = new Random(seed * 0x9E3779B97F4A7C15L + 3);
+    Random store = new Random(seed * 0x9E3779B97F4A7C15L + 4);
     SimNetwork network = new SimNetwork(time, swarm, net);
-    this.cluster = new SimCluster(spec, time, chance, network);
+    this.cluster = new SimCluster(spec, time, chance, store, network);
     this.clients = new Clients(spec, seed, time, chance, network, cluster::control, history);
     cluster.repliesTo(clients::onReply);
     this.nemesis = new Nemesis(spec, time, network, cluster, history);

@@ -6,7 +6,8 @@ package io.partkit.simulation;
  * @param target which node (or partition, for {@link Kind#POWER_LOSS_GROUP}, {@link
  *     Kind#MIGRATE} and {@link Kind#SPLIT}) it strikes: an index taken modulo the live nodes (or
  *     partitions) when it strikes, so that a plan stays valid as nodes come and go
- * @param other a second index (a migration's target node, a partition's shape)
+ * @param other a second index (a migration's target node, a partition's shape, when the control
+ *     crashes)
  */
 public record Fault(long at, Kind kind, long duration, int target, int other) {
 

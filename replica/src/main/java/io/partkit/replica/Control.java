@@ -5,6 +5,8 @@ import io.partkit.replica.Message.Levelled;
 import io.partkit.replica.Message.Ping;
 import io.partkit.replica.Message.Pong;
 import io.partkit.replica.Message.Suspect;
+import io.partkit.replica.Record.ControlState;
+import io.partkit.replica.Record.ControlState.Row;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,8 +17,21 @@ import java.util.TreeSet;
 /**
  * The coordinator's decisions for the Fixed Partitions protocol as a deterministic state machine:
  * the partition table with an epoch per partition, who is up (heartbeats), and which members are
- * known to be level (hold every write their partition acknowledged). Its state stands for what the
- * coordinator keeps in its linearizable store, so it survives a coordinator restart as a whole.
+ * known to be level (hold every write their partition acknowledged).
+ *
+ * <p>What must survive a restart of the coordinator is made durable as the core's rule has it: a
+ * {@link ControlState} record in {@link #ready} after every change of the table (each partition's
+ * epoch, members, modulus, level members, split origin and move under way) or of the nodes it
+ * knows (who joined, who is leaving), before any message that announces it; the driver keeps those
+ * records in the coordinator's linearizable store. {@link #restore} rebuilds the control from any
+ * prefix of them. Everything else is volatile and starts afresh: heartbeat times (who is up),
+ * suspicions, quarantines, the outgoing queue. A restored control has heard nobody yet: it counts
+ * a node up only once it answers, and changes no configuration for a full down-time from its
+ * first tick (every node that is up answers in that time, so it does not take every node for
+ * down at once); then it gives each partition whose level it does not know a new epoch with the
+ * same members, so that its primary levels them again and reports (a report sent while the
+ * control was down is lost). It never hands out an epoch again: a configuration leaves only once
+ * the record holding its epoch is durable.
  *
  * <p>Each tick it makes at most one change per partition, in this order: a primary that is down
  * or leaving is replaced by a level backup; backups its primary suspects are taken out; a live
@@ -51,6 +66,18 @@ public final class Control implements StateMachine {
   private long lastPing = NEVER;
   private long pings;
   private long changes;
+  /** Whether the durable state changed since the last record. */
+  private boolean durableChanged;
+  /** Not ticked yet: nodes are heard from the first tick on, whatever clock the driver has. */
+  private boolean awaitingFirstTick = true;
+  /** Restored from records: its first tick starts a down-time of grace. */
+  private boolean restored;
+  /** No configuration changes before this (a restored control's grace). */
+  private long decideFrom = NEVER;
+  /** Restored: once the grace is over, partitions not known to be level are levelled again. */
+  private boolean relevelAfterGrace;
+  /** Partitions to level again at a new epoch once their primary is up. */
+  private final TreeSet<Integer> relevel = new TreeSet<>();
 
   /**
    * A table of {@code partitions} partitions over {@code members}, each with {@code replicas}
@@ -76,6 +103,74 @@ public final class Control implements StateMachine {
       e.level.addAll(m); // every copy is empty, so every copy is level
       table.put(p, e);
     }
+    durableChanged = true; // the first table, before any configuration of it leaves
+  }
+
+  private Control(Timing timing, int replicas) {
+    this.timing = timing;
+    this.replicas = replicas;
+  }
+
+  /**
+   * A control restarted from a prefix of the records an earlier one produced ({@link
+   * #ready}): the last {@link ControlState} among them. A driver whose store holds none starts a
+   * control afresh with the constructor instead.
+   *
+   * @throws IllegalArgumentException when {@code records} hold no control state
+   */
+  public static Control restore(Timing timing, int replicas, List<Record> records) {
+    ControlState last = null;
+    for (Record r : records) {
+      if (r instanceof ControlState s) {
+        last = s;
+      }
+    }
+    if (last == null || last.rows().isEmpty()) {
+      throw new IllegalArgumentException("no control state to restore among " + records.size()
+          + " records: a control whose table was never made durable starts afresh");
+    }
+    Control c = new Control(timing, replicas);
+    for (int n : last.nodes()) {
+      NodeState s = new NodeState();
+      s.heard = false;
+      s.leaving = last.leaving().contains(n);
+      c.nodes.put(n, s);
+    }
+    for (Row row : last.rows()) {
+      if (row.members().isEmpty()) {
+        throw new IllegalArgumentException("partition " + row.partition()
+            + " has no members in the control state to restore");
+      }
+      Entry e = new Entry(row.epoch(), row.members(), row.modulus());
+      e.level.addAll(row.level());
+      e.parent = row.parent();
+      e.splitAt = row.splitAt();
+      if (row.move() != null) {
+        e.move = new Move(row.move().source(), row.move().target());
+        e.move.joined = row.move().joined();
+      }
+      c.table.put(row.partition(), e);
+    }
+    c.restored = true;
+    return c;
+  }
+
+  /** What {@link #restore} rebuilds from: the durable part of this control's state. */
+  public ControlState durableState() {
+    List<Row> rows = new ArrayList<>();
+    for (Map.Entry<Integer, Entry> e : table.entrySet()) {
+      Entry t = e.getValue();
+      rows.add(new Row(e.getKey(), t.epoch, t.modulus, t.members, t.level, t.parent, t.splitAt,
+          t.move == null ? null
+              : new ControlState.Move(t.move.source, t.move.target, t.move.joined)));
+    }
+    TreeSet<Integer> leaving = new TreeSet<>();
+    nodes.forEach((n, s) -> {
+      if (s.leaving) {
+        leaving.add(n);
+      }
+    });
+    return new ControlState(rows, new TreeSet<>(nodes.keySet()), leaving);
   }
 
   /** Handles a node's message. */
@@ -92,15 +187,30 @@ public final class Control implements StateMachine {
     } else if (m instanceof Levelled l) {
       Entry t = table.get(l.partition());
       if (t != null && t.epoch == l.epoch() && t.primary() == e.from()) {
-        t.level.addAll(t.members);
+        durableChanged |= t.level.addAll(t.members);
       }
     }
   }
 
-  /** The clock moved: heartbeats, then at most one change per partition. */
+  /**
+   * The clock moved: heartbeats, then at most one change per partition (none during a restored
+   * control's first down-time).
+   */
   @Override
   public void tick(long nowMillis) {
     now = Math.max(now, nowMillis);
+    if (awaitingFirstTick) {
+      // it has heard nobody yet: every node gets a full down-time to answer before it may be
+      // counted down
+      awaitingFirstTick = false;
+      for (NodeState s : nodes.values()) {
+        s.lastPong = Math.max(s.lastPong, now);
+      }
+      if (restored) {
+        decideFrom = now + timing.downMillis();
+        relevelAfterGrace = true;
+      }
+    }
     if (now - lastPing >= timing.pingMillis()) {
       lastPing = now;
       pings++;
@@ -108,18 +218,34 @@ public final class Control implements StateMachine {
         out.add(new Envelope(ID, n, new Ping(pings)));
       }
     }
+    if (now < decideFrom) {
+      return;
+    }
+    if (relevelAfterGrace) {
+      relevelAfterGrace = false;
+      table.forEach((p, t) -> {
+        if (!t.level.containsAll(t.members)) {
+          relevel.add(p);
+        }
+      });
+    }
     for (Map.Entry<Integer, Entry> e : table.entrySet()) {
       decide(e.getKey(), e.getValue());
     }
   }
 
-  /** The messages to send since the last call (the control's own state needs no records). */
+  /**
+   * The record of the durable state when it changed since the last call, then the messages to
+   * send: a configuration leaves only once the record of its epoch is durable.
+   */
   @Override
   public Ready ready() {
-    if (out.isEmpty()) {
+    if (out.isEmpty() && !durableChanged) {
       return Ready.EMPTY;
     }
-    Ready r = new Ready(List.of(), out);
+    List<Record> records = durableChanged ? List.of(durableState()) : List.of();
+    durableChanged = false;
+    Ready r = new Ready(records, out);
     out.clear();
     return r;
   }
@@ -128,7 +254,14 @@ public final class Control implements StateMachine {
 
   /** A node joins the cluster: it takes copies as partitions need them and migrations move. */
   public void join(int node) {
-    NodeState s = nodes.computeIfAbsent(node, n -> new NodeState());
+    NodeState s = nodes.get(node);
+    if (s == null || s.leaving) {
+      durableChanged = true;
+    }
+    if (s == null) {
+      s = new NodeState();
+      nodes.put(node, s);
+    }
     s.leaving = false;
     s.lastPong = now;
   }
@@ -136,8 +269,9 @@ public final class Control implements StateMachine {
   /** A node leaves gracefully: its copies move elsewhere; it takes no new ones. */
   public void leave(int node) {
     NodeState s = nodes.get(node);
-    if (s != null) {
+    if (s != null && !s.leaving) {
       s.leaving = true;
+      durableChanged = true;
     }
   }
 
@@ -146,7 +280,7 @@ public final class Control implements StateMachine {
    * copies are replaced, and a fresh node takes its place under a new number.
    */
   public void forget(int node) {
-    nodes.remove(node);
+    durableChanged |= nodes.remove(node) != null;
   }
 
   /**
@@ -162,6 +296,7 @@ public final class Control implements StateMachine {
       return false;
     }
     t.move = new Move(t.primary(), target);
+    durableChanged = true;
     return true;
   }
 
@@ -187,6 +322,7 @@ public final class Control implements StateMachine {
     c.parent = partition;
     c.splitAt = t.epoch;
     table.put(child, c);
+    durableChanged = true;
     Configure configure = c.configure(child);
     for (int n : c.members) {
       out.add(new Envelope(ID, n, configure));
@@ -235,7 +371,7 @@ public final class Control implements StateMachine {
   /** Whether {@code node} answered the last heartbeats. */
   public boolean up(int node) {
     NodeState s = nodes.get(node);
-    return s != null && now - s.lastPong < timing.downMillis();
+    return s != null && s.heard && now - s.lastPong < timing.downMillis();
   }
 
   /** The partitions in the table. */
@@ -293,6 +429,12 @@ public final class Control implements StateMachine {
 
   private void decide(int partition, Entry t) {
     int primary = t.primary();
+    if (relevel.contains(partition) && up(primary)) {
+      // a restored control does not know whether its primary levelled them: a new epoch with
+      // the same members makes the primary level them again and report it
+      change(partition, t, t.members);
+      return;
+    }
     if (!up(primary) || leaving(primary) && t.move == null) {
       Optional<Integer> next = t.members.stream().skip(1)
           .filter(n -> t.level.contains(n) && up(n) && !leaving(n)).findFirst();
@@ -324,8 +466,10 @@ public final class Control implements StateMachine {
         return;
       }
     }
+    // Down backups go while the primary serves; with the primary down too they stay, since a
+    // level copy among them is what the partition fails over to once it answers again.
     List<Integer> down = t.members.stream().skip(1).filter(n -> !up(n)).toList();
-    if (!down.isEmpty() && t.move == null) {
+    if (!down.isEmpty() && t.move == null && up(primary)) {
       List<Integer> m = new ArrayList<>(t.members);
       m.removeAll(down);
       change(partition, t, m);
@@ -336,6 +480,7 @@ public final class Control implements StateMachine {
       if (primary != mv.source || mv.joined && !t.members.contains(mv.target)
           || !up(mv.target)) {
         t.move = null;
+        durableChanged = true;
         if (t.members.contains(mv.target) && mv.target != primary) {
           List<Integer> m = new ArrayList<>(t.members);
           m.remove(Integer.valueOf(mv.target));
@@ -434,6 +579,8 @@ public final class Control implements StateMachine {
     List<Integer> before = t.members;
     t.epoch++;
     changes++;
+    durableChanged = true;
+    relevel.remove(partition); // its primary levels the new epoch and reports it
     t.members = List.copyOf(members);
     t.level.retainAll(t.members);
     t.suspects.clear();
@@ -451,6 +598,7 @@ public final class Control implements StateMachine {
       return;
     }
     s.lastPong = now;
+    s.heard = true;
     for (Map.Entry<Integer, Entry> e : table.entrySet()) {
       Entry t = e.getValue();
       Long held = p.held().get(e.getKey());
@@ -461,7 +609,8 @@ public final class Control implements StateMachine {
         held = 0L;
       }
       if (member && held == null) {
-        t.level.remove(node); // it lost its copy (a wiped or damaged disk), or never had one
+        // it lost its copy (a wiped or damaged disk), or never had one
+        durableChanged |= t.level.remove(node);
       }
       if (member && (held == null || held < t.epoch) || !member && held != null) {
         out.add(new Envelope(ID, node, t.configure(e.getKey())));
@@ -516,6 +665,8 @@ public final class Control implements StateMachine {
   /** What the control knows of a node. */
   private static final class NodeState {
     long lastPong;
+    /** Whether it answered this control: a restored one knows nothing of who is up. */
+    boolean heard = true;
     boolean leaving;
   }
 }

@@ -2,10 +2,12 @@ package io.partkit.replica;
 
 import java.util.List;
 import java.util.SortedMap;
+import java.util.SortedSet;
 
 /**
  * What a replica makes durable. Replaying any prefix of the records a replica produced, in order,
- * gives a state it may restart from ({@link Replica#restore}).
+ * gives a state it may restart from ({@link Replica#restore}). The control's records ({@link
+ * ControlState}) are a kind apart: only {@link Control#restore} reads them.
  */
 public sealed interface Record {
 
@@ -62,5 +64,44 @@ public sealed interface Record {
     public int child() {
       return Math.toIntExact(partition + modulus / 2);
     }
+  }
+
+  /**
+   * The control's durable state after a change ({@link Control#restore}): every partition's row
+   * and the nodes it knows, whole. A change of several rows (a split, the failovers of a node's
+   * partitions) is then one write of the coordinator's store, and restoring any prefix of the
+   * control's records needs only the last of them. It belongs to no one partition: {@link
+   * #partition} is -1.
+   *
+   * @param nodes every node the control knows (joined and not forgotten)
+   * @param leaving those of them leaving gracefully
+   */
+  record ControlState(List<Row> rows, SortedSet<Integer> nodes, SortedSet<Integer> leaving)
+      implements Record {
+    public ControlState {
+      rows = List.copyOf(rows);
+      nodes = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(nodes));
+      leaving = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(leaving));
+    }
+
+    @Override
+    public int partition() {
+      return -1;
+    }
+
+    /**
+     * One partition's row: its configuration (primary first), the members known to be level, the
+     * split it came from ({@code parent} -1: none) and a move under way (null: none).
+     */
+    public record Row(int partition, long epoch, long modulus, List<Integer> members,
+        SortedSet<Integer> level, int parent, long splitAt, Move move) {
+      public Row {
+        members = List.copyOf(members);
+        level = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(level));
+      }
+    }
+
+    /** A live migration of a partition's primary copy from {@code source} to {@code target}. */
+    public record Move(int source, int target, boolean joined) {}
   }
 }

@@ -10,6 +10,10 @@
  * virtual time from one seed; a TCP node drives one replica with sockets, a write-ahead log and
  * wall-clock ticks.
  *
+ * <p>The control's records ({@link io.partkit.replica.Record.ControlState}, one per change: the
+ * table and the nodes it knows) are what the coordinator keeps in its linearizable store; {@link
+ * io.partkit.replica.Control#restore} restarts a control from them.
+ *
  * <p>The protocol in one paragraph. Each partition has a configuration at an epoch: a primary and
  * its backups. The primary orders a partition's requests in rounds, one round at a time: every
  * request queued while it was busy, executed in request order. The round's writes are logged

@@ -157,4 +157,14 @@ class ControlTest {
     advance(10, Set.of(0, 1, 2, 3)); // node 1 still answers the control's heartbeats
     assertThat(control.configuration(0).members()).containsExactly(0, 2, 3);
   }
+
+  @Test
+  void downBackupsStayWhileThePrimaryIsDownTooSoTheyCanTakeOverOnceBack() {
+    advance(20, Set.of(0, 1, 2, 3));
+    levelled();
+    advance(Timing.DEFAULT.downMillis() + 50, Set.of(3)); // every member down at once
+    assertThat(control.configuration(0).members()).containsExactly(0, 1, 2);
+    advance(20, Set.of(1, 3));
+    assertThat(control.configuration(0).primary()).isEqualTo(1);
+  }
 }

@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.Supplier;
 
 /**
  * The clients: verify's register workload, one operation at a time per worker, a worker taking a
@@ -31,7 +32,7 @@ final class Clients {
   private final VirtualTime time;
   private final Random random;
   private final SimNetwork network;
-  private final Control control;
+  private final Supplier<Control> control;
   private final SimHistory history;
   private final RegisterWorkload workload;
   private final Worker[] workers;
@@ -65,7 +66,7 @@ final class Clients {
   }
 
   Clients(SimulationSpec spec, long seed, VirtualTime time, Random random, SimNetwork network,
-      Control control, SimHistory history) {
+      Supplier<Control> control, SimHistory history) {
     this.spec = spec;
     this.time = time;
     this.random = random;
@@ -143,8 +144,8 @@ final class Clients {
     outstanding.put(id, w);
     Bytes key = Bytes.ofLong(op.key());
     Route route = w.routes.computeIfAbsent(op.key(), k -> {
-      int partition = control.partitionOf(key);
-      return new Route(partition, control.primary(partition));
+      int partition = control.get().partitionOf(key);
+      return new Route(partition, control.get().primary(partition));
     });
     int p = route.partition();
     Request r;

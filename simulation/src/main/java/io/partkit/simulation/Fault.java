@@ -6,7 +6,8 @@ package io.partkit.simulation;
  * @param target which node (or partition, for {@link Kind#POWER_LOSS_GROUP}, {@link
  *     Kind#MIGRATE} and {@link Kind#SPLIT}) it strikes: an index taken modulo the live nodes (or
  *     partitions) when it strikes, so that a plan stays valid as nodes come and go
- * @param other a second index (a migration's target node, a partition's shape)
+ * @param other a second index (a migration's target node, a partition's shape, when the control
+ *     crashes)
  */
 public record Fault(long at, Kind kind, long duration, int target, int other) {
 
@@ -45,7 +46,13 @@ public record Fault(long at, Kind kind, long duration, int target, int other) {
      * The control splits a partition in two at a new epoch, the new one with the same members;
      * the nodes divide their copies while clients still route by the tables they hold.
      */
-    SPLIT("split");
+    SPLIT("split"),
+    /**
+     * The control crashes, at once ({@code other} 0) or as it makes its next write to its store
+     * (1): its volatile state and the records its store had not made durable are lost, messages
+     * to it are lost while it is down, and it restarts from its durable records.
+     */
+    CONTROL_RESTART("control-restart");
 
     private final String label;
 

@@ -10,8 +10,8 @@ import java.util.Random;
  * A seed's faults, drawn before the run: first which kinds this seed uses (each with even odds,
  * swarm testing: a seed that never partitions explores crashes deeper), then when each strikes.
  * The network's own loss, duplication and delay are drawn per seed by the run. Splits are drawn
- * the same way from a stream of their own, so that adding them left every other fault of a seed
- * where it was.
+ * the same way from a stream of their own, and so are the control's restarts, so that adding
+ * either left every other fault of a seed where it was.
  */
 final class FaultPlan {
 
@@ -21,18 +21,21 @@ final class FaultPlan {
   /** Mean virtual time between splits, in a seed that splits. */
   static final long SPLIT_GAP_MILLIS = 1_500;
 
+  /** Mean virtual time between the control's crashes, in a seed that crashes it. */
+  static final long CONTROL_RESTART_GAP_MILLIS = 1_000;
+
   private FaultPlan() {}
 
   static List<Fault> draw(long seed, SimulationSpec spec) {
     Random r = new Random(seed ^ 0x5DEECE66DL * 31);
     EnumSet<Kind> kinds = EnumSet.noneOf(Kind.class);
     for (Kind k : Kind.values()) {
-      if (k != Kind.SPLIT && r.nextBoolean()) {
+      if (k != Kind.SPLIT && k != Kind.CONTROL_RESTART && r.nextBoolean()) {
         kinds.add(k);
       }
     }
     if (kinds.isEmpty()) {
-      kinds.add(Kind.values()[r.nextInt(Kind.values().length - 1)]);
+      kinds.add(Kind.values()[r.nextInt(Kind.SPLIT.ordinal())]);
     }
     List<Kind> pick = new ArrayList<>(kinds);
     List<Fault> plan = new ArrayList<>();
@@ -55,8 +58,16 @@ final class FaultPlan {
           s += 1 + splits.nextInt((int) (2 * SPLIT_GAP_MILLIS))) {
         plan.add(new Fault(s, Kind.SPLIT, 0, splits.nextInt(1 << 16), 0));
       }
-      plan.sort(java.util.Comparator.comparingLong(Fault::at));
     }
+    Random restarts = new Random(seed ^ 0xC0DE5L * 41);
+    if (restarts.nextBoolean()) {
+      for (long s = 100 + restarts.nextInt((int) CONTROL_RESTART_GAP_MILLIS); s < end - 100;
+          s += 1 + restarts.nextInt((int) (2 * CONTROL_RESTART_GAP_MILLIS))) {
+        plan.add(new Fault(s, Kind.CONTROL_RESTART, 50 + restarts.nextInt(900), 0,
+            restarts.nextInt(2)));
+      }
+    }
+    plan.sort(java.util.Comparator.comparingLong(Fault::at));
     return plan;
   }
 }

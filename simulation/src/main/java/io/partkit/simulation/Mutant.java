@@ -49,7 +49,21 @@ public enum Mutant {
    * key no longer is, instead of being refused.
    */
   SPLIT_SERVES_OLD_NUMBERING("split-serves-old-numbering",
-      "reads routed by the pre-split table are served from the old partition");
+      "reads routed by the pre-split table are served from the old partition"),
+  /**
+   * The control's driver sends configurations before the store holds the records of the epochs
+   * they announce: a crash loses those records, and the restarted control hands out an epoch
+   * again, with another configuration.
+   */
+  CONTROL_ACTS_BEFORE_DURABLE("control-acts-before-durable",
+      "the control's configurations leave before their records are durable"),
+  /**
+   * The control's store keeps each partition's configuration but not which members are level,
+   * and the restarted control counts every member level: a failover after a restart may promote
+   * a member that holds nothing yet.
+   */
+  CONTROL_FORGETS_LEVEL("control-forgets-level",
+      "a restarted control counts every member level");
 
   private final String label;
   private final String description;

@@ -68,8 +68,25 @@ final class Nemesis {
   /** Strikes {@code f}: what it did, or null when it could not strike. */
   private String describe(Fault f) {
     SimNode n = cluster.pick(f.target());
-    Control control = cluster.control;
+    Control control = cluster.control();
+    if (!cluster.controlUp() && asksTheControl(f.kind())) {
+      return null; // nobody takes an operator's request, nor judges what is safe to destroy
+    }
     switch (f.kind()) {
+      case CONTROL_RESTART: {
+        Runnable restartLater = () -> time.schedule(f.duration(), () -> {
+          if (!over) {
+            cluster.restartControl();
+          }
+        });
+        if (f.other() == 0) {
+          cluster.crashControl();
+          restartLater.run();
+          return "the control";
+        }
+        return cluster.crashControlAtNextWrite(restartLater) ? "the control, at its next write"
+            : null;
+      }
       case PARTITION:
         return partition(f);
       case ONE_WAY: {
@@ -169,6 +186,17 @@ final class Nemesis {
     }
   }
 
+  /**
+   * Whether a fault of this kind needs the control up: an operator's request to it, a loss it
+   * must judge safe first, or its own crash.
+   */
+  private static boolean asksTheControl(Fault.Kind kind) {
+    return switch (kind) {
+      case JOIN, LEAVE, LOSE, CORRUPT, MIGRATE, SPLIT, CONTROL_RESTART -> true;
+      default -> false;
+    };
+  }
+
   /** Cuts the grudge of one of verify's shapes over the live nodes and the control. */
   private String partition(Fault f) {
     String shape = SHAPES[Math.floorMod(f.other(), SHAPES.length)];
@@ -206,6 +234,7 @@ final class Nemesis {
   void heal() {
     over = true;
     network.calm();
+    cluster.restartControl();
     for (SimNode n : cluster.live()) {
       n.resume();
       n.diskFull = false;

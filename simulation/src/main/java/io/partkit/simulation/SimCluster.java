@@ -8,7 +8,6 @@ import io.partkit.replica.Message.Levelled;
 import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
-import io.partkit.replica.Ready;
 import io.partkit.replica.Role;
 import io.partkit.replica.Timing;
 import java.util.ArrayList;
@@ -30,12 +29,14 @@ final class SimCluster {
   private final SimNetwork network;
   private final Timing timing = Timing.DEFAULT;
   private final Mutant mutant;
-  final Control control;
+  private final SimControl control;
   private final TreeMap<Integer, SimNode> nodes = new TreeMap<>();
   private int nextNode;
   private Consumer<Envelope> clients = e -> { };
 
-  SimCluster(SimulationSpec spec, VirtualTime time, Random random, SimNetwork network) {
+  /** {@code store} draws the control's store's delays, {@code random} everything else. */
+  SimCluster(SimulationSpec spec, VirtualTime time, Random random, Random store,
+      SimNetwork network) {
     this.spec = spec;
     this.time = time;
     this.random = random;
@@ -45,7 +46,9 @@ final class SimCluster {
     for (int i = 0; i < spec.nodes(); i++) {
       members.add(i);
     }
-    this.control = new Control(timing, spec.partitions(), spec.replicas(), members);
+    this.control = new SimControl(time, store, network, timing, spec.replicas(), mutant,
+        () -> new Control(timing, spec.partitions(), spec.replicas(), members),
+        this::controlSent);
     for (int n : members) {
       add(n).start();
     }
@@ -66,27 +69,48 @@ final class SimCluster {
 
   /** Starts the control's ticks. */
   void start() {
-    time.schedule(0, this::controlTick);
+    control.start();
   }
 
-  private void controlTick() {
-    control.tick(time.now());
-    drainControl();
-    time.schedule(SimNode.TICK_MILLIS, this::controlTick);
+  /**
+   * The control: the running one, or while it is down the table its store holds (what clients
+   * and operators read meanwhile).
+   */
+  Control control() {
+    return control.control();
   }
 
-  private void drainControl() {
-    Ready r = control.ready();
-    for (Envelope e : r.messages()) {
-      network.transmit(e);
-      if (e.message() instanceof Configure c && e.to() == c.primary()
-          && (mutant == Mutant.CUTOVER_BEFORE_CAUGHT_UP) == c.members().size() > spec.replicas()
-          && (mutant == Mutant.CUTOVER_BEFORE_CAUGHT_UP || mutant == Mutant.LEVEL_ON_CONFIGURE)) {
-        // the planted bug: a migration's join for the one, any other configuration for the
-        // other, counts as level at once
-        control.step(new Envelope(c.primary(), Control.ID, new Levelled(c.partition(),
-            c.epoch())));
-      }
+  /** Whether the control is up. */
+  boolean controlUp() {
+    return control.up();
+  }
+
+  /** The control crashes; messages to it are lost until {@link #restartControl}. */
+  void crashControl() {
+    control.crash();
+  }
+
+  /**
+   * Arms the control's crash at its next write ({@link SimControl#crashAtNextWrite}); false if it
+   * is down or already armed.
+   */
+  boolean crashControlAtNextWrite(Runnable then) {
+    return control.crashAtNextWrite(then);
+  }
+
+  /** The control starts again from its store; an armed crash is disarmed. */
+  void restartControl() {
+    control.restart();
+  }
+
+  private void controlSent(Envelope e) {
+    if (e.message() instanceof Configure c && e.to() == c.primary()
+        && (mutant == Mutant.CUTOVER_BEFORE_CAUGHT_UP) == c.members().size() > spec.replicas()
+        && (mutant == Mutant.CUTOVER_BEFORE_CAUGHT_UP || mutant == Mutant.LEVEL_ON_CONFIGURE)) {
+      // the planted bug: a migration's join for the one, any other configuration for the
+      // other, counts as level at once
+      control().step(new Envelope(c.primary(), Control.ID, new Levelled(c.partition(),
+          c.epoch())));
     }
   }
 
@@ -96,8 +120,7 @@ final class SimCluster {
       return;
     }
     if (e.to() == Control.ID) {
-      control.step(e);
-      drainControl();
+      control.receive(e);
       return;
     }
     SimNode n = nodes.get(e.to());
@@ -150,24 +173,30 @@ final class SimCluster {
   SimNode join() {
     SimNode fresh = add(nextNode++);
     fresh.start();
-    control.join(fresh.id);
+    control().join(fresh.id);
     return fresh;
   }
 
-  /** The node and its disk are gone for good; a fresh node takes its place. */
+  /**
+   * The node and its disk are gone for good; a fresh node takes its place, once the control is up
+   * to be told.
+   */
   void lose(SimNode n) {
     n.crash(false);
     n.gone = true;
-    control.forget(n.id);
-    join();
+    control.whenUp(() -> {
+      control().forget(n.id);
+      join();
+    });
   }
 
   /** Each node's state, for a seed that did not recover. */
   String describe() {
     StringBuilder sb = new StringBuilder();
     for (SimNode n : nodes.values()) {
-      sb.append(" [").append(n).append(" up-for-control=").append(control.up(n.id)).append(']');
+      sb.append(" [").append(n).append(" up-for-control=").append(control().up(n.id))
+          .append(']');
     }
-    return sb.toString();
+    return sb.append(" control-up=").append(control.up()).toString();
   }
 }

@@ -16,8 +16,9 @@ import java.util.Random;
 /**
  * One seed, in this thread, in verify's phases: clients and faults for the spec's time, heal,
  * recovery (until the control says every partition is whole and level), final reads, the check.
- * Three random streams come from the seed: the network's rates (the swarm), the network's
- * delays, losses and copies, and everything else (ticks, syncs, torn tails, clients' pauses).
+ * Four random streams come from the seed: the network's rates (the swarm), the network's
+ * delays, losses and copies, the control's store's delays, and everything else (ticks, syncs,
+ * torn tails, clients' pauses).
  */
 final class SimulatedRun {
 
@@ -40,14 +41,24 @@ final class SimulatedRun {
     Random net = new Random(seed * 0x9E3779B97F4A7C15L + 1);
     Random chance = new Random(seed * 0x9E3779B97F4A7C15L + 2);
     Random swarm = new Random(seed * 0x9E3779B97F4A7C15L + 3);
+    Random store = new Random(seed * 0x9E3779B97F4A7C15L + 4);
     SimNetwork network = new SimNetwork(time, swarm, net);
-    this.cluster = new SimCluster(spec, time, chance, network);
-    this.clients = new Clients(spec, seed, time, chance, network, cluster.control, history);
+    this.cluster = new SimCluster(spec, time, chance, store, network);
+    this.clients = new Clients(spec, seed, time, chance, network, cluster::control, history);
     cluster.repliesTo(clients::onReply);
     this.nemesis = new Nemesis(spec, time, network, cluster, history);
   }
 
   SeedResult run() {
+    try {
+      return runPhases();
+    } catch (VirtualTime.Runaway e) {
+      // the history so far is still checked: what it shows broken is broken
+      return check("the run was stopped: " + e.getMessage(), false);
+    }
+  }
+
+  private SeedResult runPhases() {
     long end = spec.time().toMillis();
     cluster.start();
     clients.start();
@@ -56,19 +67,20 @@ final class SimulatedRun {
     clients.stop();
     nemesis.heal();
     String unfinished = null;
-    if (!time.runWhile(() -> clients.waiting() || !cluster.control.settled(),
+    if (!time.runWhile(() -> clients.waiting() || !cluster.control().settled(),
         end + RECOVERY_LIMIT_MILLIS)) {
       unfinished = "the cluster did not recover within " + RECOVERY_LIMIT_MILLIS
           + " ms of virtual time after the heal: "
-          + cluster.control.unsettled().orElse("clients waiting") + "; nodes:"
+          + cluster.control().unsettled().orElse("clients waiting") + "; nodes:"
           + cluster.describe();
     }
     clients.startFinalReads();
     time.runWhile(() -> !clients.finalReadsDone(), time.now() + FINAL_READS_LIMIT_MILLIS);
-    return check(unfinished);
+    return check(unfinished, true);
   }
 
-  private SeedResult check(String unfinished) {
+  /** The verdict on the history; an incomplete run is never valid. */
+  private SeedResult check(String unfinished, boolean complete) {
     List<Op> ops = history.ops();
     Analysis analysis = Linearizability.check(Models.casRegister(null, NilReads.STRICT),
         History.of("seed " + seed, ops), CheckOptions.defaults().withParallelism(1)
@@ -87,6 +99,9 @@ final class SimulatedRun {
     } else if (analysis.verdict() == Verdict.UNKNOWN) {
       verdict = Verdict.UNKNOWN;
       reason = "the checker could not decide: " + analysis.cause();
+    } else if (!complete) {
+      verdict = Verdict.UNKNOWN;
+      reason = unfinished;
     } else if (!lost.unread().isEmpty()) {
       verdict = Verdict.UNKNOWN;
       reason = lost.unread().size() + " keys had no final read"

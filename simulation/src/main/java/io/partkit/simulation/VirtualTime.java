@@ -9,6 +9,22 @@ import java.util.function.BooleanSupplier;
  */
 final class VirtualTime {
 
+  /**
+   * Events pending at most. More is a message storm (a loop of messages that copies of them
+   * multiply, which only a planted bug has produced): the run stops with {@link Runaway} rather
+   * than fill the heap.
+   */
+  static final int MAX_PENDING = 100_000;
+
+  /** The run was stopped: more than {@link #MAX_PENDING} events were pending. */
+  static final class Runaway extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Runaway(String message) {
+      super(message, null, false, false);
+    }
+  }
+
   private final PriorityQueue<Event> queue = new PriorityQueue<>();
   private long now;
   private long order;
@@ -43,6 +59,10 @@ final class VirtualTime {
   }
 
   private void step() {
+    if (queue.size() > MAX_PENDING) {
+      throw new Runaway("more than " + MAX_PENDING + " events pending at " + now
+          + " ms of virtual time (a message storm)");
+    }
     Event e = queue.poll();
     now = e.time;
     e.action.run();

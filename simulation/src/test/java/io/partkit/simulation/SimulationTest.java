@@ -44,22 +44,31 @@ class SimulationTest {
         SimHistory.NEMESIS.equals(o.process()) && Fault.Kind.SPLIT.label().equals(o.f())))
         .count();
     assertThat(splitting).as("seeds in which a partition split").isGreaterThanOrEqualTo(SEEDS / 4);
+    long restarting = results.stream().filter(r -> r.history().stream().anyMatch(o ->
+        SimHistory.NEMESIS.equals(o.process())
+            && Fault.Kind.CONTROL_RESTART.label().equals(o.f()))).count();
+    assertThat(restarting).as("seeds in which the control restarted")
+        .isGreaterThanOrEqualTo(SEEDS / 4);
   }
 
   @ParameterizedTest
   @EnumSource(Mutant.class)
   void everyMutantIsCaughtWithinItsSeeds(Mutant mutant) {
     SimulationSpec spec = spec(Optional.of(mutant));
+    int unknown = 0;
     for (long seed = 1; seed <= MUTANT_SEEDS; seed++) {
       SeedResult r = Simulation.run(spec, seed);
-      assertThat(r.verdict()).as("%s, seed %d: %s", mutant.label(), seed, r.reason())
-          .isNotEqualTo(Verdict.UNKNOWN);
       if (r.verdict() == Verdict.INVALID) {
-        System.out.printf("mutant %s caught at seed %d: %s%n", mutant.label(), seed, r.reason());
+        System.out.printf("mutant %s caught at seed %d (%d seeds unknown before): %s%n",
+            mutant.label(), seed, unknown, r.reason());
         return;
       }
+      // a seed the mutant left unknown (a cluster it wedged, a message storm) is not a catch:
+      // only a history shown broken is
+      unknown += r.verdict() == Verdict.UNKNOWN ? 1 : 0;
     }
-    throw new AssertionError(mutant.label() + " was not caught in " + MUTANT_SEEDS + " seeds");
+    throw new AssertionError(mutant.label() + " was not caught in " + MUTANT_SEEDS + " seeds ("
+        + unknown + " unknown)");
   }
 
   @Test

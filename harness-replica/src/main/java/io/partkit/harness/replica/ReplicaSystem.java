@@ -35,12 +35,12 @@ import java.util.stream.Collectors;
  * or a timeout.
  *
  * <p>Faults: {@code kill} ({@code kill -9}, restarted on heal with the same log) and {@code pause}
- * of data nodes. The control is never a target: it stands for the coordinator's durable store and
- * keeps its state in memory, so a control restart is not supported ({@link #leader()} names no
- * node, which keeps the nemesis off it). {@code split}: the control splits one partition of the
- * coarsest numbering (one of those at the smallest modulus, so that {@code n} splits double a
- * table of {@code n}), told on its standard input; the fault is over once the control has
- * committed the split, the nodes divide their copies as the new numbering reaches them.
+ * of data nodes and of the control, which {@link #leader()} names, so that the nemesis picks it
+ * one time in n+1: the control keeps its table in a log of its own under {@code data/control}
+ * and restarts from it. {@code split}: the control splits one partition of the coarsest
+ * numbering (one of those at the smallest modulus, so that {@code n} splits double a table of
+ * {@code n}), told on its standard input; the fault is over once the control has committed the
+ * split, the nodes divide their copies as the new numbering reaches them.
  *
  * <p>Options: {@code partitions} (default 16), {@code replicas} (copies of each partition,
  * default 3), {@code request-timeout-ms} (how long a client waits before an operation is
@@ -102,7 +102,8 @@ final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits
           "--control", control, "--timing", timing)));
     }
     commands.put(CONTROL, JavaCommand.of("128m", flags, ReplicaNodeMain.class, List.of("--role",
-        "control", "--nodes", nodeList, "--control", control, "--partitions",
+        "control", "--data", ctx.dir().resolve("data").resolve(CONTROL).toString(), "--nodes",
+        nodeList, "--control", control, "--partitions",
         Integer.toString(partitions), "--replicas", Integer.toString(replicas), "--timing",
         timing)));
     try {
@@ -123,13 +124,15 @@ final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits
     }
   }
 
-  /** Starts a data node (again after a kill: the same log and address). */
+  /** The control: a kill or pause aimed at the leader hits it. */
+  @Override
+  public Optional<String> leader() {
+    return Optional.of(CONTROL);
+  }
+
+  /** Starts a data node or the control (again after a kill: the same log and address). */
   @Override
   protected void startNode(String node) {
-    if (CONTROL.equals(node)) {
-      throw new IllegalStateException("the replica control cannot be restarted: its state is"
-          + " in memory (it stands for the coordinator's durable store)");
-    }
     try {
       NodeProcess p = started(node, runtime().start(node, commands.get(node),
           context().log(node)));
@@ -140,11 +143,12 @@ final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits
   }
 
   /**
-   * Restarts every killed node, then waits until the control's table is settled: every
-   * partition with its copies, all level and up, which the final reads need.
+   * Restarts the control and every killed node, then waits until the control's table is
+   * settled: every partition with its copies, all level and up, which the final reads need.
    */
   @Override
   public void awaitRecovered(Duration timeout) {
+    restart(CONTROL);
     for (String n : nodes()) {
       restart(n);
     }

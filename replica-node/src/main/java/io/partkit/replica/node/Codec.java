@@ -323,6 +323,9 @@ final class Codec {
 
   /** A log record as bytes. */
   static byte[] encode(Record r) {
+    if (r instanceof Record.ControlState c) {
+      return ControlStateCodec.encode(c);
+    }
     Out out = new Out();
     DataOutputStream d = out.d;
     try {
@@ -366,6 +369,9 @@ final class Codec {
 
   /** The log record in {@code bytes}. */
   static Record record(byte[] bytes) throws Malformed {
+    if (bytes.length > 0 && bytes[0] == ControlStateCodec.TAG) {
+      return ControlStateCodec.decode(bytes);
+    }
     In in = new In(bytes);
     ByteBuffer b = in.b;
     try {

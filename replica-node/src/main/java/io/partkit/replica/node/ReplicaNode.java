@@ -145,18 +145,43 @@ final class ReplicaNode implements AutoCloseable {
     return n;
   }
 
-  /** Starts the control of {@code nodes}, listening on {@code address}. */
+  /**
+   * Starts the control of {@code nodes}, listening on {@code address}, from its log in {@code
+   * data} (the stand-in for the coordinator's linearizable store): the table its last record
+   * holds, or the first table of {@code partitions} when the log is empty.
+   *
+   * @throws Wal.Damaged when the log has a damaged record before intact ones
+   */
   static ReplicaNode control(List<InetSocketAddress> nodes, InetSocketAddress address,
-      int partitions, int replicas, Timing timing, Consumer<String> log) throws IOException {
+      Path data, int partitions, int replicas, Timing timing, Consumer<String> log)
+      throws IOException {
     List<Integer> members = new ArrayList<>();
     Map<Integer, InetSocketAddress> peers = new TreeMap<>();
     for (int i = 0; i < nodes.size(); i++) {
       members.add(i);
       peers.put(i, nodes.get(i));
     }
-    Control c = new Control(timing, partitions, replicas, members);
+    ReplicaNode[] holder = new ReplicaNode[1];
+    Object lock = new Object();
+    Wal.Opened opened = Wal.open(data, count -> {
+      ReplicaNode n;
+      synchronized (lock) {
+        n = holder[0];
+      }
+      n.onSynced(count);
+    }, e -> fail(log, "the control's log cannot be synced: " + e, EXIT_IO));
+    Control c = opened.records().isEmpty() ? new Control(timing, partitions, replicas, members)
+        : Control.restore(timing, replicas, opened.records());
+    log.accept("control: " + opened.records().size() + " records replayed from "
+        + opened.wal().file() + (opened.droppedBytes() > 0 ? "; a torn tail of "
+        + opened.droppedBytes() + " bytes dropped" : ""));
     StateMachine m = c;
     ReplicaNode n = new ReplicaNode(Control.ID, m, c, peers, listen(address), log);
+    n.wal = opened.wal();
+    n.durable = opened.records().size();
+    synchronized (lock) {
+      holder[0] = n;
+    }
     n.start();
     return n;
   }

@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  * <pre>
  * java -Xmx128m -XX:+ExitOnOutOfMemoryError -cp CP io.partkit.replica.node.ReplicaNodeMain \
  *     --role node --id 0 --data DIR --nodes h:p,h:p,h:p --control h:p [--timing R,S,P,D]
- * java ... ReplicaNodeMain --role control --nodes h:p,h:p,h:p --control h:p \
+ * java ... ReplicaNodeMain --role control --data DIR --nodes h:p,h:p,h:p --control h:p \
  *     --partitions 16 --replicas 3 [--timing R,S,P,D]
  * </pre>
  *
@@ -32,10 +32,14 @@ import java.util.function.Consumer;
  * ping, down; default {@link #TIMING}, more patient than the simulator's since real processes
  * pause for garbage collection and a loaded machine's scheduler).
  *
- * <p>The control keeps its state in memory only: it stands for the coordinator's durable,
- * linearizable store, so a control restart is not supported yet (a new control would start from
- * the initial table at epoch 1, which the nodes refuse as older). A harness must never kill or
- * pause it.
+ * <p>The control keeps its durable state (the table with its epochs and level members, the
+ * nodes leaving) in a write-ahead log of its own in {@code --data}, the stand-in for the
+ * coordinator's linearizable store: each change is a record synced before the configurations
+ * that announce it leave. At start it replays the log ({@link io.partkit.replica.Control#restore};
+ * an empty log starts the first table of {@code --partitions}), so it may be killed and
+ * restarted: a restarted control hands out no epoch twice, counts a node up only once it
+ * answers, and changes nothing for a full down-time. {@code --partitions} and {@code --replicas}
+ * must stay the same across restarts.
  *
  * <p>Once it listens it prints {@code REPLICA LISTENING host:port} on standard output; the control
  * prints {@code REPLICA SETTLED} the first time every partition has its copies, all level. Events
@@ -50,9 +54,9 @@ import java.util.function.Consumer;
  * ignored.
  *
  * <p>Exit statuses: 1 for a log it must not start from (a damaged record followed by intact
- * ones: what was durable is lost, the node needs new data), 2 for a usage error, 70 on an {@link
- * Error} or a bug on the decision path (3 when the JVM runs out of memory with {@code
- * -XX:+ExitOnOutOfMemoryError}, as it should), 74 when the log fails (a full disk).
+ * ones: what was durable is lost, the node or control needs new data), 2 for a usage error, 70
+ * on an {@link Error} or a bug on the decision path (3 when the JVM runs out of memory with
+ * {@code -XX:+ExitOnOutOfMemoryError}, as it should), 74 when the log fails (a full disk).
  */
 public final class ReplicaNodeMain {
 
@@ -76,14 +80,15 @@ public final class ReplicaNodeMain {
     String role = options.get("--role");
     if (args.length % 2 != 0 || role == null || options.get("--nodes") == null
         || options.get("--control") == null
-        || role.equals("node") && (options.get("--id") == null || options.get("--data") == null)
+        || options.get("--data") == null
+        || role.equals("node") && options.get("--id") == null
         || role.equals("control") && (options.get("--partitions") == null
             || options.get("--replicas") == null)
         || !role.equals("node") && !role.equals("control")) {
       System.err.println("usage: ReplicaNodeMain --role node --id <i> --data <dir> --nodes"
           + " <host:port,...> --control <host:port> [--timing <resend,suspect,ping,down ms>]\n"
-          + "       ReplicaNodeMain --role control --nodes <host:port,...> --control"
-          + " <host:port> --partitions <n> --replicas <n> [--timing ...]");
+          + "       ReplicaNodeMain --role control --data <dir> --nodes <host:port,...>"
+          + " --control <host:port> --partitions <n> --replicas <n> [--timing ...]");
       System.exit(2);
       return;
     }
@@ -100,7 +105,8 @@ public final class ReplicaNodeMain {
         }
         node = ReplicaNode.node(id, nodes, control, Path.of(options.get("--data")), timing, log);
       } else {
-        node = ReplicaNode.control(nodes, control, Integer.parseInt(options.get("--partitions")),
+        node = ReplicaNode.control(nodes, control, Path.of(options.get("--data")),
+            Integer.parseInt(options.get("--partitions")),
             Integer.parseInt(options.get("--replicas")), timing, log);
       }
     } catch (Wal.Damaged e) {

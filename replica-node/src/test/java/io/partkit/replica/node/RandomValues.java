@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * One of each message, record and driver frame with fields drawn from a {@link Random}: extreme
@@ -52,7 +53,19 @@ final class RandomValues {
         new Record.Snapshotted(r.nextInt(), number(r), r.nextInt(), number(r), number(r),
             data(r), number(r)),
         new Record.Split((int) Math.min(Integer.MAX_VALUE, (r.nextLong() >>> 1) % (modulus / 2)),
-            modulus));
+            modulus),
+        controlState(r));
+  }
+
+  static Record.ControlState controlState(Random r) {
+    List<Record.ControlState.Row> rows = new ArrayList<>();
+    for (int i = r.nextInt(8); i > 0; i--) {
+      Record.ControlState.Move move = r.nextBoolean() ? null
+          : new Record.ControlState.Move(r.nextInt(), r.nextInt(), r.nextBoolean());
+      rows.add(new Record.ControlState.Row(r.nextInt(), number(r), number(r), ints(r),
+          new TreeSet<>(ints(r)), r.nextInt(), number(r), move));
+    }
+    return new Record.ControlState(rows, new TreeSet<>(ints(r)), new TreeSet<>(ints(r)));
   }
 
   static List<Object> frames(Random r) {

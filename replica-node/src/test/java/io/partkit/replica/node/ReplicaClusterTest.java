@@ -26,8 +26,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Three node processes and a control on loopback: writes and reads, {@code kill -9} of a primary
- * under writes and its restart, then {@code kill -9} of every node at once and a restart of all:
- * every acknowledged write is read back from what the logs kept.
+ * under writes and its restart, then {@code kill -9} of every node at once and a restart of all,
+ * then {@code kill -9} of the control and its restart from its log: every acknowledged write is
+ * read back from what the logs kept, and the restarted control hands out no epoch again.
  */
 class ReplicaClusterTest {
 
@@ -102,6 +103,15 @@ class ReplicaClusterTest {
         list(List.of(controlAddress))));
     p.await("REPLICA LISTENING", Duration.ofSeconds(60));
     procs.put(i, p);
+  }
+
+  /** Starts the control from its log (empty at first) and waits until it is settled. */
+  void startControl(int replicas) throws Exception {
+    control = spawn("control", List.of("--role", "control", "--data",
+        dir.resolve("data-control").toString(), "--nodes", list(addresses), "--control",
+        list(List.of(controlAddress)), "--partitions", Integer.toString(PARTITIONS),
+        "--replicas", Integer.toString(replicas)));
+    control.await("REPLICA SETTLED", Duration.ofSeconds(60));
   }
 
   void kill(int i) throws Exception {
@@ -183,10 +193,7 @@ class ReplicaClusterTest {
     for (int i = 0; i < NODES; i++) {
       startNode(i);
     }
-    control = spawn("control", List.of("--role", "control", "--nodes", list(addresses),
-        "--control", list(List.of(controlAddress)), "--partitions",
-        Integer.toString(PARTITIONS), "--replicas", "3"));
-    control.await("REPLICA SETTLED", Duration.ofSeconds(60));
+    startControl(3);
     try (ReplicaClient c = new ReplicaClient(controlAddress, addresses,
         Duration.ofSeconds(3))) {
       for (long k = 0; k < KEYS; k++) {
@@ -224,8 +231,32 @@ class ReplicaClusterTest {
       }
       awaitSettled(c);
       readAll(c);
+
+      // the control, killed under writes and restarted from its log, then a primary's failover
+      List<Long> before = c.table().rows().stream().map(ReplicaClient.Row::epoch).toList();
+      control.process().destroyForcibly();
+      control.process().waitFor(30, TimeUnit.SECONDS);
+      for (long k = 0; k < KEYS; k++) {
+        write(c, k, k * 100 + 3, Duration.ofSeconds(30));
+      }
+      startControl(3);
+      awaitSettled(c); // the client's connection to the killed control is found broken first
+      List<Long> after = c.table().rows().stream().map(ReplicaClient.Row::epoch).toList();
+      for (int p = 0; p < PARTITIONS; p++) {
+        assertThat(after.get(p)).as("partition %d's epoch after the control's restart", p)
+            .isGreaterThanOrEqualTo(before.get(p));
+      }
+      int failed = c.table().route(2).orElseThrow().primary();
+      kill(failed);
+      for (long k = 0; k < KEYS; k++) {
+        write(c, k, k * 100 + 4, Duration.ofSeconds(30));
+      }
+      startNode(failed);
+      awaitSettled(c);
+      readAll(c);
     }
-    assertThat(acknowledged).as("acknowledged writes checked").isGreaterThan(2 * KEYS);
+    assertThat(Files.readString(dir.resolve("control.log"))).contains("records replayed");
+    assertThat(acknowledged).as("acknowledged writes checked").isGreaterThan(4 * KEYS);
   }
 
   void send(Proc p, String line) throws IOException {
@@ -249,10 +280,7 @@ class ReplicaClusterTest {
     for (int i = 0; i < NODES; i++) {
       startNode(i);
     }
-    control = spawn("control", List.of("--role", "control", "--nodes", list(addresses),
-        "--control", list(List.of(controlAddress)), "--partitions",
-        Integer.toString(PARTITIONS), "--replicas", "2"));
-    control.await("REPLICA SETTLED", Duration.ofSeconds(60));
+    startControl(2);
     try (ReplicaClient c = new ReplicaClient(controlAddress, addresses, Duration.ofSeconds(3))) {
       for (long k = 0; k < KEYS; k++) {
         write(c, k, k * 100, Duration.ofSeconds(30));

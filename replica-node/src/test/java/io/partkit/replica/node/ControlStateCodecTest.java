@@ -1,0 +1,48 @@
+package io.partkit.replica.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.partkit.replica.Control;
+import io.partkit.replica.Record;
+import io.partkit.replica.Record.ControlState;
+import io.partkit.replica.Timing;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/** The control's record through the log's codec: whole, or refused. */
+class ControlStateCodecTest {
+
+  static ControlState state() {
+    return new ControlState(List.of(
+        new ControlState.Row(0, 7, 4, List.of(2, 0, 1), new TreeSet<>(List.of(0, 2)), -1, 0,
+            new ControlState.Move(2, 3, true)),
+        new ControlState.Row(2, 5, 4, List.of(1), new TreeSet<>(List.of(1)), 0, 5, null)),
+        new TreeSet<>(List.of(0, 1, 2, 3)), new TreeSet<>(List.of(1)));
+  }
+
+  @Test
+  void aControlStateRoundTripsThroughTheRecordCodec() throws Exception {
+    ControlState s = state();
+    Record back = Codec.record(Codec.encode(s));
+    assertThat(back).isEqualTo(s);
+    Control first = new Control(Timing.DEFAULT, 16, 3, List.of(0, 1, 2, 3, 4));
+    Record table = first.ready().records().get(0);
+    assertThat(Codec.record(Codec.encode(table))).isEqualTo(table);
+  }
+
+  @Test
+  void aTruncatedOrExtendedControlStateIsMalformed() {
+    byte[] b = Codec.encode(state());
+    for (int cut = 1; cut < b.length; cut += 7) {
+      byte[] shorter = Arrays.copyOf(b, cut);
+      assertThatThrownBy(() -> Codec.record(shorter)).as("cut at %d", cut)
+          .isInstanceOf(Codec.Malformed.class);
+    }
+    byte[] longer = Arrays.copyOf(b, b.length + 1);
+    assertThatThrownBy(() -> Codec.record(longer)).isInstanceOf(Codec.Malformed.class)
+        .hasMessageContaining("after a control state record");
+  }
+}

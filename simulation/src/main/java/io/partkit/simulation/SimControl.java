@@ -1,0 +1,228 @@
+package io.partkit.simulation;
+
+import io.partkit.replica.Control;
+import io.partkit.replica.Envelope;
+import io.partkit.replica.Ready;
+import io.partkit.replica.Record;
+import io.partkit.replica.Record.ControlState;
+import io.partkit.replica.Timing;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The simulator's driver of the control: it ticks the unchanged {@link Control}, writes the
+ * records of each {@link Ready} to a simulated store, the stand-in for the coordinator's
+ * linearizable store (a write is durable 1-8 ms after it is made and covers every write before
+ * it, as a node's disk sync), and sends its messages only once the records before them are
+ * durable. A crash loses the control's volatile state and every write not yet durable; while it
+ * is down, messages to it are lost. It restarts from the store ({@link Control#restore}), or
+ * afresh when the store holds nothing.
+ */
+final class SimControl {
+
+  private final VirtualTime time;
+  private final Random random;
+  private final SimNetwork network;
+  private final Timing timing;
+  private final int replicas;
+  private final Mutant mutant;
+  private final Supplier<Control> fresh;
+  private final Consumer<Envelope> sent;
+  /** The running control; while down, the control the store's records give, never ticked. */
+  private Control control;
+  private boolean up = true;
+  /** Bumped at every crash and start, so that events of an earlier life do nothing. */
+  private int incarnation;
+  private final List<Record> durable = new ArrayList<>();
+  private final List<Record> unsynced = new ArrayList<>();
+  private final List<Waiting> waiting = new ArrayList<>();
+  private boolean syncing;
+  /** What waits for the control to be up again (an operator's request to it). */
+  private final List<Runnable> whenUp = new ArrayList<>();
+  /** Armed: the control crashes as it makes its next write, and this runs then. */
+  private Runnable crashAtNextWrite;
+
+  private record Waiting(int barrier, Envelope envelope) {}
+
+  /**
+   * @param fresh the control at the cluster's birth
+   * @param sent told of every message the control sends, once it is handed to the network
+   */
+  SimControl(VirtualTime time, Random random, SimNetwork network, Timing timing, int replicas,
+      Mutant mutant, Supplier<Control> fresh, Consumer<Envelope> sent) {
+    this.time = time;
+    this.random = random;
+    this.network = network;
+    this.timing = timing;
+    this.replicas = replicas;
+    this.mutant = mutant;
+    this.fresh = fresh;
+    this.sent = sent;
+    this.control = fresh.get();
+  }
+
+  /** The control: the running one, or while down the table its store holds. */
+  Control control() {
+    return control;
+  }
+
+  boolean up() {
+    return up;
+  }
+
+  /** Starts the ticks. */
+  void start() {
+    int inc = incarnation;
+    time.schedule(0, () -> tick(inc));
+  }
+
+  private void tick(int inc) {
+    if (inc != incarnation || !up) {
+      return;
+    }
+    control.tick(time.now());
+    drain();
+    time.schedule(SimNode.TICK_MILLIS, () -> tick(inc));
+  }
+
+  /** Hands a node's message to the control; lost while it is down. */
+  void receive(Envelope e) {
+    if (up) {
+      control.step(e);
+      drain();
+    }
+  }
+
+  /** Runs {@code action} on the control now, or once it is up again. */
+  void whenUp(Runnable action) {
+    if (up) {
+      action.run();
+    } else {
+      whenUp.add(action);
+    }
+  }
+
+  /** Acts on what the control asks: records to the store, messages once those are durable. */
+  void drain() {
+    Ready r = control.ready();
+    if (r.isEmpty()) {
+      return;
+    }
+    unsynced.addAll(r.records());
+    int barrier = durable.size() + unsynced.size();
+    boolean early = mutant == Mutant.CONTROL_ACTS_BEFORE_DURABLE;
+    for (Envelope e : r.messages()) {
+      if (early || barrier <= durable.size()) {
+        send(e);
+      } else {
+        waiting.add(new Waiting(barrier, e));
+      }
+    }
+    if (crashAtNextWrite != null && !r.records().isEmpty()) {
+      Runnable then = crashAtNextWrite;
+      crash();
+      then.run();
+      return;
+    }
+    if (!unsynced.isEmpty() && !syncing) {
+      sync();
+    }
+  }
+
+  /**
+   * Arms a crash at the control's next write to its store, before the write is durable (the
+   * store's connection drops and the process exits): the moment a change is decided and not yet
+   * kept. {@code then} runs at the crash; false if the control is down or a crash is armed.
+   */
+  boolean crashAtNextWrite(Runnable then) {
+    if (!up || crashAtNextWrite != null) {
+      return false;
+    }
+    crashAtNextWrite = then;
+    return true;
+  }
+
+  private void send(Envelope e) {
+    network.transmit(e);
+    sent.accept(e);
+  }
+
+  private void sync() {
+    syncing = true;
+    int inc = incarnation;
+    int upTo = durable.size() + unsynced.size();
+    time.schedule(1 + random.nextInt(8), () -> {
+      if (inc == incarnation && up) {
+        synced(upTo);
+      }
+    });
+  }
+
+  private void synced(int upTo) {
+    syncing = false;
+    while (durable.size() < upTo) {
+      durable.add(unsynced.remove(0));
+    }
+    List<Waiting> ready = new ArrayList<>();
+    waiting.removeIf(w -> {
+      if (w.barrier() <= durable.size()) {
+        ready.add(w);
+        return true;
+      }
+      return false;
+    });
+    ready.forEach(w -> send(w.envelope()));
+    if (!unsynced.isEmpty()) {
+      sync();
+    }
+  }
+
+  /** The control crashes: its volatile state and every write not yet durable are lost. */
+  void crash() {
+    if (!up) {
+      return;
+    }
+    up = false;
+    crashAtNextWrite = null;
+    incarnation++;
+    unsynced.clear();
+    waiting.clear();
+    syncing = false;
+    control = fromStore();
+  }
+
+  /** The control starts again from its store, and does what waited for it. */
+  void restart() {
+    crashAtNextWrite = null;
+    if (up) {
+      return;
+    }
+    control = fromStore();
+    up = true;
+    incarnation++;
+    start();
+    List<Runnable> held = new ArrayList<>(whenUp);
+    whenUp.clear();
+    held.forEach(Runnable::run);
+  }
+
+  private Control fromStore() {
+    if (durable.isEmpty()) {
+      return fresh.get();
+    }
+    if (mutant != Mutant.CONTROL_FORGETS_LEVEL) {
+      return Control.restore(timing, replicas, durable);
+    }
+    // the planted bug: the store keeps the table's configurations, not who is level, and the
+    // restarted control counts every member level
+    ControlState last = (ControlState) durable.get(durable.size() - 1);
+    List<ControlState.Row> rows = last.rows().stream().map(r -> new ControlState.Row(
+        r.partition(), r.epoch(), r.modulus(), r.members(),
+        new java.util.TreeSet<>(r.members()), r.parent(), r.splitAt(), r.move())).toList();
+    return Control.restore(timing, replicas,
+        List.of(new ControlState(rows, last.nodes(), last.leaving())));
+  }
+}

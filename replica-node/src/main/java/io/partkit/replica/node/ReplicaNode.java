@@ -27,7 +27,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The driver of one state machine in a process: a {@link Replica} (a node, with its write-ahead
@@ -112,21 +114,6 @@ final class ReplicaNode implements AutoCloseable {
    */
   static ReplicaNode node(int self, List<InetSocketAddress> nodes, InetSocketAddress control,
       Path data, Timing timing, Consumer<String> log) throws IOException {
-    ReplicaNode[] holder = new ReplicaNode[1];
-    Object lock = new Object();
-    Wal.Opened opened = Wal.open(data, count -> {
-      ReplicaNode n;
-      synchronized (lock) {
-        n = holder[0];
-      }
-      n.onSynced(count);
-    }, e -> fail(log, "the write-ahead log cannot be synced: " + e, EXIT_IO));
-    Replica replica = opened.records().isEmpty() ? new Replica(self, timing)
-        : Replica.restore(self, timing, opened.records());
-    log.accept("node " + self + ": " + opened.records().size() + " records replayed from "
-        + opened.wal().file() + (opened.droppedBytes() > 0 ? "; a torn tail of "
-        + opened.droppedBytes() + " bytes dropped" : ""));
-    StateMachine m = replica;
     Map<Integer, InetSocketAddress> peers = new TreeMap<>();
     for (int i = 0; i < nodes.size(); i++) {
       if (i != self) {
@@ -134,15 +121,9 @@ final class ReplicaNode implements AutoCloseable {
       }
     }
     peers.put(Control.ID, control);
-    ServerSocket server = listen(nodes.get(self));
-    ReplicaNode n = new ReplicaNode(self, m, null, peers, server, log);
-    n.wal = opened.wal();
-    n.durable = opened.records().size();
-    synchronized (lock) {
-      holder[0] = n;
-    }
-    n.start();
-    return n;
+    return start(self, "node " + self, data, peers, nodes.get(self), log,
+        records -> records.isEmpty() ? new Replica(self, timing)
+            : Replica.restore(self, timing, records));
   }
 
   /**
@@ -161,27 +142,31 @@ final class ReplicaNode implements AutoCloseable {
       members.add(i);
       peers.put(i, nodes.get(i));
     }
-    ReplicaNode[] holder = new ReplicaNode[1];
-    Object lock = new Object();
-    Wal.Opened opened = Wal.open(data, count -> {
-      ReplicaNode n;
-      synchronized (lock) {
-        n = holder[0];
-      }
-      n.onSynced(count);
-    }, e -> fail(log, "the control's log cannot be synced: " + e, EXIT_IO));
-    Control c = opened.records().isEmpty() ? new Control(timing, partitions, replicas, members)
-        : Control.restore(timing, replicas, opened.records());
-    log.accept("control: " + opened.records().size() + " records replayed from "
+    return start(Control.ID, "control", data, peers, address, log,
+        records -> records.isEmpty() ? new Control(timing, partitions, replicas, members)
+            : Control.restore(timing, replicas, records));
+  }
+
+  /**
+   * Opens the log in {@code data}, makes the state machine from the records it replayed, and
+   * starts the process {@code name} on {@code address}. The log's syncs reach the process once
+   * it exists: nothing is appended before it starts.
+   */
+  private static ReplicaNode start(int id, String name, Path data,
+      Map<Integer, InetSocketAddress> peers, InetSocketAddress address, Consumer<String> log,
+      Function<List<Record>, StateMachine> machine) throws IOException {
+    AtomicReference<ReplicaNode> started = new AtomicReference<>();
+    Wal.Opened opened = Wal.open(data, count -> started.get().onSynced(count),
+        e -> fail(log, name + ": the write-ahead log cannot be synced: " + e, EXIT_IO));
+    StateMachine m = machine.apply(opened.records());
+    log.accept(name + ": " + opened.records().size() + " records replayed from "
         + opened.wal().file() + (opened.droppedBytes() > 0 ? "; a torn tail of "
         + opened.droppedBytes() + " bytes dropped" : ""));
-    StateMachine m = c;
-    ReplicaNode n = new ReplicaNode(Control.ID, m, c, peers, listen(address), log);
+    ReplicaNode n = new ReplicaNode(id, m, m instanceof Control c ? c : null, peers,
+        listen(address), log);
     n.wal = opened.wal();
     n.durable = opened.records().size();
-    synchronized (lock) {
-      holder[0] = n;
-    }
+    started.set(n);
     n.start();
     return n;
   }

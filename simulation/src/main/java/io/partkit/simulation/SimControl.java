@@ -36,16 +36,11 @@ final class SimControl {
   private boolean up = true;
   /** Bumped at every crash and start, so that events of an earlier life do nothing. */
   private int incarnation;
-  private final List<Record> durable = new ArrayList<>();
-  private final List<Record> unsynced = new ArrayList<>();
-  private final List<Waiting> waiting = new ArrayList<>();
-  private boolean syncing;
+  private final SimLog store;
   /** What waits for the control to be up again (an operator's request to it). */
   private final List<Runnable> whenUp = new ArrayList<>();
   /** Armed: the control crashes as it makes its next write, and this runs then. */
   private Runnable crashAtNextWrite;
-
-  private record Waiting(int barrier, Envelope envelope) {}
 
   /**
    * @param fresh the control at the cluster's birth
@@ -61,6 +56,7 @@ final class SimControl {
     this.mutant = mutant;
     this.fresh = fresh;
     this.sent = sent;
+    this.store = new SimLog(time, random, this::send);
     this.control = fresh.get();
   }
 
@@ -111,25 +107,24 @@ final class SimControl {
     if (r.isEmpty()) {
       return;
     }
-    unsynced.addAll(r.records());
-    int barrier = durable.size() + unsynced.size();
-    boolean early = mutant == Mutant.CONTROL_ACTS_BEFORE_DURABLE;
-    for (Envelope e : r.messages()) {
-      if (early || barrier <= durable.size()) {
-        send(e);
-      } else {
-        waiting.add(new Waiting(barrier, e));
-      }
-    }
+    store.write(r.records(), r.messages(), mutant == Mutant.CONTROL_ACTS_BEFORE_DURABLE);
     if (crashAtNextWrite != null && !r.records().isEmpty()) {
       Runnable then = crashAtNextWrite;
       crash();
       then.run();
       return;
     }
-    if (!unsynced.isEmpty() && !syncing) {
-      sync();
-    }
+    store.syncIfNeeded(this::inThisLife);
+  }
+
+  /** {@code synced}, unless the control crashed or started again meanwhile. */
+  private Runnable inThisLife(Runnable synced) {
+    int inc = incarnation;
+    return () -> {
+      if (inc == incarnation && up) {
+        synced.run();
+      }
+    };
   }
 
   /**
@@ -150,36 +145,6 @@ final class SimControl {
     sent.accept(e);
   }
 
-  private void sync() {
-    syncing = true;
-    int inc = incarnation;
-    int upTo = durable.size() + unsynced.size();
-    time.schedule(1 + random.nextInt(8), () -> {
-      if (inc == incarnation && up) {
-        synced(upTo);
-      }
-    });
-  }
-
-  private void synced(int upTo) {
-    syncing = false;
-    while (durable.size() < upTo) {
-      durable.add(unsynced.remove(0));
-    }
-    List<Waiting> ready = new ArrayList<>();
-    waiting.removeIf(w -> {
-      if (w.barrier() <= durable.size()) {
-        ready.add(w);
-        return true;
-      }
-      return false;
-    });
-    ready.forEach(w -> send(w.envelope()));
-    if (!unsynced.isEmpty()) {
-      sync();
-    }
-  }
-
   /** The control crashes: its volatile state and every write not yet durable are lost. */
   void crash() {
     if (!up) {
@@ -188,9 +153,7 @@ final class SimControl {
     up = false;
     crashAtNextWrite = null;
     incarnation++;
-    unsynced.clear();
-    waiting.clear();
-    syncing = false;
+    store.loseUndurable();
     control = fromStore();
   }
 
@@ -210,6 +173,7 @@ final class SimControl {
   }
 
   private Control fromStore() {
+    List<Record> durable = store.durable();
     if (durable.isEmpty()) {
       return fresh.get();
     }

@@ -38,10 +38,7 @@ final class SimNode {
   private int incarnation;
   boolean paused;
   private final List<Runnable> deferred = new ArrayList<>();
-  private final List<Record> synced = new ArrayList<>();
-  private final List<Record> unsynced = new ArrayList<>();
-  private final List<Waiting> waiting = new ArrayList<>();
-  private boolean syncing;
+  private final SimLog disk;
   boolean diskFull;
   /** The synced record damaged while the node was down, or -1. */
   private int damaged = -1;
@@ -49,8 +46,6 @@ final class SimNode {
   boolean gone;
   /** Requests a planted bug answered before the core did: the core's own failure is dropped. */
   final Set<Long> answeredEarly = new HashSet<>();
-
-  private record Waiting(int barrier, Envelope envelope) {}
 
   SimNode(int id, VirtualTime time, Random random, SimNetwork network, Timing timing,
       Mutant mutant) {
@@ -60,6 +55,7 @@ final class SimNode {
     this.network = network;
     this.timing = timing;
     this.mutant = mutant;
+    this.disk = new SimLog(time, random, this::send);
   }
 
   boolean up() {
@@ -68,7 +64,8 @@ final class SimNode {
 
   /** Starts a core from the disk's records (none: a fresh node) and its ticks. */
   void start() {
-    core = synced.isEmpty() ? new Replica(id, timing) : Replica.restore(id, timing, synced);
+    List<Record> log = disk.durable();
+    core = log.isEmpty() ? new Replica(id, timing) : Replica.restore(id, timing, log);
     incarnation++;
     int inc = incarnation;
     time.schedule(1 + random.nextInt((int) TICK_MILLIS), () -> tick(inc));
@@ -124,26 +121,23 @@ final class SimNode {
     if (r.isEmpty()) {
       return;
     }
-    if (!r.records().isEmpty()) {
-      if (diskFull) {
-        // the append fails: the node stops rather than go on without its records
-        crash(false);
-        return;
+    if (!r.records().isEmpty() && diskFull) {
+      // the append fails: the node stops rather than go on without its records
+      crash(false);
+      return;
+    }
+    disk.write(r.records(), r.messages(), mutant == Mutant.ACK_BEFORE_SYNC);
+    disk.syncIfNeeded(this::inThisLife);
+  }
+
+  /** {@code synced}, run as this node acts, unless it crashed or started again meanwhile. */
+  private Runnable inThisLife(Runnable synced) {
+    int inc = incarnation;
+    return () -> {
+      if (incarnation == inc && up()) {
+        act(synced);
       }
-      unsynced.addAll(r.records());
-    }
-    int barrier = synced.size() + unsynced.size();
-    boolean early = mutant == Mutant.ACK_BEFORE_SYNC;
-    for (Envelope e : r.messages()) {
-      if (early || barrier <= synced.size()) {
-        send(e);
-      } else {
-        waiting.add(new Waiting(barrier, e));
-      }
-    }
-    if (!unsynced.isEmpty() && !syncing) {
-      sync();
-    }
+    };
   }
 
   private void send(Envelope e) {
@@ -154,52 +148,16 @@ final class SimNode {
     network.transmit(e);
   }
 
-  private void sync() {
-    syncing = true;
-    int inc = incarnation;
-    int upTo = synced.size() + unsynced.size();
-    time.schedule(1 + random.nextInt(8), () -> {
-      if (incarnation != inc || !up()) {
-        return;
-      }
-      act(() -> synced(upTo));
-    });
-  }
-
-  private void synced(int upTo) {
-    syncing = false;
-    while (synced.size() < upTo) {
-      synced.add(unsynced.remove(0));
-    }
-    List<Waiting> ready = new ArrayList<>();
-    waiting.removeIf(w -> {
-      if (w.barrier() <= synced.size()) {
-        ready.add(w);
-        return true;
-      }
-      return false;
-    });
-    ready.forEach(w -> send(w.envelope()));
-    if (!unsynced.isEmpty()) {
-      sync();
-    }
-  }
-
   /** Stops: a process crash keeps every append, a power loss only what was synced. */
   void crash(boolean keepUnsynced) {
     if (!up()) {
       return;
     }
     if (keepUnsynced) {
-      synced.addAll(unsynced);
-    } else if (!unsynced.isEmpty()) {
-      // the unsynced tail may reach the disk in part: cut it anywhere (a torn record is dropped)
-      int kept = random.nextInt(unsynced.size() + 1);
-      synced.addAll(unsynced.subList(0, kept));
+      disk.crashKeepingAppends();
+    } else {
+      disk.powerLoss();
     }
-    unsynced.clear();
-    waiting.clear();
-    syncing = false;
     core = null;
     paused = false;
     deferred.clear();
@@ -208,8 +166,9 @@ final class SimNode {
 
   /** Damages the last synced write record (the disk changed its value's bytes); false if none. */
   boolean damageLastWrite() {
-    for (int i = synced.size() - 1; i >= 0; i--) {
-      if (synced.get(i) instanceof Record.Written) {
+    List<Record> log = disk.durable();
+    for (int i = log.size() - 1; i >= 0; i--) {
+      if (log.get(i) instanceof Record.Written) {
         damaged = i;
         return true;
       }
@@ -234,7 +193,7 @@ final class SimNode {
       if (mutant != Mutant.UNCHECKED_RECORDS) {
         return false;
       }
-      synced.set(damaged, damage(synced.get(damaged)));
+      disk.replace(damaged, SimNode::damage);
       damaged = -1;
     }
     start();

@@ -1,0 +1,135 @@
+package io.partkit.simulation;
+
+import io.partkit.replica.Envelope;
+import io.partkit.replica.Record;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+
+/**
+ * A simulated log with group commit, as a node's disk and the control's store each have one:
+ * records are appended, and a sync that ends 1-8 ms of virtual time after it starts makes every
+ * record appended before it durable. A message handed over with records waits until they and
+ * every record before them are durable, since it may depend on them. Its owner says whether a
+ * sync's end still counts (a crash in between voids it) and how to act on it; a crash decides
+ * what of the appended tail survives.
+ */
+final class SimLog {
+
+  private final VirtualTime time;
+  private final Random random;
+  private final Consumer<Envelope> send;
+  private final List<Record> durable = new ArrayList<>();
+  private final List<Record> unsynced = new ArrayList<>();
+  private final List<Waiting> waiting = new ArrayList<>();
+  private boolean syncing;
+
+  private record Waiting(int barrier, Envelope envelope) {}
+
+  /**
+   * @param random the owner's stream: a sync's length and a torn tail are drawn from it, in the
+   *     order the owner's events ask
+   * @param send how a message leaves once the records before it are durable
+   */
+  SimLog(VirtualTime time, Random random, Consumer<Envelope> send) {
+    this.time = time;
+    this.random = random;
+    this.send = send;
+  }
+
+  /** The durable records, oldest first: what a restart replays. */
+  List<Record> durable() {
+    return Collections.unmodifiableList(durable);
+  }
+
+  /** Replaces the durable record at {@code index} (a disk that changed its bytes). */
+  void replace(int index, UnaryOperator<Record> change) {
+    durable.set(index, change.apply(durable.get(index)));
+  }
+
+  /**
+   * Appends {@code records}, and hands each of {@code messages} to be sent once every record
+   * appended so far is durable: at once if they already are, or when {@code early} (a planted
+   * bug that sends before syncing).
+   */
+  void write(List<Record> records, List<Envelope> messages, boolean early) {
+    unsynced.addAll(records);
+    int barrier = durable.size() + unsynced.size();
+    for (Envelope e : messages) {
+      if (early || barrier <= durable.size()) {
+        send.accept(e);
+      } else {
+        waiting.add(new Waiting(barrier, e));
+      }
+    }
+  }
+
+  /**
+   * Starts a sync when records wait for one and none is under way. {@code end} wraps the sync's
+   * end, at its start: the owner's check that the life it started in is still the one running,
+   * and how the owner runs it.
+   */
+  void syncIfNeeded(UnaryOperator<Runnable> end) {
+    if (!unsynced.isEmpty() && !syncing) {
+      sync(end);
+    }
+  }
+
+  private void sync(UnaryOperator<Runnable> end) {
+    syncing = true;
+    int upTo = durable.size() + unsynced.size();
+    Runnable synced = end.apply(() -> synced(upTo, end));
+    time.schedule(1 + random.nextInt(8), synced);
+  }
+
+  private void synced(int upTo, UnaryOperator<Runnable> end) {
+    syncing = false;
+    while (durable.size() < upTo) {
+      durable.add(unsynced.remove(0));
+    }
+    List<Waiting> ready = new ArrayList<>();
+    waiting.removeIf(w -> {
+      if (w.barrier() <= durable.size()) {
+        ready.add(w);
+        return true;
+      }
+      return false;
+    });
+    ready.forEach(w -> send.accept(w.envelope()));
+    if (!unsynced.isEmpty()) {
+      sync(end);
+    }
+  }
+
+  /** A process crash: every appended record survives (the kernel has it), no message waits. */
+  void crashKeepingAppends() {
+    durable.addAll(unsynced);
+    forgetTail();
+  }
+
+  /**
+   * A power loss: the unsynced tail may have reached the disk in part, so it is cut anywhere (a
+   * torn record is dropped).
+   */
+  void powerLoss() {
+    if (!unsynced.isEmpty()) {
+      int kept = random.nextInt(unsynced.size() + 1);
+      durable.addAll(unsynced.subList(0, kept));
+    }
+    forgetTail();
+  }
+
+  /** A crash of a store that keeps only what it made durable. */
+  void loseUndurable() {
+    forgetTail();
+  }
+
+  private void forgetTail() {
+    unsynced.clear();
+    waiting.clear();
+    syncing = false;
+  }
+}

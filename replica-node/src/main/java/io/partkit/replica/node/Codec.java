@@ -32,6 +32,7 @@ import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -441,7 +442,7 @@ final class Codec {
     out.d.write(a);
   }
 
-  private static void ints(DataOutputStream d, List<Integer> values) throws IOException {
+  static void ints(DataOutputStream d, Collection<Integer> values) throws IOException {
     d.writeInt(values.size());
     for (int v : values) {
       d.writeInt(v);
@@ -457,7 +458,7 @@ final class Codec {
   }
 
   /** A growing buffer. */
-  private static final class Out {
+  static final class Out {
     final ByteArrayOutputStream buf = new ByteArrayOutputStream(64);
     final DataOutputStream d = new DataOutputStream(buf);
 
@@ -467,7 +468,7 @@ final class Codec {
   }
 
   /** Bytes being read, every count checked against what is left. */
-  private static final class In {
+  static final class In {
     final ByteBuffer b;
 
     In(byte[] bytes) {

@@ -106,6 +106,18 @@ class ReplicaClusterTest {
   }
 
   /** Starts the control from its log (empty at first) and waits until it is settled. */
+  /** {@code NODES} nodes on free loopback ports and their control, with {@code replicas} copies. */
+  void startCluster(int replicas) throws Exception {
+    for (int i = 0; i < NODES; i++) {
+      addresses.add(new InetSocketAddress("127.0.0.1", freePort()));
+    }
+    controlAddress = new InetSocketAddress("127.0.0.1", freePort());
+    for (int i = 0; i < NODES; i++) {
+      startNode(i);
+    }
+    startControl(replicas);
+  }
+
   void startControl(int replicas) throws Exception {
     control = spawn("control", List.of("--role", "control", "--data",
         dir.resolve("data-control").toString(), "--nodes", list(addresses), "--control",
@@ -186,14 +198,7 @@ class ReplicaClusterTest {
 
   @Test
   void acknowledgedWritesSurviveKillsOfPrimariesAndOfEveryNode() throws Exception {
-    for (int i = 0; i < NODES; i++) {
-      addresses.add(new InetSocketAddress("127.0.0.1", freePort()));
-    }
-    controlAddress = new InetSocketAddress("127.0.0.1", freePort());
-    for (int i = 0; i < NODES; i++) {
-      startNode(i);
-    }
-    startControl(3);
+    startCluster(3);
     try (ReplicaClient c = new ReplicaClient(controlAddress, addresses,
         Duration.ofSeconds(3))) {
       for (long k = 0; k < KEYS; k++) {
@@ -273,14 +278,7 @@ class ReplicaClusterTest {
    */
   @Test
   void splitsWhileAClientWritesKeepEveryAcknowledgedWrite() throws Exception {
-    for (int i = 0; i < NODES; i++) {
-      addresses.add(new InetSocketAddress("127.0.0.1", freePort()));
-    }
-    controlAddress = new InetSocketAddress("127.0.0.1", freePort());
-    for (int i = 0; i < NODES; i++) {
-      startNode(i);
-    }
-    startControl(2);
+    startCluster(2);
     try (ReplicaClient c = new ReplicaClient(controlAddress, addresses, Duration.ofSeconds(3))) {
       for (long k = 0; k < KEYS; k++) {
         write(c, k, k * 100, Duration.ofSeconds(30));

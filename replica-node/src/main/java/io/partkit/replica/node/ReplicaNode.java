@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 
 /**
  * The driver of one state machine in a process: a {@link Replica} (a node, with its write-ahead
@@ -156,12 +157,22 @@ final class ReplicaNode implements AutoCloseable {
       Map<Integer, InetSocketAddress> peers, InetSocketAddress address, Consumer<String> log,
       Function<List<Record>, StateMachine> machine) throws IOException {
     AtomicReference<ReplicaNode> started = new AtomicReference<>();
-    Wal.Opened opened = Wal.open(data, count -> started.get().onSynced(count),
-        e -> fail(log, name + ": the write-ahead log cannot be synced: " + e, EXIT_IO));
+    LongConsumer onSynced = count -> started.get().onSynced(count);
+    Consumer<IOException> onFailure =
+        e -> fail(log, name + ": the write-ahead log cannot be synced: " + e, EXIT_IO);
+    Wal.Opened opened = Wal.open(data, onSynced, onFailure);
     StateMachine m = machine.apply(opened.records());
     log.accept(name + ": " + opened.records().size() + " records replayed from "
         + opened.wal().file() + (opened.droppedBytes() > 0 ? "; a torn tail of "
         + opened.droppedBytes() + " bytes dropped" : ""));
+    if (m instanceof Control c && opened.records().size() > 1) {
+      // A restored control needs only its last state, so its log starts again from that one
+      // record: it grows with the changes since the last start, not with every change ever made.
+      opened.wal().close();
+      Wal.rewrite(data, List.of(c.durableState()));
+      opened = Wal.open(data, onSynced, onFailure);
+      log.accept(name + ": log compacted to its last state");
+    }
     ReplicaNode n = new ReplicaNode(id, m, m instanceof Control c ? c : null, peers,
         listen(address), log);
     n.wal = opened.wal();

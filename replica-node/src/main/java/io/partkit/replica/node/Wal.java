@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,12 +27,15 @@ import java.util.zip.CRC32C;
  * what was durable, records the node may have acknowledged: {@link #open} refuses with {@link
  * Damaged}, and the node must not start from this log.
  *
- * <p>The log is never compacted: it grows with every write (fine for test runs, not for a
- * long-lived store).
+ * <p>A node's log is never compacted: it grows with every write (fine for test runs, not for a
+ * long-lived store). A log whose state fits in a few records is replaced whole with {@link
+ * #rewrite} (the control's, at each start).
  */
 final class Wal implements AutoCloseable {
 
   static final String FILE = "replica.wal";
+  /** Where {@link #rewrite} writes the new log before it takes the old one's name. */
+  static final String NEXT = "replica.wal.next";
   static final int MAGIC = 0x52574131;
   static final int HEADER = 12;
 
@@ -128,6 +132,27 @@ final class Wal implements AutoCloseable {
     }
   }
 
+  /**
+   * Replaces the log in {@code dir} with one holding only {@code records}, durable on return. The
+   * new log is written and synced under another name, then renamed over the old one and the
+   * directory synced, so a crash at any point leaves either log whole: the old one or the new.
+   * Call it only while no {@link Wal} of {@code dir} is open.
+   */
+  static void rewrite(Path dir, List<Record> records) throws IOException {
+    ByteBuffer buf = frames(records);
+    Path next = dir.resolve(NEXT);
+    try (FileChannel ch = FileChannel.open(next, StandardOpenOption.CREATE,
+        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+      while (buf.hasRemaining()) {
+        ch.write(buf);
+      }
+      ch.force(true);
+    }
+    Files.move(next, dir.resolve(FILE), StandardCopyOption.REPLACE_EXISTING,
+        StandardCopyOption.ATOMIC_MOVE);
+    syncDirectory(dir);
+  }
+
   /** The end of the intact record at {@code pos} (added to {@code into}), or -1. */
   private static int intact(byte[] b, int pos, List<Record> into) {
     if (pos + HEADER > b.length) {
@@ -178,6 +203,19 @@ final class Wal implements AutoCloseable {
         return appended;
       }
     }
+    ByteBuffer buf = frames(records);
+    while (buf.hasRemaining()) {
+      channel.write(buf);
+    }
+    synchronized (lock) {
+      appended += records.size();
+      lock.notifyAll();
+      return appended;
+    }
+  }
+
+  /** The records framed as the log holds them, ready to write. */
+  private static ByteBuffer frames(List<Record> records) throws IOException {
     List<byte[]> parts = new ArrayList<>(records.size());
     int total = 0;
     for (Record r : records) {
@@ -197,15 +235,7 @@ final class Wal implements AutoCloseable {
       c.update(p, 0, p.length);
       buf.putInt(MAGIC).putInt(p.length).putInt((int) c.getValue()).put(p);
     }
-    buf.flip();
-    while (buf.hasRemaining()) {
-      channel.write(buf);
-    }
-    synchronized (lock) {
-      appended += records.size();
-      lock.notifyAll();
-      return appended;
-    }
+    return buf.flip();
   }
 
   /** Records durable now. */

@@ -260,7 +260,8 @@ class ReplicaClusterTest {
       awaitSettled(c);
       readAll(c);
     }
-    assertThat(Files.readString(dir.resolve("control.log"))).contains("records replayed");
+    assertThat(Files.readString(dir.resolve("control.log"))).contains("records replayed")
+        .contains("log compacted to its last state");
     assertThat(acknowledged).as("acknowledged writes checked").isGreaterThan(4 * KEYS);
   }
 

@@ -159,4 +159,30 @@ class WalTest {
         .hasMessageContaining("record 0").hasMessageContaining("intact record follows");
     assertThat(Files.readAllBytes(file)).as("the log is left as it was found").isEqualTo(b);
   }
+
+  @Test
+  void aRewrittenLogHoldsOnlyItsRecordsAndTakesNewOnesAfterThem() throws Exception {
+    write(written(1, 40));
+    Wal.rewrite(dir, written(7, 9));
+    assertThat(dir.resolve(Wal.NEXT)).as("the new log took the old one's name").doesNotExist();
+    write(written(100, 101));
+    Wal.Opened o = open();
+    List<Record> expected = new ArrayList<>(written(7, 9));
+    expected.add(written(100));
+    assertThat(o.records()).isEqualTo(expected);
+    o.wal().close();
+  }
+
+  @Test
+  void aRewriteCutShortBeforeItsRenameLeavesTheOldLogWhole() throws Exception {
+    write(written(1, 5));
+    Files.write(dir.resolve(Wal.NEXT), new byte[] {1, 2, 3}); // a crash while writing the new log
+    Wal.Opened o = open();
+    assertThat(o.records()).isEqualTo(written(1, 5));
+    o.wal().close();
+    Wal.rewrite(dir, written(4, 5));
+    o = open();
+    assertThat(o.records()).as("a later rewrite starts its file afresh").isEqualTo(written(4, 5));
+    o.wal().close();
+  }
 }

@@ -47,6 +47,40 @@ public sealed interface Message {
   /** The answer to a {@link Request}; {@code value} is a GET's value (null: absent). */
   record Reply(long id, Outcome outcome, Bytes value, String why) implements Message {}
 
+  /**
+   * A client's scan of one partition: its keys in {@code [from, to)} in unsigned byte order, at
+   * most {@code limit} of them (and at most {@link Replica#PAGE_ENTRIES} and about {@link
+   * Replica#PAGE_BYTES}). Served as a read is: in a round, answered once confirmed. {@code
+   * modulus} is the numbering the client routed by ({@link Partitioning}): a primary numbering the
+   * partition otherwise refuses it, since the partition holds other keys than the client thinks.
+   *
+   * @param to the first key past the range; null: no end
+   */
+  record Scan(long id, int partition, long modulus, Bytes from, Bytes to, int limit)
+      implements Message {
+    public Scan {
+      Objects.requireNonNull(from, "from (the empty key is the first)");
+      if (limit < 1) {
+        throw new IllegalArgumentException("a scan's limit must be at least 1, got " + limit);
+      }
+      if (to != null && from.compareTo(to) > 0) {
+        throw new IllegalArgumentException("a scan's from " + from + " is after its to " + to);
+      }
+    }
+  }
+
+  /**
+   * The answer to a {@link Scan}: OK with the partition's entries in range at one moment between
+   * request and reply, ascending; {@code more}: keys of the range remain after the last entry (ask
+   * again from the last key plus a zero byte). FAIL: refused, with no entries.
+   */
+  record Page(long id, Outcome outcome, SortedMap<Bytes, Bytes> entries, boolean more, String why)
+      implements Message {
+    public Page {
+      entries = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(entries));
+    }
+  }
+
   /** Primary to backup: the write numbered {@code seq} under the primary's level. */
   record Replicate(int partition, long epoch, long level, long seq, Bytes key, Bytes value)
       implements Message {}

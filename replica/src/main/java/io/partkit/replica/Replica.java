@@ -7,12 +7,14 @@ import io.partkit.replica.Message.Confirmed;
 import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Levelled;
 import io.partkit.replica.Message.Outcome;
+import io.partkit.replica.Message.Page;
 import io.partkit.replica.Message.Ping;
 import io.partkit.replica.Message.Pong;
 import io.partkit.replica.Message.Refuse;
 import io.partkit.replica.Message.Replicate;
 import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
+import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Message.Snapshot;
 import io.partkit.replica.Message.Suspect;
 import io.partkit.replica.Record.Configured;
@@ -25,6 +27,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -51,7 +54,9 @@ import java.util.TreeSet;
  * backup says it is still at the primary's epoch and level. A round that writes needs no
  * confirmation besides its acknowledgements, which say the same at a moment after its reads
  * arrived. A round that only fails CASes is answered at once: it changes nothing, and the state
- * it was decided on is visible.
+ * it was decided on is visible. A {@link Scan} is a read of a range: it joins rounds as a read
+ * does, and its {@link Page} is taken, in its turn, of the state the round's earlier writes
+ * leave.
  *
  * <p>Why answering in request order at the end is linearizable: no request of a round is answered
  * before the round completes, nor arrived after it began, so all of them are concurrent and any
@@ -94,6 +99,15 @@ public final class Replica implements StateMachine {
    * first request whatever its size), so that one round's replication stays a modest burst.
    */
   static final int ROUND_BYTES = 1 << 20;
+
+  /** A scan's page holds at most this many entries, whatever its limit. */
+  public static final int PAGE_ENTRIES = 1024;
+
+  /**
+   * A scan's page stops before the entry that would take its keys and values past this many bytes
+   * (its first entry whatever its size), so that a reply fits a driver's frame.
+   */
+  public static final int PAGE_BYTES = 1 << 20;
 
   /** A time long before any tick, whose distance to any tick cannot overflow. */
   static final long NEVER = Long.MIN_VALUE / 4;
@@ -145,7 +159,9 @@ public final class Replica implements StateMachine {
     Message m = e.message();
     int from = e.from();
     if (m instanceof Request r) {
-      onRequest(from, r);
+      admit(new Pending(from, r, null));
+    } else if (m instanceof Scan s) {
+      admit(new Pending(from, null, s));
     } else if (m instanceof Replicate r) {
       onReplicate(from, r);
     } else if (m instanceof Confirm c) {
@@ -253,26 +269,58 @@ public final class Replica implements StateMachine {
     return p == null ? Optional.empty() : Optional.ofNullable(p.data.get(key));
   }
 
+  /**
+   * The page {@code scan} would get of what this node holds (visible or not), unconfirmed: for
+   * tests and observers.
+   */
+  public Page localPage(Scan scan) {
+    Part p = parts.get(scan.partition());
+    return page(scan, p == null ? new TreeMap<>() : p.data);
+  }
+
+  /**
+   * The page of {@code data} a scan gets: its keys in range, ascending, up to the scan's limit,
+   * {@link #PAGE_ENTRIES} and {@link #PAGE_BYTES}, and whether any remain after the last.
+   */
+  static Page page(Scan scan, NavigableMap<Bytes, Bytes> data) {
+    NavigableMap<Bytes, Bytes> range = scan.to() == null ? data.tailMap(scan.from(), true)
+        : data.subMap(scan.from(), true, scan.to(), false);
+    int most = Math.min(scan.limit(), PAGE_ENTRIES);
+    TreeMap<Bytes, Bytes> entries = new TreeMap<>();
+    long bytes = 0;
+    for (Map.Entry<Bytes, Bytes> e : range.entrySet()) {
+      long size = e.getKey().length() + e.getValue().length();
+      if (entries.size() == most || !entries.isEmpty() && bytes + size > PAGE_BYTES) {
+        return new Page(scan.id(), Outcome.OK, entries, true, null);
+      }
+      entries.put(e.getKey(), e.getValue());
+      bytes += size;
+    }
+    return new Page(scan.id(), Outcome.OK, entries, false, null);
+  }
+
   // ---- client requests, at the primary
 
-  private void onRequest(int client, Request r) {
-    Part p = parts.get(r.partition());
+  /** A request or scan is queued at its partition's primary, or refused. */
+  private void admit(Pending d) {
+    int partition = d.partition();
+    Part p = parts.get(partition);
     if (p == null || p.role != Role.PRIMARY || p.deposed) {
-      send(client, new Reply(r.id(), Outcome.FAIL, null, "node " + self + " is not the primary of "
-          + "partition " + r.partition() + (p == null ? "" : " (" + p.role + " at epoch " + p.epoch
-          + (p.deposed ? ", deposed" : "") + ")")));
+      fail(d, "node " + self + " is not the primary of partition " + partition + (p == null ? ""
+          : " (" + p.role + " at epoch " + p.epoch + (p.deposed ? ", deposed" : "") + ")"));
       return;
     }
-    if (!Partitioning.owns(p.id, p.modulus, r.key())) {
-      send(client, notHeld(p, r));
+    String misrouted = misrouted(p, d);
+    if (misrouted != null) {
+      fail(d, misrouted);
       return;
     }
     if (p.queue.size() >= QUEUE_LIMIT) {
-      send(client, new Reply(r.id(), Outcome.FAIL, null, "partition " + r.partition()
-          + " has " + QUEUE_LIMIT + " requests waiting on node " + self));
+      fail(d, "partition " + partition + " has " + QUEUE_LIMIT + " requests waiting on node "
+          + self);
       return;
     }
-    p.queue.add(new Pending(client, r));
+    p.queue.add(d);
     toStart.add(p.id);
   }
 
@@ -300,18 +348,23 @@ public final class Replica implements StateMachine {
     long seq = p.seq;
     long bytes = 0;
     while (!p.queue.isEmpty() && round.requests.size() < ROUND_LIMIT) {
-      Request r = p.queue.peek().request;
-      long size = r.key().length() + (r.value() == null ? 0 : r.value().length());
+      long size = p.queue.peek().size();
       if (!round.requests.isEmpty() && bytes + size > ROUND_BYTES) {
         break;
       }
       Pending next = p.queue.poll();
-      if (!Partitioning.owns(p.id, p.modulus, r.key())) {
-        send(next.client, notHeld(p, r)); // queued before the split moved its key
+      String misrouted = misrouted(p, next);
+      if (misrouted != null) {
+        fail(next, misrouted); // queued before the split moved its keys
         continue;
       }
       bytes += size;
       round.requests.add(next);
+      if (next.scan != null) {
+        reads = true;
+        continue;
+      }
+      Request r = next.request;
       Bytes found = written.containsKey(r.key()) ? written.get(r.key()) : p.data.get(r.key());
       if (r.kind() == Kind.GET) {
         reads = true;
@@ -344,10 +397,27 @@ public final class Replica implements StateMachine {
     completeIfHeld(p);
   }
 
-  /** A definite refusal: the request was routed by a table older than this node's split. */
-  private Reply notHeld(Part p, Request r) {
-    return new Reply(r.id(), Outcome.FAIL, null, "partition " + p.id + " no longer holds key "
-        + r.key() + " (split, modulus " + p.modulus + ")");
+  /**
+   * Why the partition, as this node numbers it, does not take {@code d} (routed by a table older
+   * or newer than this node's split); null: it does. A scan must name the partition's modulus.
+   */
+  private static String misrouted(Part p, Pending d) {
+    if (d.scan != null) {
+      return d.scan.modulus() == p.modulus ? null : "partition " + p.id + " is numbered at "
+          + "modulus " + p.modulus + ", the scan at " + d.scan.modulus() + " (split)";
+    }
+    return Partitioning.owns(p.id, p.modulus, d.request.key()) ? null : "partition " + p.id
+        + " no longer holds key " + d.request.key() + " (split, modulus " + p.modulus + ")";
+  }
+
+  /** A reply to {@code d} that it failed ({@link Outcome#FAIL}) or may have taken effect. */
+  private void fail(Pending d, Outcome outcome, String why) {
+    send(d.client, d.scan != null ? new Page(d.scan.id(), outcome, new TreeMap<>(), false, why)
+        : new Reply(d.request.id(), outcome, null, why));
+  }
+
+  private void fail(Pending d, String why) {
+    fail(d, Outcome.FAIL, why);
   }
 
   /** What the round in progress sends each backup. */
@@ -368,7 +438,9 @@ public final class Replica implements StateMachine {
     p.current = null;
     for (Pending d : c.requests) {
       Request r = d.request;
-      if (d.failure != null) {
+      if (d.scan != null) {
+        send(d.client, page(d.scan, p.data));
+      } else if (d.failure != null) {
         send(d.client, new Reply(r.id(), Outcome.FAIL, null, d.failure));
       } else if (r.kind() == Kind.GET) {
         send(d.client, new Reply(r.id(), Outcome.OK, p.data.get(r.key()), null));
@@ -607,14 +679,12 @@ public final class Replica implements StateMachine {
   private void abandon(Part p, String why) {
     if (p.current != null) {
       for (Pending d : p.current.requests) {
-        send(d.client, new Reply(d.request.id(), d.writes() ? Outcome.UNKNOWN : Outcome.FAIL,
-            null, why));
+        fail(d, d.writes() ? Outcome.UNKNOWN : Outcome.FAIL, why);
       }
       p.current = null;
     }
     for (Pending q : p.queue) {
-      send(q.client, new Reply(q.request.id(), q.done ? Outcome.UNKNOWN : Outcome.FAIL, null,
-          why));
+      fail(q, q.done ? Outcome.UNKNOWN : Outcome.FAIL, why);
     }
     p.queue.clear();
   }
@@ -802,10 +872,11 @@ public final class Replica implements StateMachine {
     out.add(new Envelope(self, to, m));
   }
 
-  /** A request and where it stands. */
+  /** A request or a scan (exactly one of them) and where it stands. */
   private static final class Pending {
     final int client;
     final Request request;
+    final Scan scan;
     /** In a round: the seq it is written under; 0: it writes nothing. */
     long seq;
     /** In a round: why a CAS failed its expectation; null: it did not fail. */
@@ -813,9 +884,22 @@ public final class Replica implements StateMachine {
     /** A write carried into a new epoch: it holds once the level does. */
     boolean done;
 
-    Pending(int client, Request request) {
+    Pending(int client, Request request, Scan scan) {
       this.client = client;
       this.request = request;
+      this.scan = scan;
+    }
+
+    int partition() {
+      return scan != null ? scan.partition() : request.partition();
+    }
+
+    /** The bytes it brings to a round ({@link #ROUND_BYTES}). */
+    long size() {
+      if (scan != null) {
+        return scan.from().length() + (scan.to() == null ? 0 : scan.to().length());
+      }
+      return request.key().length() + (request.value() == null ? 0 : request.value().length());
     }
 
     boolean writes() {
@@ -861,7 +945,8 @@ public final class Replica implements StateMachine {
     long modulus;
     /** Keys a split moved here before any configuration of this partition reached the node. */
     boolean inherited;
-    final Map<Bytes, Bytes> data = new HashMap<>();
+    /** Ordered, for scans. */
+    final TreeMap<Bytes, Bytes> data = new TreeMap<>();
     final ArrayDeque<Pending> queue = new ArrayDeque<>();
     /** Primary: the round in progress, if any. */
     Round current;

@@ -20,7 +20,8 @@
  * together, replicated to every backup and applied (made visible) only once all of them hold the
  * last; then every request of the round is answered in request order. A read is answered only
  * after every backup has confirmed, for its round, that it is still at the primary's epoch and
- * level (a round that writes: by acknowledging its writes).
+ * level (a round that writes: by acknowledging its writes). A scan (one partition's keys in a
+ * range, in pages) is served as a read.
  * Each new epoch begins with the primary levelling its backups to its own state (a snapshot under
  * a fresh level number); a backup accepts replication only under the level it holds. The control
  * changes a configuration only to one whose new primary was a level member of the previous one,

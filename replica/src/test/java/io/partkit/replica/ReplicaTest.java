@@ -6,10 +6,12 @@ import io.partkit.replica.Message.Configure;
 import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Levelled;
 import io.partkit.replica.Message.Outcome;
+import io.partkit.replica.Message.Page;
 import io.partkit.replica.Message.Refuse;
 import io.partkit.replica.Message.Replicate;
 import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
+import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Message.Snapshot;
 import io.partkit.replica.Message.Suspect;
 import java.util.ArrayList;
@@ -268,6 +270,148 @@ class ReplicaTest {
     assertThat(c.replies).extracting(Reply::value).containsExactly(v(7), v(7), v(7));
   }
 
+  // ---- scans
+
+  /** Keys 1..10 and -1 (0xff.., last in unsigned byte order), each valued 100 + key. */
+  private void writeScanKeys() {
+    long id = 1000;
+    for (long k : new long[] {-1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}) {
+      c.request(0, new Request(id++, 0, Kind.PUT, Bytes.ofLong(k), null, v(100 + k)));
+    }
+    c.flush();
+    assertThat(c.replies).hasSize(11).allMatch(r -> r.outcome() == Outcome.OK);
+    c.replies.clear();
+  }
+
+  private static List<Long> keysOf(Page page) {
+    return page.entries().keySet().stream().map(Bytes::toLong).toList();
+  }
+
+  @Test
+  void aScanWaitsForEveryBackupsConfirmationAndAnswersItsRangeInUnsignedOrder() {
+    writeScanKeys();
+    c.request(0, new Scan(1, 0, 0, Bytes.ofLong(3), Bytes.ofLong(8), 100));
+    Ready round = c.nodes.get(0).ready();
+    assertThat(round.messages()).extracting(Envelope::message)
+        .allMatch(m -> m instanceof Message.Confirm).hasSize(2);
+    c.route(round);
+    c.deliverTo(1);
+    c.deliverTo(0);
+    assertThat(c.pages).as("backup 2 has not confirmed").isEmpty();
+    c.flush();
+    assertThat(c.pages).singleElement().satisfies(page -> {
+      assertThat(page.outcome()).isEqualTo(Outcome.OK);
+      assertThat(keysOf(page)).containsExactly(3L, 4L, 5L, 6L, 7L);
+      assertThat(page.entries().get(Bytes.ofLong(5))).isEqualTo(v(105));
+      assertThat(page.more()).isFalse();
+    });
+    c.pages.clear();
+    c.request(0, new Scan(2, 0, 0, Bytes.ofLong(9), null, 100));
+    c.flush();
+    assertThat(c.pages).singleElement().satisfies(page ->
+        assertThat(keysOf(page)).as("no end: -1 is 0xff.., last").containsExactly(9L, 10L, -1L));
+  }
+
+  @Test
+  void aScanHonoursItsLimitAndSaysWhetherMoreRemainAfterItsLastKey() {
+    writeScanKeys();
+    List<Long> all = new ArrayList<>();
+    Bytes from = Bytes.of(new byte[0]);
+    for (int id = 1; id < 20; id++) {
+      c.request(0, new Scan(id, 0, 0, from, null, 3));
+      c.flush();
+      Page page = c.pages.remove(0);
+      assertThat(page.entries()).hasSizeBetween(1, 3);
+      all.addAll(keysOf(page));
+      if (!page.more()) {
+        break;
+      }
+      assertThat(page.entries()).hasSize(3);
+      byte[] last = page.entries().lastKey().toArray();
+      from = Bytes.of(java.util.Arrays.copyOf(last, last.length + 1)); // the last key, a zero byte
+    }
+    assertThat(all).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, -1L);
+    c.request(0, new Scan(30, 0, 0, Bytes.ofLong(2), Bytes.ofLong(5), 3));
+    c.flush();
+    assertThat(c.pages).singleElement().satisfies(page -> {
+      assertThat(keysOf(page)).containsExactly(2L, 3L, 4L);
+      assertThat(page.more()).as("5 is past the range").isFalse();
+    });
+  }
+
+  @Test
+  void aPageStopsBeforeTheEntryThatWouldPassItsByteCap() {
+    java.util.TreeMap<Bytes, Bytes> data = new java.util.TreeMap<>();
+    for (long k = 1; k <= 3; k++) {
+      data.put(Bytes.ofLong(k), Bytes.of(new byte[Replica.PAGE_BYTES * 2 / 5]));
+    }
+    Page page = Replica.page(new Scan(1, 0, 0, Bytes.of(new byte[0]), null, 10), data);
+    assertThat(keysOf(page)).containsExactly(1L, 2L);
+    assertThat(page.more()).isTrue();
+    data.put(Bytes.ofLong(0), Bytes.of(new byte[Replica.PAGE_BYTES * 2]));
+    Page huge = Replica.page(new Scan(2, 0, 0, Bytes.of(new byte[0]), null, 10), data);
+    assertThat(keysOf(huge)).as("a first entry whatever its size").containsExactly(0L);
+  }
+
+  @Test
+  void aScanInTheRoundOfAWriteSeesItExactlyWhenAReadWould() {
+    writeScanKeys();
+    Bytes key = Bytes.ofLong(5);
+    c.request(0, new Request(1, 0, Kind.GET, key, null, null));
+    c.request(0, new Scan(2, 0, 0, Bytes.ofLong(4), Bytes.ofLong(7), 10));
+    c.request(0, new Request(3, 0, Kind.PUT, key, null, v(55)));
+    c.request(0, new Scan(4, 0, 0, Bytes.ofLong(4), Bytes.ofLong(7), 10));
+    c.request(0, new Request(5, 0, Kind.GET, key, null, null));
+    Ready round = c.nodes.get(0).ready();
+    assertThat(round.messages()).as("one round: the write's replication, no confirm")
+        .extracting(Envelope::message).allMatch(m -> m instanceof Replicate).hasSize(2);
+    c.route(round);
+    c.flush();
+    assertThat(c.replies).extracting(Reply::id).containsExactly(1L, 3L, 5L);
+    assertThat(c.pages).extracting(Page::id).containsExactly(2L, 4L);
+    assertThat(c.replies.get(0).value()).isEqualTo(v(105));
+    assertThat(c.pages.get(0).entries().get(key)).as("before the write, as read 1")
+        .isEqualTo(c.replies.get(0).value());
+    assertThat(c.pages.get(1).entries().get(key)).as("after the write, as read 5")
+        .isEqualTo(c.replies.get(2).value()).isEqualTo(v(55));
+    assertThat(keysOf(c.pages.get(1))).containsExactly(4L, 5L, 6L);
+  }
+
+  @Test
+  void aScanIsRefusedByADeposedPrimaryAndByABackup() {
+    writeScanKeys();
+    // the control promotes node 1; node 0 does not hear of it
+    c.nodes.get(1).step(new Envelope(Control.ID, 1, new Configure(0, 2, 1, List.of(2))));
+    c.nodes.get(2).step(new Envelope(Control.ID, 2, new Configure(0, 2, 1, List.of(2))));
+    c.flush();
+    c.request(0, new Scan(1, 0, 0, Bytes.of(new byte[0]), null, 10));
+    c.request(2, new Scan(2, 0, 0, Bytes.of(new byte[0]), null, 10));
+    c.flush();
+    assertThat(c.pages).hasSize(2).allSatisfy(page -> {
+      assertThat(page.outcome()).isEqualTo(Outcome.FAIL);
+      assertThat(page.entries()).isEmpty();
+    });
+    assertThat(c.pages).filteredOn(page -> page.id() == 1).singleElement()
+        .satisfies(page -> assertThat(page.why()).contains("deposed"));
+    assertThat(c.pages).filteredOn(page -> page.id() == 2).singleElement()
+        .satisfies(page -> assertThat(page.why()).contains("not the primary"));
+    c.pages.clear();
+    c.request(1, new Scan(3, 0, 0, Bytes.of(new byte[0]), null, 100));
+    c.flush();
+    assertThat(c.pages).singleElement().satisfies(page -> assertThat(keysOf(page))
+        .as("the new primary").containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, -1L));
+  }
+
+  @Test
+  void aScanWithItsRangeBackwardsOrNoLimitIsRejectedNamingTheProblem() {
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(
+        () -> new Scan(1, 0, 0, Bytes.ofLong(5), Bytes.ofLong(4), 1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("after its to");
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(
+        () -> new Scan(1, 0, 0, Bytes.ofLong(5), null, 0)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1");
+  }
+
   // ---- splits: partition 0 at modulus 1 (every key) splits into 0 and 1 at modulus 2
 
   static final int KEYS = 16;
@@ -353,6 +497,29 @@ class ReplicaTest {
     });
     assertThat(s.nodes.get(1).localValue(1, Bytes.ofLong(movedKey())))
         .contains(Bytes.ofLong(100 + movedKey()));
+  }
+
+  @Test
+  void aScanReturnsOnlyItsPartitionsKeysAndIsRefusedInAnotherNumbering() {
+    Cluster s = numbered();
+    split(s, Set.of(0, 1, 2));
+    s.flush();
+    Bytes first = Bytes.of(new byte[0]);
+    s.request(0, new Scan(1, 1, 2, first, null, 100));
+    s.request(0, new Scan(2, 0, 2, first, null, 100));
+    s.request(0, new Scan(3, 0, 1, first, null, 100));
+    s.flush();
+    List<Long> moved = java.util.stream.LongStream.range(0, KEYS).filter(k -> moves((int) k))
+        .boxed().toList();
+    List<Long> staying = java.util.stream.LongStream.range(0, KEYS).filter(k -> !moves((int) k))
+        .boxed().toList();
+    s.pages.sort(java.util.Comparator.comparingLong(Page::id));
+    assertThat(s.pages).extracting(Page::id).containsExactly(1L, 2L, 3L);
+    assertThat(keysOf(s.pages.get(0))).isEqualTo(moved);
+    assertThat(keysOf(s.pages.get(1))).isEqualTo(staying);
+    assertThat(s.pages.get(2).outcome()).as("routed by the pre-split table")
+        .isEqualTo(Outcome.FAIL);
+    assertThat(s.pages.get(2).why()).contains("numbered at modulus 2");
   }
 
   @Test
@@ -453,6 +620,7 @@ class ReplicaTest {
     final List<List<Record>> logs = new ArrayList<>();
     final List<List<Envelope>> inbox = new ArrayList<>();
     final List<Reply> replies = new ArrayList<>();
+    final List<Page> pages = new ArrayList<>();
     final List<Message> toControl = new ArrayList<>();
 
     Cluster(int n) {
@@ -478,13 +646,15 @@ class ReplicaTest {
       }
     }
 
-    void request(int node, Request r) {
+    void request(int node, Message r) {
       nodes.get(node).step(new Envelope(CLIENT, node, r));
     }
 
     void route(Ready r) {
       for (Envelope e : r.messages()) {
-        if (e.to() == CLIENT) {
+        if (e.to() == CLIENT && e.message() instanceof Page page) {
+          pages.add(page);
+        } else if (e.to() == CLIENT) {
           replies.add((Reply) e.message());
         } else if (e.to() == Control.ID) {
           toControl.add(e.message());

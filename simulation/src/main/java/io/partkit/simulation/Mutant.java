@@ -22,10 +22,12 @@ public enum Mutant {
    */
   ASYNC_REPLICATION("async-replication", "primaries acknowledge writes before backups hold them"),
   /**
-   * The primary answers reads from its own copy without asking its backups (a lease nobody
-   * granted): a primary the control has replaced, which clients still reach, serves stale values.
+   * The primary answers reads and scans from its own copy without asking its backups (a lease
+   * nobody granted): a primary the control has replaced, which clients still reach, serves stale
+   * values.
    */
-  READ_WITHOUT_CONFIRM("read-without-confirm", "primaries answer reads without confirmation"),
+  READ_WITHOUT_CONFIRM("read-without-confirm",
+      "primaries answer reads and scans without confirmation"),
   /**
    * The control counts a member as level as soon as it is configured (outside migrations), not
    * once its primary says the member holds its state: a failover may promote a re-replicated
@@ -45,8 +47,8 @@ public enum Mutant {
   UNCHECKED_RECORDS("unchecked-records", "a damaged log record is replayed, not detected"),
   /**
    * A node carries out a split's data move but its request path keeps the old numbering: a read
-   * routed by a table from before the split is answered from the old partition, where the moved
-   * key no longer is, instead of being refused.
+   * (or scan) routed by a table from before the split is answered from the old partition, where
+   * the moved key no longer is, instead of being refused.
    */
   SPLIT_SERVES_OLD_NUMBERING("split-serves-old-numbering",
       "reads routed by the pre-split table are served from the old partition"),

@@ -8,6 +8,7 @@ import io.partkit.replica.Message.Levelled;
 import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
+import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Role;
 import io.partkit.replica.Timing;
 import java.util.ArrayList;
@@ -142,6 +143,18 @@ final class SimCluster {
         && n.core.owns(r.partition(), r.key())) {
       network.transmit(new Envelope(n.id, e.from(), new Reply(r.id(), Outcome.OK,
           n.core.localValue(r.partition(), r.key()).orElse(null), null)));
+      return null;
+    }
+    if (mutant == Mutant.READ_WITHOUT_CONFIRM && e.message() instanceof Scan s
+        && n.core.role(s.partition()) == Role.PRIMARY
+        && n.core.modulus(s.partition()) == s.modulus()) {
+      network.transmit(new Envelope(n.id, e.from(), n.core.localPage(s)));
+      return null;
+    }
+    if (mutant == Mutant.SPLIT_SERVES_OLD_NUMBERING && e.message() instanceof Scan s
+        && n.core.role(s.partition()) == Role.PRIMARY
+        && n.core.modulus(s.partition()) != s.modulus()) {
+      network.transmit(new Envelope(n.id, e.from(), n.core.localPage(s)));
       return null;
     }
     if (mutant == Mutant.SPLIT_SERVES_OLD_NUMBERING && e.message() instanceof Request r

@@ -2,7 +2,9 @@ package io.partkit.simulation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.partkit.replica.Message;
 import io.partkit.verification.checker.Verdict;
+import io.partkit.verification.history.OpType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -69,6 +71,25 @@ class SimulationTest {
     }
     throw new AssertionError(mutant.label() + " was not caught in " + MUTANT_SEEDS + " seeds ("
         + unknown + " unknown)");
+  }
+
+  @Test
+  void aScanStandsForOneReadPerKeyWithNilForAnOmittedKeyAndNoneBeyondItsPage() {
+    java.util.TreeMap<io.partkit.replica.Bytes, io.partkit.replica.Bytes> entries =
+        new java.util.TreeMap<>();
+    for (long k : new long[] {1, 5, 6}) {
+      entries.put(io.partkit.replica.Bytes.ofLong(k), io.partkit.replica.Bytes.ofLong(k * 10));
+    }
+    Message.Page more = new Message.Page(1, Message.Outcome.OK, entries, true, null);
+    List<Long> keys = List.of(1L, 3L, 5L, 7L);
+    assertThat(Clients.project(keys, OpType.OK, more)).containsExactly(
+        new Clients.Read(OpType.OK, 10L), new Clients.Read(OpType.OK, null),
+        new Clients.Read(OpType.OK, 50L), new Clients.Read(OpType.FAIL, null));
+    Message.Page last = new Message.Page(1, Message.Outcome.OK, entries, false, null);
+    assertThat(Clients.project(keys, OpType.OK, last)).extracting(Clients.Read::type)
+        .containsExactly(OpType.OK, OpType.OK, OpType.OK, OpType.OK);
+    assertThat(Clients.project(keys, OpType.INFO, null)).containsOnly(
+        new Clients.Read(OpType.INFO, null));
   }
 
   @Test

@@ -10,12 +10,14 @@ import io.partkit.replica.Message.Confirmed;
 import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Levelled;
 import io.partkit.replica.Message.Outcome;
+import io.partkit.replica.Message.Page;
 import io.partkit.replica.Message.Ping;
 import io.partkit.replica.Message.Pong;
 import io.partkit.replica.Message.Refuse;
 import io.partkit.replica.Message.Replicate;
 import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
+import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Message.Snapshot;
 import io.partkit.replica.Message.Suspect;
 import io.partkit.replica.Record;
@@ -72,6 +74,8 @@ final class Codec {
   private static final byte LEVELLED = 11;
   private static final byte PING = 12;
   private static final byte PONG = 13;
+  private static final byte SCAN = 14;
+  private static final byte PAGE = 15;
   private static final byte HELLO = 20;
   private static final byte TABLE_REQUEST = 21;
   private static final byte TABLE = 22;
@@ -186,6 +190,21 @@ final class Codec {
       d.writeByte(r.outcome().ordinal());
       bytes(out, r.value());
       string(out, r.why());
+    } else if (m instanceof Scan s) {
+      d.writeByte(SCAN);
+      d.writeLong(s.id());
+      d.writeInt(s.partition());
+      d.writeLong(s.modulus());
+      bytes(out, s.from());
+      bytes(out, s.to());
+      d.writeInt(s.limit());
+    } else if (m instanceof Page p) {
+      d.writeByte(PAGE);
+      d.writeLong(p.id());
+      d.writeByte(p.outcome().ordinal());
+      map(out, p.entries());
+      d.writeBoolean(p.more());
+      string(out, p.why());
     } else if (m instanceof Replicate r) {
       d.writeByte(REPLICATE);
       head(d, r.partition(), r.epoch(), r.level());
@@ -261,6 +280,17 @@ final class Codec {
         long id = b.getLong();
         Outcome outcome = in.outcome();
         return new Reply(id, outcome, in.bytes(), in.string());
+      }
+      case SCAN -> {
+        long id = b.getLong();
+        int partition = b.getInt();
+        long modulus = b.getLong();
+        return new Scan(id, partition, modulus, in.nonNullBytes(), in.bytes(), b.getInt());
+      }
+      case PAGE -> {
+        long id = b.getLong();
+        Outcome outcome = in.outcome();
+        return new Page(id, outcome, in.map(), in.bool(), in.string());
       }
       case REPLICATE -> {
         int p = b.getInt();

@@ -2,10 +2,13 @@ package io.partkit.replica.node;
 
 import io.partkit.replica.Bytes;
 import io.partkit.replica.Envelope;
+import io.partkit.replica.Message;
 import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Outcome;
+import io.partkit.replica.Message.Page;
 import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
+import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Partitioning;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -16,6 +19,8 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +41,11 @@ import java.util.Optional;
  * lost after the request was written, or a write a deposed primary could not finish). A refused
  * request is sent again, to the primary of a fresh table, while the timeout allows: it surely did
  * not take effect. Nothing else is retried.
+ *
+ * <p>{@link #scan} reads a range of keys from every partition (the hash numbering scatters
+ * neighbouring keys), one partition's page at a time, and merges them in key order. Each page is
+ * linearizable on its own (served as a read); the scan as a whole is not an atomic snapshot across
+ * partitions, nor across the pages of one partition.
  */
 public final class ReplicaClient implements AutoCloseable {
 
@@ -48,6 +58,23 @@ public final class ReplicaClient implements AutoCloseable {
    * @param why why it failed or is unknown
    */
   public record Result(Outcome outcome, Long value, boolean mismatch, String why) {}
+
+  /** A key and its value. */
+  public record Entry(long key, long value) {}
+
+  /**
+   * What became of a scan.
+   *
+   * @param entries OK: keys and values in ascending order of the keys' eight big-endian bytes
+   *     (unsigned: negative keys come last); empty otherwise
+   * @param more keys of the range remain after the last entry: scan again from its key plus one
+   * @param why why it failed or is unknown
+   */
+  public record ScanResult(Outcome outcome, List<Entry> entries, boolean more, String why) {
+    public ScanResult {
+      entries = List.copyOf(entries);
+    }
+  }
 
   /**
    * One partition of the control's table.
@@ -126,6 +153,110 @@ public final class ReplicaClient implements AutoCloseable {
   }
 
   /**
+   * The first {@code limit} keys in {@code [from, to)} ({@code to} null: no end) in the order of
+   * their eight big-endian bytes, with their values, from every partition of the table. Each
+   * partition is asked for pages until it has given {@code limit} keys or has no more, then the
+   * pages are merged. A refused page (a failover, a split under way) starts the scan again on a
+   * fresh table while the timeout allows. Not an atomic snapshot (see the class): a key written
+   * during the scan may or may not be in it.
+   *
+   * @throws IllegalArgumentException when {@code limit} is below 1 or {@code from} is after
+   *     {@code to}
+   */
+  public ScanResult scan(long from, Long to, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("a scan's limit must be at least 1, got " + limit);
+    }
+    if (to != null && Long.compareUnsigned(from, to) > 0) {
+      throw new IllegalArgumentException("a scan's from " + Long.toUnsignedString(from)
+          + " is after its to " + Long.toUnsignedString(to) + " (keys compare unsigned)");
+    }
+    long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+    ScanResult last = new ScanResult(Outcome.FAIL, List.of(), false,
+        "no attempt within the timeout");
+    while (System.nanoTime() < deadline) {
+      try {
+        if (table == null) {
+          table = askTable(deadline);
+        }
+      } catch (IOException e) {
+        return new ScanResult(Outcome.FAIL, List.of(), false, "no table from the control: " + e);
+      }
+      List<Entry> merged = new ArrayList<>();
+      boolean more = false;
+      String refused = null;
+      for (Row row : table.rows()) {
+        PartitionScan part = scanPartition(row, from, to, limit, deadline);
+        if (part.failure != null && part.failure.outcome() == Outcome.UNKNOWN) {
+          return part.failure;
+        }
+        if (part.failure != null) {
+          refused = part.failure.why();
+          break;
+        }
+        merged.addAll(part.entries);
+        more |= part.more;
+      }
+      if (refused == null) {
+        merged.sort(Comparator.comparing(Entry::key, Long::compareUnsigned));
+        more |= merged.size() > limit;
+        return new ScanResult(Outcome.OK, merged.subList(0, Math.min(limit, merged.size())), more,
+            null);
+      }
+      table = null;
+      last = new ScanResult(Outcome.FAIL, List.of(), false, refused);
+      pause(deadline);
+    }
+    return last;
+  }
+
+  /** One partition's keys of a scan: its first {@code limit} of the range, or all it has. */
+  private static final class PartitionScan {
+    final List<Entry> entries = new ArrayList<>();
+    boolean more;
+    /** A refusal (FAIL) or no answer (UNKNOWN); null: the pages came. */
+    ScanResult failure;
+  }
+
+  private PartitionScan scanPartition(Row row, long from, Long to, int limit, long deadline) {
+    PartitionScan part = new PartitionScan();
+    Bytes next = Bytes.ofLong(from);
+    while (true) {
+      long id = nextId++;
+      Scan scan = new Scan(id, row.partition(), row.modulus(), next,
+          to == null ? null : Bytes.ofLong(to), limit - part.entries.size());
+      Message answer;
+      try {
+        answer = conn(row.primary(), deadline).call(new Envelope(0, row.primary(), scan), id,
+            deadline);
+      } catch (IOException e) {
+        drop(row.primary());
+        table = null;
+        part.failure = new ScanResult(e instanceof SocketTimeoutException ? Outcome.UNKNOWN
+            : Outcome.FAIL, List.of(), false, "partition " + row.partition() + " on node "
+            + row.primary() + ": " + e);
+        return part;
+      }
+      Page page = (Page) answer;
+      if (page.outcome() != Outcome.OK) {
+        part.failure = new ScanResult(Outcome.FAIL, List.of(), false, page.why());
+        return part;
+      }
+      page.entries().forEach((k, v) -> part.entries.add(new Entry(k.toLong(), v.toLong())));
+      part.more = page.more();
+      if (!page.more() || part.entries.size() >= limit) {
+        return part;
+      }
+      long lastKey = page.entries().lastKey().toLong(); // more: the page holds a key
+      if (lastKey == -1) {
+        return part; // all ones: no eight-byte key comes after it
+      }
+      // the next page starts just past the last key: keys are eight bytes, so at its successor
+      next = Bytes.ofLong(lastKey + 1);
+    }
+  }
+
+  /**
    * The control's table now.
    *
    * @throws IOException when the control cannot be asked within the timeout
@@ -163,7 +294,7 @@ public final class ReplicaClient implements AutoCloseable {
       }
       Reply reply;
       try {
-        reply = c.call(new Envelope(0, node, r), id, deadline);
+        reply = (Reply) c.call(new Envelope(0, node, r), id, deadline);
       } catch (IOException e) {
         drop(node);
         table = null;
@@ -284,14 +415,16 @@ public final class ReplicaClient implements AutoCloseable {
       }
     }
 
-    Reply call(Envelope request, long id, long deadline) throws IOException {
+    /** The answer to {@code request} numbered {@code id}: a {@link Reply} or a {@link Page}. */
+    Message call(Envelope request, long id, long deadline) throws IOException {
       Frame.write(out, request);
       out.flush();
       while (true) {
         Object f = read(deadline);
-        // a late reply to an earlier request on this connection is skipped
-        if (f instanceof Envelope e && e.message() instanceof Reply r && r.id() == id) {
-          return r;
+        // a late answer to an earlier request on this connection is skipped
+        if (f instanceof Envelope e && (e.message() instanceof Reply r && r.id() == id
+            || e.message() instanceof Page p && p.id() == id)) {
+          return e.message();
         }
       }
     }

@@ -31,6 +31,9 @@ final class RandomValues {
             kind == Kind.GET ? null : bytes(r)),
         new Message.Reply(number(r), Outcome.values()[r.nextInt(Outcome.values().length)],
             r.nextBoolean() ? bytes(r) : null, r.nextBoolean() ? text(r) : null),
+        scan(r),
+        new Message.Page(number(r), Outcome.values()[r.nextInt(Outcome.values().length)],
+            data(r), r.nextBoolean(), r.nextBoolean() ? text(r) : null),
         new Message.Replicate(r.nextInt(), number(r), number(r), number(r), bytes(r), bytes(r)),
         new Message.Confirm(r.nextInt(), number(r), number(r), number(r)),
         new Message.Snapshot(r.nextInt(), number(r), number(r), number(r), data(r), number(r)),
@@ -42,6 +45,16 @@ final class RandomValues {
         new Message.Levelled(r.nextInt(), number(r)),
         new Message.Ping(number(r)),
         new Message.Pong(number(r), held(r)));
+  }
+
+  /** A scan with a range in order (or no end) and a limit of at least 1, often an extreme. */
+  static Message.Scan scan(Random r) {
+    Bytes a = bytes(r);
+    Bytes b = bytes(r);
+    Bytes to = r.nextInt(3) == 0 ? null : a.compareTo(b) <= 0 ? b : a;
+    int limit = r.nextBoolean() ? Integer.MAX_VALUE : 1 + r.nextInt(2000);
+    return new Message.Scan(number(r), r.nextInt(), number(r), a.compareTo(b) <= 0 ? a : b, to,
+        limit);
   }
 
   static List<Record> records(Random r) {

@@ -265,6 +265,67 @@ class ReplicaClusterTest {
     assertThat(acknowledged).as("acknowledged writes checked").isGreaterThan(4 * KEYS);
   }
 
+  /** A scan of {@code [from, to)} in pages of {@code limit}, each asked until it succeeds. */
+  List<ReplicaClient.Entry> scanAll(ReplicaClient c, long from, Long to, int limit)
+      throws InterruptedException {
+    List<ReplicaClient.Entry> all = new ArrayList<>();
+    long next = from;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      ReplicaClient.ScanResult page = c.scan(next, to, limit);
+      if (page.outcome() != Outcome.OK) {
+        assertThat(System.nanoTime()).as("a scan page within 60 s: " + page).isLessThan(deadline);
+        Thread.sleep(20);
+        continue;
+      }
+      assertThat(page.entries().size()).isLessThanOrEqualTo(limit);
+      all.addAll(page.entries());
+      if (!page.more()) {
+        return all;
+      }
+      next = page.entries().get(page.entries().size() - 1).key() + 1;
+    }
+  }
+
+  @Test
+  void aScanReturnsEveryKeyOfItsRangeOnceInUnsignedOrderAlsoAfterAFailover() throws Exception {
+    startCluster(3);
+    List<Long> keys = new ArrayList<>();
+    try (ReplicaClient c = new ReplicaClient(controlAddress, addresses,
+        Duration.ofSeconds(3))) {
+      for (long k = 0; k < KEYS; k++) {
+        write(c, k, k * 100, Duration.ofSeconds(30));
+        keys.add(k);
+      }
+      for (long k : new long[] {Long.MIN_VALUE, -5, -1}) { // 0x80.., 0xff..fb, 0xff..ff: last
+        write(c, k, 9, Duration.ofSeconds(30));
+        keys.add(k);
+      }
+      assertThat(acknowledged).as("writes acknowledged on a calm cluster").isEqualTo(KEYS + 3);
+      for (int limit : new int[] {1000, 7, 1}) {
+        List<ReplicaClient.Entry> all = scanAll(c, 0, null, limit);
+        assertThat(all).as("limit %d", limit).extracting(ReplicaClient.Entry::key)
+            .containsExactlyElementsOf(keys);
+        assertThat(all).allSatisfy(e -> assertThat(allowed.get(e.key())).contains(e.value()));
+      }
+      ReplicaClient.ScanResult first = c.scan(10, 20L, 4);
+      assertThat(first.entries()).extracting(ReplicaClient.Entry::key)
+          .containsExactly(10L, 11L, 12L, 13L);
+      assertThat(first.more()).isTrue();
+      assertThat(scanAll(c, 10, 20L, 4)).extracting(ReplicaClient.Entry::key)
+          .containsExactlyElementsOf(keys.subList(10, 20));
+      assertThat(c.scan(-5, null, 10).entries()).extracting(ReplicaClient.Entry::key)
+          .containsExactly(-5L, -1L);
+
+      // kill -9 the primary of key 1's partition: the scan is refused or unanswered until the
+      // control fails the partition over, then complete again
+      kill(c.table().route(1).orElseThrow().primary());
+      List<ReplicaClient.Entry> after = scanAll(c, 0, null, 16);
+      assertThat(after).extracting(ReplicaClient.Entry::key).containsExactlyElementsOf(keys);
+      assertThat(after).allSatisfy(e -> assertThat(allowed.get(e.key())).contains(e.value()));
+    }
+  }
+
   void send(Proc p, String line) throws IOException {
     p.process().getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
     p.process().getOutputStream().flush();

@@ -51,7 +51,9 @@ import java.util.TreeSet;
  * target primary, level by then, takes over; then the members outside the target leave, so a
  * graceful move never lowers redundancy. The targets are asked for again whenever the nodes that
  * may hold copies (up, not leaving, not quarantined) or the partitions change, never for the
- * table's own steps. A migration still runs to its end; the placement then moves the partition
+ * table's own steps. A down primary whose only level backups are leaving is replaced by one of
+ * them (the steps toward a target need a serving primary; the core's own rule waits for the
+ * primary instead). A migration still runs to its end; the placement then moves the partition
  * back to its target. The placement is not in the records: a restarted control is given it again.
  *
  * <p>A split ({@link #split}) is committed here first, as the new numbering with the old owners:
@@ -507,7 +509,12 @@ public final class Control implements StateMachine {
     }
     if (!up(primary) || leaving(primary) && t.move == null) {
       Optional<Integer> next = t.members.stream().skip(1)
-          .filter(n -> t.level.contains(n) && up(n) && !leaving(n)).findFirst();
+          .filter(n -> t.level.contains(n) && up(n) && !leaving(n)).findFirst()
+          // under a placement, whose steps need a serving primary: when the only level copies
+          // left are leaving, one serves until the partition is placed elsewhere (the core's own
+          // rule keeps its seeds as they were: it waits for the primary instead)
+          .or(() -> placement == null || up(primary) ? Optional.empty() : t.members.stream()
+              .skip(1).filter(n -> t.level.contains(n) && up(n)).findFirst());
       if (next.isPresent()) {
         List<Integer> m = new ArrayList<>();
         m.add(next.get());

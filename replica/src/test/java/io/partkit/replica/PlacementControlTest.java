@@ -281,6 +281,33 @@ class PlacementControlTest {
   }
 
   @Test
+  void aDownPrimaryWhoseLevelBackupsAreAllLeavingIsReplacedByOneOfThem() {
+    Placement firstEligible = (members, eligible, replicas) -> {
+      TreeMap<Integer, List<Integer>> targets = new TreeMap<>();
+      members.keySet().forEach(p ->
+          targets.put(p, eligible.subList(0, Math.min(replicas, eligible.size()))));
+      return targets;
+    };
+    List<Integer> nodes = List.of(0, 1, 2);
+    Cluster c = new Cluster("first eligible", firstEligible, nodes,
+        placement -> new Control(Timing.DEFAULT, 1, REPLICAS, nodes, placement));
+    c.settle("the start");
+    assertThat(c.control.configuration(0).members()).containsExactly(0, 1, 2);
+    long lastHeard = c.now - 10; // the control's clock when it took the last heartbeat
+    c.down.add(0);
+    while (c.now + 10 - lastHeard < Timing.DEFAULT.downMillis()) {
+      c.step();
+    }
+    // both backups start leaving in the tick that finds the primary down: nobody is eligible
+    c.control.leave(1);
+    c.control.leave(2);
+    c.leaving.addAll(List.of(1, 2));
+    c.step();
+    assertThat(c.control.up(0)).isFalse();
+    assertThat(c.control.configuration(0).primary()).isIn(1, 2);
+  }
+
+  @Test
   void aControlRestoredWithItsPlacementSettlesToItAgain() {
     Cluster c = new Cluster("rendezvous", List.of(0, 1, 2, 3, 4));
     c.settle("the start");

@@ -348,7 +348,9 @@ public final class Control implements StateMachine {
 
   /**
    * Moves {@code partition}'s primary copy to {@code target}: it joins as a backup, becomes the
-   * primary once level, and the old primary leaves the configuration.
+   * primary once level, and the old primary leaves the configuration. Under a {@link Placement}
+   * the move runs the same, and the partition then moves back to its target: to move copies for
+   * good, change the placement.
    *
    * @return false when the move cannot start (unknown partition or node, a move under way)
    */

@@ -80,8 +80,11 @@ public final class Control implements StateMachine {
   private SortedMap<Integer, List<Integer>> targets = new TreeMap<>();
   /** The nodes that were eligible when the targets were asked for. */
   private List<Integer> placedOver = List.of();
-  /** The partitions there were when the targets were asked for. */
-  private List<Integer> placedFor = List.of();
+  /**
+   * How many partitions there were when the targets were asked for: the table only grows (by
+   * splits), so a count tells whether it changed.
+   */
+  private int placedFor;
   private final TreeMap<Integer, Entry> table = new TreeMap<>();
   private final TreeMap<Integer, NodeState> nodes = new TreeMap<>();
   private final List<Envelope> out = new ArrayList<>();
@@ -463,23 +466,26 @@ public final class Control implements StateMachine {
    */
   public Optional<String> unsettled() {
     int want = Math.min(replicas, (int) nodes.values().stream().filter(s -> !s.leaving).count());
-    if (placement != null && (!eligible().equals(placedOver)
-        || !placedFor.equals(List.copyOf(table.keySet())))) {
-      return Optional.of("the placement's targets are for nodes " + placedOver + " and partitions "
-          + placedFor + ", not yet for nodes " + eligible() + " and partitions " + table.keySet());
-    }
     for (Map.Entry<Integer, Entry> e : table.entrySet()) {
       Entry t = e.getValue();
       List<Integer> down = t.members.stream().filter(n -> !up(n) || leaving(n)).toList();
       List<Integer> target = targets.get(e.getKey());
       boolean placed = placement == null || target != null && target.get(0) == t.primary()
-          && new TreeSet<>(target).equals(new TreeSet<>(t.members));
+          && target.size() == t.members.size() && t.members.containsAll(target);
       if (t.move != null || t.members.size() != want || !t.level.containsAll(t.members)
           || !down.isEmpty() || !placed) {
         return Optional.of("partition " + e.getKey() + " at epoch " + t.epoch + ": members "
             + t.members + ", level " + t.level + ", down or leaving " + down
             + (t.move == null ? "" : ", moving " + t.move.source + " -> " + t.move.target)
             + (placed ? "" : ", placement's target " + target));
+      }
+    }
+    if (placement != null) {
+      List<Integer> eligible = eligible();
+      if (!eligible.equals(placedOver) || table.size() != placedFor) {
+        return Optional.of("the placement's targets are for nodes " + placedOver + " and "
+            + placedFor + " partitions, not yet for nodes " + eligible + " and " + table.size()
+            + " partitions");
       }
     }
     return Optional.empty();
@@ -668,11 +674,18 @@ public final class Control implements StateMachine {
 
   /** The nodes that may take copies: up, not leaving, quarantined from no partition; ascending. */
   private List<Integer> eligible() {
+    TreeSet<Integer> quarantined = new TreeSet<>();
+    for (Entry t : table.values()) {
+      for (int n : t.suspectedAt.keySet()) {
+        if (quarantined(t, n)) {
+          quarantined.add(n);
+        }
+      }
+    }
     List<Integer> eligible = new ArrayList<>();
     for (Map.Entry<Integer, NodeState> n : nodes.entrySet()) {
       int id = n.getKey();
-      if (!n.getValue().leaving && up(id)
-          && table.values().stream().noneMatch(t -> quarantined(t, id))) {
+      if (!n.getValue().leaving && up(id) && !quarantined.contains(id)) {
         eligible.add(id);
       }
     }
@@ -687,12 +700,11 @@ public final class Control implements StateMachine {
    *     partition of eligible, distinct nodes
    */
   private void aim(List<Integer> eligible) {
-    List<Integer> partitions = List.copyOf(table.keySet());
-    if (eligible.equals(placedOver) && partitions.equals(placedFor)) {
+    if (eligible.equals(placedOver) && table.size() == placedFor) {
       return;
     }
     placedOver = List.copyOf(eligible);
-    placedFor = partitions;
+    placedFor = table.size();
     targets = new TreeMap<>();
     if (eligible.isEmpty()) {
       return; // nobody to place on: the table waits as it is
@@ -702,7 +714,7 @@ public final class Control implements StateMachine {
     SortedMap<Integer, List<Integer>> placed =
         placement.place(Collections.unmodifiableSortedMap(members), placedOver, replicas);
     int size = Math.min(replicas, eligible.size());
-    for (int p : partitions) {
+    for (int p : table.keySet()) {
       List<Integer> target = placed.get(p);
       if (target == null || target.size() != size || new TreeSet<>(target).size() != size
           || !eligible.containsAll(target)) {

@@ -66,7 +66,8 @@ final class SimulateCommand implements Callable<Integer> {
 
   @Option(names = "--option", paramLabel = "KEY=VALUE",
       description = "replicas (3), partitions (16), concurrency (10), ops-per-key (200), "
-          + "threads-per-key (5).")
+          + "threads-per-key (5), strategy (core: the control's own placement; or a partkit "
+          + "strategy of hash slots: fixed, rendezvous).")
   Map<String, String> options = new LinkedHashMap<>();
 
   @Option(names = "--mutant", paramLabel = "NAME",

@@ -8,9 +8,12 @@ import io.partkit.replica.Message.Suspect;
 import io.partkit.replica.Record.ControlState;
 import io.partkit.replica.Record.ControlState.Row;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -41,6 +44,18 @@ import java.util.TreeSet;
  * A new primary is always a level member of the configuration it replaces, and it adopts the new
  * epoch before serving, so the old primary's reads and writes are refused from then on.
  *
+ * <p>Given a {@link Placement}, the control places copies by it instead of by load: the first
+ * table is the placement's, and after the steps above that keep a partition safe (failover,
+ * suspects, down backups, a migration) each partition moves toward its target, once its previous
+ * change is level and its primary is up: a missing target member joins as a backup; then the
+ * target primary, level by then, takes over; then the members outside the target leave, so a
+ * graceful move never lowers redundancy. The targets are asked for again whenever the nodes that
+ * may hold copies (up, not leaving, not quarantined) or the partitions change, never for the
+ * table's own steps. A down primary whose only level backups are leaving is replaced by one of
+ * them (the steps toward a target need a serving primary; the core's own rule waits for the
+ * primary instead). A migration still runs to its end; the placement then moves the partition
+ * back to its target. The placement is not in the records: a restarted control is given it again.
+ *
  * <p>A split ({@link #split}) is committed here first, as the new numbering with the old owners:
  * the partition's modulus doubles at a new epoch and the new partition, at the same epoch, has
  * the same members, level as they were (their copies hold its keys). The nodes then divide their
@@ -59,6 +74,17 @@ public final class Control implements StateMachine {
 
   private final Timing timing;
   private final int replicas;
+  /** Where copies belong; null: the core's own rule (round robin, then the least loaded). */
+  private final Placement placement;
+  /** The placement's targets by partition, as last asked for. */
+  private SortedMap<Integer, List<Integer>> targets = new TreeMap<>();
+  /** The nodes that were eligible when the targets were asked for. */
+  private List<Integer> placedOver = List.of();
+  /**
+   * How many partitions there were when the targets were asked for: the table only grows (by
+   * splits), so a count tells whether it changed.
+   */
+  private int placedFor;
   private final TreeMap<Integer, Entry> table = new TreeMap<>();
   private final TreeMap<Integer, NodeState> nodes = new TreeMap<>();
   private final List<Envelope> out = new ArrayList<>();
@@ -84,12 +110,27 @@ public final class Control implements StateMachine {
    * copies placed round robin (fewer when there are fewer members).
    */
   public Control(Timing timing, int partitions, int replicas, List<Integer> members) {
+    this(null, timing, partitions, replicas, members);
+  }
+
+  /**
+   * A table of {@code partitions} partitions over {@code members} placed by {@code placement},
+   * which the control keeps the table moving toward from then on.
+   */
+  public Control(Timing timing, int partitions, int replicas, List<Integer> members,
+      Placement placement) {
+    this(Objects.requireNonNull(placement, "placement"), timing, partitions, replicas, members);
+  }
+
+  private Control(Placement placement, Timing timing, int partitions, int replicas,
+      List<Integer> members) {
     if (partitions < 1 || replicas < 1 || members.isEmpty()) {
       throw new IllegalArgumentException("need at least one partition, replica and member: "
           + partitions + ", " + replicas + ", " + members);
     }
     this.timing = timing;
     this.replicas = replicas;
+    this.placement = placement;
     for (int n : members) {
       nodes.put(n, new NodeState());
     }
@@ -99,16 +140,21 @@ public final class Control implements StateMachine {
       for (int i = 0; i < Math.min(replicas, sorted.size()); i++) {
         m.add(sorted.get((p + i) % sorted.size()));
       }
-      Entry e = new Entry(1, m, partitions);
-      e.level.addAll(m); // every copy is empty, so every copy is level
-      table.put(p, e);
+      table.put(p, new Entry(1, m, partitions));
     }
+    if (placement != null) {
+      aim(sorted);
+      targets.forEach((p, m) -> table.get(p).members = m);
+    }
+    // every copy is empty, so every copy is level
+    table.values().forEach(e -> e.level.addAll(e.members));
     durableChanged = true; // the first table, before any configuration of it leaves
   }
 
-  private Control(Timing timing, int replicas) {
+  private Control(Timing timing, int replicas, Placement placement) {
     this.timing = timing;
     this.replicas = replicas;
+    this.placement = placement;
   }
 
   /**
@@ -119,6 +165,23 @@ public final class Control implements StateMachine {
    * @throws IllegalArgumentException when {@code records} hold no control state
    */
   public static Control restore(Timing timing, int replicas, List<Record> records) {
+    return restoreWith(timing, replicas, null, records);
+  }
+
+  /**
+   * A control placing copies by {@code placement} restarted from a prefix of the records an
+   * earlier one produced: as {@link #restore(Timing, int, List)}; give it the placement the
+   * earlier one had, since the records do not hold it.
+   *
+   * @throws IllegalArgumentException when {@code records} hold no control state
+   */
+  public static Control restore(Timing timing, int replicas, Placement placement,
+      List<Record> records) {
+    return restoreWith(timing, replicas, Objects.requireNonNull(placement, "placement"), records);
+  }
+
+  private static Control restoreWith(Timing timing, int replicas, Placement placement,
+      List<Record> records) {
     ControlState last = null;
     for (Record r : records) {
       if (r instanceof ControlState s) {
@@ -129,7 +192,7 @@ public final class Control implements StateMachine {
       throw new IllegalArgumentException("no control state to restore among " + records.size()
           + " records: a control whose table was never made durable starts afresh");
     }
-    Control c = new Control(timing, replicas);
+    Control c = new Control(timing, replicas, placement);
     for (int n : last.nodes()) {
       NodeState s = new NodeState();
       s.heard = false;
@@ -229,6 +292,9 @@ public final class Control implements StateMachine {
         }
       });
     }
+    if (placement != null) {
+      aim(eligible());
+    }
     for (Map.Entry<Integer, Entry> e : table.entrySet()) {
       decide(e.getKey(), e.getValue());
     }
@@ -285,7 +351,9 @@ public final class Control implements StateMachine {
 
   /**
    * Moves {@code partition}'s primary copy to {@code target}: it joins as a backup, becomes the
-   * primary once level, and the old primary leaves the configuration.
+   * primary once level, and the old primary leaves the configuration. Under a {@link Placement}
+   * the move runs the same, and the partition then moves back to its target: to move copies for
+   * good, change the placement.
    *
    * @return false when the move cannot start (unknown partition or node, a move under way)
    */
@@ -401,11 +469,23 @@ public final class Control implements StateMachine {
     for (Map.Entry<Integer, Entry> e : table.entrySet()) {
       Entry t = e.getValue();
       List<Integer> down = t.members.stream().filter(n -> !up(n) || leaving(n)).toList();
+      List<Integer> target = targets.get(e.getKey());
+      boolean placed = placement == null || target != null && target.get(0) == t.primary()
+          && target.size() == t.members.size() && t.members.containsAll(target);
       if (t.move != null || t.members.size() != want || !t.level.containsAll(t.members)
-          || !down.isEmpty()) {
+          || !down.isEmpty() || !placed) {
         return Optional.of("partition " + e.getKey() + " at epoch " + t.epoch + ": members "
             + t.members + ", level " + t.level + ", down or leaving " + down
-            + (t.move == null ? "" : ", moving " + t.move.source + " -> " + t.move.target));
+            + (t.move == null ? "" : ", moving " + t.move.source + " -> " + t.move.target)
+            + (placed ? "" : ", placement's target " + target));
+      }
+    }
+    if (placement != null) {
+      List<Integer> eligible = eligible();
+      if (!eligible.equals(placedOver) || table.size() != placedFor) {
+        return Optional.of("the placement's targets are for nodes " + placedOver + " and "
+            + placedFor + " partitions, not yet for nodes " + eligible + " and " + table.size()
+            + " partitions");
       }
     }
     return Optional.empty();
@@ -437,7 +517,12 @@ public final class Control implements StateMachine {
     }
     if (!up(primary) || leaving(primary) && t.move == null) {
       Optional<Integer> next = t.members.stream().skip(1)
-          .filter(n -> t.level.contains(n) && up(n) && !leaving(n)).findFirst();
+          .filter(n -> t.level.contains(n) && up(n) && !leaving(n)).findFirst()
+          // under a placement, whose steps need a serving primary: when the only level copies
+          // left are leaving, one serves until the partition is placed elsewhere (the core's own
+          // rule keeps its seeds as they were: it waits for the primary instead)
+          .or(() -> placement == null || up(primary) ? Optional.empty() : t.members.stream()
+              .skip(1).filter(n -> t.level.contains(n) && up(n)).findFirst());
       if (next.isPresent()) {
         List<Integer> m = new ArrayList<>();
         m.add(next.get());
@@ -507,6 +592,10 @@ public final class Control implements StateMachine {
       }
       return;
     }
+    if (placement != null) {
+      moveTowardTarget(partition, t);
+      return;
+    }
     List<Integer> leaving =
         t.members.stream().skip(1).filter(n -> leaving(n)).toList();
     if (!leaving.isEmpty()) {
@@ -537,6 +626,102 @@ public final class Control implements StateMachine {
         m.add(spare.get());
         change(partition, t, m);
       }
+    }
+  }
+
+  /**
+   * One step of {@code partition} toward its target, once its previous change is level and its
+   * primary is up: a missing target member joins; then the target primary (level, as every
+   * member is) takes over; then the members outside the target leave, all replaced by then.
+   */
+  private void moveTowardTarget(int partition, Entry t) {
+    List<Integer> target = targets.get(partition);
+    int primary = t.primary();
+    if (target == null || !up(primary) || !t.level.containsAll(t.members)) {
+      return;
+    }
+    for (int n : target) {
+      if (!t.members.contains(n)) {
+        List<Integer> m = new ArrayList<>(t.members);
+        m.add(n);
+        change(partition, t, inTargetOrder(primary, m, target));
+        return;
+      }
+    }
+    int wanted = target.get(0);
+    if (wanted != primary) {
+      change(partition, t, inTargetOrder(wanted, t.members, target));
+      return;
+    }
+    if (t.members.size() > target.size()) {
+      change(partition, t, target);
+    }
+  }
+
+  /**
+   * {@code members} with {@code primary} first, then the target's members in its order, then the
+   * others: a settled partition is its target exactly, which a placement that builds on the
+   * table it is given (backups' ranks included) then finds unchanged.
+   */
+  private static List<Integer> inTargetOrder(int primary, List<Integer> members,
+      List<Integer> target) {
+    List<Integer> m = new ArrayList<>();
+    m.add(primary);
+    target.stream().filter(n -> n != primary && members.contains(n)).forEach(m::add);
+    members.stream().filter(n -> !m.contains(n)).forEach(m::add);
+    return m;
+  }
+
+  /** The nodes that may take copies: up, not leaving, quarantined from no partition; ascending. */
+  private List<Integer> eligible() {
+    TreeSet<Integer> quarantined = new TreeSet<>();
+    for (Entry t : table.values()) {
+      for (int n : t.suspectedAt.keySet()) {
+        if (quarantined(t, n)) {
+          quarantined.add(n);
+        }
+      }
+    }
+    List<Integer> eligible = new ArrayList<>();
+    for (Map.Entry<Integer, NodeState> n : nodes.entrySet()) {
+      int id = n.getKey();
+      if (!n.getValue().leaving && up(id) && !quarantined.contains(id)) {
+        eligible.add(id);
+      }
+    }
+    return eligible;
+  }
+
+  /**
+   * Asks the placement for the targets again when the eligible nodes or the partitions changed
+   * since it was last asked: the members each partition has now are what it builds on.
+   *
+   * @throws IllegalStateException when the placement's answer is not a target for every
+   *     partition of eligible, distinct nodes
+   */
+  private void aim(List<Integer> eligible) {
+    if (eligible.equals(placedOver) && table.size() == placedFor) {
+      return;
+    }
+    placedOver = List.copyOf(eligible);
+    placedFor = table.size();
+    targets = new TreeMap<>();
+    if (eligible.isEmpty()) {
+      return; // nobody to place on: the table waits as it is
+    }
+    TreeMap<Integer, List<Integer>> members = new TreeMap<>();
+    table.forEach((p, t) -> members.put(p, t.members));
+    SortedMap<Integer, List<Integer>> placed =
+        placement.place(Collections.unmodifiableSortedMap(members), placedOver, replicas);
+    int size = Math.min(replicas, eligible.size());
+    for (int p : table.keySet()) {
+      List<Integer> target = placed.get(p);
+      if (target == null || target.size() != size || new TreeSet<>(target).size() != size
+          || !eligible.containsAll(target)) {
+        throw new IllegalStateException("the placement's target for partition " + p + " is "
+            + target + ": expected " + size + " distinct nodes of " + eligible);
+      }
+      targets.put(p, List.copyOf(target));
     }
   }
 

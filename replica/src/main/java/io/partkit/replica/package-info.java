@@ -28,6 +28,11 @@
  * and that member adopts the new epoch before it serves; so a deposed primary can no longer gather
  * the confirmations it needs, and no two primaries serve one partition at once.
  *
+ * <p>Placement: by default the control deals the first table round robin and gives a partition
+ * short of copies the least loaded node; given a {@link io.partkit.replica.Placement} (a partkit
+ * strategy through {@link io.partkit.replica.strategy.StrategyPlacement}), it moves each
+ * partition toward the placement's target with the same safe steps.
+ *
  * <p>Splits: the control commits a split as the new numbering ({@link
  * io.partkit.replica.Partitioning}: one more bit of the key's hash) with the old owners at a new
  * epoch; each copy, primary or backup, divides itself by one logged record when the new numbering

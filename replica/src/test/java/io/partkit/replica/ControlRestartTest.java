@@ -7,6 +7,8 @@ import io.partkit.replica.Message.Levelled;
 import io.partkit.replica.Message.Pong;
 import io.partkit.replica.Message.Suspect;
 import io.partkit.replica.Record.ControlState;
+import io.partkit.replica.strategy.StrategyPlacement;
+import io.partkit.spi.Partitioners;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -132,9 +134,30 @@ class ControlRestartTest {
 
   @Test
   void aRestartFromEveryPrefixOfARunsRecordsContinuesConsistently() {
+    restartsFromEveryPrefix(null);
+  }
+
+  @Test
+  void aRestartUnderAStrategysPlacementFromEveryPrefixContinuesConsistently() {
+    restartsFromEveryPrefix(StrategyPlacement.of(
+        Partitioners.load().provider("rendezvous").orElseThrow()));
+  }
+
+  /** A fresh control, placing copies by {@code placement} or, when null, by its own rule. */
+  private static Control fresh(Placement placement) {
+    return placement == null ? new Control(TIMING, PARTITIONS, REPLICAS, MEMBERS)
+        : new Control(TIMING, PARTITIONS, REPLICAS, MEMBERS, placement);
+  }
+
+  private static Control restore(Placement placement, List<Record> records) {
+    return placement == null ? Control.restore(TIMING, REPLICAS, records)
+        : Control.restore(TIMING, REPLICAS, placement, records);
+  }
+
+  private static void restartsFromEveryPrefix(Placement placement) {
     for (long seed = 1; seed <= 6; seed++) {
       Cluster run = new Cluster(seed, 7);
-      Control original = new Control(TIMING, PARTITIONS, REPLICAS, MEMBERS);
+      Control original = fresh(placement);
       run.drain(original);
       for (int i = 0; i < 600; i++) {
         run.chaos(original);
@@ -144,8 +167,7 @@ class ControlRestartTest {
       recordsPrecedeTheConfigurationsTheyAnnounce(seed, run);
       for (int k = 0; k <= run.records.size(); k++) {
         List<Record> prefix = run.records.subList(0, k);
-        Control restored = k == 0 ? new Control(TIMING, PARTITIONS, REPLICAS, MEMBERS)
-            : Control.restore(TIMING, REPLICAS, prefix);
+        Control restored = k == 0 ? fresh(placement) : restore(placement, prefix);
         if (k > 0) {
           assertThat(restored.durableState()).as("seed %d prefix %d", seed, k)
               .isEqualTo(run.records.get(k - 1));

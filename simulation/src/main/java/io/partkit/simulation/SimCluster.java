@@ -9,10 +9,12 @@ import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
+import io.partkit.replica.Placement;
 import io.partkit.replica.Role;
 import io.partkit.replica.Timing;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.function.Consumer;
@@ -47,8 +49,12 @@ final class SimCluster {
     for (int i = 0; i < spec.nodes(); i++) {
       members.add(i);
     }
-    this.control = new SimControl(time, store, network, timing, spec.replicas(), mutant,
-        () -> new Control(timing, spec.partitions(), spec.replicas(), members),
+    Optional<Placement> placement = spec.placement();
+    this.control = new SimControl(time, store, network, mutant,
+        () -> placement.map(p -> new Control(timing, spec.partitions(), spec.replicas(), members,
+            p)).orElseGet(() -> new Control(timing, spec.partitions(), spec.replicas(), members)),
+        records -> placement.map(p -> Control.restore(timing, spec.replicas(), p, records))
+            .orElseGet(() -> Control.restore(timing, spec.replicas(), records)),
         this::controlSent);
     for (int n : members) {
       add(n).start();

@@ -5,11 +5,11 @@ import io.partkit.replica.Envelope;
 import io.partkit.replica.Ready;
 import io.partkit.replica.Record;
 import io.partkit.replica.Record.ControlState;
-import io.partkit.replica.Timing;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -26,10 +26,9 @@ final class SimControl {
   private final VirtualTime time;
   private final Random random;
   private final SimNetwork network;
-  private final Timing timing;
-  private final int replicas;
   private final Mutant mutant;
   private final Supplier<Control> fresh;
+  private final Function<List<Record>, Control> restore;
   private final Consumer<Envelope> sent;
   /** The running control; while down, the control the store's records give, never ticked. */
   private Control control;
@@ -44,17 +43,19 @@ final class SimControl {
 
   /**
    * @param fresh the control at the cluster's birth
+   * @param restore the control restarted from its store's records ({@link Control#restore},
+   *     with the placement the fresh one has)
    * @param sent told of every message the control sends, once it is handed to the network
    */
-  SimControl(VirtualTime time, Random random, SimNetwork network, Timing timing, int replicas,
-      Mutant mutant, Supplier<Control> fresh, Consumer<Envelope> sent) {
+  SimControl(VirtualTime time, Random random, SimNetwork network, Mutant mutant,
+      Supplier<Control> fresh, Function<List<Record>, Control> restore,
+      Consumer<Envelope> sent) {
     this.time = time;
     this.random = random;
     this.network = network;
-    this.timing = timing;
-    this.replicas = replicas;
     this.mutant = mutant;
     this.fresh = fresh;
+    this.restore = restore;
     this.sent = sent;
     this.store = new SimLog(time, random, this::send);
     this.control = fresh.get();
@@ -178,7 +179,7 @@ final class SimControl {
       return fresh.get();
     }
     if (mutant != Mutant.CONTROL_FORGETS_LEVEL) {
-      return Control.restore(timing, replicas, durable);
+      return restore.apply(durable);
     }
     // the planted bug: the store keeps the table's configurations, not who is level, and the
     // restarted control counts every member level
@@ -186,7 +187,6 @@ final class SimControl {
     List<ControlState.Row> rows = last.rows().stream().map(r -> new ControlState.Row(
         r.partition(), r.epoch(), r.modulus(), r.members(),
         new java.util.TreeSet<>(r.members()), r.parent(), r.splitAt(), r.move())).toList();
-    return Control.restore(timing, replicas,
-        List.of(new ControlState(rows, last.nodes(), last.leaving())));
+    return restore.apply(List.of(new ControlState(rows, last.nodes(), last.leaving())));
   }
 }

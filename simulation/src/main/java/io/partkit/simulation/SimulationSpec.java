@@ -1,5 +1,10 @@
 package io.partkit.simulation;
 
+import io.partkit.replica.Placement;
+import io.partkit.replica.strategy.StrategyPlacement;
+import io.partkit.spi.Partitioner;
+import io.partkit.spi.PartitionerProvider;
+import io.partkit.spi.Partitioners;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -18,14 +23,20 @@ import java.util.TreeMap;
  * @param opsPerKey operations on one key before its workers take a fresh key
  * @param threadsPerKey workers sharing one key at a time
  * @param mutant the planted bug, if any
+ * @param strategy the partkit strategy (a {@link Partitioner}'s name) the control places copies
+ *     by, or {@value #CORE_PLACEMENT}: the control's own round robin and least loaded rule
  */
 public record SimulationSpec(int nodes, int replicas, int partitions, Duration time,
-    int concurrency, int opsPerKey, int threadsPerKey, Optional<Mutant> mutant) {
+    int concurrency, int opsPerKey, int threadsPerKey, Optional<Mutant> mutant,
+    String strategy) {
+
+  /** The {@code strategy} option's default: the control places copies by its own rule. */
+  public static final String CORE_PLACEMENT = "core";
 
   /** The options {@code --option} takes, with their defaults. */
   public static final Map<String, String> OPTIONS = new TreeMap<>(Map.of(
       "replicas", "3", "partitions", "16", "concurrency", "10", "ops-per-key", "200",
-      "threads-per-key", "5"));
+      "threads-per-key", "5", "strategy", CORE_PLACEMENT));
 
   public SimulationSpec {
     require(nodes >= 1 && nodes <= 64, "nodes must be 1..64: " + nodes);
@@ -36,6 +47,29 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
     require(concurrency >= 1, "concurrency must be at least 1: " + concurrency);
     require(opsPerKey >= 1, "ops-per-key must be at least 1: " + opsPerKey);
     require(threadsPerKey >= 1, "threads-per-key must be at least 1: " + threadsPerKey);
+    if (!strategy.equals(CORE_PLACEMENT)) {
+      require(replicas <= Partitioner.MAX_REPLICAS, "replicas must be 1.."
+          + Partitioner.MAX_REPLICAS + " with a strategy (" + strategy + "): " + replicas);
+      placement(strategy); // refuses an unknown strategy, or one that cannot place the core's
+    }
+  }
+
+  /**
+   * The placement the control is given, empty for the control's own rule.
+   *
+   * @throws IllegalArgumentException naming an unknown strategy with the known ones, or one
+   *     whose partitions are not the core's hash slots
+   */
+  public Optional<Placement> placement() {
+    return strategy.equals(CORE_PLACEMENT) ? Optional.empty() : Optional.of(placement(strategy));
+  }
+
+  private static Placement placement(String name) {
+    Partitioners strategies = Partitioners.load(SimulationSpec.class.getClassLoader());
+    PartitionerProvider provider = strategies.provider(name).orElseThrow(() ->
+        new IllegalArgumentException("unknown strategy " + name + "; known: " + CORE_PLACEMENT
+            + " (the control's own), " + String.join(", ", strategies.names())));
+    return StrategyPlacement.of(provider);
   }
 
   /**
@@ -52,13 +86,14 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
     }
     return new SimulationSpec(nodes, number(options, "replicas"), number(options, "partitions"),
         time, number(options, "concurrency"), number(options, "ops-per-key"),
-        number(options, "threads-per-key"), mutant);
+        number(options, "threads-per-key"), mutant,
+        options.getOrDefault("strategy", CORE_PLACEMENT).trim());
   }
 
   /** The same spec with another time (shrinking shortens runs). */
   public SimulationSpec withTime(Duration t) {
     return new SimulationSpec(nodes, replicas, partitions, t, concurrency, opsPerKey,
-        threadsPerKey, mutant);
+        threadsPerKey, mutant, strategy);
   }
 
   /** Every option's effective value, defaults included. */
@@ -69,6 +104,7 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
     m.put("concurrency", Integer.toString(concurrency));
     m.put("ops-per-key", Integer.toString(opsPerKey));
     m.put("threads-per-key", Integer.toString(threadsPerKey));
+    m.put("strategy", strategy);
     return m;
   }
 

@@ -59,7 +59,9 @@ public final class SimulationStore {
         .append("\n :mutant ").append(spec.mutant().map(m -> quote(m.label())).orElse("nil"))
         .append("\n :options {");
     for (Map.Entry<String, String> e : spec.effectiveOptions().entrySet()) {
-      sb.append(':').append(e.getKey()).append(' ').append(e.getValue()).append(' ');
+      String v = e.getValue();
+      sb.append(':').append(e.getKey()).append(' ')
+          .append(v.chars().allMatch(Character::isDigit) ? v : quote(v)).append(' ');
     }
     sb.append("}\n :ops ").append(r.ops())
         .append("\n :faults ").append(r.faults())

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The simulator on a bounded set of seeds: every seed of the correct protocol valid, every
@@ -24,6 +25,8 @@ class SimulationTest {
 
   /** Seeds of the correct protocol checked on every build. */
   static final int SEEDS = 200;
+  /** Seeds checked with the control placing copies by each strategy. */
+  static final int STRATEGY_SEEDS = 40;
   /** The most seeds a mutant may need before it is caught. */
   static final int MUTANT_SEEDS = 500;
 
@@ -51,6 +54,24 @@ class SimulationTest {
             && Fault.Kind.CONTROL_RESTART.label().equals(o.f()))).count();
     assertThat(restarting).as("seeds in which the control restarted")
         .isGreaterThanOrEqualTo(SEEDS / 4);
+  }
+
+  /**
+   * With the control placing copies by a partkit strategy every seed stays valid: the moves
+   * toward the strategy's targets go through the same safe steps under the same faults.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"rendezvous", "fixed"})
+  void everySeedIsValidWithTheControlPlacingByAStrategy(String strategy) {
+    SimulationSpec spec = SimulationSpec.of(5, Duration.ofSeconds(10),
+        Map.of("strategy", strategy), Optional.empty());
+    List<SeedResult> results = Simulation.runAll(spec, 1, STRATEGY_SEEDS,
+        Runtime.getRuntime().availableProcessors(), r -> { });
+    List<String> failing = results.stream().filter(r -> r.verdict() != Verdict.VALID)
+        .map(r -> "seed " + r.seed() + " " + r.verdict() + ": " + r.reason()).toList();
+    assertThat(failing).as("strategy %s, seeds 1..%d", strategy, STRATEGY_SEEDS).isEmpty();
+    assertThat(results.stream().mapToInt(SeedResult::faults).average().orElse(0))
+        .as("faults per seed").isGreaterThanOrEqualTo(10);
   }
 
   @ParameterizedTest
@@ -135,5 +156,10 @@ class SimulationTest {
         .hasMessageContaining("replicas must be 1..nodes");
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> SimulationSpec.of(5,
         Duration.ZERO, Map.of(), Optional.empty())).hasMessageContaining("time must be positive");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> SimulationSpec.of(5,
+        Duration.ofSeconds(1), Map.of("strategy", "nope"), Optional.empty()))
+        .hasMessageContaining("unknown strategy nope").hasMessageContaining("rendezvous");
+    assertThat(SimulationSpec.of(5, Duration.ofSeconds(1), Map.of(), Optional.empty())
+        .placement()).as("the control's own placement by default").isEmpty();
   }
 }

@@ -31,6 +31,9 @@ public final class ReplicaProvider implements SystemProvider {
             600_000),
         // the table size past which the split nemesis splits no further
         SystemOptions.integer("max-partitions", ReplicaSystem.MAX_PARTITIONS, 1, 1 << 20),
+        // how the control places copies: its own rule, or a partkit strategy of hash slots
+        SystemOptions.oneOf("strategy", ReplicaSystem.CORE_PLACEMENT, ReplicaSystem.CORE_PLACEMENT,
+            "fixed", "rendezvous"),
         new SystemOptions.Spec("timing", ReplicaSystem.timingText(),
             "the protocol's resend,suspect,ping,down milliseconds",
             (value, nodes) -> timingProblem(value)));

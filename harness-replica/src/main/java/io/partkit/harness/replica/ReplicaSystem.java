@@ -47,13 +47,16 @@ import java.util.stream.Collectors;
  * unknown, default {@value #REQUEST_TIMEOUT_MILLIS}), {@code timing} (the protocol's resend,
  * suspect, ping and down milliseconds, default {@link ReplicaNodeMain#TIMING}), {@code
  * max-partitions} (the table size past which {@code split} splits no further, default {@value
- * #MAX_PARTITIONS}).
+ * #MAX_PARTITIONS}), {@code strategy} (how the control places copies: {@value #CORE_PLACEMENT},
+ * its own rule, or {@code fixed} or {@code rendezvous}, given to every start of the control).
  */
 final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits {
 
   static final String CONTROL = "control";
   static final int REQUEST_TIMEOUT_MILLIS = 2000;
   static final int MAX_PARTITIONS = 1024;
+  /** The {@code strategy} option's default: the control places copies by its own rule. */
+  static final String CORE_PLACEMENT = "core";
   /** How long the control may take to answer a split, on a loaded machine. */
   private static final Duration SPLIT_TIMEOUT = Duration.ofSeconds(30);
   private static final int PORT = 7400;
@@ -101,11 +104,16 @@ final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits
           "node", "--id", Integer.toString(i), "--data", data.toString(), "--nodes", nodeList,
           "--control", control, "--timing", timing)));
     }
-    commands.put(CONTROL, JavaCommand.of("128m", flags, ReplicaNodeMain.class, List.of("--role",
+    List<String> controlArgs = new ArrayList<>(List.of("--role",
         "control", "--data", ctx.dir().resolve("data").resolve(CONTROL).toString(), "--nodes",
         nodeList, "--control", control, "--partitions",
         Integer.toString(partitions), "--replicas", Integer.toString(replicas), "--timing",
-        timing)));
+        timing));
+    String strategy = ctx.options().text("strategy");
+    if (!strategy.equals(CORE_PLACEMENT)) {
+      controlArgs.addAll(List.of("--strategy", strategy));
+    }
+    commands.put(CONTROL, JavaCommand.of("128m", flags, ReplicaNodeMain.class, controlArgs));
     try {
       CompletableFuture.allOf(nodes().stream()
           .map(n -> CompletableFuture.runAsync(() -> startNode(n)))

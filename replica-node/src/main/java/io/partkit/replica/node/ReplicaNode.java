@@ -3,6 +3,7 @@ package io.partkit.replica.node;
 import io.partkit.replica.Control;
 import io.partkit.replica.Envelope;
 import io.partkit.replica.Message.Configure;
+import io.partkit.replica.Placement;
 import io.partkit.replica.Ready;
 import io.partkit.replica.Record;
 import io.partkit.replica.Replica;
@@ -130,13 +131,14 @@ final class ReplicaNode implements AutoCloseable {
   /**
    * Starts the control of {@code nodes}, listening on {@code address}, from its log in {@code
    * data} (the stand-in for the coordinator's linearizable store): the table its last record
-   * holds, or the first table of {@code partitions} when the log is empty.
+   * holds, or the first table of {@code partitions} when the log is empty. It places copies by
+   * {@code placement}, or by its own rule when empty; a restart must be given the same.
    *
    * @throws Wal.Damaged when the log has a damaged record before intact ones
    */
   static ReplicaNode control(List<InetSocketAddress> nodes, InetSocketAddress address,
-      Path data, int partitions, int replicas, Timing timing, Consumer<String> log)
-      throws IOException {
+      Path data, int partitions, int replicas, Optional<Placement> placement, Timing timing,
+      Consumer<String> log) throws IOException {
     List<Integer> members = new ArrayList<>();
     Map<Integer, InetSocketAddress> peers = new TreeMap<>();
     for (int i = 0; i < nodes.size(); i++) {
@@ -144,8 +146,12 @@ final class ReplicaNode implements AutoCloseable {
       peers.put(i, nodes.get(i));
     }
     return start(Control.ID, "control", data, peers, address, log,
-        records -> records.isEmpty() ? new Control(timing, partitions, replicas, members)
-            : Control.restore(timing, replicas, records));
+        records -> placement.map(p -> records.isEmpty()
+            ? new Control(timing, partitions, replicas, members, p)
+            : Control.restore(timing, replicas, p, records))
+            .orElseGet(() -> records.isEmpty()
+                ? new Control(timing, partitions, replicas, members)
+                : Control.restore(timing, replicas, records)));
   }
 
   /**

@@ -1,6 +1,10 @@
 package io.partkit.replica.node;
 
+import io.partkit.replica.Placement;
 import io.partkit.replica.Timing;
+import io.partkit.replica.strategy.StrategyPlacement;
+import io.partkit.spi.Partitioner;
+import io.partkit.spi.Partitioners;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,7 +28,7 @@ import java.util.function.Consumer;
  * java -Xmx128m -XX:+ExitOnOutOfMemoryError -cp CP io.partkit.replica.node.ReplicaNodeMain \
  *     --role node --id 0 --data DIR --nodes h:p,h:p,h:p --control h:p [--timing R,S,P,D]
  * java ... ReplicaNodeMain --role control --data DIR --nodes h:p,h:p,h:p --control h:p \
- *     --partitions 16 --replicas 3 [--timing R,S,P,D]
+ *     --partitions 16 --replicas 3 [--strategy NAME] [--timing R,S,P,D]
  * </pre>
  *
  * <p>Node {@code i} listens on the {@code i}-th address of {@code --nodes}, the control on {@code
@@ -40,6 +44,11 @@ import java.util.function.Consumer;
  * restarted: a restarted control hands out no epoch twice, counts a node up only once it
  * answers, and changes nothing for a full down-time. {@code --partitions} and {@code --replicas}
  * must stay the same across restarts.
+ *
+ * <p>{@code --strategy NAME} makes the control place copies by the partkit strategy of that name
+ * ({@code fixed} or {@code rendezvous}: those whose partitions are hash slots, {@link
+ * StrategyPlacement}) instead of its own round robin and least loaded rule. The strategy is not
+ * in the log: a restarted control must be given the same one.
  *
  * <p>Once it listens it prints {@code REPLICA LISTENING host:port} on standard output; the control
  * prints {@code REPLICA SETTLED} the first time every partition has its copies, all level. Events
@@ -88,7 +97,8 @@ public final class ReplicaNodeMain {
       System.err.println("usage: ReplicaNodeMain --role node --id <i> --data <dir> --nodes"
           + " <host:port,...> --control <host:port> [--timing <resend,suspect,ping,down ms>]\n"
           + "       ReplicaNodeMain --role control --data <dir> --nodes <host:port,...>"
-          + " --control <host:port> --partitions <n> --replicas <n> [--timing ...]");
+          + " --control <host:port> --partitions <n> --replicas <n> [--strategy <name>]"
+          + " [--timing ...]");
       System.exit(2);
       return;
     }
@@ -105,9 +115,10 @@ public final class ReplicaNodeMain {
         }
         node = ReplicaNode.node(id, nodes, control, Path.of(options.get("--data")), timing, log);
       } else {
+        int replicas = Integer.parseInt(options.get("--replicas"));
         node = ReplicaNode.control(nodes, control, Path.of(options.get("--data")),
-            Integer.parseInt(options.get("--partitions")),
-            Integer.parseInt(options.get("--replicas")), timing, log);
+            Integer.parseInt(options.get("--partitions")), replicas,
+            placement(options.get("--strategy"), replicas), timing, log);
       }
     } catch (Wal.Damaged e) {
       log.accept("refusing to start: " + e.getMessage());
@@ -173,6 +184,26 @@ public final class ReplicaNodeMain {
         log.accept("control: standard input: " + e.getMessage());
       }
     }
+  }
+
+  /**
+   * The placement of the strategy {@code name}, empty without a name (the control's own rule).
+   *
+   * @throws IllegalArgumentException for an unknown strategy (with the known ones), one whose
+   *     partitions are not hash slots, or more replicas than strategies place
+   */
+  static Optional<Placement> placement(String name, int replicas) {
+    if (name == null) {
+      return Optional.empty();
+    }
+    if (replicas > Partitioner.MAX_REPLICAS) {
+      throw new IllegalArgumentException("--strategy " + name + " places at most "
+          + Partitioner.MAX_REPLICAS + " replicas: --replicas " + replicas);
+    }
+    Partitioners strategies = Partitioners.load(ReplicaNodeMain.class.getClassLoader());
+    return Optional.of(StrategyPlacement.of(strategies.provider(name).orElseThrow(() ->
+        new IllegalArgumentException("unknown --strategy " + name + "; known: "
+            + String.join(", ", strategies.names())))));
   }
 
   static List<InetSocketAddress> addresses(String list) {

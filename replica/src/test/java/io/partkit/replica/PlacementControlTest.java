@@ -1,0 +1,330 @@
+package io.partkit.replica;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partkit.replica.Message.Configure;
+import io.partkit.replica.Message.Levelled;
+import io.partkit.replica.Message.Pong;
+import io.partkit.replica.strategy.StrategyPlacement;
+import io.partkit.spi.Partitioners;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A control given a {@link Placement} (a partkit strategy's): through joins, leaves, nodes going
+ * down and coming back and splits, its table settles to exactly the strategy's placement over
+ * the nodes that may hold copies, a join changes only the partitions the strategy moves, and no
+ * configuration it sends promotes a member that was not level or drops a copy while a graceful
+ * move is under way.
+ */
+class PlacementControlTest {
+
+  private static final int PARTITIONS = 8;
+  private static final int REPLICAS = 3;
+  /** Ten-millisecond steps a cluster gets to settle after each event: a minute. */
+  private static final int SETTLE_STEPS = 6_000;
+
+  private static Placement strategy(String name) {
+    return StrategyPlacement.of(Partitioners.load().provider(name).orElseThrow());
+  }
+
+  /**
+   * The nodes as the test plays them: each holds the epochs it was configured at and answers
+   * heartbeats with them while up; a primary reports every new epoch level at once. Every
+   * configuration the control sends is checked against the table before the step that sent it.
+   */
+  private static final class Cluster {
+    final Control control;
+    final Placement placement;
+    final TreeMap<Integer, TreeMap<Integer, Long>> held = new TreeMap<>();
+    final TreeSet<Integer> down = new TreeSet<>();
+    final TreeSet<Integer> leaving = new TreeSet<>();
+    final List<Envelope> toControl = new ArrayList<>();
+    final String name;
+    long now;
+    int configures;
+
+    Cluster(String name, List<Integer> members) {
+      this(name, strategy(name), members, placement -> new Control(Timing.DEFAULT, PARTITIONS,
+          REPLICAS, members, placement));
+    }
+
+    Cluster(String name, Placement placement, List<Integer> members,
+        Function<Placement, Control> control) {
+      this.name = name;
+      this.placement = placement;
+      this.control = control.apply(placement);
+      for (int n : members) {
+        held.put(n, new TreeMap<>());
+      }
+      drain(Map.of());
+    }
+
+    /** What each partition was before a step: to check the configurations the step sends. */
+    record Before(Configure configure, List<Integer> level) {}
+
+    Map<Integer, Before> before() {
+      Map<Integer, Before> b = new HashMap<>();
+      for (int p : control.partitionIds()) {
+        b.put(p, new Before(control.configuration(p), control.levelMembers(p)));
+      }
+      return b;
+    }
+
+    void drain(Map<Integer, Before> before) {
+      Ready r = control.ready();
+      for (Envelope e : r.messages()) {
+        if (!(e.message() instanceof Configure cf)) {
+          continue;
+        }
+        check(before.get(cf.partition()), cf);
+        TreeMap<Integer, Long> h = held.get(e.to());
+        if (h == null || down.contains(e.to())) {
+          continue;
+        }
+        if (cf.members().contains(e.to())) {
+          if (h.getOrDefault(cf.partition(), 0L) < cf.epoch()) {
+            h.put(cf.partition(), cf.epoch());
+            if (cf.primary() == e.to()) {
+              toControl.add(new Envelope(e.to(), Control.ID,
+                  new Levelled(cf.partition(), cf.epoch())));
+            }
+          }
+        } else {
+          h.remove(cf.partition());
+        }
+      }
+    }
+
+    /**
+     * A new primary was level; a copy is dropped only when it was down or leaving, or when the
+     * partition keeps every copy the eligible nodes allow.
+     */
+    private void check(Before b, Configure cf) {
+      if (b == null || cf.epoch() <= b.configure().epoch()) {
+        return; // a split's new partition, or a configuration sent again
+      }
+      configures++;
+      Configure old = b.configure();
+      if (cf.primary() != old.primary()) {
+        assertThat(b.level()).as("%s: %s promotes a member not level in %s", name, cf, old)
+            .contains(cf.primary());
+      }
+      List<Integer> dropped = new ArrayList<>(old.members());
+      dropped.removeAll(cf.members());
+      long eligible = held.keySet().stream()
+          .filter(n -> control.up(n) && !leaving.contains(n)).count();
+      boolean graceful = dropped.stream().allMatch(n -> control.up(n) && !leaving.contains(n));
+      if (!dropped.isEmpty() && graceful) {
+        assertThat(cf.members().size()).as("%s: %s drops %s from %s", name, cf, dropped, old)
+            .isGreaterThanOrEqualTo((int) Math.min(REPLICAS, eligible));
+      }
+    }
+
+    /** Ten milliseconds: what nodes sent, heartbeats from the up nodes, a tick. */
+    void step() {
+      now += 10;
+      List<Envelope> in = new ArrayList<>(toControl);
+      toControl.clear();
+      for (Envelope e : in) {
+        if (!down.contains(e.from())) {
+          control.step(e);
+        }
+      }
+      for (Map.Entry<Integer, TreeMap<Integer, Long>> n : held.entrySet()) {
+        if (!down.contains(n.getKey())) {
+          control.step(new Envelope(n.getKey(), Control.ID, new Pong(0, n.getValue())));
+        }
+      }
+      Map<Integer, Before> before = before();
+      control.tick(now);
+      drain(before);
+    }
+
+    /** Steps until settled, at least a down-time: a node gone silent counts down only then. */
+    void settle(String after) {
+      for (int i = 0; i < Timing.DEFAULT.downMillis() / 10 + 2; i++) {
+        step();
+      }
+      for (int i = 0; i < SETTLE_STEPS && !control.settled(); i++) {
+        step();
+      }
+      assertThat(control.unsettled()).as("%s after %s", name, after).isEmpty();
+    }
+
+    /** The nodes that may hold copies, as the test knows them. */
+    List<Integer> eligible() {
+      return held.keySet().stream().filter(n -> !down.contains(n) && !leaving.contains(n))
+          .toList();
+    }
+
+    SortedMap<Integer, List<Integer>> table() {
+      TreeMap<Integer, List<Integer>> t = new TreeMap<>();
+      for (int p : control.partitionIds()) {
+        t.put(p, control.configuration(p).members());
+      }
+      return t;
+    }
+
+    /**
+     * The strategy's placement over the eligible nodes, built on {@code from}: the table the
+     * control asks the placement with, as it stands when the eligible nodes change.
+     */
+    SortedMap<Integer, List<Integer>> wanted(SortedMap<Integer, List<Integer>> from) {
+      return placement.place(from, eligible(), REPLICAS);
+    }
+
+    void isPlaced(String after, SortedMap<Integer, List<Integer>> from) {
+      SortedMap<Integer, List<Integer>> wanted = wanted(from);
+      for (int p : control.partitionIds()) {
+        // the backups' order means nothing to the protocol: a change for it alone would cost a
+        // new epoch, and with it a levelling of every backup
+        Configure c = control.configuration(p);
+        assertThat(c.primary()).as("%s after %s: primary of %s", name, after, c)
+            .isEqualTo(wanted.get(p).get(0));
+        assertThat(c.members()).as("%s after %s: %s", name, after, c)
+            .containsExactlyInAnyOrderElementsOf(wanted.get(p));
+      }
+    }
+  }
+
+  @Test
+  void theTableSettlesToTheStrategysPlacementThroughJoinsLeavesDownsAndSplits() {
+    for (String name : List.of("rendezvous", "fixed")) {
+      for (long seed = 1; seed <= 4; seed++) {
+        Random random = new Random(seed);
+        Cluster c = new Cluster(name, List.of(0, 1, 2, 3, 4));
+        int next = 5;
+        String at = "seed " + seed + " the start";
+        TreeMap<Integer, List<Integer>> roundRobin = new TreeMap<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+          roundRobin.put(p, List.of(p % 5, (p + 1) % 5, (p + 2) % 5));
+        }
+        c.settle(at);
+        c.isPlaced(at, roundRobin);
+        for (int event = 0; event < 12; event++) {
+          List<Integer> live = c.eligible();
+          int roll = random.nextInt(5);
+          int n = live.get(random.nextInt(live.size()));
+          if (roll == 0 && c.held.size() < 9) {
+            c.held.put(next, new TreeMap<>());
+            c.control.join(next);
+            at = "seed " + seed + " event " + event + ": " + next++ + " joins";
+          } else if (roll == 1 && live.size() > REPLICAS + 1) {
+            c.leaving.add(n);
+            c.control.leave(n);
+            at = "seed " + seed + " event " + event + ": " + n + " leaves";
+          } else if (roll == 2 && c.down.isEmpty() && live.size() > REPLICAS) {
+            c.down.add(n);
+            at = "seed " + seed + " event " + event + ": " + n + " goes down";
+          } else if (roll == 3 && !c.down.isEmpty()) {
+            at = "seed " + seed + " event " + event + ": " + c.down.first() + " is back";
+            c.down.clear();
+          } else if (c.control.partitions() < 2 * PARTITIONS) {
+            int p = c.control.partitionIds().get(random.nextInt(c.control.partitions()));
+            c.control.split(p);
+            at = "seed " + seed + " event " + event + ": " + p + " splits";
+          }
+          SortedMap<Integer, List<Integer>> from = c.table();
+          c.settle(at);
+          c.isPlaced(at, from);
+          for (int gone : List.copyOf(c.leaving)) {
+            c.control.forget(gone); // it holds nothing any more: it goes for good
+            c.held.remove(gone);
+          }
+          c.leaving.clear();
+        }
+        assertThat(c.configures).as("%s seed %d: configurations checked", name, seed)
+            .isGreaterThan(20);
+      }
+    }
+  }
+
+  @Test
+  void aJoinChangesOnlyThePartitionsTheStrategyMoves() {
+    for (String name : List.of("rendezvous", "fixed")) {
+      Cluster c = new Cluster(name, List.of(0, 1, 2, 3));
+      c.settle("the start");
+      SortedMap<Integer, List<Integer>> before = c.table();
+      Map<Integer, Long> epochs = new HashMap<>();
+      for (int p : c.control.partitionIds()) {
+        epochs.put(p, c.control.configuration(p).epoch());
+      }
+      c.held.put(4, new TreeMap<>());
+      c.control.join(4);
+      SortedMap<Integer, List<Integer>> wanted = c.wanted(before);
+      c.settle("4 joins");
+      c.isPlaced("4 joins", before);
+      int moved = 0;
+      for (int p : c.control.partitionIds()) {
+        boolean strategyMoves = !wanted.get(p).get(0).equals(before.get(p).get(0))
+            || !new TreeSet<>(wanted.get(p)).equals(new TreeSet<>(before.get(p)));
+        if (strategyMoves) {
+          moved++;
+          assertThat(wanted.get(p)).as("%s: partition %d moves to the new node", name, p)
+              .contains(4);
+        } else {
+          assertThat(c.control.configuration(p).epoch()).as("%s: partition %d", name, p)
+              .isEqualTo(epochs.get(p));
+        }
+      }
+      assertThat(moved).as("%s: partitions the join moved", name).isBetween(1, PARTITIONS - 1);
+    }
+  }
+
+  @Test
+  void aDownPrimaryWhoseLevelBackupsAreAllLeavingIsReplacedByOneOfThem() {
+    Placement firstEligible = (members, eligible, replicas) -> {
+      TreeMap<Integer, List<Integer>> targets = new TreeMap<>();
+      members.keySet().forEach(p ->
+          targets.put(p, eligible.subList(0, Math.min(replicas, eligible.size()))));
+      return targets;
+    };
+    List<Integer> nodes = List.of(0, 1, 2);
+    Cluster c = new Cluster("first eligible", firstEligible, nodes,
+        placement -> new Control(Timing.DEFAULT, 1, REPLICAS, nodes, placement));
+    c.settle("the start");
+    assertThat(c.control.configuration(0).members()).containsExactly(0, 1, 2);
+    long lastHeard = c.now - 10; // the control's clock when it took the last heartbeat
+    c.down.add(0);
+    while (c.now + 10 - lastHeard < Timing.DEFAULT.downMillis()) {
+      c.step();
+    }
+    // both backups start leaving in the tick that finds the primary down: nobody is eligible
+    c.control.leave(1);
+    c.control.leave(2);
+    c.leaving.addAll(List.of(1, 2));
+    c.step();
+    assertThat(c.control.up(0)).isFalse();
+    assertThat(c.control.configuration(0).primary()).isIn(1, 2);
+  }
+
+  @Test
+  void aControlRestoredWithItsPlacementSettlesToItAgain() {
+    Cluster c = new Cluster("rendezvous", List.of(0, 1, 2, 3, 4));
+    c.settle("the start");
+    c.control.join(5);
+    c.held.put(5, new TreeMap<>());
+    SortedMap<Integer, List<Integer>> from = c.table();
+    c.step(); // the join is decided on: the table is on its way to the new placement
+    Cluster restarted = new Cluster("rendezvous", c.placement, List.copyOf(c.held.keySet()),
+        placement -> Control.restore(Timing.DEFAULT, REPLICAS, placement,
+            List.of(c.control.durableState())));
+    restarted.held.putAll(c.held);
+    restarted.now = c.now;
+    assertThat(restarted.control.settled()).as("no targets before its grace is over").isFalse();
+    restarted.settle("a restart during a join");
+    if (c.placement.place(restarted.table(), restarted.eligible(), REPLICAS)
+        .equals(c.placement.place(from, restarted.eligible(), REPLICAS))) {
+      restarted.isPlaced("a restart during a join", from);
+    }
+  }
+}

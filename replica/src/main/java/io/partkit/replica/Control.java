@@ -37,10 +37,12 @@ import java.util.TreeSet;
  * the record holding its epoch is durable.
  *
  * <p>Each tick it makes at most one change per partition, in this order: a primary that is down
- * or leaving is replaced by a level backup; backups its primary suspects are taken out; a live
- * migration takes its next step (the target joins; once level, it becomes the primary and the
- * source leaves; a target that goes down before that is taken out again, the roll back); a
- * partition short of replicas gets the least loaded up node, once the previous change is level.
+ * or leaving is replaced by a level backup (one that is leaving too, when a down primary has no
+ * other: it serves until the partition is placed elsewhere); backups its primary suspects are
+ * taken out; a live migration takes its next step (the target joins; once level, it becomes the
+ * primary and the source leaves; a target that goes down before that is taken out again, the
+ * roll back); a partition short of replicas gets the least loaded up node, once the previous
+ * change is level.
  * A new primary is always a level member of the configuration it replaces, and it adopts the new
  * epoch before serving, so the old primary's reads and writes are refused from then on.
  *
@@ -51,9 +53,7 @@ import java.util.TreeSet;
  * target primary, level by then, takes over; then the members outside the target leave, so a
  * graceful move never lowers redundancy. The targets are asked for again whenever the nodes that
  * may hold copies (up, not leaving, not quarantined) or the partitions change, never for the
- * table's own steps. A down primary whose only level backups are leaving is replaced by one of
- * them (the steps toward a target need a serving primary; the core's own rule waits for the
- * primary instead). A migration still runs to its end; the placement then moves the partition
+ * table's own steps. A migration still runs to its end; the placement then moves the partition
  * back to its target. The placement is not in the records: a restarted control is given it again.
  *
  * <p>A split ({@link #split}) is committed here first, as the new numbering with the old owners:
@@ -518,10 +518,10 @@ public final class Control implements StateMachine {
     if (!up(primary) || leaving(primary) && t.move == null) {
       Optional<Integer> next = t.members.stream().skip(1)
           .filter(n -> t.level.contains(n) && up(n) && !leaving(n)).findFirst()
-          // under a placement, whose steps need a serving primary: when the only level copies
-          // left are leaving, one serves until the partition is placed elsewhere (the core's own
-          // rule keeps its seeds as they were: it waits for the primary instead)
-          .or(() -> placement == null || up(primary) ? Optional.empty() : t.members.stream()
+          // when the only level copies left are leaving, one serves until the partition is
+          // placed elsewhere: the primary may be gone for good, and waiting for it would leave
+          // the partition unserved, and never re-replicated, for ever
+          .or(() -> up(primary) ? Optional.empty() : t.members.stream()
               .skip(1).filter(n -> t.level.contains(n) && up(n)).findFirst());
       if (next.isPresent()) {
         List<Integer> m = new ArrayList<>();
@@ -600,10 +600,12 @@ public final class Control implements StateMachine {
         t.members.stream().skip(1).filter(n -> leaving(n)).toList();
     if (!leaving.isEmpty()) {
       // A leaving member goes once the partition has its copies without it, all level: a
-      // graceful leave never lowers redundancy, the replacement joins first.
+      // graceful leave never lowers redundancy, the replacement joins first. With no spare to
+      // take its place it goes too, but only once the members that stay are level as well.
       long staying = t.members.size() - leaving.size() - (leaving(primary) ? 1 : 0);
-      boolean replaced = staying >= replicas && t.level.containsAll(t.members);
-      boolean irreplaceable = staying < replicas && leastLoadedSpare(t).isEmpty();
+      boolean allLevel = t.level.containsAll(t.members);
+      boolean replaced = staying >= replicas && allLevel;
+      boolean irreplaceable = staying < replicas && leastLoadedSpare(t).isEmpty() && allLevel;
       if (replaced || irreplaceable) {
         List<Integer> m = new ArrayList<>(t.members);
         m.removeAll(leaving);

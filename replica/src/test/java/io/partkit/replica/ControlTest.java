@@ -52,6 +52,22 @@ class ControlTest {
   }
 
   @Test
+  void aDownPrimaryWhoseLevelBackupsAreAllLeavingIsReplacedByOneOfThem() {
+    advance(100, Set.of(0, 1, 2, 3));
+    control.leave(1);
+    control.leave(2);
+    advance(100, Set.of(0, 1, 2, 3)); // the spare joins, but nobody reports it level
+    assertThat(control.configuration(0).members()).as("no spare is left to replace them: they"
+        + " go only once the members that stay are level").containsExactly(0, 1, 2, 3);
+    long before = control.configuration(0).epoch();
+    advance(Timing.DEFAULT.downMillis() + 50, Set.of(1, 2, 3)); // the primary goes down for good
+    Configure c = control.configuration(0);
+    assertThat(c.epoch()).isGreaterThan(before);
+    assertThat(c.primary()).as("a leaving level copy serves rather than none").isIn(1, 2);
+    assertThat(c.members()).doesNotContain(0);
+  }
+
+  @Test
   void noMemberIsPromotedThatIsNotKnownToBeLevel() {
     advance(20, Set.of(0, 1, 2, 3));
     control.step(new Envelope(0, Control.ID, new Suspect(0, 1, Set.of(1, 2))));

@@ -48,9 +48,10 @@ public record Fault(long at, Kind kind, long duration, int target, int other) {
      */
     SPLIT("split"),
     /**
-     * The control crashes, at once ({@code other} 0) or as it makes its next write to its store
-     * (1): its volatile state and the records its store had not made durable are lost, messages
-     * to it are lost while it is down, and it restarts from its durable records.
+     * The control crashes, at once ({@code other} 0), as it makes its next write to its store
+     * (1), or once its store holds a member not yet level, a join under way (2): its volatile
+     * state and the records its store had not made durable are lost, messages to it are lost
+     * while it is down, and it restarts from its durable records.
      */
     CONTROL_RESTART("control-restart");
 

@@ -79,13 +79,17 @@ final class Nemesis {
             cluster.restartControl();
           }
         });
-        if (f.other() == 0) {
-          cluster.crashControl();
-          restartLater.run();
-          return "the control";
-        }
-        return cluster.crashControlAtNextWrite(restartLater) ? "the control, at its next write"
-            : null;
+        return switch (f.other()) {
+          case 0 -> {
+            cluster.crashControl();
+            restartLater.run();
+            yield "the control";
+          }
+          case 1 -> cluster.crashControlAtNextWrite(restartLater)
+              ? "the control, at its next write" : null;
+          default -> cluster.crashControlMidChange(restartLater)
+              ? "the control, once a member is joining" : null;
+        };
       }
       case PARTITION:
         return partition(f);
@@ -160,7 +164,7 @@ final class Nemesis {
         if (cluster.live().size() <= spec.replicas() + 1 || !n.up()) {
           return null;
         }
-        control.leave(n.id);
+        cluster.leave(n);
         return "node " + n.id;
       case LOSE:
         if (control.soleLevelCopy(n.id).isPresent()) {

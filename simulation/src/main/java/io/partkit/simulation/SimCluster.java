@@ -10,6 +10,7 @@ import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Placement;
+import io.partkit.replica.Record.ControlState;
 import io.partkit.replica.Role;
 import io.partkit.replica.Timing;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
@@ -34,6 +36,14 @@ final class SimCluster {
   private final Mutant mutant;
   private final SimControl control;
   private final TreeMap<Integer, SimNode> nodes = new TreeMap<>();
+  /**
+   * The operator's word on membership: the nodes it joined and has not forgotten, and those it
+   * asked to leave. A request the control had not made durable when it crashed is lost with it,
+   * so the operator tells a restarted control again what it does not know yet, as a real
+   * operator retries a request that was never acknowledged.
+   */
+  private final TreeSet<Integer> joined = new TreeSet<>();
+  private final TreeSet<Integer> leaving = new TreeSet<>();
   private int nextNode;
   private Consumer<Envelope> clients = e -> { };
 
@@ -59,6 +69,7 @@ final class SimCluster {
     for (int n : members) {
       add(n).start();
     }
+    joined.addAll(members);
     nextNode = spec.nodes();
     network.deliverTo(this::deliver);
   }
@@ -105,9 +116,39 @@ final class SimCluster {
     return control.crashAtNextWrite(then);
   }
 
-  /** The control starts again from its store; an armed crash is disarmed. */
+  /**
+   * Arms the control's crash once its store holds a member not yet level ({@link
+   * SimControl#crashMidChange}); false if it is down or already armed.
+   */
+  boolean crashControlMidChange(Runnable then) {
+    return control.crashMidChange(then);
+  }
+
+  /**
+   * The control starts again from its store, and hears again the operator's membership requests
+   * that were lost with it; an armed crash is disarmed.
+   */
   void restartControl() {
+    boolean wasDown = !control.up();
     control.restart();
+    if (wasDown) {
+      ControlState known = control().durableState();
+      for (int n : known.nodes()) {
+        if (!joined.contains(n)) {
+          control().forget(n);
+        }
+      }
+      for (int n : joined) {
+        if (!known.nodes().contains(n)) {
+          control().join(n);
+        }
+      }
+      for (int n : leaving) {
+        if (!known.leaving().contains(n)) {
+          control().leave(n);
+        }
+      }
+    }
   }
 
   private void controlSent(Envelope e) {
@@ -192,8 +233,15 @@ final class SimCluster {
   SimNode join() {
     SimNode fresh = add(nextNode++);
     fresh.start();
+    joined.add(fresh.id);
     control().join(fresh.id);
     return fresh;
+  }
+
+  /** The node leaves gracefully, at the operator's request. */
+  void leave(SimNode n) {
+    leaving.add(n.id);
+    control().leave(n.id);
   }
 
   /**
@@ -204,6 +252,8 @@ final class SimCluster {
     n.crash(false);
     n.gone = true;
     control.whenUp(() -> {
+      joined.remove(n.id);
+      leaving.remove(n.id);
       control().forget(n.id);
       join();
     });

@@ -40,6 +40,8 @@ final class SimControl {
   private final List<Runnable> whenUp = new ArrayList<>();
   /** Armed: the control crashes as it makes its next write, and this runs then. */
   private Runnable crashAtNextWrite;
+  /** Armed: the control crashes once its store holds a member not yet level, and this runs then. */
+  private Runnable crashMidChange;
 
   /**
    * @param fresh the control at the cluster's birth
@@ -78,6 +80,12 @@ final class SimControl {
 
   private void tick(int inc) {
     if (inc != incarnation || !up) {
+      return;
+    }
+    if (crashMidChange != null && durableMidChange()) {
+      Runnable then = crashMidChange;
+      crash();
+      then.run();
       return;
     }
     control.tick(time.now());
@@ -134,11 +142,36 @@ final class SimControl {
    * kept. {@code then} runs at the crash; false if the control is down or a crash is armed.
    */
   boolean crashAtNextWrite(Runnable then) {
-    if (!up || crashAtNextWrite != null) {
+    if (!up || crashAtNextWrite != null || crashMidChange != null) {
       return false;
     }
     crashAtNextWrite = then;
     return true;
+  }
+
+  /**
+   * Arms a crash for the first tick at which the store holds a partition with a member not yet
+   * level (a join or a move under way, made durable): the restarted control must not take that
+   * member for level. {@code then} runs at the crash; false if the control is down or a crash is
+   * armed.
+   */
+  boolean crashMidChange(Runnable then) {
+    if (!up || crashAtNextWrite != null || crashMidChange != null) {
+      return false;
+    }
+    crashMidChange = then;
+    return true;
+  }
+
+  /** Whether the last durable state has a partition with a member not known to be level. */
+  private boolean durableMidChange() {
+    List<Record> durable = store.durable();
+    for (int i = durable.size() - 1; i >= 0; i--) {
+      if (durable.get(i) instanceof ControlState s) {
+        return s.rows().stream().anyMatch(r -> !r.level().containsAll(r.members()));
+      }
+    }
+    return false;
   }
 
   private void send(Envelope e) {
@@ -153,6 +186,7 @@ final class SimControl {
     }
     up = false;
     crashAtNextWrite = null;
+    crashMidChange = null;
     incarnation++;
     store.loseUndurable();
     control = fromStore();
@@ -161,6 +195,7 @@ final class SimControl {
   /** The control starts again from its store, and does what waited for it. */
   void restart() {
     crashAtNextWrite = null;
+    crashMidChange = null;
     if (up) {
       return;
     }

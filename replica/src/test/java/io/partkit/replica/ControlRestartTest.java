@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,11 +34,8 @@ class ControlRestartTest {
    * The nodes as the test plays them: each holds the epochs it was configured at, answers
    * heartbeats with them when up, and as primary reports its level some of the time.
    */
-  private static final class Cluster {
+  private static final class Cluster extends FakeNodes {
     final Random random;
-    final TreeMap<Integer, TreeMap<Integer, Long>> held = new TreeMap<>();
-    final TreeSet<Integer> down = new TreeSet<>();
-    final List<Envelope> toControl = new ArrayList<>();
     /** Every record the control produced, in order. */
     final List<Record> records = new ArrayList<>();
     /** Every configuration sent, with how many records were durable before it left. */
@@ -64,21 +60,7 @@ class ControlRestartTest {
       for (Envelope e : r.messages()) {
         if (e.message() instanceof Configure cf) {
           sent.add(new Sent(records.size(), cf));
-          TreeMap<Integer, Long> h = held.get(e.to());
-          if (h == null || down.contains(e.to())) {
-            continue;
-          }
-          if (cf.members().contains(e.to())) {
-            if (h.getOrDefault(cf.partition(), 0L) < cf.epoch()) {
-              h.put(cf.partition(), cf.epoch());
-              if (cf.primary() == e.to() && random.nextInt(10) < reportedOfTen) {
-                toControl.add(new Envelope(e.to(), Control.ID,
-                    new Levelled(cf.partition(), cf.epoch())));
-              }
-            }
-          } else {
-            h.remove(cf.partition());
-          }
+          configure(e.to(), cf, () -> random.nextInt(10) < reportedOfTen);
         }
       }
     }
@@ -86,18 +68,7 @@ class ControlRestartTest {
     /** Ten milliseconds: what nodes sent, heartbeats from the up nodes, a tick. */
     void step(Control c) {
       now += 10;
-      List<Envelope> in = new ArrayList<>(toControl);
-      toControl.clear();
-      for (Envelope e : in) {
-        if (!down.contains(e.from())) {
-          c.step(e);
-        }
-      }
-      for (Map.Entry<Integer, TreeMap<Integer, Long>> n : held.entrySet()) {
-        if (!down.contains(n.getKey())) {
-          c.step(new Envelope(n.getKey(), Control.ID, new Pong(0, n.getValue())));
-        }
-      }
+      deliver(c);
       c.tick(now);
       drain(c);
     }

@@ -3,8 +3,6 @@ package io.partkit.replica;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.replica.Message.Configure;
-import io.partkit.replica.Message.Levelled;
-import io.partkit.replica.Message.Pong;
 import io.partkit.replica.strategy.StrategyPlacement;
 import io.partkit.spi.Partitioners;
 import java.util.ArrayList;
@@ -41,13 +39,10 @@ class PlacementControlTest {
    * heartbeats with them while up; a primary reports every new epoch level at once. Every
    * configuration the control sends is checked against the table before the step that sent it.
    */
-  private static final class Cluster {
+  private static final class Cluster extends FakeNodes {
     final Control control;
     final Placement placement;
-    final TreeMap<Integer, TreeMap<Integer, Long>> held = new TreeMap<>();
-    final TreeSet<Integer> down = new TreeSet<>();
     final TreeSet<Integer> leaving = new TreeSet<>();
-    final List<Envelope> toControl = new ArrayList<>();
     final String name;
     long now;
     int configures;
@@ -86,21 +81,7 @@ class PlacementControlTest {
           continue;
         }
         check(before.get(cf.partition()), cf);
-        TreeMap<Integer, Long> h = held.get(e.to());
-        if (h == null || down.contains(e.to())) {
-          continue;
-        }
-        if (cf.members().contains(e.to())) {
-          if (h.getOrDefault(cf.partition(), 0L) < cf.epoch()) {
-            h.put(cf.partition(), cf.epoch());
-            if (cf.primary() == e.to()) {
-              toControl.add(new Envelope(e.to(), Control.ID,
-                  new Levelled(cf.partition(), cf.epoch())));
-            }
-          }
-        } else {
-          h.remove(cf.partition());
-        }
+        configure(e.to(), cf, () -> true);
       }
     }
 
@@ -132,18 +113,7 @@ class PlacementControlTest {
     /** Ten milliseconds: what nodes sent, heartbeats from the up nodes, a tick. */
     void step() {
       now += 10;
-      List<Envelope> in = new ArrayList<>(toControl);
-      toControl.clear();
-      for (Envelope e : in) {
-        if (!down.contains(e.from())) {
-          control.step(e);
-        }
-      }
-      for (Map.Entry<Integer, TreeMap<Integer, Long>> n : held.entrySet()) {
-        if (!down.contains(n.getKey())) {
-          control.step(new Envelope(n.getKey(), Control.ID, new Pong(0, n.getValue())));
-        }
-      }
+      deliver(control);
       Map<Integer, Before> before = before();
       control.tick(now);
       drain(before);

@@ -9,6 +9,7 @@ import io.partkit.replica.Message;
 import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Record;
+import io.partkit.replica.Role;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -90,7 +91,11 @@ class CodecTest {
         new Record.Configured(1, 2, 3, List.of(4, 0), 16),
         new Record.LevelBegun(1, 2, 3), new Record.Written(1, 2, 3, 4, K, V),
         new Record.Snapshotted(1, 2, 0, 3, 4, data()),
-        new Record.Snapshotted(1, 2, 0, 3, 4, data(), 8), new Record.Split(3, 8));
+        new Record.Snapshotted(1, 2, 0, 3, 4, data(), 8), new Record.Split(3, 8),
+        new Record.Checkpoint(1, 2, true, Role.PRIMARY, 0, List.of(4, 0), false, 3, 5, true, 4,
+            8, false, data()),
+        new Record.Checkpoint(3, 9, false, Role.ABSENT, -1, List.of(), false, 0, 1, false, 0, 8,
+            true, data()));
     for (Record r : records) {
       assertThat(Codec.record(Codec.encode(r))).isEqualTo(r);
     }

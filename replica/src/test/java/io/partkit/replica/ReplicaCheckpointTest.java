@@ -38,7 +38,7 @@ class ReplicaCheckpointTest {
     final List<List<Input>> inputs = new ArrayList<>();
     final List<Envelope> network = new ArrayList<>();
     long now;
-    long ids;
+    long requests;
 
     Run(long seed) {
       random = new Random(seed);
@@ -83,20 +83,22 @@ class ReplicaCheckpointTest {
         Kind kind = Kind.values()[random.nextInt(Kind.values().length)];
         Bytes value = kind == Kind.GET ? null : Bytes.ofLong(random.nextInt(1000));
         Bytes expected = kind == Kind.CAS ? Bytes.ofLong(random.nextInt(1000)) : null;
+        long modulus = control.configuration(partition).modulus();
         Message m = kind == Kind.CAS && random.nextBoolean()
-            ? new Scan(++ids, partition, control.configuration(partition).modulus(), key, null, 4)
-            : new Request(++ids, partition, kind, key, expected, value);
+            ? new Scan(++requests, partition, modulus, key, null, 4)
+            : new Request(++requests, partition, kind, key, expected, value);
         deliver(new Envelope(CLIENT, control.primary(partition), m));
       } else if (roll < 43) {
         int n = random.nextInt(NODES);
         nodes[n] = Replica.restore(n, TIMING, logs.get(n));
       } else if (roll < 44 && control.partitions() < 6) {
-        List<Integer> ids = control.partitionIds();
-        control.split(ids.get(random.nextInt(ids.size())));
+        List<Integer> partitions = control.partitionIds();
+        control.split(partitions.get(random.nextInt(partitions.size())));
         drainControl();
       } else if (roll < 46) {
-        List<Integer> ids = control.partitionIds();
-        control.migrate(ids.get(random.nextInt(ids.size())), random.nextInt(NODES));
+        List<Integer> partitions = control.partitionIds();
+        control.migrate(partitions.get(random.nextInt(partitions.size())),
+            random.nextInt(NODES));
         drainControl();
       }
     }

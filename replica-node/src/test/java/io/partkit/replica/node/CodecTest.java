@@ -244,6 +244,21 @@ class CodecTest {
   }
 
   @Test
+  void aCheckpointWithAnUnknownRoleOrFlagIsRefusedAsMalformed() throws Exception {
+    byte[] good = Codec.encode(new Record.Checkpoint(1, 2, true, Role.BACKUP, 0, List.of(1),
+        false, 3, 4, true, 5, 8, false, data()));
+    int configured = 1 + 4 + 8; // after the tag, the partition and the epoch
+    byte[] badRole = good.clone();
+    badRole[configured + 1] = 7;
+    assertThatThrownBy(() -> Codec.record(badRole)).isInstanceOf(Codec.Malformed.class)
+        .hasMessageContaining("a role of 7");
+    byte[] badFlag = good.clone();
+    badFlag[configured] = 2;
+    assertThatThrownBy(() -> Codec.record(badFlag)).isInstanceOf(Codec.Malformed.class)
+        .hasMessageContaining("a boolean of 2");
+  }
+
+  @Test
   void aTableRoutesEachKeyToThePartitionItsNumberAndModulusName() {
     // the simulator's mix, pinned by value: h = key * golden; h ^= h >>> 29
     long h = 12345L * 0x9E3779B97F4A7C15L;

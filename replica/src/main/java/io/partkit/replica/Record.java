@@ -67,6 +67,29 @@ public sealed interface Record {
   }
 
   /**
+   * One partition's whole durable state, as replaying the records before it left it: restoring
+   * from a node's {@link Replica#checkpoint} alone gives the state its whole log gives, so a driver
+   * may rewrite a restored node's log to it. Replaying it sets every field it names, whatever the
+   * partition held before.
+   *
+   * @param configured whether a configuration (or a primary's snapshot) at {@code epoch} was
+   *     adopted
+   * @param deposed a primary that a split stopped serving until configured again
+   * @param nextLevel the level number this node, as primary, begins next
+   * @param levelled a backup that holds the snapshot of {@code level}
+   * @param inherited keys a split moved here before any configuration reached the node
+   */
+  record Checkpoint(int partition, long epoch, boolean configured, Role role, int primary,
+      List<Integer> backups, boolean deposed, long level, long nextLevel, boolean levelled,
+      long seq, long modulus, boolean inherited, SortedMap<Bytes, Bytes> data) implements Record {
+    public Checkpoint {
+      java.util.Objects.requireNonNull(role, "role");
+      backups = List.copyOf(backups);
+      data = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(data));
+    }
+  }
+
+  /**
    * The control's durable state after a change ({@link Control#restore}): every partition's row
    * and the nodes it knows, whole. A change of several rows (a split, the failovers of a node's
    * partitions) is then one write of the coordinator's store, and restoring any prefix of the

@@ -17,6 +17,7 @@ import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Message.Snapshot;
 import io.partkit.replica.Message.Suspect;
+import io.partkit.replica.Record.Checkpoint;
 import io.partkit.replica.Record.Configured;
 import io.partkit.replica.Record.LevelBegun;
 import io.partkit.replica.Record.Snapshotted;
@@ -146,6 +147,26 @@ public final class Replica implements StateMachine {
       p.mustLevel = p.role == Role.PRIMARY;
     }
     return r;
+  }
+
+  /**
+   * The records that restore this node's durable state: one {@link Checkpoint} per partition it
+   * knows (absent ones too: their epoch, modulus and level numbers still fence and number), in
+   * partition order. {@link #restore} from them gives the state {@link #restore} from the log
+   * gave, so a driver may rewrite the log to them.
+   *
+   * <p>Only for a replica just restored, before it is stepped, ticked or asked for its {@link
+   * #ready}: its state is then exactly what its durable records give. At run time the state may be
+   * ahead of them (records not yet taken or made durable, a round's records held back), and a
+   * checkpoint then would make durable what the driver has not.
+   */
+  public List<Record> checkpoint() {
+    List<Record> checkpoint = new ArrayList<>(parts.size());
+    for (Part p : parts.values()) {
+      checkpoint.add(new Checkpoint(p.id, p.epoch, p.configured, p.role, p.primary, p.backups,
+          p.deposed, p.level, p.nextLevel, p.levelled, p.seq, p.modulus, p.inherited, p.data));
+    }
+    return checkpoint;
   }
 
   /** This node's endpoint number. */
@@ -823,6 +844,21 @@ public final class Replica implements StateMachine {
       p.seq = s.seq();
       p.modulus = Math.max(p.modulus, s.modulus());
       p.inherited = false;
+    } else if (rec instanceof Checkpoint c) {
+      p.epoch = c.epoch();
+      p.configured = c.configured();
+      p.role = c.role();
+      p.primary = c.primary();
+      p.backups = c.backups();
+      p.deposed = c.deposed();
+      p.level = c.level();
+      p.nextLevel = c.nextLevel();
+      p.levelled = c.levelled();
+      p.seq = c.seq();
+      p.modulus = c.modulus();
+      p.inherited = c.inherited();
+      p.data.clear();
+      p.data.putAll(c.data());
     } else if (rec instanceof Split s) {
       Part child = part(s.child());
       var it = p.data.entrySet().iterator();

@@ -614,6 +614,53 @@ class ReplicaTest {
     }
   }
 
+  @Test
+  void aCheckpointOfASplitPartitionAndOfANeverConfiguredInheritedChildRestoresThem() {
+    Cluster s = numbered();
+    // node 2 hears only of partition 0's new numbering: it divides, and partition 1 waits there
+    // with the moved keys under no configuration
+    s.configure(0, 2, 0, List.of(1, 2), 2, Set.of(0, 1, 2));
+    s.flush();
+    for (int n = 0; n < 3; n++) {
+      String at = "node " + n;
+      Replica restored = Replica.restore(n, Timing.DEFAULT, s.logs.get(n));
+      List<Record> checkpoint = restored.checkpoint();
+      assertThat(checkpoint).as(at).extracting(Record::partition).containsExactly(0, 1);
+      Record.Checkpoint child = (Record.Checkpoint) checkpoint.get(1);
+      assertThat(child.inherited()).as(at).isTrue();
+      assertThat(child.configured()).as(at).isFalse();
+      assertThat(child.modulus()).as(at).isEqualTo(2);
+      assertThat(child.data()).as(at).containsKey(Bytes.ofLong(movedKey()));
+      Replica again = Replica.restore(n, Timing.DEFAULT, checkpoint);
+      assertThat(again.checkpoint()).as(at).isEqualTo(checkpoint);
+      assertThat(again.modulus(0)).as(at).isEqualTo(2);
+      for (int k = 0; k < KEYS; k++) {
+        for (int partition = 0; partition < 2; partition++) {
+          assertThat(again.localValue(partition, Bytes.ofLong(k))).as(at + " key " + k)
+              .isEqualTo(restored.localValue(partition, Bytes.ofLong(k)));
+        }
+      }
+      // the child is reported unconfigured (epoch 0) by both, so the control configures it
+      Envelope ping = new Envelope(Control.ID, n, new Message.Ping(1));
+      restored.step(ping);
+      again.step(ping);
+      assertThat(again.ready()).as(at).isEqualTo(restored.ready());
+    }
+    // once configured, the child serves the keys it inherited from the checkpoint alone
+    Cluster later = new Cluster(3);
+    for (int n = 0; n < 3; n++) {
+      later.nodes.set(n, Replica.restore(n, Timing.DEFAULT,
+          Replica.restore(n, Timing.DEFAULT, s.logs.get(n)).checkpoint()));
+    }
+    later.configure(0, 2, 0, List.of(1, 2), 2, Set.of(0, 1, 2));
+    later.configure(1, 2, 0, List.of(1, 2), 2, Set.of(0, 1, 2));
+    later.flush();
+    later.request(0, new Request(1, 1, Kind.GET, Bytes.ofLong(movedKey()), null, null));
+    later.flush();
+    assertThat(later.replies).singleElement().extracting(Reply::value)
+        .isEqualTo(Bytes.ofLong(100 + movedKey()));
+  }
+
   /** Nodes 0..n-1 whose messages are delivered in order and whose records are kept as synced. */
   static final class Cluster {
     final List<Replica> nodes = new ArrayList<>();

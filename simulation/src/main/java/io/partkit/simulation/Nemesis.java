@@ -147,7 +147,7 @@ final class Nemesis {
           return null;
         }
         n.crash(true);
-        boolean damaged = n.damageLastWrite();
+        boolean damaged = n.damageLastValue();
         int index = n.damagedRecord();
         // restarted at once, so that nothing changes between the check above and the
         // detection: the node is never the last level copy when it stops for good

@@ -51,6 +51,18 @@ final class SimLog {
   }
 
   /**
+   * Replaces every durable record with {@code records} (a log rewritten to a checkpoint, atomically
+   * as a real one is). Only with nothing appended since the last sync: a node just started.
+   */
+  void rewrite(List<Record> records) {
+    if (!unsynced.isEmpty() || syncing) {
+      throw new IllegalStateException("a log is rewritten only with nothing unsynced");
+    }
+    durable.clear();
+    durable.addAll(records);
+  }
+
+  /**
    * Appends {@code records}, and hands each of {@code messages} to be sent once every record
    * appended so far is durable: at once if they already are, or when {@code early} (a planted
    * bug that sends before syncing).

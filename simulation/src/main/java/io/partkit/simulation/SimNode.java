@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
@@ -42,6 +43,8 @@ final class SimNode {
   boolean diskFull;
   /** The synced record damaged while the node was down, or -1. */
   private int damaged = -1;
+  /** How many times it started again after a crash. */
+  private int restarts;
   /** Lost for good: never started again. */
   boolean gone;
   /** Requests a planted bug answered before the core did: the core's own failure is dropped. */
@@ -164,16 +167,25 @@ final class SimNode {
     incarnation++;
   }
 
-  /** Damages the last synced write record (the disk changed its value's bytes); false if none. */
-  boolean damageLastWrite() {
+  /**
+   * Damages the last synced record holding a value, a write or a checkpoint (the disk changed a
+   * value's bytes); false if none.
+   */
+  boolean damageLastValue() {
     List<Record> log = disk.durable();
     for (int i = log.size() - 1; i >= 0; i--) {
-      if (log.get(i) instanceof Record.Written) {
+      if (log.get(i) instanceof Record.Written
+          || log.get(i) instanceof Record.Checkpoint c && !c.data().isEmpty()) {
         damaged = i;
         return true;
       }
     }
     return false;
+  }
+
+  /** The durable records a restart replays, oldest first: for tests and observers. */
+  List<Record> durableRecords() {
+    return disk.durable();
   }
 
   int damagedRecord() {
@@ -182,7 +194,10 @@ final class SimNode {
 
   /**
    * Starts again after a crash. A damaged record is found by its checksum and the node refuses to
-   * start (false: an operator must replace it), unless the planted bug replays it unchecked.
+   * start (false: an operator must replace it), unless the planted bug replays it unchecked. Every
+   * second restart (the first, the third, ...) then rewrites the log to the restored core's
+   * checkpoint, as a real node does at every start: runs so restart both from a compacted log and
+   * from one grown over restarts, and compacting draws nothing from the seed's streams.
    */
   boolean restart() {
     if (up() || gone) {
@@ -197,6 +212,13 @@ final class SimNode {
       damaged = -1;
     }
     start();
+    if (restarts++ % 2 == 0) {
+      // just restored, not yet stepped: its state is exactly what its durable records give
+      List<Record> checkpoint = core.checkpoint();
+      if (disk.durable().size() > checkpoint.size()) {
+        disk.rewrite(checkpoint);
+      }
+    }
     return true;
   }
 
@@ -204,6 +226,14 @@ final class SimNode {
     if (r instanceof Record.Written w) {
       return new Record.Written(w.partition(), w.epoch(), w.level(), w.seq(), w.key(),
           Bytes.ofLong(-7 - w.value().toLong()));
+    }
+    if (r instanceof Record.Checkpoint c && !c.data().isEmpty()) {
+      TreeMap<Bytes, Bytes> data = new TreeMap<>(c.data());
+      Bytes key = data.lastKey();
+      data.put(key, Bytes.ofLong(-7 - data.get(key).toLong()));
+      return new Record.Checkpoint(c.partition(), c.epoch(), c.configured(), c.role(),
+          c.primary(), c.backups(), c.deposed(), c.level(), c.nextLevel(), c.levelled(), c.seq(),
+          c.modulus(), c.inherited(), data);
     }
     return r;
   }

@@ -21,11 +21,13 @@ import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Message.Snapshot;
 import io.partkit.replica.Message.Suspect;
 import io.partkit.replica.Record;
+import io.partkit.replica.Record.Checkpoint;
 import io.partkit.replica.Record.Configured;
 import io.partkit.replica.Record.LevelBegun;
 import io.partkit.replica.Record.Snapshotted;
 import io.partkit.replica.Record.Split;
 import io.partkit.replica.Record.Written;
+import io.partkit.replica.Role;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -89,6 +91,7 @@ final class Codec {
   private static final byte CONFIGURED = 5;
   private static final byte SNAPSHOTTED = 6;
   private static final byte SPLIT = 7;
+  private static final byte CHECKPOINT = 8;
 
   private Codec() {}
 
@@ -389,6 +392,22 @@ final class Codec {
         d.writeByte(SPLIT);
         d.writeInt(s.partition());
         d.writeLong(s.modulus());
+      } else if (r instanceof Checkpoint c) {
+        d.writeByte(CHECKPOINT);
+        d.writeInt(c.partition());
+        d.writeLong(c.epoch());
+        d.writeBoolean(c.configured());
+        d.writeByte(c.role().ordinal());
+        d.writeInt(c.primary());
+        ints(d, c.backups());
+        d.writeBoolean(c.deposed());
+        d.writeLong(c.level());
+        d.writeLong(c.nextLevel());
+        d.writeBoolean(c.levelled());
+        d.writeLong(c.seq());
+        d.writeLong(c.modulus());
+        d.writeBoolean(c.inherited());
+        map(out, c.data());
       } else {
         throw new IllegalArgumentException("no encoding for " + r);
       }
@@ -434,6 +453,23 @@ final class Codec {
           r = new Snapshotted(p, epoch, primary, level, seq, in.map(), modulus);
         }
         case SPLIT -> r = new Split(b.getInt(), b.getLong());
+        case CHECKPOINT -> {
+          int p = b.getInt();
+          long epoch = b.getLong();
+          boolean configured = in.bool();
+          Role role = in.role();
+          int primary = b.getInt();
+          List<Integer> backups = in.ints();
+          boolean deposed = in.bool();
+          long level = b.getLong();
+          long nextLevel = b.getLong();
+          boolean levelled = in.bool();
+          long seq = b.getLong();
+          long modulus = b.getLong();
+          boolean inherited = in.bool();
+          r = new Checkpoint(p, epoch, configured, role, primary, backups, deposed, level,
+              nextLevel, levelled, seq, modulus, inherited, in.map());
+        }
         default -> throw new Malformed("unknown record tag " + tag);
       }
       in.end();
@@ -578,6 +614,14 @@ final class Codec {
         throw new Malformed("a request kind of " + v);
       }
       return Kind.values()[v];
+    }
+
+    Role role() throws Malformed {
+      byte v = b.get();
+      if (v < 0 || v >= Role.values().length) {
+        throw new Malformed("a role of " + v);
+      }
+      return Role.values()[v];
     }
 
     Outcome outcome() throws Malformed {

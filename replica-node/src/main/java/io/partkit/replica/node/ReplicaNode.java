@@ -178,6 +178,18 @@ final class ReplicaNode implements AutoCloseable {
       Wal.rewrite(data, List.of(c.durableState()));
       opened = Wal.open(data, onSynced, onFailure);
       log.accept(name + ": log compacted to its last state");
+    } else if (m instanceof Replica r) {
+      // A restored node's state is exactly what its log gives, so one checkpoint per partition
+      // gives it too: its log starts again from those, growing with the writes since the last
+      // start instead of with every write ever made.
+      List<Record> checkpoint = r.checkpoint();
+      if (opened.records().size() > checkpoint.size()) {
+        opened.wal().close();
+        Wal.rewrite(data, checkpoint);
+        opened = Wal.open(data, onSynced, onFailure);
+        log.accept(name + ": log compacted to a checkpoint of its " + checkpoint.size()
+            + " partitions");
+      }
     }
     ReplicaNode n = new ReplicaNode(id, m, m instanceof Control c ? c : null, peers,
         listen(address), log);

@@ -9,6 +9,7 @@ import io.partkit.replica.Message;
 import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Record;
+import io.partkit.replica.Role;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -90,7 +91,11 @@ class CodecTest {
         new Record.Configured(1, 2, 3, List.of(4, 0), 16),
         new Record.LevelBegun(1, 2, 3), new Record.Written(1, 2, 3, 4, K, V),
         new Record.Snapshotted(1, 2, 0, 3, 4, data()),
-        new Record.Snapshotted(1, 2, 0, 3, 4, data(), 8), new Record.Split(3, 8));
+        new Record.Snapshotted(1, 2, 0, 3, 4, data(), 8), new Record.Split(3, 8),
+        new Record.Checkpoint(1, 2, true, Role.PRIMARY, 0, List.of(4, 0), false, 3, 5, true, 4,
+            8, false, data()),
+        new Record.Checkpoint(3, 9, false, Role.ABSENT, -1, List.of(), false, 0, 1, false, 0, 8,
+            true, data()));
     for (Record r : records) {
       assertThat(Codec.record(Codec.encode(r))).isEqualTo(r);
     }
@@ -236,6 +241,21 @@ class CodecTest {
     bad[bad.length - 1] = 3; // modulus 3: odd
     assertThatThrownBy(() -> Codec.record(bad)).isInstanceOf(Codec.Malformed.class)
         .hasMessageContaining("cannot split");
+  }
+
+  @Test
+  void aCheckpointWithAnUnknownRoleOrFlagIsRefusedAsMalformed() throws Exception {
+    byte[] good = Codec.encode(new Record.Checkpoint(1, 2, true, Role.BACKUP, 0, List.of(1),
+        false, 3, 4, true, 5, 8, false, data()));
+    int configured = 1 + 4 + 8; // after the tag, the partition and the epoch
+    byte[] badRole = good.clone();
+    badRole[configured + 1] = 7;
+    assertThatThrownBy(() -> Codec.record(badRole)).isInstanceOf(Codec.Malformed.class)
+        .hasMessageContaining("a role of 7");
+    byte[] badFlag = good.clone();
+    badFlag[configured] = 2;
+    assertThatThrownBy(() -> Codec.record(badFlag)).isInstanceOf(Codec.Malformed.class)
+        .hasMessageContaining("a boolean of 2");
   }
 
   @Test

@@ -5,6 +5,7 @@ import io.partkit.replica.Message;
 import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Record;
+import io.partkit.replica.Role;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -67,6 +68,9 @@ final class RandomValues {
             data(r), number(r)),
         new Record.Split((int) Math.min(Integer.MAX_VALUE, (r.nextLong() >>> 1) % (modulus / 2)),
             modulus),
+        new Record.Checkpoint(r.nextInt(), number(r), r.nextBoolean(),
+            Role.values()[r.nextInt(Role.values().length)], r.nextInt(), ints(r), r.nextBoolean(),
+            number(r), number(r), r.nextBoolean(), number(r), number(r), r.nextBoolean(), data(r)),
         controlState(r));
   }
 

@@ -262,6 +262,12 @@ class ReplicaClusterTest {
     }
     assertThat(Files.readString(dir.resolve("control.log"))).contains("records replayed")
         .contains("log compacted to its last state");
+    for (int i = 0; i < NODES; i++) {
+      // every node restarted with writes in its log: it started again from its checkpoint, and
+      // the reads after each restart found every acknowledged write in it
+      assertThat(Files.readString(dir.resolve("n" + i + ".log"))).as("node %d's log", i)
+          .contains("log compacted to a checkpoint of its");
+    }
     assertThat(acknowledged).as("acknowledged writes checked").isGreaterThan(4 * KEYS);
   }
 
@@ -405,6 +411,11 @@ class ReplicaClusterTest {
     }
     assertThat(Files.readString(dir.resolve("control.log")))
         .contains("standard input: not a partition number in 'split banana': expected");
+    for (int i = 0; i < NODES; i++) {
+      // the split partitions came back from checkpoints, and every acknowledged write with them
+      assertThat(Files.readString(dir.resolve("n" + i + ".log"))).as("node %d's log", i)
+          .contains("log compacted to a checkpoint of its");
+    }
   }
 
   @Test

@@ -1,0 +1,84 @@
+package io.partkit.simulation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partkit.replica.Bytes;
+import io.partkit.replica.Envelope;
+import io.partkit.replica.Message.Configure;
+import io.partkit.replica.Message.Kind;
+import io.partkit.replica.Message.Request;
+import io.partkit.replica.Record;
+import io.partkit.replica.Timing;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One simulated node's disk across restarts: every second restart compacts its log to the
+ * restored core's checkpoint, and a damaged checkpoint is detected as a damaged write is, or,
+ * under the planted bug, served.
+ */
+class SimNodeTest {
+
+  private static final Bytes KEY = Bytes.ofLong(3);
+
+  private final VirtualTime time = new VirtualTime();
+
+  /** Node 0, the sole member of partition 0, holding {@code KEY} = 41 durably. */
+  private SimNode node(Mutant mutant) {
+    SimNode n = new SimNode(0, time, new Random(1),
+        new SimNetwork(time, new Random(2), new Random(3)), Timing.DEFAULT, mutant);
+    n.start();
+    n.receive(new Envelope(io.partkit.replica.Control.ID, 0,
+        new Configure(0, 1, 0, List.of(), 1)), e -> e);
+    put(n, 1, 41);
+    return n;
+  }
+
+  private void put(SimNode n, long id, long value) {
+    n.receive(new Envelope(SimNetwork.CLIENT_BASE, 0,
+        new Request(id, 0, Kind.PUT, KEY, null, Bytes.ofLong(value))), e -> e);
+    time.runUntil(time.now() + 100);
+  }
+
+  @Test
+  void everySecondRestartCompactsTheLogToACheckpointThatHoldsEveryWrite() {
+    SimNode n = node(null);
+    int grown = n.durableRecords().size();
+    assertThat(grown).isGreaterThan(1);
+    n.crash(false);
+    assertThat(n.restart()).isTrue();
+    assertThat(n.durableRecords()).singleElement().isInstanceOf(Record.Checkpoint.class);
+    assertThat(n.core.localValue(0, KEY)).contains(Bytes.ofLong(41));
+
+    put(n, 2, 42);
+    n.crash(false);
+    assertThat(n.restart()).isTrue();
+    // the second restart keeps the log as it grew: the checkpoint, a level, the write
+    assertThat(n.durableRecords()).hasSizeGreaterThan(2).first()
+        .isInstanceOf(Record.Checkpoint.class);
+    n.crash(false);
+    assertThat(n.restart()).isTrue();
+    assertThat(n.durableRecords()).singleElement().isInstanceOf(Record.Checkpoint.class);
+    assertThat(n.core.localValue(0, KEY)).contains(Bytes.ofLong(42));
+  }
+
+  @Test
+  void aDamagedCheckpointIsDetectedAtRestartOrUnderThePlantedBugServed() {
+    for (Mutant mutant : new Mutant[] {null, Mutant.UNCHECKED_RECORDS}) {
+      SimNode n = node(mutant);
+      n.crash(true);
+      assertThat(n.restart()).isTrue();
+      n.crash(true);
+      assertThat(n.damageLastValue()).isTrue();
+      assertThat(n.damagedRecord()).as("the checkpoint, the log's only value").isZero();
+      if (mutant == null) {
+        assertThat(n.restart()).as("a damaged checkpoint stops the node").isFalse();
+        assertThat(n.up()).isFalse();
+      } else {
+        assertThat(n.restart()).isTrue();
+        assertThat(n.core.localValue(0, KEY)).isPresent().get().isNotEqualTo(Bytes.ofLong(41));
+      }
+    }
+  }
+}

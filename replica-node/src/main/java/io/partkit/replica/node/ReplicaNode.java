@@ -183,7 +183,11 @@ final class ReplicaNode implements AutoCloseable {
       // gives it too: its log starts again from those, growing with the writes since the last
       // start instead of with every write ever made.
       List<Record> checkpoint = r.checkpoint();
-      if (opened.records().size() > checkpoint.size()) {
+      if (opened.records().size() > checkpoint.size() && !Wal.fits(checkpoint)) {
+        // a partition whose data is over one record's size is kept as the writes that made it
+        log.accept(name + ": log not compacted: a partition's checkpoint is over the "
+            + Codec.MAX_FRAME + "-byte record limit");
+      } else if (opened.records().size() > checkpoint.size()) {
         opened.wal().close();
         Wal.rewrite(data, checkpoint);
         opened = Wal.open(data, onSynced, onFailure);

@@ -214,6 +214,16 @@ final class Wal implements AutoCloseable {
     }
   }
 
+  /** Whether every one of {@code records} is within the size a log record may have. */
+  static boolean fits(List<Record> records) {
+    for (Record r : records) {
+      if (Codec.encode(r).length > Codec.MAX_FRAME) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** The records framed as the log holds them, ready to write. */
   private static ByteBuffer frames(List<Record> records) throws IOException {
     List<byte[]> parts = new ArrayList<>(records.size());

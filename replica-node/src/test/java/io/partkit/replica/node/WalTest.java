@@ -185,4 +185,18 @@ class WalTest {
     assertThat(o.records()).as("a later rewrite starts its file afresh").isEqualTo(written(4, 5));
     o.wal().close();
   }
+
+  @Test
+  void aRecordOverTheSizeLimitDoesNotFitAndIsNeverWritten() throws Exception {
+    Record huge = new Record.Written(1, 1, 1, 1, Bytes.ofLong(1),
+        Bytes.of(new byte[Codec.MAX_FRAME + 1]));
+    assertThat(Wal.fits(written(1, 3))).isTrue();
+    assertThat(Wal.fits(List.of(written(1), huge))).isFalse();
+    write(written(1, 3));
+    assertThatThrownBy(() -> Wal.rewrite(dir, List.of(huge))).isInstanceOf(IOException.class)
+        .hasMessageContaining("over the limit");
+    Wal.Opened o = open();
+    assertThat(o.records()).as("the log as it was").isEqualTo(written(1, 3));
+    o.wal().close();
+  }
 }

@@ -171,29 +171,22 @@ final class ReplicaNode implements AutoCloseable {
     log.accept(name + ": " + opened.records().size() + " records replayed from "
         + opened.wal().file() + (opened.droppedBytes() > 0 ? "; a torn tail of "
         + opened.droppedBytes() + " bytes dropped" : ""));
-    if (m instanceof Control c && opened.records().size() > 1) {
-      // A restored control needs only its last state, so its log starts again from that one
-      // record: it grows with the changes since the last start, not with every change ever made.
+    // A restored machine's state is exactly what its log gives, so the few records that restore
+    // that state give it too (the control's last state, a node's checkpoint per partition): the
+    // log starts again from them, growing with the changes since the last start instead of with
+    // every change ever made.
+    List<Record> compacted = m instanceof Control c ? List.of(c.durableState())
+        : ((Replica) m).checkpoint();
+    int replayed = opened.records().size();
+    if (replayed > compacted.size() && !Wal.fits(compacted)) {
+      // a partition whose data is over one record's size is kept as the writes that made it
+      log.accept(name + ": log not compacted: a record of its state is over the "
+          + Codec.MAX_FRAME + "-byte limit");
+    } else if (replayed > compacted.size()) {
       opened.wal().close();
-      Wal.rewrite(data, List.of(c.durableState()));
+      Wal.rewrite(data, compacted);
       opened = Wal.open(data, onSynced, onFailure);
-      log.accept(name + ": log compacted to its last state");
-    } else if (m instanceof Replica r) {
-      // A restored node's state is exactly what its log gives, so one checkpoint per partition
-      // gives it too: its log starts again from those, growing with the writes since the last
-      // start instead of with every write ever made.
-      List<Record> checkpoint = r.checkpoint();
-      if (opened.records().size() > checkpoint.size() && !Wal.fits(checkpoint)) {
-        // a partition whose data is over one record's size is kept as the writes that made it
-        log.accept(name + ": log not compacted: a partition's checkpoint is over the "
-            + Codec.MAX_FRAME + "-byte record limit");
-      } else if (opened.records().size() > checkpoint.size()) {
-        opened.wal().close();
-        Wal.rewrite(data, checkpoint);
-        opened = Wal.open(data, onSynced, onFailure);
-        log.accept(name + ": log compacted to a checkpoint of its " + checkpoint.size()
-            + " partitions");
-      }
+      log.accept(name + ": log compacted from " + replayed + " records to " + compacted.size());
     }
     ReplicaNode n = new ReplicaNode(id, m, m instanceof Control c ? c : null, peers,
         listen(address), log);

@@ -261,12 +261,12 @@ class ReplicaClusterTest {
       readAll(c);
     }
     assertThat(Files.readString(dir.resolve("control.log"))).contains("records replayed")
-        .contains("log compacted to its last state");
+        .containsPattern("control: log compacted from \\d+ records to 1\\b");
     for (int i = 0; i < NODES; i++) {
       // every node restarted with writes in its log: it started again from its checkpoint, and
       // the reads after each restart found every acknowledged write in it
       assertThat(Files.readString(dir.resolve("n" + i + ".log"))).as("node %d's log", i)
-          .contains("log compacted to a checkpoint of its");
+          .contains("log compacted from");
     }
     assertThat(acknowledged).as("acknowledged writes checked").isGreaterThan(4 * KEYS);
   }
@@ -414,7 +414,7 @@ class ReplicaClusterTest {
     for (int i = 0; i < NODES; i++) {
       // the split partitions came back from checkpoints, and every acknowledged write with them
       assertThat(Files.readString(dir.resolve("n" + i + ".log"))).as("node %d's log", i)
-          .contains("log compacted to a checkpoint of its");
+          .contains("log compacted from");
     }
   }
 

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Short seeded runs with every node in a container of its own on a real Docker engine, partkit's
  * node image, partitions made of nft rules inside the containers: what a CI runner with Docker and
- * no root can run. The correct kvstore, etcd and Ignite pass; a broken kvstore and Hazelcast's
- * merge after a split are caught.
+ * no root can run. The correct kvstore, the replica core's driver, etcd and Ignite pass; a broken
+ * kvstore and Hazelcast's merge after a split are caught.
  */
 class ContainerVerifyTest {
 
@@ -35,6 +35,17 @@ class ContainerVerifyTest {
     assertThat(history).contains(":f :start-partition", ":f :start-pause", ":f :start-kill",
         ":f :start-membership");
     assertThat(r.dir().resolve("coord.log")).isNotEmptyFile();
+  }
+
+  @Test
+  void replicaCoresPassKillPauseAndPartitionsInContainers() throws Exception {
+    RunResult r = KvVerifyTest.run(KvVerifyTest.ciRun("replica", 5, 24, "kill", "pause",
+        "partition").runtime("containers").build());
+    assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(3);
+    assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(100);
+    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
+    assertThat(Files.readString(r.dir().resolve("history.edn")))
+        .contains(":f :start-partition");
   }
 
   @Test

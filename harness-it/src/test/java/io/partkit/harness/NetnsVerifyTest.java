@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Short seeded runs with real network partitions: every node in its own network namespace, cuts
- * made of nftables drops. The correct kvstore and etcd pass.
+ * made of nftables drops. The correct kvstore, the replica core's driver and etcd pass.
  */
 class NetnsVerifyTest {
 
@@ -24,6 +24,21 @@ class NetnsVerifyTest {
   @Test
   void kvPassesMembershipKillAndPartitions() throws Exception {
     VerifySpec spec = KvVerifyTest.kv(21, "membership", "kill", "partition").runtime("netns")
+        .build();
+    RunResult r = KvVerifyTest.run(spec);
+    assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(3);
+    assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(100);
+    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
+    assertThat(Files.readString(r.dir().resolve("history.edn"))).contains(":f :start-partition");
+  }
+
+  /**
+   * The replica core's driver ({@code --system replica}): cuts between data nodes (the control
+   * still reaches each) make primaries suspect their backups, and kills hit the control too.
+   */
+  @Test
+  void replicaCoresPassKillsAndPartitions() throws Exception {
+    VerifySpec spec = KvVerifyTest.ciRun("replica", 5, 23, "kill", "partition").runtime("netns")
         .build();
     RunResult r = KvVerifyTest.run(spec);
     assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(3);

@@ -516,13 +516,13 @@ public final class Control implements StateMachine {
       return;
     }
     if (!up(primary) || leaving(primary) && t.move == null) {
-      Optional<Integer> next = t.members.stream().skip(1)
-          .filter(n -> t.level.contains(n) && up(n) && !leaving(n)).findFirst()
+      List<Integer> levelUp = t.members.stream().skip(1)
+          .filter(n -> t.level.contains(n) && up(n)).toList();
+      Optional<Integer> next = levelUp.stream().filter(n -> !leaving(n)).findFirst()
           // when the only level copies left are leaving, one serves until the partition is
           // placed elsewhere: the primary may be gone for good, and waiting for it would leave
           // the partition unserved, and never re-replicated, for ever
-          .or(() -> up(primary) ? Optional.empty() : t.members.stream()
-              .skip(1).filter(n -> t.level.contains(n) && up(n)).findFirst());
+          .or(() -> up(primary) ? Optional.empty() : levelUp.stream().findFirst());
       if (next.isPresent()) {
         List<Integer> m = new ArrayList<>();
         m.add(next.get());

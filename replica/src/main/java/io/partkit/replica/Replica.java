@@ -462,7 +462,7 @@ public final class Replica implements StateMachine {
       if (d.scan != null) {
         send(d.client, page(d.scan, p.data));
       } else if (d.failure != null) {
-        send(d.client, new Reply(r.id(), Outcome.FAIL, null, d.failure));
+        fail(d, d.failure);
       } else if (r.kind() == Kind.GET) {
         send(d.client, new Reply(r.id(), Outcome.OK, p.data.get(r.key()), null));
       } else {

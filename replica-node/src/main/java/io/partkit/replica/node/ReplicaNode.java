@@ -178,15 +178,16 @@ final class ReplicaNode implements AutoCloseable {
     List<Record> compacted = m instanceof Control c ? List.of(c.durableState())
         : ((Replica) m).checkpoint();
     int replayed = opened.records().size();
-    if (replayed > compacted.size() && !Wal.fits(compacted)) {
-      // a partition whose data is over one record's size is kept as the writes that made it
-      log.accept(name + ": log not compacted: a record of its state is over the "
-          + Codec.MAX_FRAME + "-byte limit");
-    } else if (replayed > compacted.size()) {
+    if (replayed > compacted.size()) {
       opened.wal().close();
-      Wal.rewrite(data, compacted);
+      if (Wal.rewrite(data, compacted)) {
+        log.accept(name + ": log compacted from " + replayed + " records to " + compacted.size());
+      } else {
+        // a partition whose data is over one record's size is kept as the writes that made it
+        log.accept(name + ": log not compacted: a record of its state is over the "
+            + Codec.MAX_FRAME + "-byte limit");
+      }
       opened = Wal.open(data, onSynced, onFailure);
-      log.accept(name + ": log compacted from " + replayed + " records to " + compacted.size());
     }
     ReplicaNode n = new ReplicaNode(id, m, m instanceof Control c ? c : null, peers,
         listen(address), log);

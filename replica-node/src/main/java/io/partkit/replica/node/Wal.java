@@ -27,9 +27,9 @@ import java.util.zip.CRC32C;
  * what was durable, records the node may have acknowledged: {@link #open} refuses with {@link
  * Damaged}, and the node must not start from this log.
  *
- * <p>A node's log is never compacted: it grows with every write (fine for test runs, not for a
- * long-lived store). A log whose state fits in a few records is replaced whole with {@link
- * #rewrite} (the control's, at each start).
+ * <p>The log is not compacted while it is open: it grows with every write. A driver replaces it
+ * whole with {@link #rewrite} before opening it, with the few records that restore its state (the
+ * control's and the nodes', at each start).
  */
 final class Wal implements AutoCloseable {
 
@@ -137,9 +137,15 @@ final class Wal implements AutoCloseable {
    * new log is written and synced under another name, then renamed over the old one and the
    * directory synced, so a crash at any point leaves either log whole: the old one or the new.
    * Call it only while no {@link Wal} of {@code dir} is open.
+   *
+   * @return false, with nothing written, when a record is over the size a log record may have
    */
-  static void rewrite(Path dir, List<Record> records) throws IOException {
-    ByteBuffer buf = frames(records);
+  static boolean rewrite(Path dir, List<Record> records) throws IOException {
+    List<byte[]> encoded = encode(records);
+    if (largest(encoded) > Codec.MAX_FRAME) {
+      return false;
+    }
+    ByteBuffer buf = frames(encoded);
     Path next = dir.resolve(NEXT);
     try (FileChannel ch = FileChannel.open(next, StandardOpenOption.CREATE,
         StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
@@ -151,6 +157,7 @@ final class Wal implements AutoCloseable {
     Files.move(next, dir.resolve(FILE), StandardCopyOption.REPLACE_EXISTING,
         StandardCopyOption.ATOMIC_MOVE);
     syncDirectory(dir);
+    return true;
   }
 
   /** The end of the intact record at {@code pos} (added to {@code into}), or -1. */
@@ -203,7 +210,13 @@ final class Wal implements AutoCloseable {
         return appended;
       }
     }
-    ByteBuffer buf = frames(records);
+    List<byte[]> encoded = encode(records);
+    int largest = largest(encoded);
+    if (largest > Codec.MAX_FRAME) {
+      throw new IOException("a record of " + largest + " bytes is over the limit of "
+          + Codec.MAX_FRAME);
+    }
+    ByteBuffer buf = frames(encoded);
     while (buf.hasRemaining()) {
       channel.write(buf);
     }
@@ -214,31 +227,32 @@ final class Wal implements AutoCloseable {
     }
   }
 
-  /** Whether every one of {@code records} is within the size a log record may have. */
-  static boolean fits(List<Record> records) {
+  /** Each record's payload. */
+  private static List<byte[]> encode(List<Record> records) {
+    List<byte[]> encoded = new ArrayList<>(records.size());
     for (Record r : records) {
-      if (Codec.encode(r).length > Codec.MAX_FRAME) {
-        return false;
-      }
+      encoded.add(Codec.encode(r));
     }
-    return true;
+    return encoded;
   }
 
-  /** The records framed as the log holds them, ready to write. */
-  private static ByteBuffer frames(List<Record> records) throws IOException {
-    List<byte[]> parts = new ArrayList<>(records.size());
+  /** The size of the largest payload, 0 for none. */
+  private static int largest(List<byte[]> payloads) {
+    int largest = 0;
+    for (byte[] p : payloads) {
+      largest = Math.max(largest, p.length);
+    }
+    return largest;
+  }
+
+  /** The payloads framed as the log holds them, ready to write. */
+  private static ByteBuffer frames(List<byte[]> payloads) {
     int total = 0;
-    for (Record r : records) {
-      byte[] p = Codec.encode(r);
-      if (p.length > Codec.MAX_FRAME) {
-        throw new IOException("a record of " + p.length + " bytes is over the limit of "
-            + Codec.MAX_FRAME);
-      }
-      parts.add(p);
+    for (byte[] p : payloads) {
       total += HEADER + p.length;
     }
     ByteBuffer buf = ByteBuffer.allocate(total);
-    for (byte[] p : parts) {
+    for (byte[] p : payloads) {
       CRC32C c = new CRC32C();
       ByteBuffer len = ByteBuffer.allocate(4).putInt(0, p.length);
       c.update(len.array(), 0, 4);

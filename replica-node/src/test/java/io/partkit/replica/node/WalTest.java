@@ -163,7 +163,7 @@ class WalTest {
   @Test
   void aRewrittenLogHoldsOnlyItsRecordsAndTakesNewOnesAfterThem() throws Exception {
     write(written(1, 40));
-    Wal.rewrite(dir, written(7, 9));
+    assertThat(Wal.rewrite(dir, written(7, 9))).isTrue();
     assertThat(dir.resolve(Wal.NEXT)).as("the new log took the old one's name").doesNotExist();
     write(written(100, 101));
     Wal.Opened o = open();
@@ -180,7 +180,7 @@ class WalTest {
     Wal.Opened o = open();
     assertThat(o.records()).isEqualTo(written(1, 5));
     o.wal().close();
-    Wal.rewrite(dir, written(4, 5));
+    assertThat(Wal.rewrite(dir, written(4, 5))).isTrue();
     o = open();
     assertThat(o.records()).as("a later rewrite starts its file afresh").isEqualTo(written(4, 5));
     o.wal().close();
@@ -190,13 +190,17 @@ class WalTest {
   void aRecordOverTheSizeLimitDoesNotFitAndIsNeverWritten() throws Exception {
     Record huge = new Record.Written(1, 1, 1, 1, Bytes.ofLong(1),
         Bytes.of(new byte[Codec.MAX_FRAME + 1]));
-    assertThat(Wal.fits(written(1, 3))).isTrue();
-    assertThat(Wal.fits(List.of(written(1), huge))).isFalse();
     write(written(1, 3));
-    assertThatThrownBy(() -> Wal.rewrite(dir, List.of(huge))).isInstanceOf(IOException.class)
-        .hasMessageContaining("over the limit");
+    assertThat(Wal.rewrite(dir, List.of(written(1), huge))).as("a record over the limit")
+        .isFalse();
+    assertThat(dir.resolve(Wal.NEXT)).as("nothing written").doesNotExist();
     Wal.Opened o = open();
     assertThat(o.records()).as("the log as it was").isEqualTo(written(1, 3));
+    assertThatThrownBy(() -> o.wal().append(List.of(huge))).isInstanceOf(IOException.class)
+        .hasMessageContaining("over the limit");
     o.wal().close();
+    Wal.Opened again = open();
+    assertThat(again.records()).as("the refused append wrote nothing").isEqualTo(written(1, 3));
+    again.wal().close();
   }
 }

@@ -127,6 +127,8 @@ public interface VersionedValues {
    *     allowed: non-empty, at most 128 of {@code [A-Za-z0-9._-]}), a value
    *     over {@link #MAX_VALUE_BYTES} (the message gives its size and the limit), or a negative
    *     {@code expectedVersion} (no version is negative)
+   * @throws MetadataStoreException when the store could not be reached or could not tell within
+   *     its timeout: the value may or may not have been stored, {@link #get} tells
    */
   OptionalLong compareAndSet(String name, long expectedVersion, byte[] value);
 }

@@ -42,8 +42,8 @@ import java.util.OptionalLong;
  *   <li>A name, once written, is never removed, and there is no listing and no watch: a caller
  *       knows the names it uses.
  *   <li>Each value is written whole on every change, and the persistent embedded store rewrites
- *       its whole file on every change of anything: the ability suits a few values of up to some
- *       hundreds of KiB changed a few times a second, not bulk data.
+ *       (and fsyncs) its whole file on every change of anything: the ability suits a few small
+ *       values such as a control's state, not bulk data.
  * </ul>
  *
  * <p>Implementations are thread-safe. Failures to reach a remote store surface as

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.partkit.coordinator.internal.ListenerExecutor;
+import io.partkit.coordinator.internal.VersionedValueArguments;
 import io.partkit.spi.Member;
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.NodeId;
@@ -22,8 +23,12 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -32,26 +37,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The in-process {@link MetadataStore}: linearizable because every operation holds one lock,
- * optionally durable through a JSON file.
+ * The in-process {@link MetadataStore} and {@link VersionedValues}: linearizable because every
+ * operation holds one lock, optionally durable through a JSON file.
  *
  * <p>Persistence follows the classic atomic-replace recipe: write the whole state to a temporary
  * file in the same directory, {@code fsync} it, rename it over the old file (atomic on POSIX), and
  * {@code fsync} the directory so the rename itself survives a power loss. A crash leaves either the
  * old or the new file, never a torn one. The state is small (one table, one wave of migrations,
- * the members), so rewriting it whole is cheaper than any log.
+ * the members, a few values), so rewriting it whole is cheaper than any log.
  *
  * <p>Callbacks (watches, election) run on one store thread in the order the changes happened, never
  * under the lock, so a listener may call back into the store.
  */
-final class EmbeddedMetadataStore implements MetadataStore {
+final class EmbeddedMetadataStore implements MetadataStore, VersionedValues {
 
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedMetadataStore.class);
 
   /**
    * The store file's format: {@code {"format":2,"crc32c":...,"state":{...}}}. Format 1 (the
    * state's fields at the top level, no checksum) is no longer read: it cannot be told apart
-   * from a damaged file.
+   * from a damaged file. The state's {@code values} ({@code {"<name>":{"version":7,"value":
+   * "<base64>"}}}) may be missing: files written before the store kept values have none.
    */
   static final int FORMAT = 2;
 
@@ -64,6 +70,7 @@ final class EmbeddedMetadataStore implements MetadataStore {
   private List<PendingMigration> pending = List.of();
   private final TreeMap<NodeId, Member> members = new TreeMap<>();
   private long memberVersion;
+  private final TreeMap<String, Versioned> values = new TreeMap<>();
   private long revision;
   private final List<TableWatch> tableWatches = new ArrayList<>();
   private final List<Runnable> memberWatches = new CopyOnWriteArrayList<>();
@@ -110,7 +117,7 @@ final class EmbeddedMetadataStore implements MetadataStore {
       if (epoch() != expectedEpoch) {
         return false;
       }
-      persist(next, List.of(), members, memberVersion);
+      persist(next, List.of(), members, memberVersion, values);
       table = next;
       pending = List.of();
       revision++;
@@ -130,7 +137,7 @@ final class EmbeddedMetadataStore implements MetadataStore {
       if (epoch() != expectedEpoch || !pending.isEmpty()) {
         return false;
       }
-      persist(table, copy, members, memberVersion);
+      persist(table, copy, members, memberVersion, values);
       pending = copy;
       revision++;
       return true;
@@ -158,7 +165,7 @@ final class EmbeddedMetadataStore implements MetadataStore {
         return false;
       }
       if (!pending.isEmpty()) {
-        persist(table, List.of(), members, memberVersion);
+        persist(table, List.of(), members, memberVersion, values);
         pending = List.of();
         revision++;
       }
@@ -248,7 +255,7 @@ final class EmbeddedMetadataStore implements MetadataStore {
   }
 
   private void memberChanged(TreeMap<NodeId, Member> next) {
-    persist(table, pending, next, memberVersion + 1);
+    persist(table, pending, next, memberVersion + 1, values);
     members.clear();
     members.putAll(next);
     memberVersion++;
@@ -272,6 +279,41 @@ final class EmbeddedMetadataStore implements MetadataStore {
     Runnable wrapper = onChange::run; // a distinct identity, so the same Runnable can watch twice
     memberWatches.add(wrapper);
     return () -> memberWatches.remove(wrapper);
+  }
+
+  // ---- versioned values ----
+
+  @Override
+  public Optional<Versioned> get(String name) {
+    VersionedValueArguments.checkName(name);
+    synchronized (lock) {
+      checkOpen();
+      return Optional.ofNullable(values.get(name));
+    }
+  }
+
+  /**
+   * The new version is the revision the change gives the store: persisted with the file, so it
+   * keeps growing across a reopen, and above every version any name had before.
+   */
+  @Override
+  public OptionalLong compareAndSet(String name, long expectedVersion, byte[] value) {
+    VersionedValueArguments.checkCompareAndSet(name, expectedVersion, value);
+    Versioned next;
+    synchronized (lock) {
+      checkOpen();
+      Versioned current = values.get(name);
+      if ((current == null ? ABSENT : current.version()) != expectedVersion) {
+        return OptionalLong.empty();
+      }
+      next = new Versioned(value, revision + 1);
+      TreeMap<String, Versioned> nextValues = new TreeMap<>(values);
+      nextValues.put(name, next);
+      persist(table, pending, members, memberVersion, nextValues);
+      values.put(name, next);
+      revision++;
+    }
+    return OptionalLong.of(next.version());
   }
 
   // ---- leadership ----
@@ -378,7 +420,8 @@ final class EmbeddedMetadataStore implements MetadataStore {
    * state the file never had and lose it at the next restart.
    */
   private void persist(PartitionAssignment nextTable, List<PendingMigration> nextPending,
-      TreeMap<NodeId, Member> nextMembers, long nextMemberVersion) {
+      TreeMap<NodeId, Member> nextMembers, long nextMemberVersion,
+      TreeMap<String, Versioned> nextValues) {
     if (file == null) {
       return;
     }
@@ -390,6 +433,9 @@ final class EmbeddedMetadataStore implements MetadataStore {
     state.put("memberVersion", nextMemberVersion);
     ArrayNode memberArray = state.putArray("members");
     nextMembers.values().forEach(m -> memberArray.add(MetadataCodec.memberToTree(m)));
+    ObjectNode valueObject = state.putObject("values");
+    nextValues.forEach((name, v) -> valueObject.putObject(name).put("version", v.version())
+        .put("value", Base64.getEncoder().encodeToString(v.value())));
     ObjectNode root = f.objectNode();
     root.put("format", FORMAT);
     root.put("crc32c", checksum(state));
@@ -449,10 +495,34 @@ final class EmbeddedMetadataStore implements MetadataStore {
         Member member = MetadataCodec.memberFromTree(m);
         members.put(member.id(), member);
       }
+      if (state.has("values")) { // absent from files written before the store kept values
+        loadValues(state.object("values"));
+      }
     } catch (IllegalArgumentException e) {
       throw new MetadataStoreException("cannot load " + describe() + ": " + e.getMessage()
           + "; the file is left as it is (restore it from a backup, or move it away to start"
           + " with an empty store)", e);
+    }
+  }
+
+  private void loadValues(JsonNode object) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      String path = "state.values." + e.getKey();
+      MetadataCodec.Fields v = new MetadataCodec.Fields(e.getValue(), path);
+      long version = v.longValue("version");
+      if (version <= ABSENT || version > revision) {
+        throw new IllegalArgumentException(path + ".version: expected 1 to the store's revision "
+            + revision + ": " + version);
+      }
+      byte[] bytes;
+      try {
+        bytes = Base64.getDecoder().decode(v.text("value"));
+      } catch (IllegalArgumentException bad) {
+        throw new IllegalArgumentException(path + ".value: expected base64: " + bad.getMessage(),
+            bad);
+      }
+      values.put(VersionedValueArguments.checkName(e.getKey()), new Versioned(bytes, version));
     }
   }
 

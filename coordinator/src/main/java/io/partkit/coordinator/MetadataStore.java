@@ -34,6 +34,10 @@ import java.util.function.Consumer;
  *       epoch order, starting with the current one, and never delivers an epoch twice.
  * </ul>
  *
+ * <p>Optional abilities are separate interfaces a store implements as well; callers ask with
+ * {@code instanceof}. {@link VersionedValues}: named values replaced by compare-and-set on their
+ * version (both built-in stores have it).
+ *
  * <p>Implementations are thread-safe. Failures to reach a remote store surface as
  * {@link MetadataStoreException} with a message naming the store and what failed.
  */

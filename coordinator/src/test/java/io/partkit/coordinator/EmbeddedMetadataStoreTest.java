@@ -7,6 +7,7 @@ import io.partkit.spi.HashSlots;
 import io.partkit.spi.Member;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
+import io.partkit.coordinator.VersionedValues.Versioned;
 import io.partkit.spi.PartitionAssignment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -61,6 +62,81 @@ class EmbeddedMetadataStoreTest {
     assertThat(again.compareAndSetTable(1, table(2, "b", "b2"))).isTrue();
     again.close();
     assertThat(MetadataStores.embedded(file).read().epoch()).isEqualTo(2);
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** A format-2 file around {@code state}, with the checksum the store computes. */
+  private static void writeStoreFile(Path file, String state) throws Exception {
+    CRC32C crc = new CRC32C();
+    crc.update(state.getBytes(StandardCharsets.UTF_8));
+    Files.writeString(file, "{\"format\":2,\"crc32c\":" + crc.getValue() + ",\"state\":" + state
+        + "}");
+  }
+
+  @Test
+  void aValueSurvivesAReopenWithItsVersionAndVersionsKeepGrowing() {
+    Path file = dir.resolve("state.json");
+    VersionedValues first = (VersionedValues) MetadataStores.embedded(file);
+    long v1 = first.compareAndSet("control", VersionedValues.ABSENT, utf8("one")).orElseThrow();
+    long v2 = first.compareAndSet("control", v1, new byte[] {0, -1, 10, 13}).orElseThrow();
+    long empty = first.compareAndSet("empty", VersionedValues.ABSENT, new byte[0]).orElseThrow();
+    ((MetadataStore) first).compareAndSetTable(MetadataStore.NO_TABLE, table(1, "a"));
+    ((MetadataStore) first).close();
+
+    MetadataStore reopened = MetadataStores.embedded(file);
+    VersionedValues again = (VersionedValues) reopened;
+    assertThat(again.get("control")).contains(new Versioned(new byte[] {0, -1, 10, 13}, v2));
+    assertThat(again.get("empty")).contains(new Versioned(new byte[0], empty));
+    assertThat(reopened.read().table()).contains(table(1, "a"));
+    assertThat(again.compareAndSet("control", v1, utf8("stale"))).isEmpty();
+    long v3 = again.compareAndSet("control", v2, utf8("three")).orElseThrow();
+    assertThat(v3).as("above every version before the reopen").isGreaterThan(Math.max(v2, empty));
+    long created = again.compareAndSet("new", VersionedValues.ABSENT, utf8("n")).orElseThrow();
+    assertThat(created).isGreaterThan(v3);
+    reopened.close();
+    VersionedValues third = (VersionedValues) MetadataStores.embedded(file);
+    assertThat(third.get("control")).contains(new Versioned(utf8("three"), v3));
+    assertThat(third.get("new")).contains(new Versioned(utf8("n"), created));
+  }
+
+  @Test
+  void aFileWrittenBeforeValuesOpensWithNoValues() throws Exception {
+    Path file = dir.resolve("state.json");
+    writeStoreFile(file, "{\"revision\":4,\"table\":null,\"pending\":[],\"memberVersion\":3,"
+        + "\"members\":[]}");
+    MetadataStore s = MetadataStores.embedded(file);
+    VersionedValues v = (VersionedValues) s;
+    assertThat(v.get("control")).isEmpty();
+    long created = v.compareAndSet("control", VersionedValues.ABSENT, utf8("x")).orElseThrow();
+    assertThat(created).as("above the file's revision").isGreaterThan(4);
+    assertThat(s.members().version()).isEqualTo(3);
+    s.close();
+    assertThat(((VersionedValues) MetadataStores.embedded(file)).get("control"))
+        .contains(new Versioned(utf8("x"), created));
+  }
+
+  @ParameterizedTest(name = "[{index}] {1}")
+  @CsvSource(delimiter = '|', quoteCharacter = '\'', value = {
+      "{\"c\":{\"version\":2,\"value\":\"!!\"}}|state.values.c.value: expected base64",
+      "{\"c\":{\"version\":0,\"value\":\"\"}}|state.values.c.version: expected 1 to the"
+          + " store's revision 4: 0",
+      "{\"c\":{\"version\":5,\"value\":\"\"}}|state.values.c.version: expected 1 to the"
+          + " store's revision 4: 5",
+      "{\"c\":{\"value\":\"\"}}|state.values.c: missing field 'version'",
+      "{\"a/b\":{\"version\":1,\"value\":\"\"}}|bad value name 'a/b'",
+      "[]|state.values: expected an object",
+  })
+  void aFileWithABrokenValueIsAClearError(String values, String expected) throws Exception {
+    Path file = dir.resolve("state.json");
+    writeStoreFile(file, "{\"revision\":4,\"table\":null,\"pending\":[],\"memberVersion\":0,"
+        + "\"members\":[],\"values\":" + values + "}");
+    assertThatThrownBy(() -> MetadataStores.embedded(file))
+        .isInstanceOf(MetadataStoreException.class)
+        .hasMessageContaining(file.toString())
+        .hasMessageContaining(expected);
   }
 
   @Test
@@ -134,7 +210,12 @@ class EmbeddedMetadataStoreTest {
       assertThat(s.read().epoch()).isEqualTo(1);
       assertThat(s.members().version()).isEqualTo(version);
       assertThat(s.members().members()).containsExactly(Member.of("a"));
+      VersionedValues values = (VersionedValues) s;
+      assertThatThrownBy(() -> values.compareAndSet("v", VersionedValues.ABSENT, utf8("x")))
+          .isInstanceOf(MetadataStoreException.class).hasMessageContaining("nothing changed");
+      assertThat(values.get("v")).isEmpty();
       Files.delete(blocker);
+      assertThat(values.compareAndSet("v", VersionedValues.ABSENT, utf8("x"))).isPresent();
       assertThat(s.compareAndSetTable(1, table(2, "b", "b"))).isTrue();
     } finally {
       s.close();

@@ -27,7 +27,9 @@ import io.partkit.coordinator.MetadataSnapshot;
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.MetadataStoreException;
 import io.partkit.coordinator.PendingMigration;
+import io.partkit.coordinator.VersionedValues;
 import io.partkit.coordinator.internal.ListenerExecutor;
+import io.partkit.coordinator.internal.VersionedValueArguments;
 import io.partkit.spi.Member;
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.NodeId;
@@ -35,31 +37,39 @@ import io.partkit.spi.PartitionAssignment;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link MetadataStore} on etcd v3 through jetcd.
+ * {@link MetadataStore} and {@link VersionedValues} on etcd v3 through jetcd.
  *
  * <p>Compare-and-set: a change first reads the table key (its value and mod revision), checks the
  * epoch, then commits in a transaction whose guard is "the table key's mod revision is still the
  * one read". etcd's transactions are serializable, so the guard makes the read-check-write atomic.
+ * A versioned value is one key, {@code <prefix>/values/<name>}, its version the key's mod
+ * revision; its transaction is guarded by that mod revision (by "not created yet" for
+ * {@link VersionedValues#ABSENT}).
  *
  * <p>Requests that fail on a transport error (an etcd member died, a leader election is under way)
  * are retried on the other endpoints until the request timeout. A transaction whose outcome is
  * unknown (the request may have been applied before the connection broke) is not blindly retried:
- * the store reads back and recognizes its own write (same table, same pending migrations), so a
- * commit is reported exactly once and never mistaken for a lost race.
+ * the store reads back and recognizes its own write (same table, same pending migrations, same
+ * value bytes under a version above the expected one), so a commit is reported exactly once and
+ * never mistaken for a lost race ({@code guardedWrite}).
  *
  * <p>Leader election: the leader key holds the candidate's name on the candidate's lease, created
  * by "create if absent" ({@code createRevision == 0}); a standby watches the key and campaigns
@@ -68,7 +78,7 @@ import org.slf4j.LoggerFactory;
  * needs to act and the table itself is protected by compare-and-set. A leader whose lease
  * keep-alive fails steps down at once and recovers (see {@link EtcdLeaderElection}).
  */
-final class EtcdMetadataStore implements MetadataStore {
+final class EtcdMetadataStore implements MetadataStore, VersionedValues {
 
   private static final Logger LOG = LoggerFactory.getLogger(EtcdMetadataStore.class);
 
@@ -82,6 +92,7 @@ final class EtcdMetadataStore implements MetadataStore {
   private final ByteSequence migrationsKey;
   private final ByteSequence membersPrefix;
   private final ByteSequence leaderKey;
+  private final String valuesPrefix;
   private final ListenerExecutor callbacks;
   private final Map<NodeId, Long> memberLeases = new ConcurrentHashMap<>();
   private final List<AutoCloseable> resources = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -98,6 +109,7 @@ final class EtcdMetadataStore implements MetadataStore {
     this.migrationsKey = bytes(prefix + "/migrations");
     this.membersPrefix = bytes(prefix + "/members/");
     this.leaderKey = bytes(prefix + "/leader");
+    this.valuesPrefix = prefix + "/values/";
     this.callbacks = new ListenerExecutor("partkit-etcd-store-callbacks " + prefix, describe());
   }
 
@@ -164,7 +176,7 @@ final class EtcdMetadataStore implements MetadataStore {
           + expectedEpoch + ": " + next.epoch());
     }
     ByteSequence value = ByteSequence.from(MetadataCodec.tableToBytes(next));
-    return casLoop("commit table epoch " + next.epoch(), expectedEpoch,
+    return tableWrite("commit table epoch " + next.epoch(), expectedEpoch,
         v -> kv.txn().If(new Cmp(tableKey, Cmp.Op.EQUAL, CmpTarget.modRevision(v.modRevision())))
             .Then(Op.put(tableKey, value, PutOption.DEFAULT),
                 Op.delete(migrationsKey, DeleteOption.DEFAULT))
@@ -187,7 +199,7 @@ final class EtcdMetadataStore implements MetadataStore {
       }
     }
     ByteSequence value = bytes(MetadataCodec.migrationsToJson(copy));
-    return casLoop("record " + copy.size() + " migrations", expectedEpoch,
+    return tableWrite("record " + copy.size() + " migrations", expectedEpoch,
         v -> kv.txn().If(new Cmp(tableKey, Cmp.Op.EQUAL, CmpTarget.modRevision(v.modRevision())),
                 new Cmp(migrationsKey, Cmp.Op.EQUAL, CmpTarget.version(0)))
             .Then(Op.put(migrationsKey, value, PutOption.DEFAULT))
@@ -198,7 +210,7 @@ final class EtcdMetadataStore implements MetadataStore {
 
   @Override
   public boolean clearMigrations(long expectedEpoch) {
-    return casLoop("clear migrations", expectedEpoch,
+    return tableWrite("clear migrations", expectedEpoch,
         v -> kv.txn().If(new Cmp(tableKey, Cmp.Op.EQUAL, CmpTarget.modRevision(v.modRevision())))
             .Then(Op.delete(migrationsKey, DeleteOption.DEFAULT))
             .commit(),
@@ -206,36 +218,54 @@ final class EtcdMetadataStore implements MetadataStore {
         v -> v.epoch() == expectedEpoch && !v.migrationsPending());
   }
 
-  private interface TxnFor {
-    CompletableFuture<TxnResponse> apply(TableVersion v);
+  /** A change of the table or the migrations, guarded at {@code expectedEpoch}. */
+  private boolean tableWrite(String what, long expectedEpoch,
+      Function<TableVersion, CompletableFuture<TxnResponse>> txn,
+      Predicate<TableVersion> precondition, Predicate<TableVersion> appliedIf) {
+    return guardedWrite(what, this::readVersion,
+        v -> v.epoch() == expectedEpoch && precondition.test(v), txn,
+        v -> appliedIf.test(v) ? OptionalLong.of(v.modRevision()) : OptionalLong.empty())
+        .isPresent();
   }
 
   /**
-   * Read, check, guarded write, until the guard holds or the check fails. When the outcome of the
-   * write is unknown (transport error), {@code appliedIf} on a fresh read tells whether it applied.
+   * Read, check, guarded write, until the guard holds or the check fails; the one place that
+   * decides what a transaction of unknown outcome did. Such a transaction may also be applied
+   * after the read-back (etcd answered "request timed out" while the proposal was still in its
+   * raft log): the write sent again then fails its guard, so once any attempt was in doubt, a
+   * state that refuses the write is first checked for this write before it counts as a lost race.
+   *
+   * @param read a linearizable read of what the guard is about
+   * @param mayWrite whether the state read still allows the write (false: give up, empty)
+   * @param txn the transaction for the state read, guarded so that it fails if that state changed
+   * @param ownWrite on a fresh read after a transport error: the revision of this write if the
+   *     state shows it applied, else empty (then the loop reads, checks and writes again)
+   * @return the revision of the write (the transaction's, or the one found by reading back);
+   *     empty when {@code mayWrite} refused
    */
-  private boolean casLoop(String what, long expectedEpoch, TxnFor txn,
-      java.util.function.Predicate<TableVersion> precondition,
-      java.util.function.Predicate<TableVersion> appliedIf) {
+  private <S> OptionalLong guardedWrite(String what, Supplier<S> read, Predicate<S> mayWrite,
+      Function<S, CompletableFuture<TxnResponse>> txn, Function<S, OptionalLong> ownWrite) {
     long deadline = System.nanoTime() + requestTimeout.toNanos();
+    boolean inDoubt = false;
     while (true) {
       checkOpen();
-      TableVersion v = readVersion();
-      if (v.epoch() != expectedEpoch || !precondition.test(v)) {
-        return false;
+      S before = read.get();
+      if (!mayWrite.test(before)) {
+        return inDoubt ? ownWrite.apply(before) : OptionalLong.empty();
       }
       TxnResponse r;
       try {
-        r = txn.apply(v).get(remaining(deadline), TimeUnit.NANOSECONDS);
+        r = txn.apply(before).get(remaining(deadline), TimeUnit.NANOSECONDS);
       } catch (ExecutionException | TimeoutException e) {
         if (System.nanoTime() >= deadline) {
           throw failure(what, e);
         }
         LOG.info("{}: outcome of '{}' unknown ({}); reading back", describe(), what,
             rootMessage(e));
-        TableVersion after = readVersion();
-        if (appliedIf.test(after)) {
-          return true;
+        inDoubt = true;
+        OptionalLong applied = ownWrite.apply(read.get());
+        if (applied.isPresent()) {
+          return applied;
         }
         continue;
       } catch (InterruptedException e) {
@@ -243,7 +273,7 @@ final class EtcdMetadataStore implements MetadataStore {
         throw new MetadataStoreException(describe() + ": interrupted during " + what, e);
       }
       if (r.isSucceeded()) {
-        return true;
+        return OptionalLong.of(r.getHeader().getRevision());
       }
       // the guard failed: someone wrote in between; the next read decides
     }
@@ -339,6 +369,47 @@ final class EtcdMetadataStore implements MetadataStore {
       cancelled = true;
       closeQuietly(watcher);
     }
+  }
+
+  // ---- versioned values ----
+
+  private ByteSequence valueKey(String name) {
+    return bytes(valuesPrefix + name);
+  }
+
+  @Override
+  public Optional<Versioned> get(String name) {
+    VersionedValueArguments.checkName(name);
+    return readValue(name);
+  }
+
+  private Optional<Versioned> readValue(String name) {
+    ByteSequence key = valueKey(name);
+    return first(await("read value '" + name + "'", () -> kv.get(key)))
+        .map(kvp -> new Versioned(kvp.getValue().getBytes(), kvp.getModRevision()));
+  }
+
+  /**
+   * One transaction: put the value if the key's mod revision is still {@code expectedVersion}
+   * (if the key was never created, for {@link #ABSENT}); the new version is the transaction's
+   * revision, which is the key's new mod revision.
+   */
+  @Override
+  public OptionalLong compareAndSet(String name, long expectedVersion, byte[] value) {
+    VersionedValueArguments.checkCompareAndSet(name, expectedVersion, value);
+    byte[] copy = value.clone(); // the caller may change its array while this runs
+    ByteSequence key = valueKey(name);
+    ByteSequence bytes = ByteSequence.from(copy);
+    Cmp guard = expectedVersion == ABSENT
+        ? new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0))
+        : new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(expectedVersion));
+    return guardedWrite("compare-and-set value '" + name + "' from version " + expectedVersion,
+        () -> readValue(name),
+        stored -> stored.map(Versioned::version).orElse(ABSENT) == expectedVersion,
+        stored -> kv.txn().If(guard).Then(Op.put(key, bytes, PutOption.DEFAULT)).commit(),
+        stored -> stored.filter(v -> v.version() > expectedVersion
+                && Arrays.equals(v.value(), copy))
+            .map(v -> OptionalLong.of(v.version())).orElse(OptionalLong.empty()));
   }
 
   // ---- members ----

@@ -26,7 +26,12 @@ import java.util.List;
  *   <li>{@code <prefix>/members/<id>}: one member as JSON, attached to a lease whose keep-alive
  *       is the heartbeat.
  *   <li>{@code <prefix>/leader}: the leader's candidate name, attached to the leader's lease.
+ *   <li>{@code <prefix>/values/<name>}: a {@link io.partkit.coordinator.VersionedValues} value's
+ *       bytes as given; its version is the key's mod revision, and it is replaced in a
+ *       transaction guarded by that mod revision (by its create revision being 0 when absent).
  * </ul>
+ *
+ * <p>The store built is also a {@link io.partkit.coordinator.VersionedValues}.
  */
 public final class EtcdMetadataStores {
 

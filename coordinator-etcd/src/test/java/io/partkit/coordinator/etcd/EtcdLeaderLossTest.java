@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.partkit.coordinator.ClusterCoordinator;
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.RebalancePlan;
+import io.partkit.coordinator.VersionedValues;
+import io.partkit.coordinator.VersionedValues.Versioned;
 import io.partkit.coordinator.testkit.CoordinatorSettings;
 import io.partkit.spi.Member;
 import io.partkit.spi.Migration;
@@ -14,12 +16,14 @@ import io.partkit.test.support.EtcdCluster;
 import io.partkit.test.support.ManualClock;
 import io.partkit.test.support.RecordingMigrationExecutor;
 import io.partkit.test.support.RequiresEtcd;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -30,8 +34,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Faults on a real 3-member etcd cluster: the raft leader is killed with SIGKILL in the middle of
- * a rebalance (after the migrations were recorded, before the table is committed), and a
- * coordinator's session ends while a migration is in flight.
+ * a rebalance (after the migrations were recorded, before the table is committed) or of a run of
+ * versioned-value writes, and a coordinator's session ends while a migration is in flight.
  */
 @ExtendWith(RequiresEtcd.class)
 class EtcdLeaderLossTest {
@@ -109,6 +113,49 @@ class EtcdLeaderLossTest {
           assertThat(c.store().read().pending()).isEmpty();
         }
       }
+    }
+  }
+
+  /**
+   * One writer alone, so every compare-and-set from the version it last got must succeed: a write
+   * whose outcome the kill left unknown and that were sent again blindly would find its own
+   * version moved and report a lost race (an empty result), or be applied twice.
+   */
+  @Test
+  void killingTheEtcdLeaderDuringValueWritesReportsEachWriteOnce() throws Exception {
+    try (EtcdCluster etcd = EtcdCluster.start(3);
+        MetadataStore store = store(etcd, "/value-writes")) {
+      VersionedValues values = (VersionedValues) store;
+      CountDownLatch writing = new CountDownLatch(1);
+      AtomicReference<String> killed = new AtomicReference<>();
+      Thread killer = new Thread(() -> {
+        try {
+          writing.await();
+          killed.set(etcd.killLeader());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }, "etcd-leader-killer");
+      killer.start();
+      long version = VersionedValues.ABSENT;
+      List<Long> versions = new ArrayList<>();
+      int writes = 300;
+      for (int i = 1; i <= writes; i++) {
+        byte[] value = ("write " + i).getBytes(StandardCharsets.UTF_8);
+        long from = version;
+        version = values.compareAndSet("counter", from, value).orElseThrow(() ->
+            new AssertionError("write from version " + from + " reported lost by its only"
+                + " writer"));
+        versions.add(version);
+        if (i == 20) {
+          writing.countDown(); // the kill lands while the next writes are in flight
+        }
+      }
+      killer.join(DEADLINE.toMillis());
+      assertThat(killed.get()).as("the leader was killed during the writes").isNotNull();
+      assertThat(versions).isSortedAccordingTo(Long::compare).doesNotHaveDuplicates();
+      assertThat(values.get("counter")).contains(new Versioned(
+          ("write " + writes).getBytes(StandardCharsets.UTF_8), version));
     }
   }
 

@@ -6,14 +6,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.partkit.coordinator.Leadership;
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.PendingMigration;
+import io.partkit.coordinator.VersionedValues;
+import io.partkit.coordinator.VersionedValues.Versioned;
 import io.partkit.spi.HashSlots;
 import io.partkit.spi.Member;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -25,6 +30,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The contract of {@link MetadataStore}, run against each store by a subclass that provides a
  * fresh, empty store per call of {@link #store()} within one test (same underlying data).
+ *
+ * <p>It includes the contract of {@link VersionedValues}: a store under this kit must implement
+ * that ability too (both built-in stores do), and the value tests fail, not skip, when it does
+ * not.
  */
 public abstract class MetadataStoreContractKit {
 
@@ -177,6 +186,143 @@ public abstract class MetadataStoreContractKit {
     awaitTrue(() -> events.size() == 2);
     assertThat(events).containsExactly("first", "second");
     second.close();
+  }
+
+  // ---- versioned values ----
+
+  /** The store's {@link VersionedValues}; failing, not skipping, when it lacks the ability. */
+  private static VersionedValues values(MetadataStore s) {
+    assertThat(s).as("%s implements VersionedValues", s.describe())
+        .isInstanceOf(VersionedValues.class);
+    return (VersionedValues) s;
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void aValueIsCreatedOnceFromAbsent() {
+    VersionedValues v = values(store());
+    assertThat(v.get("control")).isEmpty();
+    OptionalLong created = v.compareAndSet("control", VersionedValues.ABSENT, utf8("one"));
+    assertThat(created).isPresent();
+    assertThat(created.getAsLong()).isPositive();
+    assertThat(v.get("control")).contains(new Versioned(utf8("one"), created.getAsLong()));
+    assertThat(v.compareAndSet("control", VersionedValues.ABSENT, utf8("two")))
+        .as("a second create from ABSENT").isEmpty();
+    assertThat(v.get("control")).contains(new Versioned(utf8("one"), created.getAsLong()));
+    assertThat(v.get("other")).as("another name").isEmpty();
+  }
+
+  @Test
+  void compareAndSetSucceedsOnlyFromTheCurrentVersion() {
+    VersionedValues v = values(store());
+    long first = v.compareAndSet("state", VersionedValues.ABSENT, utf8("a")).orElseThrow();
+    long second = v.compareAndSet("state", first, utf8("b")).orElseThrow();
+    assertThat(second).isGreaterThan(first);
+    assertThat(v.compareAndSet("state", first, utf8("stale"))).as("from a stale version")
+        .isEmpty();
+    assertThat(v.compareAndSet("state", second + 1000, utf8("future"))).as("from a version never"
+        + " stored").isEmpty();
+    assertThat(v.get("state")).contains(new Versioned(utf8("b"), second));
+    long third = v.compareAndSet("state", second, utf8("b")).orElseThrow();
+    assertThat(third).as("the same bytes again are a change too").isGreaterThan(second);
+    long other = v.compareAndSet("other", VersionedValues.ABSENT, new byte[0]).orElseThrow();
+    assertThat(v.get("other")).contains(new Versioned(new byte[0], other));
+    long fourth = v.compareAndSet("state", third, utf8("c")).orElseThrow();
+    assertThat(fourth).as("versions order changes across names").isGreaterThan(other);
+  }
+
+  @Test
+  void aSecondClientSeesTheValueAndItsVersion() {
+    VersionedValues one = values(store());
+    VersionedValues two = values(secondClient());
+    long created = one.compareAndSet("shared", VersionedValues.ABSENT, utf8("x")).orElseThrow();
+    assertThat(two.get("shared")).contains(new Versioned(utf8("x"), created));
+    long next = two.compareAndSet("shared", created, utf8("y")).orElseThrow();
+    assertThat(one.get("shared")).contains(new Versioned(utf8("y"), next));
+    assertThat(one.compareAndSet("shared", created, utf8("z"))).as("the first client is stale")
+        .isEmpty();
+  }
+
+  @Test
+  void ofRacingWritersFromOneVersionExactlyOneWins() throws Exception {
+    VersionedValues one = values(store());
+    VersionedValues two = values(secondClient());
+    long version = one.compareAndSet("raced", VersionedValues.ABSENT, utf8("start"))
+        .orElseThrow();
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      for (int round = 1; round <= 20; round++) {
+        long from = version;
+        byte[] a = utf8("a" + round);
+        byte[] b = utf8("b" + round);
+        CountDownLatch go = new CountDownLatch(1);
+        Future<OptionalLong> byOne = pool.submit(() -> {
+          go.await();
+          return one.compareAndSet("raced", from, a);
+        });
+        Future<OptionalLong> byTwo = pool.submit(() -> {
+          go.await();
+          return two.compareAndSet("raced", from, b);
+        });
+        go.countDown();
+        OptionalLong wonOne = byOne.get();
+        OptionalLong wonTwo = byTwo.get();
+        assertThat(wonOne.isPresent() ^ wonTwo.isPresent()).as("round %d: exactly one wins",
+            round).isTrue();
+        version = wonOne.isPresent() ? wonOne.getAsLong() : wonTwo.getAsLong();
+        assertThat(version).as("round %d: the new version", round).isGreaterThan(from);
+        assertThat(one.get("raced")).as("round %d", round)
+            .contains(new Versioned(wonOne.isPresent() ? a : b, version));
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void badNamesAndOversizedValuesAreRefusedWithTheReason() {
+    VersionedValues v = values(store());
+    String allowed = "a name is 1 to 128 characters of [A-Za-z0-9._-]";
+    for (String bad : List.of("", "a/b", "a b", "caf\u00e9", "x".repeat(129))) {
+      assertThatThrownBy(() -> v.compareAndSet(bad, VersionedValues.ABSENT, utf8("v")))
+          .as("name '%s'", bad).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("bad value name '" + bad.substring(0, Math.min(bad.length(), 128)))
+          .hasMessageContaining(allowed);
+      assertThatThrownBy(() -> v.get(bad)).as("name '%s'", bad)
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(allowed);
+    }
+    String longest = "A-z_0.9".repeat(19).substring(0, 128);
+    assertThat(v.compareAndSet(longest, VersionedValues.ABSENT, utf8("v"))).isPresent();
+
+    byte[] over = new byte[VersionedValues.MAX_VALUE_BYTES + 1];
+    assertThatThrownBy(() -> v.compareAndSet("big", VersionedValues.ABSENT, over))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("value 'big' is 1048577 bytes, over the limit of 1048576 bytes (1 MiB)");
+    assertThat(v.get("big")).isEmpty();
+    byte[] largest = new byte[VersionedValues.MAX_VALUE_BYTES];
+    Arrays.fill(largest, (byte) 7);
+    long version = v.compareAndSet("big", VersionedValues.ABSENT, largest).orElseThrow();
+    assertThat(v.get("big")).contains(new Versioned(largest, version));
+
+    assertThatThrownBy(() -> v.compareAndSet("neg", -1, utf8("v")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
+  }
+
+  @Test
+  void valuesAreCopiedInAndOut() {
+    VersionedValues v = values(store());
+    byte[] given = utf8("original");
+    long version = v.compareAndSet("copied", VersionedValues.ABSENT, given).orElseThrow();
+    given[0] = 'X';
+    Versioned read = v.get("copied").orElseThrow();
+    assertThat(read.value()).isEqualTo(utf8("original"));
+    byte[] returned = read.value();
+    returned[0] = 'Y';
+    assertThat(read.value()).as("the record's bytes").isEqualTo(utf8("original"));
+    assertThat(v.get("copied")).contains(new Versioned(utf8("original"), version));
   }
 
   static void awaitTrue(java.util.function.BooleanSupplier c) throws InterruptedException {

@@ -31,7 +31,7 @@ import java.util.zip.CRC32C;
  * whole with {@link #rewrite} before opening it, with the few records that restore its state (the
  * control's and the nodes', at each start).
  */
-final class Wal implements AutoCloseable {
+final class Wal implements Storage {
 
   static final String FILE = "replica.wal";
   /** Where {@link #rewrite} writes the new log before it takes the old one's name. */
@@ -204,7 +204,8 @@ final class Wal implements AutoCloseable {
    * @return how many records the log holds with these, the count {@code onSynced} must reach
    *     before anything that depends on them is sent
    */
-  long append(List<Record> records) throws IOException {
+  @Override
+  public long append(List<Record> records) throws IOException {
     if (records.isEmpty()) {
       synchronized (lock) {
         return appended;

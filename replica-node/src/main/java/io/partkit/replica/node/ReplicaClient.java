@@ -117,7 +117,9 @@ public final class ReplicaClient implements AutoCloseable {
 
   private static final long RETRY_PAUSE_MILLIS = 20;
 
-  private final InetSocketAddress control;
+  private final List<InetSocketAddress> controls;
+  /** The control asked last, or next after a failure: the one that answered stays asked. */
+  private int controlIndex;
   private final List<InetSocketAddress> nodes;
   private final long timeoutMillis;
   private final Map<Integer, Conn> conns = new HashMap<>();
@@ -132,7 +134,22 @@ public final class ReplicaClient implements AutoCloseable {
    */
   public ReplicaClient(InetSocketAddress control, List<InetSocketAddress> nodes,
       Duration timeout) {
-    this.control = control;
+    this(List.of(control), nodes, timeout);
+  }
+
+  /**
+   * A client of the controls at {@code controls}, of which one leads (the others do not listen),
+   * and the nodes at {@code nodes}: a table request that cannot reach one control goes to the
+   * next.
+   *
+   * @throws IllegalArgumentException when {@code controls} is empty
+   */
+  public ReplicaClient(List<InetSocketAddress> controls, List<InetSocketAddress> nodes,
+      Duration timeout) {
+    if (controls.isEmpty()) {
+      throw new IllegalArgumentException("a client needs the address of at least one control");
+    }
+    this.controls = List.copyOf(controls);
     this.nodes = List.copyOf(nodes);
     this.timeoutMillis = timeout.toMillis();
   }
@@ -346,20 +363,29 @@ public final class ReplicaClient implements AutoCloseable {
     return r.get();
   }
 
+  /**
+   * The table of the first control that answers, starting from the one that answered last: each
+   * is tried once, so a standby (which does not listen) costs a refused connection.
+   */
   private Table askTable(long deadline) throws IOException {
-    try {
-      if (controlConn == null) {
-        controlConn = Conn.open(control, deadline);
+    IOException last = null;
+    for (int tried = 0; tried < controls.size() && System.nanoTime() < deadline; tried++) {
+      try {
+        if (controlConn == null) {
+          controlConn = Conn.open(controls.get(controlIndex), deadline);
+        }
+        Frame.Table t = controlConn.table(nextId++, deadline);
+        return new Table(t.settled(), t.rows(), t.unsettled());
+      } catch (IOException e) {
+        if (controlConn != null) {
+          controlConn.close();
+          controlConn = null;
+        }
+        last = e;
+        controlIndex = (controlIndex + 1) % controls.size();
       }
-      Frame.Table t = controlConn.table(nextId++, deadline);
-      return new Table(t.settled(), t.rows(), t.unsettled());
-    } catch (IOException e) {
-      if (controlConn != null) {
-        controlConn.close();
-        controlConn = null;
-      }
-      throw e;
     }
+    throw last != null ? last : new IOException("no control asked within the timeout");
   }
 
   private Conn conn(int node, long deadline) throws IOException {

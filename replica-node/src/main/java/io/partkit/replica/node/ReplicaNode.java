@@ -1,5 +1,6 @@
 package io.partkit.replica.node;
 
+import io.partkit.coordinator.VersionedValues;
 import io.partkit.replica.Control;
 import io.partkit.replica.Envelope;
 import io.partkit.replica.Message.Configure;
@@ -60,6 +61,11 @@ final class ReplicaNode implements AutoCloseable {
   static final int EXIT_ERROR = 70;
   /** Exit status after a failed append or sync (sysexits' EX_IOERR). */
   static final int EXIT_IO = 74;
+  /**
+   * Exit status of a control that another one succeeded (sysexits' EX_TEMPFAIL): it lost the
+   * store's election, or another control wrote the state in the store since it did.
+   */
+  static final int EXIT_DEPOSED = 75;
 
   /** A table request of a client, handled on the state thread (the control's state). */
   private record TableAsk(int client, long id) {}
@@ -79,8 +85,12 @@ final class ReplicaNode implements AutoCloseable {
   private final int self;
   private final StateMachine machine;
   private final Control control;
+  /** The nodes this process sends to, by number (every other node; a control's, all). */
   private final Map<Integer, InetSocketAddress> peers;
+  /** A node's controls: what it sends to the control goes to each (one leads, see the class). */
+  private final List<InetSocketAddress> controls;
   private final Map<Integer, Link> links = new ConcurrentHashMap<>();
+  private final List<Link> controlLinks = new ArrayList<>();
   private final Map<Integer, Link> clients = new ConcurrentHashMap<>();
   private final AtomicInteger nextClient = new AtomicInteger(CLIENT_BASE);
   private final LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>(INBOX_LIMIT);
@@ -91,7 +101,7 @@ final class ReplicaNode implements AutoCloseable {
   private final ServerSocket server;
   private final Consumer<String> log;
   private final long startNanos = System.nanoTime();
-  private Wal wal;
+  private Storage storage;
   private long durable;
   private long changesSeen;
   private volatile boolean closed;
@@ -99,31 +109,38 @@ final class ReplicaNode implements AutoCloseable {
   private final CountDownLatch settled = new CountDownLatch(1);
 
   private ReplicaNode(int self, StateMachine machine, Control control,
-      Map<Integer, InetSocketAddress> peers, ServerSocket server, Consumer<String> log) {
+      Map<Integer, InetSocketAddress> peers, List<InetSocketAddress> controls,
+      ServerSocket server, Consumer<String> log) {
     this.self = self;
     this.machine = machine;
     this.control = control;
     this.peers = Map.copyOf(peers);
+    this.controls = List.copyOf(controls);
     this.server = server;
     this.log = log;
   }
 
   /**
    * Starts node {@code self} of {@code nodes} (addresses in node order) from the log in {@code
-   * data}, listening on its own address.
+   * data}, listening on its own address. What it sends to the control goes to every address of
+   * {@code controls}: one control leads, and the others (standbys, or a deposed one) do not
+   * listen or have stopped, so only the leader hears it.
    *
    * @throws Wal.Damaged when the log has a damaged record before intact ones
    */
-  static ReplicaNode node(int self, List<InetSocketAddress> nodes, InetSocketAddress control,
-      Path data, Timing timing, Consumer<String> log) throws IOException {
+  static ReplicaNode node(int self, List<InetSocketAddress> nodes,
+      List<InetSocketAddress> controls, Path data, Timing timing, Consumer<String> log)
+      throws IOException {
+    if (controls.isEmpty()) {
+      throw new IllegalArgumentException("a node needs the address of at least one control");
+    }
     Map<Integer, InetSocketAddress> peers = new TreeMap<>();
     for (int i = 0; i < nodes.size(); i++) {
       if (i != self) {
         peers.put(i, nodes.get(i));
       }
     }
-    peers.put(Control.ID, control);
-    return start(self, "node " + self, data, peers, nodes.get(self), log,
+    return start(self, "node " + self, data, peers, controls, nodes.get(self), log,
         records -> records.isEmpty() ? new Replica(self, timing)
             : Replica.restore(self, timing, records));
   }
@@ -139,19 +156,63 @@ final class ReplicaNode implements AutoCloseable {
   static ReplicaNode control(List<InetSocketAddress> nodes, InetSocketAddress address,
       Path data, int partitions, int replicas, Optional<Placement> placement, Timing timing,
       Consumer<String> log) throws IOException {
-    List<Integer> members = new ArrayList<>();
+    return start(Control.ID, "control", data, nodeAddresses(nodes), List.of(), address, log,
+        controlFrom(nodes.size(), partitions, replicas, placement, timing));
+  }
+
+  /**
+   * Starts the control of {@code nodes}, listening on {@code address}, from its state in the
+   * coordinator's store ({@code values}, which {@code store} names in messages; {@link
+   * StoredControlState}): the table stored last, or the first table of {@code partitions} when
+   * none is. The caller has won the store's election first. It places copies by {@code
+   * placement}, or by its own rule when empty; every control of the cluster must be given the
+   * same.
+   *
+   * @throws Codec.Malformed when the stored value is not a control's state
+   * @throws IOException when another control wrote the state while this one read it
+   */
+  static ReplicaNode control(List<InetSocketAddress> nodes, InetSocketAddress address,
+      VersionedValues values, String store, int partitions, int replicas,
+      Optional<Placement> placement, Timing timing, Consumer<String> log) throws IOException {
+    AtomicReference<ReplicaNode> started = new AtomicReference<>();
+    StoredControlState.Opened opened = StoredControlState.open(values, store,
+        count -> started.get().onSynced(count),
+        why -> fail(log, "control: " + why, EXIT_DEPOSED), log);
+    List<Record> records = opened.state().<List<Record>>map(List::of).orElse(List.of());
+    StateMachine m = controlFrom(nodes.size(), partitions, replicas, placement, timing)
+        .apply(records);
+    log.accept("control: " + (records.isEmpty() ? "no state in " + store + ": the first table"
+        : "state read from " + store + " (version " + opened.version() + ")"));
+    ReplicaNode n = new ReplicaNode(Control.ID, m, (Control) m, nodeAddresses(nodes), List.of(),
+        listen(address), log);
+    n.storage = opened.storage();
+    started.set(n);
+    n.start();
+    return n;
+  }
+
+  /** The addresses of nodes 0..n-1 by number. */
+  private static Map<Integer, InetSocketAddress> nodeAddresses(List<InetSocketAddress> nodes) {
     Map<Integer, InetSocketAddress> peers = new TreeMap<>();
     for (int i = 0; i < nodes.size(); i++) {
-      members.add(i);
       peers.put(i, nodes.get(i));
     }
-    return start(Control.ID, "control", data, peers, address, log,
-        records -> placement.map(p -> records.isEmpty()
+    return peers;
+  }
+
+  /** The control of nodes 0..n-1 its durable records restore, or the first when none are. */
+  private static Function<List<Record>, StateMachine> controlFrom(int nodes, int partitions,
+      int replicas, Optional<Placement> placement, Timing timing) {
+    List<Integer> members = new ArrayList<>();
+    for (int i = 0; i < nodes; i++) {
+      members.add(i);
+    }
+    return records -> placement.map(p -> records.isEmpty()
             ? new Control(timing, partitions, replicas, members, p)
             : Control.restore(timing, replicas, p, records))
-            .orElseGet(() -> records.isEmpty()
-                ? new Control(timing, partitions, replicas, members)
-                : Control.restore(timing, replicas, records)));
+        .orElseGet(() -> records.isEmpty()
+            ? new Control(timing, partitions, replicas, members)
+            : Control.restore(timing, replicas, records));
   }
 
   /**
@@ -160,7 +221,8 @@ final class ReplicaNode implements AutoCloseable {
    * it exists: nothing is appended before it starts.
    */
   private static ReplicaNode start(int id, String name, Path data,
-      Map<Integer, InetSocketAddress> peers, InetSocketAddress address, Consumer<String> log,
+      Map<Integer, InetSocketAddress> peers, List<InetSocketAddress> controls,
+      InetSocketAddress address, Consumer<String> log,
       Function<List<Record>, StateMachine> machine) throws IOException {
     AtomicReference<ReplicaNode> started = new AtomicReference<>();
     LongConsumer onSynced = count -> started.get().onSynced(count);
@@ -189,9 +251,9 @@ final class ReplicaNode implements AutoCloseable {
       }
       opened = Wal.open(data, onSynced, onFailure);
     }
-    ReplicaNode n = new ReplicaNode(id, m, m instanceof Control c ? c : null, peers,
+    ReplicaNode n = new ReplicaNode(id, m, m instanceof Control c ? c : null, peers, controls,
         listen(address), log);
-    n.wal = opened.wal();
+    n.storage = opened.wal();
     n.durable = opened.records().size();
     started.set(n);
     n.start();
@@ -212,8 +274,11 @@ final class ReplicaNode implements AutoCloseable {
 
   private void start() {
     for (Map.Entry<Integer, InetSocketAddress> p : peers.entrySet()) {
-      String name = p.getKey() == Control.ID ? "control" : "node " + p.getKey();
-      links.put(p.getKey(), Link.outbound(name, p.getValue(), self, log));
+      links.put(p.getKey(), Link.outbound("node " + p.getKey(), p.getValue(), self, log));
+    }
+    for (InetSocketAddress c : controls) {
+      controlLinks.add(Link.outbound(controls.size() == 1 ? "control"
+          : "control at " + c.getHostString() + ":" + c.getPort(), c, self, log));
     }
     thread("state", this::stateLoop);
     thread("accept", this::acceptLoop);
@@ -277,7 +342,8 @@ final class ReplicaNode implements AutoCloseable {
         from = nextClient.getAndIncrement();
         reply = Link.onAccepted("client " + from, s, log);
         clients.put(from, reply);
-      } else if (peers.containsKey(hello.id())) {
+      } else if (peers.containsKey(hello.id())
+          || hello.id() == Control.ID && !controls.isEmpty()) {
         from = hello.id();
       } else {
         throw new Codec.Malformed("a hello from unknown endpoint " + hello.id());
@@ -405,7 +471,7 @@ final class ReplicaNode implements AutoCloseable {
     if (r.isEmpty() && decided.isEmpty()) {
       return;
     }
-    long barrier = wal == null ? 0 : wal.append(r.records());
+    long barrier = storage == null ? 0 : storage.append(r.records());
     if (control != null && control.changes() != changesSeen) {
       changesSeen = control.changes();
       TreeMap<Integer, Configure> changed = new TreeMap<>();
@@ -439,6 +505,10 @@ final class ReplicaNode implements AutoCloseable {
   private void release() {
     while (!waiting.isEmpty() && waiting.peek().barrier() <= durable) {
       Envelope e = waiting.poll().envelope();
+      if (e.to() == Control.ID) {
+        controlLinks.forEach(l -> l.send(e));
+        continue;
+      }
       Link l = e.to() >= CLIENT_BASE ? clients.get(e.to()) : links.get(e.to());
       if (l != null) {
         l.send(e);
@@ -469,10 +539,11 @@ final class ReplicaNode implements AutoCloseable {
     }
     threads.forEach(Thread::interrupt);
     links.values().forEach(Link::close);
+    controlLinks.forEach(Link::close);
     clients.values().forEach(Link::close);
-    if (wal != null) {
+    if (storage != null) {
       try {
-        wal.close();
+        storage.close();
       } catch (IOException e) {
         // closing
       }

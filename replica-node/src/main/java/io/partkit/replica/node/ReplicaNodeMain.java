@@ -1,5 +1,10 @@
 package io.partkit.replica.node;
 
+import io.partkit.coordinator.MetadataStore;
+import io.partkit.coordinator.MetadataStoreException;
+import io.partkit.coordinator.MetadataStores;
+import io.partkit.coordinator.VersionedValues;
+import io.partkit.coordinator.etcd.EtcdMetadataStores;
 import io.partkit.replica.Placement;
 import io.partkit.replica.Timing;
 import io.partkit.replica.strategy.StrategyPlacement;
@@ -18,7 +23,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Runs one process of a Fixed Partitions cluster: a node (one {@link io.partkit.replica.Replica}
@@ -29,12 +37,15 @@ import java.util.function.Consumer;
  *     --role node --id 0 --data DIR --nodes h:p,h:p,h:p --control h:p [--timing R,S,P,D]
  * java ... ReplicaNodeMain --role control --data DIR --nodes h:p,h:p,h:p --control h:p \
  *     --partitions 16 --replicas 3 [--strategy NAME] [--timing R,S,P,D]
+ * java ... ReplicaNodeMain --role control --store etcd:URL,URL --name NAME --nodes ... \
+ *     --control h:p --partitions 16 --replicas 3 [--store-prefix /partkit/replica] ...
  * </pre>
  *
  * <p>Node {@code i} listens on the {@code i}-th address of {@code --nodes}, the control on {@code
- * --control}. {@code --timing} is the protocol's {@link Timing} in milliseconds (resend, suspect,
- * ping, down; default {@link #TIMING}, more patient than the simulator's since real processes
- * pause for garbage collection and a loaded machine's scheduler).
+ * --control}. A node's {@code --control} may list several controls (one leads, see below): it
+ * sends to each. {@code --timing} is the protocol's {@link Timing} in milliseconds (resend,
+ * suspect, ping, down; default {@link #TIMING}, more patient than the simulator's since real
+ * processes pause for garbage collection and a loaded machine's scheduler).
  *
  * <p>The control keeps its durable state (the table with its epochs and level members, the
  * nodes leaving) in a write-ahead log of its own in {@code --data}, the stand-in for the
@@ -44,6 +55,15 @@ import java.util.function.Consumer;
  * restarted: a restarted control hands out no epoch twice, counts a node up only once it
  * answers, and changes nothing for a full down-time. {@code --partitions} and {@code --replicas}
  * must stay the same across restarts.
+ *
+ * <p>With {@code --store etcd:URL,...} (an etcd cluster, keys under {@code --store-prefix},
+ * default {@value #STORE_PREFIX}) or {@code --store file:PATH} (the embedded store, persisted to
+ * one file: one process at a time), the control keeps its state in the coordinator's store
+ * instead ({@link StoredControlState}), and several controls may run: each prints {@code REPLICA
+ * STANDBY NAME} and campaigns in the store's election under {@code --name}; the one elected reads
+ * the state, then listens and acts; the others wait, not listening, so that nodes and clients
+ * reach only the leader. A control that loses the election, or finds that another one wrote the
+ * state since it did, stops with status 75: a supervisor restarts it, as a standby.
  *
  * <p>{@code --strategy NAME} makes the control place copies by the partkit strategy of that name
  * ({@code fixed} or {@code rendezvous}: those whose partitions are hash slots, {@link
@@ -71,6 +91,8 @@ public final class ReplicaNodeMain {
 
   /** The timing of real processes: resend 50 ms, suspect 1 s, ping 100 ms, down 1.5 s. */
   public static final Timing TIMING = new Timing(50, 1000, 100, 1500);
+  /** The etcd key prefix of a control's state by default. */
+  public static final String STORE_PREFIX = "/partkit/replica";
 
   private ReplicaNodeMain() {}
 
@@ -87,25 +109,34 @@ public final class ReplicaNodeMain {
       options.put(args[i], args[i + 1]);
     }
     String role = options.get("--role");
+    boolean stored = options.get("--store") != null;
     if (args.length % 2 != 0 || role == null || options.get("--nodes") == null
         || options.get("--control") == null
-        || options.get("--data") == null
-        || role.equals("node") && options.get("--id") == null
+        || options.get("--data") == null && !(role.equals("control") && stored)
+        || role.equals("node") && (options.get("--id") == null || stored)
         || role.equals("control") && (options.get("--partitions") == null
-            || options.get("--replicas") == null)
+            || options.get("--replicas") == null
+            || stored && options.get("--name") == null)
         || !role.equals("node") && !role.equals("control")) {
       System.err.println("usage: ReplicaNodeMain --role node --id <i> --data <dir> --nodes"
-          + " <host:port,...> --control <host:port> [--timing <resend,suspect,ping,down ms>]\n"
+          + " <host:port,...> --control <host:port,...> [--timing <resend,suspect,ping,down ms>]\n"
           + "       ReplicaNodeMain --role control --data <dir> --nodes <host:port,...>"
           + " --control <host:port> --partitions <n> --replicas <n> [--strategy <name>]"
-          + " [--timing ...]");
+          + " [--timing ...]\n"
+          + "       ReplicaNodeMain --role control --store <etcd:url,...|file:path> --name <name>"
+          + " --nodes ... --control <host:port> --partitions <n> --replicas <n>"
+          + " [--store-prefix <etcd key prefix>] [--strategy <name>] [--timing ...]");
       System.exit(2);
+      return;
+    }
+    if (role.equals("control") && stored) {
+      runStoredControl(options, log);
       return;
     }
     ReplicaNode node;
     try {
       List<InetSocketAddress> nodes = addresses(options.get("--nodes"));
-      InetSocketAddress control = addresses(options.get("--control")).get(0);
+      List<InetSocketAddress> controls = addresses(options.get("--control"));
       Timing timing = timing(options.get("--timing"));
       if (role.equals("node")) {
         int id = Integer.parseInt(options.get("--id"));
@@ -113,10 +144,10 @@ public final class ReplicaNodeMain {
           throw new IllegalArgumentException("--id " + id + " is not one of the " + nodes.size()
               + " nodes");
         }
-        node = ReplicaNode.node(id, nodes, control, Path.of(options.get("--data")), timing, log);
+        node = ReplicaNode.node(id, nodes, controls, Path.of(options.get("--data")), timing, log);
       } else {
         int replicas = Integer.parseInt(options.get("--replicas"));
-        node = ReplicaNode.control(nodes, control, Path.of(options.get("--data")),
+        node = ReplicaNode.control(nodes, own(controls), Path.of(options.get("--data")),
             Integer.parseInt(options.get("--partitions")), replicas,
             placement(options.get("--strategy"), replicas), timing, log);
       }
@@ -133,10 +164,120 @@ public final class ReplicaNodeMain {
       System.exit(ReplicaNode.EXIT_IO);
       return;
     }
+    listening(node, role.equals("control"));
+    if (role.equals("control")) {
+      readCommands(() -> node, log);
+    } else {
+      InputStream in = System.in;
+      while (in.read() >= 0) {
+        // wait for the parent to go away
+      }
+    }
+    node.close();
+    System.exit(0);
+  }
+
+  /** The control's address: the only one of {@code --control}. */
+  private static InetSocketAddress own(List<InetSocketAddress> controls) {
+    if (controls.size() != 1) {
+      throw new IllegalArgumentException("a control's --control is the one address it listens"
+          + " on, not " + controls.size() + " addresses");
+    }
+    return controls.get(0);
+  }
+
+  /**
+   * The control on the coordinator's store: a standby until the store's election makes it the
+   * leader, then the control from the stored state, until its standard input closes. Losing the
+   * election stops the process ({@link ReplicaNode#EXIT_DEPOSED}).
+   */
+  private static void runStoredControl(Map<String, String> options, Consumer<String> log)
+      throws IOException, InterruptedException {
+    String name = options.get("--name");
+    MetadataStore store;
+    VersionedValues values;
+    List<InetSocketAddress> nodes;
+    InetSocketAddress address;
+    Timing timing;
+    int partitions;
+    int replicas;
+    Optional<Placement> placement;
+    try {
+      nodes = addresses(options.get("--nodes"));
+      address = own(addresses(options.get("--control")));
+      timing = timing(options.get("--timing"));
+      partitions = Integer.parseInt(options.get("--partitions"));
+      replicas = Integer.parseInt(options.get("--replicas"));
+      placement = placement(options.get("--strategy"), replicas);
+      store = store(options.get("--store"), options.getOrDefault("--store-prefix",
+          STORE_PREFIX));
+    } catch (IllegalArgumentException e) {
+      System.err.println("ReplicaNodeMain: " + e.getMessage());
+      System.exit(2);
+      return;
+    } catch (MetadataStoreException e) {
+      log.accept("cannot start: " + e.getMessage());
+      System.exit(ReplicaNode.EXIT_IO);
+      return;
+    }
+    if (!(store instanceof VersionedValues v)) {
+      System.err.println("ReplicaNodeMain: " + store.describe()
+          + " keeps no versioned values: a control cannot keep its state in it");
+      System.exit(2);
+      return;
+    }
+    values = v;
+    AtomicReference<ReplicaNode> running = new AtomicReference<>();
+    CountDownLatch elected = new CountDownLatch(1);
+    System.out.println("REPLICA STANDBY " + name);
+    System.out.flush();
+    store.campaign(name, elected::countDown, () -> ReplicaNode.fail(log,
+        "control " + name + ": lost the leadership in " + store.describe(),
+        ReplicaNode.EXIT_DEPOSED));
+    Thread lead = new Thread(() -> {
+      try {
+        elected.await();
+        log.accept("control " + name + ": elected in " + store.describe());
+        ReplicaNode n = ReplicaNode.control(nodes, address, values, store.describe(),
+            partitions, replicas, placement, timing, log);
+        running.set(n);
+        listening(n, true);
+      } catch (Codec.Malformed e) {
+        ReplicaNode.fail(log, "refusing to start: " + e.getMessage(), 1);
+      } catch (IOException | MetadataStoreException e) {
+        ReplicaNode.fail(log, "cannot start: " + e.getMessage(), ReplicaNode.EXIT_IO);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "lead");
+    lead.setDaemon(true);
+    lead.start();
+    readCommands(running::get, log);
+    Optional.ofNullable(running.get()).ifPresent(ReplicaNode::close);
+    store.close();
+    System.exit(0);
+  }
+
+  /** The store named by {@code --store}: {@code etcd:URL,...} or {@code file:PATH}. */
+  static MetadataStore store(String spec, String prefix) {
+    if (spec.startsWith("etcd:")) {
+      return EtcdMetadataStores.builder()
+          .endpoints(List.of(spec.substring("etcd:".length()).split(",")))
+          .prefix(prefix).build();
+    }
+    if (spec.startsWith("file:")) {
+      return MetadataStores.embedded(Path.of(spec.substring("file:".length())));
+    }
+    throw new IllegalArgumentException("--store " + spec + " is neither etcd:URL,... nor"
+        + " file:PATH");
+  }
+
+  /** Tells the parent where {@code node} listens; a control also says once it first settles. */
+  private static void listening(ReplicaNode node, boolean control) {
     InetSocketAddress at = node.address();
     System.out.println("REPLICA LISTENING " + at.getHostString() + ":" + at.getPort());
     System.out.flush();
-    if (role.equals("control")) {
+    if (control) {
       Thread settled = new Thread(() -> {
         try {
           node.awaitSettled();
@@ -149,24 +290,14 @@ public final class ReplicaNodeMain {
       settled.setDaemon(true);
       settled.start();
     }
-    if (role.equals("control")) {
-      readCommands(node, log);
-    } else {
-      InputStream in = System.in;
-      while (in.read() >= 0) {
-        // wait for the parent to go away
-      }
-    }
-    node.close();
-    System.exit(0);
   }
 
   /**
    * The control's standard input until it closes: a {@link ControlCommand} a line, answered on
    * standard output; a line that is not one gets an error line on standard error and the control
-   * goes on.
+   * goes on. While {@code control} gives null (a standby), a split is refused.
    */
-  private static void readCommands(ReplicaNode control, Consumer<String> log)
+  private static void readCommands(Supplier<ReplicaNode> control, Consumer<String> log)
       throws IOException, InterruptedException {
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in,
         StandardCharsets.UTF_8));
@@ -177,8 +308,17 @@ public final class ReplicaNodeMain {
     for (String line = in.readLine(); line != null; line = in.readLine()) {
       try {
         Optional<ControlCommand> c = ControlCommand.parse(line);
-        if (c.isPresent()) {
-          control.command(c.get(), answer);
+        if (c.isEmpty()) {
+          continue;
+        }
+        ReplicaNode leading = control.get();
+        if (leading != null) {
+          leading.command(c.get(), answer);
+        } else if (c.get() instanceof ControlCommand.Split split) {
+          answer.accept("REPLICA SPLIT REFUSED " + split.partition()
+              + ": this control is a standby");
+        } else {
+          answer.accept("REPLICA SPLIT REFUSED ALL: this control is a standby");
         }
       } catch (IllegalArgumentException e) {
         log.accept("control: standard input: " + e.getMessage());

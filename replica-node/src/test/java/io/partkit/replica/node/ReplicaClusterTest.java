@@ -22,7 +22,10 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
+import io.partkit.test.support.EtcdCluster;
+import io.partkit.test.support.RequiresEtcd;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Three node processes and a control on loopback: writes and reads, {@code kill -9} of a primary
@@ -39,6 +42,8 @@ class ReplicaClusterTest {
   final Path dir = Path.of("target", "cluster-" + System.nanoTime());
   final List<InetSocketAddress> addresses = new ArrayList<>();
   InetSocketAddress controlAddress;
+  /** The controls a node sends to: the one control, or every control on the store. */
+  List<InetSocketAddress> nodeControls;
   final Map<Integer, Proc> procs = new HashMap<>();
   Proc control;
 
@@ -100,7 +105,7 @@ class ReplicaClusterTest {
   void startNode(int i) throws Exception {
     Proc p = spawn("n" + i, List.of("--role", "node", "--id", Integer.toString(i), "--data",
         dir.resolve("data-" + i).toString(), "--nodes", list(addresses), "--control",
-        list(List.of(controlAddress))));
+        list(nodeControls)));
     p.await("REPLICA LISTENING", Duration.ofSeconds(60));
     procs.put(i, p);
   }
@@ -112,6 +117,7 @@ class ReplicaClusterTest {
       addresses.add(new InetSocketAddress("127.0.0.1", freePort()));
     }
     controlAddress = new InetSocketAddress("127.0.0.1", freePort());
+    nodeControls = List.of(controlAddress);
     for (int i = 0; i < NODES; i++) {
       startNode(i);
     }
@@ -132,9 +138,13 @@ class ReplicaClusterTest {
     p.process().waitFor(30, TimeUnit.SECONDS);
   }
 
+  /** Processes besides the nodes and {@link #control}: further controls. */
+  final List<Proc> others = new ArrayList<>();
+
   @AfterEach
   void stop() {
     procs.values().forEach(p -> p.process().destroyForcibly());
+    others.forEach(p -> p.process().destroyForcibly());
     if (control != null) {
       control.process().destroyForcibly();
     }
@@ -269,6 +279,88 @@ class ReplicaClusterTest {
           .contains("log compacted from");
     }
     assertThat(acknowledged).as("acknowledged writes checked").isGreaterThan(4 * KEYS);
+  }
+
+  /** A control named {@code name} on {@code address} keeping its state in etcd at {@code urls}. */
+  Proc storedControl(String name, InetSocketAddress address, List<String> urls)
+      throws IOException {
+    Proc p = spawn(name, List.of("--role", "control", "--store", "etcd:" + String.join(",",
+        urls), "--name", name, "--nodes", list(addresses), "--control",
+        list(List.of(address)), "--partitions", Integer.toString(PARTITIONS), "--replicas", "3"));
+    others.add(p);
+    return p;
+  }
+
+  /**
+   * Two controls on a real etcd: the first leads, the second waits as a standby; {@code kill -9}
+   * of the leader under writes, and the standby takes over from the state in etcd (after the
+   * leader's lease runs out), hands out no epoch again, and every acknowledged write is read
+   * back. The killed control, started again, is a standby.
+   */
+  @Test
+  @ExtendWith(RequiresEtcd.class)
+  void aStandbyControlOnEtcdTakesOverFromAKilledLeaderAndKeepsEveryWrite() throws Exception {
+    try (EtcdCluster etcd = EtcdCluster.start(1)) {
+      for (int i = 0; i < NODES; i++) {
+        addresses.add(new InetSocketAddress("127.0.0.1", freePort()));
+      }
+      controlAddress = new InetSocketAddress("127.0.0.1", freePort());
+      InetSocketAddress standbyAddress = new InetSocketAddress("127.0.0.1", freePort());
+      List<InetSocketAddress> controls = List.of(controlAddress, standbyAddress);
+      nodeControls = controls;
+      for (int i = 0; i < NODES; i++) {
+        startNode(i);
+      }
+      Proc leader = storedControl("control", controlAddress, etcd.endpoints());
+      leader.await("REPLICA SETTLED", Duration.ofSeconds(60));
+      Proc standby = storedControl("control2", standbyAddress, etcd.endpoints());
+      standby.await("REPLICA STANDBY control2", Duration.ofSeconds(60));
+      try (ReplicaClient c = new ReplicaClient(controls, addresses, Duration.ofSeconds(3))) {
+        for (long k = 0; k < KEYS; k++) {
+          write(c, k, k * 100, Duration.ofSeconds(30));
+        }
+        assertThat(acknowledged).as("writes acknowledged on a calm cluster").isEqualTo(KEYS);
+        readAll(c);
+        List<Long> before = c.table().rows().stream().map(ReplicaClient.Row::epoch).toList();
+
+        leader.process().destroyForcibly();
+        leader.process().waitFor(30, TimeUnit.SECONDS);
+        for (long k = 0; k < KEYS; k++) {
+          write(c, k, k * 100 + 1, Duration.ofSeconds(30));
+        }
+        standby.await("REPLICA LISTENING", Duration.ofSeconds(60));
+        awaitSettled(c);
+        readAll(c);
+        List<Long> after = c.table().rows().stream().map(ReplicaClient.Row::epoch).toList();
+        for (int p = 0; p < PARTITIONS; p++) {
+          assertThat(after.get(p)).as("partition %d's epoch after the takeover", p)
+              .isGreaterThanOrEqualTo(before.get(p));
+        }
+        // a failover decided by the new leader: a new epoch, from the state it read
+        int failed = c.table().route(3).orElseThrow().primary();
+        kill(failed);
+        for (long k = 0; k < KEYS; k++) {
+          write(c, k, k * 100 + 2, Duration.ofSeconds(30));
+        }
+        int promoted = c.table().route(3).orElseThrow().primary();
+        assertThat(promoted).as("key 3's primary after node %d's kill", failed)
+            .isNotEqualTo(failed);
+        startNode(failed);
+        awaitSettled(c);
+        readAll(c);
+
+        Proc again = storedControl("control", controlAddress, etcd.endpoints());
+        again.await("REPLICA STANDBY control", Duration.ofSeconds(60));
+        for (long k = 0; k < KEYS; k++) {
+          write(c, k, k * 100 + 3, Duration.ofSeconds(30));
+        }
+        readAll(c);
+      }
+      assertThat(Files.readString(dir.resolve("control2.log")))
+          .contains("control control2: elected in")
+          .containsPattern("control: state read from .* \\(version \\d+\\)");
+      assertThat(acknowledged).as("acknowledged writes checked").isGreaterThan(3 * KEYS);
+    }
   }
 
   /** A scan of {@code [from, to)} in pages of {@code limit}, each asked until it succeeds. */

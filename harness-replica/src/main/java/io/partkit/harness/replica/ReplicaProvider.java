@@ -34,6 +34,10 @@ public final class ReplicaProvider implements SystemProvider {
         // how the control places copies: its own rule, or a partkit strategy of hash slots
         SystemOptions.oneOf("strategy", ReplicaSystem.CORE_PLACEMENT, ReplicaSystem.CORE_PLACEMENT,
             "fixed", "rendezvous"),
+        // where the control keeps its state: a log of its own, or etcd with a standby control
+        SystemOptions.oneOf("metadata", ReplicaSystem.LOG_METADATA, ReplicaSystem.LOG_METADATA,
+            "etcd"),
+        SystemOptions.text("etcd", null, "the etcd binary for metadata=etcd (default: on PATH)"),
         new SystemOptions.Spec("timing", ReplicaSystem.timingText(),
             "the protocol's resend,suspect,ping,down milliseconds",
             (value, nodes) -> timingProblem(value)));

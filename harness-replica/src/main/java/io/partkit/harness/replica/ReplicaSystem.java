@@ -1,5 +1,8 @@
 package io.partkit.harness.replica;
 
+import io.partkit.coordinator.MetadataStore;
+import io.partkit.coordinator.etcd.EtcdMetadataStores;
+import io.partkit.harness.etcd.EtcdSystem;
 import io.partkit.harness.runtime.NodeProcess;
 import io.partkit.harness.runtime.SetupException;
 import io.partkit.harness.system.Capability;
@@ -48,11 +51,21 @@ import java.util.stream.Collectors;
  * suspect, ping and down milliseconds, default {@link ReplicaNodeMain#TIMING}), {@code
  * max-partitions} (the table size past which {@code split} splits no further, default {@value
  * #MAX_PARTITIONS}), {@code strategy} (how the control places copies: {@value #CORE_PLACEMENT},
- * its own rule, or {@code fixed} or {@code rendezvous}, given to every start of the control).
+ * its own rule, or {@code fixed} or {@code rendezvous}, given to every start of the control),
+ * {@code metadata} (where the control keeps its state: {@value #LOG_METADATA}, a log of its own,
+ * the default; or {@code etcd}: a one-member etcd cluster {@code m1} started on the same runtime,
+ * never faulted, holds it, and two controls run, {@code control} and {@code control2}, of which
+ * the store's election makes one the leader; {@link #leader()} names that one, so a kill of the
+ * leader makes the other take over).
  */
 final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits {
 
   static final String CONTROL = "control";
+  /** The standby control with {@code metadata=etcd}. */
+  static final String CONTROL2 = "control2";
+  /** The {@code metadata} option's default: the control keeps its state in a log of its own. */
+  static final String LOG_METADATA = "log";
+  private static final String ETCD_PREFIX = "/partkit/replica";
   static final int REQUEST_TIMEOUT_MILLIS = 2000;
   static final int MAX_PARTITIONS = 1024;
   /** The {@code strategy} option's default: the control places copies by its own rule. */
@@ -66,7 +79,11 @@ final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits
   private int maxPartitions;
   private Duration requestTimeout;
   private List<InetSocketAddress> addresses;
-  private InetSocketAddress controlAddress;
+  /** The controls by name: one, or two with {@code metadata=etcd}. */
+  private final Map<String, InetSocketAddress> controls = new java.util.LinkedHashMap<>();
+  /** With {@code metadata=etcd}: the controls' store, and its client that names the leader. */
+  private EtcdSystem metadataCluster;
+  private MetadataStore metadata;
 
   ReplicaSystem() {
     super("replica");
@@ -85,16 +102,31 @@ final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits
     int replicas = ctx.options().integer("replicas");
     requestTimeout = Duration.ofMillis(ctx.options().integer("request-timeout-ms"));
     String timing = ctx.options().text("timing");
-    openNodes(ctx, "n", List.of(CONTROL));
+    boolean etcd = ctx.options().text("metadata").equals("etcd");
+    List<String> others = new ArrayList<>(etcd ? List.of(CONTROL, CONTROL2) : List.of(CONTROL));
+    if (etcd) {
+      others.addAll(EtcdSystem.memberNames(1));
+    }
+    openNodes(ctx, "n", others);
+    if (etcd) {
+      metadataCluster = EtcdSystem.forMetadata();
+      metadataCluster.start(
+          new SystemContext(ctx.runtime(), ctx.dir(), 1, ctx.seed(), ctx.options()));
+      metadata = EtcdMetadataStores.builder().endpoints(metadataCluster.clientUrls())
+          .prefix(ETCD_PREFIX).build();
+    }
     addresses = new ArrayList<>();
     for (String n : nodes()) {
       addresses.add(new InetSocketAddress(runtime().host(n), runtime().port(n, "replica", PORT)));
     }
-    controlAddress = new InetSocketAddress(runtime().host(CONTROL),
-        runtime().port(CONTROL, "replica", PORT));
+    for (String c : etcd ? List.of(CONTROL, CONTROL2) : List.of(CONTROL)) {
+      controls.put(c, new InetSocketAddress(runtime().host(c), runtime().port(c, "replica",
+          PORT)));
+    }
     String nodeList = addresses.stream().map(a -> a.getHostString() + ":" + a.getPort())
         .collect(Collectors.joining(","));
-    String control = controlAddress.getHostString() + ":" + controlAddress.getPort();
+    String controlList = controls.values().stream()
+        .map(a -> a.getHostString() + ":" + a.getPort()).collect(Collectors.joining(","));
     // out of memory, a process exits (and a node is restarted by the run) instead of hanging
     List<String> flags = List.of("-XX:+ExitOnOutOfMemoryError");
     for (int i = 0; i < nodes().size(); i++) {
@@ -102,18 +134,27 @@ final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits
       Path data = ctx.dir().resolve("data").resolve(n);
       commands.put(n, JavaCommand.of("128m", flags, ReplicaNodeMain.class, List.of("--role",
           "node", "--id", Integer.toString(i), "--data", data.toString(), "--nodes", nodeList,
-          "--control", control, "--timing", timing)));
+          "--control", controlList, "--timing", timing)));
     }
-    List<String> controlArgs = new ArrayList<>(List.of("--role",
-        "control", "--data", ctx.dir().resolve("data").resolve(CONTROL).toString(), "--nodes",
-        nodeList, "--control", control, "--partitions",
-        Integer.toString(partitions), "--replicas", Integer.toString(replicas), "--timing",
-        timing));
-    String strategy = ctx.options().text("strategy");
-    if (!strategy.equals(CORE_PLACEMENT)) {
-      controlArgs.addAll(List.of("--strategy", strategy));
+    for (Map.Entry<String, InetSocketAddress> c : controls.entrySet()) {
+      List<String> controlArgs = new ArrayList<>(List.of("--role", "control", "--nodes",
+          nodeList, "--control", c.getValue().getHostString() + ":" + c.getValue().getPort(),
+          "--partitions", Integer.toString(partitions), "--replicas",
+          Integer.toString(replicas), "--timing", timing));
+      if (etcd) {
+        controlArgs.addAll(List.of("--store", "etcd:" + String.join(",",
+            metadataCluster.clientUrls()), "--store-prefix", ETCD_PREFIX, "--name", c.getKey()));
+      } else {
+        controlArgs.addAll(List.of("--data", ctx.dir().resolve("data").resolve(c.getKey())
+            .toString()));
+      }
+      String strategy = ctx.options().text("strategy");
+      if (!strategy.equals(CORE_PLACEMENT)) {
+        controlArgs.addAll(List.of("--strategy", strategy));
+      }
+      commands.put(c.getKey(), JavaCommand.of("128m", flags, ReplicaNodeMain.class,
+          controlArgs));
     }
-    commands.put(CONTROL, JavaCommand.of("128m", flags, ReplicaNodeMain.class, controlArgs));
     try {
       CompletableFuture.allOf(nodes().stream()
           .map(n -> CompletableFuture.runAsync(() -> startNode(n)))
@@ -121,7 +162,8 @@ final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits
     } catch (CompletionException e) {
       throw e.getCause() instanceof RuntimeException r ? r : e;
     }
-    // the nodes listen first, so that the control finds every one of them up
+    // the nodes listen first, so that the control finds every one of them up; with two
+    // controls, the first is the leader (it campaigns alone), the second its standby
     try {
       NodeProcess c = started(CONTROL, runtime().start(CONTROL, commands.get(CONTROL),
           context().log(CONTROL)));
@@ -130,21 +172,34 @@ final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits
     } catch (IOException e) {
       throw new SetupException("cannot start the replica control: " + e.getMessage(), e);
     }
+    if (controls.containsKey(CONTROL2)) {
+      startNode(CONTROL2);
+    }
   }
 
-  /** The control: a kill or pause aimed at the leader hits it. */
+  /**
+   * The control that leads: a kill or pause aimed at the leader hits it. With one control, that
+   * one; with two, the one the store names (the first when none leads at the moment).
+   */
   @Override
   public Optional<String> leader() {
-    return Optional.of(CONTROL);
+    if (metadata == null) {
+      return Optional.of(CONTROL);
+    }
+    return Optional.of(metadata.leader().filter(controls::containsKey).orElse(CONTROL));
   }
 
-  /** Starts a data node or the control (again after a kill: the same log and address). */
+  /**
+   * Starts a data node or a control (again after a kill: the same log and address). A control
+   * on the store is started once it campaigns: it listens when it wins.
+   */
   @Override
   protected void startNode(String node) {
+    boolean standby = metadata != null && controls.containsKey(node);
     try {
       NodeProcess p = started(node, runtime().start(node, commands.get(node),
           context().log(node)));
-      p.awaitLine("REPLICA LISTENING ", START_TIMEOUT);
+      p.awaitLine(standby ? "REPLICA STANDBY " : "REPLICA LISTENING ", START_TIMEOUT);
     } catch (IOException e) {
       throw new SetupException("cannot start replica node " + node + ": " + e.getMessage(), e);
     }
@@ -156,7 +211,9 @@ final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits
    */
   @Override
   public void awaitRecovered(Duration timeout) {
-    restart(CONTROL);
+    for (String c : controls.keySet()) {
+      restart(c);
+    }
     for (String n : nodes()) {
       restart(n);
     }
@@ -206,7 +263,7 @@ final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits
       return Optional.empty();
     }
     int partition = chosen.get().partition();
-    NodeProcess control = process(CONTROL);
+    NodeProcess control = process(leader().orElseThrow());
     try {
       control.send("split " + partition);
     } catch (IOException e) {
@@ -214,6 +271,9 @@ final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits
           + partition + ": " + e.getMessage(), e);
     }
     String line = control.awaitLine("REPLICA SPLIT ", SPLIT_TIMEOUT);
+    if (line.startsWith("REPLICA SPLIT REFUSED ") && line.endsWith("this control is a standby")) {
+      return Optional.empty(); // the leadership moved since the store named the leader
+    }
     if (line.startsWith("REPLICA SPLIT REFUSED ")) {
       throw new IllegalStateException("the replica control refused: " + line);
     }
@@ -221,7 +281,22 @@ final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits
   }
 
   private ReplicaClient client() {
-    return new ReplicaClient(controlAddress, addresses, requestTimeout);
+    return new ReplicaClient(List.copyOf(controls.values()), addresses, requestTimeout);
+  }
+
+  /** Stops the processes, then the controls' store. */
+  @Override
+  public void close() {
+    try {
+      super.close();
+    } finally {
+      if (metadata != null) {
+        metadata.close();
+      }
+      if (metadataCluster != null) {
+        metadataCluster.close();
+      }
+    }
   }
 
   @Override

@@ -13,7 +13,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import io.partkit.test.support.RequiresEtcd;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code partkit verify --system replica} on the processes runtime: five node processes and a
@@ -46,6 +48,28 @@ class ReplicaVerifyTest {
     System.out.println("seed " + spec.seed() + ": " + r.summary());
     assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(1);
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
+  }
+
+  /**
+   * The control's state in etcd and two controls: {@code --option metadata=etcd} with {@code
+   * kill}. Seed 34's schedule kills the leading control, so the standby is elected, takes over
+   * from the state in etcd, and the history stays linearizable with every acknowledged write read
+   * back.
+   */
+  @Test
+  @ExtendWith(RequiresEtcd.class)
+  void replicaCoresPassKillsOfTheLeadingControlWithTheStateInEtcd() throws Exception {
+    VerifySpec spec = VerifySpec.builder("replica").nemeses(List.of("kill"))
+        .time(Duration.ofSeconds(20)).seed(34).runtime("processes")
+        .options(Map.of("metadata", "etcd")).store(Path.of("target", "store")).build();
+    RunResult r = VerifyRun.run(spec, System.out);
+    System.out.println("seed " + spec.seed() + ": " + r.summary());
+    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
+    assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(50);
+    String history = Files.readString(r.dir().resolve("history.edn"));
+    assertThat(history).containsPattern("\"kill control2?\"");
+    assertThat(Files.readString(r.dir().resolve("control2.log")))
+        .as("the standby's log: it took over").contains("control control2: elected in");
   }
 
   /**

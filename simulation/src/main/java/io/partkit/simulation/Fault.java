@@ -51,7 +51,9 @@ public record Fault(long at, Kind kind, long duration, int target, int other) {
      * The control crashes, at once ({@code other} 0), as it makes its next write to its store
      * (1), or once its store holds a member not yet level, a join under way (2): its volatile
      * state and the records its store had not made durable are lost, messages to it are lost
-     * while it is down, and it restarts from its durable records.
+     * while it is down, and it restarts from its durable records. Or (3) a standby takes over
+     * from it while it runs: the successor restores from the store, and the control runs on,
+     * deposed, until its next write fails or the fault's duration ends.
      */
     CONTROL_RESTART("control-restart");
 

@@ -64,7 +64,7 @@ final class FaultPlan {
       for (long s = 100 + restarts.nextInt((int) CONTROL_RESTART_GAP_MILLIS); s < end - 100;
           s += 1 + restarts.nextInt((int) (2 * CONTROL_RESTART_GAP_MILLIS))) {
         plan.add(new Fault(s, Kind.CONTROL_RESTART, 50 + restarts.nextInt(900), 0,
-            restarts.nextInt(3)));
+            restarts.nextInt(4)));
       }
     }
     plan.sort(java.util.Comparator.comparingLong(Fault::at));

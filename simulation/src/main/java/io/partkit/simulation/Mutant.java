@@ -65,7 +65,15 @@ public enum Mutant {
    * a member that holds nothing yet.
    */
   CONTROL_FORGETS_LEVEL("control-forgets-level",
-      "a restarted control counts every member level");
+      "a restarted control counts every member level"),
+  /**
+   * A standby that takes over reads the control's state from the store but does not fence the
+   * control it succeeds (no compare-and-set on the version it read, no write of its own first):
+   * the deposed control's write in flight lands after the read, and it goes on deciding, writing
+   * and sending, so two controls hand out the same epochs with different configurations.
+   */
+  TAKEOVER_WITHOUT_FENCE("takeover-without-fence",
+      "a control taken over is not fenced and goes on deciding");
 
   private final String label;
   private final String description;

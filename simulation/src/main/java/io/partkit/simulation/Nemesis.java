@@ -87,8 +87,14 @@ final class Nemesis {
           }
           case 1 -> cluster.crashControlAtNextWrite(restartLater)
               ? "the control, at its next write" : null;
-          default -> cluster.crashControlMidChange(restartLater)
+          case 2 -> cluster.crashControlMidChange(restartLater)
               ? "the control, once a member is joining" : null;
+          default -> switch (cluster.takeOverControl(f.duration())) {
+            case RUNS_ON -> "the control, taken over by a standby while it runs on, deposed,"
+                + " for up to " + f.duration() + " ms";
+            case MID_WRITE -> "the control, taken over by a standby mid-write";
+            case REFUSED -> null;
+          };
         };
       }
       case PARTITION:

@@ -132,21 +132,39 @@ final class SimCluster {
     boolean wasDown = !control.up();
     control.restart();
     if (wasDown) {
-      ControlState known = control().durableState();
-      for (int n : known.nodes()) {
-        if (!joined.contains(n)) {
-          control().forget(n);
-        }
+      retellOperatorRequests();
+    }
+  }
+
+  /**
+   * A standby takes over from the running control ({@link SimControl#takeover}), which runs on,
+   * deposed, for {@code lifeMillis} at most; the successor hears the operator's requests it does
+   * not know.
+   */
+  SimControl.Takeover takeOverControl(long lifeMillis) {
+    SimControl.Takeover t = control.takeover(lifeMillis);
+    if (t != SimControl.Takeover.REFUSED) {
+      retellOperatorRequests();
+    }
+    return t;
+  }
+
+  /** Tells a control just started the membership requests its store did not keep. */
+  private void retellOperatorRequests() {
+    ControlState known = control().durableState();
+    for (int n : known.nodes()) {
+      if (!joined.contains(n)) {
+        control().forget(n);
       }
-      for (int n : joined) {
-        if (!known.nodes().contains(n)) {
-          control().join(n);
-        }
+    }
+    for (int n : joined) {
+      if (!known.nodes().contains(n)) {
+        control().join(n);
       }
-      for (int n : leaving) {
-        if (!known.leaving().contains(n)) {
-          control().leave(n);
-        }
+    }
+    for (int n : leaving) {
+      if (!known.leaving().contains(n)) {
+        control().leave(n);
       }
     }
   }

@@ -20,8 +20,24 @@ import java.util.function.Supplier;
  * durable. A crash loses the control's volatile state and every write not yet durable; while it
  * is down, messages to it are lost. It restarts from the store ({@link Control#restore}), or
  * afresh when the store holds nothing.
+ *
+ * <p>A takeover ({@link #takeover}) is what a standby's election does to a control that is still
+ * running (paused, or cut off from the store): a successor restores from the store and fences it
+ * there, and the deposed control runs on for a while unaware. It hears what the nodes send the
+ * control and sends what needs nothing new made durable (pings, configurations again); its next
+ * write fails the store's compare-and-set, and it stops. A write it had in flight is lost.
  */
 final class SimControl {
+
+  /** What a {@link #takeover} did. */
+  enum Takeover {
+    /** Nothing: the control is down, a crash is armed, or a deposed control still runs. */
+    REFUSED,
+    /** The control was writing: the write is fenced, and it sends nothing more. */
+    MID_WRITE,
+    /** The control runs on, deposed, until its next write or the end of its life. */
+    RUNS_ON
+  }
 
   private final VirtualTime time;
   private final Random random;
@@ -42,6 +58,12 @@ final class SimControl {
   private Runnable crashAtNextWrite;
   /** Armed: the control crashes once its store holds a member not yet level, and this runs then. */
   private Runnable crashMidChange;
+  /** A control a takeover deposed that has not stopped yet; null when there is none. */
+  private Control deposed;
+  /** Under {@link Mutant#TAKEOVER_WITHOUT_FENCE}: the store as the deposed control writes it. */
+  private SimLog deposedStore;
+  /** Bumped when a deposed control starts or stops, so that its earlier ticks do nothing. */
+  private int deposedLife;
 
   /**
    * @param fresh the control at the cluster's birth
@@ -93,8 +115,12 @@ final class SimControl {
     time.schedule(SimNode.TICK_MILLIS, () -> tick(inc));
   }
 
-  /** Hands a node's message to the control; lost while it is down. */
+  /** Hands a node's message to the control and to a deposed one still running; lost while down. */
   void receive(Envelope e) {
+    if (deposed != null) {
+      deposed.step(e);
+      drainDeposed();
+    }
     if (up) {
       control.step(e);
       drain();
@@ -177,6 +203,92 @@ final class SimControl {
   private void send(Envelope e) {
     network.transmit(e);
     sent.accept(e);
+  }
+
+  /**
+   * A standby takes over while the control runs: the successor restores from the store, the
+   * control's write in flight is lost, and the control runs on, deposed, for {@code lifeMillis}
+   * at most (until its next write fails and it stops).
+   */
+  Takeover takeover(long lifeMillis) {
+    if (!up || crashAtNextWrite != null || crashMidChange != null || deposed != null) {
+      return Takeover.REFUSED;
+    }
+    Control old = control;
+    // a write in flight: fenced, so lost; what waited for it never leaves, so a control deposed
+    // mid-write sends nothing more and is as good as stopped
+    boolean writing = !store.idle();
+    List<Envelope> inFlight = store.waitingMessages();
+    List<Record> unsynced = store.unsynced();
+    crash();
+    restart();
+    if (mutant == Mutant.TAKEOVER_WITHOUT_FENCE) {
+      // the planted bug: nothing fences the deposed control, so its write in flight lands after
+      // the successor read the store, and it goes on writing and sending
+      deposedStore = new SimLog(time, random, network::transmit);
+      deposedStore.rewrite(store.durable());
+      deposedStore.write(unsynced, inFlight, false);
+      deposedStore.syncIfNeeded(this::inDeposedLife);
+    } else if (writing) {
+      return Takeover.MID_WRITE;
+    }
+    deposed = old;
+    int life = ++deposedLife;
+    time.schedule(lifeMillis, () -> {
+      if (life == deposedLife) {
+        stopDeposed();
+      }
+    });
+    time.schedule(SimNode.TICK_MILLIS, () -> tickDeposed(life));
+    return writing ? Takeover.MID_WRITE : Takeover.RUNS_ON;
+  }
+
+  private void tickDeposed(int life) {
+    if (life != deposedLife) {
+      return;
+    }
+    deposed.tick(time.now());
+    drainDeposed();
+    if (life == deposedLife) {
+      time.schedule(SimNode.TICK_MILLIS, () -> tickDeposed(life));
+    }
+  }
+
+  /**
+   * Acts on what the deposed control asks: messages that need no new record leave; a record
+   * means a write, which the store refuses, and the control stops.
+   */
+  private void drainDeposed() {
+    Ready r = deposed.ready();
+    if (r.isEmpty()) {
+      return;
+    }
+    if (deposedStore != null) {
+      deposedStore.write(r.records(), r.messages(), false);
+      deposedStore.syncIfNeeded(this::inDeposedLife);
+      return;
+    }
+    if (!r.records().isEmpty()) {
+      stopDeposed();
+      return;
+    }
+    r.messages().forEach(network::transmit);
+  }
+
+  /** {@code synced}, unless the deposed control stopped meanwhile. */
+  private Runnable inDeposedLife(Runnable synced) {
+    int life = deposedLife;
+    return () -> {
+      if (life == deposedLife) {
+        synced.run();
+      }
+    };
+  }
+
+  private void stopDeposed() {
+    deposed = null;
+    deposedStore = null;
+    deposedLife++;
   }
 
   /** The control crashes: its volatile state and every write not yet durable are lost. */

@@ -45,6 +45,21 @@ final class SimLog {
     return Collections.unmodifiableList(durable);
   }
 
+  /** Whether nothing is appended and unsynced, and no message waits. */
+  boolean idle() {
+    return unsynced.isEmpty() && waiting.isEmpty() && !syncing;
+  }
+
+  /** The records appended and not yet durable, oldest first. */
+  List<Record> unsynced() {
+    return List.copyOf(unsynced);
+  }
+
+  /** The messages waiting for records to be durable, in the order they were handed over. */
+  List<Envelope> waitingMessages() {
+    return waiting.stream().map(Waiting::envelope).toList();
+  }
+
   /** Replaces the durable record at {@code index} (a disk that changed its bytes). */
   void replace(int index, UnaryOperator<Record> change) {
     durable.set(index, change.apply(durable.get(index)));

@@ -54,6 +54,11 @@ class SimulationTest {
             && Fault.Kind.CONTROL_RESTART.label().equals(o.f()))).count();
     assertThat(restarting).as("seeds in which the control restarted")
         .isGreaterThanOrEqualTo(SEEDS / 4);
+    long runningOn = results.stream().filter(r -> r.history().stream().anyMatch(o ->
+        SimHistory.NEMESIS.equals(o.process()) && String.valueOf(o.value())
+            .contains("while it runs on, deposed"))).count();
+    assertThat(runningOn).as("seeds in which a deposed control ran on beside its successor")
+        .isGreaterThanOrEqualTo(SEEDS / 10);
   }
 
   /**

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -28,24 +29,31 @@ class NetnsVerifyTest {
   }
 
   /**
-   * The replica core's driver ({@code --system replica}): cuts between data nodes (the control
-   * still reaches each) make primaries suspect their backups, and kills hit the control too.
+   * The replica core's driver ({@code --system replica}) with its control's state in etcd and a
+   * standby control, each process in its own namespace: cuts between data nodes (the controls
+   * still reach each) make primaries suspect their backups, and kills hit the leading control
+   * too, so the standby takes over across the namespaces' network.
    */
   @Test
   void replicaCoresPassKillsAndPartitions() throws Exception {
-    passesWithPartitions(KvVerifyTest.ciRun("replica", 5, 23, "kill", "partition"));
+    RunResult r = passesWithPartitions(KvVerifyTest.ciRun("replica", 5, 23, "kill",
+        "partition").options(Map.of("metadata", "etcd")));
+    // seed 23 kills the leading control
+    assertThat(Files.readString(r.dir().resolve("control2.log")))
+        .as("the standby's log: it took over").contains("control control2: elected in");
   }
 
   /**
    * Runs {@code spec} in network namespaces: valid, over a hundred acknowledged writes checked,
    * at least three faults struck and a partition among them.
    */
-  private static void passesWithPartitions(VerifySpec.Builder spec) throws IOException {
+  private static RunResult passesWithPartitions(VerifySpec.Builder spec) throws IOException {
     RunResult r = KvVerifyTest.run(spec.runtime("netns").build());
     assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(3);
     assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(100);
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
     assertThat(Files.readString(r.dir().resolve("history.edn"))).contains(":f :start-partition");
+    return r;
   }
 
   @Test

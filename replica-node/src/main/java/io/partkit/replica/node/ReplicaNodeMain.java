@@ -85,7 +85,8 @@ import java.util.function.Supplier;
  * <p>Exit statuses: 1 for a log it must not start from (a damaged record followed by intact
  * ones: what was durable is lost, the node or control needs new data), 2 for a usage error, 70
  * on an {@link Error} or a bug on the decision path (3 when the JVM runs out of memory with
- * {@code -XX:+ExitOnOutOfMemoryError}, as it should), 74 when the log fails (a full disk).
+ * {@code -XX:+ExitOnOutOfMemoryError}, as it should), 74 when the log fails (a full disk) or the
+ * store cannot be reached at start, 75 for a control that another one succeeded.
  */
 public final class ReplicaNodeMain {
 

@@ -32,6 +32,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
+import java.util.function.UnaryOperator;
 
 /**
  * The driver of one state machine in a process: a {@link Replica} (a node, with its write-ahead
@@ -110,12 +111,13 @@ final class ReplicaNode implements AutoCloseable {
 
   /**
    * Starts node {@code self} of {@code nodes} (addresses in node order) from the log in {@code
-   * data}, listening on its own address.
+   * data}, listening on its own address; the log is compacted each time it has grown by {@code
+   * compactBytes} ({@link Wal#COMPACT_BYTES} in production).
    *
    * @throws Wal.Damaged when the log has a damaged record before intact ones
    */
   static ReplicaNode node(int self, List<InetSocketAddress> nodes, InetSocketAddress control,
-      Path data, Timing timing, Consumer<String> log) throws IOException {
+      Path data, Timing timing, long compactBytes, Consumer<String> log) throws IOException {
     Map<Integer, InetSocketAddress> peers = new TreeMap<>();
     for (int i = 0; i < nodes.size(); i++) {
       if (i != self) {
@@ -123,7 +125,7 @@ final class ReplicaNode implements AutoCloseable {
       }
     }
     peers.put(Control.ID, control);
-    return start(self, "node " + self, data, peers, nodes.get(self), log,
+    return start(self, "node " + self, data, peers, nodes.get(self), compactBytes, log,
         records -> records.isEmpty() ? new Replica(self, timing)
             : Replica.restore(self, timing, records));
   }
@@ -145,7 +147,7 @@ final class ReplicaNode implements AutoCloseable {
       members.add(i);
       peers.put(i, nodes.get(i));
     }
-    return start(Control.ID, "control", data, peers, address, log,
+    return start(Control.ID, "control", data, peers, address, Wal.COMPACT_BYTES, log,
         records -> placement.map(p -> records.isEmpty()
             ? new Control(timing, partitions, replicas, members, p)
             : Control.restore(timing, replicas, p, records))
@@ -157,11 +159,12 @@ final class ReplicaNode implements AutoCloseable {
   /**
    * Opens the log in {@code data}, makes the state machine from the records it replayed, and
    * starts the process {@code name} on {@code address}. The log's syncs reach the process once
-   * it exists: nothing is appended before it starts.
+   * it exists: nothing is appended before it starts. The log is compacted at start, and then
+   * each time it has grown by {@code compactBytes}.
    */
   private static ReplicaNode start(int id, String name, Path data,
-      Map<Integer, InetSocketAddress> peers, InetSocketAddress address, Consumer<String> log,
-      Function<List<Record>, StateMachine> machine) throws IOException {
+      Map<Integer, InetSocketAddress> peers, InetSocketAddress address, long compactBytes,
+      Consumer<String> log, Function<List<Record>, StateMachine> machine) throws IOException {
     AtomicReference<ReplicaNode> started = new AtomicReference<>();
     LongConsumer onSynced = count -> started.get().onSynced(count);
     Consumer<IOException> onFailure =
@@ -192,6 +195,22 @@ final class ReplicaNode implements AutoCloseable {
     ReplicaNode n = new ReplicaNode(id, m, m instanceof Control c ? c : null, peers,
         listen(address), log);
     n.wal = opened.wal();
+    // While running, the live machine may be ahead of its durable records, so a compaction folds
+    // the durable records themselves, into a machine of its own: the same records restore the
+    // same state, whichever instance replays them. The control's records are whole states, each
+    // standing for every one before it.
+    UnaryOperator<List<Record>> fold = m instanceof Control
+        ? records -> List.of(records.get(records.size() - 1))
+        : records -> ((Replica) machine.apply(records)).checkpoint();
+    n.wal.compactWhenGrown(compactBytes, fold, outcome -> {
+      if (outcome instanceof Wal.Compacted c) {
+        log.accept(name + ": log compacted from " + c.recordsBefore() + " records to "
+            + c.recordsAfter() + " while running (" + c.bytesBefore() + " bytes to "
+            + c.bytesAfter() + ")");
+      } else if (outcome instanceof Wal.Kept k) {
+        log.accept(name + ": log not compacted while running: " + k.why());
+      }
+    });
     n.durable = opened.records().size();
     started.set(n);
     n.start();

@@ -26,7 +26,8 @@ import java.util.function.Consumer;
  *
  * <pre>
  * java -Xmx128m -XX:+ExitOnOutOfMemoryError -cp CP io.partkit.replica.node.ReplicaNodeMain \
- *     --role node --id 0 --data DIR --nodes h:p,h:p,h:p --control h:p [--timing R,S,P,D]
+ *     --role node --id 0 --data DIR --nodes h:p,h:p,h:p --control h:p [--timing R,S,P,D] \
+ *     [--compact-bytes N]
  * java ... ReplicaNodeMain --role control --data DIR --nodes h:p,h:p,h:p --control h:p \
  *     --partitions 16 --replicas 3 [--strategy NAME] [--timing R,S,P,D]
  * </pre>
@@ -34,7 +35,10 @@ import java.util.function.Consumer;
  * <p>Node {@code i} listens on the {@code i}-th address of {@code --nodes}, the control on {@code
  * --control}. {@code --timing} is the protocol's {@link Timing} in milliseconds (resend, suspect,
  * ping, down; default {@link #TIMING}, more patient than the simulator's since real processes
- * pause for garbage collection and a loaded machine's scheduler).
+ * pause for garbage collection and a loaded machine's scheduler). {@code --compact-bytes} is how
+ * much a node's log grows before it is compacted while running (default {@link
+ * Wal#COMPACT_BYTES}): a start replays the log whole in memory, so a node given a larger heap may
+ * take a larger one, and tests a small one to compact often.
  *
  * <p>The control keeps its durable state (the table with its epochs and level members, the
  * nodes leaving) in a write-ahead log of its own in {@code --data}, the stand-in for the
@@ -95,7 +99,8 @@ public final class ReplicaNodeMain {
             || options.get("--replicas") == null)
         || !role.equals("node") && !role.equals("control")) {
       System.err.println("usage: ReplicaNodeMain --role node --id <i> --data <dir> --nodes"
-          + " <host:port,...> --control <host:port> [--timing <resend,suspect,ping,down ms>]\n"
+          + " <host:port,...> --control <host:port> [--timing <resend,suspect,ping,down ms>]"
+          + " [--compact-bytes <n>]\n"
           + "       ReplicaNodeMain --role control --data <dir> --nodes <host:port,...>"
           + " --control <host:port> --partitions <n> --replicas <n> [--strategy <name>]"
           + " [--timing ...]");
@@ -113,7 +118,8 @@ public final class ReplicaNodeMain {
           throw new IllegalArgumentException("--id " + id + " is not one of the " + nodes.size()
               + " nodes");
         }
-        node = ReplicaNode.node(id, nodes, control, Path.of(options.get("--data")), timing, log);
+        node = ReplicaNode.node(id, nodes, control, Path.of(options.get("--data")), timing,
+            compactBytes(options.get("--compact-bytes")), log);
       } else {
         int replicas = Integer.parseInt(options.get("--replicas"));
         node = ReplicaNode.control(nodes, control, Path.of(options.get("--data")),
@@ -217,6 +223,23 @@ public final class ReplicaNodeMain {
           Integer.parseInt(a.substring(colon + 1).trim())));
     }
     return out;
+  }
+
+  static long compactBytes(String text) {
+    if (text == null) {
+      return Wal.COMPACT_BYTES;
+    }
+    long bytes;
+    try {
+      bytes = Long.parseLong(text.trim());
+    } catch (NumberFormatException e) {
+      bytes = 0;
+    }
+    if (bytes < 1) {
+      throw new IllegalArgumentException("--compact-bytes needs a positive number of bytes (how"
+          + " much a node's log grows before it is compacted), not '" + text + "'");
+    }
+    return bytes;
   }
 
   static Timing timing(String text) {

@@ -4,6 +4,7 @@ import io.partkit.harness.system.SystemOptions;
 import io.partkit.harness.system.SystemProvider;
 import io.partkit.harness.system.SystemUnderTest;
 import io.partkit.replica.Timing;
+import io.partkit.replica.node.ReplicaNodeMain;
 
 /** {@code --system replica}: see {@link ReplicaSystem}. */
 public final class ReplicaProvider implements SystemProvider {
@@ -34,6 +35,9 @@ public final class ReplicaProvider implements SystemProvider {
         // how the control places copies: its own rule, or a partkit strategy of hash slots
         SystemOptions.oneOf("strategy", ReplicaSystem.CORE_PLACEMENT, ReplicaSystem.CORE_PLACEMENT,
             "fixed", "rendezvous"),
+        // how much a node's log grows before it is compacted while running
+        SystemOptions.integer("compact-bytes", (int) ReplicaNodeMain.COMPACT_BYTES, 4096,
+            Integer.MAX_VALUE),
         new SystemOptions.Spec("timing", ReplicaSystem.timingText(),
             "the protocol's resend,suspect,ping,down milliseconds",
             (value, nodes) -> timingProblem(value)));

@@ -48,7 +48,9 @@ import java.util.stream.Collectors;
  * suspect, ping and down milliseconds, default {@link ReplicaNodeMain#TIMING}), {@code
  * max-partitions} (the table size past which {@code split} splits no further, default {@value
  * #MAX_PARTITIONS}), {@code strategy} (how the control places copies: {@value #CORE_PLACEMENT},
- * its own rule, or {@code fixed} or {@code rendezvous}, given to every start of the control).
+ * its own rule, or {@code fixed} or {@code rendezvous}, given to every start of the control),
+ * {@code compact-bytes} (how much a node's log grows before it is compacted while running,
+ * default {@link ReplicaNodeMain#COMPACT_BYTES}).
  */
 final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits {
 
@@ -102,7 +104,8 @@ final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits
       Path data = ctx.dir().resolve("data").resolve(n);
       commands.put(n, JavaCommand.of("128m", flags, ReplicaNodeMain.class, List.of("--role",
           "node", "--id", Integer.toString(i), "--data", data.toString(), "--nodes", nodeList,
-          "--control", control, "--timing", timing)));
+          "--control", control, "--timing", timing, "--compact-bytes",
+          Integer.toString(ctx.options().integer("compact-bytes")))));
     }
     List<String> controlArgs = new ArrayList<>(List.of("--role",
         "control", "--data", ctx.dir().resolve("data").resolve(CONTROL).toString(), "--nodes",

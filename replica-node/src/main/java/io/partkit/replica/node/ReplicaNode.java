@@ -168,7 +168,7 @@ final class ReplicaNode implements AutoCloseable {
     AtomicReference<ReplicaNode> started = new AtomicReference<>();
     LongConsumer onSynced = count -> started.get().onSynced(count);
     Consumer<IOException> onFailure =
-        e -> fail(log, name + ": the write-ahead log cannot be synced: " + e, EXIT_IO);
+        e -> fail(log, name + ": the write-ahead log failed: " + e, EXIT_IO);
     Wal.Opened opened = Wal.open(data, onSynced, onFailure);
     StateMachine m = machine.apply(opened.records());
     log.accept(name + ": " + opened.records().size() + " records replayed from "

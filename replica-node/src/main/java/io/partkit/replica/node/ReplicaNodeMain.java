@@ -37,7 +37,7 @@ import java.util.function.Consumer;
  * ping, down; default {@link #TIMING}, more patient than the simulator's since real processes
  * pause for garbage collection and a loaded machine's scheduler). {@code --compact-bytes} is how
  * much a node's log grows before it is compacted while running (default {@link
- * Wal#COMPACT_BYTES}): a start replays the log whole in memory, so a node given a larger heap may
+ * #COMPACT_BYTES}): a start replays the log whole in memory, so a node given a larger heap may
  * take a larger one, and tests a small one to compact often.
  *
  * <p>The control keeps its durable state (the table with its epochs and level members, the
@@ -75,6 +75,12 @@ public final class ReplicaNodeMain {
 
   /** The timing of real processes: resend 50 ms, suspect 1 s, ping 100 ms, down 1.5 s. */
   public static final Timing TIMING = new Timing(50, 1000, 100, 1500);
+
+  /**
+   * How much a node's log grows before it is compacted while running, unless {@code
+   * --compact-bytes} says: 16 MiB.
+   */
+  public static final long COMPACT_BYTES = Wal.COMPACT_BYTES;
 
   private ReplicaNodeMain() {}
 
@@ -227,7 +233,7 @@ public final class ReplicaNodeMain {
 
   static long compactBytes(String text) {
     if (text == null) {
-      return Wal.COMPACT_BYTES;
+      return COMPACT_BYTES;
     }
     long bytes;
     try {

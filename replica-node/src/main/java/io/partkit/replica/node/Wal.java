@@ -51,8 +51,8 @@ final class Wal implements AutoCloseable {
   static final int HEADER = 12;
   /**
    * A node's log is compacted each time it has grown by this many bytes. A start replays the log
-   * whole in memory (its bytes and its records, about three times its size), so this bounds what a
-   * restart needs beside the state: well within the 128 MiB heap nodes are given.
+   * whole in memory (its bytes, then its decoded records), so this bounds what a restart needs
+   * beside the state: it leaves room in the 128 MiB heap the harness gives a node.
    */
   static final long COMPACT_BYTES = 16L << 20;
   /**

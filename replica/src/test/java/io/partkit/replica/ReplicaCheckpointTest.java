@@ -148,6 +148,48 @@ class ReplicaCheckpointTest {
     assertThat(seen).anyMatch(c -> c.nextLevel() != c.level() + 1);
   }
 
+  /**
+   * What a driver compacting while running relies on: the checkpoint of a log's prefix followed
+   * by the rest of the log restores what the whole log restores, for every prefix; and so does
+   * folding a log batch by batch, each batch after the checkpoint of those before it.
+   */
+  @Test
+  void aPrefixsCheckpointFollowedByTheRestOfTheLogRestoresWhatTheWholeLogRestores() {
+    for (long seed = 1; seed <= 4; seed++) {
+      Run run = new Run(seed);
+      run.play(400);
+      for (int n = 0; n < NODES; n++) {
+        List<Record> log = run.logs.get(n);
+        List<List<Record>> restored = new ArrayList<>();
+        for (int end = 0; end <= log.size(); end++) {
+          restored.add(Replica.restore(n, TIMING, log.subList(0, end)).checkpoint());
+        }
+        for (int i = 0; i <= log.size(); i++) {
+          // the records after the prefix, one by one for a while, then all of them
+          for (int end = i; end <= log.size(); end = end < i + FOLLOWING ? end + 1
+              : end < log.size() ? log.size() : end + 1) {
+            List<Record> compacted = new ArrayList<>(restored.get(i));
+            compacted.addAll(log.subList(i, end));
+            assertThat(Replica.restore(n, TIMING, compacted).checkpoint())
+                .as("seed %d node %d: the checkpoint of records [0, %d) then [%d, %d)", seed, n,
+                    i, i, end)
+                .isEqualTo(restored.get(end));
+          }
+        }
+        for (int batch = 1; batch <= 7; batch += 3) {
+          List<Record> folded = new ArrayList<>();
+          for (int from = 0; from < log.size(); from += batch) {
+            int to = Math.min(log.size(), from + batch);
+            folded.addAll(log.subList(from, to));
+            folded = new ArrayList<>(Replica.restore(n, TIMING, folded).checkpoint());
+            assertThat(folded).as("seed %d node %d: records [0, %d) folded %d at a time", seed,
+                n, to, batch).isEqualTo(restored.get(to));
+          }
+        }
+      }
+    }
+  }
+
   /** Both replicas are handed the inputs that followed the prefix and must do the same. */
   private static void answersAlike(String at, List<Input> inputs, int prefix, Replica a,
       Replica b) {

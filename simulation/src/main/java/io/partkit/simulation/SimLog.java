@@ -25,6 +25,11 @@ final class SimLog {
   private final List<Record> durable = new ArrayList<>();
   private final List<Record> unsynced = new ArrayList<>();
   private final List<Waiting> waiting = new ArrayList<>();
+  /**
+   * Records a rewrite folded away: a barrier counts every record appended, so the durable ones
+   * are {@code durable.size() + folded} of them.
+   */
+  private int folded;
   private boolean syncing;
 
   private record Waiting(int barrier, Envelope envelope) {}
@@ -66,15 +71,20 @@ final class SimLog {
   }
 
   /**
-   * Replaces every durable record with {@code records} (a log rewritten to a checkpoint, atomically
-   * as a real one is). Only with nothing appended since the last sync: a node just started.
+   * Replaces every durable record with {@code records}, which must restore the same state (a log
+   * compacted to a checkpoint, atomically as a real one is: a crash finds the old records or the
+   * new). What is appended and not yet synced follows them as it followed the old ones, and a sync
+   * under way and the messages waiting for it are untouched.
    */
   void rewrite(List<Record> records) {
-    if (!unsynced.isEmpty() || syncing) {
-      throw new IllegalStateException("a log is rewritten only with nothing unsynced");
-    }
+    folded += durable.size() - records.size();
     durable.clear();
     durable.addAll(records);
+  }
+
+  /** How many records were made durable, counting those a rewrite folded. */
+  private int durableCount() {
+    return durable.size() + folded;
   }
 
   /**
@@ -84,9 +94,9 @@ final class SimLog {
    */
   void write(List<Record> records, List<Envelope> messages, boolean early) {
     unsynced.addAll(records);
-    int barrier = durable.size() + unsynced.size();
+    int barrier = durableCount() + unsynced.size();
     for (Envelope e : messages) {
-      if (early || barrier <= durable.size()) {
+      if (early || barrier <= durableCount()) {
         send.accept(e);
       } else {
         waiting.add(new Waiting(barrier, e));
@@ -107,19 +117,19 @@ final class SimLog {
 
   private void sync(UnaryOperator<Runnable> end) {
     syncing = true;
-    int upTo = durable.size() + unsynced.size();
+    int upTo = durableCount() + unsynced.size();
     Runnable synced = end.apply(() -> synced(upTo, end));
     time.schedule(1 + random.nextInt(8), synced);
   }
 
   private void synced(int upTo, UnaryOperator<Runnable> end) {
     syncing = false;
-    while (durable.size() < upTo) {
+    while (durableCount() < upTo) {
       durable.add(unsynced.remove(0));
     }
     List<Waiting> ready = new ArrayList<>();
     waiting.removeIf(w -> {
-      if (w.barrier() <= durable.size()) {
+      if (w.barrier() <= durableCount()) {
         ready.add(w);
         return true;
       }

@@ -27,6 +27,11 @@ import java.util.function.Function;
 final class SimNode {
 
   static final long TICK_MILLIS = 10;
+  /**
+   * While running, the durable records are compacted each time this many were made durable since
+   * the log was last compacted (a real node counts bytes; a simulated log is short).
+   */
+  static final int COMPACT_RECORDS = 64;
 
   final int id;
   private final VirtualTime time;
@@ -45,6 +50,8 @@ final class SimNode {
   private int damaged = -1;
   /** How many times it started again after a crash. */
   private int restarts;
+  /** The durable records' count at which the log is next compacted while running. */
+  private int compactAt = COMPACT_RECORDS;
   /** Lost for good: never started again. */
   boolean gone;
   /** Requests a planted bug answered before the core did: the core's own failure is dropped. */
@@ -131,6 +138,27 @@ final class SimNode {
     }
     disk.write(r.records(), r.messages(), mutant == Mutant.ACK_BEFORE_SYNC);
     disk.syncIfNeeded(this::inThisLife);
+    compactIfGrown();
+  }
+
+  /**
+   * Compacts the log while running, as a real node does: not from the live core, which may be
+   * ahead of its durable records, but from those records alone, restored into a core of its own;
+   * the records appended after them and not yet synced stay after them. It happens at a moment
+   * the run's events decide (the durable log's growth), drawing nothing from the seed's streams,
+   * so that runs compare with and without it; a real compaction's steps and crashes between them
+   * are tested on the real log.
+   */
+  private void compactIfGrown() {
+    List<Record> log = disk.durable();
+    if (log.size() < compactAt) {
+      return;
+    }
+    List<Record> checkpoint = Replica.restore(id, timing, log).checkpoint();
+    if (checkpoint.size() < log.size()) {
+      disk.rewrite(checkpoint);
+    }
+    compactAt = disk.durable().size() + COMPACT_RECORDS;
   }
 
   /** {@code synced}, run as this node acts, unless it crashed or started again meanwhile. */
@@ -219,6 +247,7 @@ final class SimNode {
         disk.rewrite(checkpoint);
       }
     }
+    compactAt = disk.durable().size() + COMPACT_RECORDS;
     return true;
   }
 

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * One simulated node's disk across restarts: every second restart compacts its log to the
- * restored core's checkpoint, and a damaged checkpoint is detected as a damaged write is, or,
- * under the planted bug, served.
+ * restored core's checkpoint, so does the durable log's growth while running, and a damaged
+ * checkpoint is detected as a damaged write is, or, under the planted bug, served.
  */
 class SimNodeTest {
 
@@ -61,6 +61,28 @@ class SimNodeTest {
     assertThat(n.restart()).isTrue();
     assertThat(n.durableRecords()).singleElement().isInstanceOf(Record.Checkpoint.class);
     assertThat(n.core.localValue(0, KEY)).contains(Bytes.ofLong(42));
+  }
+
+  @Test
+  void whileRunningTheDurableLogIsCompactedAsItGrowsAndARestartFindsTheLastWrite() {
+    SimNode n = node(null);
+    int largest = 0;
+    boolean compacted = false;
+    for (int i = 2; i < 3 * SimNode.COMPACT_RECORDS; i++) {
+      put(n, i, 100 + i);
+      List<Record> log = n.durableRecords();
+      largest = Math.max(largest, log.size());
+      compacted |= log.get(0) instanceof Record.Checkpoint;
+    }
+    assertThat(compacted).as("compacted while running").isTrue();
+    assertThat(largest).as("the log never grows far past the threshold")
+        .isLessThanOrEqualTo(SimNode.COMPACT_RECORDS + 4);
+    assertThat(n.durableRecords().stream().filter(Record.Checkpoint.class::isInstance))
+        .as("one checkpoint record for the node's one partition, at the log's start").hasSize(1);
+    n.crash(false);
+    assertThat(n.restart()).isTrue();
+    assertThat(n.core.localValue(0, KEY))
+        .contains(Bytes.ofLong(100 + 3 * SimNode.COMPACT_RECORDS - 1));
   }
 
   @Test

@@ -4,6 +4,7 @@ import io.partkit.harness.system.SystemOptions;
 import io.partkit.harness.system.SystemProvider;
 import io.partkit.harness.system.SystemUnderTest;
 import io.partkit.replica.Timing;
+import io.partkit.replica.node.ReplicaNodeMain;
 
 /** {@code --system replica}: see {@link ReplicaSystem}. */
 public final class ReplicaProvider implements SystemProvider {
@@ -38,6 +39,9 @@ public final class ReplicaProvider implements SystemProvider {
         SystemOptions.oneOf("metadata", ReplicaSystem.LOG_METADATA, ReplicaSystem.LOG_METADATA,
             "etcd"),
         SystemOptions.text("etcd", null, "the etcd binary for metadata=etcd (default: on PATH)"),
+        // how much a node's log grows before it is compacted while running
+        SystemOptions.integer("compact-bytes", (int) ReplicaNodeMain.COMPACT_BYTES, 4096,
+            Integer.MAX_VALUE),
         new SystemOptions.Spec("timing", ReplicaSystem.timingText(),
             "the protocol's resend,suspect,ping,down milliseconds",
             (value, nodes) -> timingProblem(value)));

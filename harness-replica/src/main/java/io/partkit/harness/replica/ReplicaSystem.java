@@ -56,7 +56,8 @@ import java.util.stream.Collectors;
  * the default; or {@code etcd}: a one-member etcd cluster {@code m1} started on the same runtime,
  * never faulted, holds it, and two controls run, {@code control} and {@code control2}, of which
  * the store's election makes one the leader; {@link #leader()} names that one, so a kill of the
- * leader makes the other take over).
+ * leader makes the other take over), {@code compact-bytes} (how much a node's log grows before
+ * it is compacted while running, default {@link ReplicaNodeMain#COMPACT_BYTES}).
  */
 final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits {
 
@@ -134,7 +135,8 @@ final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits
       Path data = ctx.dir().resolve("data").resolve(n);
       commands.put(n, JavaCommand.of("128m", flags, ReplicaNodeMain.class, List.of("--role",
           "node", "--id", Integer.toString(i), "--data", data.toString(), "--nodes", nodeList,
-          "--control", controlList, "--timing", timing)));
+          "--control", controlList, "--timing", timing, "--compact-bytes",
+          Integer.toString(ctx.options().integer("compact-bytes")))));
     }
     for (Map.Entry<String, InetSocketAddress> c : controls.entrySet()) {
       List<String> controlArgs = new ArrayList<>(List.of("--role", "control", "--nodes",

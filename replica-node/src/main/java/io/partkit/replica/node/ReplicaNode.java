@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
+import java.util.function.UnaryOperator;
 
 /**
  * The driver of one state machine in a process: a {@link Replica} (a node, with its write-ahead
@@ -124,13 +125,14 @@ final class ReplicaNode implements AutoCloseable {
    * Starts node {@code self} of {@code nodes} (addresses in node order) from the log in {@code
    * data}, listening on its own address. What it sends to the control goes to every address of
    * {@code controls}: one control leads, and the others (standbys, or a deposed one) do not
-   * listen or have stopped, so only the leader hears it.
+   * listen or have stopped, so only the leader hears it. The log is compacted each time it has
+   * grown by {@code compactBytes} ({@link Wal#COMPACT_BYTES} in production).
    *
    * @throws Wal.Damaged when the log has a damaged record before intact ones
    */
   static ReplicaNode node(int self, List<InetSocketAddress> nodes,
-      List<InetSocketAddress> controls, Path data, Timing timing, Consumer<String> log)
-      throws IOException {
+      List<InetSocketAddress> controls, Path data, Timing timing, long compactBytes,
+      Consumer<String> log) throws IOException {
     if (controls.isEmpty()) {
       throw new IllegalArgumentException("a node needs the address of at least one control");
     }
@@ -140,7 +142,8 @@ final class ReplicaNode implements AutoCloseable {
         peers.put(i, nodes.get(i));
       }
     }
-    return start(self, "node " + self, data, peers, controls, nodes.get(self), log,
+    return start(self, "node " + self, data, peers, controls, nodes.get(self), compactBytes,
+        log,
         records -> records.isEmpty() ? new Replica(self, timing)
             : Replica.restore(self, timing, records));
   }
@@ -156,8 +159,8 @@ final class ReplicaNode implements AutoCloseable {
   static ReplicaNode control(List<InetSocketAddress> nodes, InetSocketAddress address,
       Path data, int partitions, int replicas, Optional<Placement> placement, Timing timing,
       Consumer<String> log) throws IOException {
-    return start(Control.ID, "control", data, nodeAddresses(nodes), List.of(), address, log,
-        controlFrom(nodes.size(), partitions, replicas, placement, timing));
+    return start(Control.ID, "control", data, nodeAddresses(nodes), List.of(), address,
+        Wal.COMPACT_BYTES, log, controlFrom(nodes.size(), partitions, replicas, placement, timing));
   }
 
   /**
@@ -218,16 +221,17 @@ final class ReplicaNode implements AutoCloseable {
   /**
    * Opens the log in {@code data}, makes the state machine from the records it replayed, and
    * starts the process {@code name} on {@code address}. The log's syncs reach the process once
-   * it exists: nothing is appended before it starts.
+   * it exists: nothing is appended before it starts. The log is compacted at start, and then
+   * each time it has grown by {@code compactBytes}.
    */
   private static ReplicaNode start(int id, String name, Path data,
       Map<Integer, InetSocketAddress> peers, List<InetSocketAddress> controls,
-      InetSocketAddress address, Consumer<String> log,
+      InetSocketAddress address, long compactBytes, Consumer<String> log,
       Function<List<Record>, StateMachine> machine) throws IOException {
     AtomicReference<ReplicaNode> started = new AtomicReference<>();
     LongConsumer onSynced = count -> started.get().onSynced(count);
     Consumer<IOException> onFailure =
-        e -> fail(log, name + ": the write-ahead log cannot be synced: " + e, EXIT_IO);
+        e -> fail(log, name + ": the write-ahead log failed: " + e, EXIT_IO);
     Wal.Opened opened = Wal.open(data, onSynced, onFailure);
     StateMachine m = machine.apply(opened.records());
     log.accept(name + ": " + opened.records().size() + " records replayed from "
@@ -253,7 +257,24 @@ final class ReplicaNode implements AutoCloseable {
     }
     ReplicaNode n = new ReplicaNode(id, m, m instanceof Control c ? c : null, peers, controls,
         listen(address), log);
-    n.storage = opened.wal();
+    Wal wal = opened.wal();
+    n.storage = wal;
+    // While running, the live machine may be ahead of its durable records, so a compaction folds
+    // the durable records themselves, into a machine of its own: the same records restore the
+    // same state, whichever instance replays them. The control's records are whole states, each
+    // standing for every one before it.
+    UnaryOperator<List<Record>> fold = m instanceof Control
+        ? records -> List.of(records.get(records.size() - 1))
+        : records -> ((Replica) machine.apply(records)).checkpoint();
+    wal.compactWhenGrown(compactBytes, fold, outcome -> {
+      if (outcome instanceof Wal.Compacted c) {
+        log.accept(name + ": log compacted from " + c.recordsBefore() + " records to "
+            + c.recordsAfter() + " while running (" + c.bytesBefore() + " bytes to "
+            + c.bytesAfter() + ")");
+      } else if (outcome instanceof Wal.Kept k) {
+        log.accept(name + ": log not compacted while running: " + k.why());
+      }
+    });
     n.durable = opened.records().size();
     started.set(n);
     n.start();

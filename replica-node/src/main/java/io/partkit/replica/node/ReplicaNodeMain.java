@@ -34,7 +34,8 @@ import java.util.function.Supplier;
  *
  * <pre>
  * java -Xmx128m -XX:+ExitOnOutOfMemoryError -cp CP io.partkit.replica.node.ReplicaNodeMain \
- *     --role node --id 0 --data DIR --nodes h:p,h:p,h:p --control h:p [--timing R,S,P,D]
+ *     --role node --id 0 --data DIR --nodes h:p,h:p,h:p --control h:p [--timing R,S,P,D] \
+ *     [--compact-bytes N]
  * java ... ReplicaNodeMain --role control --data DIR --nodes h:p,h:p,h:p --control h:p \
  *     --partitions 16 --replicas 3 [--strategy NAME] [--timing R,S,P,D]
  * java ... ReplicaNodeMain --role control --store etcd:URL,URL --name NAME --nodes ... \
@@ -45,7 +46,10 @@ import java.util.function.Supplier;
  * --control}. A node's {@code --control} may list several controls (one leads, see below): it
  * sends to each. {@code --timing} is the protocol's {@link Timing} in milliseconds (resend,
  * suspect, ping, down; default {@link #TIMING}, more patient than the simulator's since real
- * processes pause for garbage collection and a loaded machine's scheduler).
+ * processes pause for garbage collection and a loaded machine's scheduler). {@code
+ * --compact-bytes} is how much a node's log grows before it is compacted while running (default
+ * {@link #COMPACT_BYTES}): a start replays the log whole in memory, so a node given a larger heap
+ * may take a larger one, and tests a small one to compact often.
  *
  * <p>The control keeps its durable state (the table with its epochs and level members, the
  * nodes leaving) in a write-ahead log of its own in {@code --data}, the stand-in for the
@@ -95,6 +99,12 @@ public final class ReplicaNodeMain {
   /** The etcd key prefix of a control's state by default. */
   public static final String STORE_PREFIX = "/partkit/replica";
 
+  /**
+   * How much a node's log grows before it is compacted while running, unless {@code
+   * --compact-bytes} says: 16 MiB.
+   */
+  public static final long COMPACT_BYTES = Wal.COMPACT_BYTES;
+
   private ReplicaNodeMain() {}
 
   /** Entry point. */
@@ -120,7 +130,8 @@ public final class ReplicaNodeMain {
             || stored && options.get("--name") == null)
         || !role.equals("node") && !role.equals("control")) {
       System.err.println("usage: ReplicaNodeMain --role node --id <i> --data <dir> --nodes"
-          + " <host:port,...> --control <host:port,...> [--timing <resend,suspect,ping,down ms>]\n"
+          + " <host:port,...> --control <host:port,...> [--timing <resend,suspect,ping,down ms>]"
+          + " [--compact-bytes <n>]\n"
           + "       ReplicaNodeMain --role control --data <dir> --nodes <host:port,...>"
           + " --control <host:port> --partitions <n> --replicas <n> [--strategy <name>]"
           + " [--timing ...]\n"
@@ -145,7 +156,8 @@ public final class ReplicaNodeMain {
           throw new IllegalArgumentException("--id " + id + " is not one of the " + nodes.size()
               + " nodes");
         }
-        node = ReplicaNode.node(id, nodes, controls, Path.of(options.get("--data")), timing, log);
+        node = ReplicaNode.node(id, nodes, controls, Path.of(options.get("--data")), timing,
+            compactBytes(options.get("--compact-bytes")), log);
       } else {
         int replicas = Integer.parseInt(options.get("--replicas"));
         node = ReplicaNode.control(nodes, own(controls), Path.of(options.get("--data")),
@@ -358,6 +370,23 @@ public final class ReplicaNodeMain {
           Integer.parseInt(a.substring(colon + 1).trim())));
     }
     return out;
+  }
+
+  static long compactBytes(String text) {
+    if (text == null) {
+      return COMPACT_BYTES;
+    }
+    long bytes;
+    try {
+      bytes = Long.parseLong(text.trim());
+    } catch (NumberFormatException e) {
+      bytes = 0;
+    }
+    if (bytes < 1) {
+      throw new IllegalArgumentException("--compact-bytes needs a positive number of bytes (how"
+          + " much a node's log grows before it is compacted), not '" + text + "'");
+    }
+    return bytes;
   }
 
   static Timing timing(String text) {

@@ -1,8 +1,11 @@
 package io.partkit.replica.node;
 
 import io.partkit.replica.Record;
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
+import java.util.function.UnaryOperator;
 import java.util.zip.CRC32C;
 
 /**
@@ -27,17 +31,36 @@ import java.util.zip.CRC32C;
  * what was durable, records the node may have acknowledged: {@link #open} refuses with {@link
  * Damaged}, and the node must not start from this log.
  *
- * <p>The log is not compacted while it is open: it grows with every write. A driver replaces it
- * whole with {@link #rewrite} before opening it, with the few records that restore its state (the
- * control's and the nodes', at each start).
+ * <p>Compaction. Before a driver opens the log it may replace it whole with {@link #rewrite}. While
+ * the log is open, once told how with {@link #compactWhenGrown}, it compacts itself each time it
+ * has grown by that many bytes: a {@link Compaction} on a thread of its own folds the records
+ * known durable into the few that restore the same state, and replaces the log with those
+ * followed by every record appended after them, with the crash safety of {@link #rewrite}
+ * (written aside, synced, renamed over, the directory synced). Appends and syncs go on
+ * meanwhile: the state thread waits only while the records appended since the copy began are
+ * copied (from the moment the new file takes every append too, the syncer syncs both files). Its
+ * record counts ({@link #append}'s, {@code onSynced}'s) count every record appended since the log
+ * was opened, whatever was folded since.
  */
 final class Wal implements Storage {
 
   static final String FILE = "replica.wal";
-  /** Where {@link #rewrite} writes the new log before it takes the old one's name. */
+  /** Where {@link #rewrite} and a compaction write a new log before it takes the log's name. */
   static final String NEXT = "replica.wal.next";
   static final int MAGIC = 0x52574131;
   static final int HEADER = 12;
+  /**
+   * A node's log is compacted each time it has grown by this many bytes. A start replays the log
+   * whole in memory (its bytes, then its decoded records), so this bounds what a restart needs
+   * beside the state: it leaves room in the 128 MiB heap the harness gives a node.
+   */
+  static final long COMPACT_BYTES = 16L << 20;
+  /**
+   * A compaction folds this many records at a time into the state so far, so that it holds the
+   * state and one such batch, never the whole log.
+   */
+  static final int FOLD_RECORDS = 1 << 14;
+  private static final int COPY_BYTES = 1 << 20;
 
   /** A damaged record with intact ones after it: the log cannot be trusted. */
   static final class Damaged extends IOException {
@@ -51,25 +74,57 @@ final class Wal implements Storage {
   /** What {@link #open} found. */
   record Opened(Wal wal, List<Record> records, long droppedBytes) {}
 
+  /** What a compaction while open did. */
+  sealed interface Outcome {}
+
+  /** The log was replaced: {@code records} and {@code bytes} before and after. */
+  record Compacted(long recordsBefore, long recordsAfter, long bytesBefore, long bytesAfter)
+      implements Outcome {}
+
+  /** The log was kept as it was, for the reason {@code why}. */
+  record Kept(String why) implements Outcome {}
+
+  private final Path dir;
   private final Path file;
-  private final FileChannel channel;
   private final LongConsumer onSynced;
   private final Consumer<IOException> onFailure;
   private final Object lock = new Object();
   private final Thread syncer;
+  /** The file appends go to. */
+  private FileChannel channel;
+  /** During a compaction, the new file that takes every append too; null otherwise. */
+  private FileChannel mirror;
+  /** Files replaced by a compaction, for the syncer to close once it no longer syncs them. */
+  private final List<FileChannel> retired = new ArrayList<>();
   private long appended;
   private long synced;
   private long syncs;
+  /** The file's size: where the next append goes. */
+  private long bytes;
+  /** The file begins with this many records (a compaction's), which stand for {@link #folded}. */
+  private long headRecords;
+  private long folded;
+  /** How many bytes of growth start a compaction (0: never); see {@link #compactWhenGrown}. */
+  private long compactBytes;
+  private UnaryOperator<List<Record>> fold;
+  private Consumer<Outcome> told;
+  /** The file's size at which the next compaction starts. */
+  private long compactAt = Long.MAX_VALUE;
+  private Compaction compaction;
   private boolean closed;
 
-  private Wal(Path file, FileChannel channel, long records, LongConsumer onSynced,
+  private Wal(Path dir, FileChannel channel, long records, long bytes, LongConsumer onSynced,
       Consumer<IOException> onFailure) {
-    this.file = file;
+    this.dir = dir;
+    this.file = dir.resolve(FILE);
     this.channel = channel;
     this.onSynced = onSynced;
     this.onFailure = onFailure;
     this.appended = records;
     this.synced = records;
+    this.bytes = bytes;
+    this.headRecords = records;
+    this.folded = records;
     this.syncer = new Thread(this::syncLoop, "wal-sync");
     this.syncer.setDaemon(true);
   }
@@ -123,7 +178,7 @@ final class Wal implements Storage {
         ch.force(true);
       }
       ch.position(pos);
-      Wal wal = new Wal(file, ch, records.size(), onSynced, onFailure);
+      Wal wal = new Wal(dir, ch, records.size(), pos, onSynced, onFailure);
       wal.syncer.start();
       return new Opened(wal, records, dropped);
     } catch (IOException | RuntimeException e) {
@@ -173,14 +228,11 @@ final class Wal implements Storage {
         || (long) pos + HEADER + length > b.length) {
       return -1;
     }
-    CRC32C c = new CRC32C();
-    c.update(b, pos + 4, 4);
-    c.update(b, pos + HEADER, length);
-    if ((int) c.getValue() != crc) {
-      return -1;
-    }
     byte[] payload = new byte[length];
     System.arraycopy(b, pos + HEADER, payload, 0, length);
+    if (crc(payload) != crc) {
+      return -1;
+    }
     try {
       Record r = Codec.record(payload);
       if (into != null) {
@@ -199,7 +251,8 @@ final class Wal implements Storage {
   }
 
   /**
-   * Appends {@code records} (not yet durable: the syncer makes them so).
+   * Appends {@code records} (not yet durable: the syncer makes them so). Once the log has grown
+   * past its compaction threshold, it starts a compaction on a thread of its own.
    *
    * @return how many records the log holds with these, the count {@code onSynced} must reach
    *     before anything that depends on them is sent
@@ -218,13 +271,303 @@ final class Wal implements Storage {
           + Codec.MAX_FRAME);
     }
     ByteBuffer buf = frames(encoded);
+    Compaction started = null;
+    long count;
+    synchronized (lock) {
+      writeFully(channel, buf.duplicate());
+      if (mirror != null) {
+        writeFully(mirror, buf);
+      }
+      bytes += buf.limit();
+      appended += records.size();
+      count = appended;
+      lock.notifyAll();
+      if (compaction == null && !closed && bytes >= compactAt) {
+        compaction = new Compaction(fold);
+        started = compaction;
+      }
+    }
+    if (started != null) {
+      Compaction c = started;
+      Thread t = new Thread(() -> compactInBackground(c), "wal-compact");
+      t.setDaemon(true);
+      t.start();
+    }
+    return count;
+  }
+
+  private static void writeFully(FileChannel to, ByteBuffer buf) throws IOException {
     while (buf.hasRemaining()) {
-      channel.write(buf);
+      to.write(buf);
+    }
+  }
+
+  /**
+   * From now on, compacts the log each time it has grown by {@code growth} bytes since it was
+   * opened or last compacted, folding records with {@code fold} (pure: called on the compaction's
+   * thread, with the records known durable, a batch at a time, each batch after the records its
+   * previous batches folded into); {@code told} hears each compaction's outcome on that thread. A
+   * compaction that keeps the log (its state has a record over the size limit, or is no smaller)
+   * waits for the log to grow by {@code growth} or by its whole size, whichever is more, before it
+   * tries again, so that trying costs a bounded share of the appends however often it fails.
+   */
+  void compactWhenGrown(long growth, UnaryOperator<List<Record>> fold, Consumer<Outcome> told) {
+    if (growth < 1) {
+      throw new IllegalArgumentException("a log's compaction threshold must be at least one"
+          + " byte, not " + growth);
     }
     synchronized (lock) {
-      appended += records.size();
-      lock.notifyAll();
-      return appended;
+      this.compactBytes = growth;
+      this.fold = fold;
+      this.told = told;
+      this.compactAt = bytes + growth;
+    }
+  }
+
+  /**
+   * Begins a compaction folding with {@code fold}, to be taken {@link Compaction#step} by step by
+   * the caller (tests stop it between any two steps, as a crash would).
+   *
+   * @throws IllegalStateException when one is under way
+   */
+  Compaction compaction(UnaryOperator<List<Record>> fold) {
+    synchronized (lock) {
+      if (compaction != null) {
+        throw new IllegalStateException("a compaction of " + file + " is under way");
+      }
+      compaction = new Compaction(fold);
+      return compaction;
+    }
+  }
+
+  private void compactInBackground(Compaction c) {
+    try {
+      while (c.step()) {
+        // one step after another
+      }
+      told.accept(c.outcome());
+    } catch (IOException e) {
+      synchronized (lock) {
+        if (closed) {
+          return; // the node is stopping: a compaction cut short is one a crash cut short
+        }
+      }
+      onFailure.accept(new IOException("the log's compaction failed: " + e, e));
+    }
+  }
+
+  /**
+   * One compaction of an open log, step by step, in this order: {@link Step#FOLD} reads the
+   * records known durable and folds them; {@link Step#WRITE} writes the folded records to {@link
+   * #NEXT}, then every record appended after those it folded, as far as the log reached then;
+   * {@link Step#MIRROR} copies what was appended since, and from then on every append goes to
+   * both files (the syncer syncs both), which is the only time the state thread waits for it;
+   * {@link Step#SYNC} makes the new file durable; {@link Step#RENAME} gives it the log's name
+   * (atomically); {@link Step#SYNC_DIRECTORY} makes the rename durable; {@link Step#SWITCH} makes
+   * it the only file appended to and synced.
+   *
+   * <p>A crash at any point leaves a log that restores the same state: before the rename, the old
+   * log, with every append (whatever it was synced to, it was synced to the old file too); after
+   * it, the new one, durable before it took the name, with every append since synced to it
+   * before it was reported durable. A leftover {@link #NEXT} is ignored and written afresh by the
+   * next compaction.
+   */
+  final class Compaction {
+
+    /** A compaction's steps, in order. */
+    enum Step { FOLD, WRITE, MIRROR, SYNC, RENAME, SYNC_DIRECTORY, SWITCH }
+
+    private final UnaryOperator<List<Record>> folding;
+    private Step next = Step.FOLD;
+    private Outcome outcome;
+    /** The records it folds: the first {@code durable} of the log's count. */
+    private long durable;
+    private long prefixBytes;
+    private List<Record> head;
+    private ByteBuffer headFrames;
+    private long headBytes;
+    private FileChannel old;
+    private FileChannel target;
+    /** Where the old file's copy into the new one has reached. */
+    private long copied;
+
+    private Compaction(UnaryOperator<List<Record>> folding) {
+      this.folding = folding;
+    }
+
+    /** The step it takes next; null once done. */
+    Step next() {
+      return next;
+    }
+
+    /** What it did; null until done. */
+    Outcome outcome() {
+      return outcome;
+    }
+
+    /**
+     * Takes the next step.
+     *
+     * @return whether steps remain
+     * @throws java.nio.channels.ClosedChannelException when the log was closed
+     */
+    boolean step() throws IOException {
+      if (next == null) {
+        return false;
+      }
+      synchronized (lock) {
+        if (closed) {
+          throw new java.nio.channels.ClosedChannelException();
+        }
+      }
+      Step taking = next;
+      next = taking == Step.SWITCH ? null : Step.values()[taking.ordinal() + 1];
+      switch (taking) {
+        case FOLD -> fold();
+        case WRITE -> write();
+        case MIRROR -> mirror();
+        case SYNC -> target.force(true);
+        case RENAME -> Files.move(dir.resolve(NEXT), file, StandardCopyOption.REPLACE_EXISTING,
+            StandardCopyOption.ATOMIC_MOVE);
+        case SYNC_DIRECTORY -> syncDirectory(dir);
+        case SWITCH -> switchOver();
+        default -> throw new IllegalStateException("no step " + taking);
+      }
+      return next != null;
+    }
+
+    private void fold() throws IOException {
+      long count;
+      synchronized (lock) {
+        durable = synced;
+        count = headRecords + durable - folded;
+        old = channel;
+        if (durable == folded) {
+          keep("no record was made durable since it was opened or last compacted");
+          return;
+        }
+      }
+      List<Record> batch = new ArrayList<>();
+      long pos = 0;
+      try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
+        DataInputStream data = new DataInputStream(new BufferedInputStream(
+            Channels.newInputStream(in), 1 << 16));
+        int unfolded = 0;
+        for (long i = 0; i < count; i++) {
+          int magic = data.readInt();
+          int length = data.readInt();
+          int crc = data.readInt();
+          if (magic != MAGIC || length < 1 || length > Codec.MAX_FRAME) {
+            throw new Damaged(file + ": the durable record " + i + " at byte " + pos
+                + " has a damaged header");
+          }
+          byte[] payload = new byte[length];
+          data.readFully(payload);
+          if (crc(payload) != crc) {
+            throw new Damaged(file + ": the durable record " + i + " at byte " + pos
+                + " does not match its checksum");
+          }
+          try {
+            batch.add(Codec.record(payload));
+          } catch (Codec.Malformed e) {
+            throw new Damaged(file + ": the durable record " + i + " at byte " + pos
+                + " is malformed: " + e.getMessage());
+          }
+          pos += HEADER + length;
+          if (++unfolded == FOLD_RECORDS) {
+            batch = new ArrayList<>(folding.apply(batch));
+            unfolded = 0;
+          }
+        }
+      }
+      head = folding.apply(batch);
+      prefixBytes = pos;
+      List<byte[]> encoded = encode(head);
+      if (largest(encoded) > Codec.MAX_FRAME) {
+        keep("a record of its state is over the " + Codec.MAX_FRAME + "-byte limit");
+        return;
+      }
+      headFrames = frames(encoded);
+      headBytes = headFrames.limit();
+      if (headBytes >= prefixBytes) {
+        keep("its state (" + headBytes + " bytes) is no smaller than the records it stands for ("
+            + prefixBytes + " bytes)");
+      }
+    }
+
+    private void keep(String why) {
+      outcome = new Kept(why);
+      next = null;
+      synchronized (lock) {
+        compactAt = compactBytes == 0 ? Long.MAX_VALUE : bytes + Math.max(compactBytes, bytes);
+        compaction = null;
+      }
+    }
+
+    private void write() throws IOException {
+      long end;
+      synchronized (lock) {
+        end = bytes;
+        // readable too: once it is the log, the next compaction copies from it
+        target = FileChannel.open(dir.resolve(NEXT), StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.READ,
+            StandardOpenOption.WRITE);
+      }
+      writeFully(target, headFrames);
+      copy(prefixBytes, end);
+    }
+
+    private void mirror() throws IOException {
+      synchronized (lock) {
+        copy(copied, bytes);
+        mirror = target;
+      }
+    }
+
+    /** Copies the old file's bytes {@code [from, to)} to the end of the new one. */
+    private void copy(long from, long to) throws IOException {
+      ByteBuffer buf = ByteBuffer.allocate((int) Math.min(COPY_BYTES, Math.max(1, to - from)));
+      long pos = from;
+      while (pos < to) {
+        buf.clear().limit((int) Math.min(buf.capacity(), to - pos));
+        int n = old.read(buf, pos);
+        if (n < 0) {
+          throw new IOException(file + " ended at byte " + pos + " before " + to);
+        }
+        buf.flip();
+        writeFully(target, buf);
+        pos += n;
+      }
+      copied = to;
+    }
+
+    private void switchOver() {
+      synchronized (lock) {
+        long bytesBefore = bytes;
+        long recordsBefore = headRecords + appended - folded;
+        retired.add(channel);
+        channel = target;
+        mirror = null;
+        bytes = headBytes + bytes - prefixBytes;
+        headRecords = head.size();
+        folded = durable;
+        compactAt = compactBytes == 0 ? Long.MAX_VALUE : bytes + compactBytes;
+        compaction = null;
+        lock.notifyAll();
+        outcome = new Compacted(recordsBefore, headRecords + appended - folded, bytesBefore,
+            bytes);
+      }
+    }
+
+    /** Closes the new file, if open (the log is closing). */
+    private void abandon() {
+      if (target != null) {
+        try {
+          target.close();
+        } catch (IOException e) {
+          // closing
+        }
+      }
     }
   }
 
@@ -246,6 +589,15 @@ final class Wal implements Storage {
     return largest;
   }
 
+  /** The CRC-32C of a payload's length and bytes, as a record's header holds it. */
+  private static int crc(byte[] payload) {
+    CRC32C c = new CRC32C();
+    ByteBuffer len = ByteBuffer.allocate(4).putInt(0, payload.length);
+    c.update(len.array(), 0, 4);
+    c.update(payload, 0, payload.length);
+    return (int) c.getValue();
+  }
+
   /** The payloads framed as the log holds them, ready to write. */
   private static ByteBuffer frames(List<byte[]> payloads) {
     int total = 0;
@@ -254,11 +606,7 @@ final class Wal implements Storage {
     }
     ByteBuffer buf = ByteBuffer.allocate(total);
     for (byte[] p : payloads) {
-      CRC32C c = new CRC32C();
-      ByteBuffer len = ByteBuffer.allocate(4).putInt(0, p.length);
-      c.update(len.array(), 0, 4);
-      c.update(p, 0, p.length);
-      buf.putInt(MAGIC).putInt(p.length).putInt((int) c.getValue()).put(p);
+      buf.putInt(MAGIC).putInt(p.length).putInt(crc(p)).put(p);
     }
     return buf.flip();
   }
@@ -277,6 +625,13 @@ final class Wal implements Storage {
     }
   }
 
+  /** Whether a compaction is under way. */
+  boolean compacting() {
+    synchronized (lock) {
+      return compaction != null;
+    }
+  }
+
   /** The log's file. */
   Path file() {
     return file;
@@ -285,8 +640,10 @@ final class Wal implements Storage {
   private void syncLoop() {
     while (true) {
       long target;
+      List<FileChannel> toSync;
+      List<FileChannel> toClose;
       synchronized (lock) {
-        while (!closed && appended == synced) {
+        while (!closed && appended == synced && retired.isEmpty()) {
           try {
             lock.wait();
           } catch (InterruptedException e) {
@@ -296,11 +653,36 @@ final class Wal implements Storage {
         if (closed) {
           return;
         }
+        toClose = new ArrayList<>(retired);
+        retired.clear();
         target = appended;
+        // while a compaction's new file takes appends, a record is durable only once both hold
+        // it: either may be the log after a crash
+        toSync = mirror == null ? List.of(channel) : List.of(channel, mirror);
+        if (target == synced) {
+          toSync = List.of();
+        }
+      }
+      for (FileChannel c : toClose) {
+        try {
+          c.close(); // a log a compaction replaced: what it held is in the new one, synced
+        } catch (IOException e) {
+          // nothing depends on it any more
+        }
+      }
+      if (toSync.isEmpty()) {
+        continue;
       }
       try {
-        channel.force(false);
+        for (FileChannel c : toSync) {
+          c.force(false);
+        }
       } catch (IOException e) {
+        synchronized (lock) {
+          if (closed) {
+            return;
+          }
+        }
         onFailure.accept(e);
         return;
       }
@@ -314,15 +696,26 @@ final class Wal implements Storage {
 
   @Override
   public void close() throws IOException {
+    List<FileChannel> toClose = new ArrayList<>();
     synchronized (lock) {
       closed = true;
       lock.notifyAll();
+      if (compaction != null) {
+        compaction.abandon();
+      }
     }
     try {
       syncer.join(5_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    channel.close();
+    synchronized (lock) {
+      toClose.addAll(retired);
+      retired.clear();
+      toClose.add(channel);
+    }
+    for (FileChannel c : toClose) {
+      c.close();
+    }
   }
 }

@@ -46,6 +46,8 @@ class ReplicaClusterTest {
   List<InetSocketAddress> nodeControls;
   final Map<Integer, Proc> procs = new HashMap<>();
   Proc control;
+  /** Flags every node is started with besides its addresses. */
+  List<String> nodeFlags = List.of();
 
   /** A child process and its standard output lines. */
   record Proc(Process process, LinkedBlockingQueue<String> lines) {
@@ -103,9 +105,11 @@ class ReplicaClusterTest {
   }
 
   void startNode(int i) throws Exception {
-    Proc p = spawn("n" + i, List.of("--role", "node", "--id", Integer.toString(i), "--data",
-        dir.resolve("data-" + i).toString(), "--nodes", list(addresses), "--control",
+    List<String> args = new ArrayList<>(List.of("--role", "node", "--id", Integer.toString(i),
+        "--data", dir.resolve("data-" + i).toString(), "--nodes", list(addresses), "--control",
         list(nodeControls)));
+    args.addAll(nodeFlags);
+    Proc p = spawn("n" + i, args);
     p.await("REPLICA LISTENING", Duration.ofSeconds(60));
     procs.put(i, p);
   }
@@ -361,6 +365,48 @@ class ReplicaClusterTest {
           .containsPattern("control: state read from .* \\(version \\d+\\)");
       assertThat(acknowledged).as("acknowledged writes checked").isGreaterThan(3 * KEYS);
     }
+  }
+
+  @Test
+  void aNodesLogIsCompactedWhileItRunsAndKillsAmidCompactionsKeepEveryAcknowledgedWrite()
+      throws Exception {
+    int compactBytes = 8 << 10; // a compaction every hundred-odd writes: kills fall amid them
+    nodeFlags = List.of("--compact-bytes", Integer.toString(compactBytes));
+    startCluster(3);
+    long value = 0;
+    try (ReplicaClient c = new ReplicaClient(controlAddress, addresses,
+        Duration.ofSeconds(3))) {
+      for (int round = 0; round <= NODES + 1; round++) {
+        for (int pass = 0; pass < 20; pass++) {
+          for (long k = 0; k < KEYS; k++) {
+            write(c, k, ++value, Duration.ofSeconds(30));
+          }
+        }
+        if (round < NODES) {
+          kill(round); // kill -9 right after writes: its compaction may be at any step
+          startNode(round);
+        } else if (round == NODES) {
+          for (int i = 0; i < NODES; i++) {
+            kill(i);
+          }
+          for (int i = 0; i < NODES; i++) {
+            startNode(i);
+          }
+        }
+        awaitSettled(c);
+        readAll(c);
+      }
+    }
+    for (int i = 0; i < NODES; i++) {
+      assertThat(Files.readString(dir.resolve("n" + i + ".log"))).as("node %d's log", i)
+          .containsPattern("node " + i + ": log compacted from \\d+ records to \\d+ while"
+              + " running \\(\\d+ bytes to \\d+\\)");
+      // the last 800 writes, about 50 KiB of records on every node, went to a log compacted as
+      // it grew
+      assertThat(Files.size(dir.resolve("data-" + i).resolve(Wal.FILE))).as("node %d's log", i)
+          .isLessThan(3L * compactBytes);
+    }
+    assertThat(acknowledged).as("acknowledged writes checked (of 4,000)").isGreaterThan(3_000);
   }
 
   /** A scan of {@code [from, to)} in pages of {@code limit}, each asked until it succeeds. */

@@ -225,8 +225,8 @@ final class SimControl {
     if (mutant == Mutant.TAKEOVER_WITHOUT_FENCE) {
       // the planted bug: nothing fences the deposed control, so its write in flight lands after
       // the successor read the store, and it goes on writing and sending
+      // (its own log stands for the store as it sees it: only when its writes land matters)
       deposedStore = new SimLog(time, random, network::transmit);
-      deposedStore.rewrite(store.durable());
       deposedStore.write(unsynced, inFlight, false);
       deposedStore.syncIfNeeded(this::inDeposedLife);
     } else if (writing) {

@@ -1,5 +1,6 @@
 package io.partkit.replica.node;
 
+import io.partkit.coordinator.Leadership;
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.MetadataStoreException;
 import io.partkit.coordinator.MetadataStores;
@@ -244,7 +245,7 @@ public final class ReplicaNodeMain {
     CountDownLatch elected = new CountDownLatch(1);
     System.out.println("REPLICA STANDBY " + name);
     System.out.flush();
-    store.campaign(name, elected::countDown, () -> ReplicaNode.fail(log,
+    Leadership leadership = store.campaign(name, elected::countDown, () -> ReplicaNode.fail(log,
         "control " + name + ": lost the leadership in " + store.describe(),
         ReplicaNode.EXIT_DEPOSED));
     Thread lead = new Thread(() -> {
@@ -266,6 +267,9 @@ public final class ReplicaNodeMain {
     lead.setDaemon(true);
     lead.start();
     readCommands(running::get, log);
+    // stepping down first: a store closed under a leadership reports it lost, which stops the
+    // process as deposed
+    leadership.close();
     Optional.ofNullable(running.get()).ifPresent(ReplicaNode::close);
     store.close();
     System.exit(0);

@@ -228,14 +228,7 @@ class ReplicaClusterTest {
       assertThat(mismatch.mismatch()).isTrue();
 
       // kill -9 the primary of key 1's partition while writing
-      int primary = c.table().route(1).orElseThrow().primary();
-      kill(primary);
-      for (long k = 0; k < KEYS; k++) {
-        write(c, k, k * 100 + 1, Duration.ofSeconds(30));
-      }
-      startNode(primary);
-      awaitSettled(c);
-      readAll(c);
+      failoverUnderWrites(c, 1, 1);
       assertThat(c.table().partitions()).as("the table after a failover").isEqualTo(PARTITIONS);
 
       // every node at once: what was acknowledged must come back from the logs
@@ -252,7 +245,7 @@ class ReplicaClusterTest {
       readAll(c);
 
       // the control, killed under writes and restarted from its log, then a primary's failover
-      List<Long> before = c.table().rows().stream().map(ReplicaClient.Row::epoch).toList();
+      List<Long> before = epochs(c);
       control.process().destroyForcibly();
       control.process().waitFor(30, TimeUnit.SECONDS);
       for (long k = 0; k < KEYS; k++) {
@@ -260,19 +253,8 @@ class ReplicaClusterTest {
       }
       startControl(3);
       awaitSettled(c); // the client's connection to the killed control is found broken first
-      List<Long> after = c.table().rows().stream().map(ReplicaClient.Row::epoch).toList();
-      for (int p = 0; p < PARTITIONS; p++) {
-        assertThat(after.get(p)).as("partition %d's epoch after the control's restart", p)
-            .isGreaterThanOrEqualTo(before.get(p));
-      }
-      int failed = c.table().route(2).orElseThrow().primary();
-      kill(failed);
-      for (long k = 0; k < KEYS; k++) {
-        write(c, k, k * 100 + 4, Duration.ofSeconds(30));
-      }
-      startNode(failed);
-      awaitSettled(c);
-      readAll(c);
+      assertNoEpochWentBack(before, epochs(c), "the control's restart");
+      failoverUnderWrites(c, 2, 4);
     }
     assertThat(Files.readString(dir.resolve("control.log"))).contains("records replayed")
         .containsPattern("control: log compacted from \\d+ records to 1\\b");
@@ -283,6 +265,37 @@ class ReplicaClusterTest {
           .contains("log compacted from");
     }
     assertThat(acknowledged).as("acknowledged writes checked").isGreaterThan(4 * KEYS);
+  }
+
+  /** Each partition's epoch in the control's table now. */
+  static List<Long> epochs(ReplicaClient c) throws IOException {
+    return c.table().rows().stream().map(ReplicaClient.Row::epoch).toList();
+  }
+
+  /** No partition's epoch is below what it was before {@code what}: none was handed out twice. */
+  static void assertNoEpochWentBack(List<Long> before, List<Long> after, String what) {
+    for (int p = 0; p < PARTITIONS; p++) {
+      assertThat(after.get(p)).as("partition %d's epoch after %s", p, what)
+          .isGreaterThanOrEqualTo(before.get(p));
+    }
+  }
+
+  /**
+   * {@code kill -9} of the primary of {@code key}'s partition, then a write of {@code k * 100 +
+   * offset} to every key while it is down: another node is made primary; then the killed node
+   * restarts, the table settles and every key reads back.
+   */
+  void failoverUnderWrites(ReplicaClient c, long key, long offset) throws Exception {
+    int failed = c.table().route(key).orElseThrow().primary();
+    kill(failed);
+    for (long k = 0; k < KEYS; k++) {
+      write(c, k, k * 100 + offset, Duration.ofSeconds(30));
+    }
+    assertThat(c.table().route(key).orElseThrow().primary())
+        .as("key %d's primary after node %d's kill", key, failed).isNotEqualTo(failed);
+    startNode(failed);
+    awaitSettled(c);
+    readAll(c);
   }
 
   /** A control named {@code name} on {@code address} keeping its state in etcd at {@code urls}. */
@@ -325,7 +338,7 @@ class ReplicaClusterTest {
         }
         assertThat(acknowledged).as("writes acknowledged on a calm cluster").isEqualTo(KEYS);
         readAll(c);
-        List<Long> before = c.table().rows().stream().map(ReplicaClient.Row::epoch).toList();
+        List<Long> before = epochs(c);
 
         leader.process().destroyForcibly();
         leader.process().waitFor(30, TimeUnit.SECONDS);
@@ -335,23 +348,9 @@ class ReplicaClusterTest {
         standby.await("REPLICA LISTENING", Duration.ofSeconds(60));
         awaitSettled(c);
         readAll(c);
-        List<Long> after = c.table().rows().stream().map(ReplicaClient.Row::epoch).toList();
-        for (int p = 0; p < PARTITIONS; p++) {
-          assertThat(after.get(p)).as("partition %d's epoch after the takeover", p)
-              .isGreaterThanOrEqualTo(before.get(p));
-        }
-        // a failover decided by the new leader: a new epoch, from the state it read
-        int failed = c.table().route(3).orElseThrow().primary();
-        kill(failed);
-        for (long k = 0; k < KEYS; k++) {
-          write(c, k, k * 100 + 2, Duration.ofSeconds(30));
-        }
-        int promoted = c.table().route(3).orElseThrow().primary();
-        assertThat(promoted).as("key 3's primary after node %d's kill", failed)
-            .isNotEqualTo(failed);
-        startNode(failed);
-        awaitSettled(c);
-        readAll(c);
+        assertNoEpochWentBack(before, epochs(c), "the takeover");
+        // a failover decided by the new leader, from the state it read
+        failoverUnderWrites(c, 3, 2);
 
         Proc again = storedControl("control", controlAddress, etcd.endpoints());
         again.await("REPLICA STANDBY control", Duration.ofSeconds(60));

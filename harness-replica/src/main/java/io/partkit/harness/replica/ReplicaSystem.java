@@ -43,7 +43,8 @@ import java.util.stream.Collectors;
  * and restarts from it. {@code split}: the control splits one partition of the coarsest
  * numbering (one of those at the smallest modulus, so that {@code n} splits double a table of
  * {@code n}), told on its standard input; the fault is over once the control has committed the
- * split, the nodes divide their copies as the new numbering reaches them.
+ * split, the nodes divide their copies as the new numbering reaches them. {@code partition}:
+ * the shape is drawn over the data nodes and the controls ({@link #alsoCut()}).
  *
  * <p>Options: {@code partitions} (default 16), {@code replicas} (copies of each partition,
  * default 3), {@code request-timeout-ms} (how long a client waits before an operation is
@@ -59,7 +60,8 @@ import java.util.stream.Collectors;
  * leader makes the other take over), {@code compact-bytes} (how much a node's log grows before
  * it is compacted while running, default {@link ReplicaNodeMain#COMPACT_BYTES}).
  */
-final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits {
+final class ReplicaSystem extends NodeProcessSystem
+    implements Capability.Splits, Capability.CutsAlso {
 
   static final String CONTROL = "control";
   /** The standby control with {@code metadata=etcd}. */
@@ -189,6 +191,15 @@ final class ReplicaSystem extends NodeProcessSystem implements Capability.Splits
       return Optional.of(CONTROL);
     }
     return Optional.of(metadata.leader().filter(controls::containsKey).orElse(CONTROL));
+  }
+
+  /**
+   * The controls: a partition may cut one off from some nodes, so that it finds them down while
+   * clients still reach them. etcd is never cut.
+   */
+  @Override
+  public List<String> alsoCut() {
+    return List.copyOf(controls.keySet());
   }
 
   /**

@@ -237,7 +237,10 @@ public final class Nemeses {
     }
   }
 
-  /** Real packet drops between data nodes, in one of Jepsen's shapes. */
+  /**
+   * Real packet drops between data nodes, and the processes a system names besides them ({@link
+   * Capability.CutsAlso}), in one of Jepsen's shapes.
+   */
   static final class Partition implements Nemesis {
     @Override
     public String name() {
@@ -259,6 +262,9 @@ public final class Nemeses {
     @Override
     public Fault start(SystemUnderTest system, NodeRuntime runtime, Random random) {
       List<String> nodes = new ArrayList<>(system.nodes());
+      if (system instanceof Capability.CutsAlso also) {
+        nodes.addAll(also.alsoCut());
+      }
       Collections.shuffle(nodes, random);
       String[] shapes = nodes.size() >= 3
           ? new String[] {"halves", "isolate", "majorities-ring", "bridge"}

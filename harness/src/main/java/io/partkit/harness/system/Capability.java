@@ -94,6 +94,16 @@ public interface Capability {
     Optional<String> split(Random random);
   }
 
+  /**
+   * Processes besides the data nodes that a network partition may cut off too: a control or
+   * coordinator whose decisions depend on what it hears from the nodes. The partition nemesis
+   * draws its shape over the data nodes and these together.
+   */
+  interface CutsAlso extends Capability {
+    /** The names (as given to the runtime) of the processes a partition may cut besides nodes. */
+    List<String> alsoCut();
+  }
+
   /** A check, after the run, that every key is stored where a placement rule predicts. */
   interface CheckPlacement extends Capability {
     /**

@@ -235,12 +235,7 @@ class ReplicaClusterTest {
       for (long k = 0; k < KEYS; k++) {
         write(c, k, k * 100 + 2, Duration.ofSeconds(30));
       }
-      for (int i = 0; i < NODES; i++) {
-        kill(i);
-      }
-      for (int i = 0; i < NODES; i++) {
-        startNode(i);
-      }
+      killAndRestartEveryNode();
       awaitSettled(c);
       readAll(c);
 
@@ -265,6 +260,16 @@ class ReplicaClusterTest {
           .contains("log compacted from");
     }
     assertThat(acknowledged).as("acknowledged writes checked").isGreaterThan(4 * KEYS);
+  }
+
+  /** {@code kill -9} of every node at once, then a restart of each from its log. */
+  void killAndRestartEveryNode() throws Exception {
+    for (int i = 0; i < NODES; i++) {
+      kill(i);
+    }
+    for (int i = 0; i < NODES; i++) {
+      startNode(i);
+    }
   }
 
   /** Each partition's epoch in the control's table now. */
@@ -385,12 +390,7 @@ class ReplicaClusterTest {
           kill(round); // kill -9 right after writes: its compaction may be at any step
           startNode(round);
         } else if (round == NODES) {
-          for (int i = 0; i < NODES; i++) {
-            kill(i);
-          }
-          for (int i = 0; i < NODES; i++) {
-            startNode(i);
-          }
+          killAndRestartEveryNode();
         }
         awaitSettled(c);
         readAll(c);
@@ -537,12 +537,7 @@ class ReplicaClusterTest {
           .as("keys that moved to the new partitions").isPositive();
       readAll(c);
 
-      for (int i = 0; i < NODES; i++) {
-        kill(i);
-      }
-      for (int i = 0; i < NODES; i++) {
-        startNode(i);
-      }
+      killAndRestartEveryNode();
       awaitSettled(c);
       readAll(c);
     }

@@ -228,12 +228,15 @@ final class SimControl {
       // (its own log stands for the store as it sees it: only when its writes land matters)
       deposedStore = new SimLog(time, random, network::transmit);
       deposedStore.write(unsynced, inFlight, false);
-      deposedStore.syncIfNeeded(this::inDeposedLife);
     } else if (writing) {
       return Takeover.MID_WRITE;
     }
     deposed = old;
     int life = ++deposedLife;
+    if (deposedStore != null) {
+      // started in this life, so that the sync's end counts
+      deposedStore.syncIfNeeded(this::inDeposedLife);
+    }
     time.schedule(lifeMillis, () -> {
       if (life == deposedLife) {
         stopDeposed();

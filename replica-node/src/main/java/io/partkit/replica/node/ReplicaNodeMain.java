@@ -209,7 +209,6 @@ public final class ReplicaNodeMain {
       throws IOException, InterruptedException {
     String name = options.get("--name");
     MetadataStore store;
-    VersionedValues values;
     List<InetSocketAddress> nodes;
     InetSocketAddress address;
     Timing timing;
@@ -234,13 +233,12 @@ public final class ReplicaNodeMain {
       System.exit(ReplicaNode.EXIT_IO);
       return;
     }
-    if (!(store instanceof VersionedValues v)) {
+    if (!(store instanceof VersionedValues values)) {
       System.err.println("ReplicaNodeMain: " + store.describe()
           + " keeps no versioned values: a control cannot keep its state in it");
       System.exit(2);
       return;
     }
-    values = v;
     AtomicReference<ReplicaNode> running = new AtomicReference<>();
     CountDownLatch elected = new CountDownLatch(1);
     System.out.println("REPLICA STANDBY " + name);

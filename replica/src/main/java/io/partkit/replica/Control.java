@@ -55,6 +55,8 @@ import java.util.TreeSet;
  * may hold copies (up, not leaving, not quarantined) or the partitions change, never for the
  * table's own steps. A migration still runs to its end; the placement then moves the partition
  * back to its target. The placement is not in the records: a restarted control is given it again.
+ * A driver may replace it while the control runs ({@link #place}), as when a coordinator outside
+ * the core decides the table and the control carries it out.
  *
  * <p>A split ({@link #split}) is committed here first, as the new numbering with the old owners:
  * the partition's modulus doubles at a new epoch and the new partition, at the same epoch, has
@@ -75,7 +77,9 @@ public final class Control implements StateMachine {
   private final Timing timing;
   private final int replicas;
   /** Where copies belong; null: the core's own rule (round robin, then the least loaded). */
-  private final Placement placement;
+  private Placement placement;
+  /** The placement was replaced ({@link #place}): its targets are asked for at the next tick. */
+  private boolean placementReplaced;
   /** The placement's targets by partition, as last asked for. */
   private SortedMap<Integer, List<Integer>> targets = new TreeMap<>();
   /** The nodes that were eligible when the targets were asked for. */
@@ -480,6 +484,9 @@ public final class Control implements StateMachine {
             + (placed ? "" : ", placement's target " + target));
       }
     }
+    if (placementReplaced) {
+      return Optional.of("the placement was replaced: its targets are asked for at the next tick");
+    }
     if (placement != null) {
       List<Integer> eligible = eligible();
       if (!eligible.equals(placedOver) || table.size() != placedFor) {
@@ -489,6 +496,19 @@ public final class Control implements StateMachine {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * Places copies by {@code placement} from now on, in place of the placement the control had or
+   * of its own rule. Its targets are asked for at the next tick, and each partition then moves
+   * toward its new target by the same safe steps as before (a missing member joins as a backup,
+   * the target primary takes over once level, the members outside the target leave last); a
+   * migration under way runs to its end first. Like the placement given at the start, it is not
+   * in the records: a driver restarting the control gives it the placement it is to have.
+   */
+  public void place(Placement placement) {
+    this.placement = Objects.requireNonNull(placement, "placement");
+    placementReplaced = true;
   }
 
   /** Nodes of the table that hold partitions, and so cannot lose their data without loss. */
@@ -702,9 +722,10 @@ public final class Control implements StateMachine {
    *     partition of eligible, distinct nodes
    */
   private void aim(List<Integer> eligible) {
-    if (eligible.equals(placedOver) && table.size() == placedFor) {
+    if (!placementReplaced && eligible.equals(placedOver) && table.size() == placedFor) {
       return;
     }
+    placementReplaced = false;
     placedOver = List.copyOf(eligible);
     placedFor = table.size();
     targets = new TreeMap<>();

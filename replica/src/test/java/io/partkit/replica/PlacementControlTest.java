@@ -297,4 +297,60 @@ class PlacementControlTest {
       restarted.isPlaced("a restart during a join", from);
     }
   }
+
+  /** Targets over five nodes: partition {@code p} on {@code shift * (p + i) mod 5}, i < 3. */
+  private static Map<Integer, List<Integer>> shifted(int shift, List<Integer> nodes) {
+    TreeMap<Integer, List<Integer>> t = new TreeMap<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      List<Integer> row = new ArrayList<>();
+      for (int i = 0; i < REPLICAS; i++) {
+        row.add(nodes.get(shift * (p + i) % nodes.size())); // shift is prime to 5: distinct
+      }
+      t.put(p, row);
+    }
+    return t;
+  }
+
+  @Test
+  void aPlacementReplacedWhileRunningIsCarriedOutBySafeStepsAndSettlesToItsTargetsExactly() {
+    List<Integer> nodes = List.of(0, 1, 2, 3, 4);
+    Map<Integer, List<Integer>> first = shifted(1, nodes);
+    Cluster c = new Cluster("targets", TargetPlacement.of(first), nodes,
+        placement -> new Control(Timing.DEFAULT, PARTITIONS, REPLICAS, nodes, placement));
+    c.settle("the start");
+    assertThat(c.table()).isEqualTo(first);
+    int checked = c.configures;
+    for (int shift = 2; shift <= 4; shift++) {
+      Map<Integer, List<Integer>> next = shifted(shift, nodes);
+      c.control.place(TargetPlacement.of(next));
+      assertThat(c.control.settled()).as("replaced, not yet asked").isFalse();
+      c.settle("targets shifted by " + shift);
+      assertThat(c.table()).as("targets shifted by %d", shift).isEqualTo(next);
+    }
+    assertThat(c.configures - checked).as("configurations checked").isGreaterThan(PARTITIONS);
+  }
+
+  @Test
+  void aTargetOnADownNodeIsStoodInForUntilTheNodeIsBack() {
+    List<Integer> nodes = List.of(0, 1, 2, 3, 4);
+    Map<Integer, List<Integer>> first = shifted(1, nodes);
+    Cluster c = new Cluster("targets", TargetPlacement.of(first), nodes,
+        placement -> new Control(Timing.DEFAULT, PARTITIONS, REPLICAS, nodes, placement));
+    c.settle("the start");
+    c.down.add(4);
+    c.settle("4 goes down");
+    Map<Integer, List<Integer>> onFour = new TreeMap<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      onFour.put(p, List.of(4, p % 4, (p + 1) % 4));
+    }
+    c.control.place(TargetPlacement.of(onFour));
+    c.settle("targets whose primary is down");
+    for (int p = 0; p < PARTITIONS; p++) {
+      assertThat(c.control.configuration(p).members()).as("partition %d while 4 is down", p)
+          .doesNotContain(4).hasSize(REPLICAS).contains(p % 4, (p + 1) % 4);
+    }
+    c.down.clear();
+    c.settle("4 is back");
+    assertThat(c.table()).isEqualTo(onFour);
+  }
 }

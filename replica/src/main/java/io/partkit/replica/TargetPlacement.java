@@ -1,0 +1,101 @@
+package io.partkit.replica;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * A {@link Placement} to targets decided elsewhere, a coordinator's table: partition {@code p}
+ * belongs on the nodes its target names, primary first.
+ *
+ * <p>A placement must answer with nodes that may hold copies, so a target naming a node that is
+ * down, leaving or quarantined has that place taken by one that may: first the copies the
+ * partition has now (they hold its data), then the eligible nodes in ascending order. Once the
+ * node may hold copies again, the partition moves back to its target. A partition without a
+ * target keeps the copies it has, filled up the same way.
+ */
+public final class TargetPlacement implements Placement {
+
+  private final SortedMap<Integer, List<Integer>> targets;
+
+  private TargetPlacement(SortedMap<Integer, List<Integer>> targets) {
+    this.targets = targets;
+  }
+
+  /**
+   * Places partitions on {@code targets}.
+   *
+   * @param targets each partition's target nodes, primary first
+   * @throws IllegalArgumentException naming the partition whose target is empty, names a node
+   *     twice or a negative node, or a negative partition
+   */
+  public static TargetPlacement of(Map<Integer, List<Integer>> targets) {
+    TreeMap<Integer, List<Integer>> copy = new TreeMap<>();
+    targets.forEach((p, nodes) -> {
+      Objects.requireNonNull(nodes, "target of partition " + p);
+      if (p < 0) {
+        throw new IllegalArgumentException("a target for partition " + p
+            + ": partition numbers are not negative");
+      }
+      Set<Integer> seen = new HashSet<>();
+      for (int n : nodes) {
+        if (n < 0 || !seen.add(n)) {
+          throw new IllegalArgumentException("the target of partition " + p + " is " + nodes
+              + ": expected distinct node numbers, none negative");
+        }
+      }
+      if (nodes.isEmpty()) {
+        throw new IllegalArgumentException("the target of partition " + p
+            + " is empty: expected at least its primary");
+      }
+      copy.put(p, List.copyOf(nodes));
+    });
+    return new TargetPlacement(Collections.unmodifiableSortedMap(copy));
+  }
+
+  /** The targets, by partition. */
+  public SortedMap<Integer, List<Integer>> targets() {
+    return targets;
+  }
+
+  @Override
+  public SortedMap<Integer, List<Integer>> place(SortedMap<Integer, List<Integer>> members,
+      List<Integer> eligible, int replicas) {
+    Set<Integer> may = new HashSet<>(eligible);
+    int size = Math.min(replicas, eligible.size());
+    TreeMap<Integer, List<Integer>> placed = new TreeMap<>();
+    members.forEach((p, now) -> {
+      List<Integer> chosen = new ArrayList<>(size);
+      for (List<Integer> from : List.of(targets.getOrDefault(p, List.of()), now, eligible)) {
+        for (int n : from) {
+          if (chosen.size() < size && may.contains(n) && !chosen.contains(n)) {
+            chosen.add(n);
+          }
+        }
+      }
+      placed.put(p, chosen);
+    });
+    return placed;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof TargetPlacement other && targets.equals(other.targets);
+  }
+
+  @Override
+  public int hashCode() {
+    return targets.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "TargetPlacement" + targets;
+  }
+}

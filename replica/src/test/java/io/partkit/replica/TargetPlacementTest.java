@@ -1,0 +1,58 @@
+package io.partkit.replica;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class TargetPlacementTest {
+
+  private static TreeMap<Integer, List<Integer>> members(Object... pairs) {
+    TreeMap<Integer, List<Integer>> m = new TreeMap<>();
+    for (int i = 0; i < pairs.length; i += 2) {
+      @SuppressWarnings("unchecked")
+      List<Integer> nodes = (List<Integer>) pairs[i + 1];
+      m.put((Integer) pairs[i], nodes);
+    }
+    return m;
+  }
+
+  @Test
+  void eligibleTargetsAreTheAnswerExactly() {
+    TargetPlacement t = TargetPlacement.of(Map.of(0, List.of(3, 1, 2), 1, List.of(2, 0, 4)));
+    assertThat(t.place(members(0, List.of(0, 1, 2), 1, List.of(1, 2, 3)),
+        List.of(0, 1, 2, 3, 4), 3))
+        .isEqualTo(members(0, List.of(3, 1, 2), 1, List.of(2, 0, 4)));
+  }
+
+  @Test
+  void aNodeThatMayNotHoldCopiesIsStoodInForByACopyFirstThenTheLowestEligible() {
+    TargetPlacement t = TargetPlacement.of(Map.of(0, List.of(3, 1, 2), 1, List.of(3, 4, 0)));
+    // 3 is down: partition 0 keeps its copy on 0, partition 1 has none spare and takes 1
+    assertThat(t.place(members(0, List.of(0, 1, 2), 1, List.of(3, 4, 0)),
+        List.of(0, 1, 2, 4), 3))
+        .isEqualTo(members(0, List.of(1, 2, 0), 1, List.of(4, 0, 1)));
+  }
+
+  @Test
+  void aPartitionWithoutATargetKeepsItsCopiesAndFewerEligibleNodesGiveFewerCopies() {
+    TargetPlacement t = TargetPlacement.of(Map.of(0, List.of(0, 1, 2)));
+    assertThat(t.place(members(0, List.of(0, 1, 2), 5, List.of(2, 1, 0)), List.of(1, 2), 3))
+        .isEqualTo(members(0, List.of(1, 2), 5, List.of(2, 1)));
+  }
+
+  @Test
+  void aTargetThatIsNoListOfDistinctNodesIsRefusedNamingThePartition() {
+    assertThatThrownBy(() -> TargetPlacement.of(Map.of(4, List.of(1, 1))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("partition 4").hasMessageContaining("distinct");
+    assertThatThrownBy(() -> TargetPlacement.of(Map.of(2, List.of())))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("partition 2 is empty");
+    assertThatThrownBy(() -> TargetPlacement.of(Map.of(-1, List.of(0))))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("partition -1");
+  }
+}

@@ -80,8 +80,17 @@ final class ReplicaNode implements AutoCloseable {
   /** A command read on the control's standard input, carried out on the state thread. */
   private record Command(ControlCommand command, Consumer<String> answer) {}
 
-  /** A line to answer once the records before it are durable (the decision it tells of). */
-  private record Answer(long barrier, Consumer<String> to, String line) {}
+  /**
+   * A look at the control on the state thread ({@link #inspect}): what it returns is done once
+   * the records made so far are durable.
+   */
+  private record Inspection(Function<Control, Runnable> look) {}
+
+  /**
+   * What to do once the records before it are durable (an answer telling of a decision); the
+   * barrier is 0 while its round of inputs is handled, then that round's.
+   */
+  private record Answer(long barrier, Runnable action) {}
 
   private final int self;
   private final StateMachine machine;
@@ -324,6 +333,19 @@ final class ReplicaNode implements AutoCloseable {
     inbox.put(new Command(command, answer));
   }
 
+  /**
+   * The control: runs {@code look} on the state thread, which alone touches the control, with
+   * the inputs handled so far; the action it returns (null: none) runs once every record the
+   * control made until then is durable, so that it acts only on decisions that survive a crash.
+   * Changes {@code look} makes to the control are decided on as any input's.
+   */
+  void inspect(Function<Control, Runnable> look) throws InterruptedException {
+    if (control == null) {
+      throw new IllegalStateException("only the control can be inspected");
+    }
+    inbox.put(new Inspection(look));
+  }
+
   /** The control: waits until every partition first has its copies, all level and up. */
   void awaitSettled() throws InterruptedException {
     settled.await();
@@ -456,15 +478,20 @@ final class ReplicaNode implements AutoCloseable {
         String unsettled = control.unsettled().orElse(null);
         l.send(new Frame.Table(t.id(), unsettled == null, rows, unsettled));
       }
+    } else if (in instanceof Inspection i) {
+      Runnable action = i.look().apply(control);
+      if (action != null) {
+        decided.add(new Answer(0, action));
+      }
     } else if (in instanceof Command c) {
       List<Integer> targets = c.command() instanceof ControlCommand.Split s
           ? List.of(s.partition()) : control.partitionIds();
       for (int p : targets) {
         Optional<Integer> child = control.split(p);
         if (child.isPresent()) {
-          decided.add(new Answer(0, c.answer(), "REPLICA SPLIT " + p + " INTO " + child.get()
-              + " MODULUS " + control.configuration(p).modulus() + " PARTITIONS "
-              + control.partitions()));
+          String line = "REPLICA SPLIT " + p + " INTO " + child.get() + " MODULUS "
+              + control.configuration(p).modulus() + " PARTITIONS " + control.partitions();
+          decided.add(new Answer(0, () -> c.answer().accept(line)));
         } else {
           String why = splitRefusal(p);
           log.accept("control: cannot split partition " + p + ": " + why);
@@ -508,7 +535,7 @@ final class ReplicaNode implements AutoCloseable {
       waiting.add(new Waiting(barrier, e));
     }
     for (Answer a : decided) {
-      answers.add(new Answer(barrier, a.to(), a.line()));
+      answers.add(new Answer(barrier, a.action()));
     }
     decided.clear();
     release();
@@ -536,8 +563,7 @@ final class ReplicaNode implements AutoCloseable {
       }
     }
     while (!answers.isEmpty() && answers.peek().barrier() <= durable) {
-      Answer a = answers.poll();
-      a.to().accept(a.line());
+      answers.poll().action().run();
     }
   }
 

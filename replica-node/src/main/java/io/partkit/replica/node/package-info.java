@@ -5,7 +5,9 @@
  * every record of a Ready durable before its messages leave; {@link
  * io.partkit.replica.node.ReplicaClient} routes a client's requests to each partition's primary as
  * the control's table names it, by each partition's number and modulus, so it follows splits (which
- * the control makes on commands read from its standard input). The decisions are the core's, the
- * same code the simulator runs.
+ * the control makes on commands read from its standard input). {@link
+ * io.partkit.replica.node.ReplicaMigrationExecutor} runs the control in a partkit coordinator's
+ * process instead, the coordinator's table its placement. The decisions are the core's, the same
+ * code the simulator runs.
  */
 package io.partkit.replica.node;

@@ -1,0 +1,130 @@
+package io.partkit.replica.node;
+
+import io.partkit.replica.Message.Configure;
+import io.partkit.spi.Migration;
+import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionAssignment;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * What a control run by a coordinator is to carry out, decided in pure code: the table the
+ * coordinator committed last, with the rows of the migrations it asked for since in place of
+ * theirs. Immutable: each change is a new value.
+ *
+ * <p>A migration is decided by the first committed table at or past its target epoch: it makes
+ * the migration's replicas the partition's or abandons it, and either way the table's row is
+ * the target from then on (an abandoned migration's partition moves back: the roll back).
+ */
+final class CoordinatedTargets {
+
+  private final Map<NodeId, Integer> numbers;
+  private final PartitionAssignment committed;
+  /** The migrations asked for and not yet decided, by partition. */
+  private final TreeMap<Integer, Migration> asked;
+
+  private CoordinatedTargets(Map<NodeId, Integer> numbers, PartitionAssignment committed,
+      TreeMap<Integer, Migration> asked) {
+    this.numbers = numbers;
+    this.committed = committed;
+    this.asked = asked;
+  }
+
+  /** No table yet, over the nodes {@code numbers} names (a member's id to its node number). */
+  static CoordinatedTargets over(Map<NodeId, Integer> numbers) {
+    return new CoordinatedTargets(Map.copyOf(numbers), null, new TreeMap<>());
+  }
+
+  /** The table committed last, if any. */
+  Optional<PartitionAssignment> committed() {
+    return Optional.ofNullable(committed);
+  }
+
+  /** The migrations asked for and not decided by a committed table. */
+  Collection<Migration> asked() {
+    return List.copyOf(asked.values());
+  }
+
+  /**
+   * {@code table} committed: the migrations it decides are no longer asked for.
+   *
+   * @throws IllegalArgumentException naming a replica of {@code table} that is no known node
+   */
+  CoordinatedTargets commit(PartitionAssignment table) {
+    for (int p = 0; p < table.partitionCount(); p++) {
+      nodes(table.replicas(p), "partition " + p + " of the table at epoch " + table.epoch());
+    }
+    TreeMap<Integer, Migration> open = new TreeMap<>(asked);
+    open.values().removeIf(m -> decides(table, m));
+    return new CoordinatedTargets(numbers, table, open);
+  }
+
+  /**
+   * {@code migration} asked for: its target replicas are its partition's target.
+   *
+   * @throws IllegalArgumentException naming a target replica that is no known node
+   */
+  CoordinatedTargets ask(Migration migration) {
+    nodes(migration.targetReplicas(), "the target of " + migration);
+    TreeMap<Integer, Migration> open = new TreeMap<>(asked);
+    open.put(migration.partition(), migration);
+    return new CoordinatedTargets(numbers, committed, open);
+  }
+
+  /** {@code migration} given up (it took too long): its partition's row is the target again. */
+  CoordinatedTargets withdraw(Migration migration) {
+    TreeMap<Integer, Migration> open = new TreeMap<>(asked);
+    open.remove(migration.partition(), migration);
+    return new CoordinatedTargets(numbers, committed, open);
+  }
+
+  /** Whether {@code table} decides {@code migration}: it is at or past the target epoch. */
+  static boolean decides(PartitionAssignment table, Migration migration) {
+    return table.epoch() >= migration.targetEpoch();
+  }
+
+  /** Whether {@code table} makes the migration's target replicas the partition's. */
+  static boolean carries(PartitionAssignment table, Migration migration) {
+    return migration.partition() < table.partitionCount()
+        && table.replicas(migration.partition()).equals(migration.targetReplicas());
+  }
+
+  /** Each partition's target nodes, primary first, by partition. */
+  Map<Integer, List<Integer>> targets() {
+    TreeMap<Integer, List<Integer>> t = new TreeMap<>();
+    if (committed != null) {
+      for (int p = 0; p < committed.partitionCount(); p++) {
+        t.put(p, nodes(committed.replicas(p), "partition " + p));
+      }
+    }
+    asked.forEach((p, m) -> t.put(p, nodes(m.targetReplicas(), "the target of " + m)));
+    return t;
+  }
+
+  /**
+   * Whether the control carried {@code target} out for a partition: its configuration is the
+   * target exactly, every member level, no move under way.
+   */
+  static boolean carriedOut(List<Integer> target, Configure configuration, List<Integer> level,
+      boolean moving) {
+    return !moving && configuration.members().equals(target) && level.containsAll(target);
+  }
+
+  /** The node numbers of {@code ids}, in order. */
+  List<Integer> nodes(List<NodeId> ids, String where) {
+    List<Integer> n = new ArrayList<>(ids.size());
+    for (NodeId id : ids) {
+      Integer number = numbers.get(id);
+      if (number == null) {
+        throw new IllegalArgumentException(where + " names " + id + ", which is no node of the"
+            + " executor: its nodes are " + new TreeMap<>(numbers).keySet());
+      }
+      n.add(number);
+    }
+    return n;
+  }
+}

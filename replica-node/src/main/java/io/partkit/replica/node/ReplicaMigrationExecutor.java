@@ -1,0 +1,427 @@
+package io.partkit.replica.node;
+
+import io.partkit.coordinator.VersionedValues;
+import io.partkit.replica.Control;
+import io.partkit.replica.Placement;
+import io.partkit.replica.TargetPlacement;
+import io.partkit.replica.Timing;
+import io.partkit.spi.Migration;
+import io.partkit.spi.MigrationExecutor;
+import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionAssignment;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * A partkit {@link MigrationExecutor} whose data plane is the replica core: a coordinator
+ * ({@code ClusterCoordinator}, any strategy of a fixed partition count) decides the table, and
+ * this executor runs the replica core's {@link Control} in the coordinator's process and hands it
+ * the coordinator's rows as its placement ({@link TargetPlacement}). The control then moves each
+ * partition toward its row by the core's safe steps, with nodes that are {@code ReplicaNodeMain
+ * --role node} processes whose {@code --control} is this executor's control address.
+ *
+ * <p>The decisions are the core's and {@link CoordinatedTargets}' pure code; this class only
+ * carries them: it queues placements on the control's thread and looks at its table there.
+ *
+ * <ul>
+ *   <li>{@link #migrate}: the migration's target replicas become its partition's target; the
+ *       stage completes once the control's table has exactly those members, all level, no move
+ *       under way, and that table is durable. The core's epochs fence every copy, so the
+ *       target serves from the moment it is primary in the control's table, which is what
+ *       clients route by ({@link ReplicaClient}); the coordinator's commit that follows records
+ *       the table that already holds. A migration not carried out within the step timeout is
+ *       withdrawn (its partition's committed row is the target again: the control moves it back)
+ *       and the stage fails with a {@link TimeoutException}.
+ *   <li>{@link #activate}: the committed table is the target of every partition, but for
+ *       migrations asked for since (a later epoch's); a migration the table abandons is rolled
+ *       back by moving back to its row. The first table starts the control: its first table is
+ *       the coordinator's rows, every copy empty, or it is restored from its state in the store.
+ *   <li>{@link #resume}: a migration the table decided completes when the table carries it
+ *       out, fails when it abandoned it; an undecided one is asked for again.
+ * </ul>
+ *
+ * <p>Keys are numbered by the core ({@link io.partkit.replica.Partitioning}), not by the table's
+ * scheme: the table says where partition {@code p}'s copies go, the core which keys {@code p}
+ * holds. So a scheme change (a split of the coordinator's) is not carried out: this executor
+ * lacks {@link MigrationExecutor.SplitsPartitions}, and the coordinator refuses one.
+ *
+ * <p>The control is fail-stop, as in its own process: a failure on its decision or storage
+ * path, or another control writing its state in the store, halts this process.
+ */
+public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesReplicas,
+    AutoCloseable {
+
+  /** How often the control's table is looked at while migrations are asked for. */
+  static final Duration CHECK_EVERY = Duration.ofMillis(20);
+
+  private final List<InetSocketAddress> nodes;
+  private final InetSocketAddress controlAddress;
+  private final VersionedValues values;
+  private final Path data;
+  private final Timing timing;
+  private final Duration stepTimeout;
+  private final Consumer<String> log;
+  private final ScheduledExecutorService checks;
+  /** Completes stages off the control's thread: a stage's callbacks may take their time. */
+  private final ExecutorService completions;
+  private final Map<Migration, Asked> waiting = new ConcurrentHashMap<>();
+  private CoordinatedTargets targets;
+  private ReplicaNode control;
+  private boolean closed;
+
+  /** A migration whose stage waits for the control to carry it out. */
+  private record Asked(CompletableFuture<Migration> stage, long deadlineNanos) {}
+
+  private ReplicaMigrationExecutor(Builder b) {
+    this.nodes = List.copyOf(b.nodes.values());
+    Map<NodeId, Integer> numbers = new LinkedHashMap<>();
+    for (NodeId id : b.nodes.keySet()) {
+      numbers.put(id, numbers.size());
+    }
+    this.targets = CoordinatedTargets.over(numbers);
+    this.controlAddress = b.control;
+    this.values = b.values;
+    this.data = b.data;
+    this.timing = b.timing;
+    this.stepTimeout = b.stepTimeout;
+    this.log = b.log;
+    this.checks = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "executor-checks"));
+    this.completions = Executors.newSingleThreadExecutor(r -> daemon(r, "executor-stages"));
+    checks.scheduleWithFixedDelay(this::check, CHECK_EVERY.toMillis(), CHECK_EVERY.toMillis(),
+        TimeUnit.MILLISECONDS);
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+
+  /** A builder: nodes in their numbering order, the control's address, where its state goes. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  @Override
+  public CompletionStage<Migration> migrate(Migration migration) {
+    synchronized (this) {
+      if (control == null) {
+        return CompletableFuture.failedFuture(new IllegalStateException("no table was "
+            + "activated yet: the control starts with the first table the coordinator commits"));
+      }
+      return ask(migration);
+    }
+  }
+
+  @Override
+  public CompletionStage<Migration> resume(Migration migration, PartitionAssignment committed) {
+    synchronized (this) {
+      try {
+        start(committed);
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+      if (!CoordinatedTargets.decides(committed, migration)) {
+        return ask(migration);
+      }
+      if (!CoordinatedTargets.carries(committed, migration)) {
+        return CompletableFuture.failedFuture(new IllegalStateException("the table at epoch "
+            + committed.epoch() + " abandoned " + migration + ": its partition stays on "
+            + committed.replicas(migration.partition())));
+      }
+      return await(migration); // the committed row is its target already
+    }
+  }
+
+  @Override
+  public CompletionStage<Void> activate(PartitionAssignment committed) {
+    CompletableFuture<Void> handed = new CompletableFuture<>();
+    synchronized (this) {
+      try {
+        start(committed);
+        targets = targets.commit(committed);
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+      waiting.forEach((m, a) -> {
+        if (CoordinatedTargets.decides(committed, m) && !CoordinatedTargets.carries(committed, m)) {
+          waiting.remove(m);
+          later(() -> a.stage().completeExceptionally(new IllegalStateException(
+              "the table at epoch " + committed.epoch() + " abandoned " + m)));
+        }
+      });
+      place(c -> {
+        if (c.partitions() != committed.partitionCount()) {
+          return () -> later(() -> handed.completeExceptionally(
+              new IllegalStateException("the table at epoch " + committed.epoch() + " has "
+                  + committed.partitionCount() + " partitions, the control's "
+                  + c.partitions() + ": the control's state in the store is another table's")));
+        }
+        return () -> later(() -> handed.complete(null));
+      });
+    }
+    return handed;
+  }
+
+  /** Asks for {@code migration}: its target replicas become its partition's target. */
+  private CompletionStage<Migration> ask(Migration migration) {
+    try {
+      targets = targets.ask(migration);
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    CompletionStage<Migration> stage = await(migration);
+    place(c -> null);
+    return stage;
+  }
+
+  private CompletionStage<Migration> await(Migration migration) {
+    Asked asked = new Asked(new CompletableFuture<>(), System.nanoTime() + stepTimeout.toNanos());
+    Asked before = waiting.put(migration, asked);
+    if (before != null) {
+      before.stage().whenComplete((m, e) -> {
+        if (e == null) {
+          asked.stage().complete(m);
+        } else {
+          asked.stage().completeExceptionally(e);
+        }
+      });
+    }
+    return asked.stage();
+  }
+
+  /**
+   * Starts the control on its first table, {@code committed}: its state read from the store or
+   * log, or a table of {@code committed}'s rows with every copy empty.
+   */
+  private void start(PartitionAssignment committed) {
+    if (control != null) {
+      return;
+    }
+    if (closed) {
+      throw new IllegalStateException("the executor is closed");
+    }
+    CoordinatedTargets first = targets.commit(committed);
+    Optional<Placement> placement =
+        Optional.of(TargetPlacement.of(first.targets()));
+    try {
+      control = values != null
+          ? ReplicaNode.control(nodes, controlAddress, values, "the coordinator's store",
+              committed.partitionCount(), committed.replicationFactor(), placement, timing, log)
+          : ReplicaNode.control(nodes, controlAddress, data, committed.partitionCount(),
+              committed.replicationFactor(), placement, timing, log);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the control on " + controlAddress, e);
+    }
+    targets = first;
+    log.accept("executor: control started on " + controlAddress + " with the table at epoch "
+        + committed.epoch());
+  }
+
+  /**
+   * Hands the control the targets as they are now, then runs {@code then} on its thread with
+   * them in place: its action runs once what the control decided until then is durable.
+   */
+  private void place(Function<Control, Runnable> then) {
+    TargetPlacement placement = TargetPlacement.of(targets.targets());
+    try {
+      control.inspect(c -> {
+        c.place(placement);
+        return then.apply(c);
+      });
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while handing the control its targets", e);
+    }
+  }
+
+  /** Completes the stages of migrations the control carried out; withdraws those past due. */
+  private void check() {
+    if (waiting.isEmpty()) {
+      return;
+    }
+    ReplicaNode c;
+    CoordinatedTargets now;
+    synchronized (this) {
+      c = control;
+      now = targets;
+      long t = System.nanoTime();
+      for (Map.Entry<Migration, Asked> e : waiting.entrySet()) {
+        if (t - e.getValue().deadlineNanos() > 0 && waiting.remove(e.getKey(), e.getValue())) {
+          targets = targets.withdraw(e.getKey());
+          place(x -> null);
+          log.accept("executor: " + e.getKey() + " not carried out within " + stepTimeout
+              + ": withdrawn");
+          later(() -> e.getValue().stage().completeExceptionally(
+              new TimeoutException(e.getKey() + " was not carried out within " + stepTimeout
+                  + ": withdrawn, its partition moves back to its committed row")));
+        }
+      }
+    }
+    if (c == null) {
+      return;
+    }
+    Map<Integer, List<Integer>> wanted = now.targets();
+    List<Map.Entry<Migration, Asked>> candidates = new ArrayList<>(waiting.entrySet());
+    try {
+      c.inspect(control -> {
+        List<Map.Entry<Migration, Asked>> done = new ArrayList<>();
+        for (Map.Entry<Migration, Asked> e : candidates) {
+          int p = e.getKey().partition();
+          List<Integer> target = now.nodes(e.getKey().targetReplicas(), "the target");
+          if (target.equals(wanted.get(p)) && control.partitionIds().contains(p)
+              && CoordinatedTargets.carriedOut(target, control.configuration(p),
+                  control.levelMembers(p), control.moving(p))) {
+            done.add(e);
+          }
+        }
+        return done.isEmpty() ? null : () -> later(() -> done.forEach(e -> {
+          if (waiting.remove(e.getKey(), e.getValue())) {
+            e.getValue().stage().complete(e.getKey());
+          }
+        }));
+      });
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Runs {@code r} on the executor's own thread, never the control's: a stage's callbacks (the
+   * coordinator's commit) may take their time. Once closed, nothing runs: stages still waiting
+   * never complete.
+   */
+  private void later(Runnable r) {
+    try {
+      completions.execute(r);
+    } catch (RejectedExecutionException e) {
+      // closed
+    }
+  }
+
+  /** Stops the control and the executor's threads; stages still waiting never complete. */
+  @Override
+  public void close() {
+    checks.shutdownNow();
+    synchronized (this) {
+      closed = true;
+      if (control != null) {
+        control.close();
+      }
+    }
+    completions.shutdownNow();
+  }
+
+  /** Builds a {@link ReplicaMigrationExecutor}. */
+  public static final class Builder {
+    private final Map<NodeId, InetSocketAddress> nodes = new LinkedHashMap<>();
+    private InetSocketAddress control;
+    private VersionedValues values;
+    private Path data;
+    private Timing timing = ReplicaNodeMain.TIMING;
+    private Duration stepTimeout = Duration.ofMinutes(2);
+    private Consumer<String> log = System.err::println;
+
+    private Builder() {}
+
+    /**
+     * The next node: the coordinator's member {@code id}, a {@code ReplicaNodeMain --role node}
+     * process listening on {@code address}. Nodes are numbered in the order given, and each
+     * node's {@code --id} and {@code --nodes} must follow that order.
+     */
+    public Builder node(NodeId id, InetSocketAddress address) {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(address, "address");
+      if (nodes.putIfAbsent(id, address) != null) {
+        throw new IllegalArgumentException("node " + id + " is given twice");
+      }
+      return this;
+    }
+
+    /** Where the control listens: every node's {@code --control}. */
+    public Builder control(InetSocketAddress address) {
+      this.control = Objects.requireNonNull(address, "address");
+      return this;
+    }
+
+    /**
+     * Keeps the control's state in the coordinator's store, one value ({@code replica-control}):
+     * give the store the coordinator runs on, when it has the ability.
+     */
+    public Builder store(VersionedValues values) {
+      this.values = Objects.requireNonNull(values, "values");
+      return this;
+    }
+
+    /** Keeps the control's state in a log in {@code dir} instead of a store. */
+    public Builder data(Path dir) {
+      this.data = Objects.requireNonNull(dir, "dir");
+      return this;
+    }
+
+    /** The protocol's timing; default {@link ReplicaNodeMain#TIMING}, as the nodes'. */
+    public Builder timing(Timing timing) {
+      this.timing = Objects.requireNonNull(timing, "timing");
+      return this;
+    }
+
+    /** How long a migration may take before it is withdrawn; default 2 minutes. */
+    public Builder stepTimeout(Duration timeout) {
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("the step timeout must be positive, got " + timeout);
+      }
+      this.stepTimeout = timeout;
+      return this;
+    }
+
+    /** Where the control's lines go; default standard error. */
+    public Builder log(Consumer<String> log) {
+      this.log = Objects.requireNonNull(log, "log");
+      return this;
+    }
+
+    /**
+     * @throws IllegalStateException naming what is missing: a node, the control's address, or
+     *     where its state goes (exactly one of {@link #store} and {@link #data})
+     */
+    public ReplicaMigrationExecutor build() {
+      if (nodes.isEmpty()) {
+        throw new IllegalStateException("an executor needs at least one node");
+      }
+      if (control == null) {
+        throw new IllegalStateException("an executor needs the control's address (control)");
+      }
+      if ((values == null) == (data == null)) {
+        throw new IllegalStateException("an executor keeps the control's state in a store or "
+            + "in a log: give exactly one of store(...) and data(...)");
+      }
+      return new ReplicaMigrationExecutor(this);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ReplicaMigrationExecutor{control " + controlAddress + ", " + nodes.size()
+        + " nodes}";
+  }
+}

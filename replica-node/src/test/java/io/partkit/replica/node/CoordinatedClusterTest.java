@@ -1,0 +1,215 @@
+package io.partkit.replica.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partkit.coordinator.ClusterCoordinator;
+import io.partkit.coordinator.Coordinators;
+import io.partkit.coordinator.MetadataStore;
+import io.partkit.coordinator.MetadataStores;
+import io.partkit.coordinator.RebalancePlan;
+import io.partkit.coordinator.VersionedValues;
+import io.partkit.replica.Message.Outcome;
+import io.partkit.spi.Member;
+import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.PartitionerConfig;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A partkit coordinator ({@code ClusterCoordinator}, the {@code fixed} strategy) deciding the
+ * table of replica-core node processes through {@link ReplicaMigrationExecutor}: members join
+ * and leave under writes, each rebalance's migrations are carried out by the control's safe
+ * steps, the control's table ends as the coordinator's committed rows, and every acknowledged
+ * write is read back.
+ */
+class CoordinatedClusterTest {
+
+  static final int NODES = 4;
+  static final int PARTITIONS = 8;
+
+  /** The process helpers, writes and reads of the cluster tests, on a cluster of our own. */
+  final ReplicaClusterTest cluster = new ReplicaClusterTest();
+  final List<AutoCloseable> closing = new ArrayList<>();
+
+  @AfterEach
+  void stop() throws Exception {
+    for (int i = closing.size() - 1; i >= 0; i--) {
+      closing.get(i).close();
+    }
+    cluster.stop();
+  }
+
+  static NodeId id(int node) {
+    return NodeId.of("n" + node);
+  }
+
+  Member member(int node) {
+    InetSocketAddress a = cluster.addresses.get(node);
+    return new Member(id(node), a.getHostString() + ":" + a.getPort(), 1, "", "");
+  }
+
+  static int number(NodeId id) {
+    return Integer.parseInt(id.value().substring(1));
+  }
+
+  /** The control's table as its rows' primaries, by partition. */
+  static Map<Integer, Integer> primaries(ReplicaClient c) throws IOException {
+    Map<Integer, Integer> p = new HashMap<>();
+    c.table().rows().forEach(r -> p.put(r.partition(), r.primary()));
+    return p;
+  }
+
+  /** Waits until the control's table is settled with the committed rows' primaries. */
+  void awaitCarriedOut(ReplicaClient c, PartitionAssignment committed) throws Exception {
+    Map<Integer, Integer> wanted = new HashMap<>();
+    for (int p = 0; p < committed.partitionCount(); p++) {
+      wanted.put(p, number(committed.primary(p)));
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    Map<Integer, Integer> seen = Map.of();
+    String unsettled = "";
+    while (System.nanoTime() < deadline) {
+      ReplicaClient.Table t = c.table();
+      seen = new HashMap<>();
+      for (ReplicaClient.Row r : t.rows()) {
+        seen.put(r.partition(), r.primary());
+      }
+      if (t.settled() && seen.equals(wanted)) {
+        return;
+      }
+      unsettled = t.settled() ? "" : ", unsettled: " + t.unsettled();
+      Thread.sleep(100);
+    }
+    throw new AssertionError("the control's primaries " + seen + " are not the committed table's "
+        + wanted + " at epoch " + committed.epoch() + unsettled);
+  }
+
+  @Test
+  void theCoordinatorsMigrationsAreCarriedOutByTheControlUnderWrites() throws Exception {
+    for (int i = 0; i < NODES; i++) {
+      cluster.addresses.add(new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort()));
+    }
+    cluster.controlAddress = new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort());
+    cluster.nodeControls = List.of(cluster.controlAddress);
+    for (int i = 0; i < NODES; i++) {
+      cluster.startNode(i);
+    }
+    MetadataStore store = MetadataStores.embedded();
+    Files.createDirectories(cluster.dir);
+    PrintWriter controlLog = new PrintWriter(Files.newBufferedWriter(
+        cluster.dir.resolve("executor.log")), true);
+    closing.add(controlLog);
+    ReplicaMigrationExecutor.Builder b = ReplicaMigrationExecutor.builder()
+        .control(cluster.controlAddress).store((VersionedValues) store)
+        .stepTimeout(Duration.ofSeconds(60)).log(controlLog::println);
+    for (int i = 0; i < NODES; i++) {
+      b.node(id(i), cluster.addresses.get(i));
+    }
+    ReplicaMigrationExecutor executor = b.build();
+    closing.add(executor);
+    ClusterCoordinator coordinator = Coordinators.builder().store(store)
+        .strategy("fixed", PartitionerConfig.of("partitions", PARTITIONS, "replicas", 2))
+        .migrationExecutor(executor).maxConcurrentMigrations(2).build();
+    closing.add(coordinator);
+    for (int i = 0; i < 3; i++) {
+      coordinator.join(member(i));
+    }
+    RebalancePlan first = coordinator.rebalance();
+    assertThat(first.current()).as("the first table").isEmpty();
+    ReplicaClient client = new ReplicaClient(cluster.controlAddress, cluster.addresses,
+        Duration.ofSeconds(2));
+    closing.add(client);
+    awaitCarriedOut(client, coordinator.table().orElseThrow());
+    for (long k = 0; k < ReplicaClusterTest.KEYS; k++) {
+      cluster.write(client, k, k, Duration.ofSeconds(30));
+    }
+
+    // the fourth node joins and then the first leaves, each rebalanced while a client writes
+    AtomicBoolean writing = new AtomicBoolean(true);
+    AtomicReference<Throwable> writerFailed = new AtomicReference<>();
+    Thread writer = new Thread(() -> {
+      try (ReplicaClient w = new ReplicaClient(cluster.controlAddress, cluster.addresses,
+          Duration.ofSeconds(2))) {
+        for (long v = 1_000; writing.get(); v++) {
+          cluster.write(w, v % ReplicaClusterTest.KEYS, v, Duration.ofSeconds(30));
+        }
+      } catch (Throwable t) {
+        writerFailed.set(t);
+      }
+    });
+    writer.start();
+    int before = cluster.acknowledged;
+    // a commit follows its migrations: the partitions it moves have their new primary already
+    AtomicReference<PartitionAssignment> proposed = new AtomicReference<>();
+    List<String> early = new CopyOnWriteArrayList<>();
+    AtomicInteger commits = new AtomicInteger();
+    ReplicaClient watcher = new ReplicaClient(cluster.controlAddress, cluster.addresses,
+        Duration.ofSeconds(2));
+    closing.add(watcher);
+    closing.add(coordinator.watch(committed -> {
+      PartitionAssignment aim = proposed.get();
+      if (aim == null) {
+        return;
+      }
+      commits.incrementAndGet();
+      try {
+        Map<Integer, Integer> now = primaries(watcher);
+        for (int p = 0; p < committed.partitionCount(); p++) {
+          int was = number(committed.primary(p));
+          if (now.get(p) != was && now.get(p) != number(aim.primary(p))) {
+            early.add("partition " + p + " at epoch " + committed.epoch() + ": committed "
+                + was + ", the control's primary " + now.get(p));
+          }
+        }
+      } catch (IOException e) {
+        early.add("cannot read the control's table: " + e);
+      }
+    }));
+    coordinator.join(member(3));
+    proposed.set(coordinator.plan().proposed());
+    RebalancePlan joined = coordinator.rebalance();
+    assertThat(joined.migrations()).as("the join moves partitions to node 3").isNotEmpty();
+    PartitionAssignment afterJoin = coordinator.table().orElseThrow();
+    assertThat(afterJoin.primaryPartitionsOf(id(3))).as("node 3 leads partitions").isNotEmpty();
+    awaitCarriedOut(client, afterJoin);
+
+    coordinator.leave(id(0));
+    proposed.set(coordinator.plan().proposed());
+    RebalancePlan left = coordinator.rebalance();
+    assertThat(left.migrations()).as("the leave moves partitions off node 0").isNotEmpty();
+    PartitionAssignment afterLeave = coordinator.table().orElseThrow();
+    for (int p = 0; p < PARTITIONS; p++) {
+      assertThat(afterLeave.replicas(p)).as("partition %d", p).doesNotContain(id(0));
+    }
+    awaitCarriedOut(client, afterLeave);
+    assertThat(early).as("commits before their migrations were carried out").isEmpty();
+    assertThat(commits.get()).as("commits watched").isGreaterThanOrEqualTo(2);
+    writing.set(false);
+    writer.join(TimeUnit.SECONDS.toMillis(90));
+    assertThat(writerFailed.get()).as("the writer").isNull();
+    assertThat(cluster.acknowledged - before).as("writes acknowledged during the moves")
+        .isGreaterThan(0);
+
+    // node 0 holds nothing any more: killed, it loses no acknowledged write
+    cluster.kill(0);
+    cluster.readAll(client);
+    assertThat(Files.readString(cluster.dir.resolve("executor.log")))
+        .contains("executor: control started on");
+    assertThat(client.get(0).outcome()).isEqualTo(Outcome.OK);
+  }
+}

@@ -1,0 +1,76 @@
+package io.partkit.replica.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.partkit.replica.Message.Configure;
+import io.partkit.spi.HashSlots;
+import io.partkit.spi.Migration;
+import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionAssignment;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class CoordinatedTargetsTest {
+
+  static final NodeId A = NodeId.of("a");
+  static final NodeId B = NodeId.of("b");
+  static final NodeId C = NodeId.of("c");
+
+  static final CoordinatedTargets NONE = CoordinatedTargets.over(Map.of(A, 0, B, 1, C, 2));
+
+  static PartitionAssignment table(long epoch, List<List<NodeId>> rows) {
+    return PartitionAssignment.of("fixed", epoch, 0, HashSlots.of(rows.size()), rows);
+  }
+
+  static final PartitionAssignment FIRST = table(1, List.of(List.of(A, B), List.of(B, C)));
+
+  @Test
+  void theCommittedRowsAreTheTargetsAndAnAskedMigrationOverridesItsRow() {
+    CoordinatedTargets t = NONE.commit(FIRST);
+    assertThat(t.targets()).isEqualTo(Map.of(0, List.of(0, 1), 1, List.of(1, 2)));
+    Migration m = new Migration(1, List.of(B, C), List.of(C, A), 2);
+    assertThat(t.ask(m).targets()).isEqualTo(Map.of(0, List.of(0, 1), 1, List.of(2, 0)));
+    assertThat(t.ask(m).withdraw(m).targets()).isEqualTo(t.targets());
+  }
+
+  @Test
+  void aTableAtOrPastTheTargetEpochDecidesAMigrationWhetherItCarriesItOrAbandonsIt() {
+    Migration m = new Migration(1, List.of(B, C), List.of(C, A), 2);
+    CoordinatedTargets asked = NONE.commit(FIRST).ask(m);
+    PartitionAssignment older = table(1, List.of(List.of(A, B), List.of(B, C)));
+    assertThat(asked.commit(older).asked()).containsExactly(m);
+    PartitionAssignment carries = table(2, List.of(List.of(A, B), List.of(C, A)));
+    assertThat(CoordinatedTargets.carries(carries, m)).isTrue();
+    assertThat(asked.commit(carries).asked()).isEmpty();
+    assertThat(asked.commit(carries).targets().get(1)).containsExactly(2, 0);
+    PartitionAssignment abandons = table(3, List.of(List.of(A, B), List.of(B, C)));
+    assertThat(CoordinatedTargets.carries(abandons, m)).isFalse();
+    assertThat(asked.commit(abandons).asked()).isEmpty();
+    assertThat(asked.commit(abandons).targets().get(1)).as("rolled back").containsExactly(1, 2);
+  }
+
+  @Test
+  void aReplicaThatIsNoNodeIsRefusedNamingItAndTheNodesKnown() {
+    NodeId stranger = NodeId.of("z");
+    assertThatThrownBy(() -> NONE.commit(table(1, List.of(List.of(A, stranger)))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("partition 0 of the table at epoch 1 names z")
+        .hasMessageContaining("[a, b, c]");
+    assertThatThrownBy(() -> NONE.ask(new Migration(0, List.of(A), List.of(stranger), 2)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("names z");
+  }
+
+  @Test
+  void carriedOutMeansTheTargetExactlyAllLevelAndNoMove() {
+    Configure c = new Configure(0, 4, 2, List.of(0));
+    assertThat(CoordinatedTargets.carriedOut(List.of(2, 0), c, List.of(0, 2), false)).isTrue();
+    assertThat(CoordinatedTargets.carriedOut(List.of(2, 0), c, List.of(2), false))
+        .as("a member not level").isFalse();
+    assertThat(CoordinatedTargets.carriedOut(List.of(2, 0), c, List.of(0, 2), true))
+        .as("a move under way").isFalse();
+    assertThat(CoordinatedTargets.carriedOut(List.of(0, 2), c, List.of(0, 2), false))
+        .as("another primary").isFalse();
+  }
+}

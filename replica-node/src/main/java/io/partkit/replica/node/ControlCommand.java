@@ -3,20 +3,28 @@ package io.partkit.replica.node;
 import java.util.Optional;
 
 /**
- * A command the control process reads on its standard input, one a line: {@code split P} splits
- * partition {@code P}, {@code split-all} splits every partition of the table as it is when the
- * command is carried out. Blank lines are nothing.
+ * A command the control process (or the coordinator process) reads on its standard input, one a
+ * line: {@code split P} splits partition {@code P}, {@code split-all} splits every partition of
+ * the table as it is when the command is carried out; {@code leave N} has node {@code N} leave
+ * gracefully (its copies move to the others), {@code join N} has it join again. Blank lines are
+ * nothing.
  */
 sealed interface ControlCommand {
 
   /** What {@link #parse} accepts, for an error line. */
-  String USAGE = "'split <partition>' or 'split-all'";
+  String USAGE = "'split <partition>', 'split-all', 'leave <node>' or 'join <node>'";
 
   /** Split one partition. */
   record Split(int partition) implements ControlCommand {}
 
   /** Split every partition of the table. */
   record SplitAll() implements ControlCommand {}
+
+  /** Node {@code node} leaves: its copies move to the others, it takes no new ones. */
+  record Leave(int node) implements ControlCommand {}
+
+  /** Node {@code node} joins again (or for the first time): it takes copies. */
+  record Join(int node) implements ControlCommand {}
 
   /**
    * The command on {@code line}; empty for a blank line.
@@ -32,18 +40,28 @@ sealed interface ControlCommand {
       return Optional.of(new SplitAll());
     }
     if (words.length == 2 && words[0].equals("split")) {
-      try {
-        int p = Integer.parseInt(words[1]);
-        if (p >= 0) {
-          return Optional.of(new Split(p));
-        }
-      } catch (NumberFormatException e) {
-        // named below
-      }
-      throw new IllegalArgumentException("not a partition number in '" + line.trim()
-          + "': expected " + USAGE);
+      return Optional.of(new Split(number(words[1], "partition", line)));
+    }
+    if (words.length == 2 && words[0].equals("leave")) {
+      return Optional.of(new Leave(number(words[1], "node", line)));
+    }
+    if (words.length == 2 && words[0].equals("join")) {
+      return Optional.of(new Join(number(words[1], "node", line)));
     }
     throw new IllegalArgumentException("unknown command '" + line.trim() + "': expected "
         + USAGE);
+  }
+
+  private static int number(String word, String what, String line) {
+    try {
+      int n = Integer.parseInt(word);
+      if (n >= 0) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // named below
+    }
+    throw new IllegalArgumentException("not a " + what + " number in '" + line.trim()
+        + "': expected " + USAGE);
   }
 }

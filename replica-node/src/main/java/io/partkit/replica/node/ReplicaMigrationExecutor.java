@@ -255,6 +255,11 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     }
   }
 
+  /** The control, once the first table started it: for its process's lines. */
+  synchronized Optional<ReplicaNode> startedControl() {
+    return Optional.ofNullable(control);
+  }
+
   /** Completes the stages of migrations the control carried out; withdraws those past due. */
   private void check() {
     if (waiting.isEmpty()) {

@@ -322,9 +322,10 @@ final class ReplicaNode implements AutoCloseable {
   }
 
   /**
-   * The control: carries out {@code command} on the state thread. {@code answer} gets a line per
-   * partition, {@code REPLICA SPLIT <p> INTO <new> MODULUS <m> PARTITIONS <count>} once the split
-   * is committed, or {@code REPLICA SPLIT REFUSED <p>: <why>}.
+   * The control: carries out {@code command} on the state thread. For a split {@code answer} gets
+   * a line per partition, {@code REPLICA SPLIT <p> INTO <new> MODULUS <m> PARTITIONS <count>}
+   * once the split is committed, or {@code REPLICA SPLIT REFUSED <p>: <why>}; for a leave or a
+   * join, {@code REPLICA LEAVE <n>} or {@code REPLICA JOIN <n>} once it is durable.
    */
   void command(ControlCommand command, Consumer<String> answer) throws InterruptedException {
     if (control == null) {
@@ -483,6 +484,10 @@ final class ReplicaNode implements AutoCloseable {
       if (action != null) {
         decided.add(new Answer(0, action));
       }
+    } else if (in instanceof Command c && c.command() instanceof ControlCommand.Leave l) {
+      membership(l.node(), "LEAVE", c.answer(), () -> control.leave(l.node()));
+    } else if (in instanceof Command c && c.command() instanceof ControlCommand.Join j) {
+      membership(j.node(), "JOIN", c.answer(), () -> control.join(j.node()));
     } else if (in instanceof Command c) {
       List<Integer> targets = c.command() instanceof ControlCommand.Split s
           ? List.of(s.partition()) : control.partitionIds();
@@ -499,6 +504,22 @@ final class ReplicaNode implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * A node of the control's {@code --nodes} leaves or joins: answered {@code REPLICA LEAVE N} (or
+   * {@code JOIN}) once the change is durable, {@code REPLICA LEAVE REFUSED N: why} for a number
+   * that names no node (a control joins no node it has no address for).
+   */
+  private void membership(int node, String what, Consumer<String> answer, Runnable change) {
+    if (!peers.containsKey(node)) {
+      log.accept("control: cannot " + what.toLowerCase() + " node " + node + ": the nodes are 0.."
+          + (peers.size() - 1));
+      answer.accept("REPLICA " + what + " REFUSED " + node + ": no such node");
+      return;
+    }
+    change.run();
+    decided.add(new Answer(0, () -> answer.accept("REPLICA " + what + " " + node)));
   }
 
   /** Why the control refused to split {@code partition}. */

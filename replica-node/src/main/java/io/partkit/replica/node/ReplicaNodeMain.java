@@ -82,10 +82,11 @@ import java.util.function.Supplier;
  * dying parent leaves no process behind) or when killed; a kill loses nothing acknowledged.
  *
  * <p>The control reads commands on its standard input, one a line ({@link ControlCommand}):
- * {@code split P} and {@code split-all}. Each split is answered on standard output, {@code
- * REPLICA SPLIT P INTO C MODULUS M PARTITIONS N} once committed, or {@code REPLICA SPLIT REFUSED
- * P: why}; a line that is no command gets an error line on standard error and is otherwise
- * ignored.
+ * {@code split P} and {@code split-all}, {@code leave N} and {@code join N}. Each split is
+ * answered on standard output, {@code REPLICA SPLIT P INTO C MODULUS M PARTITIONS N} once
+ * committed, or {@code REPLICA SPLIT REFUSED P: why}; a leave or join {@code REPLICA LEAVE N} or
+ * {@code REPLICA JOIN N} once durable; a line that is no command gets an error line on standard
+ * error and is otherwise ignored.
  *
  * <p>Exit statuses: 1 for a log it must not start from (a damaged record followed by intact
  * ones: what was durable is lost, the node or control needs new data), 2 for a usage error, 70
@@ -288,7 +289,7 @@ public final class ReplicaNodeMain {
   }
 
   /** Tells the parent where {@code node} listens; a control also says once it first settles. */
-  private static void listening(ReplicaNode node, boolean control) {
+  static void listening(ReplicaNode node, boolean control) {
     InetSocketAddress at = node.address();
     System.out.println("REPLICA LISTENING " + at.getHostString() + ":" + at.getPort());
     System.out.flush();
@@ -310,7 +311,7 @@ public final class ReplicaNodeMain {
   /**
    * The control's standard input until it closes: a {@link ControlCommand} a line, answered on
    * standard output; a line that is not one gets an error line on standard error and the control
-   * goes on. While {@code control} gives null (a standby), a split is refused.
+   * goes on. While {@code control} gives null (a standby), every command is refused.
    */
   private static void readCommands(Supplier<ReplicaNode> control, Consumer<String> log)
       throws IOException, InterruptedException {
@@ -329,16 +330,28 @@ public final class ReplicaNodeMain {
         ReplicaNode leading = control.get();
         if (leading != null) {
           leading.command(c.get(), answer);
-        } else if (c.get() instanceof ControlCommand.Split split) {
-          answer.accept("REPLICA SPLIT REFUSED " + split.partition()
-              + ": this control is a standby");
         } else {
-          answer.accept("REPLICA SPLIT REFUSED ALL: this control is a standby");
+          answer.accept(refusedByStandby(c.get()));
         }
       } catch (IllegalArgumentException e) {
         log.accept("control: standard input: " + e.getMessage());
       }
     }
+  }
+
+  /** A standby's answer to {@code command}: it refuses, as the command's own refusal says. */
+  static String refusedByStandby(ControlCommand command) {
+    String refused;
+    if (command instanceof ControlCommand.Split s) {
+      refused = "SPLIT REFUSED " + s.partition();
+    } else if (command instanceof ControlCommand.Leave l) {
+      refused = "LEAVE REFUSED " + l.node();
+    } else if (command instanceof ControlCommand.Join j) {
+      refused = "JOIN REFUSED " + j.node();
+    } else {
+      refused = "SPLIT REFUSED ALL";
+    }
+    return "REPLICA " + refused + ": this control is a standby";
   }
 
   /**

@@ -12,6 +12,8 @@ class ControlCommandTest {
     assertThat(ControlCommand.parse("split 3")).contains(new ControlCommand.Split(3));
     assertThat(ControlCommand.parse("  split   17 ")).contains(new ControlCommand.Split(17));
     assertThat(ControlCommand.parse("split-all")).contains(new ControlCommand.SplitAll());
+    assertThat(ControlCommand.parse("leave 2")).contains(new ControlCommand.Leave(2));
+    assertThat(ControlCommand.parse(" join  0")).contains(new ControlCommand.Join(0));
     assertThat(ControlCommand.parse("")).isEmpty();
     assertThat(ControlCommand.parse("   ")).isEmpty();
   }
@@ -19,11 +21,12 @@ class ControlCommandTest {
   @Test
   void badInputNamesTheLineAndWhatWasExpected() {
     for (String bad : new String[] {"split", "split x", "split -1", "split 1 2", "merge 1",
-        "split-all 3", "split 99999999999"}) {
+        "split-all 3", "split 99999999999", "leave", "leave -2", "join x", "join 1 2"}) {
       assertThatThrownBy(() -> ControlCommand.parse(bad)).as(bad)
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("'" + bad.trim() + "'")
-          .hasMessageContaining("expected 'split <partition>' or 'split-all'");
+          .hasMessageContaining("expected 'split <partition>', 'split-all', 'leave <node>' or"
+              + " 'join <node>'");
     }
   }
 }

@@ -212,4 +212,64 @@ class CoordinatedClusterTest {
         .contains("executor: control started on");
     assertThat(client.get(0).outcome()).isEqualTo(Outcome.OK);
   }
+
+  @Test
+  void theCoordinatorProcessRebalancesOnCommandsAndRestartsFromItsStore() throws Exception {
+    for (int i = 0; i < NODES; i++) {
+      cluster.addresses.add(new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort()));
+    }
+    cluster.controlAddress = new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort());
+    cluster.nodeControls = List.of(cluster.controlAddress);
+    for (int i = 0; i < NODES; i++) {
+      cluster.startNode(i);
+    }
+    List<String> args = List.of("--store", "file:" + cluster.dir.resolve("store.json"),
+        "--nodes", cluster.list(cluster.addresses), "--control",
+        cluster.list(List.of(cluster.controlAddress)), "--partitions",
+        Integer.toString(PARTITIONS), "--replicas", "2", "--step-timeout-ms", "60000");
+    cluster.control = cluster.spawn("coordinator", ReplicaCoordinatorMain.class, args);
+    cluster.control.await("REPLICA SETTLED", Duration.ofSeconds(90));
+    ReplicaClient client = new ReplicaClient(cluster.controlAddress, cluster.addresses,
+        Duration.ofSeconds(2));
+    closing.add(client);
+    for (long k = 0; k < ReplicaClusterTest.KEYS; k++) {
+      cluster.write(client, k, k, Duration.ofSeconds(30));
+    }
+    cluster.send(cluster.control, "leave 3");
+    assertThat(cluster.control.await("REPLICA REBALANCE", Duration.ofSeconds(150)))
+        .startsWith("REPLICA REBALANCED EPOCH").doesNotEndWith("MIGRATIONS 0");
+    cluster.awaitSettled(client);
+    assertThat(primaries(client)).as("node 3 left").doesNotContainValue(3);
+    cluster.send(cluster.control, "split 1");
+    assertThat(cluster.control.await("REPLICA SPLIT", Duration.ofSeconds(30)))
+        .startsWith("REPLICA SPLIT REFUSED 1: the coordinator's table keeps");
+    cluster.send(cluster.control, "leave 9");
+    assertThat(cluster.control.await("REPLICA REBALANCE", Duration.ofSeconds(30)))
+        .isEqualTo("REPLICA REBALANCE FAILED: no node 9: the nodes are 0..3");
+
+    // kill -9 of the coordinator, and a restart from its store: the table and the control's
+    // state come back, and so does every acknowledged write. Meanwhile the nodes serve clients
+    // that hold the table (written once before, the client holds the table as it is now).
+    for (long k = 0; k < ReplicaClusterTest.KEYS; k++) {
+      cluster.write(client, k, k + 50, Duration.ofSeconds(30));
+    }
+    cluster.control.process().destroyForcibly();
+    cluster.control.process().waitFor(30, TimeUnit.SECONDS);
+    int acknowledged = cluster.acknowledged;
+    for (long k = 0; k < ReplicaClusterTest.KEYS; k++) {
+      cluster.write(client, k, k + 100, Duration.ofSeconds(5));
+    }
+    assertThat(cluster.acknowledged - acknowledged).as("writes acknowledged without a control")
+        .isEqualTo(ReplicaClusterTest.KEYS);
+    cluster.control = cluster.spawn("coordinator", ReplicaCoordinatorMain.class, args);
+    cluster.control.await("REPLICA LISTENING", Duration.ofSeconds(90));
+    cluster.send(cluster.control, "join 3");
+    assertThat(cluster.control.await("REPLICA REBALANCE", Duration.ofSeconds(150)))
+        .startsWith("REPLICA REBALANCED EPOCH").doesNotEndWith("MIGRATIONS 0");
+    cluster.awaitSettled(client);
+    assertThat(primaries(client)).as("node 3 joined again").containsValue(3);
+    cluster.readAll(client);
+    assertThat(Files.readString(cluster.dir.resolve("coordinator.log")))
+        .contains("state read from");
+  }
 }

@@ -78,11 +78,16 @@ class ReplicaClusterTest {
   }
 
   Proc spawn(String name, List<String> args) throws IOException {
+    return spawn(name, ReplicaNodeMain.class, args);
+  }
+
+  /** Starts {@code main} with {@code args}, its standard error in {@code name.log}. */
+  Proc spawn(String name, Class<?> main, List<String> args) throws IOException {
     List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m",
         "-XX:+ExitOnOutOfMemoryError", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-        ReplicaNodeMain.class.getName()));
+        main.getName()));
     cmd.addAll(args);
     Files.createDirectories(dir);
     Process p = new ProcessBuilder(cmd)

@@ -1,0 +1,254 @@
+package io.partkit.replica.node;
+
+import io.partkit.coordinator.ClusterCoordinator;
+import io.partkit.coordinator.Coordinators;
+import io.partkit.coordinator.MetadataStore;
+import io.partkit.coordinator.MetadataStoreException;
+import io.partkit.coordinator.RebalancePlan;
+import io.partkit.coordinator.VersionedValues;
+import io.partkit.replica.Timing;
+import io.partkit.spi.Member;
+import io.partkit.spi.NodeId;
+import io.partkit.spi.Partitioner;
+import io.partkit.spi.PartitionerConfig;
+import io.partkit.spi.PartitionerProvider;
+import io.partkit.spi.Partitioners;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Runs a partkit coordinator over replica-core nodes: a {@code ClusterCoordinator} with a
+ * strategy of a fixed partition count decides the table, and {@link ReplicaMigrationExecutor}
+ * runs the replica core's control in this process, carrying the table out on the nodes ({@code
+ * ReplicaNodeMain --role node} processes whose {@code --control} is this process's).
+ *
+ * <pre>
+ * java -Xmx128m -XX:+ExitOnOutOfMemoryError -cp CP io.partkit.replica.node.ReplicaCoordinatorMain \
+ *     --store file:PATH|etcd:URL,... --nodes h:p,h:p,h:p --control h:p --partitions 16 \
+ *     --replicas 3 [--strategy fixed] [--timing R,S,P,D] [--step-timeout-ms 120000] \
+ *     [--name coordinator] [--store-prefix /partkit/replica]
+ * </pre>
+ *
+ * <p>Node {@code i} of {@code --nodes} is the coordinator's member {@code node-i}. The store holds
+ * the coordinator's state (members, table, pending migrations) and the control's, so the process
+ * may be killed and restarted: the first start makes every node a member and commits the first
+ * table; a restart finds them, resumes the migrations a kill interrupted, and restores the
+ * control from its state.
+ *
+ * <p>Once the control runs it prints {@code REPLICA LISTENING host:port}, and {@code REPLICA
+ * SETTLED} the first time every partition has its copies, all level. It reads commands on its
+ * standard input ({@link ControlCommand}): {@code leave N} and {@code join N} change the
+ * membership and rebalance, answered {@code REPLICA REBALANCED EPOCH E MIGRATIONS M} or {@code
+ * REPLICA REBALANCE FAILED: why}; a split is refused, the table's partition count being the
+ * strategy's. It exits when its standard input closes.
+ *
+ * <p>Exit statuses: 2 for a usage error (an unknown strategy, one whose partition count is not
+ * fixed, a store without versioned values), 74 when the store cannot be reached at start, and
+ * the control's: 70, 74, 75 ({@link ReplicaNodeMain}).
+ */
+public final class ReplicaCoordinatorMain {
+
+  /** Migrations the coordinator runs at once. */
+  static final int MAX_CONCURRENT_MIGRATIONS = 4;
+
+  private ReplicaCoordinatorMain() {}
+
+  /** Entry point. */
+  public static void main(String[] args) throws IOException {
+    Consumer<String> log = line -> System.err.println(Instant.now() + " " + line);
+    Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
+      e.printStackTrace();
+      ReplicaNode.fail(log, "stopping on " + e + " in thread " + thread.getName(),
+          ReplicaNode.EXIT_ERROR);
+    });
+    Map<String, String> options = new HashMap<>();
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      options.put(args[i], args[i + 1]);
+    }
+    if (args.length % 2 != 0 || options.get("--store") == null
+        || options.get("--nodes") == null || options.get("--control") == null
+        || options.get("--partitions") == null || options.get("--replicas") == null) {
+      System.err.println("usage: ReplicaCoordinatorMain --store <etcd:url,...|file:path>"
+          + " --nodes <host:port,...> --control <host:port> --partitions <n> --replicas <n>"
+          + " [--strategy <name>] [--timing <resend,suspect,ping,down ms>]"
+          + " [--step-timeout-ms <ms>] [--name <name>] [--store-prefix <etcd key prefix>]");
+      System.exit(2);
+      return;
+    }
+    List<InetSocketAddress> nodes;
+    InetSocketAddress address;
+    Timing timing;
+    PartitionerConfig config;
+    String strategy = options.getOrDefault("--strategy", "fixed");
+    Duration stepTimeout;
+    MetadataStore store;
+    try {
+      nodes = ReplicaNodeMain.addresses(options.get("--nodes"));
+      List<InetSocketAddress> controls = ReplicaNodeMain.addresses(options.get("--control"));
+      if (controls.size() != 1) {
+        throw new IllegalArgumentException("--control is the one address the control listens"
+            + " on, not " + controls.size());
+      }
+      address = controls.get(0);
+      timing = ReplicaNodeMain.timing(options.get("--timing"));
+      config = PartitionerConfig.of("partitions",
+          Integer.parseInt(options.get("--partitions")), "replicas",
+          Integer.parseInt(options.get("--replicas")));
+      fixedCount(strategy, config);
+      stepTimeout = Duration.ofMillis(Long.parseLong(options.getOrDefault("--step-timeout-ms",
+          "120000")));
+      store = ReplicaNodeMain.store(options.get("--store"), options.getOrDefault(
+          "--store-prefix", ReplicaNodeMain.STORE_PREFIX));
+    } catch (IllegalArgumentException e) {
+      System.err.println("ReplicaCoordinatorMain: " + e.getMessage());
+      System.exit(2);
+      return;
+    } catch (MetadataStoreException e) {
+      log.accept("cannot start: " + e.getMessage());
+      System.exit(ReplicaNode.EXIT_IO);
+      return;
+    }
+    if (!(store instanceof VersionedValues values)) {
+      System.err.println("ReplicaCoordinatorMain: " + store.describe()
+          + " keeps no versioned values: the control cannot keep its state in it");
+      System.exit(2);
+      return;
+    }
+    String name = options.getOrDefault("--name", "coordinator");
+    System.out.println("REPLICA STANDBY " + name);
+    System.out.flush();
+    ReplicaMigrationExecutor.Builder b = ReplicaMigrationExecutor.builder().control(address)
+        .store(values).timing(timing).stepTimeout(stepTimeout).log(log);
+    for (int i = 0; i < nodes.size(); i++) {
+      b.node(member(i, nodes).id(), nodes.get(i));
+    }
+    ReplicaMigrationExecutor executor = b.build();
+    // built, it campaigns; leading, it resumes what a kill interrupted and activates the table,
+    // which starts the control
+    ClusterCoordinator coordinator = Coordinators.builder().store(store)
+        .strategy(strategy, config).migrationExecutor(executor)
+        .maxConcurrentMigrations(MAX_CONCURRENT_MIGRATIONS).name(name).build();
+    if (coordinator.table().isEmpty()) {
+      for (int i = 0; i < nodes.size(); i++) {
+        coordinator.join(member(i, nodes));
+      }
+      RebalancePlan first = coordinator.rebalance();
+      log.accept("coordinator: the first table, epoch " + first.proposed().epoch());
+    }
+    ReplicaNode control = awaitControl(executor, coordinator, log);
+    ReplicaNodeMain.listening(control, true);
+    readCommands(coordinator, nodes, log);
+    coordinator.close();
+    executor.close();
+    store.close();
+    System.exit(0);
+  }
+
+  /** Waits until this coordinator leads and its control runs (a standby waits on). */
+  private static ReplicaNode awaitControl(ReplicaMigrationExecutor executor,
+      ClusterCoordinator coordinator, Consumer<String> log) {
+    boolean told = false;
+    while (true) {
+      Optional<ReplicaNode> c = executor.startedControl();
+      if (c.isPresent()) {
+        return c.get();
+      }
+      if (coordinator.isLeader() && !told) {
+        log.accept("coordinator: leading, waiting for the control to start");
+        told = true;
+      }
+      try {
+        Thread.sleep(50); // polled: the coordinator has no event for a started executor
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for the control", e);
+      }
+    }
+  }
+
+  /**
+   * @throws IllegalArgumentException for an unknown strategy (naming the known ones) or one
+   *     whose partition count depends on the members
+   */
+  static void fixedCount(String strategy, PartitionerConfig config) {
+    Partitioners strategies = Partitioners.load(ReplicaCoordinatorMain.class.getClassLoader());
+    PartitionerProvider provider = strategies.provider(strategy).orElseThrow(() ->
+        new IllegalArgumentException("unknown --strategy " + strategy + "; known: "
+            + String.join(", ", strategies.names())));
+    Partitioner p = provider.create(config);
+    if (p.fixedPartitionCount().isEmpty()) {
+      throw new IllegalArgumentException("--strategy " + strategy + " has no fixed partition "
+          + "count (its partitions follow the members or the keys): the replica core's control"
+          + " carries out tables of a fixed count, such as fixed or rendezvous");
+    }
+  }
+
+  /** Node {@code i} as the coordinator's member. */
+  static Member member(int i, List<InetSocketAddress> nodes) {
+    InetSocketAddress a = nodes.get(i);
+    return new Member(NodeId.of("node-" + i), a.getHostString() + ":" + a.getPort(), 1, "",
+        "");
+  }
+
+  /** Standard input until it closes: a command a line, answered on standard output. */
+  private static void readCommands(ClusterCoordinator coordinator, List<InetSocketAddress> nodes,
+      Consumer<String> log) throws IOException {
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in,
+        StandardCharsets.UTF_8));
+    for (String line = in.readLine(); line != null; line = in.readLine()) {
+      Optional<ControlCommand> c;
+      try {
+        c = ControlCommand.parse(line);
+      } catch (IllegalArgumentException e) {
+        log.accept("coordinator: standard input: " + e.getMessage());
+        continue;
+      }
+      if (c.isEmpty()) {
+        continue;
+      }
+      System.out.println(answer(coordinator, nodes, c.get(), log));
+      System.out.flush();
+    }
+  }
+
+  /** Carries {@code command} out: a membership change and its rebalance. */
+  static String answer(ClusterCoordinator coordinator, List<InetSocketAddress> nodes,
+      ControlCommand command, Consumer<String> log) {
+    int node;
+    if (command instanceof ControlCommand.Leave l) {
+      node = l.node();
+    } else if (command instanceof ControlCommand.Join j) {
+      node = j.node();
+    } else {
+      return ReplicaNodeMain.refusedByStandby(command).replace("this control is a standby",
+          "the coordinator's table keeps its strategy's partition count");
+    }
+    if (node >= nodes.size()) {
+      return "REPLICA REBALANCE FAILED: no node " + node + ": the nodes are 0.."
+          + (nodes.size() - 1);
+    }
+    try {
+      if (command instanceof ControlCommand.Leave) {
+        coordinator.leave(member(node, nodes).id());
+      } else {
+        coordinator.join(member(node, nodes));
+      }
+      RebalancePlan plan = coordinator.rebalance();
+      return "REPLICA REBALANCED EPOCH " + plan.proposed().epoch() + " MIGRATIONS "
+          + plan.migrations().size();
+    } catch (RuntimeException e) {
+      log.accept("coordinator: " + command + " failed: " + e);
+      return "REPLICA REBALANCE FAILED: " + e.getMessage();
+    }
+  }
+}

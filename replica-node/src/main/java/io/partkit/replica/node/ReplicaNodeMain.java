@@ -91,7 +91,8 @@ import java.util.function.Supplier;
  * ones: what was durable is lost, the node or control needs new data), 2 for a usage error, 70
  * on an {@link Error} or a bug on the decision path (3 when the JVM runs out of memory with
  * {@code -XX:+ExitOnOutOfMemoryError}, as it should), 74 when the log fails (a full disk) or the
- * store cannot be reached at start, 75 for a control that another one succeeded.
+ * store cannot be reached at start, 75 for a control that another one succeeded. A clean stop
+ * (standard input closed) exits 0, whatever the log was doing.
  */
 public final class ReplicaNodeMain {
 

@@ -203,7 +203,9 @@ final class ReplicaNode implements AutoCloseable {
    * same.
    *
    * @throws Codec.Malformed when the stored value is not a control's state
-   * @throws IOException when another control wrote the state while this one read it
+   * @throws StoredControlState.Deposed when another control wrote the state while this one read
+   *     it: another control succeeded this one
+   * @throws IOException when it cannot listen on {@code address}
    */
   static ReplicaNode control(List<InetSocketAddress> nodes, InetSocketAddress address,
       VersionedValues values, String store, int partitions, int replicas,

@@ -46,7 +46,9 @@ import java.util.function.UnaryOperator;
  *
  * <p>Any failure on the decision or storage path (an exception or Error from the machine, a
  * failed append or sync) stops the process at once ({@link Runtime#halt}): a node that goes on
- * after it may acknowledge what it never made durable. It restarts from its log.
+ * after it may acknowledge what it never made durable. It restarts from its log. A clean stop
+ * ({@link #close}) is not a failure: it ends the state thread before it closes the log, so no
+ * failure is ever reported that the close itself caused.
  *
  * <p>Endpoints: nodes are 0..n-1, the control {@link Control#ID}, clients {@link #CLIENT_BASE}
  * and up, numbered per connection by the process they connect to; a reply goes back on the
@@ -58,6 +60,8 @@ final class ReplicaNode implements AutoCloseable {
   static final int CLIENT_BASE = 1_000_000;
   /** Inputs read but not yet handled; readers wait when it is full (TCP pushes back). */
   static final int INBOX_LIMIT = 100_000;
+  /** How long a close waits for the state thread to end before it closes the log anyway. */
+  static final long CLOSE_WAIT_MILLIS = 10_000;
   /** Exit status after an Error or a bug on the decision path (sysexits' EX_SOFTWARE). */
   static final int EXIT_ERROR = 70;
   /** Exit status after a failed append or sync (sysexits' EX_IOERR). */
@@ -67,6 +71,22 @@ final class ReplicaNode implements AutoCloseable {
    * store's election, or another control wrote the state in the store since it did.
    */
   static final int EXIT_DEPOSED = 75;
+
+  /**
+   * How the process stops on a failure on the decision or storage path: {@link #halting} in
+   * production; a test records the report instead, to assert that none came.
+   */
+  @FunctionalInterface
+  interface FailStop {
+
+    /** Stops the process with {@code status}, saying {@code why}. */
+    void stop(String why, int status);
+  }
+
+  /** The production {@link FailStop}: {@link #fail} on {@code log}, which halts the process. */
+  static FailStop halting(Consumer<String> log) {
+    return (why, status) -> fail(log, why, status);
+  }
 
   /** A table request of a client, handled on the state thread (the control's state). */
   private record TableAsk(int client, long id) {}
@@ -110,17 +130,19 @@ final class ReplicaNode implements AutoCloseable {
   private final ArrayDeque<Answer> answers = new ArrayDeque<>();
   private final ServerSocket server;
   private final Consumer<String> log;
+  private final FailStop failStop;
   private final long startNanos = System.nanoTime();
   private Storage storage;
   private long durable;
   private long changesSeen;
   private volatile boolean closed;
-  private final List<Thread> threads = new ArrayList<>();
+  private Thread stateThread;
+  private Thread acceptThread;
   private final CountDownLatch settled = new CountDownLatch(1);
 
   private ReplicaNode(int self, StateMachine machine, Control control,
       Map<Integer, InetSocketAddress> peers, List<InetSocketAddress> controls,
-      ServerSocket server, Consumer<String> log) {
+      ServerSocket server, Consumer<String> log, FailStop failStop) {
     this.self = self;
     this.machine = machine;
     this.control = control;
@@ -128,6 +150,7 @@ final class ReplicaNode implements AutoCloseable {
     this.controls = List.copyOf(controls);
     this.server = server;
     this.log = log;
+    this.failStop = failStop;
   }
 
   /**
@@ -142,6 +165,13 @@ final class ReplicaNode implements AutoCloseable {
   static ReplicaNode node(int self, List<InetSocketAddress> nodes,
       List<InetSocketAddress> controls, Path data, Timing timing, long compactBytes,
       Consumer<String> log) throws IOException {
+    return node(self, nodes, controls, data, timing, compactBytes, log, halting(log));
+  }
+
+  /** {@link #node}, stopping on a failure by {@code failStop} instead of halting. */
+  static ReplicaNode node(int self, List<InetSocketAddress> nodes,
+      List<InetSocketAddress> controls, Path data, Timing timing, long compactBytes,
+      Consumer<String> log, FailStop failStop) throws IOException {
     if (controls.isEmpty()) {
       throw new IllegalArgumentException("a node needs the address of at least one control");
     }
@@ -152,7 +182,7 @@ final class ReplicaNode implements AutoCloseable {
       }
     }
     return start(self, "node " + self, data, peers, controls, nodes.get(self), compactBytes,
-        log,
+        log, failStop,
         records -> records.isEmpty() ? new Replica(self, timing)
             : Replica.restore(self, timing, records));
   }
@@ -169,7 +199,8 @@ final class ReplicaNode implements AutoCloseable {
       Path data, int partitions, int replicas, Optional<Placement> placement, Timing timing,
       Consumer<String> log) throws IOException {
     return start(Control.ID, "control", data, nodeAddresses(nodes), List.of(), address,
-        Wal.COMPACT_BYTES, log, controlFrom(nodes.size(), partitions, replicas, placement, timing));
+        Wal.COMPACT_BYTES, log, halting(log),
+        controlFrom(nodes.size(), partitions, replicas, placement, timing));
   }
 
   /**
@@ -181,7 +212,9 @@ final class ReplicaNode implements AutoCloseable {
    * same.
    *
    * @throws Codec.Malformed when the stored value is not a control's state
-   * @throws IOException when another control wrote the state while this one read it
+   * @throws StoredControlState.Deposed when another control wrote the state while this one read
+   *     it: another control succeeded this one
+   * @throws IOException when it cannot listen on {@code address}
    */
   static ReplicaNode control(List<InetSocketAddress> nodes, InetSocketAddress address,
       VersionedValues values, String store, int partitions, int replicas,
@@ -196,7 +229,7 @@ final class ReplicaNode implements AutoCloseable {
     log.accept("control: " + (records.isEmpty() ? "no state in " + store + ": the first table"
         : "state read from " + store + " (version " + opened.version() + ")"));
     ReplicaNode n = new ReplicaNode(Control.ID, m, (Control) m, nodeAddresses(nodes), List.of(),
-        listen(address), log);
+        listen(address), log, halting(log));
     n.storage = opened.storage();
     started.set(n);
     n.start();
@@ -235,12 +268,12 @@ final class ReplicaNode implements AutoCloseable {
    */
   private static ReplicaNode start(int id, String name, Path data,
       Map<Integer, InetSocketAddress> peers, List<InetSocketAddress> controls,
-      InetSocketAddress address, long compactBytes, Consumer<String> log,
+      InetSocketAddress address, long compactBytes, Consumer<String> log, FailStop failStop,
       Function<List<Record>, StateMachine> machine) throws IOException {
     AtomicReference<ReplicaNode> started = new AtomicReference<>();
     LongConsumer onSynced = count -> started.get().onSynced(count);
     Consumer<IOException> onFailure =
-        e -> fail(log, name + ": the write-ahead log failed: " + e, EXIT_IO);
+        e -> failStop.stop(name + ": the write-ahead log failed: " + e, EXIT_IO);
     Wal.Opened opened = Wal.open(data, onSynced, onFailure);
     StateMachine m = machine.apply(opened.records());
     log.accept(name + ": " + opened.records().size() + " records replayed from "
@@ -265,7 +298,7 @@ final class ReplicaNode implements AutoCloseable {
       opened = Wal.open(data, onSynced, onFailure);
     }
     ReplicaNode n = new ReplicaNode(id, m, m instanceof Control c ? c : null, peers, controls,
-        listen(address), log);
+        listen(address), log, failStop);
     Wal wal = opened.wal();
     n.storage = wal;
     // While running, the live machine may be ahead of its durable records, so a compaction folds
@@ -310,15 +343,15 @@ final class ReplicaNode implements AutoCloseable {
       controlLinks.add(Link.outbound(controls.size() == 1 ? "control"
           : "control at " + c.getHostString() + ":" + c.getPort(), c, self, log));
     }
-    thread("state", this::stateLoop);
-    thread("accept", this::acceptLoop);
+    stateThread = thread("state", this::stateLoop);
+    acceptThread = thread("accept", this::acceptLoop);
   }
 
-  private void thread(String name, Runnable r) {
+  private static Thread thread(String name, Runnable r) {
     Thread t = new Thread(r, name);
     t.setDaemon(true);
-    threads.add(t);
     t.start();
+    return t;
   }
 
   /**
@@ -361,7 +394,7 @@ final class ReplicaNode implements AutoCloseable {
         s = server.accept();
       } catch (IOException e) {
         if (!closed) {
-          fail(log, "cannot accept connections: " + e, EXIT_IO);
+          failStop.stop("cannot accept connections: " + e, EXIT_IO);
         }
         return;
       }
@@ -448,13 +481,18 @@ final class ReplicaNode implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       if (!closed) {
-        fail(log, "the state thread was interrupted", EXIT_ERROR);
+        failStop.stop("the state thread was interrupted", EXIT_ERROR);
       }
     } catch (IOException e) {
-      fail(log, "the write-ahead log failed: " + e, EXIT_IO);
+      // Once close began, the log may be closed under an append that outlasted close's wait for
+      // this thread: that failure is close's own. Nothing is lost by not stopping on it, since
+      // no message waiting for these records leaves before they are synced.
+      if (!closed) {
+        failStop.stop("the write-ahead log failed: " + e, EXIT_IO);
+      }
     } catch (Throwable e) {
       e.printStackTrace();
-      fail(log, "stopping on " + e + " in the state machine", EXIT_ERROR);
+      failStop.stop("stopping on " + e + " in the state machine", EXIT_ERROR);
     }
   }
 
@@ -564,7 +602,11 @@ final class ReplicaNode implements AutoCloseable {
 
   private void onSynced(long count) {
     try {
-      inbox.put(new Synced(count));
+      // a closed node's state thread no longer takes from a full inbox: the syncer must not
+      // wait on it for good, nor keep the log's close waiting for it
+      while (!closed && !inbox.offer(new Synced(count), TICK_MILLIS, TimeUnit.MILLISECONDS)) {
+        // the state thread takes what is queued before this
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -597,6 +639,13 @@ final class ReplicaNode implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops the node cleanly: the state thread ends (within a tick: it sees {@code closed} at its
+   * next round) and is waited for before the links and the log close, so no append or sync meets
+   * a log this close closed. The state thread is not interrupted: an interrupt in the middle of
+   * a write closes the log's channel (file channels are interruptible), which the state thread
+   * and the syncer would then take for a failed log.
+   */
   @Override
   public void close() {
     closed = true;
@@ -605,7 +654,16 @@ final class ReplicaNode implements AutoCloseable {
     } catch (IOException e) {
       // closing
     }
-    threads.forEach(Thread::interrupt);
+    acceptThread.interrupt();
+    try {
+      stateThread.join(CLOSE_WAIT_MILLIS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (stateThread.isAlive()) {
+      log.accept("closing while the state thread still runs after " + CLOSE_WAIT_MILLIS
+          + " ms: the log closes under it");
+    }
     links.values().forEach(Link::close);
     controlLinks.forEach(Link::close);
     clients.values().forEach(Link::close);

@@ -92,7 +92,9 @@ import java.util.function.Supplier;
  * ones: what was durable is lost, the node or control needs new data), 2 for a usage error, 70
  * on an {@link Error} or a bug on the decision path (3 when the JVM runs out of memory with
  * {@code -XX:+ExitOnOutOfMemoryError}, as it should), 74 when the log fails (a full disk) or the
- * store cannot be reached at start, 75 for a control that another one succeeded.
+ * store cannot be reached at start, 75 for a control that another one succeeded (it lost the
+ * election, or another control wrote the state since it read or wrote it, also while it opened
+ * it). A clean stop (standard input closed) exits 0, whatever the log was doing.
  */
 public final class ReplicaNodeMain {
 
@@ -255,10 +257,9 @@ public final class ReplicaNodeMain {
             partitions, replicas, placement, timing, log);
         running.set(n);
         listening(n, true);
-      } catch (Codec.Malformed e) {
-        ReplicaNode.fail(log, "refusing to start: " + e.getMessage(), 1);
       } catch (IOException | MetadataStoreException e) {
-        ReplicaNode.fail(log, "cannot start: " + e.getMessage(), ReplicaNode.EXIT_IO);
+        StartFailure failure = startFailure(name, e);
+        ReplicaNode.fail(log, failure.why(), failure.status());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -272,6 +273,27 @@ public final class ReplicaNodeMain {
     Optional.ofNullable(running.get()).ifPresent(ReplicaNode::close);
     store.close();
     System.exit(0);
+  }
+
+  /** Why an elected control on the store did not start, and the status it exits with. */
+  record StartFailure(String why, int status) {}
+
+  /**
+   * What stops the elected control {@code name} that could not start on {@code e}: another
+   * control succeeded it while it opened its state ({@link StoredControlState.Deposed}): deposed,
+   * {@link ReplicaNode#EXIT_DEPOSED}, as any other deposition; the stored value is no control's
+   * state: 1, as a damaged log; otherwise (the store cannot be reached, the address not bound)
+   * {@link ReplicaNode#EXIT_IO}.
+   */
+  static StartFailure startFailure(String name, Exception e) {
+    if (e instanceof StoredControlState.Deposed) {
+      return new StartFailure("control " + name + ": " + e.getMessage(),
+          ReplicaNode.EXIT_DEPOSED);
+    }
+    if (e instanceof Codec.Malformed) {
+      return new StartFailure("refusing to start: " + e.getMessage(), 1);
+    }
+    return new StartFailure("cannot start: " + e.getMessage(), ReplicaNode.EXIT_IO);
   }
 
   /** The store named by {@code --store}: {@code etcd:URL,...} or {@code file:PATH}. */

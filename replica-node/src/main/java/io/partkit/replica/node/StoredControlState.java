@@ -40,6 +40,18 @@ final class StoredControlState implements Storage {
   static final String NAME = "replica-control";
   private static final long RETRY_MILLIS = 100;
 
+  /**
+   * Another control wrote the state while this one opened it: another control succeeded this
+   * one, which is deposed before it began (the process stops as any deposed control does).
+   */
+  static final class Deposed extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    Deposed(String message) {
+      super(message);
+    }
+  }
+
   /** What {@link #open} found: the storage and the state to restore, if any was stored. */
   record Opened(StoredControlState storage, Optional<ControlState> state, long version) {}
 
@@ -79,7 +91,7 @@ final class StoredControlState implements Storage {
    *     read or wrote (the process must stop)
    * @throws Codec.Malformed when the stored value is not a control state (the process must not
    *     start from it)
-   * @throws IOException when another control wrote the state while this one read it
+   * @throws Deposed when another control wrote the state while this one read it
    * @throws MetadataStoreException when the store cannot be read
    */
   static Opened open(VersionedValues values, String store, LongConsumer onSynced,
@@ -101,8 +113,8 @@ final class StoredControlState implements Storage {
       // first write by.
       var claimed = values.compareAndSet(NAME, version, v.get().value());
       if (claimed.isEmpty()) {
-        throw new IOException("another control wrote the state in " + store
-            + " while this one read it");
+        throw new Deposed("another control wrote the state in " + store + " after version "
+            + version + " that this one read: it is deposed");
       }
       version = claimed.getAsLong();
     }

@@ -2,8 +2,10 @@ package io.partkit.replica.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.partkit.coordinator.MetadataStore;
+import io.partkit.coordinator.MetadataStoreException;
 import io.partkit.coordinator.MetadataStores;
 import io.partkit.coordinator.VersionedValues;
 import io.partkit.replica.Record;
@@ -12,6 +14,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeSet;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -43,7 +47,11 @@ class StoredControlStateTest {
   }
 
   StoredControlState.Opened open(Reports r) throws IOException {
-    StoredControlState.Opened o = StoredControlState.open(values, "the test's store",
+    return open(values, r);
+  }
+
+  StoredControlState.Opened open(VersionedValues from, Reports r) throws IOException {
+    StoredControlState.Opened o = StoredControlState.open(from, "the test's store",
         r.synced::add, r.deposed::add, line -> { });
     opened.add(o.storage());
     return o;
@@ -115,12 +123,76 @@ class StoredControlStateTest {
   }
 
   @Test
-  void aValueThatIsNoControlStateRefusesTheStart() {
+  void aValueThatIsNoControlStateRefusesTheStartAndIsNoDeposition() {
     values.compareAndSet(StoredControlState.NAME, VersionedValues.ABSENT,
         "not a state".getBytes(StandardCharsets.UTF_8));
-    assertThatThrownBy(() -> open(new Reports())).isInstanceOf(Codec.Malformed.class)
+    Throwable refused = catchThrowable(() -> open(new Reports()));
+    assertThat(refused).isInstanceOf(Codec.Malformed.class)
+        .isNotInstanceOf(StoredControlState.Deposed.class)
         .hasMessageContaining("the value " + StoredControlState.NAME)
         .hasMessageContaining("is not a control's state");
+    ReplicaNodeMain.StartFailure failure = ReplicaNodeMain.startFailure("c1", (Exception) refused);
+    assertThat(failure.status()).as("the exit status of a control refusing a malformed value")
+        .isEqualTo(1);
+    assertThat(failure.why()).startsWith("refusing to start: the value "
+        + StoredControlState.NAME);
+  }
+
+  @Test
+  void aControlRacedWhileItOpensTheStateIsDeposedAndExitsAsDeposed() throws Exception {
+    Reports first = new Reports();
+    StoredControlState.Opened a = open(first);
+    a.storage().append(List.of(state(1)));
+    assertThat(first.nextSynced()).isEqualTo(1);
+    // another control writes the state between this one's read and its claim
+    VersionedValues racedAfterRead = new VersionedValues() {
+      @Override
+      public Optional<Versioned> get(String name) {
+        Optional<Versioned> read = values.get(name);
+        read.ifPresent(v -> assertThat(values.compareAndSet(name, v.version(),
+            ControlStateCodec.encode(state(7)))).as("the other control's write").isPresent());
+        return read;
+      }
+
+      @Override
+      public OptionalLong compareAndSet(String name, long expectedVersion, byte[] value) {
+        return values.compareAndSet(name, expectedVersion, value);
+      }
+    };
+
+    Throwable raced = catchThrowable(
+        () -> open(racedAfterRead, new Reports()));
+    assertThat(raced).isInstanceOf(StoredControlState.Deposed.class)
+        .hasMessageContaining("another control wrote the state in the test's store")
+        .hasMessageContaining("it is deposed");
+    ReplicaNodeMain.StartFailure failure = ReplicaNodeMain.startFailure("c2", (Exception) raced);
+    assertThat(failure.status()).as("the exit status of a control raced at open")
+        .isEqualTo(ReplicaNode.EXIT_DEPOSED);
+    assertThat(failure.why()).startsWith("control c2: another control wrote the state");
+    assertThat(ControlStateCodec.decode(values.get(StoredControlState.NAME).orElseThrow()
+        .value())).as("the state the other control wrote, untouched").isEqualTo(state(7));
+  }
+
+  @Test
+  void aStoreThatCannotBeReachedAtOpenIsNoDeposition() {
+    VersionedValues unreachable = new VersionedValues() {
+      @Override
+      public Optional<Versioned> get(String name) {
+        throw new MetadataStoreException("the test's store cannot be reached");
+      }
+
+      @Override
+      public OptionalLong compareAndSet(String name, long expectedVersion, byte[] value) {
+        throw new MetadataStoreException("the test's store cannot be reached");
+      }
+    };
+    Throwable failed = catchThrowable(
+        () -> open(unreachable, new Reports()));
+    assertThat(failed).isInstanceOf(MetadataStoreException.class);
+    ReplicaNodeMain.StartFailure failure = ReplicaNodeMain.startFailure("c3", (Exception) failed);
+    assertThat(failure.status()).as("the exit status of a control whose store is unreachable")
+        .isEqualTo(ReplicaNode.EXIT_IO);
+    assertThat(failure.why()).isEqualTo("cannot start: the test's store cannot be reached");
   }
 
   @Test

@@ -35,9 +35,10 @@ public final class ReplicaProvider implements SystemProvider {
         // how the control places copies: its own rule, or a partkit strategy of hash slots
         SystemOptions.oneOf("strategy", ReplicaSystem.CORE_PLACEMENT, ReplicaSystem.CORE_PLACEMENT,
             "fixed", "rendezvous"),
-        // where the control keeps its state: a log of its own, or etcd with a standby control
+        // where the control keeps its state: a log of its own, etcd with a standby control, or
+        // the store of a partkit coordinator that decides the table and runs the control
         SystemOptions.oneOf("metadata", ReplicaSystem.LOG_METADATA, ReplicaSystem.LOG_METADATA,
-            "etcd"),
+            "etcd", ReplicaSystem.COORDINATOR_METADATA),
         SystemOptions.text("etcd", null, "the etcd binary for metadata=etcd (default: on PATH)"),
         // how much a node's log grows before it is compacted while running
         SystemOptions.integer("compact-bytes", (int) ReplicaNodeMain.COMPACT_BYTES, 4096,

@@ -14,6 +14,7 @@ import io.partkit.harness.system.Outcome;
 import io.partkit.harness.system.SystemContext;
 import io.partkit.replica.Timing;
 import io.partkit.replica.node.ReplicaClient;
+import io.partkit.replica.node.ReplicaCoordinatorMain;
 import io.partkit.replica.node.ReplicaNodeMain;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -58,16 +59,31 @@ import java.util.stream.Collectors;
  * never faulted, holds it, and two controls run, {@code control} and {@code control2}, of which
  * the store's election makes one the leader; {@link #leader()} names that one, so a kill of the
  * leader makes the other take over), {@code compact-bytes} (how much a node's log grows before
- * it is compacted while running, default {@link ReplicaNodeMain#COMPACT_BYTES}).
+ * it is compacted while running, default {@link ReplicaNodeMain#COMPACT_BYTES}). With {@code
+ * metadata=coordinator} the process {@code control} is a partkit coordinator instead ({@link
+ * ReplicaCoordinatorMain}): a {@code ClusterCoordinator} with the {@code strategy} ({@code fixed}
+ * for {@code core}) decides the table, and the control runs in its process, both keeping their
+ * state in one embedded store under {@code data/control}; a split is refused there (the table's
+ * partition count is the strategy's), so the {@code split} nemesis splits nothing.
+ *
+ * <p>{@code membership}: a node leaves gracefully ({@code leave N} on the leading control's or
+ * the coordinator's standard input: its copies move to the others) and joins again on heal; the
+ * control answers once the change is durable, the coordinator once it rebalanced.
  */
 final class ReplicaSystem extends NodeProcessSystem
-    implements Capability.Splits, Capability.CutsAlso {
+    implements Capability.Splits, Capability.CutsAlso, Capability.Membership {
 
   static final String CONTROL = "control";
   /** The standby control with {@code metadata=etcd}. */
   static final String CONTROL2 = "control2";
   /** The {@code metadata} option's default: the control keeps its state in a log of its own. */
   static final String LOG_METADATA = "log";
+  /** The {@code metadata} option for a partkit coordinator deciding the table. */
+  static final String COORDINATOR_METADATA = "coordinator";
+  /** How long a membership change may take: a rebalance waits for its moves, a kill stalls one. */
+  private static final Duration MEMBERSHIP_TIMEOUT = Duration.ofMinutes(3);
+  /** How long the coordinator gives a migration before it withdraws it, in a run. */
+  private static final int STEP_TIMEOUT_MILLIS = 20_000;
   private static final String ETCD_PREFIX = "/partkit/replica";
   static final int REQUEST_TIMEOUT_MILLIS = 2000;
   static final int MAX_PARTITIONS = 1024;
@@ -87,6 +103,8 @@ final class ReplicaSystem extends NodeProcessSystem
   /** With {@code metadata=etcd}: the controls' store, and its client that names the leader. */
   private EtcdSystem metadataCluster;
   private MetadataStore metadata;
+  /** With {@code metadata=coordinator}: the control is a partkit coordinator's process. */
+  private boolean coordinated;
 
   ReplicaSystem() {
     super("replica");
@@ -106,6 +124,7 @@ final class ReplicaSystem extends NodeProcessSystem
     requestTimeout = Duration.ofMillis(ctx.options().integer("request-timeout-ms"));
     String timing = ctx.options().text("timing");
     boolean etcd = ctx.options().text("metadata").equals("etcd");
+    coordinated = ctx.options().text("metadata").equals(COORDINATOR_METADATA);
     List<String> others = new ArrayList<>(etcd ? List.of(CONTROL, CONTROL2) : List.of(CONTROL));
     if (etcd) {
       others.addAll(EtcdSystem.memberNames(1));
@@ -141,6 +160,18 @@ final class ReplicaSystem extends NodeProcessSystem
           Integer.toString(ctx.options().integer("compact-bytes")))));
     }
     for (Map.Entry<String, InetSocketAddress> c : controls.entrySet()) {
+      if (coordinated) {
+        String strategy = ctx.options().text("strategy");
+        commands.put(c.getKey(), JavaCommand.of("128m", flags, ReplicaCoordinatorMain.class,
+            List.of("--store", "file:" + ctx.dir().resolve("data").resolve(c.getKey())
+                .resolve("store.json"), "--nodes", nodeList, "--control",
+                c.getValue().getHostString() + ":" + c.getValue().getPort(), "--partitions",
+                Integer.toString(partitions), "--replicas", Integer.toString(replicas),
+                "--timing", timing, "--strategy",
+                strategy.equals(CORE_PLACEMENT) ? "fixed" : strategy, "--step-timeout-ms",
+                Integer.toString(STEP_TIMEOUT_MILLIS))));
+        continue;
+      }
       List<String> controlArgs = new ArrayList<>(List.of("--role", "control", "--nodes",
           nodeList, "--control", c.getValue().getHostString() + ":" + c.getValue().getPort(),
           "--partitions", Integer.toString(partitions), "--replicas",
@@ -251,6 +282,9 @@ final class ReplicaSystem extends NodeProcessSystem
    */
   @Override
   public Optional<String> split(Random random) {
+    if (coordinated) {
+      return Optional.empty(); // the coordinator's table keeps its strategy's partition count
+    }
     ReplicaClient.Table table = null;
     IOException last = null;
     long deadline = System.nanoTime() + SPLIT_TIMEOUT.toNanos();
@@ -291,6 +325,39 @@ final class ReplicaSystem extends NodeProcessSystem
       throw new IllegalStateException("the replica control refused: " + line);
     }
     return Optional.of("split " + line.substring("REPLICA SPLIT ".length()).toLowerCase());
+  }
+
+  /** {@code leave N} on the leading control's or the coordinator's standard input. */
+  @Override
+  public void leave(String node) {
+    membership("leave", node);
+  }
+
+  /** {@code join N} on the leading control's or the coordinator's standard input. */
+  @Override
+  public void join(String node) {
+    membership("join", node);
+  }
+
+  private void membership(String change, String node) {
+    int number = nodes().indexOf(node);
+    if (number < 0) {
+      throw new IllegalArgumentException("no data node " + node + " to " + change + ": the nodes"
+          + " are " + nodes());
+    }
+    NodeProcess control = process(leader().orElseThrow());
+    try {
+      control.send(change + " " + number);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot tell the replica control to " + change + " node "
+          + number + ": " + e.getMessage(), e);
+    }
+    String answer = coordinated ? "REPLICA REBALANCE" : "REPLICA " + change.toUpperCase();
+    String line = control.awaitLine(answer, MEMBERSHIP_TIMEOUT);
+    if (line.contains(" REFUSED ") || line.startsWith("REPLICA REBALANCE FAILED")) {
+      throw new IllegalStateException("the replica control did not " + change + " node "
+          + number + ": " + line);
+    }
   }
 
   private ReplicaClient client() {

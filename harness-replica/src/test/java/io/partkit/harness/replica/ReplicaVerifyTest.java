@@ -104,4 +104,30 @@ class ReplicaVerifyTest {
     assertThat(partitions).as("the table's partitions after the splits").isGreaterThanOrEqualTo(4);
     assertThat(history).contains("kill");
   }
+
+  /**
+   * A partkit coordinator deciding the table: {@code --option metadata=coordinator} with {@code
+   * kill,membership}. Seed 41's schedule has three nodes leave (each rebalanced by the
+   * coordinator, whose migrations the control carries out) and join again on heal, and kills the
+   * coordinator's process, which restarts from its store; the history stays linearizable with
+   * every acknowledged write read back.
+   */
+  @Test
+  void replicaCoresPassMembershipChangesAndKillsUnderAPartkitCoordinator() throws Exception {
+    VerifySpec spec = VerifySpec.builder("replica").nemeses(List.of("kill", "membership"))
+        .time(Duration.ofSeconds(25)).seed(41).runtime("processes")
+        .options(Map.of("metadata", "coordinator")).store(Path.of("target", "store")).build();
+    RunResult r = VerifyRun.run(spec, System.out);
+    System.out.println("seed " + spec.seed() + ": " + r.summary());
+    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
+    assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(50);
+    String history = Files.readString(r.dir().resolve("history.edn"));
+    assertThat(Pattern.compile("\"healed: leave n\\d\"").matcher(history).results().count())
+        .as("leaves rebalanced and joined again").isGreaterThanOrEqualTo(2);
+    assertThat(history).contains("\"healed: kill control\"");
+    String log = Files.readString(r.dir().resolve("control.log"));
+    assertThat(log).contains("control: state read from the coordinator's store");
+    assertThat(Pattern.compile("control: partition \\d+ epoch").matcher(log).results().count())
+        .as("configurations the control carried out").isGreaterThan(20);
+  }
 }

@@ -106,12 +106,16 @@ final class CoordinatedTargets {
   }
 
   /**
-   * Whether the control carried {@code target} out for a partition: its configuration is the
-   * target exactly, every member level, no move under way.
+   * Whether the control carried {@code target} out for a partition: the target's nodes lead its
+   * configuration in the target's order (primary first), every member level, no move under way.
+   * The control may keep more copies than a row names: it keeps its own count where nodes allow
+   * (a table of fewer members than replicas has shorter rows).
    */
   static boolean carriedOut(List<Integer> target, Configure configuration, List<Integer> level,
       boolean moving) {
-    return !moving && configuration.members().equals(target) && level.containsAll(target);
+    List<Integer> members = configuration.members();
+    return !moving && members.size() >= target.size()
+        && members.subList(0, target.size()).equals(target) && level.containsAll(members);
   }
 
   /** The node numbers of {@code ids}, in order. */

@@ -24,6 +24,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -43,7 +46,8 @@ import java.util.function.Consumer;
  * the coordinator's state (members, table, pending migrations) and the control's, so the process
  * may be killed and restarted: the first start makes every node a member and commits the first
  * table; a restart finds them, resumes the migrations a kill interrupted, and restores the
- * control from its state.
+ * control from its state. A node stays a member from its join to its leave (this process renews
+ * every member's heartbeat): whether it is up is the control's to know.
  *
  * <p>Once the control runs it prints {@code REPLICA LISTENING host:port}, and {@code REPLICA
  * SETTLED} the first time every partition has its copies, all level. It reads commands on its
@@ -57,6 +61,9 @@ import java.util.function.Consumer;
  * the control's: 70, 74, 75 ({@link ReplicaNodeMain}).
  */
 public final class ReplicaCoordinatorMain {
+
+  /** How often every member's heartbeat is renewed (the coordinator's timeout is 10 s). */
+  static final Duration HEARTBEAT_EVERY = Duration.ofSeconds(1);
 
   /** Migrations the coordinator runs at once. */
   static final int MAX_CONCURRENT_MIGRATIONS = 4;
@@ -145,6 +152,7 @@ public final class ReplicaCoordinatorMain {
       RebalancePlan first = coordinator.rebalance();
       log.accept("coordinator: the first table, epoch " + first.proposed().epoch());
     }
+    keepMembers(coordinator, log);
     ReplicaNode control = awaitControl(executor, coordinator, log);
     ReplicaNodeMain.listening(control, true);
     readCommands(coordinator, nodes, log);
@@ -152,6 +160,30 @@ public final class ReplicaCoordinatorMain {
     executor.close();
     store.close();
     System.exit(0);
+  }
+
+  /**
+   * Renews every member's heartbeat each {@link #HEARTBEAT_EVERY}, on a thread of its own. A
+   * node is the coordinator's member from its join to its leave: whether it is up is the
+   * control's to know, which fails a partition over within a down-time, where the coordinator
+   * would move every partition off a node it found silent (and keep it out until it joined
+   * again).
+   */
+  private static void keepMembers(ClusterCoordinator coordinator, Consumer<String> log) {
+    ScheduledExecutorService beats = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "heartbeats");
+      t.setDaemon(true);
+      return t;
+    });
+    beats.scheduleWithFixedDelay(() -> {
+      for (Member m : coordinator.membership().members()) {
+        try {
+          coordinator.heartbeat(m.id());
+        } catch (RuntimeException e) {
+          log.accept("coordinator: cannot renew the heartbeat of " + m.id() + ": " + e);
+        }
+      }
+    }, 0, HEARTBEAT_EVERY.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** Waits until this coordinator leads and its control runs (a standby waits on). */

@@ -45,9 +45,10 @@ import java.util.function.Function;
  *
  * <ul>
  *   <li>{@link #migrate}: the migration's target replicas become its partition's target; the
- *       stage completes once the control's table has exactly those members, all level, no move
- *       under way, and that table is durable. The core's epochs fence every copy, so the
- *       target serves from the moment it is primary in the control's table, which is what
+ *       stage completes once those members lead the partition's configuration in the control's
+ *       table, in order, all level, no move under way, and that table is durable (the control
+ *       keeps its own count of copies where nodes allow). The core's epochs fence every copy,
+ *       so the target serves from the moment it is primary in the control's table, which is what
  *       clients route by ({@link ReplicaClient}); the coordinator's commit that follows records
  *       the table that already holds. A migration not carried out within the step timeout is
  *       withdrawn (its partition's committed row is the target again: the control moves it back)

@@ -63,7 +63,7 @@ class CoordinatedTargetsTest {
   }
 
   @Test
-  void carriedOutMeansTheTargetExactlyAllLevelAndNoMove() {
+  void carriedOutMeansTheTargetLeadingInOrderAllLevelAndNoMove() {
     Configure c = new Configure(0, 4, 2, List.of(0));
     assertThat(CoordinatedTargets.carriedOut(List.of(2, 0), c, List.of(0, 2), false)).isTrue();
     assertThat(CoordinatedTargets.carriedOut(List.of(2, 0), c, List.of(2), false))
@@ -72,5 +72,9 @@ class CoordinatedTargetsTest {
         .as("a move under way").isFalse();
     assertThat(CoordinatedTargets.carriedOut(List.of(0, 2), c, List.of(0, 2), false))
         .as("another primary").isFalse();
+    assertThat(CoordinatedTargets.carriedOut(List.of(2), c, List.of(0, 2), false))
+        .as("a shorter row, the control's extra copy after it").isTrue();
+    assertThat(CoordinatedTargets.carriedOut(List.of(2, 0, 1), c, List.of(0, 2), false))
+        .as("a copy missing").isFalse();
   }
 }

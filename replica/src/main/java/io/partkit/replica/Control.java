@@ -91,6 +91,8 @@ public final class Control implements StateMachine {
   private int placedFor;
   private final TreeMap<Integer, Entry> table = new TreeMap<>();
   private final TreeMap<Integer, NodeState> nodes = new TreeMap<>();
+  /** What each node last reported it served as primary, by partition, then node. */
+  private final TreeMap<Integer, TreeMap<Integer, Long>> served = new TreeMap<>();
   private final List<Envelope> out = new ArrayList<>();
   private long now;
   private long lastPing = NEVER;
@@ -511,6 +513,19 @@ public final class Control implements StateMachine {
     placementReplaced = true;
   }
 
+  /**
+   * The load view: the requests each node reported it answered as a partition's primary, by
+   * partition, then node, each count as last heard (counted since that node started, so one that
+   * restarted counts again from zero). A driver samples it over time for rates; nothing here
+   * decides by it, and it is not in the records (a restarted control starts with none).
+   */
+  public SortedMap<Integer, SortedMap<Integer, Long>> served() {
+    TreeMap<Integer, SortedMap<Integer, Long>> copy = new TreeMap<>();
+    served.forEach((p, byNode) -> copy.put(p, Collections.unmodifiableSortedMap(
+        new TreeMap<>(byNode))));
+    return Collections.unmodifiableSortedMap(copy);
+  }
+
   /** Nodes of the table that hold partitions, and so cannot lose their data without loss. */
   public Optional<Integer> soleLevelCopy(int node) {
     for (Map.Entry<Integer, Entry> e : table.entrySet()) {
@@ -807,6 +822,8 @@ public final class Control implements StateMachine {
     }
     s.lastPong = now;
     s.heard = true;
+    p.served().forEach((partition, count) ->
+        served.computeIfAbsent(partition, x -> new TreeMap<>()).put(node, count));
     for (Map.Entry<Integer, Entry> e : table.entrySet()) {
       Entry t = e.getValue();
       Long held = p.held().get(e.getKey());

@@ -154,10 +154,20 @@ public sealed interface Message {
   /** Control to node: a heartbeat. */
   record Ping(long n) implements Message {}
 
-  /** Node to control: alive; the epoch of each partition it is a member of, as it knows it. */
-  record Pong(long n, Map<Integer, Long> held) implements Message {
+  /**
+   * Node to control: alive; the epoch of each partition it is a member of, as it knows it; and
+   * {@code served}, the requests it answered as a partition's primary, by partition, counted
+   * since it started (its load, which the control passes on to whoever plans by load).
+   */
+  record Pong(long n, Map<Integer, Long> held, Map<Integer, Long> served) implements Message {
     public Pong {
       held = Map.copyOf(held);
+      served = Map.copyOf(served);
+    }
+
+    /** A heartbeat answer that reports no load. */
+    public Pong(long n, Map<Integer, Long> held) {
+      this(n, held, Map.of());
     }
   }
 }

@@ -116,6 +116,8 @@ public final class Replica implements StateMachine {
   private final int self;
   private final Timing timing;
   private final TreeMap<Integer, Part> parts = new TreeMap<>();
+  /** Requests answered as primary, by partition, since this replica was made: its load. */
+  private final TreeMap<Integer, Long> served = new TreeMap<>();
   private final List<Record> records = new ArrayList<>();
   private final List<Envelope> out = new ArrayList<>();
   /**
@@ -198,7 +200,7 @@ public final class Replica implements StateMachine {
     } else if (m instanceof Configure c) {
       onConfigure(c);
     } else if (m instanceof Ping p) {
-      send(from, new Pong(p.n(), held()));
+      send(from, new Pong(p.n(), held(), served));
     }
     // replies, suspicions and pongs are for clients and the control
   }
@@ -461,14 +463,17 @@ public final class Replica implements StateMachine {
       Request r = d.request;
       if (d.scan != null) {
         send(d.client, page(d.scan, p.data));
+        served.merge(p.id, 1L, Long::sum);
       } else if (d.failure != null) {
         fail(d, d.failure);
       } else if (r.kind() == Kind.GET) {
         send(d.client, new Reply(r.id(), Outcome.OK, p.data.get(r.key()), null));
+        served.merge(p.id, 1L, Long::sum);
       } else {
         p.data.put(r.key(), r.value());
         p.seq = d.seq;
         send(d.client, new Reply(r.id(), Outcome.OK, null, null));
+        served.merge(p.id, 1L, Long::sum);
       }
     }
     toStart.add(p.id);
@@ -738,6 +743,7 @@ public final class Replica implements StateMachine {
     while (!p.queue.isEmpty() && p.queue.peek().done) {
       Pending d = p.queue.poll();
       send(d.client, new Reply(d.request.id(), Outcome.OK, null, null));
+      served.merge(p.id, 1L, Long::sum);
     }
     toStart.add(p.id);
   }

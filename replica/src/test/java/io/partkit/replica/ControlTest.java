@@ -183,4 +183,15 @@ class ControlTest {
     advance(20, Set.of(1, 3));
     assertThat(control.configuration(0).primary()).isEqualTo(1);
   }
+
+  @Test
+  void theLoadViewHoldsWhatEachNodeLastReportedItServed() {
+    control.step(new Envelope(1, Control.ID, new Pong(0, Map.of(), Map.of(0, 5L, 3, 1L))));
+    control.step(new Envelope(2, Control.ID, new Pong(0, Map.of(), Map.of(0, 9L))));
+    control.step(new Envelope(1, Control.ID, new Pong(1, Map.of(), Map.of(0, 7L))));
+    assertThat(control.served()).isEqualTo(Map.of(0, Map.of(1, 7L, 2, 9L), 3, Map.of(1, 1L)));
+    control.step(new Envelope(9, Control.ID, new Pong(0, Map.of(), Map.of(0, 1L))));
+    assertThat(control.served().get(0)).as("a node the control does not know")
+        .doesNotContainKey(9);
+  }
 }

@@ -7,6 +7,8 @@ import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Levelled;
 import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Message.Page;
+import io.partkit.replica.Message.Ping;
+import io.partkit.replica.Message.Pong;
 import io.partkit.replica.Message.Refuse;
 import io.partkit.replica.Message.Replicate;
 import io.partkit.replica.Message.Reply;
@@ -17,6 +19,7 @@ import io.partkit.replica.Message.Suspect;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -86,6 +89,23 @@ class ReplicaTest {
     fresh.step(new Envelope(0, 5, new Replicate(0, 3, 1, 1, K, Bytes.ofLong(9))));
     assertThat(fresh.ready().messages()).extracting(Envelope::message)
         .containsExactly(new Refuse(0, 3, false));
+  }
+
+  @Test
+  void aPongReportsTheRequestsThePrimaryAnsweredOkByPartition() {
+    c.request(0, new Request(1, 0, Kind.PUT, K, null, Bytes.ofLong(1)));
+    c.flush();
+    c.request(0, new Request(2, 0, Kind.GET, K, null, null));
+    c.flush();
+    c.request(0, new Request(3, 0, Kind.CAS, K, Bytes.ofLong(5), Bytes.ofLong(6))); // fails
+    c.flush();
+    for (int n = 0; n < 2; n++) {
+      Replica r = c.nodes.get(n);
+      r.step(new Envelope(Control.ID, n, new Ping(7)));
+      Pong pong = (Pong) r.ready().messages().stream().map(Envelope::message)
+          .filter(m -> m instanceof Pong).findFirst().orElseThrow();
+      assertThat(pong.served()).as("node %d", n).isEqualTo(n == 0 ? Map.of(0, 2L) : Map.of());
+    }
   }
 
   @Test

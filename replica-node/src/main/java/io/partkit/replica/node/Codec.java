@@ -259,11 +259,13 @@ final class Codec {
     } else if (m instanceof Pong p) {
       d.writeByte(PONG);
       d.writeLong(p.n());
-      TreeMap<Integer, Long> held = new TreeMap<>(p.held());
-      d.writeInt(held.size());
-      for (Map.Entry<Integer, Long> e : held.entrySet()) {
-        d.writeInt(e.getKey());
-        d.writeLong(e.getValue());
+      for (Map<Integer, Long> counts : List.of(p.held(), p.served())) {
+        TreeMap<Integer, Long> sorted = new TreeMap<>(counts);
+        d.writeInt(sorted.size());
+        for (Map.Entry<Integer, Long> e : sorted.entrySet()) {
+          d.writeInt(e.getKey());
+          d.writeLong(e.getValue());
+        }
       }
     } else {
       throw new IllegalArgumentException("no encoding for " + m);
@@ -342,12 +344,16 @@ final class Codec {
       }
       case PONG -> {
         long n = b.getLong();
-        int count = in.count(12);
-        Map<Integer, Long> held = new HashMap<>();
-        for (int i = 0; i < count; i++) {
-          held.put(b.getInt(), b.getLong());
+        List<Map<Integer, Long>> counts = new ArrayList<>(2);
+        for (int m = 0; m < 2; m++) {
+          int count = in.count(12);
+          Map<Integer, Long> byPartition = new HashMap<>();
+          for (int i = 0; i < count; i++) {
+            byPartition.put(b.getInt(), b.getLong());
+          }
+          counts.add(byPartition);
         }
-        return new Pong(n, held);
+        return new Pong(n, counts.get(0), counts.get(1));
       }
       default -> throw new Malformed("unknown message tag " + tag);
     }

@@ -39,7 +39,7 @@ import java.util.function.Consumer;
  * java -Xmx128m -XX:+ExitOnOutOfMemoryError -cp CP io.partkit.replica.node.ReplicaCoordinatorMain \
  *     --store file:PATH|etcd:URL,... --nodes h:p,h:p,h:p --control h:p --partitions 16 \
  *     --replicas 3 [--strategy fixed] [--timing R,S,P,D] [--step-timeout-ms 120000] \
- *     [--name coordinator] [--store-prefix /partkit/replica]
+ *     [--name coordinator] [--store-prefix /partkit/replica] [--load-aware true]
  * </pre>
  *
  * <p>Node {@code i} of {@code --nodes} is the coordinator's member {@code node-i}. The store holds
@@ -47,7 +47,9 @@ import java.util.function.Consumer;
  * may be killed and restarted: the first start makes every node a member and commits the first
  * table; a restart finds them, resumes the migrations a kill interrupted, and restores the
  * control from its state. A node stays a member from its join to its leave (this process renews
- * every member's heartbeat): whether it is up is the control's to know.
+ * every member's heartbeat): whether it is up is the control's to know. With {@code --load-aware
+ * true} each rebalance also moves primaries by the load the nodes report ({@link
+ * ReplicaMigrationExecutor#loadSource}: requests a second over the last 10 s).
  *
  * <p>Once the control runs it prints {@code REPLICA LISTENING host:port}, and {@code REPLICA
  * SETTLED} the first time every partition has its copies, all level. It reads commands on its
@@ -88,7 +90,8 @@ public final class ReplicaCoordinatorMain {
       System.err.println("usage: ReplicaCoordinatorMain --store <etcd:url,...|file:path>"
           + " --nodes <host:port,...> --control <host:port> --partitions <n> --replicas <n>"
           + " [--strategy <name>] [--timing <resend,suspect,ping,down ms>]"
-          + " [--step-timeout-ms <ms>] [--name <name>] [--store-prefix <etcd key prefix>]");
+          + " [--step-timeout-ms <ms>] [--name <name>] [--store-prefix <etcd key prefix>]"
+          + " [--load-aware true|false]");
       System.exit(2);
       return;
     }
@@ -98,8 +101,14 @@ public final class ReplicaCoordinatorMain {
     PartitionerConfig config;
     String strategy = options.getOrDefault("--strategy", "fixed");
     Duration stepTimeout;
+    boolean loadAware;
     MetadataStore store;
     try {
+      String load = options.getOrDefault("--load-aware", "false");
+      if (!load.equals("true") && !load.equals("false")) {
+        throw new IllegalArgumentException("--load-aware is true or false, not '" + load + "'");
+      }
+      loadAware = load.equals("true");
       nodes = ReplicaNodeMain.addresses(options.get("--nodes"));
       List<InetSocketAddress> controls = ReplicaNodeMain.addresses(options.get("--control"));
       if (controls.size() != 1) {
@@ -142,9 +151,13 @@ public final class ReplicaCoordinatorMain {
     ReplicaMigrationExecutor executor = b.build();
     // built, it campaigns; leading, it resumes what a kill interrupted and activates the table,
     // which starts the control
-    ClusterCoordinator coordinator = Coordinators.builder().store(store)
-        .strategy(strategy, config).migrationExecutor(executor)
-        .maxConcurrentMigrations(MAX_CONCURRENT_MIGRATIONS).name(name).build();
+    Coordinators.Builder cb = Coordinators.builder().store(store).strategy(strategy, config)
+        .migrationExecutor(executor).maxConcurrentMigrations(MAX_CONCURRENT_MIGRATIONS)
+        .name(name);
+    if (loadAware) {
+      cb.loadSource(executor.loadSource());
+    }
+    ClusterCoordinator coordinator = cb.build();
     if (coordinator.table().isEmpty()) {
       for (int i = 0; i < nodes.size(); i++) {
         coordinator.join(member(i, nodes));

@@ -1,5 +1,6 @@
 package io.partkit.replica.node;
 
+import io.partkit.coordinator.LoadSource;
 import io.partkit.coordinator.VersionedValues;
 import io.partkit.replica.Control;
 import io.partkit.replica.Placement;
@@ -9,6 +10,7 @@ import io.partkit.spi.Migration;
 import io.partkit.spi.MigrationExecutor;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.PartitionLoads;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -29,6 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -66,6 +69,9 @@ import java.util.function.Function;
  * holds. So a scheme change (a split of the coordinator's) is not carried out: this executor
  * lacks {@link MigrationExecutor.SplitsPartitions}, and the coordinator refuses one.
  *
+ * <p>{@link #loadSource()} is the load view for load-aware rebalancing: each partition's
+ * requests a second, as its primaries reported them to the control, over the last load window.
+ *
  * <p>The control is fail-stop, as in its own process: a failure on its decision or storage
  * path, or another control writing its state in the store, halts this process.
  */
@@ -81,7 +87,10 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
   private final Path data;
   private final Timing timing;
   private final Duration stepTimeout;
+  private final Duration loadWindow;
   private final Consumer<String> log;
+  /** The last two samples of the control's load view, the later second; null: none yet. */
+  private final AtomicReference<LoadRates.Sample[]> samples = new AtomicReference<>();
   private final ScheduledExecutorService checks;
   /** Completes stages off the control's thread: a stage's callbacks may take their time. */
   private final ExecutorService completions;
@@ -105,10 +114,13 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     this.data = b.data;
     this.timing = b.timing;
     this.stepTimeout = b.stepTimeout;
+    this.loadWindow = b.loadWindow;
     this.log = b.log;
     this.checks = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "executor-checks"));
     this.completions = Executors.newSingleThreadExecutor(r -> daemon(r, "executor-stages"));
     checks.scheduleWithFixedDelay(this::check, CHECK_EVERY.toMillis(), CHECK_EVERY.toMillis(),
+        TimeUnit.MILLISECONDS);
+    checks.scheduleAtFixedRate(this::sampleLoad, 0, loadWindow.toMillis(),
         TimeUnit.MILLISECONDS);
   }
 
@@ -256,6 +268,43 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     }
   }
 
+  /**
+   * The load view, for {@code Coordinators.Builder#loadSource}: each partition's requests a
+   * second over the last load window (between the last two samples of the control's view, one
+   * each window), tied to the epoch of the table asked about; empty until two samples were taken
+   * after the control started. A partition number past the table's is left out.
+   */
+  public LoadSource loadSource() {
+    return table -> {
+      LoadRates.Sample[] last = samples.get();
+      if (last == null || last[0] == null) {
+        return Optional.empty();
+      }
+      return Optional.of(PartitionLoads.of(table.epoch(),
+          LoadRates.between(last[0], last[1], table.partitionCount())));
+    };
+  }
+
+  /** Takes a sample of the control's load view on its thread. */
+  private void sampleLoad() {
+    ReplicaNode c;
+    synchronized (this) {
+      c = control;
+    }
+    if (c == null) {
+      return;
+    }
+    try {
+      c.inspect(control -> {
+        LoadRates.Sample now = new LoadRates.Sample(System.nanoTime(), control.served());
+        samples.updateAndGet(last -> new LoadRates.Sample[] {last == null ? null : last[1], now});
+        return null;
+      });
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** The control, once the first table started it: for its process's lines. */
   synchronized Optional<ReplicaNode> startedControl() {
     return Optional.ofNullable(control);
@@ -346,6 +395,7 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     private Path data;
     private Timing timing = ReplicaNodeMain.TIMING;
     private Duration stepTimeout = Duration.ofMinutes(2);
+    private Duration loadWindow = Duration.ofSeconds(10);
     private Consumer<String> log = System.err::println;
 
     private Builder() {}
@@ -397,6 +447,16 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
         throw new IllegalArgumentException("the step timeout must be positive, got " + timeout);
       }
       this.stepTimeout = timeout;
+      return this;
+    }
+
+    /** How long the load view's rates are measured over ({@link #loadSource}); default 10 s. */
+    public Builder loadWindow(Duration window) {
+      if (window.toMillis() < 1) {
+        throw new IllegalArgumentException("the load window must be at least 1 ms, got "
+            + window);
+      }
+      this.loadWindow = window;
       return this;
     }
 

@@ -60,7 +60,7 @@ class CodecTest {
         new Message.Suspect(4, 7, Set.of(1, 3)),
         new Message.Levelled(4, 7),
         new Message.Ping(99),
-        new Message.Pong(99, Map.of(1, 2L, 5, 8L)),
+        new Message.Pong(99, Map.of(1, 2L, 5, 8L), Map.of(1, 70L)),
         new Message.Pong(100, Map.of()));
   }
 

@@ -12,6 +12,7 @@ import io.partkit.replica.Message.Outcome;
 import io.partkit.spi.Member;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.PartitionLoads;
 import io.partkit.spi.PartitionerConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -271,5 +273,93 @@ class CoordinatedClusterTest {
     cluster.readAll(client);
     assertThat(Files.readString(cluster.dir.resolve("coordinator.log")))
         .contains("state read from");
+  }
+
+  @Test
+  void theLoadViewLetsTheCoordinatorMoveAHotPrimaryAway() throws Exception {
+    for (int i = 0; i < NODES; i++) {
+      cluster.addresses.add(new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort()));
+    }
+    cluster.controlAddress = new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort());
+    cluster.nodeControls = List.of(cluster.controlAddress);
+    for (int i = 0; i < NODES; i++) {
+      cluster.startNode(i);
+    }
+    MetadataStore store = MetadataStores.embedded();
+    ReplicaMigrationExecutor.Builder b = ReplicaMigrationExecutor.builder()
+        .control(cluster.controlAddress).store((VersionedValues) store)
+        .loadWindow(Duration.ofSeconds(1)).stepTimeout(Duration.ofSeconds(60)).log(line -> { });
+    for (int i = 0; i < NODES; i++) {
+      b.node(id(i), cluster.addresses.get(i));
+    }
+    ReplicaMigrationExecutor executor = b.build();
+    closing.add(executor);
+    ClusterCoordinator coordinator = Coordinators.builder().store(store)
+        .strategy("fixed", PartitionerConfig.of("partitions", PARTITIONS, "replicas", 2))
+        .migrationExecutor(executor).loadSource(executor.loadSource()).build();
+    closing.add(coordinator);
+    for (int i = 0; i < NODES; i++) {
+      coordinator.join(member(i));
+    }
+    coordinator.rebalance();
+    PartitionAssignment first = coordinator.table().orElseThrow();
+    ReplicaClient client = new ReplicaClient(cluster.controlAddress, cluster.addresses,
+        Duration.ofSeconds(2));
+    closing.add(client);
+    awaitCarriedOut(client, first);
+    for (long k = 0; k < ReplicaClusterTest.KEYS; k++) {
+      cluster.write(client, k, k, Duration.ofSeconds(30));
+    }
+    // every request goes to the partitions node 0 leads
+    ReplicaClient.Table table = client.table();
+    List<Long> hot = new ArrayList<>();
+    java.util.Set<Integer> hotPartitions = new java.util.TreeSet<>();
+    for (long k = 0; k < ReplicaClusterTest.KEYS; k++) {
+      ReplicaClient.Row r = table.route(k).orElseThrow();
+      if (r.primary() == 0) {
+        hot.add(k);
+        hotPartitions.add(r.partition());
+      }
+    }
+    assertThat(hotPartitions).as("partitions node 0 leads").hasSizeGreaterThanOrEqualTo(2);
+    AtomicBoolean writing = new AtomicBoolean(true);
+    Thread writer = new Thread(() -> {
+      for (long v = 1_000; writing.get(); v++) {
+        try {
+          cluster.write(client, hot.get((int) (v % hot.size())), v, Duration.ofSeconds(30));
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    });
+    writer.start();
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      double hotLoad = 0;
+      while (hotLoad == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+        Optional<PartitionLoads> loads = executor.loadSource().loads(first);
+        hotLoad = loads.map(l -> hotPartitions.stream().mapToDouble(l::load).sum()).orElse(0.0);
+        if (loads.isPresent()) {
+          for (int p = 0; p < PARTITIONS; p++) {
+            assertThat(hotPartitions.contains(p) || loads.get().load(p) == 0)
+                .as("partition %d, which no request goes to: %s", p, loads.get()).isTrue();
+          }
+        }
+      }
+      assertThat(hotLoad).as("the load the hot partitions' primary reported").isPositive();
+      RebalancePlan moved = coordinator.rebalance();
+      assertThat(moved.load()).as("the plan's load figures").isPresent();
+      assertThat(moved.load().get().applied()).as(moved.load().get().reason()).isTrue();
+      assertThat(moved.load().get().moves()).as(moved.load().get().reason()).isPositive();
+      PartitionAssignment after = coordinator.table().orElseThrow();
+      assertThat(hotPartitions.stream().filter(p -> number(after.primary(p)) == 0).count())
+          .as("hot partitions node 0 still leads in %s", after).isLessThan(hotPartitions.size());
+      awaitCarriedOut(client, after);
+    } finally {
+      writing.set(false);
+      writer.join(TimeUnit.SECONDS.toMillis(90));
+    }
+    cluster.readAll(client);
   }
 }

@@ -45,7 +45,7 @@ final class RandomValues {
         new Message.Suspect(r.nextInt(), number(r), new HashSet<>(ints(r))),
         new Message.Levelled(r.nextInt(), number(r)),
         new Message.Ping(number(r)),
-        new Message.Pong(number(r), held(r)));
+        new Message.Pong(number(r), held(r), held(r)));
   }
 
   /** A scan with a range in order (or no end) and a limit of at least 1, often an extreme. */

@@ -311,13 +311,19 @@ class PlacementControlTest {
     return t;
   }
 
+  /** A cluster of {@code nodes} whose control places by {@code targets}, settled. */
+  private static Cluster onTargets(Map<Integer, List<Integer>> targets, List<Integer> nodes) {
+    Cluster c = new Cluster("targets", TargetPlacement.of(targets), nodes,
+        placement -> new Control(Timing.DEFAULT, PARTITIONS, REPLICAS, nodes, placement));
+    c.settle("the start");
+    return c;
+  }
+
   @Test
   void aPlacementReplacedWhileRunningIsCarriedOutBySafeStepsAndSettlesToItsTargetsExactly() {
     List<Integer> nodes = List.of(0, 1, 2, 3, 4);
     Map<Integer, List<Integer>> first = shifted(1, nodes);
-    Cluster c = new Cluster("targets", TargetPlacement.of(first), nodes,
-        placement -> new Control(Timing.DEFAULT, PARTITIONS, REPLICAS, nodes, placement));
-    c.settle("the start");
+    Cluster c = onTargets(first, nodes);
     assertThat(c.table()).isEqualTo(first);
     int checked = c.configures;
     for (int shift = 2; shift <= 4; shift++) {
@@ -333,10 +339,7 @@ class PlacementControlTest {
   @Test
   void aTargetOnADownNodeIsStoodInForUntilTheNodeIsBack() {
     List<Integer> nodes = List.of(0, 1, 2, 3, 4);
-    Map<Integer, List<Integer>> first = shifted(1, nodes);
-    Cluster c = new Cluster("targets", TargetPlacement.of(first), nodes,
-        placement -> new Control(Timing.DEFAULT, PARTITIONS, REPLICAS, nodes, placement));
-    c.settle("the start");
+    Cluster c = onTargets(shifted(1, nodes), nodes);
     c.down.add(4);
     c.settle("4 goes down");
     Map<Integer, List<Integer>> onFour = new TreeMap<>();

@@ -3,7 +3,6 @@ package io.partkit.replica.node;
 import io.partkit.coordinator.ClusterCoordinator;
 import io.partkit.coordinator.Coordinators;
 import io.partkit.coordinator.MetadataStore;
-import io.partkit.coordinator.MetadataStoreException;
 import io.partkit.coordinator.RebalancePlan;
 import io.partkit.coordinator.VersionedValues;
 import io.partkit.replica.Timing;
@@ -19,8 +18,6 @@ import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -74,16 +71,8 @@ public final class ReplicaCoordinatorMain {
 
   /** Entry point. */
   public static void main(String[] args) throws IOException {
-    Consumer<String> log = line -> System.err.println(Instant.now() + " " + line);
-    Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
-      e.printStackTrace();
-      ReplicaNode.fail(log, "stopping on " + e + " in thread " + thread.getName(),
-          ReplicaNode.EXIT_ERROR);
-    });
-    Map<String, String> options = new HashMap<>();
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      options.put(args[i], args[i + 1]);
-    }
+    Consumer<String> log = ReplicaNodeMain.processLog();
+    Map<String, String> options = ReplicaNodeMain.options(args);
     if (args.length % 2 != 0 || options.get("--store") == null
         || options.get("--nodes") == null || options.get("--control") == null
         || options.get("--partitions") == null || options.get("--replicas") == null) {
@@ -102,7 +91,6 @@ public final class ReplicaCoordinatorMain {
     String strategy = options.getOrDefault("--strategy", "fixed");
     Duration stepTimeout;
     boolean loadAware;
-    MetadataStore store;
     try {
       String load = options.getOrDefault("--load-aware", "false");
       if (!load.equals("true") && !load.equals("false")) {
@@ -123,23 +111,13 @@ public final class ReplicaCoordinatorMain {
       fixedCount(strategy, config);
       stepTimeout = Duration.ofMillis(Long.parseLong(options.getOrDefault("--step-timeout-ms",
           "120000")));
-      store = ReplicaNodeMain.store(options.get("--store"), options.getOrDefault(
-          "--store-prefix", ReplicaNodeMain.STORE_PREFIX));
     } catch (IllegalArgumentException e) {
       System.err.println("ReplicaCoordinatorMain: " + e.getMessage());
       System.exit(2);
       return;
-    } catch (MetadataStoreException e) {
-      log.accept("cannot start: " + e.getMessage());
-      System.exit(ReplicaNode.EXIT_IO);
-      return;
     }
-    if (!(store instanceof VersionedValues values)) {
-      System.err.println("ReplicaCoordinatorMain: " + store.describe()
-          + " keeps no versioned values: the control cannot keep its state in it");
-      System.exit(2);
-      return;
-    }
+    MetadataStore store = ReplicaNodeMain.openStore(options, "ReplicaCoordinatorMain", log);
+    VersionedValues values = (VersionedValues) store;
     String name = options.getOrDefault("--name", "coordinator");
     System.out.println("REPLICA STANDBY " + name);
     System.out.flush();

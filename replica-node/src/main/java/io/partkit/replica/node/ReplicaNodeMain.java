@@ -113,16 +113,8 @@ public final class ReplicaNodeMain {
 
   /** Entry point. */
   public static void main(String[] args) throws IOException, InterruptedException {
-    Consumer<String> log = line -> System.err.println(Instant.now() + " " + line);
-    Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
-      e.printStackTrace();
-      ReplicaNode.fail(log, "stopping on " + e + " in thread " + thread.getName(),
-          ReplicaNode.EXIT_ERROR);
-    });
-    Map<String, String> options = new HashMap<>();
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      options.put(args[i], args[i + 1]);
-    }
+    Consumer<String> log = processLog();
+    Map<String, String> options = options(args);
     String role = options.get("--role");
     boolean stored = options.get("--store") != null;
     if (args.length % 2 != 0 || role == null || options.get("--nodes") == null
@@ -194,6 +186,29 @@ public final class ReplicaNodeMain {
     System.exit(0);
   }
 
+  /**
+   * The process's log, dated lines on standard error; an exception no thread caught stops the
+   * process from then on (70), as one on the state thread does.
+   */
+  static Consumer<String> processLog() {
+    Consumer<String> log = line -> System.err.println(Instant.now() + " " + line);
+    Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
+      e.printStackTrace();
+      ReplicaNode.fail(log, "stopping on " + e + " in thread " + thread.getName(),
+          ReplicaNode.EXIT_ERROR);
+    });
+    return log;
+  }
+
+  /** {@code --flag value} pairs by flag (an odd count is the caller's usage error). */
+  static Map<String, String> options(String[] args) {
+    Map<String, String> options = new HashMap<>();
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      options.put(args[i], args[i + 1]);
+    }
+    return options;
+  }
+
   /** The control's address: the only one of {@code --control}. */
   private static InetSocketAddress own(List<InetSocketAddress> controls) {
     if (controls.size() != 1) {
@@ -211,7 +226,6 @@ public final class ReplicaNodeMain {
   private static void runStoredControl(Map<String, String> options, Consumer<String> log)
       throws IOException, InterruptedException {
     String name = options.get("--name");
-    MetadataStore store;
     List<InetSocketAddress> nodes;
     InetSocketAddress address;
     Timing timing;
@@ -225,23 +239,13 @@ public final class ReplicaNodeMain {
       partitions = Integer.parseInt(options.get("--partitions"));
       replicas = Integer.parseInt(options.get("--replicas"));
       placement = placement(options.get("--strategy"), replicas);
-      store = store(options.get("--store"), options.getOrDefault("--store-prefix",
-          STORE_PREFIX));
     } catch (IllegalArgumentException e) {
       System.err.println("ReplicaNodeMain: " + e.getMessage());
       System.exit(2);
       return;
-    } catch (MetadataStoreException e) {
-      log.accept("cannot start: " + e.getMessage());
-      System.exit(ReplicaNode.EXIT_IO);
-      return;
     }
-    if (!(store instanceof VersionedValues values)) {
-      System.err.println("ReplicaNodeMain: " + store.describe()
-          + " keeps no versioned values: a control cannot keep its state in it");
-      System.exit(2);
-      return;
-    }
+    MetadataStore store = openStore(options, "ReplicaNodeMain", log);
+    VersionedValues values = (VersionedValues) store;
     AtomicReference<ReplicaNode> running = new AtomicReference<>();
     CountDownLatch elected = new CountDownLatch(1);
     System.out.println("REPLICA STANDBY " + name);
@@ -294,6 +298,35 @@ public final class ReplicaNodeMain {
       return new StartFailure("refusing to start: " + e.getMessage(), 1);
     }
     return new StartFailure("cannot start: " + e.getMessage(), ReplicaNode.EXIT_IO);
+  }
+
+  /**
+   * Opens the store of {@code --store} (and {@code --store-prefix}), which a control keeps its
+   * state in, so it must have {@link VersionedValues}; otherwise the process exits, its line
+   * naming {@code program}: 2 for a bad {@code --store} or a store without them, 74 for a store
+   * that cannot be reached.
+   */
+  static MetadataStore openStore(Map<String, String> options, String program,
+      Consumer<String> log) {
+    MetadataStore store;
+    try {
+      store = store(options.get("--store"), options.getOrDefault("--store-prefix",
+          STORE_PREFIX));
+    } catch (IllegalArgumentException e) {
+      System.err.println(program + ": " + e.getMessage());
+      System.exit(2);
+      throw e;
+    } catch (MetadataStoreException e) {
+      log.accept("cannot start: " + e.getMessage());
+      System.exit(ReplicaNode.EXIT_IO);
+      throw e;
+    }
+    if (!(store instanceof VersionedValues)) {
+      System.err.println(program + ": " + store.describe()
+          + " keeps no versioned values: a control cannot keep its state in it");
+      System.exit(2);
+    }
+    return store;
   }
 
   /** The store named by {@code --store}: {@code etcd:URL,...} or {@code file:PATH}. */

@@ -56,6 +56,29 @@ class CoordinatedClusterTest {
     cluster.stop();
   }
 
+  /** {@code NODES} node processes on free loopback ports, their control's address chosen. */
+  void startNodes() throws Exception {
+    for (int i = 0; i < NODES; i++) {
+      cluster.addresses.add(new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort()));
+    }
+    cluster.controlAddress = new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort());
+    cluster.nodeControls = List.of(cluster.controlAddress);
+    for (int i = 0; i < NODES; i++) {
+      cluster.startNode(i);
+    }
+  }
+
+  /** A coordinator's executor over the nodes, its control keeping its state in {@code store}. */
+  ReplicaMigrationExecutor.Builder executor(MetadataStore store) {
+    ReplicaMigrationExecutor.Builder b = ReplicaMigrationExecutor.builder()
+        .control(cluster.controlAddress).store((VersionedValues) store)
+        .stepTimeout(Duration.ofSeconds(60));
+    for (int i = 0; i < NODES; i++) {
+      b.node(id(i), cluster.addresses.get(i));
+    }
+    return b;
+  }
+
   static NodeId id(int node) {
     return NodeId.of("n" + node);
   }
@@ -103,26 +126,13 @@ class CoordinatedClusterTest {
 
   @Test
   void theCoordinatorsMigrationsAreCarriedOutByTheControlUnderWrites() throws Exception {
-    for (int i = 0; i < NODES; i++) {
-      cluster.addresses.add(new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort()));
-    }
-    cluster.controlAddress = new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort());
-    cluster.nodeControls = List.of(cluster.controlAddress);
-    for (int i = 0; i < NODES; i++) {
-      cluster.startNode(i);
-    }
+    startNodes();
     MetadataStore store = MetadataStores.embedded();
     Files.createDirectories(cluster.dir);
     PrintWriter controlLog = new PrintWriter(Files.newBufferedWriter(
         cluster.dir.resolve("executor.log")), true);
     closing.add(controlLog);
-    ReplicaMigrationExecutor.Builder b = ReplicaMigrationExecutor.builder()
-        .control(cluster.controlAddress).store((VersionedValues) store)
-        .stepTimeout(Duration.ofSeconds(60)).log(controlLog::println);
-    for (int i = 0; i < NODES; i++) {
-      b.node(id(i), cluster.addresses.get(i));
-    }
-    ReplicaMigrationExecutor executor = b.build();
+    ReplicaMigrationExecutor executor = executor(store).log(controlLog::println).build();
     closing.add(executor);
     ClusterCoordinator coordinator = Coordinators.builder().store(store)
         .strategy("fixed", PartitionerConfig.of("partitions", PARTITIONS, "replicas", 2))
@@ -217,14 +227,7 @@ class CoordinatedClusterTest {
 
   @Test
   void theCoordinatorProcessRebalancesOnCommandsAndRestartsFromItsStore() throws Exception {
-    for (int i = 0; i < NODES; i++) {
-      cluster.addresses.add(new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort()));
-    }
-    cluster.controlAddress = new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort());
-    cluster.nodeControls = List.of(cluster.controlAddress);
-    for (int i = 0; i < NODES; i++) {
-      cluster.startNode(i);
-    }
+    startNodes();
     List<String> args = List.of("--store", "file:" + cluster.dir.resolve("store.json"),
         "--nodes", cluster.list(cluster.addresses), "--control",
         cluster.list(List.of(cluster.controlAddress)), "--partitions",
@@ -277,22 +280,10 @@ class CoordinatedClusterTest {
 
   @Test
   void theLoadViewLetsTheCoordinatorMoveAHotPrimaryAway() throws Exception {
-    for (int i = 0; i < NODES; i++) {
-      cluster.addresses.add(new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort()));
-    }
-    cluster.controlAddress = new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort());
-    cluster.nodeControls = List.of(cluster.controlAddress);
-    for (int i = 0; i < NODES; i++) {
-      cluster.startNode(i);
-    }
+    startNodes();
     MetadataStore store = MetadataStores.embedded();
-    ReplicaMigrationExecutor.Builder b = ReplicaMigrationExecutor.builder()
-        .control(cluster.controlAddress).store((VersionedValues) store)
-        .loadWindow(Duration.ofSeconds(1)).stepTimeout(Duration.ofSeconds(60)).log(line -> { });
-    for (int i = 0; i < NODES; i++) {
-      b.node(id(i), cluster.addresses.get(i));
-    }
-    ReplicaMigrationExecutor executor = b.build();
+    ReplicaMigrationExecutor executor = executor(store).loadWindow(Duration.ofSeconds(1))
+        .log(line -> { }).build();
     closing.add(executor);
     ClusterCoordinator coordinator = Coordinators.builder().store(store)
         .strategy("fixed", PartitionerConfig.of("partitions", PARTITIONS, "replicas", 2))

@@ -20,15 +20,18 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * A client of a Fixed Partitions cluster of {@link ReplicaNodeMain} processes, for one thread at a
- * time. Keys and values are longs (eight big-endian bytes on the wire). A request goes to the
+ * time. Keys and values are byte strings; the methods on longs are the same on their eight
+ * big-endian bytes, for a store whose keys and values are all eight bytes (a long read of a value
+ * of another length fails with {@link IllegalStateException}). A request goes to the
  * partition that holds its key in the control's table as this client last read it ({@link
  * Table#route}: each partition's number and modulus name its keys, so a table read after a split
  * routes the moved keys to the new partition), to that partition's primary. The table is asked
@@ -61,6 +64,29 @@ public final class ReplicaClient implements AutoCloseable {
 
   /** A key and its value. */
   public record Entry(long key, long value) {}
+
+  /**
+   * What became of a request on byte strings: as {@link Result}, the value a GET's (null: absent).
+   * Equal by the arrays' identity, as records of arrays are.
+   */
+  public record BytesResult(Outcome outcome, byte[] value, boolean mismatch, String why) {}
+
+  /** A key and its value, as byte strings. */
+  public record BytesEntry(byte[] key, byte[] value) {}
+
+  /**
+   * What became of a scan on byte strings.
+   *
+   * @param entries OK: keys and values in ascending unsigned order of the keys' bytes
+   * @param more keys of the range remain after the last entry: scan again from its key followed
+   *     by a zero byte
+   */
+  public record BytesScanResult(Outcome outcome, List<BytesEntry> entries, boolean more,
+      String why) {
+    public BytesScanResult {
+      entries = List.copyOf(entries);
+    }
+  }
 
   /**
    * What became of a scan.
@@ -105,7 +131,16 @@ public final class ReplicaClient implements AutoCloseable {
 
     /** The partition that holds {@code key}; empty when none does (not a table of a control). */
     public Optional<Row> route(long key) {
-      long hash = Partitioning.hash(Bytes.ofLong(key));
+      return route(Bytes.ofLong(key));
+    }
+
+    /** The partition that holds {@code key}; empty when none does (not a table of a control). */
+    public Optional<Row> route(byte[] key) {
+      return route(Bytes.of(key));
+    }
+
+    private Optional<Row> route(Bytes key) {
+      long hash = Partitioning.hash(key);
       for (Row r : rows) {
         if (r.modulus() == 0 || Math.floorMod(hash, r.modulus()) == r.partition()) {
           return Optional.of(r);
@@ -156,17 +191,39 @@ public final class ReplicaClient implements AutoCloseable {
 
   /** Reads {@code key}. */
   public Result get(long key) {
-    return call(Kind.GET, key, null, null);
+    return asLongs(call(Kind.GET, Bytes.ofLong(key), null, null));
   }
 
   /** Writes {@code value} to {@code key}. */
   public Result put(long key, long value) {
-    return call(Kind.PUT, key, null, value);
+    return asLongs(call(Kind.PUT, Bytes.ofLong(key), null, Bytes.ofLong(value)));
   }
 
   /** Sets {@code key} to {@code value} if it holds {@code expected} (null: absent). */
   public Result cas(long key, Long expected, long value) {
-    return call(Kind.CAS, key, expected, value);
+    return asLongs(call(Kind.CAS, Bytes.ofLong(key),
+        expected == null ? null : Bytes.ofLong(expected), Bytes.ofLong(value)));
+  }
+
+  /** Reads {@code key}. */
+  public BytesResult get(byte[] key) {
+    return call(Kind.GET, Bytes.of(key), null, null);
+  }
+
+  /** Writes {@code value} to {@code key}. */
+  public BytesResult put(byte[] key, byte[] value) {
+    return call(Kind.PUT, Bytes.of(key), null, Bytes.of(value));
+  }
+
+  /** Sets {@code key} to {@code value} if it holds {@code expected} (null: absent). */
+  public BytesResult cas(byte[] key, byte[] expected, byte[] value) {
+    return call(Kind.CAS, Bytes.of(key), expected == null ? null : Bytes.of(expected),
+        Bytes.of(value));
+  }
+
+  private static Result asLongs(BytesResult r) {
+    Long value = r.value() == null ? null : Bytes.of(r.value()).toLong();
+    return new Result(r.outcome(), value, r.mismatch(), r.why());
   }
 
   /**
@@ -181,15 +238,40 @@ public final class ReplicaClient implements AutoCloseable {
    *     {@code to}
    */
   public ScanResult scan(long from, Long to, int limit) {
-    if (limit < 1) {
-      throw new IllegalArgumentException("a scan's limit must be at least 1, got " + limit);
-    }
     if (to != null && Long.compareUnsigned(from, to) > 0) {
       throw new IllegalArgumentException("a scan's from " + Long.toUnsignedString(from)
           + " is after its to " + Long.toUnsignedString(to) + " (keys compare unsigned)");
     }
+    BytesScanResult r = scan(Bytes.ofLong(from), to == null ? null : Bytes.ofLong(to), limit);
+    List<Entry> entries = new ArrayList<>(r.entries().size());
+    for (BytesEntry e : r.entries()) {
+      entries.add(new Entry(Bytes.of(e.key()).toLong(), Bytes.of(e.value()).toLong()));
+    }
+    return new ScanResult(r.outcome(), entries, r.more(), r.why());
+  }
+
+  /**
+   * The first {@code limit} keys in {@code [from, to)} ({@code to} null: no end) in the unsigned
+   * order of their bytes, with their values, from every partition of the table: as {@link
+   * #scan(long, Long, int)}, on byte strings.
+   *
+   * @throws IllegalArgumentException when {@code limit} is below 1 or {@code from} is after
+   *     {@code to}
+   */
+  public BytesScanResult scan(byte[] from, byte[] to, int limit) {
+    return scan(Bytes.of(from), to == null ? null : Bytes.of(to), limit);
+  }
+
+  private BytesScanResult scan(Bytes from, Bytes to, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("a scan's limit must be at least 1, got " + limit);
+    }
+    if (to != null && from.compareTo(to) > 0) {
+      throw new IllegalArgumentException("a scan's from " + from + " is after its to " + to
+          + " (keys compare as unsigned bytes)");
+    }
     long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
-    ScanResult last = new ScanResult(Outcome.FAIL, List.of(), false,
+    BytesScanResult last = new BytesScanResult(Outcome.FAIL, List.of(), false,
         "no attempt within the timeout");
     while (System.nanoTime() < deadline) {
       try {
@@ -197,9 +279,10 @@ public final class ReplicaClient implements AutoCloseable {
           table = askTable(deadline);
         }
       } catch (IOException e) {
-        return new ScanResult(Outcome.FAIL, List.of(), false, "no table from the control: " + e);
+        return new BytesScanResult(Outcome.FAIL, List.of(), false,
+            "no table from the control: " + e);
       }
-      List<Entry> merged = new ArrayList<>();
+      TreeMap<Bytes, Bytes> merged = new TreeMap<>();
       boolean more = false;
       String refused = null;
       for (Row row : table.rows()) {
@@ -211,17 +294,22 @@ public final class ReplicaClient implements AutoCloseable {
           refused = part.failure.why();
           break;
         }
-        merged.addAll(part.entries);
+        merged.putAll(part.entries);
         more |= part.more;
       }
       if (refused == null) {
-        merged.sort(Comparator.comparing(Entry::key, Long::compareUnsigned));
         more |= merged.size() > limit;
-        return new ScanResult(Outcome.OK, merged.subList(0, Math.min(limit, merged.size())), more,
-            null);
+        List<BytesEntry> entries = new ArrayList<>(Math.min(limit, merged.size()));
+        for (Map.Entry<Bytes, Bytes> e : merged.entrySet()) {
+          if (entries.size() == limit) {
+            break;
+          }
+          entries.add(new BytesEntry(e.getKey().toArray(), e.getValue().toArray()));
+        }
+        return new BytesScanResult(Outcome.OK, entries, more, null);
       }
       table = null;
-      last = new ScanResult(Outcome.FAIL, List.of(), false, refused);
+      last = new BytesScanResult(Outcome.FAIL, List.of(), false, refused);
       pause(deadline);
     }
     return last;
@@ -229,19 +317,19 @@ public final class ReplicaClient implements AutoCloseable {
 
   /** One partition's keys of a scan: its first {@code limit} of the range, or all it has. */
   private static final class PartitionScan {
-    final List<Entry> entries = new ArrayList<>();
+    final TreeMap<Bytes, Bytes> entries = new TreeMap<>();
     boolean more;
     /** A refusal (FAIL) or no answer (UNKNOWN); null: the pages came. */
-    ScanResult failure;
+    BytesScanResult failure;
   }
 
-  private PartitionScan scanPartition(Row row, long from, Long to, int limit, long deadline) {
+  private PartitionScan scanPartition(Row row, Bytes from, Bytes to, int limit, long deadline) {
     PartitionScan part = new PartitionScan();
-    Bytes next = Bytes.ofLong(from);
+    Bytes next = from;
     while (true) {
       long id = nextId++;
-      Scan scan = new Scan(id, row.partition(), row.modulus(), next,
-          to == null ? null : Bytes.ofLong(to), limit - part.entries.size());
+      Scan scan = new Scan(id, row.partition(), row.modulus(), next, to,
+          limit - part.entries.size());
       Message answer;
       try {
         answer = conn(row.primary(), deadline).call(new Envelope(0, row.primary(), scan), id,
@@ -249,28 +337,29 @@ public final class ReplicaClient implements AutoCloseable {
       } catch (IOException e) {
         drop(row.primary());
         table = null;
-        part.failure = new ScanResult(e instanceof SocketTimeoutException ? Outcome.UNKNOWN
+        part.failure = new BytesScanResult(e instanceof SocketTimeoutException ? Outcome.UNKNOWN
             : Outcome.FAIL, List.of(), false, "partition " + row.partition() + " on node "
             + row.primary() + ": " + e);
         return part;
       }
       Page page = (Page) answer;
       if (page.outcome() != Outcome.OK) {
-        part.failure = new ScanResult(Outcome.FAIL, List.of(), false, page.why());
+        part.failure = new BytesScanResult(Outcome.FAIL, List.of(), false, page.why());
         return part;
       }
-      page.entries().forEach((k, v) -> part.entries.add(new Entry(k.toLong(), v.toLong())));
+      part.entries.putAll(page.entries());
       part.more = page.more();
       if (!page.more() || part.entries.size() >= limit) {
         return part;
       }
-      long lastKey = page.entries().lastKey().toLong(); // more: the page holds a key
-      if (lastKey == -1) {
-        return part; // all ones: no eight-byte key comes after it
-      }
-      // the next page starts just past the last key: keys are eight bytes, so at its successor
-      next = Bytes.ofLong(lastKey + 1);
+      // the next page starts just past the last key: its successor, the key and a zero byte
+      next = successor(page.entries().lastKey()); // more: the page holds a key
     }
+  }
+
+  /** The first key after {@code key} in unsigned byte order: it followed by a zero byte. */
+  static Bytes successor(Bytes key) {
+    return Bytes.of(Arrays.copyOf(key.toArray(), key.length() + 1));
   }
 
   /**
@@ -283,29 +372,29 @@ public final class ReplicaClient implements AutoCloseable {
     return askTable(deadline);
   }
 
-  private Result call(Kind kind, long key, Long expected, Long value) {
+  private BytesResult call(Kind kind, Bytes key, Bytes expected, Bytes value) {
     long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
-    Result last = new Result(Outcome.FAIL, null, false, "no attempt within the timeout");
+    BytesResult last = new BytesResult(Outcome.FAIL, null, false,
+        "no attempt within the timeout");
     while (System.nanoTime() < deadline) {
       Row route;
       try {
         route = route(key, deadline);
       } catch (IOException e) {
-        return new Result(Outcome.FAIL, null, false, "no table from the control: " + e);
+        return new BytesResult(Outcome.FAIL, null, false, "no table from the control: " + e);
       }
       int p = route.partition();
       int node = route.primary();
       long id = nextId++;
-      Request r = new Request(id, p, kind, Bytes.ofLong(key),
-          expected == null ? null : Bytes.ofLong(expected),
-          value == null ? null : Bytes.ofLong(value));
+      Request r = new Request(id, p, kind, key, expected, value);
       Conn c;
       try {
         c = conn(node, deadline);
       } catch (IOException e) {
         // never sent: a definite failure, and perhaps another node is primary by now
         table = null;
-        last = new Result(Outcome.FAIL, null, false, "cannot connect to node " + node + ": " + e);
+        last = new BytesResult(Outcome.FAIL, null, false, "cannot connect to node " + node
+            + ": " + e);
         pause(deadline);
         continue;
       }
@@ -316,25 +405,25 @@ public final class ReplicaClient implements AutoCloseable {
         drop(node);
         table = null;
         boolean timeout = e instanceof SocketTimeoutException;
-        return new Result(Outcome.UNKNOWN, null, false, (timeout ? "no answer from node "
+        return new BytesResult(Outcome.UNKNOWN, null, false, (timeout ? "no answer from node "
             : "connection to node ") + node + (timeout ? " within " + timeoutMillis + " ms"
             : " lost: " + e));
       }
       if (reply.outcome() == Outcome.OK) {
-        return new Result(Outcome.OK, kind == Kind.GET && reply.value() != null
-            ? reply.value().toLong() : null, false, null);
+        return new BytesResult(Outcome.OK, kind == Kind.GET && reply.value() != null
+            ? reply.value().toArray() : null, false, null);
       }
       if (reply.outcome() == Outcome.UNKNOWN) {
         table = null;
-        return new Result(Outcome.UNKNOWN, null, false, reply.why());
+        return new BytesResult(Outcome.UNKNOWN, null, false, reply.why());
       }
       // The core phrases a CAS that found another value "expected X, found Y"; every other
       // failure is a refusal, which a fresh table may route around.
       if (kind == Kind.CAS && reply.why() != null && reply.why().startsWith("expected ")) {
-        return new Result(Outcome.FAIL, null, true, reply.why());
+        return new BytesResult(Outcome.FAIL, null, true, reply.why());
       }
       table = null;
-      last = new Result(Outcome.FAIL, null, false, reply.why());
+      last = new BytesResult(Outcome.FAIL, null, false, reply.why());
       pause(deadline);
     }
     return last;
@@ -349,7 +438,7 @@ public final class ReplicaClient implements AutoCloseable {
     }
   }
 
-  private Row route(long key, long deadline) throws IOException {
+  private Row route(Bytes key, long deadline) throws IOException {
     if (table == null) {
       table = askTable(deadline);
     }

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import io.partkit.test.support.EtcdCluster;
@@ -471,6 +472,43 @@ class ReplicaClusterTest {
       List<ReplicaClient.Entry> after = scanAll(c, 0, null, 16);
       assertThat(after).extracting(ReplicaClient.Entry::key).containsExactlyElementsOf(keys);
       assertThat(after).allSatisfy(e -> assertThat(allowed.get(e.key())).contains(e.value()));
+
+      // keys of other lengths through the byte-string methods, between 0x01 and 0x02, where no
+      // eight-byte key of this test is: written, read, swapped, and scanned in pages
+      List<byte[]> byteKeys = List.of(new byte[] {1}, new byte[] {1, 2}, new byte[] {1, 2, 0},
+          new byte[] {1, (byte) 0xff});
+      for (byte[] k : byteKeys) {
+        assertThat(untilOk(() -> c.put(k, new byte[] {k[k.length - 1], 7})).outcome())
+            .isEqualTo(Outcome.OK);
+      }
+      assertThat(untilOk(() -> c.get(new byte[] {1, 2})).value()).containsExactly(2, 7);
+      assertThat(untilOk(() -> c.get(new byte[] {1, 3})).value()).as("absent").isNull();
+      ReplicaClient.BytesResult wrong = c.cas(new byte[] {1, 2}, new byte[] {9}, new byte[] {8});
+      assertThat(wrong.mismatch()).as("%s", wrong).isTrue();
+      assertThat(untilOk(() -> c.cas(new byte[] {1, 2}, new byte[] {2, 7}, new byte[] {8}))
+          .outcome()).isEqualTo(Outcome.OK);
+      assertThat(untilOk(() -> c.get(new byte[] {1, 2})).value()).containsExactly(8);
+      ReplicaClient.BytesScanResult page = c.scan(new byte[] {1}, new byte[] {2}, 3);
+      assertThat(page.entries()).extracting(ReplicaClient.BytesEntry::key)
+          .containsExactlyElementsOf(byteKeys.subList(0, 3));
+      assertThat(page.more()).isTrue();
+      ReplicaClient.BytesScanResult rest = c.scan(new byte[] {1, 2, 0, 0}, new byte[] {2}, 3);
+      assertThat(rest.entries()).extracting(ReplicaClient.BytesEntry::key)
+          .containsExactly(byteKeys.get(3));
+      assertThat(rest.more()).isFalse();
+    }
+  }
+
+  /** Asks again until the answer is OK, for at most 60 s: the last answer. */
+  static ReplicaClient.BytesResult untilOk(Supplier<ReplicaClient.BytesResult> ask)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      ReplicaClient.BytesResult r = ask.get();
+      if (r.outcome() == Outcome.OK || System.nanoTime() > deadline) {
+        return r;
+      }
+      Thread.sleep(20);
     }
   }
 

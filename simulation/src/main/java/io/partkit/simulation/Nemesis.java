@@ -163,6 +163,9 @@ final class Nemesis {
       case JOIN: {
         SimNode fresh = cluster.join();
         int p = Math.floorMod(f.other(), spec.partitions());
+        if (spec.targeted()) {
+          return "node " + fresh.id + ", " + cluster.retarget(p, fresh.id);
+        }
         control.migrate(p, fresh.id);
         return "node " + fresh.id + ", partition " + p + " moves to it";
       }
@@ -189,6 +192,9 @@ final class Nemesis {
       }
       case MIGRATE: {
         int p = Math.floorMod(f.other(), spec.partitions());
+        if (spec.targeted()) {
+          return cluster.retarget(p, n.id);
+        }
         return control.migrate(p, n.id) ? "partition " + p + " to node " + n.id : null;
       }
       default:

@@ -12,6 +12,7 @@ import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Placement;
 import io.partkit.replica.Record.ControlState;
 import io.partkit.replica.Role;
+import io.partkit.replica.TargetPlacement;
 import io.partkit.replica.Timing;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +21,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * The nodes and the control, and where each message goes: to a node's driver, to the control,
@@ -45,6 +47,8 @@ final class SimCluster {
   private final TreeSet<Integer> joined = new TreeSet<>();
   private final TreeSet<Integer> leaving = new TreeSet<>();
   private int nextNode;
+  /** With {@code strategy=targets}: the targets a coordinator handed the control last. */
+  private TargetPlacement targets;
   private Consumer<Envelope> clients = e -> { };
 
   /** {@code store} draws the control's store's delays, {@code random} everything else. */
@@ -59,11 +63,27 @@ final class SimCluster {
     for (int i = 0; i < spec.nodes(); i++) {
       members.add(i);
     }
-    Optional<Placement> placement = spec.placement();
+    if (spec.targeted()) {
+      TreeMap<Integer, List<Integer>> first = new TreeMap<>();
+      for (int p = 0; p < spec.partitions(); p++) {
+        List<Integer> row = new ArrayList<>();
+        for (int i = 0; i < Math.min(spec.replicas(), members.size()); i++) {
+          row.add(members.get((p + i) % members.size()));
+        }
+        first.put(p, row);
+      }
+      targets = TargetPlacement.of(first);
+    }
+    // a restarted control is given the placement there is then: a coordinator hands it the
+    // targets as they stand
+    Optional<Placement> strategy = spec.placement();
+    Supplier<Optional<Placement>> placement = spec.targeted()
+        ? () -> Optional.of(targets) : () -> strategy;
     this.control = new SimControl(time, store, network, mutant,
-        () -> placement.map(p -> new Control(timing, spec.partitions(), spec.replicas(), members,
-            p)).orElseGet(() -> new Control(timing, spec.partitions(), spec.replicas(), members)),
-        records -> placement.map(p -> Control.restore(timing, spec.replicas(), p, records))
+        () -> placement.get().map(p -> new Control(timing, spec.partitions(), spec.replicas(),
+            members, p)).orElseGet(() -> new Control(timing, spec.partitions(), spec.replicas(),
+            members)),
+        records -> placement.get().map(p -> Control.restore(timing, spec.replicas(), p, records))
             .orElseGet(() -> Control.restore(timing, spec.replicas(), records)),
         this::controlSent);
     for (int n : members) {
@@ -72,6 +92,28 @@ final class SimCluster {
     joined.addAll(members);
     nextNode = spec.nodes();
     network.deliverTo(this::deliver);
+  }
+
+  /**
+   * A coordinator's new table, with {@code strategy=targets}: {@code node} becomes the target
+   * primary of {@code partition}, followed by the partition's other target members (the last
+   * dropped to keep the count), and the running control is handed it.
+   *
+   * @return what changed, for the history
+   */
+  String retarget(int partition, int node) {
+    TreeMap<Integer, List<Integer>> next = new TreeMap<>(targets.targets());
+    List<Integer> row = new ArrayList<>();
+    row.add(node);
+    for (int n : next.getOrDefault(partition, List.of())) {
+      if (n != node && row.size() < spec.replicas()) {
+        row.add(n);
+      }
+    }
+    next.put(partition, row);
+    targets = TargetPlacement.of(next);
+    control.control().place(targets);
+    return "partition " + partition + " targeted to " + row;
   }
 
   /** Where replies to clients go. */

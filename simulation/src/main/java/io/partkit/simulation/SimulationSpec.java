@@ -24,7 +24,11 @@ import java.util.TreeMap;
  * @param threadsPerKey workers sharing one key at a time
  * @param mutant the planted bug, if any
  * @param strategy the partkit strategy (a {@link Partitioner}'s name) the control places copies
- *     by, or {@value #CORE_PLACEMENT}: the control's own round robin and least loaded rule
+ *     by, {@value #CORE_PLACEMENT}: the control's own round robin and least loaded rule, or
+ *     {@value #TARGETS_PLACEMENT}: targets a coordinator outside the control decides and hands it
+ *     while it runs ({@link io.partkit.replica.TargetPlacement}, {@link
+ *     io.partkit.replica.Control#place}), the first table round robin, each migration and join a
+ *     new table that makes a node the partition's target primary
  */
 public record SimulationSpec(int nodes, int replicas, int partitions, Duration time,
     int concurrency, int opsPerKey, int threadsPerKey, Optional<Mutant> mutant,
@@ -32,6 +36,8 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
 
   /** The {@code strategy} option's default: the control places copies by its own rule. */
   public static final String CORE_PLACEMENT = "core";
+  /** The {@code strategy} option for targets a coordinator hands the control while it runs. */
+  public static final String TARGETS_PLACEMENT = "targets";
 
   /** The options {@code --option} takes, with their defaults. */
   public static final Map<String, String> OPTIONS = new TreeMap<>(Map.of(
@@ -47,7 +53,7 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
     require(concurrency >= 1, "concurrency must be at least 1: " + concurrency);
     require(opsPerKey >= 1, "ops-per-key must be at least 1: " + opsPerKey);
     require(threadsPerKey >= 1, "threads-per-key must be at least 1: " + threadsPerKey);
-    if (!strategy.equals(CORE_PLACEMENT)) {
+    if (!strategy.equals(CORE_PLACEMENT) && !strategy.equals(TARGETS_PLACEMENT)) {
       require(replicas <= Partitioner.MAX_REPLICAS, "replicas must be 1.."
           + Partitioner.MAX_REPLICAS + " with a strategy (" + strategy + "): " + replicas);
       placement(strategy); // refuses an unknown strategy, or one that cannot place the core's
@@ -55,20 +61,28 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
   }
 
   /**
-   * The placement the control is given, empty for the control's own rule.
+   * The placement of a partkit strategy the control is given, empty for the control's own rule
+   * and for targets (which the cluster hands it as they change).
    *
    * @throws IllegalArgumentException naming an unknown strategy with the known ones, or one
    *     whose partitions are not the core's hash slots
    */
   public Optional<Placement> placement() {
-    return strategy.equals(CORE_PLACEMENT) ? Optional.empty() : Optional.of(placement(strategy));
+    return strategy.equals(CORE_PLACEMENT) || targeted() ? Optional.empty()
+        : Optional.of(placement(strategy));
+  }
+
+  /** Whether a coordinator outside the control hands it targets ({@value #TARGETS_PLACEMENT}). */
+  public boolean targeted() {
+    return strategy.equals(TARGETS_PLACEMENT);
   }
 
   private static Placement placement(String name) {
     Partitioners strategies = Partitioners.load(SimulationSpec.class.getClassLoader());
     PartitionerProvider provider = strategies.provider(name).orElseThrow(() ->
         new IllegalArgumentException("unknown strategy " + name + "; known: " + CORE_PLACEMENT
-            + " (the control's own), " + String.join(", ", strategies.names())));
+            + " (the control's own), " + TARGETS_PLACEMENT + " (a coordinator's), "
+            + String.join(", ", strategies.names())));
     return StrategyPlacement.of(provider);
   }
 

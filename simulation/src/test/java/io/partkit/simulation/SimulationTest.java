@@ -65,6 +65,27 @@ class SimulationTest {
    * With the control placing copies by a partkit strategy every seed stays valid: the moves
    * toward the strategy's targets go through the same safe steps under the same faults.
    */
+  /**
+   * With targets a coordinator hands the control while it runs (each migration and join a new
+   * table) every seed stays valid: the control moves toward targets that change at any moment,
+   * mid-move, across its crashes and takeovers, by the same safe steps.
+   */
+  @Test
+  void everySeedIsValidWithTargetsACoordinatorHandsTheControlWhileItRuns() {
+    SimulationSpec spec = SimulationSpec.of(5, Duration.ofSeconds(10),
+        Map.of("strategy", SimulationSpec.TARGETS_PLACEMENT), Optional.empty());
+    List<SeedResult> results = Simulation.runAll(spec, 1, STRATEGY_SEEDS,
+        Runtime.getRuntime().availableProcessors(), r -> { });
+    List<String> failing = results.stream().filter(r -> r.verdict() != Verdict.VALID)
+        .map(r -> "seed " + r.seed() + " " + r.verdict() + ": " + r.reason()).toList();
+    assertThat(failing).as("targets, seeds 1..%d", STRATEGY_SEEDS).isEmpty();
+    long retargeted = results.stream().filter(r -> r.history().stream().anyMatch(o ->
+        SimHistory.NEMESIS.equals(o.process()) && String.valueOf(o.value())
+            .contains(" targeted to "))).count();
+    assertThat(retargeted).as("seeds in which the control was handed new targets")
+        .isGreaterThanOrEqualTo(STRATEGY_SEEDS / 4);
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"rendezvous", "fixed"})
   void everySeedIsValidWithTheControlPlacingByAStrategy(String strategy) {

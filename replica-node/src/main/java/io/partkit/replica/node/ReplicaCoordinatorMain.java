@@ -88,6 +88,7 @@ public final class ReplicaCoordinatorMain {
     InetSocketAddress address;
     Timing timing;
     PartitionerConfig config;
+    int replicas;
     String strategy = options.getOrDefault("--strategy", "fixed");
     Duration stepTimeout;
     boolean loadAware;
@@ -105,9 +106,9 @@ public final class ReplicaCoordinatorMain {
       }
       address = controls.get(0);
       timing = ReplicaNodeMain.timing(options.get("--timing"));
+      replicas = Integer.parseInt(options.get("--replicas"));
       config = PartitionerConfig.of("partitions",
-          Integer.parseInt(options.get("--partitions")), "replicas",
-          Integer.parseInt(options.get("--replicas")));
+          Integer.parseInt(options.get("--partitions")), "replicas", replicas);
       fixedCount(strategy, config);
       stepTimeout = Duration.ofMillis(Long.parseLong(options.getOrDefault("--step-timeout-ms",
           "120000")));
@@ -122,7 +123,7 @@ public final class ReplicaCoordinatorMain {
     System.out.println("REPLICA STANDBY " + name);
     System.out.flush();
     ReplicaMigrationExecutor.Builder b = ReplicaMigrationExecutor.builder().control(address)
-        .store(values).timing(timing).stepTimeout(stepTimeout).log(log);
+        .replicas(replicas).store(values).timing(timing).stepTimeout(stepTimeout).log(log);
     for (int i = 0; i < nodes.size(); i++) {
       b.node(member(i, nodes).id(), nodes.get(i));
     }

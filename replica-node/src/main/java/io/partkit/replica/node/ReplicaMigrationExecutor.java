@@ -86,6 +86,7 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
   private final VersionedValues values;
   private final Path data;
   private final Timing timing;
+  private final int replicas;
   private final Duration stepTimeout;
   private final Duration loadWindow;
   private final Consumer<String> log;
@@ -113,6 +114,7 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     this.values = b.values;
     this.data = b.data;
     this.timing = b.timing;
+    this.replicas = b.replicas;
     this.stepTimeout = b.stepTimeout;
     this.loadWindow = b.loadWindow;
     this.log = b.log;
@@ -240,9 +242,9 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     try {
       control = values != null
           ? ReplicaNode.control(nodes, controlAddress, values, "the coordinator's store",
-              committed.partitionCount(), committed.replicationFactor(), placement, timing, log)
+              committed.partitionCount(), replicas, placement, timing, log)
           : ReplicaNode.control(nodes, controlAddress, data, committed.partitionCount(),
-              committed.replicationFactor(), placement, timing, log);
+              replicas, placement, timing, log);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the control on " + controlAddress, e);
     }
@@ -394,6 +396,7 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     private VersionedValues values;
     private Path data;
     private Timing timing = ReplicaNodeMain.TIMING;
+    private int replicas;
     private Duration stepTimeout = Duration.ofMinutes(2);
     private Duration loadWindow = Duration.ofSeconds(10);
     private Consumer<String> log = System.err::println;
@@ -411,6 +414,20 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
       if (nodes.putIfAbsent(id, address) != null) {
         throw new IllegalArgumentException("node " + id + " is given twice");
       }
+      return this;
+    }
+
+    /**
+     * Copies of each partition, primary included: the strategy's replication factor, which the
+     * control keeps where nodes allow. A table of fewer members than that has shorter rows, and
+     * the control keeps its own copies after them (so a cluster that grows past it needs no
+     * other count).
+     */
+    public Builder replicas(int replicas) {
+      if (replicas < 1) {
+        throw new IllegalArgumentException("replicas must be at least 1, got " + replicas);
+      }
+      this.replicas = replicas;
       return this;
     }
 
@@ -467,12 +484,15 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     }
 
     /**
-     * @throws IllegalStateException naming what is missing: a node, the control's address, or
-     *     where its state goes (exactly one of {@link #store} and {@link #data})
+     * @throws IllegalStateException naming what is missing: a node, the replicas, the control's
+     *     address, or where its state goes (exactly one of {@link #store} and {@link #data})
      */
     public ReplicaMigrationExecutor build() {
       if (nodes.isEmpty()) {
         throw new IllegalStateException("an executor needs at least one node");
+      }
+      if (replicas == 0) {
+        throw new IllegalStateException("an executor needs the strategy's replicas (replicas)");
       }
       if (control == null) {
         throw new IllegalStateException("an executor needs the control's address (control)");

@@ -73,7 +73,7 @@ class CoordinatedClusterTest {
   /** A coordinator's executor over the nodes, its control keeping its state in {@code store}. */
   ReplicaMigrationExecutor.Builder executor(MetadataStore store) {
     ReplicaMigrationExecutor.Builder b = ReplicaMigrationExecutor.builder()
-        .control(cluster.controlAddress).store((VersionedValues) store)
+        .control(cluster.controlAddress).replicas(2).store((VersionedValues) store)
         .stepTimeout(Duration.ofSeconds(60));
     for (int i = 0; i < NODES; i++) {
       b.node(id(i), cluster.addresses.get(i));
@@ -156,14 +156,19 @@ class CoordinatedClusterTest {
         .strategy("fixed", PartitionerConfig.of("partitions", PARTITIONS, "replicas", 2))
         .migrationExecutor(executor).maxConcurrentMigrations(2).build();
     closing.add(coordinator);
-    for (int i = 0; i < 3; i++) {
-      coordinator.join(member(i));
-    }
+    // one member first: its table's rows have one replica; the next two members give them two
+    coordinator.join(member(0));
     RebalancePlan first = coordinator.rebalance();
     assertThat(first.current()).as("the first table").isEmpty();
+    assertThat(first.proposed().replicationFactor()).isEqualTo(1);
     ReplicaClient client = new ReplicaClient(cluster.controlAddress, cluster.addresses,
         Duration.ofSeconds(2));
     closing.add(client);
+    awaitCarriedOut(client, coordinator.table().orElseThrow());
+    for (int i = 1; i < 3; i++) {
+      coordinator.join(member(i));
+    }
+    assertThat(coordinator.rebalance().proposed().replicationFactor()).isEqualTo(2);
     awaitCarriedOut(client, coordinator.table().orElseThrow());
     for (long k = 0; k < ReplicaClusterTest.KEYS; k++) {
       cluster.write(client, k, k, Duration.ofSeconds(30));

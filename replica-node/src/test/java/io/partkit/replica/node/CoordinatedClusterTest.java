@@ -127,7 +127,14 @@ class CoordinatedClusterTest {
     Map<Integer, Integer> seen = Map.of();
     String unsettled = "";
     while (System.nanoTime() < deadline) {
-      ReplicaClient.Table t = c.table();
+      ReplicaClient.Table t;
+      try {
+        t = c.table();
+      } catch (IOException e) {
+        unsettled = ", the control did not answer: " + e;
+        Thread.sleep(100);
+        continue;
+      }
       seen = new HashMap<>();
       for (ReplicaClient.Row r : t.rows()) {
         seen.put(r.partition(), r.primary());
@@ -339,12 +346,14 @@ class CoordinatedClusterTest {
     assertThat(hotPartitions).as("partitions node 0 leads").hasSizeGreaterThanOrEqualTo(2);
     AtomicBoolean writing = new AtomicBoolean(true);
     Thread writer = new Thread(() -> {
-      for (long v = 1_000; writing.get(); v++) {
-        try {
-          cluster.write(client, hot.get((int) (v % hot.size())), v, Duration.ofSeconds(30));
-        } catch (InterruptedException e) {
-          return;
+      // a client of its own: a client is for one thread at a time
+      try (ReplicaClient w = new ReplicaClient(cluster.controlAddress, cluster.addresses,
+          Duration.ofSeconds(2))) {
+        for (long v = 1_000; writing.get(); v++) {
+          cluster.write(w, hot.get((int) (v % hot.size())), v, Duration.ofSeconds(30));
         }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
     });
     writer.start();

@@ -461,20 +461,20 @@ public final class Replica implements StateMachine {
     p.current = null;
     for (Pending d : c.requests) {
       Request r = d.request;
+      if (d.failure != null) { // a CAS that found another value (a scan never fails here)
+        fail(d, d.failure);
+        continue;
+      }
       if (d.scan != null) {
         send(d.client, page(d.scan, p.data));
-        served.merge(p.id, 1L, Long::sum);
-      } else if (d.failure != null) {
-        fail(d, d.failure);
       } else if (r.kind() == Kind.GET) {
         send(d.client, new Reply(r.id(), Outcome.OK, p.data.get(r.key()), null));
-        served.merge(p.id, 1L, Long::sum);
       } else {
         p.data.put(r.key(), r.value());
         p.seq = d.seq;
         send(d.client, new Reply(r.id(), Outcome.OK, null, null));
-        served.merge(p.id, 1L, Long::sum);
       }
+      served.merge(p.id, 1L, Long::sum);
     }
     toStart.add(p.id);
   }

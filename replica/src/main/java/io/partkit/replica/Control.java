@@ -141,13 +141,8 @@ public final class Control implements StateMachine {
       nodes.put(n, new NodeState());
     }
     List<Integer> sorted = new ArrayList<>(nodes.keySet());
-    for (int p = 0; p < partitions; p++) {
-      List<Integer> m = new ArrayList<>();
-      for (int i = 0; i < Math.min(replicas, sorted.size()); i++) {
-        m.add(sorted.get((p + i) % sorted.size()));
-      }
-      table.put(p, new Entry(1, m, partitions));
-    }
+    roundRobin(partitions, replicas, sorted).forEach((p, m) ->
+        table.put(p, new Entry(1, m, partitions)));
     if (placement != null) {
       aim(sorted);
       targets.forEach((p, m) -> table.get(p).members = m);
@@ -155,6 +150,24 @@ public final class Control implements StateMachine {
     // every copy is empty, so every copy is level
     table.values().forEach(e -> e.level.addAll(e.members));
     durableChanged = true; // the first table, before any configuration of it leaves
+  }
+
+  /**
+   * The first table of the control's own rule: partition {@code p} on the {@code replicas}
+   * members (fewer when there are fewer) from the {@code p}-th of {@code members} on, wrapping
+   * around.
+   */
+  public static SortedMap<Integer, List<Integer>> roundRobin(int partitions, int replicas,
+      List<Integer> members) {
+    TreeMap<Integer, List<Integer>> table = new TreeMap<>();
+    for (int p = 0; p < partitions; p++) {
+      List<Integer> m = new ArrayList<>();
+      for (int i = 0; i < Math.min(replicas, members.size()); i++) {
+        m.add(members.get((p + i) % members.size()));
+      }
+      table.put(p, m);
+    }
+    return table;
   }
 
   private Control(Timing timing, int replicas, Placement placement) {

@@ -64,15 +64,8 @@ final class SimCluster {
       members.add(i);
     }
     if (spec.targeted()) {
-      TreeMap<Integer, List<Integer>> first = new TreeMap<>();
-      for (int p = 0; p < spec.partitions(); p++) {
-        List<Integer> row = new ArrayList<>();
-        for (int i = 0; i < Math.min(spec.replicas(), members.size()); i++) {
-          row.add(members.get((p + i) % members.size()));
-        }
-        first.put(p, row);
-      }
-      targets = TargetPlacement.of(first);
+      targets = TargetPlacement.of(Control.roundRobin(spec.partitions(), spec.replicas(),
+          members));
     }
     // a restarted control is given the placement there is then: a coordinator hands it the
     // targets as they stand

@@ -15,16 +15,39 @@ sealed interface ControlCommand {
   String USAGE = "'split <partition>', 'split-all', 'leave <node>' or 'join <node>'";
 
   /** Split one partition. */
-  record Split(int partition) implements ControlCommand {}
+  record Split(int partition) implements ControlCommand {
+    @Override
+    public String refusal(String why) {
+      return "REPLICA SPLIT REFUSED " + partition + ": " + why;
+    }
+  }
 
   /** Split every partition of the table. */
-  record SplitAll() implements ControlCommand {}
+  record SplitAll() implements ControlCommand {
+    @Override
+    public String refusal(String why) {
+      return "REPLICA SPLIT REFUSED ALL: " + why;
+    }
+  }
 
   /** Node {@code node} leaves: its copies move to the others, it takes no new ones. */
-  record Leave(int node) implements ControlCommand {}
+  record Leave(int node) implements ControlCommand {
+    @Override
+    public String refusal(String why) {
+      return "REPLICA LEAVE REFUSED " + node + ": " + why;
+    }
+  }
 
   /** Node {@code node} joins again (or for the first time): it takes copies. */
-  record Join(int node) implements ControlCommand {}
+  record Join(int node) implements ControlCommand {
+    @Override
+    public String refusal(String why) {
+      return "REPLICA JOIN REFUSED " + node + ": " + why;
+    }
+  }
+
+  /** The line that answers this command when it is refused for {@code why}. */
+  String refusal(String why);
 
   /**
    * The command on {@code line}; empty for a blank line.

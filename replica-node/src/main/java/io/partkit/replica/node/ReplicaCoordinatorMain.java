@@ -254,8 +254,7 @@ public final class ReplicaCoordinatorMain {
     } else if (command instanceof ControlCommand.Join j) {
       node = j.node();
     } else {
-      return ReplicaNodeMain.refusedByStandby(command).replace("this control is a standby",
-          "the coordinator's table keeps its strategy's partition count");
+      return command.refusal("the coordinator's table keeps its strategy's partition count");
     }
     if (node >= nodes.size()) {
       return "REPLICA REBALANCE FAILED: no node " + node + ": the nodes are 0.."

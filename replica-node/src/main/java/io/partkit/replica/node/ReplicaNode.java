@@ -523,9 +523,9 @@ final class ReplicaNode implements AutoCloseable {
         decided.add(new Answer(0, action));
       }
     } else if (in instanceof Command c && c.command() instanceof ControlCommand.Leave l) {
-      membership(l.node(), "LEAVE", c.answer(), () -> control.leave(l.node()));
+      membership(l, l.node(), "LEAVE", c.answer(), () -> control.leave(l.node()));
     } else if (in instanceof Command c && c.command() instanceof ControlCommand.Join j) {
-      membership(j.node(), "JOIN", c.answer(), () -> control.join(j.node()));
+      membership(j, j.node(), "JOIN", c.answer(), () -> control.join(j.node()));
     } else if (in instanceof Command c) {
       List<Integer> targets = c.command() instanceof ControlCommand.Split s
           ? List.of(s.partition()) : control.partitionIds();
@@ -538,7 +538,7 @@ final class ReplicaNode implements AutoCloseable {
         } else {
           String why = splitRefusal(p);
           log.accept("control: cannot split partition " + p + ": " + why);
-          c.answer().accept("REPLICA SPLIT REFUSED " + p + ": " + why);
+          c.answer().accept(new ControlCommand.Split(p).refusal(why));
         }
       }
     }
@@ -549,11 +549,12 @@ final class ReplicaNode implements AutoCloseable {
    * {@code JOIN}) once the change is durable, {@code REPLICA LEAVE REFUSED N: why} for a number
    * that names no node (a control joins no node it has no address for).
    */
-  private void membership(int node, String what, Consumer<String> answer, Runnable change) {
+  private void membership(ControlCommand command, int node, String what,
+      Consumer<String> answer, Runnable change) {
     if (!peers.containsKey(node)) {
       log.accept("control: cannot " + what.toLowerCase() + " node " + node + ": the nodes are 0.."
           + (peers.size() - 1));
-      answer.accept("REPLICA " + what + " REFUSED " + node + ": no such node");
+      answer.accept(command.refusal("no such node"));
       return;
     }
     change.run();

@@ -386,27 +386,12 @@ public final class ReplicaNodeMain {
         if (leading != null) {
           leading.command(c.get(), answer);
         } else {
-          answer.accept(refusedByStandby(c.get()));
+          answer.accept(c.get().refusal("this control is a standby"));
         }
       } catch (IllegalArgumentException e) {
         log.accept("control: standard input: " + e.getMessage());
       }
     }
-  }
-
-  /** A standby's answer to {@code command}: it refuses, as the command's own refusal says. */
-  static String refusedByStandby(ControlCommand command) {
-    String refused;
-    if (command instanceof ControlCommand.Split s) {
-      refused = "SPLIT REFUSED " + s.partition();
-    } else if (command instanceof ControlCommand.Leave l) {
-      refused = "LEAVE REFUSED " + l.node();
-    } else if (command instanceof ControlCommand.Join j) {
-      refused = "JOIN REFUSED " + j.node();
-    } else {
-      refused = "SPLIT REFUSED ALL";
-    }
-    return "REPLICA " + refused + ": this control is a standby";
   }
 
   /**

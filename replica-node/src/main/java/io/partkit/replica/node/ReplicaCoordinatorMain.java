@@ -145,7 +145,8 @@ public final class ReplicaCoordinatorMain {
       log.accept("coordinator: the first table, epoch " + first.proposed().epoch());
     }
     keepMembers(coordinator, log);
-    ReplicaNode control = awaitControl(executor, coordinator, log);
+    // a standby waits here until it leads and its control runs
+    ReplicaNode control = executor.startedControl().toCompletableFuture().join();
     ReplicaNodeMain.listening(control, true);
     readCommands(coordinator, nodes, log);
     coordinator.close();
@@ -176,28 +177,6 @@ public final class ReplicaCoordinatorMain {
         }
       }
     }, 0, HEARTBEAT_EVERY.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  /** Waits until this coordinator leads and its control runs (a standby waits on). */
-  private static ReplicaNode awaitControl(ReplicaMigrationExecutor executor,
-      ClusterCoordinator coordinator, Consumer<String> log) {
-    boolean told = false;
-    while (true) {
-      Optional<ReplicaNode> c = executor.startedControl();
-      if (c.isPresent()) {
-        return c.get();
-      }
-      if (coordinator.isLeader() && !told) {
-        log.accept("coordinator: leading, waiting for the control to start");
-        told = true;
-      }
-      try {
-        Thread.sleep(50); // polled: the coordinator has no event for a started executor
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for the control", e);
-      }
-    }
   }
 
   /**

@@ -98,6 +98,7 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
   private final Map<Migration, Asked> waiting = new ConcurrentHashMap<>();
   private CoordinatedTargets targets;
   private ReplicaNode control;
+  private final CompletableFuture<ReplicaNode> started = new CompletableFuture<>();
   private boolean closed;
 
   /** A migration whose stage waits for the control to carry it out. */
@@ -251,6 +252,7 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     targets = first;
     log.accept("executor: control started on " + controlAddress + " with the table at epoch "
         + committed.epoch());
+    started.complete(control);
   }
 
   /**
@@ -307,9 +309,9 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     }
   }
 
-  /** The control, once the first table started it: for its process's lines. */
-  synchronized Optional<ReplicaNode> startedControl() {
-    return Optional.ofNullable(control);
+  /** Completes with the control once the first table started it: for its process's lines. */
+  CompletionStage<ReplicaNode> startedControl() {
+    return started;
   }
 
   /** Completes the stages of migrations the control carried out; withdraws those past due. */
@@ -323,16 +325,19 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
       c = control;
       now = targets;
       long t = System.nanoTime();
+      CoordinatedTargets before = targets;
       for (Map.Entry<Migration, Asked> e : waiting.entrySet()) {
         if (t - e.getValue().deadlineNanos() > 0 && waiting.remove(e.getKey(), e.getValue())) {
           targets = targets.withdraw(e.getKey());
-          place(x -> null);
           log.accept("executor: " + e.getKey() + " not carried out within " + stepTimeout
               + ": withdrawn");
           later(() -> e.getValue().stage().completeExceptionally(
               new TimeoutException(e.getKey() + " was not carried out within " + stepTimeout
                   + ": withdrawn, its partition moves back to its committed row")));
         }
+      }
+      if (targets != before) {
+        place(x -> null); // once for every migration withdrawn
       }
     }
     if (c == null) {

@@ -142,7 +142,7 @@ public final class Control implements StateMachine {
     }
     List<Integer> sorted = new ArrayList<>(nodes.keySet());
     roundRobin(partitions, replicas, sorted).forEach((p, m) ->
-        table.put(p, new Entry(1, m, partitions)));
+        table.put(p, new Entry(1, m, partitions, partitions)));
     if (placement != null) {
       aim(sorted);
       targets.forEach((p, m) -> table.get(p).members = m);
@@ -211,6 +211,10 @@ public final class Control implements StateMachine {
       throw new IllegalArgumentException("no control state to restore among " + records.size()
           + " records: a control whose table was never made durable starts afresh");
     }
+    if (last.base() < 1) {
+      throw new IllegalArgumentException("the control state to restore numbers keys by a table"
+          + " of base " + last.base() + ": a base is the first table's partition count, >= 1");
+    }
     Control c = new Control(timing, replicas, placement);
     for (int n : last.nodes()) {
       NodeState s = new NodeState();
@@ -223,7 +227,7 @@ public final class Control implements StateMachine {
         throw new IllegalArgumentException("partition " + row.partition()
             + " has no members in the control state to restore");
       }
-      Entry e = new Entry(row.epoch(), row.members(), row.modulus());
+      Entry e = new Entry(row.epoch(), row.members(), last.base(), row.modulus());
       e.level.addAll(row.level());
       e.parent = row.parent();
       e.splitAt = row.splitAt();
@@ -252,7 +256,8 @@ public final class Control implements StateMachine {
         leaving.add(n);
       }
     });
-    return new ControlState(rows, new TreeSet<>(nodes.keySet()), leaving);
+    int base = table.values().iterator().next().base;
+    return new ControlState(base, rows, new TreeSet<>(nodes.keySet()), leaving);
   }
 
   /** Handles a node's message. */
@@ -403,7 +408,7 @@ public final class Control implements StateMachine {
     int child = (int) (partition + t.modulus);
     t.modulus *= 2;
     change(partition, t, t.members);
-    Entry c = new Entry(t.epoch, t.members, t.modulus);
+    Entry c = new Entry(t.epoch, t.members, t.base, t.modulus);
     // Each level copy of the partition holds the new one's keys and divides them off itself.
     c.level.addAll(t.level);
     c.parent = partition;
@@ -422,7 +427,7 @@ public final class Control implements StateMachine {
   /** The partition of the current table that holds {@code key}. */
   public int partitionOf(Bytes key) {
     for (Map.Entry<Integer, Entry> e : table.entrySet()) {
-      if (Partitioning.owns(e.getKey(), e.getValue().modulus, key)) {
+      if (Partitioning.owns(e.getKey(), e.getValue().base, e.getValue().modulus, key)) {
         return e.getKey();
       }
     }
@@ -859,6 +864,8 @@ public final class Control implements StateMachine {
   /** One partition's row. */
   private static final class Entry {
     long epoch;
+    /** The first table's partition count, which numbers every key ({@link Partitioning}). */
+    final int base;
     /** The modulus the partition is numbered at ({@link Partitioning}). */
     long modulus;
     /** The partition this one was split off from, or -1. */
@@ -872,9 +879,10 @@ public final class Control implements StateMachine {
     final TreeMap<Integer, Long> suspectedAt = new TreeMap<>();
     Move move;
 
-    Entry(long epoch, List<Integer> members, long modulus) {
+    Entry(long epoch, List<Integer> members, int base, long modulus) {
       this.epoch = epoch;
       this.members = List.copyOf(members);
+      this.base = base;
       this.modulus = modulus;
     }
 
@@ -884,7 +892,7 @@ public final class Control implements StateMachine {
 
     Configure configure(int partition) {
       return new Configure(partition, epoch, primary(), members.subList(1, members.size()),
-          modulus);
+          base, modulus);
     }
   }
 

@@ -90,17 +90,17 @@ public sealed interface Message {
 
   /**
    * Primary to backup: the whole partition as of write {@code seq}, starting a level, numbered at
-   * {@code modulus} ({@link Partitioning}; 0: not numbered).
+   * {@code modulus} in a table of base {@code base} ({@link Partitioning}; 0: not numbered).
    */
   record Snapshot(int partition, long epoch, long level, long seq, SortedMap<Bytes, Bytes> data,
-      long modulus) implements Message {
+      int base, long modulus) implements Message {
     public Snapshot {
       data = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(data));
     }
 
     /** A snapshot of a driver that numbers nothing. */
     public Snapshot(int partition, long epoch, long level, long seq, SortedMap<Bytes, Bytes> data) {
-      this(partition, epoch, level, seq, data, 0);
+      this(partition, epoch, level, seq, data, 0, 0);
     }
   }
 
@@ -118,18 +118,19 @@ public sealed interface Message {
 
   /**
    * Control to node: the partition's configuration at {@code epoch}, numbered at {@code modulus}
-   * ({@link Partitioning}; 0: a control that numbers nothing). A modulus larger than the one a
-   * node knows tells it of splits it has not carried out yet: it divides its copy first.
+   * in a table of base {@code base} ({@link Partitioning}; 0: a control that numbers nothing). A
+   * modulus larger than the one a node knows tells it of splits it has not carried out yet: it
+   * divides its copy first.
    */
-  record Configure(int partition, long epoch, int primary, List<Integer> backups, long modulus)
-      implements Message {
+  record Configure(int partition, long epoch, int primary, List<Integer> backups, int base,
+      long modulus) implements Message {
     public Configure {
       backups = List.copyOf(backups);
     }
 
     /** A configuration of a control that numbers nothing. */
     public Configure(int partition, long epoch, int primary, List<Integer> backups) {
-      this(partition, epoch, primary, backups, 0);
+      this(partition, epoch, primary, backups, 0, 0);
     }
 
     /** Every member, primary first. */

@@ -1,40 +1,63 @@
 package io.partkit.replica;
 
+import io.partkit.spi.HashSlots;
+import io.partkit.spi.hash.KeyHash;
+
 /**
- * Which partition a key belongs to. A partition numbered {@code id} at modulus {@code m} holds the
- * keys whose hash is {@code id} modulo {@code m}. A table starts with partitions {@code 0..n-1} at
- * modulus {@code n}; splitting partition {@code p} at modulus {@code m} doubles the modulus: {@code
- * p} keeps the keys whose hash is {@code p} modulo {@code 2m} and the new partition {@code p + m}
- * takes the others (one more bit of the hash decides). So a partition's number and modulus name
- * its keys with no other table, and every node divides its copy the same way.
+ * Which partition a key belongs to. A table starts with partitions {@code 0..n-1}, its
+ * <em>base</em> {@code n}, numbered exactly as partkit's {@link HashSlots}{@code (n)} over
+ * {@link KeyHash#MURMUR3_128} (the {@code fixed} strategy's scheme), so a coordinator's table of
+ * that scheme names the keys each of the core's partitions holds.
+ *
+ * <p>Splitting partition {@code p} at modulus {@code m} (first {@code m = n}) doubles the modulus:
+ * {@code p} keeps part of its keys and the new partition {@code p + m} takes the others. Which
+ * ones is decided by the bits of the key's position inside its slot, highest first: a key's
+ * <em>number</em> is its slot {@code s} plus {@code n} times those 32 bits reversed, and
+ * partition {@code id} at modulus {@code m} holds the keys whose number is {@code id} modulo
+ * {@code m}. So a split cuts a partition's range of the hash line in two halves, and a
+ * partition's number, modulus and the table's base name its keys with no other table: every node
+ * divides its copy the same way.
  */
 public final class Partitioning {
 
   private Partitioning() {}
 
   /**
-   * The key's hash: an eight-byte key hashes as its value mixed, as the clients always routed
-   * numeric keys; any other key as FNV-1a of its bytes, mixed the same way.
+   * The key's hash: {@link KeyHash#MURMUR3_128} of its bytes (an eight-byte key as the {@code
+   * long} it holds big-endian, which hashes the same), as {@link HashSlots} routes.
    */
   public static long hash(Bytes key) {
-    long v;
-    if (key.length() == 8) {
-      v = key.toLong();
-    } else {
-      v = 0xcbf29ce484222325L;
-      for (byte b : key.toArray()) {
-        v = (v ^ (b & 0xff)) * 0x100000001b3L;
-      }
-    }
-    long h = v * 0x9E3779B97F4A7C15L;
-    return h ^ h >>> 29;
+    return key.length() == Long.BYTES ? KeyHash.MURMUR3_128.hashLong(key.toLong())
+        : KeyHash.MURMUR3_128.hash(key.toArray());
   }
 
   /**
-   * Whether partition {@code id} at {@code modulus} holds {@code key}; a modulus of 0 (a driver
-   * that numbers nothing) holds every key it is sent.
+   * The key's number in a table of base {@code base}: its slot of {@code HashSlots(base)}, plus
+   * {@code base} times the 32 bits below the slot, reversed (see the class comment).
    */
-  public static boolean owns(int id, long modulus, Bytes key) {
-    return modulus == 0 || Math.floorMod(hash(key), modulus) == id;
+  static long number(long hash, int base) {
+    long position = (hash ^ Long.MIN_VALUE) >>> 32;
+    long scaled = position * base;
+    long slot = scaled >>> 32;
+    long below = Integer.reverse((int) scaled) & 0xffffffffL;
+    return slot + base * below;
+  }
+
+  /**
+   * Whether partition {@code id} at {@code modulus}, in a table of base {@code base}, holds {@code
+   * key}; a modulus of 0 (a driver that numbers nothing) holds every key it is sent.
+   *
+   * @throws IllegalArgumentException if a numbered partition's base is not positive or does not
+   *     divide its modulus
+   */
+  public static boolean owns(int id, int base, long modulus, Bytes key) {
+    if (modulus == 0) {
+      return true;
+    }
+    if (base < 1 || modulus % base != 0) {
+      throw new IllegalArgumentException("a modulus of " + modulus + " is not a table of base "
+          + base + " split in halves");
+    }
+    return Math.floorMod(number(hash(key), base), modulus) == id;
   }
 }

@@ -13,16 +13,19 @@ public sealed interface Record {
 
   int partition();
 
-  /** The partition's configuration was adopted, numbered at {@code modulus} (0: not numbered). */
-  record Configured(int partition, long epoch, int primary, List<Integer> backups, long modulus)
-      implements Record {
+  /**
+   * The partition's configuration was adopted, numbered at {@code modulus} in a table of base
+   * {@code base} (0: not numbered).
+   */
+  record Configured(int partition, long epoch, int primary, List<Integer> backups, int base,
+      long modulus) implements Record {
     public Configured {
       backups = List.copyOf(backups);
     }
 
     /** A configuration of a control that numbers nothing. */
     public Configured(int partition, long epoch, int primary, List<Integer> backups) {
-      this(partition, epoch, primary, backups, 0);
+      this(partition, epoch, primary, backups, 0, 0);
     }
   }
 
@@ -35,7 +38,7 @@ public sealed interface Record {
 
   /** As backup of {@code primary}, a snapshot replaced the partition's data. */
   record Snapshotted(int partition, long epoch, int primary, long level, long seq,
-      SortedMap<Bytes, Bytes> data, long modulus) implements Record {
+      SortedMap<Bytes, Bytes> data, int base, long modulus) implements Record {
     public Snapshotted {
       data = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(data));
     }
@@ -43,7 +46,7 @@ public sealed interface Record {
     /** A snapshot of a driver that numbers nothing. */
     public Snapshotted(int partition, long epoch, int primary, long level, long seq,
         SortedMap<Bytes, Bytes> data) {
-      this(partition, epoch, primary, level, seq, data, 0);
+      this(partition, epoch, primary, level, seq, data, 0, 0);
     }
   }
 
@@ -81,7 +84,8 @@ public sealed interface Record {
    */
   record Checkpoint(int partition, long epoch, boolean configured, Role role, int primary,
       List<Integer> backups, boolean deposed, long level, long nextLevel, boolean levelled,
-      long seq, long modulus, boolean inherited, SortedMap<Bytes, Bytes> data) implements Record {
+      long seq, int base, long modulus, boolean inherited, SortedMap<Bytes, Bytes> data)
+      implements Record {
     public Checkpoint {
       java.util.Objects.requireNonNull(role, "role");
       backups = List.copyOf(backups);
@@ -96,11 +100,12 @@ public sealed interface Record {
    * control's records needs only the last of them. It belongs to no one partition: {@link
    * #partition} is -1.
    *
+   * @param base the first table's partition count, which numbers every key ({@link Partitioning})
    * @param nodes every node the control knows (joined and not forgotten)
    * @param leaving those of them leaving gracefully
    */
-  record ControlState(List<Row> rows, SortedSet<Integer> nodes, SortedSet<Integer> leaving)
-      implements Record {
+  record ControlState(int base, List<Row> rows, SortedSet<Integer> nodes,
+      SortedSet<Integer> leaving) implements Record {
     public ControlState {
       rows = List.copyOf(rows);
       nodes = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(nodes));

@@ -166,7 +166,8 @@ public final class Replica implements StateMachine {
     List<Record> checkpoint = new ArrayList<>(parts.size());
     for (Part p : parts.values()) {
       checkpoint.add(new Checkpoint(p.id, p.epoch, p.configured, p.role, p.primary, p.backups,
-          p.deposed, p.level, p.nextLevel, p.levelled, p.seq, p.modulus, p.inherited, p.data));
+          p.deposed, p.level, p.nextLevel, p.levelled, p.seq, p.base, p.modulus, p.inherited,
+          p.data));
     }
     return checkpoint;
   }
@@ -283,7 +284,7 @@ public final class Replica implements StateMachine {
   /** Whether {@code partition}, as this node numbers it, holds {@code key}. */
   public boolean owns(int partition, Bytes key) {
     Part p = parts.get(partition);
-    return p != null && Partitioning.owns(p.id, p.modulus, key);
+    return p != null && Partitioning.owns(p.id, p.base, p.modulus, key);
   }
 
   /** The value this node holds for {@code key} (visible or not): for tests and observers. */
@@ -429,7 +430,7 @@ public final class Replica implements StateMachine {
       return d.scan.modulus() == p.modulus ? null : "partition " + p.id + " is numbered at "
           + "modulus " + p.modulus + ", the scan at " + d.scan.modulus() + " (split)";
     }
-    return Partitioning.owns(p.id, p.modulus, d.request.key()) ? null : "partition " + p.id
+    return Partitioning.owns(p.id, p.base, p.modulus, d.request.key()) ? null : "partition " + p.id
         + " no longer holds key " + d.request.key() + " (split, modulus " + p.modulus + ")";
   }
 
@@ -587,7 +588,7 @@ public final class Replica implements StateMachine {
     }
     if (!(sameEpoch && p.levelled && s.level() == p.level)) {
       Snapshotted rec = new Snapshotted(p.id, s.epoch(), from, s.level(), s.seq(), s.data(),
-          s.modulus());
+          s.base(), s.modulus());
       records.add(rec);
       replay(rec);
     }
@@ -654,7 +655,8 @@ public final class Replica implements StateMachine {
     if (c.epoch() < p.epoch || c.epoch() == p.epoch && p.configured) {
       return;
     }
-    Configured rec = new Configured(p.id, c.epoch(), c.primary(), c.backups(), c.modulus());
+    Configured rec = new Configured(p.id, c.epoch(), c.primary(), c.backups(), c.base(),
+        c.modulus());
     records.add(rec);
     boolean wasPrimary = p.role == Role.PRIMARY && !p.deposed;
     Round carried = wasPrimary && c.primary() == self ? p.current : null;
@@ -749,7 +751,7 @@ public final class Replica implements StateMachine {
   }
 
   private Snapshot snapshot(Part p) {
-    return new Snapshot(p.id, p.epoch, p.level, p.seq, new TreeMap<>(p.data), p.modulus);
+    return new Snapshot(p.id, p.epoch, p.level, p.seq, new TreeMap<>(p.data), p.base, p.modulus);
   }
 
   // ---- splits
@@ -825,6 +827,7 @@ public final class Replica implements StateMachine {
       p.role = c.primary() == self ? Role.PRIMARY
           : c.backups().contains(self) ? Role.BACKUP : Role.ABSENT;
       p.modulus = Math.max(p.modulus, c.modulus());
+      p.base = c.base() > 0 ? c.base() : p.base;
       p.inherited = false;
       if (p.role == Role.ABSENT) {
         p.data.clear();
@@ -849,6 +852,7 @@ public final class Replica implements StateMachine {
       p.data.putAll(s.data());
       p.seq = s.seq();
       p.modulus = Math.max(p.modulus, s.modulus());
+      p.base = s.base() > 0 ? s.base() : p.base;
       p.inherited = false;
     } else if (rec instanceof Checkpoint c) {
       p.epoch = c.epoch();
@@ -861,6 +865,7 @@ public final class Replica implements StateMachine {
       p.nextLevel = c.nextLevel();
       p.levelled = c.levelled();
       p.seq = c.seq();
+      p.base = c.base();
       p.modulus = c.modulus();
       p.inherited = c.inherited();
       p.data.clear();
@@ -870,13 +875,14 @@ public final class Replica implements StateMachine {
       var it = p.data.entrySet().iterator();
       while (it.hasNext()) {
         Map.Entry<Bytes, Bytes> kv = it.next();
-        if (!Partitioning.owns(p.id, s.modulus(), kv.getKey())) {
+        if (!Partitioning.owns(p.id, p.base, s.modulus(), kv.getKey())) {
           child.data.put(kv.getKey(), kv.getValue());
           it.remove();
         }
       }
       p.modulus = s.modulus();
       child.modulus = Math.max(child.modulus, s.modulus());
+      child.base = p.base;
       if (!child.configured) {
         // the keys wait here, under no configuration, until the control configures the child
         child.inherited = p.role != Role.ABSENT || p.inherited;
@@ -983,6 +989,8 @@ public final class Replica implements StateMachine {
     /** Primary: a backup is at a newer epoch; serves nothing until configured again. */
     boolean deposed;
     long seq;
+    /** The first table's partition count, which numbers every key ({@link Partitioning}). */
+    int base;
     /** The modulus it is numbered at ({@link Partitioning}); 0: not numbered. */
     long modulus;
     /** Keys a split moved here before any configuration of this partition reached the node. */

@@ -137,7 +137,7 @@ class ControlTest {
     assertThat(control.partitionIds()).containsExactly(0, 1);
     for (long k = 0; k < 32; k++) {
       Bytes key = Bytes.ofLong(k);
-      assertThat(control.partitionOf(key)).isEqualTo(Partitioning.owns(1, 2, key) ? 1 : 0);
+      assertThat(control.partitionOf(key)).isEqualTo(Partitioning.owns(1, 1, 2, key) ? 1 : 0);
     }
     assertThat(control.split(1)).contains(3); // partition 1 at modulus 2 splits off 1 + 2
     assertThat(control.configuration(1).modulus()).isEqualTo(4);

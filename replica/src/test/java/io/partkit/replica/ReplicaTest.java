@@ -457,7 +457,7 @@ class ReplicaTest {
   }
 
   static boolean moves(int key) {
-    return Partitioning.owns(1, 2, Bytes.ofLong(key));
+    return Partitioning.owns(1, 1, 2, Bytes.ofLong(key));
   }
 
   static int movedKey() {
@@ -705,11 +705,12 @@ class ReplicaTest {
       }
     }
 
+    /** A configuration numbered at {@code modulus} in a table of base 1. */
     void configure(int partition, long epoch, int primary, List<Integer> backups, long modulus,
         Set<Integer> to) {
       for (int i : to) {
         nodes.get(i).step(new Envelope(Control.ID, i,
-            new Configure(partition, epoch, primary, backups, modulus)));
+            new Configure(partition, epoch, primary, backups, 1, modulus)));
       }
     }
 

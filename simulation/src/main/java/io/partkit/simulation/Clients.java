@@ -5,6 +5,7 @@ import io.partkit.harness.workload.RegisterWorkload;
 import io.partkit.replica.Bytes;
 import io.partkit.replica.Control;
 import io.partkit.replica.Envelope;
+import io.partkit.replica.Message.Configure;
 import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Message.Page;
@@ -106,7 +107,7 @@ final class Clients {
   }
 
   /** A key's partition, its numbering and that partition's primary, as a client's table said. */
-  private record Route(int partition, long modulus, int primary) {}
+  private record Route(int partition, int base, long modulus, int primary) {}
 
   /**
    * A scan in flight: the key it was routed by, and the keys of its range and partition with the
@@ -172,8 +173,8 @@ final class Clients {
   private Route route(Worker w, long key) {
     return w.routes.computeIfAbsent(key, k -> {
       int partition = control.get().partitionOf(Bytes.ofLong(k));
-      return new Route(partition, control.get().configuration(partition).modulus(),
-          control.get().primary(partition));
+      Configure c = control.get().configuration(partition);
+      return new Route(partition, c.base(), c.modulus(), control.get().primary(partition));
     });
   }
 
@@ -189,7 +190,8 @@ final class Clients {
     List<Long> processes = new ArrayList<>();
     for (long key : keys.subList(first, keys.size())) {
       if ((to == null || key < to)
-          && Partitioning.owns(route.partition(), route.modulus(), Bytes.ofLong(key))) {
+          && Partitioning.owns(route.partition(), route.base(), route.modulus(),
+              Bytes.ofLong(key))) {
         covered.add(key);
         processes.add(nextProcess);
         history.client(nextProcess++, OpType.INVOKE, Operation.READ, null, key);

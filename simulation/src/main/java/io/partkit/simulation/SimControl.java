@@ -337,6 +337,7 @@ final class SimControl {
     List<ControlState.Row> rows = last.rows().stream().map(r -> new ControlState.Row(
         r.partition(), r.epoch(), r.modulus(), r.members(),
         new java.util.TreeSet<>(r.members()), r.parent(), r.splitAt(), r.move())).toList();
-    return restore.apply(List.of(new ControlState(rows, last.nodes(), last.leaving())));
+    return restore.apply(List.of(new ControlState(last.base(), rows, last.nodes(),
+        last.leaving())));
   }
 }

@@ -30,7 +30,7 @@ class SimNodeTest {
         new SimNetwork(time, new Random(2), new Random(3)), Timing.DEFAULT, mutant);
     n.start();
     n.receive(new Envelope(io.partkit.replica.Control.ID, 0,
-        new Configure(0, 1, 0, List.of(), 1)), e -> e);
+        new Configure(0, 1, 0, List.of(), 1, 1)), e -> e);
     put(n, 1, 41);
     return n;
   }

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class SplitChoiceTest {
 
   static ReplicaClient.Row row(int partition, long modulus) {
-    return new ReplicaClient.Row(partition, modulus, 0, 1);
+    return new ReplicaClient.Row(partition, 1, modulus, 0, 1);
   }
 
   @Test

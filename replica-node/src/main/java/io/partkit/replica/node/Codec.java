@@ -88,10 +88,15 @@ final class Codec {
   private static final byte LEVEL_BEGUN = 2;
   private static final byte WRITTEN = 3;
   private static final byte UNNUMBERED_SNAPSHOTTED = 4;
-  private static final byte CONFIGURED = 5;
-  private static final byte SNAPSHOTTED = 6;
   private static final byte SPLIT = 7;
-  private static final byte CHECKPOINT = 8;
+  private static final byte CONFIGURED = 9;
+  private static final byte SNAPSHOTTED = 10;
+  private static final byte CHECKPOINT = 11;
+  // Tags 5, 6 and 8 held partitions numbered by a hash modulo their modulus, before keys were
+  // numbered as partkit's hash slots: their keys sit in other partitions than this build would
+  // look in, so such a log is refused rather than replayed.
+  private static final java.util.Set<Byte> OTHER_NUMBERING = java.util.Set.of((byte) 5, (byte) 6,
+      (byte) 8);
 
   private Codec() {}
 
@@ -132,6 +137,7 @@ final class Codec {
         out.d.writeInt(t.rows().size());
         for (ReplicaClient.Row row : t.rows()) {
           out.d.writeInt(row.partition());
+          out.d.writeInt(row.base());
           out.d.writeLong(row.modulus());
           out.d.writeInt(row.primary());
           out.d.writeLong(row.epoch());
@@ -160,11 +166,11 @@ final class Codec {
         case TABLE -> {
           long id = in.b.getLong();
           boolean settled = in.bool();
-          int n = in.count(24);
+          int n = in.count(28);
           List<ReplicaClient.Row> rows = new ArrayList<>(n);
           for (int i = 0; i < n; i++) {
-            rows.add(new ReplicaClient.Row(in.b.getInt(), in.b.getLong(), in.b.getInt(),
-                in.b.getLong()));
+            rows.add(new ReplicaClient.Row(in.b.getInt(), in.b.getInt(), in.b.getLong(),
+                in.b.getInt(), in.b.getLong()));
           }
           frame = new Frame.Table(id, settled, rows, in.string());
         }
@@ -222,6 +228,7 @@ final class Codec {
       d.writeByte(SNAPSHOT);
       head(d, s.partition(), s.epoch(), s.level());
       d.writeLong(s.seq());
+      d.writeInt(s.base());
       d.writeLong(s.modulus());
       map(out, s.data());
     } else if (m instanceof Ack a) {
@@ -242,6 +249,7 @@ final class Codec {
       d.writeInt(c.partition());
       d.writeLong(c.epoch());
       d.writeInt(c.primary());
+      d.writeInt(c.base());
       d.writeLong(c.modulus());
       ints(d, c.backups());
     } else if (m instanceof Suspect s) {
@@ -312,8 +320,9 @@ final class Codec {
         long epoch = b.getLong();
         long level = b.getLong();
         long seq = b.getLong();
+        int base = b.getInt();
         long modulus = b.getLong();
-        return new Snapshot(p, epoch, level, seq, in.map(), modulus);
+        return new Snapshot(p, epoch, level, seq, in.map(), base, modulus);
       }
       case ACK -> {
         return new Ack(b.getInt(), b.getLong(), b.getLong(), b.getLong());
@@ -328,8 +337,9 @@ final class Codec {
         int p = b.getInt();
         long epoch = b.getLong();
         int primary = b.getInt();
+        int base = b.getInt();
         long modulus = b.getLong();
-        return new Configure(p, epoch, primary, in.ints(), modulus);
+        return new Configure(p, epoch, primary, in.ints(), base, modulus);
       }
       case SUSPECT -> {
         int p = b.getInt();
@@ -374,6 +384,7 @@ final class Codec {
         d.writeInt(c.partition());
         d.writeLong(c.epoch());
         d.writeInt(c.primary());
+        d.writeInt(c.base());
         d.writeLong(c.modulus());
         ints(d, c.backups());
       } else if (r instanceof LevelBegun l) {
@@ -392,6 +403,7 @@ final class Codec {
         d.writeInt(s.primary());
         d.writeLong(s.level());
         d.writeLong(s.seq());
+        d.writeInt(s.base());
         d.writeLong(s.modulus());
         map(out, s.data());
       } else if (r instanceof Split s) {
@@ -411,6 +423,7 @@ final class Codec {
         d.writeLong(c.nextLevel());
         d.writeBoolean(c.levelled());
         d.writeLong(c.seq());
+        d.writeInt(c.base());
         d.writeLong(c.modulus());
         d.writeBoolean(c.inherited());
         map(out, c.data());
@@ -425,21 +438,28 @@ final class Codec {
 
   /** The log record in {@code bytes}. */
   static Record record(byte[] bytes) throws Malformed {
-    if (bytes.length > 0 && bytes[0] == ControlStateCodec.TAG) {
+    if (bytes.length > 0 && (bytes[0] == ControlStateCodec.TAG
+        || bytes[0] == ControlStateCodec.OTHER_NUMBERING_TAG)) {
       return ControlStateCodec.decode(bytes);
     }
     In in = new In(bytes);
     ByteBuffer b = in.b;
     try {
       byte tag = b.get();
+      if (OTHER_NUMBERING.contains(tag)) {
+        throw new Malformed("record tag " + tag + " is of a build that numbered keys by a hash"
+            + " modulo the partition count: this build numbers them as hash slots and cannot"
+            + " replay it (start the node on an empty data directory)");
+      }
       Record r;
       switch (tag) {
         case CONFIGURED, UNNUMBERED_CONFIGURED -> {
           int p = b.getInt();
           long epoch = b.getLong();
           int primary = b.getInt();
+          int base = tag == CONFIGURED ? b.getInt() : 0;
           long modulus = tag == CONFIGURED ? b.getLong() : 0;
-          r = new Configured(p, epoch, primary, in.ints(), modulus);
+          r = new Configured(p, epoch, primary, in.ints(), base, modulus);
         }
         case LEVEL_BEGUN -> r = new LevelBegun(b.getInt(), b.getLong(), b.getLong());
         case WRITTEN -> {
@@ -455,8 +475,9 @@ final class Codec {
           int primary = b.getInt();
           long level = b.getLong();
           long seq = b.getLong();
+          int base = tag == SNAPSHOTTED ? b.getInt() : 0;
           long modulus = tag == SNAPSHOTTED ? b.getLong() : 0;
-          r = new Snapshotted(p, epoch, primary, level, seq, in.map(), modulus);
+          r = new Snapshotted(p, epoch, primary, level, seq, in.map(), base, modulus);
         }
         case SPLIT -> r = new Split(b.getInt(), b.getLong());
         case CHECKPOINT -> {
@@ -471,10 +492,11 @@ final class Codec {
           long nextLevel = b.getLong();
           boolean levelled = in.bool();
           long seq = b.getLong();
+          int base = b.getInt();
           long modulus = b.getLong();
           boolean inherited = in.bool();
           r = new Checkpoint(p, epoch, configured, role, primary, backups, deposed, level,
-              nextLevel, levelled, seq, modulus, inherited, in.map());
+              nextLevel, levelled, seq, base, modulus, inherited, in.map());
         }
         default -> throw new Malformed("unknown record tag " + tag);
       }

@@ -20,7 +20,12 @@ import java.util.TreeSet;
 final class ControlStateCodec {
 
   /** The record's tag, out of the range of the node's records. */
-  static final byte TAG = 64;
+  static final byte TAG = 65;
+  /**
+   * The tag of the shape before keys were numbered as hash slots: its partitions hold other keys
+   * than this build's would, so it is refused rather than restored.
+   */
+  static final byte OTHER_NUMBERING_TAG = 64;
 
   private ControlStateCodec() {}
 
@@ -29,6 +34,7 @@ final class ControlStateCodec {
     DataOutputStream d = out.d;
     try {
       d.writeByte(TAG);
+      d.writeInt(s.base());
       d.writeInt(s.rows().size());
       for (Row r : s.rows()) {
         d.writeInt(r.partition());
@@ -58,9 +64,16 @@ final class ControlStateCodec {
     Codec.In in = new Codec.In(bytes);
     ByteBuffer b = in.b;
     try {
-      if (b.get() != TAG) {
-        throw new Codec.Malformed("not a control state record: tag " + bytes[0]);
+      byte tag = b.get();
+      if (tag == OTHER_NUMBERING_TAG) {
+        throw new Codec.Malformed("a control state of a build that numbered keys by a hash modulo"
+            + " the partition count: this build numbers them as hash slots and cannot restore it"
+            + " (start the control afresh on an empty store)");
       }
+      if (tag != TAG) {
+        throw new Codec.Malformed("not a control state record: tag " + tag);
+      }
+      int base = b.getInt();
       int n = in.count(41);
       List<Row> rows = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
@@ -75,7 +88,8 @@ final class ControlStateCodec {
         rows.add(new Row(partition, epoch, modulus, members, new TreeSet<>(level), parent,
             splitAt, move));
       }
-      ControlState s = new ControlState(rows, new TreeSet<>(in.ints()), new TreeSet<>(in.ints()));
+      ControlState s = new ControlState(base, rows, new TreeSet<>(in.ints()),
+          new TreeSet<>(in.ints()));
       if (b.hasRemaining()) {
         throw new Codec.Malformed(b.remaining() + " bytes after a control state record");
       }

@@ -1,9 +1,11 @@
 package io.partkit.replica.node;
 
 import io.partkit.replica.Message.Configure;
+import io.partkit.spi.HashSlots;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.hash.KeyHash;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -37,6 +39,24 @@ final class CoordinatedTargets {
   /** No table yet, over the nodes {@code numbers} names (a member's id to its node number). */
   static CoordinatedTargets over(Map<NodeId, Integer> numbers) {
     return new CoordinatedTargets(Map.copyOf(numbers), null, new TreeMap<>());
+  }
+
+  /**
+   * Checks that {@code table} numbers its keys as the core does: the core's first table of
+   * {@code n} partitions is {@code HashSlots(n)} over {@link KeyHash#MURMUR3_128} ({@link
+   * io.partkit.replica.Partitioning}), so the coordinator's partition {@code p} and the core's
+   * hold the same keys only under that scheme.
+   *
+   * @throws IllegalArgumentException naming the table's scheme and the one expected
+   */
+  static void checkNumbering(PartitionAssignment table) {
+    HashSlots expected = new HashSlots(table.partitionCount(), KeyHash.MURMUR3_128);
+    if (!expected.equals(table.scheme())) {
+      throw new IllegalArgumentException("the table at epoch " + table.epoch() + " ("
+          + table.strategy() + ") cuts keys by " + table.scheme() + ", but the replica core"
+          + " numbers them as " + expected + ": use a strategy of hash slots (fixed,"
+          + " rendezvous)");
+    }
   }
 
   /** The table committed last, if any. */

@@ -106,12 +106,19 @@ public final class ReplicaClient implements AutoCloseable {
    * One partition of the control's table.
    *
    * @param partition its number
-   * @param modulus the modulus it is numbered at ({@link Partitioning}): it holds the keys whose
-   *     hash is {@code partition} modulo {@code modulus}
+   * @param base the first table's partition count, which numbers every key ({@link
+   *     Partitioning})
+   * @param modulus the modulus it is numbered at ({@link Partitioning}; 0: it holds every key)
    * @param primary the node that serves it
    * @param epoch the epoch of its configuration
    */
-  public record Row(int partition, long modulus, int primary, long epoch) {}
+  public record Row(int partition, int base, long modulus, int primary, long epoch) {
+
+    /** Whether this partition holds {@code key}. */
+    boolean holds(Bytes key) {
+      return Partitioning.owns(partition, base, modulus, key);
+    }
+  }
 
   /**
    * The control's table as a client sees it.
@@ -140,13 +147,7 @@ public final class ReplicaClient implements AutoCloseable {
     }
 
     private Optional<Row> route(Bytes key) {
-      long hash = Partitioning.hash(key);
-      for (Row r : rows) {
-        if (r.modulus() == 0 || Math.floorMod(hash, r.modulus()) == r.partition()) {
-          return Optional.of(r);
-        }
-      }
-      return Optional.empty();
+      return rows.stream().filter(r -> r.holds(key)).findFirst();
     }
   }
 

@@ -64,10 +64,12 @@ import java.util.function.Function;
  *       out, fails when it abandoned it; an undecided one is asked for again.
  * </ul>
  *
- * <p>Keys are numbered by the core ({@link io.partkit.replica.Partitioning}), not by the table's
- * scheme: the table says where partition {@code p}'s copies go, the core which keys {@code p}
- * holds. So a scheme change (a split of the coordinator's) is not carried out: this executor
- * lacks {@link MigrationExecutor.SplitsPartitions}, and the coordinator refuses one.
+ * <p>The core numbers the keys of a table of {@code n} partitions as {@code HashSlots(n)} over
+ * MURMUR3_128 ({@link io.partkit.replica.Partitioning}), the scheme of the {@code fixed} and
+ * {@code rendezvous} strategies, so the coordinator's partition {@code p} holds the keys its
+ * scheme gives it; a table of another scheme fails {@link #activate}. A scheme change (a split of
+ * the coordinator's) is not carried out: this executor lacks {@link
+ * MigrationExecutor.SplitsPartitions}, and the coordinator refuses one.
  *
  * <p>{@link #loadSource()} is the load view for load-aware rebalancing: each partition's
  * requests a second, as its primaries reported them to the control, over the last load window.
@@ -174,6 +176,7 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     CompletableFuture<Void> handed = new CompletableFuture<>();
     synchronized (this) {
       try {
+        CoordinatedTargets.checkNumbering(committed);
         start(committed);
         targets = targets.commit(committed);
       } catch (RuntimeException e) {

@@ -512,7 +512,7 @@ final class ReplicaNode implements AutoCloseable {
         List<ReplicaClient.Row> rows = new ArrayList<>();
         for (int p : control.partitionIds()) {
           Configure c = control.configuration(p);
-          rows.add(new ReplicaClient.Row(p, c.modulus(), c.primary(), c.epoch()));
+          rows.add(new ReplicaClient.Row(p, c.base(), c.modulus(), c.primary(), c.epoch()));
         }
         String unsettled = control.unsettled().orElse(null);
         l.send(new Frame.Table(t.id(), unsettled == null, rows, unsettled));

@@ -10,6 +10,8 @@ import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Record;
 import io.partkit.replica.Role;
+import io.partkit.spi.HashSlots;
+import io.partkit.spi.hash.KeyHash;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -49,14 +51,14 @@ class CodecTest {
         new Message.Confirm(1, 2, 3, 4),
         new Message.Snapshot(2, 3, 4, 5, data()),
         new Message.Snapshot(2, 3, 4, 0, new TreeMap<>()),
-        new Message.Snapshot(2, 3, 4, 5, data(), 32),
+        new Message.Snapshot(2, 3, 4, 5, data(), 16, 32),
         new Message.Ack(1, 2, 3, 4),
         new Message.Confirmed(1, 2, 3, 4),
         new Message.Refuse(1, 9, true),
         new Message.Refuse(1, 0, false),
         new Message.Configure(4, 7, 2, List.of(0, 1)),
         new Message.Configure(4, 7, 2, List.of()),
-        new Message.Configure(20, 7, 2, List.of(3), 32),
+        new Message.Configure(20, 7, 2, List.of(3), 16, 32),
         new Message.Suspect(4, 7, Set.of(1, 3)),
         new Message.Levelled(4, 7),
         new Message.Ping(99),
@@ -76,8 +78,8 @@ class CodecTest {
   void theDriversOwnFramesRoundTrip() throws Exception {
     List<Object> frames = List.of(new Frame.Hello(3), new Frame.Hello(Frame.CLIENT),
         new Frame.TableRequest(77),
-        new Frame.Table(77, false, List.of(new ReplicaClient.Row(0, 2, 1, 1),
-            new ReplicaClient.Row(1, 4, 0, 5), new ReplicaClient.Row(3, 4, 2, 2)),
+        new Frame.Table(77, false, List.of(new ReplicaClient.Row(0, 2, 2, 1, 1),
+            new ReplicaClient.Row(1, 2, 4, 0, 5), new ReplicaClient.Row(3, 2, 4, 2, 2)),
             "partition 1 short"),
         new Frame.Table(78, true, List.of(), null));
     for (Object f : frames) {
@@ -88,14 +90,14 @@ class CodecTest {
   @Test
   void everyRecordRoundTrips() throws Exception {
     List<Record> records = List.of(new Record.Configured(1, 2, 3, List.of(4, 0)),
-        new Record.Configured(1, 2, 3, List.of(4, 0), 16),
+        new Record.Configured(1, 2, 3, List.of(4, 0), 16, 16),
         new Record.LevelBegun(1, 2, 3), new Record.Written(1, 2, 3, 4, K, V),
         new Record.Snapshotted(1, 2, 0, 3, 4, data()),
-        new Record.Snapshotted(1, 2, 0, 3, 4, data(), 8), new Record.Split(3, 8),
+        new Record.Snapshotted(1, 2, 0, 3, 4, data(), 4, 8), new Record.Split(3, 8),
         new Record.Checkpoint(1, 2, true, Role.PRIMARY, 0, List.of(4, 0), false, 3, 5, true, 4,
-            8, false, data()),
-        new Record.Checkpoint(3, 9, false, Role.ABSENT, -1, List.of(), false, 0, 1, false, 0, 8,
-            true, data()));
+            4, 8, false, data()),
+        new Record.Checkpoint(3, 9, false, Role.ABSENT, -1, List.of(), false, 0, 1, false, 0, 4,
+            8, true, data()));
     for (Record r : records) {
       assertThat(Codec.record(Codec.encode(r))).isEqualTo(r);
     }
@@ -192,7 +194,7 @@ class CodecTest {
     d.writeInt(0);
     d.writeInt(1);
     assertThat(Codec.record(buf.toByteArray()))
-        .isEqualTo(new Record.Configured(3, 7, 2, List.of(0, 1), 0));
+        .isEqualTo(new Record.Configured(3, 7, 2, List.of(0, 1), 0, 0));
     buf.reset();
     d.writeByte(4);
     d.writeInt(3);
@@ -206,7 +208,7 @@ class CodecTest {
     d.writeInt(8);
     d.writeLong(-7);
     assertThat(Codec.record(buf.toByteArray()))
-        .isEqualTo(new Record.Snapshotted(3, 7, 2, 5, 9, new TreeMap<>(Map.of(K, V)), 0));
+        .isEqualTo(new Record.Snapshotted(3, 7, 2, 5, 9, new TreeMap<>(Map.of(K, V)), 0, 0));
   }
 
   /**
@@ -228,7 +230,7 @@ class CodecTest {
         io.partkit.replica.Timing.DEFAULT, List.of(old));
     assertThat(r.modulus(3)).isZero();
     r.step(new Envelope(io.partkit.replica.Control.ID, 0,
-        new Message.Configure(3, 2, 0, List.of(1), 4)));
+        new Message.Configure(3, 2, 0, List.of(1), 4, 4)));
     assertThat(r.modulus(3)).isEqualTo(4);
     assertThat(r.ready().records()).as("no split carried out")
         .noneMatch(x -> x instanceof Record.Split);
@@ -246,7 +248,7 @@ class CodecTest {
   @Test
   void aCheckpointWithAnUnknownRoleOrFlagIsRefusedAsMalformed() throws Exception {
     byte[] good = Codec.encode(new Record.Checkpoint(1, 2, true, Role.BACKUP, 0, List.of(1),
-        false, 3, 4, true, 5, 8, false, data()));
+        false, 3, 4, true, 5, 4, 8, false, data()));
     int configured = 1 + 4 + 8; // after the tag, the partition and the epoch
     byte[] badRole = good.clone();
     badRole[configured + 1] = 7;
@@ -258,27 +260,48 @@ class CodecTest {
         .hasMessageContaining("a boolean of 2");
   }
 
+  /**
+   * Logs and control states of the build that numbered keys by a hash modulo the partition count
+   * hold their keys in other partitions than this build looks in: refused, never replayed.
+   */
+  @Test
+  void recordsOfTheHashModuloNumberingAreRefused() throws Exception {
+    byte[] configured = Codec.encode(new Record.Configured(1, 2, 3, List.of(4), 16, 16));
+    for (byte oldTag : new byte[] {5, 6, 8}) {
+      byte[] old = configured.clone();
+      old[0] = oldTag;
+      assertThatThrownBy(() -> Codec.record(old)).isInstanceOf(Codec.Malformed.class)
+          .hasMessageContaining("numbered keys by a hash modulo");
+    }
+    byte[] state = Codec.encode(new Record.ControlState(16, List.of(), new java.util.TreeSet<>(),
+        new java.util.TreeSet<>()));
+    state[0] = ControlStateCodec.OTHER_NUMBERING_TAG;
+    assertThatThrownBy(() -> Codec.record(state)).isInstanceOf(Codec.Malformed.class)
+        .hasMessageContaining("numbered keys by a hash modulo");
+  }
+
   @Test
   void aTableRoutesEachKeyToThePartitionItsNumberAndModulusName() {
-    // the simulator's mix, pinned by value: h = key * golden; h ^= h >>> 29
-    long h = 12345L * 0x9E3779B97F4A7C15L;
-    h ^= h >>> 29;
-    assertThat(io.partkit.replica.Partitioning.hash(Bytes.ofLong(12345))).isEqualTo(h);
-    // partitions 0 and 1 at modulus 2, then 1 split into 1 and 3 at modulus 4
+    // keys hash as partkit's hash slots do, long keys as their eight big-endian bytes
+    assertThat(io.partkit.replica.Partitioning.hash(Bytes.ofLong(12345)))
+        .isEqualTo(KeyHash.MURMUR3_128.hashLong(12345))
+        .isEqualTo(KeyHash.MURMUR3_128.hash(Bytes.ofLong(12345).toArray()));
+    // a table of base 2: partition 0 at modulus 2, then 1 split into 1 and 3 at modulus 4, which
+    // are the upper half of slot 1's range: slots 2 and 3 of HashSlots(4)
     ReplicaClient.Table t = new ReplicaClient.Table(true, List.of(
-        new ReplicaClient.Row(0, 2, 0, 1), new ReplicaClient.Row(1, 4, 1, 2),
-        new ReplicaClient.Row(3, 4, 1, 2)), null);
+        new ReplicaClient.Row(0, 2, 2, 0, 1), new ReplicaClient.Row(1, 2, 4, 1, 2),
+        new ReplicaClient.Row(3, 2, 4, 1, 2)), null);
     for (long k = -1000; k < 1000; k++) {
-      long hash = io.partkit.replica.Partitioning.hash(Bytes.ofLong(k));
-      int expected = Math.floorMod(hash, 2L) == 0 ? 0 : (int) Math.floorMod(hash, 4L);
+      int quarter = HashSlots.of(4).partitionOfLongKey(k);
+      int expected = quarter < 2 ? 0 : quarter == 2 ? 1 : 3;
+      assertThat(HashSlots.of(2).partitionOfLongKey(k)).isEqualTo(quarter / 2);
       assertThat(t.route(k)).as("key %d", k).hasValueSatisfying(
           row -> assertThat(row.partition()).isEqualTo(expected));
     }
     ReplicaClient.Table hole = new ReplicaClient.Table(true,
-        List.of(new ReplicaClient.Row(0, 2, 0, 1)), null);
-    long odd = java.util.stream.LongStream.range(0, 100).filter(k -> Math.floorMod(
-        io.partkit.replica.Partitioning.hash(Bytes.ofLong(k)), 2L) == 1).findFirst()
-        .orElseThrow();
-    assertThat(hole.route(odd)).isEmpty();
+        List.of(new ReplicaClient.Row(0, 2, 2, 0, 1)), null);
+    long upper = java.util.stream.LongStream.range(0, 100)
+        .filter(k -> HashSlots.of(2).partitionOfLongKey(k) == 1).findFirst().orElseThrow();
+    assertThat(hole.route(upper)).isEmpty();
   }
 }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class ControlStateCodecTest {
 
   static ControlState state() {
-    return new ControlState(List.of(
+    return new ControlState(2, List.of(
         new ControlState.Row(0, 7, 4, List.of(2, 0, 1), new TreeSet<>(List.of(0, 2)), -1, 0,
             new ControlState.Move(2, 3, true)),
         new ControlState.Row(2, 5, 4, List.of(1), new TreeSet<>(List.of(1)), 0, 5, null)),

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partkit.replica.Message.Configure;
 import io.partkit.spi.HashSlots;
+import io.partkit.spi.KeyRanges;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
+import io.partkit.spi.hash.KeyHash;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -49,6 +51,25 @@ class CoordinatedTargetsTest {
     assertThat(CoordinatedTargets.carries(abandons, m)).isFalse();
     assertThat(asked.commit(abandons).asked()).isEmpty();
     assertThat(asked.commit(abandons).targets().get(1)).as("rolled back").containsExactly(1, 2);
+  }
+
+  /** Only a table of the core's numbering, HashSlots over MURMUR3_128, is carried out. */
+  @Test
+  void aTableOfAnotherSchemeThanTheCoresNumberingIsRefusedNamingBoth() {
+    CoordinatedTargets.checkNumbering(FIRST);
+    List<List<NodeId>> rows = List.of(List.of(A), List.of(B));
+    PartitionAssignment otherHash = PartitionAssignment.of("fixed", 1, 0,
+        new HashSlots(2, KeyHash.CASSANDRA_MURMUR3), rows);
+    assertThatThrownBy(() -> CoordinatedTargets.checkNumbering(otherHash))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("keyHash=CASSANDRA_MURMUR3")
+        .hasMessageContaining("keyHash=MURMUR3_128");
+    PartitionAssignment ranges = PartitionAssignment.of("range", 1, 0,
+        KeyRanges.of(List.of(new byte[] {0x40})), rows);
+    assertThatThrownBy(() -> CoordinatedTargets.checkNumbering(ranges))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("(range) cuts keys by")
+        .hasMessageContaining("use a strategy of hash slots");
   }
 
   @Test

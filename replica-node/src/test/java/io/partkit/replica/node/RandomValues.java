@@ -37,11 +37,13 @@ final class RandomValues {
             data(r), r.nextBoolean(), r.nextBoolean() ? text(r) : null),
         new Message.Replicate(r.nextInt(), number(r), number(r), number(r), bytes(r), bytes(r)),
         new Message.Confirm(r.nextInt(), number(r), number(r), number(r)),
-        new Message.Snapshot(r.nextInt(), number(r), number(r), number(r), data(r), number(r)),
+        new Message.Snapshot(r.nextInt(), number(r), number(r), number(r), data(r), r.nextInt(),
+            number(r)),
         new Message.Ack(r.nextInt(), number(r), number(r), number(r)),
         new Message.Confirmed(r.nextInt(), number(r), number(r), number(r)),
         new Message.Refuse(r.nextInt(), number(r), r.nextBoolean()),
-        new Message.Configure(r.nextInt(), number(r), r.nextInt(), ints(r), number(r)),
+        new Message.Configure(r.nextInt(), number(r), r.nextInt(), ints(r), r.nextInt(),
+            number(r)),
         new Message.Suspect(r.nextInt(), number(r), new HashSet<>(ints(r))),
         new Message.Levelled(r.nextInt(), number(r)),
         new Message.Ping(number(r)),
@@ -61,16 +63,17 @@ final class RandomValues {
   static List<Record> records(Random r) {
     long modulus = 2L << r.nextInt(40);
     return List.of(
-        new Record.Configured(r.nextInt(), number(r), r.nextInt(), ints(r), number(r)),
+        new Record.Configured(r.nextInt(), number(r), r.nextInt(), ints(r), r.nextInt(), number(r)),
         new Record.LevelBegun(r.nextInt(), number(r), number(r)),
         new Record.Written(r.nextInt(), number(r), number(r), number(r), bytes(r), bytes(r)),
         new Record.Snapshotted(r.nextInt(), number(r), r.nextInt(), number(r), number(r),
-            data(r), number(r)),
+            data(r), r.nextInt(), number(r)),
         new Record.Split((int) Math.min(Integer.MAX_VALUE, (r.nextLong() >>> 1) % (modulus / 2)),
             modulus),
         new Record.Checkpoint(r.nextInt(), number(r), r.nextBoolean(),
             Role.values()[r.nextInt(Role.values().length)], r.nextInt(), ints(r), r.nextBoolean(),
-            number(r), number(r), r.nextBoolean(), number(r), number(r), r.nextBoolean(), data(r)),
+            number(r), number(r), r.nextBoolean(), number(r), r.nextInt(), number(r),
+            r.nextBoolean(), data(r)),
         controlState(r));
   }
 
@@ -82,13 +85,15 @@ final class RandomValues {
       rows.add(new Record.ControlState.Row(r.nextInt(), number(r), number(r), ints(r),
           new TreeSet<>(ints(r)), r.nextInt(), number(r), move));
     }
-    return new Record.ControlState(rows, new TreeSet<>(ints(r)), new TreeSet<>(ints(r)));
+    return new Record.ControlState(r.nextInt(), rows, new TreeSet<>(ints(r)),
+        new TreeSet<>(ints(r)));
   }
 
   static List<Object> frames(Random r) {
     List<ReplicaClient.Row> rows = new ArrayList<>();
     for (int i = r.nextInt(20); i > 0; i--) {
-      rows.add(new ReplicaClient.Row(r.nextInt(), number(r), r.nextInt(), number(r)));
+      rows.add(new ReplicaClient.Row(r.nextInt(), r.nextInt(), number(r), r.nextInt(),
+          number(r)));
     }
     boolean settled = r.nextBoolean();
     return List.of(new Frame.Hello(r.nextInt()), new Frame.TableRequest(number(r)),

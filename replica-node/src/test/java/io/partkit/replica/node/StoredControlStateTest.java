@@ -64,7 +64,7 @@ class StoredControlStateTest {
   }
 
   static ControlState state(long epoch) {
-    return new ControlState(List.of(new ControlState.Row(0, epoch, 1, List.of(0, 1),
+    return new ControlState(1, List.of(new ControlState.Row(0, epoch, 1, List.of(0, 1),
         new TreeSet<>(List.of(0, 1)), -1, 0, null)), new TreeSet<>(List.of(0, 1)),
         new TreeSet<>());
   }
@@ -203,7 +203,8 @@ class StoredControlStateTest {
       rows.add(new ControlState.Row(p, 1, 0, List.of(0, 1, 2), new TreeSet<>(List.of(0, 1, 2)),
           -1, 0, null));
     }
-    ControlState huge = new ControlState(rows, new TreeSet<>(List.of(0, 1, 2)), new TreeSet<>());
+    ControlState huge = new ControlState(40_000, rows, new TreeSet<>(List.of(0, 1, 2)),
+        new TreeSet<>());
     assertThatThrownBy(() -> a.storage().append(List.of(huge))).isInstanceOf(IOException.class)
         .hasMessageContaining("over the " + VersionedValues.MAX_VALUE_BYTES + "-byte limit");
     Record checkpoint = RandomValues.records(new java.util.Random(5)).stream()

@@ -32,6 +32,7 @@ import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 /**
  * One node's partitions as a deterministic state machine: {@link #step} a message, {@link #tick}
@@ -217,28 +218,39 @@ public final class Replica implements StateMachine {
       if (p.mustLevel) {
         beginLevel(p);
       } else if (!p.levelled) {
-        resendToSilent(p, List.of(snapshot(p)));
+        // A snapshot is the whole partition: one that takes longer than the resend interval to
+        // copy must not be sent again and again behind itself, so each resend waits twice as
+        // long as the one before (up to the suspicion time).
+        long wait = Math.min(timing.resendMillis() << Math.min(p.levelResends, 20),
+            timing.suspectMillis());
+        if (resendToSilent(p, wait, () -> List.of(snapshot(p)))) {
+          p.levelResends++;
+        }
       } else if (p.current != null) {
-        resendToSilent(p, inFlight(p));
+        resendToSilent(p, timing.resendMillis(), () -> inFlight(p));
       }
     }
   }
 
   /**
-   * Sends {@code messages} again to the backups that have not answered them once the resend
-   * interval has passed (messages may be lost), and names them as suspects once the suspicion time
-   * has.
+   * Sends {@code messages} again to the backups that have not answered them once {@code wait}
+   * has passed since they were sent (messages may be lost), and names them as suspects once the
+   * suspicion time has. Whether it sent them.
    */
-  private void resendToSilent(Part p, List<Message> messages) {
-    if (now - p.sentAt >= timing.resendMillis()) {
+  private boolean resendToSilent(Part p, long wait, Supplier<List<Message>> messages) {
+    boolean resent = false;
+    if (now - p.sentAt >= wait) {
+      List<Message> again = messages.get();
       for (int b : p.backups) {
         if (!p.answered.contains(b)) {
-          messages.forEach(m -> send(b, m));
+          again.forEach(m -> send(b, m));
         }
       }
       p.sentAt = now;
+      resent = true;
     }
     suspectSilent(p);
+    return resent;
   }
 
   /**
@@ -725,6 +737,7 @@ public final class Replica implements StateMachine {
     p.answered.clear();
     p.levelStartedAt = now;
     p.sentAt = now;
+    p.levelResends = 0;
     p.suspectedAt = NEVER;
     p.current = null;
     if (p.backups.isEmpty()) {
@@ -751,7 +764,7 @@ public final class Replica implements StateMachine {
   }
 
   private Snapshot snapshot(Part p) {
-    return new Snapshot(p.id, p.epoch, p.level, p.seq, new TreeMap<>(p.data), p.base, p.modulus);
+    return new Snapshot(p.id, p.epoch, p.level, p.seq, p.data, p.base, p.modulus); // copies it
   }
 
   // ---- splits
@@ -1004,6 +1017,8 @@ public final class Replica implements StateMachine {
     long startedAt;
     long levelStartedAt;
     long sentAt;
+    /** The snapshots of the level in progress sent again so far. */
+    int levelResends;
     long suspectedAt = NEVER;
 
     Part(int id) {

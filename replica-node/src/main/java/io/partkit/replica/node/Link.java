@@ -1,12 +1,16 @@
 package io.partkit.replica.node;
 
+import io.partkit.replica.Envelope;
+import io.partkit.replica.Message.Snapshot;
 import java.io.BufferedOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -14,6 +18,11 @@ import java.util.function.Consumer;
  * no thread of the state machine ever blocks on a slow or stopped peer. A full queue drops the
  * frame, as a lossy network would: the protocol resends what matters, and a client whose reply is
  * lost times out (an unknown outcome, which is honest).
+ *
+ * <p>A snapshot (a whole partition) queued while the same one, of the same partition, epoch, level
+ * and write, still waits to be written is dropped: the core sends a snapshot again when it is not
+ * answered in time, and one that takes longer to write than that would otherwise queue copies of
+ * itself behind itself. Dropping the copy is a message lost, which the protocol tolerates.
  *
  * <p>An outbound link connects on demand and again after a failure, and opens each connection
  * with a {@link Frame.Hello}; while its peer cannot be reached, what is queued is dropped. A
@@ -29,6 +38,8 @@ final class Link implements AutoCloseable {
   private final InetSocketAddress address;
   private final int self;
   private final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(CAPACITY);
+  /** The snapshots queued and not yet taken by the writer. */
+  private final Set<SnapshotOf> queuedSnapshots = ConcurrentHashMap.newKeySet();
   private final Thread writer;
   private final Consumer<String> log;
   private volatile Socket socket;
@@ -59,9 +70,30 @@ final class Link implements AutoCloseable {
     return l;
   }
 
-  /** Queues {@code frame}; false when it was dropped (queue full, link closed). */
+  /** What a snapshot levels: two with the same are the same copy. */
+  private record SnapshotOf(int partition, long epoch, long level, long seq) {
+
+    /** What {@code frame} levels, or null when it is no snapshot. */
+    static SnapshotOf of(Object frame) {
+      return frame instanceof Envelope e && e.message() instanceof Snapshot s
+          ? new SnapshotOf(s.partition(), s.epoch(), s.level(), s.seq()) : null;
+    }
+  }
+
+  /**
+   * Queues {@code frame}; false when it was dropped (queue full, link closed). A copy of a
+   * snapshot still queued is not queued again: true, as it is on its way.
+   */
   boolean send(Object frame) {
-    return !closed && queue.offer(frame);
+    SnapshotOf snapshot = SnapshotOf.of(frame);
+    if (snapshot != null && !queuedSnapshots.add(snapshot)) {
+      return true;
+    }
+    boolean queued = !closed && queue.offer(frame);
+    if (!queued && snapshot != null) {
+      queuedSnapshots.remove(snapshot);
+    }
+    return queued;
   }
 
   private void writeLoop() {
@@ -73,6 +105,10 @@ final class Link implements AutoCloseable {
         frame = queue.take();
       } catch (InterruptedException e) {
         return;
+      }
+      SnapshotOf snapshot = SnapshotOf.of(frame);
+      if (snapshot != null) {
+        queuedSnapshots.remove(snapshot);
       }
       try {
         if (out == null) {
@@ -106,15 +142,20 @@ final class Link implements AutoCloseable {
               + " (dropping what is queued while it is down)");
           warned = true;
         }
-        queue.clear();
+        dropQueued();
         try {
           Thread.sleep(RETRY_MILLIS); // a peer that is down is retried at this pace
         } catch (InterruptedException ie) {
           return;
         }
-        queue.clear();
+        dropQueued();
       }
     }
+  }
+
+  private void dropQueued() {
+    queue.clear();
+    queuedSnapshots.clear();
   }
 
   private static DataOutputStream stream(Socket s) throws IOException {

@@ -130,15 +130,9 @@ final class Codec {
         out.d.writeInt(0);
         out.d.writeByte(HELLO);
       } else if (frame instanceof Frame.TableRequest t) {
-        out.d.writeInt(0);
-        out.d.writeInt(0);
-        out.d.writeByte(TABLE_REQUEST);
-        out.d.writeLong(t.id());
+        driverFrame(out, TABLE_REQUEST, t.id());
       } else if (frame instanceof Frame.Table t) {
-        out.d.writeInt(0);
-        out.d.writeInt(0);
-        out.d.writeByte(TABLE);
-        out.d.writeLong(t.id());
+        driverFrame(out, TABLE, t.id());
         out.d.writeBoolean(t.settled());
         out.d.writeInt(t.rows().size());
         for (ReplicaClient.Row row : t.rows()) {
@@ -150,15 +144,9 @@ final class Codec {
         }
         string(out, t.unsettled());
       } else if (frame instanceof Frame.LoadRequest l) {
-        out.d.writeInt(0);
-        out.d.writeInt(0);
-        out.d.writeByte(LOAD_REQUEST);
-        out.d.writeLong(l.id());
+        driverFrame(out, LOAD_REQUEST, l.id());
       } else if (frame instanceof Frame.Load l) {
-        out.d.writeInt(0);
-        out.d.writeInt(0);
-        out.d.writeByte(LOAD);
-        out.d.writeLong(l.id());
+        driverFrame(out, LOAD, l.id());
         view(out, l.view());
       } else {
         throw new IllegalArgumentException("not a frame: " + frame);
@@ -200,6 +188,17 @@ final class Codec {
     } catch (BufferUnderflowException | IllegalArgumentException | NullPointerException e) {
       throw new Malformed("malformed frame: " + e);
     }
+  }
+
+  /**
+   * The start of a client's request to the driver or its answer: no endpoints (the connection
+   * says who asks), the tag, the number that pairs the answer with the request.
+   */
+  private static void driverFrame(Out out, byte tag, long id) throws IOException {
+    out.d.writeInt(0);
+    out.d.writeInt(0);
+    out.d.writeByte(tag);
+    out.d.writeLong(id);
   }
 
   /** A node's load view: its id, each partition's figures, its hot keys. */

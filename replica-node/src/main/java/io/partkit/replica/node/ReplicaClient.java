@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * A client of a Fixed Partitions cluster of {@link ReplicaNodeMain} processes, for one thread at a
@@ -621,23 +622,22 @@ public final class ReplicaClient implements AutoCloseable {
     }
 
     Frame.Table table(long id, long deadline) throws IOException {
-      Frame.write(out, new Frame.TableRequest(id));
-      out.flush();
-      while (true) {
-        Object f = read(deadline);
-        if (f instanceof Frame.Table t && t.id() == id) {
-          return t;
-        }
-      }
+      return ask(new Frame.TableRequest(id), Frame.Table.class, t -> t.id() == id, deadline);
     }
 
     Frame.Load load(long id, long deadline) throws IOException {
-      Frame.write(out, new Frame.LoadRequest(id));
+      return ask(new Frame.LoadRequest(id), Frame.Load.class, l -> l.id() == id, deadline);
+    }
+
+    /** Sends {@code request} and reads up to its answer, a {@code type} that {@code is} it. */
+    private <F> F ask(Object request, Class<F> type, Predicate<F> is, long deadline)
+        throws IOException {
+      Frame.write(out, request);
       out.flush();
       while (true) {
         Object f = read(deadline);
-        if (f instanceof Frame.Load l && l.id() == id) {
-          return l;
+        if (type.isInstance(f) && is.test(type.cast(f))) {
+          return type.cast(f);
         }
       }
     }

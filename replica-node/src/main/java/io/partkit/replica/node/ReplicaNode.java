@@ -206,10 +206,15 @@ final class ReplicaNode implements AutoCloseable {
     }
     RequestMeters meters = new RequestMeters(self, registry,
         LoadMeters.DEFAULT_HOT_KEY_WINDOW);
-    return start(self, "node " + self, data, peers, controls, nodes.get(self), compactBytes,
-        log, failStop, meters,
-        records -> records.isEmpty() ? new Replica(self, timing)
-            : Replica.restore(self, timing, records));
+    try {
+      return start(self, "node " + self, data, peers, controls, nodes.get(self), compactBytes,
+          log, failStop, meters,
+          records -> records.isEmpty() ? new Replica(self, timing)
+              : Replica.restore(self, timing, records));
+    } catch (IOException | RuntimeException e) {
+      meters.close(); // a registry the caller gave keeps no meter of a node that never ran
+      throw e;
+    }
   }
 
   /**

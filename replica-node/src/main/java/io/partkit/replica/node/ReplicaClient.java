@@ -480,9 +480,9 @@ public final class ReplicaClient implements AutoCloseable {
    * The control's table as a {@link PartitionAssignment} for {@link ClusterLoad}: partition
    * {@code p}'s primary is the node {@code node-i} of the load views, and its epoch is the
    * table's newest (each partition has an epoch of its own; a primary's view at a newer one means
-   * this table is out of date). Only the primaries and the count are the table's: the
-   * assignment's key numbering ({@link HashSlots}) is not the replica's, which the client routes
-   * by ({@link Table#route}).
+   * this table is out of date). Its scheme is {@link HashSlots}{@code (n)}, the replica's own
+   * numbering of a table of {@code n} partitions ({@link Partitioning}); the load view reads only
+   * its primaries and count.
    *
    * @throws IllegalStateException when the partitions are not numbered {@code 0..n-1}
    */

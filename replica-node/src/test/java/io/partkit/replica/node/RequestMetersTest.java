@@ -47,7 +47,7 @@ class RequestMetersTest {
   @BeforeEach
   void twoPartitionsWithoutBackups() {
     for (int p = 0; p < 2; p++) {
-      replica.step(new Envelope(Control.ID, 0, new Configure(p, 1, 0, List.of(), 2)));
+      replica.step(new Envelope(Control.ID, 0, new Configure(p, 1, 0, List.of(), 2, 2)));
     }
     for (int i = 0; i < 5; i++) {
       replica.tick(tick += 10);
@@ -149,7 +149,7 @@ class RequestMetersTest {
     request(1, Kind.PUT, keyOf(1, 1), null, Bytes.ofLong(1));
     assertThat(registry.find(LoadMeters.PARTITION_REQUESTS).tag("partition", "1").meters())
         .hasSize(4);
-    replica.step(new Envelope(Control.ID, 0, new Configure(1, 2, 1, List.of(0), 2)));
+    replica.step(new Envelope(Control.ID, 0, new Configure(1, 2, 1, List.of(0), 2, 2)));
     meters.review(replica);
     assertThat(registry.find(LoadMeters.PARTITION_REQUESTS).tag("partition", "1").meters())
         .as("a backup now").isEmpty();

@@ -11,7 +11,7 @@ import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.MetadataStores;
 import io.partkit.coordinator.RebalancePlan;
 import io.partkit.kvstore.client.KvClient;
-import io.partkit.kvstore.load.LoadMeasure;
+import io.partkit.replica.node.load.LoadMeasure;
 import io.partkit.kvstore.load.LoadSampler;
 import io.partkit.kvstore.migration.KvMigrationExecutor;
 import io.partkit.kvstore.wire.KvNodeClient;

@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.partkit.kvstore.client.KeySpreading;
 import io.partkit.kvstore.client.KvClient;
 import io.partkit.kvstore.client.SpreadWrites;
-import io.partkit.kvstore.load.ClusterLoad;
-import io.partkit.kvstore.load.HotKey;
-import io.partkit.kvstore.load.LoadMeasure;
-import io.partkit.kvstore.load.NodeLoad;
-import io.partkit.kvstore.load.PartitionLoad;
+import io.partkit.replica.node.load.ClusterLoad;
+import io.partkit.replica.node.load.HotKey;
+import io.partkit.replica.node.load.LoadMeasure;
+import io.partkit.replica.node.load.NodeLoad;
+import io.partkit.replica.node.load.PartitionLoad;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.PartitionLoads;
@@ -108,7 +108,7 @@ class ProcessClusterLoadTest {
           .as("seed %d: gets, puts, cas and new keys of partition %d on %s", seed, p,
               table.primary(p))
           .containsExactly(expected[p][0], expected[p][1], expected[p][2], newKeys[p]);
-      assertThat(now.state()).isEqualTo(PartitionState.OWNED);
+      assertThat(now.state()).isEqualTo(PartitionState.OWNED.name());
       assertThat(now.epoch()).isLessThanOrEqualTo(table.epoch());
     }
     PartitionLoads loads = after.partitionLoadsSince(before, LoadMeasure.OPS_PER_SECOND);

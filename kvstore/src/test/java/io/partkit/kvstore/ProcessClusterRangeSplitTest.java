@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.partkit.kvstore.client.KvClient;
 import io.partkit.kvstore.KvEntry;
 import io.partkit.kvstore.client.ScanResult;
-import io.partkit.kvstore.load.ClusterLoad;
-import io.partkit.kvstore.load.LoadMeasure;
-import io.partkit.kvstore.load.NodeLoad;
+import io.partkit.replica.node.load.ClusterLoad;
+import io.partkit.replica.node.load.LoadMeasure;
+import io.partkit.replica.node.load.NodeLoad;
 import io.partkit.spi.KeyRanges;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
@@ -137,7 +137,7 @@ class ProcessClusterRangeSplitTest {
       assertThat(onOwner.partition(2).orElseThrow().keys()).as("%s", onOwner)
           .isEqualTo(KEYS - KEYS / 2);
       assertThat(onOwner.partition(moving).orElseThrow().state())
-          .isEqualTo(PartitionState.MIGRATING_OUT);
+          .isEqualTo(PartitionState.MIGRATING_OUT.name());
 
       coordinator.send("continue");
       assertThat(coordinator.await("DONE", 180)).startsWith("DONE");

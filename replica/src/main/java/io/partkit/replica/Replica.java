@@ -299,6 +299,26 @@ public final class Replica implements StateMachine {
     return p != null && Partitioning.owns(p.id, p.base, p.modulus, key);
   }
 
+  /**
+   * The partitions this node is primary of, as far as it knows, ascending: for observers (a
+   * driver's load view reports these).
+   */
+  public List<Integer> primaries() {
+    List<Integer> ids = new ArrayList<>();
+    for (Part p : parts.values()) {
+      if (p.role == Role.PRIMARY) {
+        ids.add(p.id);
+      }
+    }
+    return ids;
+  }
+
+  /** The keys this node holds for {@code partition} (visible or not): for observers. */
+  public int keys(int partition) {
+    Part p = parts.get(partition);
+    return p == null ? 0 : p.data.size();
+  }
+
   /** The value this node holds for {@code key} (visible or not): for tests and observers. */
   public Optional<Bytes> localValue(int partition, Bytes key) {
     Part p = parts.get(partition);

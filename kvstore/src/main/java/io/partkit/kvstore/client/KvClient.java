@@ -4,12 +4,13 @@ import static java.util.Objects.requireNonNull;
 
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionStatus;
-import io.partkit.kvstore.load.ClusterLoad;
-import io.partkit.kvstore.load.NodeLoad;
+import io.partkit.kvstore.load.LoadAnswer;
 import io.partkit.kvstore.wire.KvNodeClient;
 import io.partkit.kvstore.wire.ReceivedCopies;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
+import io.partkit.replica.node.load.ClusterLoad;
+import io.partkit.replica.node.load.NodeLoad;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;
@@ -65,7 +66,7 @@ public interface KvClient extends AutoCloseable {
       throws IOException {
     try (TcpNodeClient node = new TcpNodeClient(Wire.parseAddress(hostAndPort), timeout,
         secret)) {
-      return NodeLoad.read(node);
+      return LoadAnswer.read(node);
     }
   }
 

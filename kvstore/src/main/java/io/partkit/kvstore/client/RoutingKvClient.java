@@ -5,13 +5,14 @@ import static java.util.Objects.requireNonNull;
 import io.partkit.kvstore.KvEntry;
 import io.partkit.kvstore.KvLimits;
 import io.partkit.kvstore.KvSecret;
-import io.partkit.kvstore.load.ClusterLoad;
-import io.partkit.kvstore.load.NodeLoad;
+import io.partkit.kvstore.load.LoadAnswer;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.NodeConnection;
 import io.partkit.kvstore.wire.NodeConnectionPool;
 import io.partkit.kvstore.wire.ScanPage;
 import io.partkit.kvstore.wire.Wire;
+import io.partkit.replica.node.load.ClusterLoad;
+import io.partkit.replica.node.load.NodeLoad;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;
@@ -189,7 +190,7 @@ final class RoutingKvClient implements KvClient {
             + t.epoch(), false, null);
       }
       try {
-        views.add(pool.withConnection(address, c -> NodeLoad.of(okLoad(c.call(
+        views.add(pool.withConnection(address, c -> LoadAnswer.of(okLoad(c.call(
             NodeConnection.request(Wire.LOAD, 0, 0).toBytes()), node))));
       } catch (IOException e) {
         throw new KvException("load view of " + node + " at " + address + ": "

@@ -2,6 +2,8 @@ package io.partkit.kvstore.load;
 
 import static java.util.Objects.requireNonNull;
 
+import io.partkit.replica.node.load.ClusterLoad;
+import io.partkit.replica.node.load.LoadMeasure;
 import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.PartitionLoads;
 import java.util.Optional;

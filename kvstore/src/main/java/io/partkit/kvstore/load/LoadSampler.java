@@ -1,5 +1,7 @@
 package io.partkit.kvstore.load;
 
+import io.partkit.replica.node.load.ClusterLoad;
+import io.partkit.replica.node.load.LoadMeasure;
 import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.PartitionLoads;
 import java.util.Optional;

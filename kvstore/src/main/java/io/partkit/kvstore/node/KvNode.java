@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
-import io.partkit.kvstore.load.NodeLoad;
+import io.partkit.replica.node.load.NodeLoad;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -3,6 +3,7 @@ package io.partkit.kvstore.node;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
+import io.partkit.replica.node.load.LoadMeters;
 import io.partkit.spi.NodeId;
 import java.util.Arrays;
 import java.util.List;
@@ -110,7 +111,7 @@ final class NodePartition {
    * Its meters while this node serves it, else null. Set and cleared under the monitor, but
    * volatile so that a served request reads it without taking the lock again.
    */
-  volatile NodeMetrics.PartitionMeters meters;
+  volatile LoadMeters.Partition meters;
 
   NodePartition(int id) {
     this.id = id;

@@ -17,7 +17,7 @@ import io.partkit.kvstore.KvLimits;
 import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
-import io.partkit.kvstore.load.NodeLoad;
+import io.partkit.kvstore.load.LoadAnswer;
 import io.partkit.kvstore.wire.Handshake;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
@@ -27,6 +27,9 @@ import io.partkit.kvstore.wire.NodeStatus;
 import io.partkit.kvstore.wire.ScanPage;
 import io.partkit.kvstore.wire.SuspectsReport;
 import io.partkit.kvstore.wire.Wire;
+import io.partkit.replica.node.load.LoadMeters;
+import io.partkit.replica.node.load.LoadMeters.Op;
+import io.partkit.replica.node.load.NodeLoad;
 import io.partkit.spi.NodeId;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -150,7 +153,7 @@ final class TcpKvNode implements KvNode {
         events);
     this.migration = new NodeMigration(id, log, copySources, received, replication, events);
     this.metrics = registry == null ? NodeMetrics.off(id, parts)
-        : NodeMetrics.on(id, registry, parts, NodeMetrics.DEFAULT_HOT_KEY_WINDOW);
+        : NodeMetrics.on(id, registry, parts, LoadMeters.DEFAULT_HOT_KEY_WINDOW);
     metrics.meterReceived(received);
     ServerSocket socket = new ServerSocket();
     try {
@@ -716,7 +719,7 @@ final class TcpKvNode implements KvNode {
         long start = metrics.start();
         byte[] key = r.bytes();
         KvReply reply = get(part, epoch, key);
-        metrics.served(part, NodeMetrics.GET, key, length(key), reply, start);
+        metrics.served(part, Op.GET, key, length(key), reply, start);
         yield reply;
       }
       case Wire.SCAN -> scan(part, epoch, ScanPage.read(r));
@@ -725,7 +728,7 @@ final class TcpKvNode implements KvNode {
         byte[] key = r.bytes();
         byte[] value = r.bytes();
         KvReply reply = write(part, epoch, key, false, null, value);
-        metrics.served(part, NodeMetrics.PUT, key, length(key) + length(value), reply, start);
+        metrics.served(part, Op.PUT, key, length(key) + length(value), reply, start);
         yield reply;
       }
       case Wire.CAS -> {
@@ -734,7 +737,7 @@ final class TcpKvNode implements KvNode {
         byte[] expected = r.bytes();
         byte[] value = r.bytes();
         KvReply reply = write(part, epoch, key, true, expected, value);
-        metrics.served(part, NodeMetrics.CAS, key,
+        metrics.served(part, Op.CAS, key,
             length(key) + length(expected) + length(value), reply, start);
         yield reply;
       }
@@ -765,7 +768,7 @@ final class TcpKvNode implements KvNode {
         }
       }
       case Wire.LIST -> list();
-      case Wire.LOAD -> metrics.view().reply();
+      case Wire.LOAD -> LoadAnswer.reply(metrics.view());
       case Wire.SUSPECTS -> suspects();
       case Wire.RECEIVED -> received.snapshot().reply();
       case Wire.SPLIT -> splits.split(epoch, r);

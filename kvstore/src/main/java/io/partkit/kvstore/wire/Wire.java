@@ -62,7 +62,7 @@ import java.util.Arrays;
  *   LOAD      (nothing)              the node's load view: per partition served, counts of
  *                                    requests, bytes, keys and latency, its hottest keys, then
  *                                    each partition's median key (a split key for key ranges)
- *                                    ({@code NodeLoad}, which encodes and decodes it)
+ *                                    ({@code LoadAnswer}, which encodes and decodes it)
  *   SUSPECTS  (nothing)              the backups each primary here suspects ({@link
  *                                    SuspectsReport})
  *   RECEIVED  (nothing)              what the node received to create copies since it started:

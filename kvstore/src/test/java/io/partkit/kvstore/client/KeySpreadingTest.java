@@ -4,8 +4,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.partkit.kvstore.load.ClusterLoad;
-import io.partkit.kvstore.load.PartitionLoad;
+import io.partkit.replica.node.load.ClusterLoad;
+import io.partkit.replica.node.load.PartitionLoad;
 import io.partkit.kvstore.node.KvNode;
 import io.partkit.kvstore.wire.KvNodeClient;
 import io.partkit.kvstore.wire.TcpNodeClient;

@@ -7,6 +7,10 @@ import static org.assertj.core.api.Assertions.within;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.client.KvClient;
 import io.partkit.kvstore.client.KvException;
+import io.partkit.replica.node.load.ClusterLoad;
+import io.partkit.replica.node.load.LoadMeasure;
+import io.partkit.replica.node.load.NodeLoad;
+import io.partkit.replica.node.load.PartitionLoad;
 import io.partkit.spi.HashSlots;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
@@ -30,8 +34,8 @@ class LoadSamplerTest {
 
   /** Partition 0 on a served {@code ops} puts over {@code seconds}, under {@code epoch}. */
   private static ClusterLoad reading(long epoch, long seconds, long ops) {
-    PartitionLoad p = new PartitionLoad(0, PartitionState.OWNED, epoch, 1, seconds * SECOND, 0,
-        ops, 0, 0, 0, 0, 0);
+    PartitionLoad p = new PartitionLoad(0, PartitionState.OWNED.name(), epoch, 1,
+        seconds * SECOND, 0, ops, 0, 0, 0, 0, 0);
     return new ClusterLoad(table(epoch), List.of(new NodeLoad(A, List.of(p), 0, 0, List.of())));
   }
 

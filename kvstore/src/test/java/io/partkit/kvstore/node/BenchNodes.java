@@ -5,6 +5,8 @@ import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
+import io.partkit.replica.node.load.LoadMeters.Op;
+import io.partkit.replica.node.load.LoadMeters;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -51,7 +53,7 @@ public final class BenchNodes {
     part.state = PartitionState.OWNED;
     parts.put(0, part);
     try (NodeMetrics metrics = NodeMetrics.on(NodeId.of("probe"), new SimpleMeterRegistry(),
-        parts, NodeMetrics.DEFAULT_HOT_KEY_WINDOW)) {
+        parts, LoadMeters.DEFAULT_HOT_KEY_WINDOW)) {
       byte[][] keys = new byte[10_000][];
       for (int i = 0; i < keys.length; i++) {
         keys[i] = ("key-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -61,7 +63,7 @@ public final class BenchNodes {
       long start = System.nanoTime();
       for (int i = 0; i < requests; i++) {
         byte[] key = keys[random.nextInt(keys.length)];
-        metrics.served(part, NodeMetrics.GET, key, key.length, ok, metrics.start());
+        metrics.served(part, Op.GET, key, key.length, ok, metrics.start());
       }
       return (System.nanoTime() - start) / (double) requests;
     }

@@ -7,15 +7,17 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.partkit.kvstore.PartitionState;
-import io.partkit.kvstore.load.HotKey;
-import io.partkit.kvstore.load.NodeLoad;
-import io.partkit.kvstore.load.PartitionLoad;
+import io.partkit.kvstore.load.LoadAnswer;
 import io.partkit.kvstore.wire.KvNodeClient;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.ReceivedCopies;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
+import io.partkit.replica.node.load.HotKey;
+import io.partkit.replica.node.load.LoadMeters;
+import io.partkit.replica.node.load.NodeLoad;
+import io.partkit.replica.node.load.PartitionLoad;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -39,12 +41,12 @@ class NodeMetricsTest {
   }
 
   private static Timer timer(MeterRegistry registry, String partition, String op) {
-    return registry.find(NodeMetrics.PARTITION_REQUESTS)
+    return registry.find(LoadMeters.PARTITION_REQUESTS)
         .tags("node", "n1", "partition", partition, "op", op).timer();
   }
 
   private static double bytes(MeterRegistry registry, String partition, String direction) {
-    return registry.get(NodeMetrics.PARTITION_BYTES)
+    return registry.get(LoadMeters.PARTITION_BYTES)
         .tags("node", "n1", "partition", partition, "direction", direction).counter().count();
   }
 
@@ -103,22 +105,22 @@ class NodeMetricsTest {
       assertThat(bytes(registry, "0", "out")).isEqualTo(3 * 3);
       assertThat(bytes(registry, "1", "in")).isEqualTo(2 + 2);
       assertThat(bytes(registry, "1", "out")).isEqualTo(1);
-      assertThat(registry.get(NodeMetrics.PARTITION_KEYS).tags("partition", "0").gauge().value())
+      assertThat(registry.get(LoadMeters.PARTITION_KEYS).tags("partition", "0").gauge().value())
           .isEqualTo(5);
-      assertThat(registry.find(NodeMetrics.PARTITION_REQUESTS).tag("partition", "2").meters())
+      assertThat(registry.find(LoadMeters.PARTITION_REQUESTS).tag("partition", "2").meters())
           .as("no meters for a partition the node does not serve").isEmpty();
-      assertThat(registry.get(NodeMetrics.NODE_REQUESTS).tags("node", "n1", "op", "put").timer()
+      assertThat(registry.get(LoadMeters.NODE_REQUESTS).tags("node", "n1", "op", "put").timer()
           .count()).isEqualTo(5);
-      assertThat(registry.get(NodeMetrics.NODE_REQUESTS).tags("op", "cas").timer().count())
+      assertThat(registry.get(LoadMeters.NODE_REQUESTS).tags("op", "cas").timer().count())
           .isEqualTo(2);
-      assertThat(registry.get(NodeMetrics.NODE_KEYS).gauge().value()).isEqualTo(6);
-      assertThat(registry.get(NodeMetrics.NODE_PARTITIONS).gauge().value()).isEqualTo(2);
+      assertThat(registry.get(LoadMeters.NODE_KEYS).gauge().value()).isEqualTo(6);
+      assertThat(registry.get(LoadMeters.NODE_PARTITIONS).gauge().value()).isEqualTo(2);
 
-      NodeLoad wire = NodeLoad.read(c);
+      NodeLoad wire = LoadAnswer.read(c);
       assertThat(wire.node()).isEqualTo(NodeId.of("n1"));
       assertThat(wire.partitions()).extracting(PartitionLoad::partition).containsExactly(0, 1);
       PartitionLoad p0 = wire.partition(0).orElseThrow();
-      assertThat(p0.state()).isEqualTo(PartitionState.OWNED);
+      assertThat(p0.state()).isEqualTo(PartitionState.OWNED.name());
       assertThat(p0.epoch()).isEqualTo(1);
       assertThat(p0.keys()).isEqualTo(5);
       assertThat(p0.gets()).isEqualTo(4);
@@ -151,17 +153,17 @@ class NodeMetricsTest {
       assertThat(c.admin(Wire.FENCE, 0, 2).status()).isEqualTo(Status.OK);
       assertThat(timer(registry, "0", "put")).as("a fenced partition may come back: kept")
           .isNotNull();
-      assertThat(NodeLoad.read(c).partition(0).orElseThrow().state())
-          .isEqualTo(PartitionState.MIGRATING_OUT);
+      assertThat(LoadAnswer.read(c).partition(0).orElseThrow().state())
+          .isEqualTo(PartitionState.MIGRATING_OUT.name());
       assertThat(c.admin(Wire.DROP, 0, 2).status()).isEqualTo(Status.OK);
-      assertThat(registry.find(NodeMetrics.PARTITION_REQUESTS).tag("partition", "0").meters())
+      assertThat(registry.find(LoadMeters.PARTITION_REQUESTS).tag("partition", "0").meters())
           .as("the dropped partition's meters are gone").isEmpty();
-      assertThat(registry.find(NodeMetrics.PARTITION_KEYS).tag("partition", "0").meters())
+      assertThat(registry.find(LoadMeters.PARTITION_KEYS).tag("partition", "0").meters())
           .isEmpty();
-      assertThat(NodeLoad.read(c).partitions()).extracting(PartitionLoad::partition)
+      assertThat(LoadAnswer.read(c).partitions()).extracting(PartitionLoad::partition)
           .containsExactly(1);
       assertThat(timer(registry, "1", "put").count()).isEqualTo(1);
-      assertThat(registry.get(NodeMetrics.NODE_REQUESTS).tags("op", "put").timer().count())
+      assertThat(registry.get(LoadMeters.NODE_REQUESTS).tags("op", "put").timer().count())
           .as("the node's own meters keep what the dropped partition served").isEqualTo(2);
       // a move rolled back (fence, then unfence) keeps the partition's counts
       assertThat(c.admin(Wire.FENCE, 1, 2).status()).isEqualTo(Status.OK);
@@ -180,7 +182,7 @@ class NodeMetricsTest {
         TcpNodeClient c = (TcpNodeClient) KvNodeClient.connect(node.hostAndPort(), TIMEOUT)) {
       c.admin(Wire.ASSIGN, 0, 1);
       c.put(0, 1, b("a"), b("1"));
-      NodeLoad view = NodeLoad.read(c);
+      NodeLoad view = LoadAnswer.read(c);
       assertThat(view.partition(0).orElseThrow().keys()).isEqualTo(1);
       assertThat(view.partition(0).orElseThrow().ops()).isZero();
       assertThat(view.hotKeyRequests()).isZero();
@@ -204,7 +206,7 @@ class NodeMetricsTest {
       for (int i = 0; i < many; i++) {
         c.put(3, 1, b(String.format(java.util.Locale.ROOT, "m%06d", i)), b("v"));
       }
-      for (NodeLoad view : java.util.List.of(NodeLoad.read(c), node.load())) {
+      for (NodeLoad view : java.util.List.of(LoadAnswer.read(c), node.load())) {
         assertThat(view.partition(0).orElseThrow().splitKey()).as("index 9 / 2 of k0..k8")
             .isEqualTo(b("k4"));
         assertThat(view.partition(1).orElseThrow().splitKey()).as("no key, no split key")
@@ -214,7 +216,7 @@ class NodeMetricsTest {
             .isEqualTo(b(String.format(java.util.Locale.ROOT, "m%06d", many / 2)));
       }
       // the split key is a copy: changing it changes no view
-      PartitionLoad p0 = NodeLoad.read(c).partition(0).orElseThrow();
+      PartitionLoad p0 = LoadAnswer.read(c).partition(0).orElseThrow();
       p0.splitKey()[0] = 'x';
       assertThat(p0.splitKey()).isEqualTo(b("k4"));
     }
@@ -223,34 +225,35 @@ class NodeMetricsTest {
   @Test
   void anAnswerWithoutSplitKeysFromAnOlderNodeStillReads() throws IOException {
     NodeLoad view = new NodeLoad(NodeId.of("n1"), java.util.List.of(new PartitionLoad(3,
-        PartitionState.OWNED, 2, 10, 5, 1, 2, 3, 4, 5, 6, 7, b("k5"))), 9, 1, java.util.List.of());
-    byte[] body = view.reply().value();
+        PartitionState.OWNED.name(), 2, 10, 5, 1, 2, 3, 4, 5, 6, 7, b("k5"))), 9, 1,
+        java.util.List.of());
+    byte[] body = LoadAnswer.reply(view).value();
     // an older node's answer ends after the hot keys: without int32 1, int32 2, "k5"
     byte[] old = java.util.Arrays.copyOf(body, body.length - 4 - 4 - 2);
-    NodeLoad read = NodeLoad.of(KvReply.ok(0, old));
+    NodeLoad read = LoadAnswer.of(KvReply.ok(0, old));
     assertThat(read.partition(3).orElseThrow().splitKey()).isNull();
     assertThat(read.partition(3).orElseThrow().keys()).isEqualTo(10);
     assertThat(read.partition(3).orElseThrow()).isEqualTo(new PartitionLoad(3,
-        PartitionState.OWNED, 2, 10, 5, 1, 2, 3, 4, 5, 6, 7));
-    assertThat(NodeLoad.of(KvReply.ok(0, body))).isEqualTo(view);
+        PartitionState.OWNED.name(), 2, 10, 5, 1, 2, 3, 4, 5, 6, 7));
+    assertThat(LoadAnswer.of(KvReply.ok(0, body))).isEqualTo(view);
   }
 
   @Test
   void aLoadAnswerCutShortIsAnIoErrorNotAGarbledView() {
     NodeLoad view = new NodeLoad(NodeId.of("n1"), java.util.List.of(new PartitionLoad(3,
-        PartitionState.OWNED, 2, 10, 5, 1, 2, 3, 4, 5, 6, 7, b("k5"))), 9, 1,
+        PartitionState.OWNED.name(), 2, 10, 5, 1, 2, 3, 4, 5, 6, 7, b("k5"))), 9, 1,
         java.util.List.of(new HotKey(3, b("k"), false, 8, 7, 9)));
-    KvReply reply = view.reply();
-    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> NodeLoad.of(reply)))
+    KvReply reply = LoadAnswer.reply(view);
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> LoadAnswer.of(reply)))
         .isNull();
     try {
-      assertThat(NodeLoad.of(reply)).isEqualTo(view);
+      assertThat(LoadAnswer.of(reply)).isEqualTo(view);
     } catch (IOException e) {
       throw new AssertionError(e);
     }
     byte[] cut = java.util.Arrays.copyOf(reply.value(), reply.value().length - 3);
     assertThat(org.assertj.core.api.Assertions.catchThrowable(
-        () -> NodeLoad.of(KvReply.ok(0, cut)))).isInstanceOf(IOException.class)
+        () -> LoadAnswer.of(KvReply.ok(0, cut)))).isInstanceOf(IOException.class)
         .hasMessageContaining("truncated frame");
   }
 }

@@ -28,6 +28,10 @@ import io.partkit.replica.Record.Snapshotted;
 import io.partkit.replica.Record.Split;
 import io.partkit.replica.Record.Written;
 import io.partkit.replica.Role;
+import io.partkit.replica.node.load.HotKey;
+import io.partkit.replica.node.load.NodeLoad;
+import io.partkit.replica.node.load.PartitionLoad;
+import io.partkit.spi.NodeId;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -51,8 +55,8 @@ import java.util.TreeSet;
  * Malformed}) instead of allocating what a corrupt length asks for.
  *
  * <p>A frame is an {@link Envelope} of a core {@link Message}, or one of the driver's own {@link
- * Frame}s: a connection's {@link Frame.Hello}, and a client's table request and its answer, which
- * the core knows nothing of.
+ * Frame}s: a connection's {@link Frame.Hello}, a client's table request and its answer, and a
+ * client's load request and a node's load view, which the core knows nothing of.
  *
  * <p>Records keep their tags for good, since a log outlives the build that wrote it: a new shape
  * of a record gets a new tag, and the old tag is still read. Frames need no such care (the
@@ -81,6 +85,8 @@ final class Codec {
   private static final byte HELLO = 20;
   private static final byte TABLE_REQUEST = 21;
   private static final byte TABLE = 22;
+  private static final byte LOAD_REQUEST = 23;
+  private static final byte LOAD = 24;
 
   // Record tags 1 and 4 are the shapes before partitions were numbered (no modulus): still read,
   // as numbered at 0, so a log written by an earlier build replays; never written.
@@ -124,15 +130,9 @@ final class Codec {
         out.d.writeInt(0);
         out.d.writeByte(HELLO);
       } else if (frame instanceof Frame.TableRequest t) {
-        out.d.writeInt(0);
-        out.d.writeInt(0);
-        out.d.writeByte(TABLE_REQUEST);
-        out.d.writeLong(t.id());
+        driverFrame(out, TABLE_REQUEST, t.id());
       } else if (frame instanceof Frame.Table t) {
-        out.d.writeInt(0);
-        out.d.writeInt(0);
-        out.d.writeByte(TABLE);
-        out.d.writeLong(t.id());
+        driverFrame(out, TABLE, t.id());
         out.d.writeBoolean(t.settled());
         out.d.writeInt(t.rows().size());
         for (ReplicaClient.Row row : t.rows()) {
@@ -143,6 +143,11 @@ final class Codec {
           out.d.writeLong(row.epoch());
         }
         string(out, t.unsettled());
+      } else if (frame instanceof Frame.LoadRequest l) {
+        driverFrame(out, LOAD_REQUEST, l.id());
+      } else if (frame instanceof Frame.Load l) {
+        driverFrame(out, LOAD, l.id());
+        view(out, l.view());
       } else {
         throw new IllegalArgumentException("not a frame: " + frame);
       }
@@ -174,6 +179,8 @@ final class Codec {
           }
           frame = new Frame.Table(id, settled, rows, in.string());
         }
+        case LOAD_REQUEST -> frame = new Frame.LoadRequest(in.b.getLong());
+        case LOAD -> frame = new Frame.Load(in.b.getLong(), view(in));
         default -> frame = new Envelope(from, to, message(in, tag));
       }
       in.end();
@@ -181,6 +188,86 @@ final class Codec {
     } catch (BufferUnderflowException | IllegalArgumentException | NullPointerException e) {
       throw new Malformed("malformed frame: " + e);
     }
+  }
+
+  /**
+   * The start of a client's request to the driver or its answer: no endpoints (the connection
+   * says who asks), the tag, the number that pairs the answer with the request.
+   */
+  private static void driverFrame(Out out, byte tag, long id) throws IOException {
+    out.d.writeInt(0);
+    out.d.writeInt(0);
+    out.d.writeByte(tag);
+    out.d.writeLong(id);
+  }
+
+  /** A node's load view: its id, each partition's figures, its hot keys. */
+  private static void view(Out out, NodeLoad v) throws IOException {
+    string(out, v.node().value());
+    out.d.writeInt(v.partitions().size());
+    for (PartitionLoad p : v.partitions()) {
+      out.d.writeInt(p.partition());
+      string(out, p.state());
+      for (long n : new long[] {p.epoch(), p.keys(), p.measuredNanos(), p.gets(), p.puts(),
+          p.compareAndSets(), p.bytesIn(), p.bytesOut(), p.latencyTotalNanos(),
+          p.latencyMaxNanos()}) {
+        out.d.writeLong(n);
+      }
+      raw(out, p.splitKey());
+    }
+    out.d.writeLong(v.hotKeyRequests());
+    out.d.writeLong(v.hotKeyMaximumError());
+    out.d.writeInt(v.hottestKeys().size());
+    for (HotKey k : v.hottestKeys()) {
+      out.d.writeInt(k.partition());
+      raw(out, k.key());
+      out.d.writeBoolean(k.truncated());
+      out.d.writeLong(k.estimate());
+      out.d.writeLong(k.lowerBound());
+      out.d.writeLong(k.upperBound());
+    }
+  }
+
+  private static NodeLoad view(In in) throws Malformed {
+    String node = in.string();
+    if (node == null) {
+      throw new Malformed("a load view without the node's id");
+    }
+    int n = in.count(4 + 4 + 10 * 8 + 4);
+    List<PartitionLoad> partitions = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      int partition = in.b.getInt();
+      String state = in.string();
+      if (state == null) {
+        throw new Malformed("a load view of partition " + partition + " without its state");
+      }
+      partitions.add(new PartitionLoad(partition, state, in.b.getLong(), in.b.getLong(),
+          in.b.getLong(), in.b.getLong(), in.b.getLong(), in.b.getLong(), in.b.getLong(),
+          in.b.getLong(), in.b.getLong(), in.b.getLong(), in.raw()));
+    }
+    long requests = in.b.getLong();
+    long maximumError = in.b.getLong();
+    int h = in.count(4 + 4 + 1 + 3 * 8);
+    List<HotKey> hot = new ArrayList<>(h);
+    for (int i = 0; i < h; i++) {
+      int partition = in.b.getInt();
+      byte[] key = in.raw();
+      if (key == null) {
+        throw new Malformed("a load view's hot key " + i + " without its bytes");
+      }
+      hot.add(new HotKey(partition, key, in.bool(), in.b.getLong(), in.b.getLong(),
+          in.b.getLong()));
+    }
+    return new NodeLoad(NodeId.of(node), partitions, requests, maximumError, hot);
+  }
+
+  private static void raw(Out out, byte[] a) throws IOException {
+    if (a == null) {
+      out.d.writeInt(-1);
+      return;
+    }
+    out.d.writeInt(a.length);
+    out.d.write(a);
   }
 
   private static void message(Out out, Message m) throws IOException {
@@ -517,13 +604,7 @@ final class Codec {
   }
 
   private static void bytes(Out out, Bytes b) throws IOException {
-    if (b == null) {
-      out.d.writeInt(-1);
-      return;
-    }
-    byte[] a = b.toArray();
-    out.d.writeInt(a.length);
-    out.d.write(a);
+    raw(out, b == null ? null : b.toArray());
   }
 
   private static void string(Out out, String s) throws IOException {
@@ -579,7 +660,7 @@ final class Codec {
     }
 
     /** A length-prefixed run of bytes; null for the length -1. */
-    private byte[] raw() throws Malformed {
+    byte[] raw() throws Malformed {
       int n = b.getInt();
       if (n == -1) {
         return null;

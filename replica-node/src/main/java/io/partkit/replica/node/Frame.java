@@ -1,5 +1,6 @@
 package io.partkit.replica.node;
 
+import io.partkit.replica.node.load.NodeLoad;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -33,6 +34,12 @@ interface Frame {
       rows = List.copyOf(rows);
     }
   }
+
+  /** A client to a node: what have you served? ({@link RequestMeters}) */
+  record LoadRequest(long id) implements Frame {}
+
+  /** A node's answer to a {@link LoadRequest}: its load view. */
+  record Load(long id, NodeLoad view) implements Frame {}
 
   /** Writes one frame (not flushed). */
   static void write(DataOutputStream out, Object frame) throws IOException {

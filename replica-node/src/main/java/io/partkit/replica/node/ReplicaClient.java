@@ -10,6 +10,11 @@ import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Partitioning;
+import io.partkit.replica.node.load.ClusterLoad;
+import io.partkit.replica.node.load.NodeLoad;
+import io.partkit.spi.HashSlots;
+import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionAssignment;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -26,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * A client of a Fixed Partitions cluster of {@link ReplicaNodeMain} processes, for one thread at a
@@ -430,6 +436,76 @@ public final class ReplicaClient implements AutoCloseable {
     return last;
   }
 
+  /**
+   * Node {@code node}'s load view, asked of it now: every partition it is primary of with what it
+   * served of it since it became primary (requests by kind, bytes, keys, time to serve), and its
+   * hottest keys (see {@link RequestMeters}).
+   *
+   * @throws IOException when the node has no address, cannot be reached or does not answer
+   *     within the timeout
+   */
+  public NodeLoad nodeLoad(int node) throws IOException {
+    long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+    try {
+      return conn(node, deadline).load(nextId++, deadline).view();
+    } catch (IOException e) {
+      drop(node);
+      throw new IOException("no load view from node " + node + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The load view of the cluster: the control's table, read now, and the view of every node it
+   * names as a primary ({@link #nodeLoad}), so that {@link ClusterLoad#partitionLoads} gives each
+   * partition's load as its primary measured it. The table becomes a {@link PartitionAssignment}
+   * ({@link #assignment}).
+   *
+   * @throws IOException when the control or a primary cannot be read within the timeout
+   * @throws IllegalStateException when the table's partitions are not numbered {@code 0..n-1}
+   *     (a split of some partitions but not all): {@link io.partkit.spi.PartitionLoads} cannot
+   *     describe it; read the nodes with {@link #nodeLoad}
+   */
+  public ClusterLoad load() throws IOException {
+    Table t = askTable(System.nanoTime() + timeoutMillis * 1_000_000);
+    table = t;
+    PartitionAssignment assignment = assignment(t);
+    List<NodeLoad> views = new ArrayList<>();
+    for (int node : t.rows().stream().map(Row::primary).distinct().sorted().toList()) {
+      views.add(nodeLoad(node));
+    }
+    return new ClusterLoad(assignment, views);
+  }
+
+  /**
+   * The control's table as a {@link PartitionAssignment} for {@link ClusterLoad}: partition
+   * {@code p}'s primary is the node {@code node-i} of the load views, and its epoch is the
+   * table's newest (each partition has an epoch of its own; a primary's view at a newer one means
+   * this table is out of date). Its scheme is {@link HashSlots}{@code (n)}, the replica's own
+   * numbering of a table of {@code n} partitions ({@link Partitioning}); the load view reads only
+   * its primaries and count.
+   *
+   * @throws IllegalStateException when the partitions are not numbered {@code 0..n-1}
+   */
+  static PartitionAssignment assignment(Table t) {
+    List<List<NodeId>> primaries = new ArrayList<>();
+    long epoch = 0;
+    for (int i = 0; i < t.rows().size(); i++) {
+      Row r = t.rows().get(i);
+      if (r.partition() != i) {
+        throw new IllegalStateException("the table's partitions are not numbered 0.."
+            + (t.rows().size() - 1) + " (partition " + r.partition() + " at index " + i
+            + "): a load view by partition number needs every partition split alike");
+      }
+      primaries.add(List.of(RequestMeters.nodeId(r.primary())));
+      epoch = Math.max(epoch, r.epoch());
+    }
+    if (primaries.isEmpty()) {
+      throw new IllegalStateException("the control's table has no partitions");
+    }
+    return PartitionAssignment.of("replica", epoch, 0, HashSlots.of(primaries.size()),
+        primaries);
+  }
+
   private static void pause(long deadline) {
     long left = (deadline - System.nanoTime()) / 1_000_000;
     try {
@@ -546,12 +622,22 @@ public final class ReplicaClient implements AutoCloseable {
     }
 
     Frame.Table table(long id, long deadline) throws IOException {
-      Frame.write(out, new Frame.TableRequest(id));
+      return ask(new Frame.TableRequest(id), Frame.Table.class, t -> t.id() == id, deadline);
+    }
+
+    Frame.Load load(long id, long deadline) throws IOException {
+      return ask(new Frame.LoadRequest(id), Frame.Load.class, l -> l.id() == id, deadline);
+    }
+
+    /** Sends {@code request} and reads up to its answer, a {@code type} that {@code is} it. */
+    private <F> F ask(Object request, Class<F> type, Predicate<F> is, long deadline)
+        throws IOException {
+      Frame.write(out, request);
       out.flush();
       while (true) {
         Object f = read(deadline);
-        if (f instanceof Frame.Table t && t.id() == id) {
-          return t;
+        if (type.isInstance(f) && is.test(type.cast(f))) {
+          return type.cast(f);
         }
       }
     }

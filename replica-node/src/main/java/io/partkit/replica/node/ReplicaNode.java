@@ -1,5 +1,7 @@
 package io.partkit.replica.node;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.partkit.coordinator.VersionedValues;
 import io.partkit.replica.Control;
 import io.partkit.replica.Envelope;
@@ -10,6 +12,7 @@ import io.partkit.replica.Record;
 import io.partkit.replica.Replica;
 import io.partkit.replica.StateMachine;
 import io.partkit.replica.Timing;
+import io.partkit.replica.node.load.LoadMeters;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -91,6 +94,9 @@ final class ReplicaNode implements AutoCloseable {
   /** A table request of a client, handled on the state thread (the control's state). */
   private record TableAsk(int client, long id) {}
 
+  /** A load request of a client, handled on the state thread (the replica's state). */
+  private record LoadAsk(int client, long id) {}
+
   /** The wal's report that records up to {@code count} are durable. */
   private record Synced(long count) {}
 
@@ -131,6 +137,8 @@ final class ReplicaNode implements AutoCloseable {
   private final ServerSocket server;
   private final Consumer<String> log;
   private final FailStop failStop;
+  /** A node's metering of what its replica serves; null for the control, which serves none. */
+  private final RequestMeters meters;
   private final long startNanos = System.nanoTime();
   private Storage storage;
   private long durable;
@@ -142,7 +150,7 @@ final class ReplicaNode implements AutoCloseable {
 
   private ReplicaNode(int self, StateMachine machine, Control control,
       Map<Integer, InetSocketAddress> peers, List<InetSocketAddress> controls,
-      ServerSocket server, Consumer<String> log, FailStop failStop) {
+      ServerSocket server, Consumer<String> log, FailStop failStop, RequestMeters meters) {
     this.self = self;
     this.machine = machine;
     this.control = control;
@@ -151,6 +159,7 @@ final class ReplicaNode implements AutoCloseable {
     this.server = server;
     this.log = log;
     this.failStop = failStop;
+    this.meters = meters;
   }
 
   /**
@@ -168,10 +177,24 @@ final class ReplicaNode implements AutoCloseable {
     return node(self, nodes, controls, data, timing, compactBytes, log, halting(log));
   }
 
-  /** {@link #node}, stopping on a failure by {@code failStop} instead of halting. */
+  /**
+   * {@link #node}, stopping on a failure by {@code failStop} instead of halting, with its meters
+   * on a registry of its own.
+   */
   static ReplicaNode node(int self, List<InetSocketAddress> nodes,
       List<InetSocketAddress> controls, Path data, Timing timing, long compactBytes,
       Consumer<String> log, FailStop failStop) throws IOException {
+    return node(self, nodes, controls, data, timing, compactBytes, log, failStop,
+        new SimpleMeterRegistry());
+  }
+
+  /**
+   * {@link #node}, stopping on a failure by {@code failStop}, with its meters of the requests it
+   * serves on {@code registry} (removed when it closes; see {@link RequestMeters}).
+   */
+  static ReplicaNode node(int self, List<InetSocketAddress> nodes,
+      List<InetSocketAddress> controls, Path data, Timing timing, long compactBytes,
+      Consumer<String> log, FailStop failStop, MeterRegistry registry) throws IOException {
     if (controls.isEmpty()) {
       throw new IllegalArgumentException("a node needs the address of at least one control");
     }
@@ -181,10 +204,17 @@ final class ReplicaNode implements AutoCloseable {
         peers.put(i, nodes.get(i));
       }
     }
-    return start(self, "node " + self, data, peers, controls, nodes.get(self), compactBytes,
-        log, failStop,
-        records -> records.isEmpty() ? new Replica(self, timing)
-            : Replica.restore(self, timing, records));
+    RequestMeters meters = new RequestMeters(self, registry,
+        LoadMeters.DEFAULT_HOT_KEY_WINDOW);
+    try {
+      return start(self, "node " + self, data, peers, controls, nodes.get(self), compactBytes,
+          log, failStop, meters,
+          records -> records.isEmpty() ? new Replica(self, timing)
+              : Replica.restore(self, timing, records));
+    } catch (IOException | RuntimeException e) {
+      meters.close(); // a registry the caller gave keeps no meter of a node that never ran
+      throw e;
+    }
   }
 
   /**
@@ -199,7 +229,7 @@ final class ReplicaNode implements AutoCloseable {
       Path data, int partitions, int replicas, Optional<Placement> placement, Timing timing,
       Consumer<String> log) throws IOException {
     return start(Control.ID, "control", data, nodeAddresses(nodes), List.of(), address,
-        Wal.COMPACT_BYTES, log, halting(log),
+        Wal.COMPACT_BYTES, log, halting(log), null,
         controlFrom(nodes.size(), partitions, replicas, placement, timing));
   }
 
@@ -229,7 +259,7 @@ final class ReplicaNode implements AutoCloseable {
     log.accept("control: " + (records.isEmpty() ? "no state in " + store + ": the first table"
         : "state read from " + store + " (version " + opened.version() + ")"));
     ReplicaNode n = new ReplicaNode(Control.ID, m, (Control) m, nodeAddresses(nodes), List.of(),
-        listen(address), log, halting(log));
+        listen(address), log, halting(log), null);
     n.storage = opened.storage();
     started.set(n);
     n.start();
@@ -269,7 +299,7 @@ final class ReplicaNode implements AutoCloseable {
   private static ReplicaNode start(int id, String name, Path data,
       Map<Integer, InetSocketAddress> peers, List<InetSocketAddress> controls,
       InetSocketAddress address, long compactBytes, Consumer<String> log, FailStop failStop,
-      Function<List<Record>, StateMachine> machine) throws IOException {
+      RequestMeters meters, Function<List<Record>, StateMachine> machine) throws IOException {
     AtomicReference<ReplicaNode> started = new AtomicReference<>();
     LongConsumer onSynced = count -> started.get().onSynced(count);
     Consumer<IOException> onFailure =
@@ -298,7 +328,7 @@ final class ReplicaNode implements AutoCloseable {
       opened = Wal.open(data, onSynced, onFailure);
     }
     ReplicaNode n = new ReplicaNode(id, m, m instanceof Control c ? c : null, peers, controls,
-        listen(address), log, failStop);
+        listen(address), log, failStop, meters);
     Wal wal = opened.wal();
     n.storage = wal;
     // While running, the live machine may be ahead of its durable records, so a compaction folds
@@ -431,6 +461,8 @@ final class ReplicaNode implements AutoCloseable {
           inbox.put(new Envelope(from, self, e.message()));
         } else if (f instanceof Frame.TableRequest t && from >= CLIENT_BASE) {
           inbox.put(new TableAsk(from, t.id()));
+        } else if (f instanceof Frame.LoadRequest l && from >= CLIENT_BASE && meters != null) {
+          inbox.put(new LoadAsk(from, l.id()));
         } else {
           throw new Codec.Malformed("an unexpected frame " + f);
         }
@@ -463,6 +495,9 @@ final class ReplicaNode implements AutoCloseable {
         if (now >= nextTick) {
           machine.tick(now);
           nextTick = Math.max(nextTick + TICK_MILLIS, now + 1);
+          if (meters != null) {
+            meters.review((Replica) machine);
+          }
           if (control != null && settled.getCount() > 0 && control.settled()) {
             settled.countDown();
           }
@@ -502,7 +537,15 @@ final class ReplicaNode implements AutoCloseable {
 
   private void handle(Object in) {
     if (in instanceof Envelope e) {
+      if (meters != null && e.from() >= CLIENT_BASE) {
+        meters.received(e.from(), e.message(), System.nanoTime());
+      }
       machine.step(e);
+    } else if (in instanceof LoadAsk a) {
+      Link l = clients.get(a.client());
+      if (l != null) {
+        l.send(new Frame.Load(a.id(), meters.view((Replica) machine, System.nanoTime())));
+      }
     } else if (in instanceof Synced s) {
       durable = Math.max(durable, s.count());
       release();
@@ -621,6 +664,9 @@ final class ReplicaNode implements AutoCloseable {
         controlLinks.forEach(l -> l.send(e));
         continue;
       }
+      if (meters != null && e.to() >= CLIENT_BASE) {
+        meters.answered(e, (Replica) machine, System.nanoTime());
+      }
       Link l = e.to() >= CLIENT_BASE ? clients.get(e.to()) : links.get(e.to());
       if (l != null) {
         l.send(e);
@@ -674,6 +720,9 @@ final class ReplicaNode implements AutoCloseable {
       } catch (IOException e) {
         // closing
       }
+    }
+    if (meters != null) {
+      meters.close(); // a registry the caller gave keeps no meter of a closed node
     }
   }
 }

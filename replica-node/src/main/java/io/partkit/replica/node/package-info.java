@@ -9,5 +9,10 @@
  * io.partkit.replica.node.ReplicaMigrationExecutor} runs the control in a partkit coordinator's
  * process instead, the coordinator's table its placement. The decisions are the core's, the same
  * code the simulator runs.
+ *
+ * <p>A node meters the requests its replica serves around the core ({@code RequestMeters}, with
+ * the meters and load view of {@link io.partkit.replica.node.load}, which the kvstore shares) and
+ * answers a client's load request with its view ({@link
+ * io.partkit.replica.node.ReplicaClient#nodeLoad}).
  */
 package io.partkit.replica.node;

@@ -1,15 +1,21 @@
 package io.partkit.replica.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.partkit.replica.Control;
 import io.partkit.replica.Envelope;
 import io.partkit.replica.Message.Configure;
 import io.partkit.replica.Timing;
+import io.partkit.replica.node.load.LoadMeters;
 import java.io.BufferedOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A node in this process, its failures reported to the test instead of halting it: closed (a
  * clean stop) while its state thread appends to the log, it reports no failure, since a failure
- * the close itself causes is none; a node's log reopens with every record it synced.
+ * the close itself causes is none; a node's log reopens with every record it synced. A node's
+ * meters leave the registry it was given when it closes, and when its start fails.
  */
 class ReplicaNodeCloseTest {
 
@@ -60,6 +67,29 @@ class ReplicaNodeCloseTest {
       reopened.wal().close();
       assertThat(reopened.records()).as("the records of round " + round + "'s log").isNotEmpty();
     }
+  }
+
+  @Test
+  void aNodesMetersLeaveTheRegistryItWasGivenWhenItClosesAndWhenItFailsToStart()
+      throws Exception {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    List<InetSocketAddress> control =
+        List.of(new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort()));
+    ReplicaNode node = ReplicaNode.node(0, List.of(new InetSocketAddress("127.0.0.1", 0)),
+        control, dir.resolve("metered"), Timing.DEFAULT, Wal.COMPACT_BYTES, line -> { },
+        (why, status) -> { }, registry);
+    assertThat(registry.find(LoadMeters.NODE_REQUESTS).tag("node", "node-0").meters())
+        .hasSize(LoadMeters.Op.values().length);
+    node.close();
+    assertThat(registry.getMeters()).as("after the close").isEmpty();
+
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      InetSocketAddress busy = new InetSocketAddress("127.0.0.1", taken.getLocalPort());
+      assertThatThrownBy(() -> ReplicaNode.node(0, List.of(busy), control,
+          dir.resolve("unstarted"), Timing.DEFAULT, Wal.COMPACT_BYTES, line -> { },
+          (why, status) -> { }, registry)).isInstanceOf(IOException.class);
+    }
+    assertThat(registry.getMeters()).as("after a start that failed").isEmpty();
   }
 
   /** Waits until the log in {@code log} holds at least {@code bytes}. */

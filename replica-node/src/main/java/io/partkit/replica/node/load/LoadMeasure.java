@@ -1,4 +1,4 @@
-package io.partkit.kvstore.load;
+package io.partkit.replica.node.load;
 
 /**
  * Which figure of a {@link PartitionLoad} becomes a partition's load in {@link

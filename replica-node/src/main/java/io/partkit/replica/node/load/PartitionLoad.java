@@ -1,9 +1,7 @@
-package io.partkit.kvstore.load;
+package io.partkit.replica.node.load;
 
 import static java.util.Objects.requireNonNull;
 
-import io.partkit.kvstore.PartitionState;
-import io.partkit.kvstore.PartitionStatus;
 import java.util.Arrays;
 import java.util.HexFormat;
 
@@ -11,16 +9,18 @@ import java.util.HexFormat;
  * What one node measured of one partition it serves (see {@link NodeLoad}). The counts start
  * when the node first served the partition since it started or took the partition over: a
  * restart, or a move away and back, starts them again, and {@code measuredNanos} says how long
- * they have run. Only requests the node served count (OK, or a compare-and-set that found
- * another value); redirected, refused and failed ones do not.
+ * they have run. Only requests the node served count; redirected, refused and failed ones do
+ * not (what counts as served is the node's: see {@link LoadMeters}).
  *
  * @param partition the partition
- * @param state where it stands on the node ({@code OWNED}, or {@code MIGRATING_OUT} while fenced)
- * @param epoch the epoch the node holds it under (as in {@link PartitionStatus#epoch})
+ * @param state where it stands on the node, in the node's own words: a kvstore node's {@code
+ *     OWNED}, or {@code MIGRATING_OUT} while fenced; a replica node's {@code PRIMARY}; {@link
+ *     #ABSENT} in a {@link ClusterLoad} for a partition its primary did not report
+ * @param epoch the epoch the node holds it under
  * @param keys keys held now
  * @param measuredNanos how long the counts below have been counting, in nanoseconds (0: the node
  *     has not served the partition since it started or took it over)
- * @param gets reads served
+ * @param gets reads served (a replica node counts each scan page as one)
  * @param puts writes served
  * @param compareAndSets compare-and-sets served, failed ones included
  * @param bytesIn key and value bytes the served requests carried in
@@ -32,11 +32,15 @@ import java.util.HexFormat;
  * @param splitKey the median key of the partition's data on the node (the key at index
  *     {@code keys / 2} in unsigned byte order), where a size-driven split would cut it in two
  *     halves of equal key counts ({@code io.partkit.strategy.range.RangeSplits} takes it); null
- *     when the partition holds no key, or the node is older and did not report one
+ *     when the partition holds no key, or the node did not report one (an older kvstore node;
+ *     a replica node, which numbers keys by hash and reports none)
  */
-public record PartitionLoad(int partition, PartitionState state, long epoch, long keys,
+public record PartitionLoad(int partition, String state, long epoch, long keys,
     long measuredNanos, long gets, long puts, long compareAndSets, long bytesIn, long bytesOut,
     long latencyTotalNanos, long latencyMaxNanos, byte[] splitKey) {
+
+  /** The state of a partition its primary did not report (not served since it took it). */
+  public static final String ABSENT = "ABSENT";
 
   /** Canonical constructor. */
   public PartitionLoad {
@@ -45,7 +49,7 @@ public record PartitionLoad(int partition, PartitionState state, long epoch, lon
   }
 
   /** The figures without a split key (none known). */
-  public PartitionLoad(int partition, PartitionState state, long epoch, long keys,
+  public PartitionLoad(int partition, String state, long epoch, long keys,
       long measuredNanos, long gets, long puts, long compareAndSets, long bytesIn,
       long bytesOut, long latencyTotalNanos, long latencyMaxNanos) {
     this(partition, state, epoch, keys, measuredNanos, gets, puts, compareAndSets, bytesIn,
@@ -89,7 +93,7 @@ public record PartitionLoad(int partition, PartitionState state, long epoch, lon
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof PartitionLoad p && p.partition == partition && p.state == state
+    return o instanceof PartitionLoad p && p.partition == partition && p.state.equals(state)
         && p.epoch == epoch && p.keys == keys && p.measuredNanos == measuredNanos
         && p.gets == gets && p.puts == puts && p.compareAndSets == compareAndSets
         && p.bytesIn == bytesIn && p.bytesOut == bytesOut

@@ -1,8 +1,7 @@
-package io.partkit.kvstore.load;
+package io.partkit.replica.node.load;
 
 import static java.util.Objects.requireNonNull;
 
-import io.partkit.kvstore.PartitionState;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.PartitionLoads;
@@ -12,10 +11,11 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The load view of every node of one table, read by the client's {@code KvClient.load()}: what
- * the coordinator reads to plan by load ({@link #partitionLoads}). A partition's figures are its
- * primary's, by {@link #table()}: clients send every request of a partition to its primary, and
- * backups apply the primary's writes without serving requests of their own.
+ * The load view of every node of one table, read by a client ({@code KvClient.load()}, {@link
+ * io.partkit.replica.node.ReplicaClient#load()}): what the coordinator reads to plan by load
+ * ({@link #partitionLoads}). A partition's figures are its primary's, by {@link #table()}:
+ * clients send every request of a partition to its primary, and backups apply the primary's
+ * writes without serving requests of their own.
  *
  * @param table the table the nodes were asked for (its epoch ties the loads to it)
  * @param nodes each node's view, in the order of the table's nodes
@@ -51,7 +51,7 @@ public record ClusterLoad(PartitionAssignment table, List<NodeLoad> nodes) {
           + load.get().epoch() + ", newer than the table's " + table.epoch()
           + ": read the load again with a fresh table");
     }
-    return load.orElseGet(() -> new PartitionLoad(partition, PartitionState.ABSENT, 0, 0, 0, 0,
+    return load.orElseGet(() -> new PartitionLoad(partition, PartitionLoad.ABSENT, 0, 0, 0, 0,
         0, 0, 0, 0, 0, 0));
   }
 
@@ -116,14 +116,15 @@ public record ClusterLoad(PartitionAssignment table, List<NodeLoad> nodes) {
   /**
    * Every partition's split key under {@link #table()}, as its primary reported it ({@link
    * PartitionLoad#splitKey()}: the median key of its data), null where none is known (an empty
-   * partition, an older node). With {@code partitionLoads(LoadMeasure.KEYS)} this is what
-   * {@code RangeSplits.plan(table, sizes, splitKeys)} takes for a table over key ranges:
+   * partition, an older node, a node that does not report one). With {@code
+   * partitionLoads(LoadMeasure.KEYS)} this is what {@code RangeSplits.plan(table, sizes,
+   * splitKeys)} takes for a table over key ranges:
    * <pre>{@code
    * ClusterLoad load = client.load();
    * RangeSplits.Plan plan = RangeSplits.of(maxKeys, Double.POSITIVE_INFINITY, maxKeys / 4)
    *     .plan(load.table(), load.partitionLoads(LoadMeasure.KEYS), load.splitKeys());
    * }</pre>
-   * (the kvstore does not depend on {@code strategy-range}: plain data is the meeting point).
+   * (neither store depends on {@code strategy-range}: plain data is the meeting point).
    *
    * @return one entry per partition, in partition order, nulls included; unmodifiable
    * @throws IllegalStateException as {@link #partition}

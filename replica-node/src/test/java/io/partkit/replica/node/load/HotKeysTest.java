@@ -1,4 +1,4 @@
-package io.partkit.kvstore.load;
+package io.partkit.replica.node.load;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;

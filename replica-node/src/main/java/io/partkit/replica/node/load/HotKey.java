@@ -1,4 +1,4 @@
-package io.partkit.kvstore.load;
+package io.partkit.replica.node.load;
 
 import static java.util.Objects.requireNonNull;
 

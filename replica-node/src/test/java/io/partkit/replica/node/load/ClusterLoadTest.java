@@ -1,10 +1,9 @@
-package io.partkit.kvstore.load;
+package io.partkit.replica.node.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import io.partkit.kvstore.PartitionState;
 import io.partkit.spi.HashSlots;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
@@ -28,7 +27,7 @@ class ClusterLoadTest {
   /** A partition served for {@code seconds} with {@code ops} puts of {@code bytes} bytes. */
   private static PartitionLoad load(int partition, long epoch, long seconds, long ops,
       long bytes, long keys) {
-    return new PartitionLoad(partition, PartitionState.OWNED, epoch, keys, seconds * SECOND, 0,
+    return new PartitionLoad(partition, "OWNED", epoch, keys, seconds * SECOND, 0,
         ops, 0, bytes, 0, 0, 0);
   }
 

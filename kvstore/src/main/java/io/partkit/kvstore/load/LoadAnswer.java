@@ -1,92 +1,40 @@
 package io.partkit.kvstore.load;
 
-import static java.util.Objects.requireNonNull;
-
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
+import io.partkit.replica.node.load.HotKey;
+import io.partkit.replica.node.load.HotKeys;
+import io.partkit.replica.node.load.NodeLoad;
+import io.partkit.replica.node.load.PartitionLoad;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
- * One node's load view, as its {@code LOAD} answer carries it: what it measured of every
- * partition it serves ({@code OWNED}, or {@code MIGRATING_OUT} while a move has it fenced) with
- * the partition's median key ({@link PartitionLoad#splitKey()}), and its hottest keys.
- * The client's {@code KvClient.load()} reads it from every node of the table and turns it into
- * {@link io.partkit.spi.PartitionLoads} ({@link ClusterLoad}).
- *
- * <p>Encoded and decoded here only (like the STATUS answer in {@code NodeStatus}), so the node
- * and its readers cannot drift apart.
- *
- * @param node the node that answered
- * @param partitions the partitions it serves, by partition number
- * @param hotKeyRequests the data requests its hot-key sketch counted (the current window and
- *     the one before it)
- * @param hotKeyMaximumError how far any hot key's estimate may exceed its true count
- * @param hottestKeys up to 16 of the keys its sketch is sure were requested more often than
- *     the error bound, the hottest first
+ * A kvstore node's {@code LOAD} answer: a {@link NodeLoad} in the kvstore's wire form. Encoded
+ * and decoded here only (like the STATUS answer in {@code NodeStatus}), so the node and its
+ * readers cannot drift apart. A partition's state travels as its {@link PartitionState} code.
  */
-public record NodeLoad(NodeId node, List<PartitionLoad> partitions, long hotKeyRequests,
-    long hotKeyMaximumError, List<HotKey> hottestKeys) {
+public final class LoadAnswer {
 
-  /** A key is "hot" by default when it is certainly at least this share of a node's requests. */
-  public static final double DEFAULT_HOT_SHARE = 0.05;
+  private LoadAnswer() {}
 
-  /** Canonical constructor. */
-  public NodeLoad {
-    requireNonNull(node, "node");
-    partitions = List.copyOf(partitions);
-    hottestKeys = List.copyOf(hottestKeys);
-  }
-
-  /** What the node measured of {@code partition}, if it serves it. */
-  public Optional<PartitionLoad> partition(int partition) {
-    for (PartitionLoad p : partitions) {
-      if (p.partition() == partition) {
-        return Optional.of(p);
-      }
-    }
-    return Optional.empty();
-  }
-
-  /**
-   * The keys that certainly took at least {@code minShare} of the node's requests in its hot-key
-   * windows (by the sketch's lower bound, so never a false positive), the hottest first.
-   *
-   * @throws IllegalArgumentException if {@code minShare} is not in (0, 1]
-   */
-  public List<HotKey> hotKeys(double minShare) {
-    if (!(minShare > 0 && minShare <= 1)) {
-      throw new IllegalArgumentException("hot-key share must be in (0, 1]: " + minShare);
-    }
-    List<HotKey> hot = new ArrayList<>();
-    for (HotKey k : hottestKeys) {
-      if (k.lowerBound() >= minShare * hotKeyRequests) {
-        hot.add(k);
-      }
-    }
-    return hot;
-  }
-
-  /** {@link #hotKeys(double)} at {@link #DEFAULT_HOT_SHARE}. */
-  public List<HotKey> hotKeys() {
-    return hotKeys(DEFAULT_HOT_SHARE);
-  }
-
-  /** The node's answer: its body is the whole view. */
-  public KvReply reply() {
+  /** The node's answer to LOAD: its body is the whole {@code view}. */
+  public static KvReply reply(NodeLoad view) {
+    NodeId node = view.node();
+    List<PartitionLoad> partitions = view.partitions();
+    List<HotKey> hottestKeys = view.hottestKeys();
     Wire.Writer w = new Wire.Writer().utf(node.value()).i32(partitions.size());
     for (PartitionLoad p : partitions) {
-      w.i32(p.partition()).i8(p.state().code()).i64(p.epoch()).i64(p.keys())
+      w.i32(p.partition()).i8(PartitionState.valueOf(p.state()).code()).i64(p.epoch()).i64(p.keys())
           .i64(p.measuredNanos()).i64(p.gets()).i64(p.puts()).i64(p.compareAndSets())
           .i64(p.bytesIn()).i64(p.bytesOut()).i64(p.latencyTotalNanos())
           .i64(p.latencyMaxNanos());
     }
-    w.i64(hotKeyRequests).i64(hotKeyMaximumError).i32(hottestKeys.size());
+    w.i64(view.hotKeyRequests()).i64(view.hotKeyMaximumError()).i32(hottestKeys.size());
     for (HotKey k : hottestKeys) {
       w.i32(k.partition()).bytes(k.key()).i8(k.truncated() ? 1 : 0).i64(k.estimate())
           .i64(k.lowerBound()).i64(k.upperBound());
@@ -129,7 +77,7 @@ public record NodeLoad(NodeId node, List<PartitionLoad> partitions, long hotKeyR
     List<PartitionLoad> partitions = new ArrayList<>(Math.min(n, 1 << 16));
     for (int i = 0; i < n; i++) {
       int partition = r.i32();
-      PartitionState state = PartitionState.ofCode(r.i8());
+      String state = PartitionState.ofCode(r.i8()).name();
       partitions.add(new PartitionLoad(partition, state, r.i64(), r.i64(), r.i64(), r.i64(),
           r.i64(), r.i64(), r.i64(), r.i64(), r.i64(), r.i64()));
     }

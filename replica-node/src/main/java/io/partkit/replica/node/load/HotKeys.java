@@ -1,4 +1,4 @@
-package io.partkit.kvstore.load;
+package io.partkit.replica.node.load;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -32,7 +32,7 @@ public final class HotKeys {
   static final int MAX_MAP_SIZE = 256;
   static final int MAX_KEY_BYTES = 256;
   /** At most this many keys in a report: the hottest ones. */
-  static final int MAX_REPORTED = 16;
+  public static final int MAX_REPORTED = 16;
 
   private final long windowNanos;
   private ItemsSketch<SketchedKey> current = new ItemsSketch<>(MAX_MAP_SIZE);

@@ -1,0 +1,16 @@
+/**
+ * What a node of either store measures of the requests it serves, and how it is read: {@link
+ * io.partkit.replica.node.load.LoadMeters} (Micrometer meters per partition and per node, one set
+ * of names for both stores, and the hot-key sketch), {@link io.partkit.replica.node.load.HotKeys}
+ * (Apache DataSketches' frequent-items sketch over time windows), {@link
+ * io.partkit.replica.node.load.NodeLoad} (one node's load view: per partition, its requests,
+ * bytes and keys; its hottest keys) and {@link io.partkit.replica.node.load.ClusterLoad} (every
+ * node's view of one table, turned into the {@code PartitionLoads} a load-aware strategy takes).
+ *
+ * <p>Plain data and counting only: no sockets, no encoding. Each store's node decides what it
+ * served and when a partition's meters come and go, and encodes the view in its own wire form
+ * (the replica node's {@code Codec}, the kvstore's {@code LoadAnswer}). It lives in the replica
+ * node's module because the kvstore is becoming a driver of the replica core: the kvstore
+ * depends on this module, never the other way.
+ */
+package io.partkit.replica.node.load;

@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.partkit.kvstore.KvEntry;
 import io.partkit.kvstore.KvLimits;
-import io.partkit.kvstore.KvSecret;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.kvstore.load.ClusterLoad;
 import io.partkit.kvstore.load.NodeLoad;
 import io.partkit.kvstore.wire.KvReply;
@@ -36,7 +36,7 @@ final class RoutingKvClient implements KvClient {
   private final Supplier<PartitionAssignment> tables;
   private final Function<NodeId, String> addresses;
   private final Duration requestTimeout;
-  private final KvSecret secret;
+  private final SharedSecret secret;
   private final long retryBudgetNanos;
   private final AtomicReference<PartitionAssignment> table = new AtomicReference<>();
   private final NodeConnectionPool pool;

@@ -28,6 +28,7 @@ import io.partkit.replica.Record.Snapshotted;
 import io.partkit.replica.Record.Split;
 import io.partkit.replica.Record.Written;
 import io.partkit.replica.Role;
+import io.partkit.replica.node.access.LoginHandshake;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -51,8 +52,8 @@ import java.util.TreeSet;
  * Malformed}) instead of allocating what a corrupt length asks for.
  *
  * <p>A frame is an {@link Envelope} of a core {@link Message}, or one of the driver's own {@link
- * Frame}s: a connection's {@link Frame.Hello}, and a client's table request and its answer, which
- * the core knows nothing of.
+ * Frame}s: a connection's login ({@link LoginHandshake}) and {@link Frame.Hello}, and a client's
+ * table request and its answer, which the core knows nothing of.
  *
  * <p>Records keep their tags for good, since a log outlives the build that wrote it: a new shape
  * of a record gets a new tag, and the old tag is still read. Frames need no such care (the
@@ -81,6 +82,9 @@ final class Codec {
   private static final byte HELLO = 20;
   private static final byte TABLE_REQUEST = 21;
   private static final byte TABLE = 22;
+  private static final byte LOGIN_HELLO = 23;
+  private static final byte LOGIN_PROOF = 24;
+  private static final byte LOGIN_RESULT = 25;
 
   // Record tags 1 and 4 are the shapes before partitions were numbered (no modulus): still read,
   // as numbered at 0, so a log written by an earlier build replays; never written.
@@ -115,18 +119,24 @@ final class Codec {
         out.d.writeInt(e.to());
         message(out, e.message());
       } else if (frame instanceof Frame.Hello h) {
-        out.d.writeInt(h.id());
-        out.d.writeInt(0);
-        out.d.writeByte(HELLO);
+        driverFrame(out, h.id(), HELLO);
+      } else if (frame instanceof LoginHandshake.Hello h) {
+        driverFrame(out, 0, LOGIN_HELLO);
+        out.d.writeInt(h.version());
+        out.d.writeBoolean(h.auth());
+        raw(out, h.challenge());
+      } else if (frame instanceof Frame.Proof p) {
+        driverFrame(out, 0, LOGIN_PROOF);
+        raw(out, p.proof());
+      } else if (frame instanceof LoginHandshake.Result r) {
+        driverFrame(out, 0, LOGIN_RESULT);
+        out.d.writeBoolean(r.accepted());
+        string(out, r.why());
       } else if (frame instanceof Frame.TableRequest t) {
-        out.d.writeInt(0);
-        out.d.writeInt(0);
-        out.d.writeByte(TABLE_REQUEST);
+        driverFrame(out, 0, TABLE_REQUEST);
         out.d.writeLong(t.id());
       } else if (frame instanceof Frame.Table t) {
-        out.d.writeInt(0);
-        out.d.writeInt(0);
-        out.d.writeByte(TABLE);
+        driverFrame(out, 0, TABLE);
         out.d.writeLong(t.id());
         out.d.writeBoolean(t.settled());
         out.d.writeInt(t.rows().size());
@@ -146,6 +156,16 @@ final class Codec {
     return out.bytes();
   }
 
+  /**
+   * The head of a driver's frame: an envelope's place for its sender ({@code from}: a hello's
+   * endpoint, else 0) and receiver (0), then the frame's tag where a message's goes.
+   */
+  private static void driverFrame(Out out, int from, byte tag) throws IOException {
+    out.d.writeInt(from);
+    out.d.writeInt(0);
+    out.d.writeByte(tag);
+  }
+
   /** The envelope or {@link Frame} in {@code bytes}. */
   static Object decode(byte[] bytes) throws Malformed {
     In in = new In(bytes);
@@ -156,6 +176,10 @@ final class Codec {
       Object frame;
       switch (tag) {
         case HELLO -> frame = new Frame.Hello(from);
+        case LOGIN_HELLO -> frame = new LoginHandshake.Hello(in.b.getInt(), in.bool(),
+            in.nonNullRaw());
+        case LOGIN_PROOF -> frame = new Frame.Proof(in.nonNullRaw());
+        case LOGIN_RESULT -> frame = new LoginHandshake.Result(in.bool(), in.nonNullString());
         case TABLE_REQUEST -> frame = new Frame.TableRequest(in.b.getLong());
         case TABLE -> {
           long id = in.b.getLong();
@@ -504,6 +528,11 @@ final class Codec {
     out.d.write(a);
   }
 
+  private static void raw(Out out, byte[] a) throws IOException {
+    out.d.writeInt(a.length);
+    out.d.write(a);
+  }
+
   private static void string(Out out, String s) throws IOException {
     if (s == null) {
       out.d.writeInt(-1);
@@ -579,6 +608,22 @@ final class Codec {
       Bytes v = bytes();
       if (v == null) {
         throw new Malformed("a missing key or value");
+      }
+      return v;
+    }
+
+    byte[] nonNullRaw() throws Malformed {
+      byte[] a = raw();
+      if (a == null) {
+        throw new Malformed("missing bytes of a login");
+      }
+      return a;
+    }
+
+    String nonNullString() throws Malformed {
+      String v = string();
+      if (v == null) {
+        throw new Malformed("a missing reason of a login's result");
       }
       return v;
     }

@@ -41,7 +41,7 @@ class ReplicaNodeCloseTest {
       List<String> failures = Collections.synchronizedList(new ArrayList<>());
       ReplicaNode node = ReplicaNode.node(0, List.of(new InetSocketAddress("127.0.0.1", 0)),
           List.of(new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort())), data,
-          Timing.DEFAULT, Wal.COMPACT_BYTES, line -> { },
+          Timing.DEFAULT, Wal.COMPACT_BYTES, ConnectionPolicy.OPEN, line -> { },
           (why, status) -> failures.add("exit " + status + ": " + why));
       Configurer configurer = new Configurer(node.address());
       Thread driving = new Thread(configurer, "configurer");

@@ -103,7 +103,9 @@ final class Link implements AutoCloseable {
             socket = s;
             s.connect(address, CONNECT_TIMEOUT_MILLIS);
             out = stream(s);
-            s.setSoTimeout(CONNECT_TIMEOUT_MILLIS); // the login's answers, not the peer's silence
+            // as long as the peer gives a login: at a cold start of every process at once the
+            // first logins (the first HMAC, the first random challenge) took over a second
+            s.setSoTimeout(Math.toIntExact(ConnectionLimits.DEFAULT.loginTimeout().toMillis()));
             LoginHandshake.answer(Frame.peerFrames(new DataInputStream(new BufferedInputStream(
                 s.getInputStream(), 512)), out), secret, address);
             s.setSoTimeout(0);

@@ -138,15 +138,4 @@ final class ConnectionGate {
   synchronized long evictions() {
     return evicted;
   }
-
-  /** How many connections from {@code from} are logging in (tests). */
-  synchronized int loggingInFrom(InetAddress from) {
-    LinkedHashSet<Login> there = pendingFrom.get(from);
-    return there == null ? 0 : there.size();
-  }
-
-  /** Whether {@code login} still waits for its login (tests). */
-  synchronized boolean isPending(Login login) {
-    return pending.contains(login);
-  }
 }

@@ -9,7 +9,7 @@ import java.time.Duration;
  * refused with a definite answer. Before login, on a node with a secret, a connection has its
  * own budget: at most {@code maxUnauthenticated} at once and {@code maxUnauthenticatedPerAddress}
  * from one source address (beyond them a new connection takes the place of the oldest one still
- * logging in, of its own address first, which is closed: see {@link ConnectionGate}), {@code
+ * logging in, of its own address first, which is closed: see {@link Admission}), {@code
  * loginTimeout} to prove the secret from its accept, however slowly it sends, and frames of at
  * most {@link LoginHandshake#MAX_FRAME} bytes. A connection that sends nothing for {@code
  * idleTimeout} is closed. Frame bodies are read as their bytes arrive, never allocated whole

@@ -4,8 +4,10 @@
  * partition's {@link io.partkit.kvstore.PartitionState} and {@link
  * io.partkit.kvstore.PartitionStatus} on a node, one key and its value as a scan returns them
  * ({@link io.partkit.kvstore.KvEntry}), the largest key, value and frame ({@link
- * io.partkit.kvstore.KvLimits}), the cluster's {@link io.partkit.kvstore.KvSecret}, and the form
- * of the nodes' and the executor's event lines ({@link io.partkit.kvstore.EventLine}).
+ * io.partkit.kvstore.KvLimits}), and the form of the nodes' and the executor's event lines ({@link
+ * io.partkit.kvstore.EventLine}). The cluster's secret, its login handshake and the connection
+ * limits are a replica node's ({@code io.partkit.replica.node.access}), shared by both kinds of
+ * node.
  *
  * <p>The parts are its subpackages, in layers: each imports only the layers below it, so no two
  * packages import each other ({@code PackageLayersTest} holds the sources to this list).

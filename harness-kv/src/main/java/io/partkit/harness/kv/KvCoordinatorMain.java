@@ -7,7 +7,7 @@ import io.partkit.coordinator.MetadataStores;
 import io.partkit.coordinator.RebalancePlan;
 import io.partkit.coordinator.etcd.EtcdMetadataStores;
 import io.partkit.kvstore.EventLine;
-import io.partkit.kvstore.KvSecret;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.kvstore.migration.KvMigrationExecutor;
 import io.partkit.kvstore.migration.MigrationStep;
 import io.partkit.spi.Member;
@@ -80,7 +80,7 @@ public final class KvCoordinatorMain {
     // A node that left keeps its address here: a migration off it may still need it to drop.
     KvMigrationExecutor.Builder executorBuilder = KvMigrationExecutor.builder();
     if (o.containsKey("--secret-file")) {
-      executorBuilder.secret(KvSecret.read(Path.of(o.get("--secret-file"))));
+      executorBuilder.secret(SharedSecret.read(Path.of(o.get("--secret-file"))));
     }
     if (o.containsKey("--replica-timeout-ms")) { // the nodes' (KvSystem validated it)
       executorBuilder.replicaTimeout(

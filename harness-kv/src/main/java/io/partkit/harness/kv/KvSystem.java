@@ -19,7 +19,7 @@ import io.partkit.harness.system.OptionValues;
 import io.partkit.harness.system.PlacementCheck;
 import io.partkit.harness.system.Outcome;
 import io.partkit.harness.system.SystemContext;
-import io.partkit.kvstore.KvSecret;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
 import io.partkit.kvstore.client.KvClient;
@@ -102,7 +102,7 @@ final class KvSystem extends NodeProcessSystem
   private final Set<String> members = new TreeSet<>();
   private Path storeFile;
   /** The run's shared secret: every node, the coordinator and the clients prove it. */
-  private KvSecret secret;
+  private SharedSecret secret;
   private Path secretFile;
   private int partitions;
   private int replicas;
@@ -194,7 +194,7 @@ final class KvSystem extends NodeProcessSystem
     this.secretFile = ctx.dir().resolve("data").resolve("secret");
     try {
       Files.createDirectories(storeFile.getParent());
-      this.secret = KvSecret.generate(secretFile);
+      this.secret = SharedSecret.generate(secretFile);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -16,8 +16,11 @@ import io.partkit.replica.Timing;
 import io.partkit.replica.node.ReplicaClient;
 import io.partkit.replica.node.ReplicaCoordinatorMain;
 import io.partkit.replica.node.ReplicaNodeMain;
+import io.partkit.replica.node.access.SharedSecret;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,6 +40,10 @@ import java.util.stream.Collectors;
  * decides configurations and answers clients' table requests. Clients are {@link ReplicaClient}s:
  * a key's partition goes to the primary the control's table names, asked again after a refusal
  * or a timeout.
+ *
+ * <p>Each run has a fresh shared secret ({@code data/secret}, {@link SharedSecret}): every node,
+ * control and client proves it ({@code --secret-file}), so the processes may listen on any
+ * address the runtime gives them.
  *
  * <p>Faults: {@code kill} ({@code kill -9}, restarted on heal with the same log) and {@code pause}
  * of data nodes and of the control, which {@link #leader()} names, so that the nemesis picks it
@@ -105,6 +112,8 @@ final class ReplicaSystem extends NodeProcessSystem
   private MetadataStore metadata;
   /** With {@code metadata=coordinator}: the control is a partkit coordinator's process. */
   private boolean coordinated;
+  /** The run's shared secret: every node, control and client proves it. */
+  private SharedSecret secret;
 
   ReplicaSystem() {
     super("replica");
@@ -145,6 +154,13 @@ final class ReplicaSystem extends NodeProcessSystem
       controls.put(c, new InetSocketAddress(runtime().host(c), runtime().port(c, "replica",
           PORT)));
     }
+    Path secretFile = ctx.dir().resolve("data").resolve("secret");
+    try {
+      Files.createDirectories(secretFile.getParent());
+      secret = SharedSecret.generate(secretFile);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
     String nodeList = addresses.stream().map(a -> a.getHostString() + ":" + a.getPort())
         .collect(Collectors.joining(","));
     String controlList = controls.values().stream()
@@ -157,7 +173,8 @@ final class ReplicaSystem extends NodeProcessSystem
       commands.put(n, JavaCommand.of("128m", flags, ReplicaNodeMain.class, List.of("--role",
           "node", "--id", Integer.toString(i), "--data", data.toString(), "--nodes", nodeList,
           "--control", controlList, "--timing", timing, "--compact-bytes",
-          Integer.toString(ctx.options().integer("compact-bytes")))));
+          Integer.toString(ctx.options().integer("compact-bytes")), "--secret-file",
+          secretFile.toString())));
     }
     for (Map.Entry<String, InetSocketAddress> c : controls.entrySet()) {
       if (coordinated) {
@@ -169,13 +186,14 @@ final class ReplicaSystem extends NodeProcessSystem
                 Integer.toString(partitions), "--replicas", Integer.toString(replicas),
                 "--timing", timing, "--strategy",
                 strategy.equals(CORE_PLACEMENT) ? "fixed" : strategy, "--step-timeout-ms",
-                Integer.toString(STEP_TIMEOUT_MILLIS))));
+                Integer.toString(STEP_TIMEOUT_MILLIS), "--secret-file", secretFile.toString())));
         continue;
       }
       List<String> controlArgs = new ArrayList<>(List.of("--role", "control", "--nodes",
           nodeList, "--control", c.getValue().getHostString() + ":" + c.getValue().getPort(),
           "--partitions", Integer.toString(partitions), "--replicas",
-          Integer.toString(replicas), "--timing", timing));
+          Integer.toString(replicas), "--timing", timing, "--secret-file",
+          secretFile.toString()));
       if (etcd) {
         controlArgs.addAll(List.of("--store", "etcd:" + String.join(",",
             metadataCluster.clientUrls()), "--store-prefix", ETCD_PREFIX, "--name", c.getKey()));
@@ -361,7 +379,7 @@ final class ReplicaSystem extends NodeProcessSystem
   }
 
   private ReplicaClient client() {
-    return new ReplicaClient(List.copyOf(controls.values()), addresses, requestTimeout);
+    return new ReplicaClient(List.copyOf(controls.values()), addresses, requestTimeout, secret);
   }
 
   /** Stops the processes, then the controls' store. */

@@ -2,7 +2,7 @@ package io.partkit.kvstore.client;
 
 import static java.util.Objects.requireNonNull;
 
-import io.partkit.kvstore.KvSecret;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.kvstore.PartitionStatus;
 import io.partkit.kvstore.load.LoadAnswer;
 import io.partkit.kvstore.wire.KvNodeClient;
@@ -48,7 +48,7 @@ public interface KvClient extends AutoCloseable {
    *     not positive
    */
   static PartitionStatus partitionStatus(String hostAndPort, int partition, Duration timeout,
-      KvSecret secret) throws IOException {
+      SharedSecret secret) throws IOException {
     try (KvNodeClient node = KvNodeClient.connect(hostAndPort, timeout, secret)) {
       return node.status(partition);
     }
@@ -62,7 +62,7 @@ public interface KvClient extends AutoCloseable {
    * @throws IOException if the node could not be reached or did not answer within
    *     {@code timeout}
    */
-  static NodeLoad nodeLoad(String hostAndPort, Duration timeout, KvSecret secret)
+  static NodeLoad nodeLoad(String hostAndPort, Duration timeout, SharedSecret secret)
       throws IOException {
     try (TcpNodeClient node = new TcpNodeClient(Wire.parseAddress(hostAndPort), timeout,
         secret)) {
@@ -79,7 +79,7 @@ public interface KvClient extends AutoCloseable {
    * @throws IOException if the node could not be reached or did not answer within
    *     {@code timeout}
    */
-  static ReceivedCopies receivedCopies(String hostAndPort, Duration timeout, KvSecret secret)
+  static ReceivedCopies receivedCopies(String hostAndPort, Duration timeout, SharedSecret secret)
       throws IOException {
     try (TcpNodeClient node = new TcpNodeClient(Wire.parseAddress(hostAndPort), timeout,
         secret)) {
@@ -174,7 +174,7 @@ public interface KvClient extends AutoCloseable {
     Function<NodeId, String> addresses;
     Duration requestTimeout = Duration.ofSeconds(5);
     Duration retryBudget = Duration.ofSeconds(15);
-    KvSecret secret;
+    SharedSecret secret;
     /** Which partitions a scan asks; tests set an ordered fake ({@link ScanCoverage}). */
     ScanCoverage scanCoverage = ScanCoverage.DEFAULT;
     final java.util.Map<java.nio.ByteBuffer, KeySpreading.Spread> spread = KeySpreading.table();
@@ -239,8 +239,8 @@ public interface KvClient extends AutoCloseable {
       return this;
     }
 
-    /** The cluster's shared secret, proven to every node that asks for it ({@link KvSecret}). */
-    public Builder secret(KvSecret secret) {
+    /** The cluster's shared secret, proven to every node that asks for it. */
+    public Builder secret(SharedSecret secret) {
       this.secret = requireNonNull(secret, "secret");
       return this;
     }

@@ -4,13 +4,13 @@ import static java.util.Objects.requireNonNull;
 
 import io.partkit.kvstore.KvEntry;
 import io.partkit.kvstore.KvLimits;
-import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.load.LoadAnswer;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.NodeConnection;
 import io.partkit.kvstore.wire.NodeConnectionPool;
 import io.partkit.kvstore.wire.ScanPage;
 import io.partkit.kvstore.wire.Wire;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.replica.node.load.ClusterLoad;
 import io.partkit.replica.node.load.NodeLoad;
 import io.partkit.spi.NodeId;
@@ -37,7 +37,7 @@ final class RoutingKvClient implements KvClient {
   private final Supplier<PartitionAssignment> tables;
   private final Function<NodeId, String> addresses;
   private final Duration requestTimeout;
-  private final KvSecret secret;
+  private final SharedSecret secret;
   private final long retryBudgetNanos;
   private final AtomicReference<PartitionAssignment> table = new AtomicReference<>();
   private final NodeConnectionPool pool;

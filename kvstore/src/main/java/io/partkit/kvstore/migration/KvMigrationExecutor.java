@@ -2,7 +2,7 @@ package io.partkit.kvstore.migration;
 
 import static java.util.Objects.requireNonNull;
 
-import io.partkit.kvstore.KvSecret;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
 import io.partkit.kvstore.node.KvNode;
@@ -771,12 +771,12 @@ public final class KvMigrationExecutor implements MigrationExecutor.ReportsLostR
     Duration replicaTimeout = KvNode.REPLICA_TIMEOUT;
     BiConsumer<Migration, MigrationStep> listener = (m, s) -> { };
     java.util.function.Consumer<String> events = line -> { };
-    KvSecret secret;
+    SharedSecret secret;
 
     Builder() {}
 
-    /** The cluster's shared secret, proven to every node that asks for it ({@link KvSecret}). */
-    public Builder secret(KvSecret secret) {
+    /** The cluster's shared secret, proven to every node that asks for it. */
+    public Builder secret(SharedSecret secret) {
       this.secret = requireNonNull(secret, "secret");
       return this;
     }

@@ -1,6 +1,6 @@
 package io.partkit.kvstore.migration;
 
-import io.partkit.kvstore.KvSecret;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
 import io.partkit.kvstore.wire.KvReply.Status;
@@ -47,7 +47,7 @@ final class NodeCalls implements AutoCloseable {
   static final Duration GLANCE_TIMEOUT = Duration.ofMillis(500);
 
   NodeCalls(Function<NodeId, String> addresses, Duration stepTimeout, Duration requestTimeout,
-      Duration copyTimeout, KvSecret secret) {
+      Duration copyTimeout, SharedSecret secret) {
     this.addresses = addresses;
     this.stepTimeoutNanos = stepTimeout.toNanos();
     this.requestConnections = new NodeConnectionPool(requestTimeout, secret);

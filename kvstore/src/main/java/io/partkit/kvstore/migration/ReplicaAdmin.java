@@ -1,6 +1,6 @@
 package io.partkit.kvstore.migration;
 
-import io.partkit.kvstore.KvSecret;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
@@ -29,13 +29,13 @@ public final class ReplicaAdmin {
 
   private final Duration timeout;
   private final Duration copyTimeout;
-  private final KvSecret secret;
+  private final SharedSecret secret;
 
   /**
    * @param timeout how long one step may take on a node
    * @param copyTimeout how long a backup may take to catch up (one call copies the partition)
    */
-  public ReplicaAdmin(Duration timeout, Duration copyTimeout, KvSecret secret) {
+  public ReplicaAdmin(Duration timeout, Duration copyTimeout, SharedSecret secret) {
     this.timeout = timeout;
     this.copyTimeout = copyTimeout;
     this.secret = secret;

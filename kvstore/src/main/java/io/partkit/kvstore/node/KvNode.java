@@ -1,9 +1,10 @@
 package io.partkit.kvstore.node;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
+import io.partkit.replica.node.access.ConnectionLimits;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.replica.node.load.NodeLoad;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
@@ -62,11 +63,11 @@ public interface KvNode extends AutoCloseable {
 
   /**
    * Starts a node listening on {@code bind} that admits only peers proving {@code secret}
-   * (clients, other nodes, the migration executor: give each the same {@link KvSecret}).
+   * (clients, other nodes, the migration executor: give each the same {@link SharedSecret}).
    *
    * @throws IOException if the data directory cannot be read or the address is taken
    */
-  static KvNode start(NodeId id, Path dataDir, InetSocketAddress bind, KvSecret secret)
+  static KvNode start(NodeId id, Path dataDir, InetSocketAddress bind, SharedSecret secret)
       throws IOException {
     return TcpKvNode.start(id, dataDir, bind, UnsafeTestFault.NONE, ConnectionLimits.DEFAULT,
         java.util.Objects.requireNonNull(secret, "secret"));
@@ -88,12 +89,12 @@ public interface KvNode extends AutoCloseable {
   }
 
   /**
-   * As {@link #start(NodeId, Path, InetSocketAddress, KvSecret)}, with the node's meters on
+   * As {@link #start(NodeId, Path, InetSocketAddress, SharedSecret)}, with the node's meters on
    * {@code registry}.
    *
    * @throws IOException if the data directory cannot be read or the address is taken
    */
-  static KvNode start(NodeId id, Path dataDir, InetSocketAddress bind, KvSecret secret,
+  static KvNode start(NodeId id, Path dataDir, InetSocketAddress bind, SharedSecret secret,
       MeterRegistry registry) throws IOException {
     return TcpKvNode.start(id, dataDir, bind, UnsafeTestFault.NONE, ConnectionLimits.DEFAULT,
         java.util.Objects.requireNonNull(secret, "secret"),

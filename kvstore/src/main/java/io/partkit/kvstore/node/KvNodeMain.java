@@ -1,7 +1,8 @@
 package io.partkit.kvstore.node;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.partkit.kvstore.KvSecret;
+import io.partkit.replica.node.access.ConnectionLimits;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
 import java.io.InputStream;
@@ -101,7 +102,8 @@ public final class KvNodeMain {
           new InetSocketAddress(options.getOrDefault("--host", "127.0.0.1"),
               Integer.parseInt(options.getOrDefault("--port", "0"))),
           UnsafeTestFault.parse(options.getOrDefault("--unsafe-test-fault", "none")),
-          ConnectionLimits.DEFAULT, secretFile == null ? null : KvSecret.read(Path.of(secretFile)),
+          ConnectionLimits.DEFAULT,
+          secretFile == null ? null : SharedSecret.read(Path.of(secretFile)),
           new SimpleMeterRegistry(), replicaTimeout,
           options.containsKey("--suspect-after-ms")
               ? millis("--suspect-after-ms", options.get("--suspect-after-ms"))

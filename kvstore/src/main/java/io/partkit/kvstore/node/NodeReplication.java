@@ -15,7 +15,7 @@ import static io.partkit.kvstore.wire.Wire.ROLE_PRIMARY_ADDING;
 import static io.partkit.kvstore.wire.Wire.ROLE_PRIMARY_SHRINK;
 import static io.partkit.kvstore.wire.Wire.parseAddress;
 
-import io.partkit.kvstore.KvSecret;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.node.ReplicaLinks.Answer;
 import io.partkit.kvstore.wire.KvReply.Status;
@@ -46,7 +46,7 @@ final class NodeReplication {
   private final NodeId id;
   private final WriteAheadLog log;
   private final ReplicaLinks links;
-  private final KvSecret secret; // null: admit every peer (loopback only)
+  private final SharedSecret secret; // null: admit every peer (loopback only)
   /** What the node pulled in to create copies (a catch-up's pages count too). */
   private final CopiesReceived received;
   /**
@@ -60,7 +60,7 @@ final class NodeReplication {
    */
   private final NodeEvents events;
 
-  NodeReplication(NodeId id, WriteAheadLog log, ReplicaLinks links, KvSecret secret,
+  NodeReplication(NodeId id, WriteAheadLog log, ReplicaLinks links, SharedSecret secret,
       CopiesReceived received, java.time.Duration suspectAfter, NodeEvents events) {
     this.id = id;
     this.events = events;

@@ -1,6 +1,6 @@
 package io.partkit.kvstore.node;
 
-import io.partkit.kvstore.KvSecret;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.NodeConnection;
@@ -65,7 +65,7 @@ final class ReplicaLinks implements AutoCloseable {
   /** Told of an Error on a call thread (the node stops): a future would only carry it. */
   private volatile java.util.function.Consumer<Error> onError = e -> { };
 
-  ReplicaLinks(Duration timeout, KvSecret secret) {
+  ReplicaLinks(Duration timeout, SharedSecret secret) {
     this.pool = new NodeConnectionPool(timeout, secret);
     this.timeoutMillis = timeout.toMillis();
   }

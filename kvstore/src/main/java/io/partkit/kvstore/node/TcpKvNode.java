@@ -14,7 +14,9 @@ import static io.partkit.kvstore.node.LogRecords.stateRecord;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.partkit.kvstore.KvLimits;
-import io.partkit.kvstore.KvSecret;
+import io.partkit.replica.node.access.Admission;
+import io.partkit.replica.node.access.ConnectionLimits;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
 import io.partkit.kvstore.load.LoadAnswer;
@@ -36,7 +38,6 @@ import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -55,9 +56,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -87,17 +85,14 @@ final class TcpKvNode implements KvNode {
   private final java.util.concurrent.atomic.AtomicReference<Error> stoppedBy =
       new java.util.concurrent.atomic.AtomicReference<>();
   private final UnsafeTestFault fault;
-  private final ConnectionLimits limits;
-  private final ConnectionGate gate;
-  /** Closes connections that have not logged in within the limit (one thread per node). */
-  private final ScheduledExecutorService loginDeadlines;
+  /** Counts connections against the node's limits and logs them in (with a secret). */
+  private final Admission admission;
   /**
    * The connections' threads, reused: under a flood of connections that never log in, each of
    * which a newer one evicts, starting a thread per connection was most of the cost of an accept,
    * and the accept rate is what a real login waits on. Bounded by the connection budgets.
    */
   private final ExecutorService connectionThreads;
-  private final KvSecret secret; // null: admit every peer (loopback only)
   private final ReplicaLinks links;
   private final NodeSplits splits;
   private final NodeReplication replication;
@@ -117,7 +112,7 @@ final class TcpKvNode implements KvNode {
   public static final String IGNORE_LOG_REACH = "--ignore-log-reach";
 
   private TcpKvNode(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
-      ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout,
+      ConnectionLimits limits, SharedSecret secret, MeterRegistry registry, Duration replicaTimeout,
       Duration suspectAfter, NodeEvents events, boolean ignoreLogReach) throws IOException {
     if (replicaTimeout.isNegative() || replicaTimeout.isZero()) {
       throw new IllegalArgumentException("node " + id + ": the replica timeout must be positive,"
@@ -129,17 +124,11 @@ final class TcpKvNode implements KvNode {
           + " positive and shorter than the replica timeout (" + replicaTimeout.toMillis()
           + " ms), not " + suspectAfter.toMillis() + " ms");
     }
-    if (secret == null && !bind.getAddress().isLoopbackAddress()) {
-      throw new IllegalArgumentException("node " + id + " would listen on " + bind
-          + " with no shared secret: anyone who reaches it could fence, drop or overwrite"
-          + " partitions; give it the cluster's secret (--secret-file FILE) or bind loopback");
-    }
+    Admission admission = new Admission("node " + id, bind, limits, secret);
     this.id = id;
     this.ignoreLogReach = ignoreLogReach;
     this.fault = fault;
-    this.limits = limits;
-    this.gate = new ConnectionGate(limits);
-    this.secret = secret;
+    this.admission = admission;
     this.links = new ReplicaLinks(replicaTimeout, secret);
     this.copySources = new NodeConnectionPool(PEER_TIMEOUT, secret);
     Files.createDirectories(dataDir);
@@ -171,11 +160,6 @@ final class TcpKvNode implements KvNode {
       t.setDaemon(true);
       return t;
     });
-    this.loginDeadlines = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "kvnode-" + id + "-login-deadlines");
-      t.setDaemon(true);
-      return t;
-    });
   }
 
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind) throws IOException {
@@ -189,7 +173,7 @@ final class TcpKvNode implements KvNode {
   }
 
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
-      ConnectionLimits limits, KvSecret secret) throws IOException {
+      ConnectionLimits limits, SharedSecret secret) throws IOException {
     return start(id, dataDir, bind, fault, limits, secret, new SimpleMeterRegistry());
   }
 
@@ -198,7 +182,7 @@ final class TcpKvNode implements KvNode {
    * (the benchmark's baseline; its LOAD answer then has key counts only).
    */
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
-      ConnectionLimits limits, KvSecret secret, MeterRegistry registry) throws IOException {
+      ConnectionLimits limits, SharedSecret secret, MeterRegistry registry) throws IOException {
     return start(id, dataDir, bind, fault, limits, secret, registry, REPLICA_TIMEOUT);
   }
 
@@ -208,7 +192,7 @@ final class TcpKvNode implements KvNode {
    * reported to the coordinator sooner; too short for the network: healthy backups are suspected).
    */
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
-      ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout)
+      ConnectionLimits limits, SharedSecret secret, MeterRegistry registry, Duration replicaTimeout)
       throws IOException {
     return start(id, dataDir, bind, fault, limits, secret, registry, replicaTimeout,
         KvNode.defaultSuspectAfter(replicaTimeout));
@@ -220,7 +204,7 @@ final class TcpKvNode implements KvNode {
    * without it, which ends the wait of the write that was waiting on it.
    */
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
-      ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout,
+      ConnectionLimits limits, SharedSecret secret, MeterRegistry registry, Duration replicaTimeout,
       Duration suspectAfter) throws IOException {
     return start(id, dataDir, bind, fault, limits, secret, registry, replicaTimeout, suspectAfter,
         System.err::println);
@@ -231,7 +215,7 @@ final class TcpKvNode implements KvNode {
    * suspicions, shrinks) to {@code events} instead of standard error (a test reads them).
    */
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
-      ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout,
+      ConnectionLimits limits, SharedSecret secret, MeterRegistry registry, Duration replicaTimeout,
       Duration suspectAfter, java.util.function.Consumer<String> events) throws IOException {
     return start(id, dataDir, bind, fault, limits, secret, registry, replicaTimeout, suspectAfter,
         events, false);
@@ -242,7 +226,7 @@ final class TcpKvNode implements KvNode {
    * its reach ({@link #IGNORE_LOG_REACH}: what an operator who accepts a loss asks for).
    */
   static TcpKvNode start(NodeId id, Path dataDir, InetSocketAddress bind, UnsafeTestFault fault,
-      ConnectionLimits limits, KvSecret secret, MeterRegistry registry, Duration replicaTimeout,
+      ConnectionLimits limits, SharedSecret secret, MeterRegistry registry, Duration replicaTimeout,
       Duration suspectAfter, java.util.function.Consumer<String> events, boolean ignoreLogReach)
       throws IOException {
     TcpKvNode node = new TcpKvNode(id, dataDir, bind, fault, limits, secret, registry,
@@ -528,30 +512,19 @@ final class TcpKvNode implements KvNode {
       Socket socket = null;
       try {
         socket = server.accept();
-        InetAddress from = socket.getInetAddress();
         socket.setTcpNoDelay(true);
-        socket.setSoTimeout(Math.toIntExact((secret == null ? limits.idleTimeout()
-            : limits.loginTimeout()).toMillis()));
-        // with a secret, a connection is counted apart until it logs in, and takes the place of
-        // an older one still logging in when the budget is spent (see ConnectionGate); without
-        // one, it is admitted at once. Counted last: nothing below can throw before the thread
-        // that gives the slot back owns it.
-        ConnectionGate.Login login = null;
-        if (secret == null) {
-          if (!gate.admit()) {
-            socket.close(); // over the cap: the client sees the connection end and may retry
-            continue;
-          }
-        } else {
-          login = gate.enterLogin(from, socket);
+        // Counted last: nothing below can throw before the thread that gives the slot back owns
+        // it (see Admission.enter).
+        Admission.Entry entry = admission.enter(socket);
+        if (entry == null) {
+          continue; // over the cap, closed: the client sees the connection end and may retry
         }
         connections.add(socket);
         Socket accepted = socket;
-        ConnectionGate.Login loggingIn = login;
         try {
-          connectionThreads.execute(() -> serve(accepted, loggingIn));
+          connectionThreads.execute(() -> serve(accepted, entry));
         } catch (RuntimeException | OutOfMemoryError e) {
-          leave(login);
+          admission.leave(entry);
           throw e;
         }
       } catch (IOException | RuntimeException | OutOfMemoryError e) {
@@ -569,15 +542,6 @@ final class TcpKvNode implements KvNode {
     }
   }
 
-  /** Gives back the slot of a connection whose thread never started. */
-  private void leave(ConnectionGate.Login login) {
-    if (login == null) {
-      gate.release();
-    } else {
-      gate.leaveLogin(login);
-    }
-  }
-
   private static void closeQuietly(Socket socket) {
     try {
       socket.close();
@@ -586,48 +550,14 @@ final class TcpKvNode implements KvNode {
     }
   }
 
-  private void serve(Socket socket, ConnectionGate.Login login) {
-    boolean admitted = secret == null;
+  private void serve(Socket socket, Admission.Entry entry) {
     try (socket) {
       // small buffers: a connection's fixed cost, times maxConnections
       InputStream in = new BufferedInputStream(socket.getInputStream(), 8192);
       OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 8192);
-      if (secret != null) {
-        // the login deadline runs from the accept, however slowly the peer sends its bytes
-        ScheduledFuture<?> deadline;
-        try {
-          deadline = loginDeadlines.schedule(() -> closeQuietly(socket),
-              limits.loginTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-          gate.leaveLogin(login);
-          return; // the node is closing
-        }
-        boolean[] result = {false}; // admitted
-        try {
-          Handshake.greet(in, out, secret, () -> {
-            Boolean taken = gate.loggedIn(login);
-            if (taken == null) {
-              // evicted as the proof arrived: closed, so the peer sees no answer and tries again
-              throw new Evicted();
-            }
-            result[0] = taken;
-            return taken;
-          });
-        } catch (IOException | Evicted e) {
-          // not one of the cluster's, too slow, evicted, or over the cap: closed before requests
-          return;
-        } finally {
-          deadline.cancel(false);
-          admitted = result[0];
-          gate.leaveLogin(login); // a no-op once it logged in or was evicted
-        }
-        socket.setSoTimeout(Math.toIntExact(limits.idleTimeout().toMillis()));
-      } else {
-        try {
-          Handshake.greet(in, out, null);
-        } catch (IOException e) {
-          return;
-        }
+      if (!admission.login(entry, Handshake.nodeFrames(in, out))) {
+        // not one of the cluster's, too slow, evicted, or over the cap: closed before requests
+        return;
       }
       byte[] body;
       while ((body = Wire.readFrame(in)) != null) {
@@ -663,16 +593,7 @@ final class TcpKvNode implements KvNode {
       stopOnError(e, "reading or answering a request"); // the heap is gone for every request
     } finally {
       connections.remove(socket);
-      if (admitted) {
-        gate.release();
-      }
-    }
-  }
-
-  /** A connection evicted by a newer one while its proof was being checked (see serve). */
-  private static final class Evicted extends RuntimeException {
-    Evicted() {
-      super(null, null, false, false);
+      admission.leave(entry);
     }
   }
 
@@ -970,12 +891,12 @@ final class TcpKvNode implements KvNode {
 
   /** Connections logging in now (tests and measurements of the login budget). */
   int loggingIn() {
-    return gate.loggingIn();
+    return admission.loggingIn();
   }
 
   /** Connections closed to make room for newer ones logging in, since the start. */
   long loginEvictions() {
-    return gate.evictions();
+    return admission.evictions();
   }
 
   @Override
@@ -999,7 +920,7 @@ final class TcpKvNode implements KvNode {
   @Override
   public void close() {
     closed = true;
-    loginDeadlines.shutdownNow();
+    admission.close();
     connectionThreads.shutdown(); // each ends as its connection is closed below
     metrics.close();
     links.close();

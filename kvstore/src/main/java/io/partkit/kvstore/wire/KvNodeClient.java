@@ -1,6 +1,6 @@
 package io.partkit.kvstore.wire;
 
-import io.partkit.kvstore.KvSecret;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.kvstore.PartitionStatus;
 import java.io.IOException;
 import java.time.Duration;
@@ -32,7 +32,7 @@ public interface KvNodeClient extends AutoCloseable {
    * As {@link #connect(String, Duration)}, proving {@code secret} to the node when it asks (a
    * node with a secret admits no one else).
    */
-  static KvNodeClient connect(String hostAndPort, Duration timeout, KvSecret secret) {
+  static KvNodeClient connect(String hostAndPort, Duration timeout, SharedSecret secret) {
     return new TcpNodeClient(Wire.parseAddress(hostAndPort), timeout,
         java.util.Objects.requireNonNull(secret, "secret"));
   }

@@ -1,6 +1,7 @@
 package io.partkit.kvstore.wire;
 
-import io.partkit.kvstore.KvSecret;
+import io.partkit.replica.node.access.ConnectionLimits;
+import io.partkit.replica.node.access.SharedSecret;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.EOFException;
@@ -18,13 +19,6 @@ import java.time.Duration;
  * fail instead of hanging; a timed-out connection is closed (its answer may still be in flight).
  */
 public final class NodeConnection implements AutoCloseable {
-
-  /**
-   * How long a node keeps a connection that sends nothing, unless it is started with other
-   * limits: the default of the node's connection limits, here because a client reopens a
-   * connection idle for half of it (see {@link #isStale}).
-   */
-  public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(2);
 
   private final InetSocketAddress address;
   private final Socket socket;
@@ -50,17 +44,18 @@ public final class NodeConnection implements AutoCloseable {
    * @throws ConnectException if nothing listens there, or the handshake failed (no
    *     request was sent)
    */
-  public static NodeConnection open(InetSocketAddress address, Duration timeout, KvSecret secret)
+  public static NodeConnection open(InetSocketAddress address, Duration timeout,
+      SharedSecret secret)
       throws IOException {
     return open(address, null, timeout, secret);
   }
 
   /**
-   * As {@link #open(InetSocketAddress, Duration, KvSecret)}, from the local address {@code local}
-   * (null: the system's choice), as a client on another host would come from its own.
+   * As {@link #open(InetSocketAddress, Duration, SharedSecret)}, from the local address {@code
+   * local} (null: the system's choice), as a client on another host would come from its own.
    */
   public static NodeConnection open(InetSocketAddress address, java.net.InetAddress local,
-      Duration timeout, KvSecret secret) throws IOException {
+      Duration timeout, SharedSecret secret) throws IOException {
     long deadline = System.nanoTime() + timeout.toNanos();
     long backoffMillis = 1;
     while (true) {
@@ -90,7 +85,8 @@ public final class NodeConnection implements AutoCloseable {
   }
 
   private static NodeConnection openOnce(InetSocketAddress address, java.net.InetAddress local,
-      long handshakeMillis, Duration timeout, KvSecret secret, EndWatch end) throws IOException {
+      long handshakeMillis, Duration timeout, SharedSecret secret, EndWatch end)
+      throws IOException {
     Socket socket = new Socket();
     try {
       if (local != null) {
@@ -200,13 +196,13 @@ public final class NodeConnection implements AutoCloseable {
 
   /**
    * Whether to open a new connection rather than use this one: closed, or idle for half the
-   * node's default idle timeout ({@link #DEFAULT_IDLE_TIMEOUT}), after which the node may close
-   * it at any moment, and a request sent just then would end with an unknown outcome it never
+   * node's default idle timeout ({@link ConnectionLimits#reopenAfter}), after which the node may
+   * close it at any moment, and a request sent just then would end with an unknown outcome it never
    * had.
    */
   boolean isStale() {
     long idle = System.nanoTime() - lastUsed;
-    return isClosed() || idle > DEFAULT_IDLE_TIMEOUT.toNanos() / 2;
+    return isClosed() || idle > ConnectionLimits.reopenAfter().toNanos();
   }
 
   @Override

@@ -1,6 +1,6 @@
 package io.partkit.kvstore.wire;
 
-import io.partkit.kvstore.KvSecret;
+import io.partkit.replica.node.access.SharedSecret;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 public final class NodeConnectionPool implements AutoCloseable {
 
   private final Duration timeout;
-  private final KvSecret secret;
+  private final SharedSecret secret;
   private final Map<String, Queue<NodeConnection>> idle = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
@@ -26,7 +26,7 @@ public final class NodeConnectionPool implements AutoCloseable {
    * @param timeout every call's read timeout on a new connection
    * @param secret what to prove to nodes that ask (null: no node asks)
    */
-  public NodeConnectionPool(Duration timeout, KvSecret secret) {
+  public NodeConnectionPool(Duration timeout, SharedSecret secret) {
     this.timeout = timeout;
     this.secret = secret;
   }

@@ -3,7 +3,7 @@ package io.partkit.kvstore.wire;
 import static java.util.Objects.requireNonNull;
 
 import io.partkit.kvstore.KvLimits;
-import io.partkit.kvstore.KvSecret;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.PartitionStatus;
 import java.io.IOException;
@@ -19,7 +19,7 @@ public final class TcpNodeClient implements KvNodeClient {
 
   private final InetSocketAddress address;
   private final Duration timeout;
-  private final KvSecret secret;
+  private final SharedSecret secret;
   private NodeConnection connection;
   /** Null, or where the connections come from (then {@link #address} is not used). */
   private final NodeConnectionPool pool;
@@ -30,7 +30,7 @@ public final class TcpNodeClient implements KvNodeClient {
   }
 
   /** A client that proves {@code secret} to nodes that ask (null: to none). */
-  public TcpNodeClient(InetSocketAddress address, Duration timeout, KvSecret secret) {
+  public TcpNodeClient(InetSocketAddress address, Duration timeout, SharedSecret secret) {
     this.secret = secret;
     this.address = requireNonNull(address, "address");
     requireNonNull(timeout, "timeout");

@@ -2,6 +2,7 @@ package io.partkit.kvstore.wire;
 
 import io.partkit.kvstore.KvLimits;
 import io.partkit.kvstore.PartitionStatus;
+import io.partkit.replica.node.access.FrameBody;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -11,7 +12,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 
 /**
  * The node protocol: length-prefixed binary frames over one TCP connection, one request and then
@@ -173,21 +173,7 @@ public final class Wire {
     if (length < 0 || length > max) {
       throw new IOException("frame length must be in 0.." + max + ": " + length);
     }
-    // Read the body as it arrives, growing the buffer: allocating `length` up front let a
-    // client that sent only a 64 MiB prefix hold 64 MiB of the node's heap.
-    byte[] body = new byte[Math.min(length, 1 << 16)];
-    int read = 0;
-    while (read < length) {
-      if (read == body.length) {
-        body = Arrays.copyOf(body, (int) Math.min(length, 2L * body.length));
-      }
-      int n = in.read(body, read, body.length - read);
-      if (n < 0) {
-        throw new EOFException("frame ended after " + read + " of " + length + " bytes");
-      }
-      read += n;
-    }
-    return body;
+    return FrameBody.read(in, length); // as it arrives, not allocated from the prefix
   }
 
   public static void writeFrame(OutputStream out, byte[] body) throws IOException {

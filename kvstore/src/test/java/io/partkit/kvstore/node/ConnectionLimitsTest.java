@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
+import io.partkit.replica.node.access.ConnectionLimits;
 import io.partkit.spi.NodeId;
 import java.io.ByteArrayInputStream;
 import java.io.EOFException;

@@ -11,6 +11,7 @@ import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
+import io.partkit.replica.node.access.ConnectionLimits;
 import io.partkit.spi.NodeId;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,10 +1,11 @@
 package io.partkit.kvstore.node;
 
-import io.partkit.kvstore.KvSecret;
-import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.KvReply.Status;
+import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.NodeConnection;
 import io.partkit.kvstore.wire.Wire;
+import io.partkit.replica.node.access.ConnectionLimits;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -43,7 +44,7 @@ public final class LoginFloodMeasure {
     int addresses = args.length > 1 ? Integer.parseInt(args[1]) : 8;
     int logins = args.length > 2 ? Integer.parseInt(args[2]) : 400;
     Path dir = Files.createTempDirectory("login-flood");
-    KvSecret secret = KvSecret.generate(dir.resolve("secret"));
+    SharedSecret secret = SharedSecret.generate(dir.resolve("secret"));
     List<InetAddress> from = new ArrayList<>();
     for (int i = 0; i < addresses; i++) {
       from.add(InetAddress.getByName("127.0.0." + (2 + i)));

@@ -3,14 +3,15 @@ package io.partkit.kvstore.node;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.migration.ReplicaAdmin;
-import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.KvReply.Status;
+import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.NodeConnection;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
+import io.partkit.replica.node.access.ConnectionLimits;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -46,7 +47,7 @@ class LoginFloodTest {
 
   @Test
   void aRestartedBackupUnderTheFloodIsLevelledAndItsPrimaryServesEveryWrite() throws Exception {
-    KvSecret secret = KvSecret.generate(dir.resolve("secret"));
+    SharedSecret secret = SharedSecret.generate(dir.resolve("secret"));
     // the nodes and the client come from 127.0.0.1 too: the flood shares their address
     List<InetAddress> from = new ArrayList<>();
     for (int i = 0; i < ADDRESSES; i++) {
@@ -127,7 +128,7 @@ class LoginFloodTest {
 
   @Test
   void realLoginsFromFloodedAddressesAreNeverRefused() throws Exception {
-    KvSecret secret = KvSecret.generate(dir.resolve("secret"));
+    SharedSecret secret = SharedSecret.generate(dir.resolve("secret"));
     List<InetAddress> from = new ArrayList<>();
     for (int i = 0; i < ADDRESSES; i++) {
       from.add(InetAddress.getByName("127.0.0." + (2 + i)));

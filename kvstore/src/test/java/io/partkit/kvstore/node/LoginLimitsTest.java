@@ -2,10 +2,11 @@ package io.partkit.kvstore.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
+import io.partkit.replica.node.access.ConnectionLimits;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,7 +36,7 @@ class LoginLimitsTest {
   @TempDir Path dir;
 
   private TcpKvNode node(ConnectionLimits limits) throws IOException {
-    KvSecret secret = KvSecret.generate(dir.resolve("secret"));
+    SharedSecret secret = SharedSecret.generate(dir.resolve("secret"));
     return TcpKvNode.start(NodeId.of("n1"), dir.resolve("n1"),
         new InetSocketAddress("127.0.0.1", 0), UnsafeTestFault.NONE, limits, secret);
   }
@@ -65,9 +66,9 @@ class LoginLimitsTest {
 
   @Test
   void connectionsThatNeverLogInDoNotLockOutAClient() throws Exception {
-    KvSecret secret;
+    SharedSecret secret;
     try (TcpKvNode node = node(ConnectionLimits.DEFAULT)) {
-      secret = KvSecret.read(dir.resolve("secret"));
+      secret = SharedSecret.read(dir.resolve("secret"));
       List<Socket> idle = new ArrayList<>();
       try {
         for (int i = 0; i < 400; i++) {
@@ -125,7 +126,7 @@ class LoginLimitsTest {
     ConnectionLimits limits = new ConnectionLimits(16, Duration.ofMinutes(10), 8, 2,
         Duration.ofMinutes(10));
     try (TcpKvNode node = node(limits)) {
-      KvSecret secret = KvSecret.read(dir.resolve("secret"));
+      SharedSecret secret = SharedSecret.read(dir.resolve("secret"));
       List<Socket> idle = new ArrayList<>();
       try {
         for (int i = 0; i < 2; i++) {

@@ -14,6 +14,7 @@ import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.ReceivedCopies;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
+import io.partkit.replica.node.access.ConnectionLimits;
 import io.partkit.replica.node.load.HotKey;
 import io.partkit.replica.node.load.LoadMeters;
 import io.partkit.replica.node.load.NodeLoad;

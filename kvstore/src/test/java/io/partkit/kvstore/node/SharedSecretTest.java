@@ -4,12 +4,13 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.partkit.kvstore.KvSecret;
 import io.partkit.kvstore.PartitionState;
 import io.partkit.kvstore.wire.KvReply.Status;
 import io.partkit.kvstore.wire.NodeConnection;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
+import io.partkit.replica.node.access.ConnectionLimits;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.spi.NodeId;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -38,18 +39,18 @@ class SharedSecretTest {
     return s.getBytes(UTF_8);
   }
 
-  private KvSecret secret(String name) throws IOException {
-    return KvSecret.generate(dir.resolve(name));
+  private SharedSecret secret(String name) throws IOException {
+    return SharedSecret.generate(dir.resolve(name));
   }
 
-  private KvNode node(String id, KvSecret secret) throws IOException {
+  private KvNode node(String id, SharedSecret secret) throws IOException {
     return KvNode.start(NodeId.of(id), dir.resolve(id), new InetSocketAddress("127.0.0.1", 0),
         secret);
   }
 
   @Test
   void aClientWithTheSecretIsServed() throws IOException {
-    KvSecret secret = secret("s");
+    SharedSecret secret = secret("s");
     try (KvNode node = node("n1", secret);
         TcpNodeClient c = new TcpNodeClient(node.address(), TIMEOUT, secret)) {
       assertThat(c.admin(Wire.ASSIGN, 0, 1).status()).isEqualTo(Status.OK);
@@ -75,7 +76,7 @@ class SharedSecretTest {
 
   @Test
   void aRequestSentWithoutTheHandshakeIsNeverExecuted() throws IOException {
-    KvSecret secret = secret("s");
+    SharedSecret secret = secret("s");
     try (KvNode node = node("n1", secret);
         TcpNodeClient admin = new TcpNodeClient(node.address(), TIMEOUT, secret)) {
       admin.admin(Wire.ASSIGN, 0, 1);
@@ -99,7 +100,7 @@ class SharedSecretTest {
 
   @Test
   void aValidProofFollowedByJunkInTheSameFrameIsRefused() throws Exception {
-    KvSecret secret = secret("s");
+    SharedSecret secret = secret("s");
     try (KvNode node = node("n1", secret)) {
       assertThat(login(node, secret, new byte[0])).as("the proof alone").isEqualTo(1);
       assertThat(login(node, secret, b("junk"))).as("the proof, then junk").isEqualTo(0);
@@ -110,7 +111,7 @@ class SharedSecretTest {
    * Logs in over a raw socket with a right proof followed by {@code trailer} in its frame, and
    * returns the node's RESULT byte (1 accepted, 0 refused).
    */
-  private static int login(KvNode node, KvSecret secret, byte[] trailer) throws Exception {
+  private static int login(KvNode node, SharedSecret secret, byte[] trailer) throws Exception {
     try (Socket raw = new Socket()) {
       raw.setSoTimeout(Math.toIntExact(TIMEOUT.toMillis()));
       raw.connect(node.address());
@@ -133,7 +134,7 @@ class SharedSecretTest {
 
   @Test
   void nodesWithTheSecretCopyAPartitionBetweenThem() throws IOException {
-    KvSecret secret = secret("s");
+    SharedSecret secret = secret("s");
     try (KvNode source = node("n1", secret);
         KvNode target = node("n2", secret);
         TcpNodeClient s = new TcpNodeClient(source.address(), TIMEOUT, secret);
@@ -160,12 +161,12 @@ class SharedSecretTest {
   @Test
   void aSecretFileMustHoldSixteenBytesAndMayEndWithANewline() throws IOException {
     Path shortOne = Files.writeString(dir.resolve("short"), "too short\n");
-    assertThatThrownBy(() -> KvSecret.read(shortOne))
+    assertThatThrownBy(() -> SharedSecret.read(shortOne))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("holds 9 bytes; at least 16")
         .hasMessageContaining("head -c 32 /dev/urandom");
     Path good = Files.writeString(dir.resolve("good"), "0123456789abcdef\n");
-    assertThat(KvSecret.read(good).key()).isEqualTo(b("0123456789abcdef"));
-    assertThat(KvSecret.read(good).toString()).doesNotContain("0123");
+    assertThat(SharedSecret.read(good).key()).isEqualTo(b("0123456789abcdef"));
+    assertThat(SharedSecret.read(good).toString()).doesNotContain("0123");
   }
 }

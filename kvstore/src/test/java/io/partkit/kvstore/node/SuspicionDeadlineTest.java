@@ -13,6 +13,7 @@ import io.partkit.kvstore.wire.KvReply;
 import io.partkit.kvstore.wire.SuspectsReport;
 import io.partkit.kvstore.wire.TcpNodeClient;
 import io.partkit.kvstore.wire.Wire;
+import io.partkit.replica.node.access.ConnectionLimits;
 import io.partkit.spi.NodeId;
 import java.io.IOException;
 import java.io.UncheckedIOException;

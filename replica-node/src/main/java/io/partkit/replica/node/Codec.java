@@ -28,6 +28,7 @@ import io.partkit.replica.Record.Snapshotted;
 import io.partkit.replica.Record.Split;
 import io.partkit.replica.Record.Written;
 import io.partkit.replica.Role;
+import io.partkit.replica.node.access.LoginHandshake;
 import io.partkit.replica.node.load.HotKey;
 import io.partkit.replica.node.load.NodeLoad;
 import io.partkit.replica.node.load.PartitionLoad;
@@ -55,8 +56,9 @@ import java.util.TreeSet;
  * Malformed}) instead of allocating what a corrupt length asks for.
  *
  * <p>A frame is an {@link Envelope} of a core {@link Message}, or one of the driver's own {@link
- * Frame}s: a connection's {@link Frame.Hello}, a client's table request and its answer, and a
- * client's load request and a node's load view, which the core knows nothing of.
+ * Frame}s: a connection's login ({@link LoginHandshake}) and {@link Frame.Hello}, a client's
+ * table request and its answer, and a client's load request and a node's load view, which the
+ * core knows nothing of.
  *
  * <p>Records keep their tags for good, since a log outlives the build that wrote it: a new shape
  * of a record gets a new tag, and the old tag is still read. Frames need no such care (the
@@ -85,8 +87,11 @@ final class Codec {
   private static final byte HELLO = 20;
   private static final byte TABLE_REQUEST = 21;
   private static final byte TABLE = 22;
-  private static final byte LOAD_REQUEST = 23;
-  private static final byte LOAD = 24;
+  private static final byte LOGIN_HELLO = 23;
+  private static final byte LOGIN_PROOF = 24;
+  private static final byte LOGIN_RESULT = 25;
+  private static final byte LOAD_REQUEST = 26;
+  private static final byte LOAD = 27;
 
   // Record tags 1 and 4 are the shapes before partitions were numbered (no modulus): still read,
   // as numbered at 0, so a log written by an earlier build replays; never written.
@@ -126,13 +131,23 @@ final class Codec {
         out.d.writeInt(e.to());
         message(out, e.message());
       } else if (frame instanceof Frame.Hello h) {
-        out.d.writeInt(h.id());
-        out.d.writeInt(0);
-        out.d.writeByte(HELLO);
+        driverFrame(out, h.id(), HELLO);
+      } else if (frame instanceof LoginHandshake.Hello h) {
+        driverFrame(out, 0, LOGIN_HELLO);
+        out.d.writeInt(h.version());
+        out.d.writeBoolean(h.auth());
+        raw(out, h.challenge());
+      } else if (frame instanceof Frame.Proof p) {
+        driverFrame(out, 0, LOGIN_PROOF);
+        raw(out, p.proof());
+      } else if (frame instanceof LoginHandshake.Result r) {
+        driverFrame(out, 0, LOGIN_RESULT);
+        out.d.writeBoolean(r.accepted());
+        string(out, r.why());
       } else if (frame instanceof Frame.TableRequest t) {
-        driverFrame(out, TABLE_REQUEST, t.id());
+        clientFrame(out, TABLE_REQUEST, t.id());
       } else if (frame instanceof Frame.Table t) {
-        driverFrame(out, TABLE, t.id());
+        clientFrame(out, TABLE, t.id());
         out.d.writeBoolean(t.settled());
         out.d.writeInt(t.rows().size());
         for (ReplicaClient.Row row : t.rows()) {
@@ -144,9 +159,9 @@ final class Codec {
         }
         string(out, t.unsettled());
       } else if (frame instanceof Frame.LoadRequest l) {
-        driverFrame(out, LOAD_REQUEST, l.id());
+        clientFrame(out, LOAD_REQUEST, l.id());
       } else if (frame instanceof Frame.Load l) {
-        driverFrame(out, LOAD, l.id());
+        clientFrame(out, LOAD, l.id());
         view(out, l.view());
       } else {
         throw new IllegalArgumentException("not a frame: " + frame);
@@ -155,6 +170,16 @@ final class Codec {
       throw new UncheckedIOException(e); // a byte array does not fail
     }
     return out.bytes();
+  }
+
+  /**
+   * The head of a driver's frame: an envelope's place for its sender ({@code from}: a hello's
+   * endpoint, else 0) and receiver (0), then the frame's tag where a message's goes.
+   */
+  private static void driverFrame(Out out, int from, byte tag) throws IOException {
+    out.d.writeInt(from);
+    out.d.writeInt(0);
+    out.d.writeByte(tag);
   }
 
   /** The envelope or {@link Frame} in {@code bytes}. */
@@ -167,6 +192,10 @@ final class Codec {
       Object frame;
       switch (tag) {
         case HELLO -> frame = new Frame.Hello(from);
+        case LOGIN_HELLO -> frame = new LoginHandshake.Hello(in.b.getInt(), in.bool(),
+            in.nonNullRaw());
+        case LOGIN_PROOF -> frame = new Frame.Proof(in.nonNullRaw());
+        case LOGIN_RESULT -> frame = new LoginHandshake.Result(in.bool(), in.nonNullString());
         case TABLE_REQUEST -> frame = new Frame.TableRequest(in.b.getLong());
         case TABLE -> {
           long id = in.b.getLong();
@@ -194,10 +223,8 @@ final class Codec {
    * The start of a client's request to the driver or its answer: no endpoints (the connection
    * says who asks), the tag, the number that pairs the answer with the request.
    */
-  private static void driverFrame(Out out, byte tag, long id) throws IOException {
-    out.d.writeInt(0);
-    out.d.writeInt(0);
-    out.d.writeByte(tag);
+  private static void clientFrame(Out out, byte tag, long id) throws IOException {
+    driverFrame(out, 0, tag);
     out.d.writeLong(id);
   }
 
@@ -682,6 +709,22 @@ final class Codec {
       Bytes v = bytes();
       if (v == null) {
         throw new Malformed("a missing key or value");
+      }
+      return v;
+    }
+
+    byte[] nonNullRaw() throws Malformed {
+      byte[] a = raw();
+      if (a == null) {
+        throw new Malformed("missing bytes of a login");
+      }
+      return a;
+    }
+
+    String nonNullString() throws Malformed {
+      String v = string();
+      if (v == null) {
+        throw new Malformed("a missing reason of a login's result");
       }
       return v;
     }

@@ -2,7 +2,12 @@ package io.partkit.replica.node;
 
 import io.partkit.replica.Envelope;
 import io.partkit.replica.Message.Snapshot;
+import io.partkit.replica.node.access.ConnectionLimits;
+import io.partkit.replica.node.access.LoginHandshake;
+import io.partkit.replica.node.access.SharedSecret;
+import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -24,9 +29,12 @@ import java.util.function.Consumer;
  * answered in time, and one that takes longer to write than that would otherwise queue copies of
  * itself behind itself. Dropping the copy is a message lost, which the protocol tolerates.
  *
- * <p>An outbound link connects on demand and again after a failure, and opens each connection
- * with a {@link Frame.Hello}; while its peer cannot be reached, what is queued is dropped. A
- * client's link writes on the connection the client opened and ends with it.
+ * <p>An outbound link connects on demand and again after a failure, logs in (proving the
+ * cluster's secret when the peer asks, {@link LoginHandshake}) and opens each connection with a
+ * {@link Frame.Hello}; while its peer cannot be reached, or refuses the login, what is queued is
+ * dropped. It reconnects rather than write on a connection idle for half the peer's idle timeout
+ * ({@link ConnectionLimits#reopenAfter}), which the peer may be closing. A client's link writes on
+ * the connection the client opened and ends with it.
  */
 final class Link implements AutoCloseable {
 
@@ -42,12 +50,14 @@ final class Link implements AutoCloseable {
   private final Set<SnapshotOf> queuedSnapshots = ConcurrentHashMap.newKeySet();
   private final Thread writer;
   private final Consumer<String> log;
+  private final SharedSecret secret; // null: none
   private volatile Socket socket;
   private volatile boolean closed;
 
-  private Link(String name, InetSocketAddress address, int self, Socket socket,
-      Consumer<String> log) {
+  private Link(String name, InetSocketAddress address, int self, SharedSecret secret,
+      Socket socket, Consumer<String> log) {
     this.name = name;
+    this.secret = secret;
     this.address = address;
     this.self = self;
     this.socket = socket;
@@ -56,16 +66,20 @@ final class Link implements AutoCloseable {
     this.writer.setDaemon(true);
   }
 
-  /** A link that connects to {@code address} and says it is {@code self}. */
-  static Link outbound(String name, InetSocketAddress address, int self, Consumer<String> log) {
-    Link l = new Link(name, address, self, null, log);
+  /**
+   * A link that connects to {@code address}, proves {@code secret} (null: none) when asked, and
+   * says it is {@code self}.
+   */
+  static Link outbound(String name, InetSocketAddress address, int self, SharedSecret secret,
+      Consumer<String> log) {
+    Link l = new Link(name, address, self, secret, null, log);
     l.writer.start();
     return l;
   }
 
   /** A link that writes on a connection a client opened. */
   static Link onAccepted(String name, Socket socket, Consumer<String> log) {
-    Link l = new Link(name, null, 0, socket, log);
+    Link l = new Link(name, null, 0, null, socket, log);
     l.writer.start();
     return l;
   }
@@ -98,6 +112,7 @@ final class Link implements AutoCloseable {
 
   private void writeLoop() {
     DataOutputStream out = null;
+    long lastWrite = 0;
     boolean warned = false;
     while (!closed) {
       Object frame;
@@ -111,14 +126,25 @@ final class Link implements AutoCloseable {
         queuedSnapshots.remove(snapshot);
       }
       try {
+        if (out != null && address != null
+            && System.nanoTime() - lastWrite > ConnectionLimits.reopenAfter().toNanos()) {
+          out = null; // the peer may be closing it as idle: a frame written now would be lost
+          closeSocket();
+        }
         if (out == null) {
           if (address == null) {
             out = stream(socket);
           } else {
             Socket s = new Socket();
-            s.connect(address, CONNECT_TIMEOUT_MILLIS);
             socket = s;
+            s.connect(address, CONNECT_TIMEOUT_MILLIS);
             out = stream(s);
+            // as long as the peer gives a login: at a cold start of every process at once the
+            // first logins (the first HMAC, the first random challenge) took over a second
+            s.setSoTimeout(Math.toIntExact(ConnectionLimits.DEFAULT.loginTimeout().toMillis()));
+            LoginHandshake.answer(Frame.peerFrames(new DataInputStream(new BufferedInputStream(
+                s.getInputStream(), 512)), out), secret, address);
+            s.setSoTimeout(0);
             Frame.write(out, new Frame.Hello(self));
             if (warned) {
               log.accept("link to " + name + " connected again");
@@ -127,6 +153,7 @@ final class Link implements AutoCloseable {
           }
         }
         Frame.write(out, frame);
+        lastWrite = System.nanoTime();
         if (queue.isEmpty()) {
           out.flush();
         }

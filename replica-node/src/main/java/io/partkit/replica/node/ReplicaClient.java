@@ -10,6 +10,9 @@ import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Partitioning;
+import io.partkit.replica.node.access.ConnectionLimits;
+import io.partkit.replica.node.access.LoginHandshake;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.replica.node.load.ClusterLoad;
 import io.partkit.replica.node.load.NodeLoad;
 import io.partkit.spi.HashSlots;
@@ -164,6 +167,7 @@ public final class ReplicaClient implements AutoCloseable {
   private int controlIndex;
   private final List<InetSocketAddress> nodes;
   private final long timeoutMillis;
+  private final SharedSecret secret; // null: none
   private final Map<Integer, Conn> conns = new HashMap<>();
   private Conn controlConn;
   /** The table last read, null when it is to be read again before the next request. */
@@ -188,6 +192,19 @@ public final class ReplicaClient implements AutoCloseable {
    */
   public ReplicaClient(List<InetSocketAddress> controls, List<InetSocketAddress> nodes,
       Duration timeout) {
+    this(controls, nodes, timeout, null);
+  }
+
+  /**
+   * A client as {@link #ReplicaClient(List, List, Duration)} that proves the cluster's {@code
+   * secret} to every node and control that asks for it (null: none; a node that asks then
+   * refuses this client, a definite failure that names the missing secret).
+   *
+   * @throws IllegalArgumentException when {@code controls} is empty
+   */
+  public ReplicaClient(List<InetSocketAddress> controls, List<InetSocketAddress> nodes,
+      Duration timeout, SharedSecret secret) {
+    this.secret = secret;
     if (controls.isEmpty()) {
       throw new IllegalArgumentException("a client needs the address of at least one control");
     }
@@ -537,8 +554,12 @@ public final class ReplicaClient implements AutoCloseable {
     IOException last = null;
     for (int tried = 0; tried < controls.size() && System.nanoTime() < deadline; tried++) {
       try {
+        if (controlConn != null && controlConn.isStale()) {
+          controlConn.close();
+          controlConn = null;
+        }
         if (controlConn == null) {
-          controlConn = Conn.open(controls.get(controlIndex), deadline);
+          controlConn = Conn.open(controls.get(controlIndex), deadline, secret);
         }
         Frame.Table t = controlConn.table(nextId++, deadline);
         return new Table(t.settled(), t.rows(), t.unsettled());
@@ -556,11 +577,15 @@ public final class ReplicaClient implements AutoCloseable {
 
   private Conn conn(int node, long deadline) throws IOException {
     Conn c = conns.get(node);
+    if (c != null && c.isStale()) {
+      drop(node);
+      c = null;
+    }
     if (c == null) {
       if (node < 0 || node >= nodes.size()) {
         throw new IOException("the table names node " + node + ", which has no address");
       }
-      c = Conn.open(nodes.get(node), deadline);
+      c = Conn.open(nodes.get(node), deadline, secret);
       conns.put(node, c);
     }
     return c;
@@ -580,11 +605,16 @@ public final class ReplicaClient implements AutoCloseable {
     }
   }
 
-  /** A connection to one node or the control, one request at a time. */
+  /**
+   * A connection to one node or the control, one request at a time. It is reopened rather than
+   * used once idle for half the node's idle timeout ({@link ConnectionLimits#reopenAfter}): a
+   * request written as the node closes it would have an unknown outcome it never had.
+   */
   private static final class Conn {
     final Socket socket;
     final DataInputStream in;
     final DataOutputStream out;
+    private long lastUsed = System.nanoTime();
 
     private Conn(Socket socket) throws IOException {
       this.socket = socket;
@@ -593,11 +623,19 @@ public final class ReplicaClient implements AutoCloseable {
       this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
     }
 
-    static Conn open(InetSocketAddress address, long deadline) throws IOException {
+    /**
+     * Connects, logs in (proving {@code secret} when the node asks) and says it is a client.
+     *
+     * @throws java.net.ConnectException when the login failed: nothing was sent
+     */
+    static Conn open(InetSocketAddress address, long deadline, SharedSecret secret)
+        throws IOException {
       Socket s = new Socket();
       try {
         s.connect(address, (int) Math.max(1, millisLeft(deadline)));
         Conn c = new Conn(s);
+        s.setSoTimeout((int) Math.max(1, millisLeft(deadline)));
+        LoginHandshake.answer(Frame.peerFrames(c.in, c.out), secret, address);
         Frame.write(c.out, new Frame.Hello(Frame.CLIENT));
         c.out.flush();
         return c;
@@ -607,8 +645,13 @@ public final class ReplicaClient implements AutoCloseable {
       }
     }
 
+    boolean isStale() {
+      return System.nanoTime() - lastUsed > ConnectionLimits.reopenAfter().toNanos();
+    }
+
     /** The answer to {@code request} numbered {@code id}: a {@link Reply} or a {@link Page}. */
     Message call(Envelope request, long id, long deadline) throws IOException {
+      lastUsed = System.nanoTime();
       Frame.write(out, request);
       out.flush();
       while (true) {
@@ -632,6 +675,7 @@ public final class ReplicaClient implements AutoCloseable {
     /** Sends {@code request} and reads up to its answer, a {@code type} that {@code is} it. */
     private <F> F ask(Object request, Class<F> type, Predicate<F> is, long deadline)
         throws IOException {
+      lastUsed = System.nanoTime();
       Frame.write(out, request);
       out.flush();
       while (true) {

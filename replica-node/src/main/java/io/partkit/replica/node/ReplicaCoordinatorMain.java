@@ -6,6 +6,7 @@ import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.RebalancePlan;
 import io.partkit.coordinator.VersionedValues;
 import io.partkit.replica.Timing;
+import io.partkit.replica.node.access.Admission;
 import io.partkit.spi.Member;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.Partitioner;
@@ -36,7 +37,8 @@ import java.util.function.Consumer;
  * java -Xmx128m -XX:+ExitOnOutOfMemoryError -cp CP io.partkit.replica.node.ReplicaCoordinatorMain \
  *     --store file:PATH|etcd:URL,... --nodes h:p,h:p,h:p --control h:p --partitions 16 \
  *     --replicas 3 [--strategy fixed] [--timing R,S,P,D] [--step-timeout-ms 120000] \
- *     [--name coordinator] [--store-prefix /partkit/replica] [--load-aware true]
+ *     [--name coordinator] [--store-prefix /partkit/replica] [--load-aware true] \
+ *     [--secret-file FILE]
  * </pre>
  *
  * <p>Node {@code i} of {@code --nodes} is the coordinator's member {@code node-i}. The store holds
@@ -46,7 +48,9 @@ import java.util.function.Consumer;
  * control from its state. A node stays a member from its join to its leave (this process renews
  * every member's heartbeat): whether it is up is the control's to know. With {@code --load-aware
  * true} each rebalance also moves primaries by the load the nodes report ({@link
- * ReplicaMigrationExecutor#loadSource}: requests a second over the last 10 s).
+ * ReplicaMigrationExecutor#loadSource}: requests a second over the last 10 s). {@code
+ * --secret-file} is the cluster's shared secret, as a node's ({@link ReplicaNodeMain}): without
+ * it the control listens on loopback only.
  *
  * <p>Once the control runs it prints {@code REPLICA LISTENING host:port}, and {@code REPLICA
  * SETTLED} the first time every partition has its copies, all level. It reads commands on its
@@ -80,7 +84,7 @@ public final class ReplicaCoordinatorMain {
           + " --nodes <host:port,...> --control <host:port> --partitions <n> --replicas <n>"
           + " [--strategy <name>] [--timing <resend,suspect,ping,down ms>]"
           + " [--step-timeout-ms <ms>] [--name <name>] [--store-prefix <etcd key prefix>]"
-          + " [--load-aware true|false]");
+          + " [--load-aware true|false] [--secret-file <file>]");
       System.exit(2);
       return;
     }
@@ -92,6 +96,7 @@ public final class ReplicaCoordinatorMain {
     String strategy = options.getOrDefault("--strategy", "fixed");
     Duration stepTimeout;
     boolean loadAware;
+    ConnectionPolicy policy;
     try {
       String load = options.getOrDefault("--load-aware", "false");
       if (!load.equals("true") && !load.equals("false")) {
@@ -105,6 +110,8 @@ public final class ReplicaCoordinatorMain {
             + " on, not " + controls.size());
       }
       address = controls.get(0);
+      policy = ReplicaNodeMain.policy(options.get("--secret-file"));
+      Admission.requireSecretOffLoopback("the control", address, policy.secret());
       timing = ReplicaNodeMain.timing(options.get("--timing"));
       replicas = Integer.parseInt(options.get("--replicas"));
       config = PartitionerConfig.of("partitions",
@@ -123,7 +130,8 @@ public final class ReplicaCoordinatorMain {
     System.out.println("REPLICA STANDBY " + name);
     System.out.flush();
     ReplicaMigrationExecutor.Builder b = ReplicaMigrationExecutor.builder().control(address)
-        .replicas(replicas).store(values).timing(timing).stepTimeout(stepTimeout).log(log);
+        .replicas(replicas).store(values).timing(timing).stepTimeout(stepTimeout)
+        .secret(policy.secret()).log(log);
     for (int i = 0; i < nodes.size(); i++) {
       b.node(member(i, nodes).id(), nodes.get(i));
     }

@@ -6,6 +6,8 @@ import io.partkit.replica.Control;
 import io.partkit.replica.Placement;
 import io.partkit.replica.TargetPlacement;
 import io.partkit.replica.Timing;
+import io.partkit.replica.node.access.Admission;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.spi.Migration;
 import io.partkit.spi.MigrationExecutor;
 import io.partkit.spi.NodeId;
@@ -91,6 +93,7 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
   private final int replicas;
   private final Duration stepTimeout;
   private final Duration loadWindow;
+  private final ConnectionPolicy policy;
   private final Consumer<String> log;
   /** The last two samples of the control's load view, the later second; null: none yet. */
   private final AtomicReference<LoadRates.Sample[]> samples = new AtomicReference<>();
@@ -120,6 +123,7 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     this.replicas = b.replicas;
     this.stepTimeout = b.stepTimeout;
     this.loadWindow = b.loadWindow;
+    this.policy = ConnectionPolicy.of(b.secret);
     this.log = b.log;
     this.checks = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "executor-checks"));
     this.completions = Executors.newSingleThreadExecutor(r -> daemon(r, "executor-stages"));
@@ -246,9 +250,9 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     try {
       control = values != null
           ? ReplicaNode.control(nodes, controlAddress, values, "the coordinator's store",
-              committed.partitionCount(), replicas, placement, timing, log)
+              committed.partitionCount(), replicas, placement, timing, policy, log)
           : ReplicaNode.control(nodes, controlAddress, data, committed.partitionCount(),
-              replicas, placement, timing, log);
+              replicas, placement, timing, policy, log);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the control on " + controlAddress, e);
     }
@@ -407,6 +411,7 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     private int replicas;
     private Duration stepTimeout = Duration.ofMinutes(2);
     private Duration loadWindow = Duration.ofSeconds(10);
+    private SharedSecret secret;
     private Consumer<String> log = System.err::println;
 
     private Builder() {}
@@ -485,6 +490,16 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
       return this;
     }
 
+    /**
+     * The cluster's shared secret (null: none, the default): the control admits only nodes and
+     * clients that prove it, and proves it to the nodes. Without one the control's address must
+     * be a loopback address.
+     */
+    public Builder secret(SharedSecret secret) {
+      this.secret = secret;
+      return this;
+    }
+
     /** Where the control's lines go; default standard error. */
     public Builder log(Consumer<String> log) {
       this.log = Objects.requireNonNull(log, "log");
@@ -508,6 +523,11 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
       if ((values == null) == (data == null)) {
         throw new IllegalStateException("an executor keeps the control's state in a store or "
             + "in a log: give exactly one of store(...) and data(...)");
+      }
+      try {
+        Admission.requireSecretOffLoopback("the control", control, secret);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalStateException(e.getMessage() + " (secret)", e);
       }
       return new ReplicaMigrationExecutor(this);
     }

@@ -12,9 +12,12 @@ import io.partkit.replica.Record;
 import io.partkit.replica.Replica;
 import io.partkit.replica.StateMachine;
 import io.partkit.replica.Timing;
+import io.partkit.replica.node.access.Admission;
 import io.partkit.replica.node.load.LoadMeters;
 import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -52,6 +55,10 @@ import java.util.function.UnaryOperator;
  * after it may acknowledge what it never made durable. It restarts from its log. A clean stop
  * ({@link #close}) is not a failure: it ends the state thread before it closes the log, so no
  * failure is ever reported that the close itself caused.
+ *
+ * <p>Connections: every connection it accepts logs in first ({@link Admission}: with the
+ * cluster's secret, the peer proves it, within the connection limits), and every one it opens
+ * proves the secret to the peer ({@link Link}); without a secret it listens on loopback only.
  *
  * <p>Endpoints: nodes are 0..n-1, the control {@link Control#ID}, clients {@link #CLIENT_BASE}
  * and up, numbered per connection by the process they connect to; a reply goes back on the
@@ -135,6 +142,9 @@ final class ReplicaNode implements AutoCloseable {
   private final List<Answer> decided = new ArrayList<>();
   private final ArrayDeque<Answer> answers = new ArrayDeque<>();
   private final ServerSocket server;
+  private final Admission admission;
+  /** The secret this process proves on the connections it opens (null: none). */
+  private final ConnectionPolicy policy;
   private final Consumer<String> log;
   private final FailStop failStop;
   /** A node's metering of what its replica serves; null for the control, which serves none. */
@@ -150,13 +160,16 @@ final class ReplicaNode implements AutoCloseable {
 
   private ReplicaNode(int self, StateMachine machine, Control control,
       Map<Integer, InetSocketAddress> peers, List<InetSocketAddress> controls,
-      ServerSocket server, Consumer<String> log, FailStop failStop, RequestMeters meters) {
+      Listener listener, ConnectionPolicy policy, Consumer<String> log, FailStop failStop,
+      RequestMeters meters) {
     this.self = self;
     this.machine = machine;
     this.control = control;
     this.peers = Map.copyOf(peers);
     this.controls = List.copyOf(controls);
-    this.server = server;
+    this.server = listener.server();
+    this.admission = listener.admission();
+    this.policy = policy;
     this.log = log;
     this.failStop = failStop;
     this.meters = meters;
@@ -173,8 +186,8 @@ final class ReplicaNode implements AutoCloseable {
    */
   static ReplicaNode node(int self, List<InetSocketAddress> nodes,
       List<InetSocketAddress> controls, Path data, Timing timing, long compactBytes,
-      Consumer<String> log) throws IOException {
-    return node(self, nodes, controls, data, timing, compactBytes, log, halting(log));
+      ConnectionPolicy policy, Consumer<String> log) throws IOException {
+    return node(self, nodes, controls, data, timing, compactBytes, policy, log, halting(log));
   }
 
   /**
@@ -183,8 +196,8 @@ final class ReplicaNode implements AutoCloseable {
    */
   static ReplicaNode node(int self, List<InetSocketAddress> nodes,
       List<InetSocketAddress> controls, Path data, Timing timing, long compactBytes,
-      Consumer<String> log, FailStop failStop) throws IOException {
-    return node(self, nodes, controls, data, timing, compactBytes, log, failStop,
+      ConnectionPolicy policy, Consumer<String> log, FailStop failStop) throws IOException {
+    return node(self, nodes, controls, data, timing, compactBytes, policy, log, failStop,
         new SimpleMeterRegistry());
   }
 
@@ -194,7 +207,8 @@ final class ReplicaNode implements AutoCloseable {
    */
   static ReplicaNode node(int self, List<InetSocketAddress> nodes,
       List<InetSocketAddress> controls, Path data, Timing timing, long compactBytes,
-      Consumer<String> log, FailStop failStop, MeterRegistry registry) throws IOException {
+      ConnectionPolicy policy, Consumer<String> log, FailStop failStop, MeterRegistry registry)
+      throws IOException {
     if (controls.isEmpty()) {
       throw new IllegalArgumentException("a node needs the address of at least one control");
     }
@@ -208,7 +222,7 @@ final class ReplicaNode implements AutoCloseable {
         LoadMeters.DEFAULT_HOT_KEY_WINDOW);
     try {
       return start(self, "node " + self, data, peers, controls, nodes.get(self), compactBytes,
-          log, failStop, meters,
+          policy, log, failStop, meters,
           records -> records.isEmpty() ? new Replica(self, timing)
               : Replica.restore(self, timing, records));
     } catch (IOException | RuntimeException e) {
@@ -227,9 +241,9 @@ final class ReplicaNode implements AutoCloseable {
    */
   static ReplicaNode control(List<InetSocketAddress> nodes, InetSocketAddress address,
       Path data, int partitions, int replicas, Optional<Placement> placement, Timing timing,
-      Consumer<String> log) throws IOException {
+      ConnectionPolicy policy, Consumer<String> log) throws IOException {
     return start(Control.ID, "control", data, nodeAddresses(nodes), List.of(), address,
-        Wal.COMPACT_BYTES, log, halting(log), null,
+        Wal.COMPACT_BYTES, policy, log, halting(log), null,
         controlFrom(nodes.size(), partitions, replicas, placement, timing));
   }
 
@@ -248,7 +262,8 @@ final class ReplicaNode implements AutoCloseable {
    */
   static ReplicaNode control(List<InetSocketAddress> nodes, InetSocketAddress address,
       VersionedValues values, String store, int partitions, int replicas,
-      Optional<Placement> placement, Timing timing, Consumer<String> log) throws IOException {
+      Optional<Placement> placement, Timing timing, ConnectionPolicy policy,
+      Consumer<String> log) throws IOException {
     AtomicReference<ReplicaNode> started = new AtomicReference<>();
     StoredControlState.Opened opened = StoredControlState.open(values, store,
         count -> started.get().onSynced(count),
@@ -259,7 +274,7 @@ final class ReplicaNode implements AutoCloseable {
     log.accept("control: " + (records.isEmpty() ? "no state in " + store + ": the first table"
         : "state read from " + store + " (version " + opened.version() + ")"));
     ReplicaNode n = new ReplicaNode(Control.ID, m, (Control) m, nodeAddresses(nodes), List.of(),
-        listen(address), log, halting(log), null);
+        listen("control", address, policy), policy, log, halting(log), null);
     n.storage = opened.storage();
     started.set(n);
     n.start();
@@ -298,8 +313,10 @@ final class ReplicaNode implements AutoCloseable {
    */
   private static ReplicaNode start(int id, String name, Path data,
       Map<Integer, InetSocketAddress> peers, List<InetSocketAddress> controls,
-      InetSocketAddress address, long compactBytes, Consumer<String> log, FailStop failStop,
-      RequestMeters meters, Function<List<Record>, StateMachine> machine) throws IOException {
+      InetSocketAddress address, long compactBytes, ConnectionPolicy policy,
+      Consumer<String> log, FailStop failStop, RequestMeters meters,
+      Function<List<Record>, StateMachine> machine) throws IOException {
+    Admission.requireSecretOffLoopback(name, address, policy.secret());
     AtomicReference<ReplicaNode> started = new AtomicReference<>();
     LongConsumer onSynced = count -> started.get().onSynced(count);
     Consumer<IOException> onFailure =
@@ -328,7 +345,7 @@ final class ReplicaNode implements AutoCloseable {
       opened = Wal.open(data, onSynced, onFailure);
     }
     ReplicaNode n = new ReplicaNode(id, m, m instanceof Control c ? c : null, peers, controls,
-        listen(address), log, failStop, meters);
+        listen(name, address, policy), policy, log, failStop, meters);
     Wal wal = opened.wal();
     n.storage = wal;
     // While running, the live machine may be ahead of its durable records, so a compaction folds
@@ -353,11 +370,27 @@ final class ReplicaNode implements AutoCloseable {
     return n;
   }
 
-  private static ServerSocket listen(InetSocketAddress address) throws IOException {
+  /** A listening socket and who it lets in. */
+  private record Listener(ServerSocket server, Admission admission) {}
+
+  /**
+   * Listens on {@code address} as {@code name}, letting in whom {@code policy} says.
+   *
+   * @throws IllegalArgumentException when {@code address} is not loopback and there is no secret
+   */
+  private static Listener listen(String name, InetSocketAddress address, ConnectionPolicy policy)
+      throws IOException {
+    Admission admission = new Admission(name, address, policy.limits(), policy.secret());
     ServerSocket s = new ServerSocket();
-    s.setReuseAddress(true);
-    s.bind(address, 128);
-    return s;
+    try {
+      s.setReuseAddress(true);
+      s.bind(address, 128);
+    } catch (IOException e) {
+      s.close();
+      admission.close();
+      throw e;
+    }
+    return new Listener(s, admission);
   }
 
   /** The address it listens on. */
@@ -367,11 +400,13 @@ final class ReplicaNode implements AutoCloseable {
 
   private void start() {
     for (Map.Entry<Integer, InetSocketAddress> p : peers.entrySet()) {
-      links.put(p.getKey(), Link.outbound("node " + p.getKey(), p.getValue(), self, log));
+      links.put(p.getKey(), Link.outbound("node " + p.getKey(), p.getValue(), self,
+          policy.secret(), log));
     }
     for (InetSocketAddress c : controls) {
       controlLinks.add(Link.outbound(controls.size() == 1 ? "control"
-          : "control at " + c.getHostString() + ":" + c.getPort(), c, self, log));
+          : "control at " + c.getHostString() + ":" + c.getPort(), c, self, policy.secret(),
+          log));
     }
     stateThread = thread("state", this::stateLoop);
     acceptThread = thread("accept", this::acceptLoop);
@@ -428,19 +463,47 @@ final class ReplicaNode implements AutoCloseable {
         }
         return;
       }
-      Thread t = new Thread(() -> readLoop(s), "read-" + s.getRemoteSocketAddress());
-      t.setDaemon(true);
-      t.start();
+      Admission.Entry entry;
+      try {
+        s.setTcpNoDelay(true);
+        entry = admission.enter(s);
+      } catch (IOException e) {
+        closeQuietly(s); // it went away as it came
+        continue;
+      }
+      if (entry == null) {
+        continue; // over the cap, closed: the peer sees the connection end and tries again
+      }
+      try {
+        Thread t = new Thread(() -> readLoop(s, entry), "read-" + s.getRemoteSocketAddress());
+        t.setDaemon(true);
+        t.start();
+      } catch (RuntimeException | OutOfMemoryError e) {
+        admission.leave(entry);
+        closeQuietly(s);
+        throw e;
+      }
     }
   }
 
-  private void readLoop(Socket s) {
+  private static void closeQuietly(Socket s) {
+    try {
+      s.close();
+    } catch (IOException e) {
+      // already closed
+    }
+  }
+
+  private void readLoop(Socket s, Admission.Entry entry) {
     int from = 0;
     Link reply = null;
     try (s) {
-      s.setTcpNoDelay(true);
       DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(),
           64 << 10));
+      if (!admission.login(entry, Frame.nodeFrames(in, new DataOutputStream(
+          new BufferedOutputStream(s.getOutputStream(), 512))))) {
+        return; // not one of the cluster's, too slow, evicted, or over the cap
+      }
       Object first = Frame.read(in);
       if (!(first instanceof Frame.Hello hello)) {
         throw new Codec.Malformed("a connection must begin with a hello, not " + first);
@@ -477,6 +540,7 @@ final class ReplicaNode implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
+      admission.leave(entry);
       if (reply != null) {
         clients.remove(from);
         reply.close();
@@ -701,6 +765,7 @@ final class ReplicaNode implements AutoCloseable {
     } catch (IOException e) {
       // closing
     }
+    admission.close();
     acceptThread.interrupt();
     try {
       stateThread.join(CLOSE_WAIT_MILLIS);

@@ -8,6 +8,8 @@ import io.partkit.coordinator.VersionedValues;
 import io.partkit.coordinator.etcd.EtcdMetadataStores;
 import io.partkit.replica.Placement;
 import io.partkit.replica.Timing;
+import io.partkit.replica.node.access.Admission;
+import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.replica.strategy.StrategyPlacement;
 import io.partkit.spi.Partitioner;
 import io.partkit.spi.Partitioners;
@@ -36,7 +38,7 @@ import java.util.function.Supplier;
  * <pre>
  * java -Xmx128m -XX:+ExitOnOutOfMemoryError -cp CP io.partkit.replica.node.ReplicaNodeMain \
  *     --role node --id 0 --data DIR --nodes h:p,h:p,h:p --control h:p [--timing R,S,P,D] \
- *     [--compact-bytes N]
+ *     [--compact-bytes N] [--secret-file FILE]
  * java ... ReplicaNodeMain --role control --data DIR --nodes h:p,h:p,h:p --control h:p \
  *     --partitions 16 --replicas 3 [--strategy NAME] [--timing R,S,P,D]
  * java ... ReplicaNodeMain --role control --store etcd:URL,URL --name NAME --nodes ... \
@@ -69,6 +71,12 @@ import java.util.function.Supplier;
  * the state, then listens and acts; the others wait, not listening, so that nodes and clients
  * reach only the leader. A control that loses the election, or finds that another one wrote the
  * state since it did, stops with status 75: a supervisor restarts it, as a standby.
+ *
+ * <p>{@code --secret-file FILE} gives the process the cluster's shared secret ({@link
+ * SharedSecret#read}: the file's bytes, at least 16; every node, control and client of the
+ * cluster needs the same): it admits only peers that prove it, and proves it to the peers it
+ * connects to. Without it the process listens on a loopback address only (a usage error
+ * otherwise), as anyone who reaches it could act as a node, the control or a client.
  *
  * <p>{@code --strategy NAME} makes the control place copies by the partkit strategy of that name
  * ({@code fixed} or {@code rendezvous}: those whose partitions are hash slots, {@link
@@ -127,13 +135,14 @@ public final class ReplicaNodeMain {
         || !role.equals("node") && !role.equals("control")) {
       System.err.println("usage: ReplicaNodeMain --role node --id <i> --data <dir> --nodes"
           + " <host:port,...> --control <host:port,...> [--timing <resend,suspect,ping,down ms>]"
-          + " [--compact-bytes <n>]\n"
+          + " [--compact-bytes <n>] [--secret-file <file>]\n"
           + "       ReplicaNodeMain --role control --data <dir> --nodes <host:port,...>"
           + " --control <host:port> --partitions <n> --replicas <n> [--strategy <name>]"
-          + " [--timing ...]\n"
+          + " [--timing ...] [--secret-file <file>]\n"
           + "       ReplicaNodeMain --role control --store <etcd:url,...|file:path> --name <name>"
           + " --nodes ... --control <host:port> --partitions <n> --replicas <n>"
-          + " [--store-prefix <etcd key prefix>] [--strategy <name>] [--timing ...]");
+          + " [--store-prefix <etcd key prefix>] [--strategy <name>] [--timing ...]"
+          + " [--secret-file <file>]");
       System.exit(2);
       return;
     }
@@ -146,6 +155,7 @@ public final class ReplicaNodeMain {
       List<InetSocketAddress> nodes = addresses(options.get("--nodes"));
       List<InetSocketAddress> controls = addresses(options.get("--control"));
       Timing timing = timing(options.get("--timing"));
+      ConnectionPolicy policy = policy(options.get("--secret-file"));
       if (role.equals("node")) {
         int id = Integer.parseInt(options.get("--id"));
         if (id < 0 || id >= nodes.size()) {
@@ -153,12 +163,12 @@ public final class ReplicaNodeMain {
               + " nodes");
         }
         node = ReplicaNode.node(id, nodes, controls, Path.of(options.get("--data")), timing,
-            compactBytes(options.get("--compact-bytes")), log);
+            compactBytes(options.get("--compact-bytes")), policy, log);
       } else {
         int replicas = Integer.parseInt(options.get("--replicas"));
         node = ReplicaNode.control(nodes, own(controls), Path.of(options.get("--data")),
             Integer.parseInt(options.get("--partitions")), replicas,
-            placement(options.get("--strategy"), replicas), timing, log);
+            placement(options.get("--strategy"), replicas), timing, policy, log);
       }
     } catch (Wal.Damaged e) {
       log.accept("refusing to start: " + e.getMessage());
@@ -200,6 +210,23 @@ public final class ReplicaNodeMain {
     return log;
   }
 
+  /**
+   * The connection policy of {@code --secret-file} ({@code file}; null: no secret), with the
+   * default limits.
+   *
+   * @throws IllegalArgumentException when the file cannot be read or holds too short a secret
+   */
+  static ConnectionPolicy policy(String file) {
+    if (file == null) {
+      return ConnectionPolicy.OPEN;
+    }
+    try {
+      return ConnectionPolicy.of(SharedSecret.read(Path.of(file)));
+    } catch (IOException e) {
+      throw new IllegalArgumentException("--secret-file " + file + " cannot be read: " + e);
+    }
+  }
+
   /** {@code --flag value} pairs by flag (an odd count is the caller's usage error). */
   static Map<String, String> options(String[] args) {
     Map<String, String> options = new HashMap<>();
@@ -232,9 +259,12 @@ public final class ReplicaNodeMain {
     int partitions;
     int replicas;
     Optional<Placement> placement;
+    ConnectionPolicy policy;
     try {
       nodes = addresses(options.get("--nodes"));
       address = own(addresses(options.get("--control")));
+      policy = policy(options.get("--secret-file"));
+      Admission.requireSecretOffLoopback("control " + name, address, policy.secret());
       timing = timing(options.get("--timing"));
       partitions = Integer.parseInt(options.get("--partitions"));
       replicas = Integer.parseInt(options.get("--replicas"));
@@ -258,7 +288,7 @@ public final class ReplicaNodeMain {
         elected.await();
         log.accept("control " + name + ": elected in " + store.describe());
         ReplicaNode n = ReplicaNode.control(nodes, address, values, store.describe(),
-            partitions, replicas, placement, timing, log);
+            partitions, replicas, placement, timing, policy, log);
         running.set(n);
         listening(n, true);
       } catch (IOException | MetadataStoreException e) {

@@ -10,6 +10,7 @@ import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Record;
 import io.partkit.replica.Role;
+import io.partkit.replica.node.access.LoginHandshake;
 import io.partkit.spi.HashSlots;
 import io.partkit.spi.hash.KeyHash;
 import java.io.ByteArrayInputStream;
@@ -84,6 +85,22 @@ class CodecTest {
         new Frame.Table(78, true, List.of(), null));
     for (Object f : frames) {
       assertThat(Codec.decode(Codec.encode(f))).isEqualTo(f);
+    }
+  }
+
+  @Test
+  void theLoginsFramesRoundTrip() throws Exception {
+    byte[] challenge = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    LoginHandshake.Hello hello = (LoginHandshake.Hello) Codec.decode(Codec.encode(
+        new LoginHandshake.Hello(1, true, challenge)));
+    assertThat(hello.version()).isEqualTo(1);
+    assertThat(hello.auth()).isTrue();
+    assertThat(hello.challenge()).isEqualTo(challenge);
+    assertThat(((Frame.Proof) Codec.decode(Codec.encode(new Frame.Proof(challenge)))).proof())
+        .isEqualTo(challenge);
+    for (LoginHandshake.Result r : List.of(new LoginHandshake.Result(true, ""),
+        new LoginHandshake.Result(false, "wrong proof"))) {
+      assertThat(Codec.decode(Codec.encode(r))).isEqualTo(r);
     }
   }
 

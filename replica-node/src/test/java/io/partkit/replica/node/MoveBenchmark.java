@@ -169,7 +169,7 @@ public final class MoveBenchmark {
     List<ReplicaNode> started = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       started.add(ReplicaNode.node(i, nodes, List.of(control), dir.resolve("node-" + i),
-          ReplicaNodeMain.TIMING, Wal.COMPACT_BYTES, line -> { }));
+          ReplicaNodeMain.TIMING, Wal.COMPACT_BYTES, ConnectionPolicy.OPEN, line -> { }));
     }
     ReplicaMigrationExecutor executor = ReplicaMigrationExecutor.builder()
         .node(SRC, nodes.get(0)).node(DST, nodes.get(1)).control(control).replicas(1)

@@ -49,6 +49,8 @@ class ReplicaClusterTest {
   Proc control;
   /** Flags every node is started with besides its addresses. */
   List<String> nodeFlags = List.of();
+  /** Flags the control is started with besides its addresses and counts. */
+  List<String> controlFlags = List.of();
 
   /** A child process and its standard output lines. */
   record Proc(Process process, LinkedBlockingQueue<String> lines) {
@@ -135,10 +137,12 @@ class ReplicaClusterTest {
   }
 
   void startControl(int replicas) throws Exception {
-    control = spawn("control", List.of("--role", "control", "--data",
+    List<String> args = new ArrayList<>(List.of("--role", "control", "--data",
         dir.resolve("data-control").toString(), "--nodes", list(addresses), "--control",
         list(List.of(controlAddress)), "--partitions", Integer.toString(PARTITIONS),
         "--replicas", Integer.toString(replicas)));
+    args.addAll(controlFlags);
+    control = spawn("control", args);
     control.await("REPLICA SETTLED", Duration.ofSeconds(60));
   }
 

@@ -48,7 +48,7 @@ class ReplicaNodeCloseTest {
       List<String> failures = Collections.synchronizedList(new ArrayList<>());
       ReplicaNode node = ReplicaNode.node(0, List.of(new InetSocketAddress("127.0.0.1", 0)),
           List.of(new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort())), data,
-          Timing.DEFAULT, Wal.COMPACT_BYTES, line -> { },
+          Timing.DEFAULT, Wal.COMPACT_BYTES, ConnectionPolicy.OPEN, line -> { },
           (why, status) -> failures.add("exit " + status + ": " + why));
       Configurer configurer = new Configurer(node.address());
       Thread driving = new Thread(configurer, "configurer");
@@ -76,7 +76,8 @@ class ReplicaNodeCloseTest {
     List<InetSocketAddress> control =
         List.of(new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort()));
     ReplicaNode node = ReplicaNode.node(0, List.of(new InetSocketAddress("127.0.0.1", 0)),
-        control, dir.resolve("metered"), Timing.DEFAULT, Wal.COMPACT_BYTES, line -> { },
+        control, dir.resolve("metered"), Timing.DEFAULT, Wal.COMPACT_BYTES,
+        ConnectionPolicy.OPEN, line -> { },
         (why, status) -> { }, registry);
     assertThat(registry.find(LoadMeters.NODE_REQUESTS).tag("node", "node-0").meters())
         .hasSize(LoadMeters.Op.values().length);
@@ -86,7 +87,8 @@ class ReplicaNodeCloseTest {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       InetSocketAddress busy = new InetSocketAddress("127.0.0.1", taken.getLocalPort());
       assertThatThrownBy(() -> ReplicaNode.node(0, List.of(busy), control,
-          dir.resolve("unstarted"), Timing.DEFAULT, Wal.COMPACT_BYTES, line -> { },
+          dir.resolve("unstarted"), Timing.DEFAULT, Wal.COMPACT_BYTES, ConnectionPolicy.OPEN,
+          line -> { },
           (why, status) -> { }, registry)).isInstanceOf(IOException.class);
     }
     assertThat(registry.getMeters()).as("after a start that failed").isEmpty();

@@ -1,4 +1,4 @@
-package io.partkit.kvstore.node;
+package io.partkit.replica.node.access;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -17,8 +17,9 @@ import java.util.Map;
  * when all slots are taken, the oldest of the address that holds the most. A login is one round
  * trip, so a real client or replica link is through long before as many newer connections
  * arrive; connections that never log in are the old ones, and pass. An evicted peer sees its
- * connection closed before the login's answer, which a client takes as "not sent" and tries again
- * ({@code NodeConnection.open}).
+ * connection closed before the login's answer, which a client takes as "not sent" and tries again.
+ *
+ * <p>Decisions only: {@link Admission} acts on them for a node's accepted sockets.
  */
 final class ConnectionGate {
 
@@ -136,16 +137,5 @@ final class ConnectionGate {
   /** How many connections were closed to make room for newer ones, since the start. */
   synchronized long evictions() {
     return evicted;
-  }
-
-  /** How many connections from {@code from} are logging in (tests). */
-  synchronized int loggingInFrom(InetAddress from) {
-    LinkedHashSet<Login> there = pendingFrom.get(from);
-    return there == null ? 0 : there.size();
-  }
-
-  /** Whether {@code login} still waits for its login (tests). */
-  synchronized boolean isPending(Login login) {
-    return pending.contains(login);
   }
 }

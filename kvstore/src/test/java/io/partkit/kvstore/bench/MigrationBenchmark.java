@@ -16,11 +16,11 @@ import io.partkit.spi.Member;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
+import io.partkit.test.support.LatencySamples;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -57,33 +57,6 @@ public final class MigrationBenchmark {
 
   private MigrationBenchmark() {}
 
-  /** Latencies of one phase, in nanoseconds. */
-  private static final class Samples {
-    private long[] values = new long[1 << 16];
-    private int size;
-
-    synchronized void add(long nanos) {
-      if (size == values.length) {
-        values = Arrays.copyOf(values, size * 2);
-      }
-      values[size++] = nanos;
-    }
-
-    synchronized String summary() {
-      if (size == 0) {
-        return "no operations";
-      }
-      long[] sorted = Arrays.copyOf(values, size);
-      Arrays.sort(sorted);
-      return String.format("%7d ops  p50 %7.3f ms  p99 %8.3f ms  max %8.3f ms", size,
-          at(sorted, 0.50) / 1e6, at(sorted, 0.99) / 1e6, sorted[size - 1] / 1e6);
-    }
-
-    private static long at(long[] sorted, double q) {
-      return sorted[Math.min(sorted.length - 1, (int) Math.ceil(q * sorted.length) - 1)];
-    }
-  }
-
   /** Moves {@code partition} to {@code to} as the coordinator would (warm-up moves). */
   private static PartitionAssignment move(MetadataStore store, KvMigrationExecutor executor,
       PartitionAssignment table, int partition, NodeId to) throws Exception {
@@ -100,9 +73,9 @@ public final class MigrationBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    int keys = arg(args, "keys", 100_000);
-    int clients = arg(args, "clients", 4);
-    long seed = arg(args, "seed", 42);
+    int keys = LatencySamples.arg(args, "keys", 100_000);
+    int clients = LatencySamples.arg(args, "clients", 4);
+    long seed = LatencySamples.arg(args, "seed", 42);
     Path dir = Files.createTempDirectory("partkit-migration-bench");
     MetadataStore store = MetadataStores.embedded();
     KvNode src = KvNode.start(NodeId.of("src"), dir.resolve("src"), 0);
@@ -175,9 +148,9 @@ public final class MigrationBenchmark {
     table = move(store, executor, table, 1, src.id());
     table = move(store, executor, table, 1, dst.id());
 
-    Samples before = new Samples();
-    Samples during = new Samples();
-    Samples duringMoving = new Samples();
+    LatencySamples before = new LatencySamples();
+    LatencySamples during = new LatencySamples();
+    LatencySamples duringMoving = new LatencySamples();
     AtomicBoolean moveRunning = new AtomicBoolean();
     AtomicBoolean moveDone = new AtomicBoolean();
     AtomicBoolean stop = new AtomicBoolean();
@@ -258,14 +231,5 @@ public final class MigrationBenchmark {
     src.close();
     dst.close();
     store.close();
-  }
-
-  private static int arg(String[] args, String name, int defaultValue) {
-    for (String a : args) {
-      if (a.startsWith(name + "=")) {
-        return Integer.parseInt(a.substring(name.length() + 1));
-      }
-    }
-    return defaultValue;
   }
 }

@@ -7,12 +7,12 @@ import io.partkit.spi.HashSlots;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
+import io.partkit.test.support.LatencySamples;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -63,48 +63,6 @@ public final class MoveBenchmark {
   private static final Duration OP_TIMEOUT = Duration.ofSeconds(30);
 
   private MoveBenchmark() {}
-
-  /** Latencies of one phase, in nanoseconds. */
-  private static final class Samples {
-    private long[] values = new long[1 << 16];
-    private int size;
-
-    synchronized void add(long nanos) {
-      if (size == values.length) {
-        values = Arrays.copyOf(values, size * 2);
-      }
-      values[size++] = nanos;
-    }
-
-    synchronized long[] sorted() {
-      long[] sorted = Arrays.copyOf(values, size);
-      Arrays.sort(sorted);
-      return sorted;
-    }
-
-    String summary() {
-      long[] sorted = sorted();
-      if (sorted.length == 0) {
-        return "no operations";
-      }
-      return String.format("%7d ops  p50 %7.3f ms  p99 %8.3f ms  max %8.3f ms", sorted.length,
-          at(sorted, 0.50) / 1e6, at(sorted, 0.99) / 1e6, sorted[sorted.length - 1] / 1e6);
-    }
-
-    /** The longest gap between two consecutive values (timestamps), 0 with fewer than two. */
-    long longestGap() {
-      long[] sorted = sorted();
-      long gap = 0;
-      for (int i = 1; i < sorted.length; i++) {
-        gap = Math.max(gap, sorted[i] - sorted[i - 1]);
-      }
-      return gap;
-    }
-
-    static long at(long[] sorted, double q) {
-      return sorted[Math.min(sorted.length - 1, (int) Math.ceil(q * sorted.length) - 1)];
-    }
-  }
 
   /** Moves {@code partition} to {@code to} as the coordinator would: migrate, then commit. */
   private static PartitionAssignment move(ReplicaMigrationExecutor executor,
@@ -158,9 +116,9 @@ public final class MoveBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    int keys = arg(args, "keys", 100_000);
-    int clients = arg(args, "clients", 16);
-    long seed = arg(args, "seed", 42);
+    int keys = LatencySamples.arg(args, "keys", 100_000);
+    int clients = LatencySamples.arg(args, "clients", 16);
+    long seed = LatencySamples.arg(args, "seed", 42);
     Path dir = Files.createTempDirectory("partkit-move-bench");
     List<InetSocketAddress> nodes = List.of(
         new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort()),
@@ -194,10 +152,10 @@ public final class MoveBenchmark {
     table = move(executor, table, 1, SRC);
     table = move(executor, table, 1, DST);
 
-    Samples before = new Samples();
-    Samples during = new Samples();
-    Samples duringMoving = new Samples();
-    Samples servedMoving = new Samples();
+    LatencySamples before = new LatencySamples();
+    LatencySamples during = new LatencySamples();
+    LatencySamples duringMoving = new LatencySamples();
+    LatencySamples servedMoving = new LatencySamples();
     AtomicBoolean moveRunning = new AtomicBoolean();
     AtomicBoolean moveDone = new AtomicBoolean();
     AtomicBoolean stop = new AtomicBoolean();
@@ -265,21 +223,12 @@ public final class MoveBenchmark {
     long[] d = during.sorted();
     if (b.length > 0 && d.length > 0) {
       System.out.printf("p99 during / before: %.2fx%n",
-          (double) Samples.at(d, 0.99) / Samples.at(b, 0.99));
+          (double) LatencySamples.at(d, 0.99) / LatencySamples.at(b, 0.99));
     }
     System.out.println("failed client ops: " + failures.get() + " (" + clients + " clients)");
     executor.close();
     for (ReplicaNode n : started) {
       n.close();
     }
-  }
-
-  private static int arg(String[] args, String name, int defaultValue) {
-    for (String a : args) {
-      if (a.startsWith(name + "=")) {
-        return Integer.parseInt(a.substring(name.length() + 1));
-      }
-    }
-    return defaultValue;
   }
 }

@@ -194,4 +194,56 @@ class ControlTest {
     assertThat(control.served().get(0)).as("a node the control does not know")
         .doesNotContainKey(9);
   }
+  @Test
+  void aPrimaryBackWithAnEmptyDiskIsNotConfiguredToServeButReplacedByALevelBackup() {
+    advance(20, Set.of(0, 1, 2, 3));
+    levelled();
+    long before = control.configuration(0).epoch();
+    // node 0 restarted on a wiped disk before the control found it down: it holds nothing
+    control.step(new Envelope(0, Control.ID, new Pong(0, Map.of())));
+    assertThat(control.levelMembers(0)).doesNotContain(0);
+    assertThat(control.ready().messages()).as("no configuration that has node 0 serve its empty"
+        + " copy").noneMatch(e -> e.to() == 0 && e.message() instanceof Configure c
+            && c.primary() == 0);
+    now += 10;
+    control.tick(now);
+    Configure c = control.configuration(0);
+    assertThat(c.epoch()).isGreaterThan(before);
+    assertThat(c.primary()).as("a level backup takes over").isIn(1, 2);
+    assertThat(control.levelMembers(0)).contains(c.primary()).doesNotContain(0);
+  }
+
+  @Test
+  void aPrimaryThatLostItsCopyWithNoLevelBackupIsNeverConfiguredAgainNorSplit() {
+    Control alone = new Control(Timing.DEFAULT, 1, 1, List.of(0, 1));
+    alone.tick(10);
+    alone.ready();
+    alone.step(new Envelope(0, Control.ID, new Pong(0, Map.of(0, 1L))));
+    alone.step(new Envelope(0, Control.ID, new Pong(1, Map.of()))); // back on a wiped disk
+    for (long t = 20; t < 2_000; t += 10) {
+      alone.step(new Envelope(0, Control.ID, new Pong(t, Map.of())));
+      alone.step(new Envelope(1, Control.ID, new Pong(t, Map.of())));
+      alone.tick(t);
+      assertThat(alone.ready().messages()).as("at " + t + " ms").noneMatch(e -> e.message()
+          instanceof Configure);
+    }
+    assertThat(alone.configuration(0).members()).containsExactly(0);
+    assertThat(alone.settled()).isFalse();
+    assertThat(alone.split(0)).as("a split would configure it at a new epoch").isEmpty();
+  }
+
+  @Test
+  void aForgottenNodeThatJoinsAgainUnderItsNumberIsNoLevelCopy() {
+    advance(20, Set.of(0, 1, 2, 3));
+    levelled();
+    // every member down at once, so the rows keep node 2; then node 2 is lost for good
+    advance(Timing.DEFAULT.downMillis() + 50, Set.of(3));
+    control.forget(2);
+    control.join(2); // a new, empty node in its place
+    assertThat(control.levelMembers(0)).doesNotContain(2);
+    advance(20, Set.of(2, 3));
+    assertThat(control.configuration(0).primary()).as("the only member up is empty").isEqualTo(0);
+    advance(20, Set.of(1, 2, 3));
+    assertThat(control.configuration(0).primary()).isEqualTo(1);
+  }
 }

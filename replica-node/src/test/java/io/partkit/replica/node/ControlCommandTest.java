@@ -22,7 +22,8 @@ class ControlCommandTest {
   @Test
   void badInputNamesTheLineAndWhatWasExpected() {
     for (String bad : new String[] {"split", "split x", "split -1", "split 1 2", "merge 1",
-        "split-all 3", "split 99999999999", "leave", "leave -2", "join x", "join 1 2", "forget", "forget n1"}) {
+        "split-all 3", "split 99999999999", "leave", "leave -2", "join x", "join 1 2", "forget",
+        "forget n1"}) {
       assertThatThrownBy(() -> ControlCommand.parse(bad)).as(bad)
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("'" + bad.trim() + "'")

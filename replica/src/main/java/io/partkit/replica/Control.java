@@ -270,6 +270,7 @@ public final class Control implements StateMachine {
       Entry t = table.get(l.partition());
       if (t != null && t.epoch == l.epoch() && t.primary() == e.from()) {
         durableChanged |= t.level.addAll(t.members);
+        t.lost.removeAll(t.members); // levelled again: each holds the partition's writes
       }
     }
   }
@@ -832,7 +833,9 @@ public final class Control implements StateMachine {
     relevel.remove(partition); // its primary levels the new epoch and reports it
     t.members = List.copyOf(members);
     t.level.retainAll(t.members);
-    t.lost.retainAll(List.of(t.primary())); // a member that lost its copy matters as primary
+    // a node that leaves the configuration holds nothing of it from then on
+    t.heardHolding.retainAll(t.members);
+    t.lost.retainAll(t.members);
     t.suspects.clear();
     Configure c = t.configure(partition);
     TreeSet<Integer> told = new TreeSet<>(before);
@@ -896,8 +899,8 @@ public final class Control implements StateMachine {
     /** Members this control heard holding the partition (volatile: a restart hears afresh). */
     final TreeSet<Integer> heardHolding = new TreeSet<>();
     /**
-     * Members heard holding the partition that then answered without it: their disk was wiped
-     * or damaged under them (volatile, kept only for the primary: a backup is levelled again).
+     * Members heard holding the partition that then answered without it (their disk wiped or
+     * damaged under them), until levelled again (volatile). None of them is level.
      */
     final TreeSet<Integer> lost = new TreeSet<>();
     /** When each node was last taken out on suspicion. */

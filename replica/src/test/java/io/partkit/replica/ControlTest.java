@@ -246,4 +246,61 @@ class ControlTest {
     advance(20, Set.of(1, 2, 3));
     assertThat(control.configuration(0).primary()).isEqualTo(1);
   }
+  @Test
+  void aNodeTakenOutAndAddedAgainIsNoLostCopyOnceLevelledAgain() {
+    Control c = new Control(Timing.DEFAULT, 1, 2, List.of(0, 1, 2));
+    long[] t = {0};
+    Runnable tick = () -> {
+      t[0] += 10;
+      for (int n = 0; n < 3; n++) {
+        Configure conf = c.configuration(0);
+        c.step(new Envelope(n, Control.ID, new Pong(t[0], conf.members().contains(n)
+            ? Map.of(0, conf.epoch()) : Map.of())));
+      }
+      c.tick(t[0]);
+      c.ready();
+    };
+    Runnable levelled = () -> {
+      Configure conf = c.configuration(0);
+      c.step(new Envelope(conf.primary(), Control.ID, new Levelled(0, conf.epoch())));
+    };
+    tick.run(); // nodes 0 and 1 are heard holding partition 0
+    c.step(new Envelope(0, Control.ID, new Suspect(0, 1, Set.of(1))));
+    tick.run();
+    levelled.run();
+    tick.run();
+    assertThat(c.configuration(0).members()).containsExactly(0, 2);
+    levelled.run();
+    for (int i = 0; i < 2 * Control.QUARANTINE_DOWNS * Timing.DEFAULT.downMillis() / 10; i++) {
+      tick.run(); // node 1's quarantine passes
+    }
+    c.step(new Envelope(0, Control.ID, new Suspect(0, c.configuration(0).epoch(), Set.of(2))));
+    tick.run();
+    levelled.run();
+    c.tick(t[0] += 10);
+    c.ready();
+    assertThat(c.configuration(0).members()).containsExactly(0, 1);
+    // node 1 has not received its new configuration: it answers without the partition
+    c.step(new Envelope(1, Control.ID, new Pong(t[0], Map.of())));
+    levelled.run(); // then its primary levels it
+    for (long until = t[0] + Timing.DEFAULT.downMillis() + 50; t[0] < until; ) {
+      t[0] += 10;
+      c.step(new Envelope(1, Control.ID, new Pong(t[0], Map.of(0, c.configuration(0).epoch()))));
+      c.step(new Envelope(2, Control.ID, new Pong(t[0], Map.of())));
+      c.tick(t[0]); // node 0 is down
+      c.ready();
+    }
+    assertThat(c.configuration(0).primary()).isEqualTo(1);
+    levelled.run();
+    for (long until = t[0] + Control.QUARANTINE_DOWNS * Timing.DEFAULT.downMillis();
+        t[0] < until; ) { // node 2's quarantine passes
+      t[0] += 10;
+      c.step(new Envelope(1, Control.ID, new Pong(t[0], Map.of(0, c.configuration(0).epoch()))));
+      c.step(new Envelope(2, Control.ID, new Pong(t[0], Map.of())));
+      c.tick(t[0]);
+      c.ready();
+    }
+    assertThat(c.configuration(0).members()).as("the new primary, level, gets a spare")
+        .containsExactly(1, 2);
+  }
 }

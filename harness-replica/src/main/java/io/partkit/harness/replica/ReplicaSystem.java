@@ -111,10 +111,10 @@ final class ReplicaSystem extends NodeProcessSystem
   /** Data nodes lost for good ({@link #lose}) and not replaced yet. */
   private final Set<String> lost = ConcurrentHashMap.newKeySet();
   /**
-   * A coordinator's answers not awaited yet ({@link #startMigration} returns once a copy joins,
-   * before the rebalance it started is answered), and the process that owes them.
+   * A leave the coordinator has not answered yet ({@link #startMigration} returns once a copy
+   * joins, before the rebalance it started is answered), and the process that owes the answer.
    */
-  private int pendingAnswers;
+  private String pendingLeave;
   private NodeProcess pendingFrom;
   private Random random;
   private int replicas;
@@ -369,16 +369,30 @@ final class ReplicaSystem extends NodeProcessSystem
   private void membership(String change, String node) {
     NodeProcess control = tell(change, node);
     String line = control.awaitLine(answerTo(change), MEMBERSHIP_TIMEOUT);
-    if (line.contains(" REFUSED ") || line.startsWith("REPLICA REBALANCE FAILED")) {
+    if (refused(line)) {
       throw new IllegalStateException("the replica control did not " + change + " node "
           + node + ": " + line);
+    }
+    changed(change, node);
+  }
+
+  private static boolean refused(String answer) {
+    return answer.contains(" REFUSED ") || answer.startsWith("REPLICA REBALANCE FAILED");
+  }
+
+  /** The membership this system keeps, once the control or coordinator carried out a change. */
+  private void changed(String change, String node) {
+    if (change.equals("leave")) {
+      left.add(node);
+    } else if (change.equals("join")) {
+      left.remove(node);
     }
   }
 
   /**
    * {@code change N} (leave, join or forget) on the leading control's or the coordinator's
-   * standard input, once the answers it still owes are in; the membership this system keeps
-   * follows. Returns the process told, whose answer is then awaited with {@link #answerTo}.
+   * standard input, once the answers it still owes are in. Returns the process told, whose
+   * answer is then awaited with {@link #answerTo}.
    */
   private NodeProcess tell(String change, String node) {
     int number = nodes().indexOf(node);
@@ -387,22 +401,17 @@ final class ReplicaSystem extends NodeProcessSystem
           + " are " + nodes());
     }
     NodeProcess control = process(leader().orElseThrow());
-    if (pendingFrom == control) {
-      for (; pendingAnswers > 0; pendingAnswers--) {
-        control.awaitLine("REPLICA REBALANCE", MEMBERSHIP_TIMEOUT);
+    if (pendingFrom == control && pendingLeave != null) {
+      if (!refused(control.awaitLine("REPLICA REBALANCE", MEMBERSHIP_TIMEOUT))) {
+        changed("leave", pendingLeave);
       }
     }
-    pendingAnswers = 0;
+    pendingLeave = null;
     try {
       control.send(change + " " + number);
     } catch (IOException e) {
       throw new IllegalStateException("cannot tell the replica control to " + change + " node "
           + number + ": " + e.getMessage(), e);
-    }
-    if (change.equals("leave")) {
-      left.add(node);
-    } else if (change.equals("join")) {
-      left.remove(node);
     }
     return control;
   }
@@ -445,12 +454,12 @@ final class ReplicaSystem extends NodeProcessSystem
       tell("leave", leaving);
       if (coordinated) {
         pendingFrom = control; // answered once the coordinator rebalanced: after the moves
-        pendingAnswers = 1;
+        pendingLeave = leaving;
       } else {
-        String line = control.awaitLine(answerTo("leave"), MEMBERSHIP_TIMEOUT);
-        if (line.contains(" REFUSED ")) {
+        if (refused(control.awaitLine(answerTo("leave"), MEMBERSHIP_TIMEOUT))) {
           return Optional.empty(); // the leadership moved since the store named the leader
         }
+        changed("leave", leaving);
       }
       String[] joining = control.awaitLine("REPLICA JOINING ", timeout).split(" ");
       return Optional.of(new Migration(Integer.parseInt(joining[2]),

@@ -401,12 +401,7 @@ final class ReplicaSystem extends NodeProcessSystem
           + " are " + nodes());
     }
     NodeProcess control = process(leader().orElseThrow());
-    if (pendingFrom == control && pendingLeave != null) {
-      if (!refused(control.awaitLine("REPLICA REBALANCE", MEMBERSHIP_TIMEOUT))) {
-        changed("leave", pendingLeave);
-      }
-    }
-    pendingLeave = null;
+    settlePending(control);
     try {
       control.send(change + " " + number);
     } catch (IOException e) {
@@ -414,6 +409,16 @@ final class ReplicaSystem extends NodeProcessSystem
           + number + ": " + e.getMessage(), e);
     }
     return control;
+  }
+
+  /** Awaits the coordinator's answer to a leave {@link #startMigration} did not await. */
+  private void settlePending(NodeProcess control) {
+    if (pendingFrom == control && pendingLeave != null) {
+      if (!refused(control.awaitLine("REPLICA REBALANCE", MEMBERSHIP_TIMEOUT))) {
+        changed("leave", pendingLeave);
+      }
+    }
+    pendingLeave = null;
   }
 
   /** The beginning of the line that answers {@code change}. */
@@ -435,10 +440,11 @@ final class ReplicaSystem extends NodeProcessSystem
     if (control == null || !control.isAlive()) {
       return Optional.empty();
     }
-    List<String> members = nodes().stream().filter(n -> !left.contains(n) && !lost.contains(n))
-        .toList();
-    List<String> out = nodes().stream().filter(left::contains).toList();
     try {
+      settlePending(control); // before the lines so far are skipped: its answer may be among them
+      List<String> members = nodes().stream()
+          .filter(n -> !left.contains(n) && !lost.contains(n)).toList();
+      List<String> out = nodes().stream().filter(left::contains).toList();
       control.skipLines();
       if (members.size() <= replicas) {
         if (out.isEmpty()) {

@@ -871,6 +871,8 @@ public final class Control implements StateMachine {
         durableChanged |= t.level.remove(node);
         if (t.heardHolding.remove(node)) {
           t.lost.add(node); // it held the partition, and no longer does
+          // its primary levels it again, but reports a level only for a new epoch: give it one
+          relevel.add(e.getKey());
         }
       }
       if (member && t.lost.contains(node) && t.primary() == node) {

@@ -303,4 +303,21 @@ class ControlTest {
     assertThat(c.configuration(0).members()).as("the new primary, level, gets a spare")
         .containsExactly(1, 2);
   }
+  @Test
+  void aBackupBackWithAnEmptyDiskIsLevelledAgainAtANewEpoch() {
+    advance(20, Set.of(0, 1, 2, 3));
+    levelled();
+    long before = control.configuration(0).epoch();
+    control.step(new Envelope(1, Control.ID, new Pong(0, Map.of()))); // node 1's disk was wiped
+    assertThat(control.levelMembers(0)).doesNotContain(1);
+    now += 10;
+    control.tick(now);
+    control.ready();
+    Configure c = control.configuration(0);
+    assertThat(c.epoch()).as("a new epoch, whose level its primary reports").isGreaterThan(before);
+    assertThat(c.members()).containsExactly(0, 1, 2);
+    levelled();
+    assertThat(control.levelMembers(0)).containsExactly(0, 1, 2);
+    assertThat(control.settled()).isTrue();
+  }
 }

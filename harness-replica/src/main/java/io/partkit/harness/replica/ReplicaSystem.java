@@ -75,7 +75,13 @@ import java.util.stream.Collectors;
  *
  * <p>{@code membership}: a node leaves gracefully ({@code leave N} on the leading control's or
  * the coordinator's standard input: its copies move to the others) and joins again on heal; the
- * control answers once the change is durable, the coordinator once it rebalanced.
+ * control answers once the change is durable, the coordinator once it rebalanced. {@code
+ * migration}: a member leaves, and the first copy that joins a partition after that ({@code
+ * REPLICA JOINING} on the control's or the coordinator's output) is the migration caught, its
+ * primary the source. {@code lose}: a node is killed, its data directory deleted and the
+ * control told to forget it ({@code forget N}); the heal starts an empty node in its place, which
+ * joins. After the run, {@link #checkPlacement} compares what every node holds on its disk with
+ * the control's table.
  */
 final class ReplicaSystem extends NodeProcessSystem
     implements Capability.Splits, Capability.CutsAlso, Capability.Membership,
@@ -476,11 +482,6 @@ final class ReplicaSystem extends NodeProcessSystem
   }
 
   @Override
-  public Optional<String> cannotCatchMigrations(OptionValues options) {
-    return Optional.empty();
-  }
-
-  @Override
   public Optional<String> cannotLoseNodes(OptionValues options, int nodes) {
     int r = options.integer("replicas");
     if (options.text("metadata").equals(COORDINATOR_METADATA)) {
@@ -509,7 +510,7 @@ final class ReplicaSystem extends NodeProcessSystem
   @Override
   public String lose(String node) {
     long members = nodes().stream().filter(n -> !left.contains(n) && !lost.contains(n)).count();
-    String not = left.contains(node) || lost.contains(node) ? "it left the membership"
+    String not = left.contains(node) || lost.contains(node) ? "it is out of the membership"
         : members - 1 < replicas ? members + " members, " + replicas + " copies"
         : settledWithin(LOSE_SETTLE_TIMEOUT) ? null : "the table did not settle within "
             + LOSE_SETTLE_TIMEOUT.toSeconds() + " s";

@@ -275,6 +275,7 @@ public final class Control implements StateMachine {
       Entry t = table.get(l.partition());
       if (t != null && t.epoch == l.epoch() && t.primary() == e.from()) {
         durableChanged |= t.level.addAll(t.members);
+        t.lost.removeAll(t.members); // levelled again: each holds the partition's writes
       }
     }
   }
@@ -371,6 +372,11 @@ public final class Control implements StateMachine {
    */
   public void forget(int node) {
     durableChanged |= nodes.remove(node) != null;
+    // It holds nothing any more: should its number join again (a new node in its place), it is
+    // no level copy of any partition it is still a member of, so it is never promoted on them.
+    for (Entry t : table.values()) {
+      durableChanged |= t.level.remove(node);
+    }
   }
 
   /**
@@ -398,11 +404,12 @@ public final class Control implements StateMachine {
    * with the same members ({@link Partitioning}).
    *
    * @return the new partition's number, or empty when the split cannot start (unknown partition,
-   *     a move under way, numbers exhausted)
+   *     a move under way, a primary that lost its copy, numbers exhausted)
    */
   public Optional<Integer> split(int partition) {
     Entry t = table.get(partition);
-    if (t == null || t.move != null || partition + t.modulus > Integer.MAX_VALUE) {
+    if (t == null || t.move != null || t.lost.contains(t.primary())
+        || partition + t.modulus > Integer.MAX_VALUE) {
       return Optional.empty();
     }
     int child = (int) (partition + t.modulus);
@@ -562,20 +569,22 @@ public final class Control implements StateMachine {
 
   private void decide(int partition, Entry t) {
     int primary = t.primary();
-    if (relevel.contains(partition) && up(primary)) {
+    // the primary answered that it lost the copy it held (onPong): it must not serve it
+    boolean lostCopy = t.lost.contains(primary);
+    if (relevel.contains(partition) && up(primary) && !lostCopy) {
       // a restored control does not know whether its primary levelled them: a new epoch with
       // the same members makes the primary level them again and report it
       change(partition, t, t.members);
       return;
     }
-    if (!up(primary) || leaving(primary) && t.move == null) {
+    if (!up(primary) || lostCopy || leaving(primary) && t.move == null) {
       List<Integer> levelUp = t.members.stream().skip(1)
           .filter(n -> t.level.contains(n) && up(n)).toList();
       Optional<Integer> next = levelUp.stream().filter(n -> !leaving(n)).findFirst()
           // when the only level copies left are leaving, one serves until the partition is
           // placed elsewhere: the primary may be gone for good, and waiting for it would leave
           // the partition unserved, and never re-replicated, for ever
-          .or(() -> up(primary) ? Optional.empty() : levelUp.stream().findFirst());
+          .or(() -> up(primary) && !lostCopy ? Optional.empty() : levelUp.stream().findFirst());
       if (next.isPresent()) {
         List<Integer> m = new ArrayList<>();
         m.add(next.get());
@@ -586,6 +595,11 @@ public final class Control implements StateMachine {
         change(partition, t, m);
         return;
       }
+    }
+    if (lostCopy) {
+      // the primary lost its copy and no level backup can take over: any new configuration
+      // would have it serve its empty copy as if it held the partition's writes
+      return;
     }
     if (!t.suspects.isEmpty()) {
       List<Integer> m = new ArrayList<>(t.members);
@@ -824,6 +838,9 @@ public final class Control implements StateMachine {
     relevel.remove(partition); // its primary levels the new epoch and reports it
     t.members = List.copyOf(members);
     t.level.retainAll(t.members);
+    // a node that leaves the configuration holds nothing of it from then on
+    t.heardHolding.retainAll(t.members);
+    t.lost.retainAll(t.members);
     t.suspects.clear();
     Configure c = t.configure(partition);
     TreeSet<Integer> told = new TreeSet<>(before);
@@ -851,9 +868,22 @@ public final class Control implements StateMachine {
         // it has not heard of the split yet: its copy of the parent holds this partition's keys
         held = 0L;
       }
+      if (member && held != null) {
+        t.heardHolding.add(node);
+      }
       if (member && held == null) {
         // it lost its copy (a wiped or damaged disk), or never had one
         durableChanged |= t.level.remove(node);
+        if (t.heardHolding.remove(node)) {
+          t.lost.add(node); // it held the partition, and no longer does
+          // its primary levels it again, but reports a level only for a new epoch: give it one
+          relevel.add(e.getKey());
+        }
+      }
+      if (member && t.lost.contains(node) && t.primary() == node) {
+        // configured again, it would serve its empty copy as if it held the partition's writes:
+        // the next tick hands the partition to a level backup instead (decide)
+        continue;
       }
       if (member && (held == null || held < t.epoch) || !member && held != null) {
         out.add(new Envelope(ID, node, t.configure(e.getKey())));
@@ -875,6 +905,13 @@ public final class Control implements StateMachine {
     List<Integer> members;
     final TreeSet<Integer> level = new TreeSet<>();
     final TreeSet<Integer> suspects = new TreeSet<>();
+    /** Members this control heard holding the partition (volatile: a restart hears afresh). */
+    final TreeSet<Integer> heardHolding = new TreeSet<>();
+    /**
+     * Members heard holding the partition that then answered without it (their disk wiped or
+     * damaged under them), until levelled again (volatile). None of them is level.
+     */
+    final TreeSet<Integer> lost = new TreeSet<>();
     /** When each node was last taken out on suspicion. */
     final TreeMap<Integer, Long> suspectedAt = new TreeMap<>();
     Move move;

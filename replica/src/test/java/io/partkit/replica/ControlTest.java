@@ -194,4 +194,130 @@ class ControlTest {
     assertThat(control.served().get(0)).as("a node the control does not know")
         .doesNotContainKey(9);
   }
+  @Test
+  void aPrimaryBackWithAnEmptyDiskIsNotConfiguredToServeButReplacedByALevelBackup() {
+    advance(20, Set.of(0, 1, 2, 3));
+    levelled();
+    long before = control.configuration(0).epoch();
+    // node 0 restarted on a wiped disk before the control found it down: it holds nothing
+    control.step(new Envelope(0, Control.ID, new Pong(0, Map.of())));
+    assertThat(control.levelMembers(0)).doesNotContain(0);
+    assertThat(control.ready().messages()).as("no configuration that has node 0 serve its empty"
+        + " copy").noneMatch(e -> e.to() == 0 && e.message() instanceof Configure c
+            && c.primary() == 0);
+    now += 10;
+    control.tick(now);
+    Configure c = control.configuration(0);
+    assertThat(c.epoch()).isGreaterThan(before);
+    assertThat(c.primary()).as("a level backup takes over").isIn(1, 2);
+    assertThat(control.levelMembers(0)).contains(c.primary()).doesNotContain(0);
+  }
+
+  @Test
+  void aPrimaryThatLostItsCopyWithNoLevelBackupIsNeverConfiguredAgainNorSplit() {
+    Control alone = new Control(Timing.DEFAULT, 1, 1, List.of(0, 1));
+    alone.tick(10);
+    alone.ready();
+    alone.step(new Envelope(0, Control.ID, new Pong(0, Map.of(0, 1L))));
+    alone.step(new Envelope(0, Control.ID, new Pong(1, Map.of()))); // back on a wiped disk
+    for (long t = 20; t < 2_000; t += 10) {
+      alone.step(new Envelope(0, Control.ID, new Pong(t, Map.of())));
+      alone.step(new Envelope(1, Control.ID, new Pong(t, Map.of())));
+      alone.tick(t);
+      assertThat(alone.ready().messages()).as("at " + t + " ms").noneMatch(e -> e.message()
+          instanceof Configure);
+    }
+    assertThat(alone.configuration(0).members()).containsExactly(0);
+    assertThat(alone.settled()).isFalse();
+    assertThat(alone.split(0)).as("a split would configure it at a new epoch").isEmpty();
+  }
+
+  @Test
+  void aForgottenNodeThatJoinsAgainUnderItsNumberIsNoLevelCopy() {
+    advance(20, Set.of(0, 1, 2, 3));
+    levelled();
+    // every member down at once, so the rows keep node 2; then node 2 is lost for good
+    advance(Timing.DEFAULT.downMillis() + 50, Set.of(3));
+    control.forget(2);
+    control.join(2); // a new, empty node in its place
+    assertThat(control.levelMembers(0)).doesNotContain(2);
+    advance(20, Set.of(2, 3));
+    assertThat(control.configuration(0).primary()).as("the only member up is empty").isEqualTo(0);
+    advance(20, Set.of(1, 2, 3));
+    assertThat(control.configuration(0).primary()).isEqualTo(1);
+  }
+  @Test
+  void aNodeTakenOutAndAddedAgainIsNoLostCopyOnceLevelledAgain() {
+    Control c = new Control(Timing.DEFAULT, 1, 2, List.of(0, 1, 2));
+    long[] t = {0};
+    Runnable tick = () -> {
+      t[0] += 10;
+      for (int n = 0; n < 3; n++) {
+        Configure conf = c.configuration(0);
+        c.step(new Envelope(n, Control.ID, new Pong(t[0], conf.members().contains(n)
+            ? Map.of(0, conf.epoch()) : Map.of())));
+      }
+      c.tick(t[0]);
+      c.ready();
+    };
+    Runnable levelled = () -> {
+      Configure conf = c.configuration(0);
+      c.step(new Envelope(conf.primary(), Control.ID, new Levelled(0, conf.epoch())));
+    };
+    tick.run(); // nodes 0 and 1 are heard holding partition 0
+    c.step(new Envelope(0, Control.ID, new Suspect(0, 1, Set.of(1))));
+    tick.run();
+    levelled.run();
+    tick.run();
+    assertThat(c.configuration(0).members()).containsExactly(0, 2);
+    levelled.run();
+    for (int i = 0; i < 2 * Control.QUARANTINE_DOWNS * Timing.DEFAULT.downMillis() / 10; i++) {
+      tick.run(); // node 1's quarantine passes
+    }
+    c.step(new Envelope(0, Control.ID, new Suspect(0, c.configuration(0).epoch(), Set.of(2))));
+    tick.run();
+    levelled.run();
+    c.tick(t[0] += 10);
+    c.ready();
+    assertThat(c.configuration(0).members()).containsExactly(0, 1);
+    // node 1 has not received its new configuration: it answers without the partition
+    c.step(new Envelope(1, Control.ID, new Pong(t[0], Map.of())));
+    levelled.run(); // then its primary levels it
+    for (long until = t[0] + Timing.DEFAULT.downMillis() + 50; t[0] < until; ) {
+      t[0] += 10;
+      c.step(new Envelope(1, Control.ID, new Pong(t[0], Map.of(0, c.configuration(0).epoch()))));
+      c.step(new Envelope(2, Control.ID, new Pong(t[0], Map.of())));
+      c.tick(t[0]); // node 0 is down
+      c.ready();
+    }
+    assertThat(c.configuration(0).primary()).isEqualTo(1);
+    levelled.run();
+    for (long until = t[0] + Control.QUARANTINE_DOWNS * Timing.DEFAULT.downMillis();
+        t[0] < until; ) { // node 2's quarantine passes
+      t[0] += 10;
+      c.step(new Envelope(1, Control.ID, new Pong(t[0], Map.of(0, c.configuration(0).epoch()))));
+      c.step(new Envelope(2, Control.ID, new Pong(t[0], Map.of())));
+      c.tick(t[0]);
+      c.ready();
+    }
+    assertThat(c.configuration(0).members()).as("the new primary, level, gets a spare")
+        .containsExactly(1, 2);
+  }
+  @Test
+  void aBackupBackWithAnEmptyDiskIsLevelledAgainAtANewEpoch() {
+    advance(20, Set.of(0, 1, 2, 3));
+    levelled();
+    long before = control.configuration(0).epoch();
+    control.step(new Envelope(1, Control.ID, new Pong(0, Map.of()))); // node 1's disk was wiped
+    assertThat(control.levelMembers(0)).doesNotContain(1);
+    now += 10;
+    control.tick(now);
+    control.ready();
+    Configure c = control.configuration(0);
+    assertThat(c.epoch()).as("a new epoch, whose level its primary reports").isGreaterThan(before);
+    assertThat(c.members()).containsExactly(0, 1, 2);
+    levelled();
+    assertThat(control.levelMembers(0)).containsExactly(0, 1, 2);
+    assertThat(control.settled()).isTrue();
+  }
 }

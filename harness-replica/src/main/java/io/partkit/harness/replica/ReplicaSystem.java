@@ -9,13 +9,17 @@ import io.partkit.harness.system.Capability;
 import io.partkit.harness.system.Client;
 import io.partkit.harness.system.JavaCommand;
 import io.partkit.harness.system.NodeProcessSystem;
+import io.partkit.harness.system.OptionValues;
 import io.partkit.harness.system.Operation;
 import io.partkit.harness.system.Outcome;
+import io.partkit.harness.system.PlacementCheck;
 import io.partkit.harness.system.SystemContext;
+import io.partkit.replica.Record;
 import io.partkit.replica.Timing;
 import io.partkit.replica.node.ReplicaClient;
 import io.partkit.replica.node.ReplicaCoordinatorMain;
 import io.partkit.replica.node.ReplicaNodeMain;
+import io.partkit.replica.node.StoredReplica;
 import io.partkit.replica.node.access.SharedSecret;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,6 +32,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -75,10 +81,17 @@ import java.util.stream.Collectors;
  *
  * <p>{@code membership}: a node leaves gracefully ({@code leave N} on the leading control's or
  * the coordinator's standard input: its copies move to the others) and joins again on heal; the
- * control answers once the change is durable, the coordinator once it rebalanced.
+ * control answers once the change is durable, the coordinator once it rebalanced. {@code
+ * migration}: a member leaves, and the first copy that joins a partition after that ({@code
+ * REPLICA JOINING} on the control's or the coordinator's output) is the migration caught, its
+ * primary the source. {@code lose}: a node is killed, its data directory deleted and the
+ * control told to forget it ({@code forget N}); the heal starts an empty node in its place, which
+ * joins. After the run, {@link #checkPlacement} compares what every node holds on its disk with
+ * the control's table.
  */
 final class ReplicaSystem extends NodeProcessSystem
-    implements Capability.Splits, Capability.CutsAlso, Capability.Membership {
+    implements Capability.Splits, Capability.CutsAlso, Capability.Membership,
+    Capability.Migrations, Capability.LoseNodes, Capability.CheckPlacement {
 
   static final String CONTROL = "control";
   /** The standby control with {@code metadata=etcd}. */
@@ -101,7 +114,22 @@ final class ReplicaSystem extends NodeProcessSystem
   private static final int PORT = 7400;
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
+  /** How long a lost node waits for a settled table: its copies must be level elsewhere. */
+  private static final Duration LOSE_SETTLE_TIMEOUT = Duration.ofSeconds(30);
+
   private final Map<String, List<String>> commands = new ConcurrentHashMap<>();
+  /** Data nodes that left ({@code leave N}) and did not join again. */
+  private final Set<String> left = ConcurrentHashMap.newKeySet();
+  /** Data nodes lost for good ({@link #lose}) and not replaced yet. */
+  private final Set<String> lost = ConcurrentHashMap.newKeySet();
+  /**
+   * A leave the coordinator has not answered yet ({@link #startMigration} returns once a copy
+   * joins, before the rebalance it started is answered), and the process that owes the answer.
+   */
+  private String pendingLeave;
+  private NodeProcess pendingFrom;
+  private Random random;
+  private int replicas;
   private int maxPartitions;
   private Duration requestTimeout;
   private List<InetSocketAddress> addresses;
@@ -129,7 +157,8 @@ final class ReplicaSystem extends NodeProcessSystem
   public void start(SystemContext ctx) {
     int partitions = ctx.options().integer("partitions");
     maxPartitions = ctx.options().integer("max-partitions");
-    int replicas = ctx.options().integer("replicas");
+    replicas = ctx.options().integer("replicas");
+    random = new Random(ctx.seed());
     requestTimeout = Duration.ofMillis(ctx.options().integer("request-timeout-ms"));
     String timing = ctx.options().text("timing");
     boolean etcd = ctx.options().text("metadata").equals("etcd");
@@ -276,6 +305,9 @@ final class ReplicaSystem extends NodeProcessSystem
     for (String c : controls.keySet()) {
       restart(c);
     }
+    for (String n : List.copyOf(lost)) {
+      replace(n);
+    }
     for (String n : nodes()) {
       restart(n);
     }
@@ -358,24 +390,250 @@ final class ReplicaSystem extends NodeProcessSystem
   }
 
   private void membership(String change, String node) {
+    NodeProcess control = tell(change, node);
+    String line = control.awaitLine(answerTo(change), MEMBERSHIP_TIMEOUT);
+    if (refused(line)) {
+      throw new IllegalStateException("the replica control did not " + change + " node "
+          + node + ": " + line);
+    }
+    changed(change, node);
+  }
+
+  private static boolean refused(String answer) {
+    return answer.contains(" REFUSED ") || answer.startsWith("REPLICA REBALANCE FAILED");
+  }
+
+  /** The membership this system keeps, once the control or coordinator carried out a change. */
+  private void changed(String change, String node) {
+    if (change.equals("leave")) {
+      left.add(node);
+    } else if (change.equals("join")) {
+      left.remove(node);
+    }
+  }
+
+  /**
+   * {@code change N} (leave, join or forget) on the leading control's or the coordinator's
+   * standard input, once the answers it still owes are in. Returns the process told, whose
+   * answer is then awaited with {@link #answerTo}.
+   */
+  private NodeProcess tell(String change, String node) {
     int number = nodes().indexOf(node);
     if (number < 0) {
       throw new IllegalArgumentException("no data node " + node + " to " + change + ": the nodes"
           + " are " + nodes());
     }
     NodeProcess control = process(leader().orElseThrow());
+    settlePending(control);
     try {
       control.send(change + " " + number);
     } catch (IOException e) {
       throw new IllegalStateException("cannot tell the replica control to " + change + " node "
           + number + ": " + e.getMessage(), e);
     }
-    String answer = coordinated ? "REPLICA REBALANCE" : "REPLICA " + change.toUpperCase();
-    String line = control.awaitLine(answer, MEMBERSHIP_TIMEOUT);
-    if (line.contains(" REFUSED ") || line.startsWith("REPLICA REBALANCE FAILED")) {
-      throw new IllegalStateException("the replica control did not " + change + " node "
-          + number + ": " + line);
+    return control;
+  }
+
+  /** Awaits the coordinator's answer to a leave {@link #startMigration} did not await. */
+  private void settlePending(NodeProcess control) {
+    if (pendingFrom == control && pendingLeave != null) {
+      if (!refused(control.awaitLine("REPLICA REBALANCE", MEMBERSHIP_TIMEOUT))) {
+        changed("leave", pendingLeave);
+      }
     }
+    pendingLeave = null;
+  }
+
+  /** The beginning of the line that answers {@code change}. */
+  private String answerTo(String change) {
+    return coordinated ? "REPLICA REBALANCE" : "REPLICA " + change.toUpperCase();
+  }
+
+  /**
+   * A member leaves (after a node that left joins again when no other member could leave
+   * without taking copies with it), and the first copy that joins a partition's configuration
+   * after that is the migration caught: {@code REPLICA JOINING P N FROM PRIMARY EPOCH E} on the
+   * control's or the coordinator's output, the primary streaming its copy to node {@code N}.
+   * With the control's own placement a join moves nothing (a partition takes a spare only when
+   * short of copies), so each catch is a leave.
+   */
+  @Override
+  public Optional<Migration> startMigration(Duration timeout) {
+    NodeProcess control = process(leader().orElseThrow());
+    if (control == null || !control.isAlive()) {
+      return Optional.empty();
+    }
+    try {
+      settlePending(control); // before the lines so far are skipped: its answer may be among them
+      List<String> members = nodes().stream()
+          .filter(n -> !left.contains(n) && !lost.contains(n)).toList();
+      List<String> out = nodes().stream().filter(left::contains).toList();
+      control.skipLines();
+      if (members.size() <= replicas) {
+        if (out.isEmpty()) {
+          return Optional.empty(); // a leave now would take copies with it
+        }
+        String back = out.get(random.nextInt(out.size()));
+        membership("join", back);
+        members = new ArrayList<>(members);
+        members.add(back);
+      }
+      String leaving = members.get(random.nextInt(members.size()));
+      control.skipLines(); // a copy the join moved is no longer in flight
+      tell("leave", leaving);
+      if (coordinated) {
+        pendingFrom = control; // answered once the coordinator rebalanced: after the moves
+        pendingLeave = leaving;
+      } else {
+        if (refused(control.awaitLine(answerTo("leave"), MEMBERSHIP_TIMEOUT))) {
+          return Optional.empty(); // the leadership moved since the store named the leader
+        }
+        changed("leave", leaving);
+      }
+      String[] joining = control.awaitLine("REPLICA JOINING ", timeout).split(" ");
+      return Optional.of(new Migration(Integer.parseInt(joining[2]),
+          nodes().get(Integer.parseInt(joining[5])), nodes().get(Integer.parseInt(joining[3]))));
+    } catch (SetupException e) {
+      return Optional.empty(); // nothing joined in time, or the control died
+    }
+  }
+
+  @Override
+  public Optional<String> cannotLoseNodes(OptionValues options, int nodes) {
+    int r = options.integer("replicas");
+    if (options.text("metadata").equals(COORDINATOR_METADATA)) {
+      return Optional.of("replica with metadata=coordinator cannot lose a node yet: the"
+          + " coordinator keeps its members itself and the control's forget of a lost node is"
+          + " not wired to it; use metadata=log or etcd");
+    }
+    if (r < 2) {
+      return Optional.of("replica keeps one copy of each partition (replicas=" + r + "): a node"
+          + " lost for good takes its writes with it; run it with --option replicas=2 or more");
+    }
+    if (nodes <= r) {
+      return Optional.of("replica with replicas=" + r + " needs more than " + r + " nodes to"
+          + " lose one and still place every copy: have " + nodes);
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Kills the node, deletes its data directory and has the control forget it ({@code forget N}):
+   * its copies are re-created on the others. Only once the table is settled (every partition
+   * with its copies, all level), so that a level copy of each of its partitions remains; and
+   * only while the nodes that stay are at least as many as the copies. Otherwise the node is only
+   * killed and restarted with its data, and the description says so.
+   */
+  @Override
+  public String lose(String node) {
+    long members = nodes().stream().filter(n -> !left.contains(n) && !lost.contains(n)).count();
+    String not = left.contains(node) || lost.contains(node) ? "it is out of the membership"
+        : members - 1 < replicas ? members + " members, " + replicas + " copies"
+        : settledWithin(LOSE_SETTLE_TIMEOUT) ? null : "the table did not settle within "
+            + LOSE_SETTLE_TIMEOUT.toSeconds() + " s";
+    if (not != null) {
+      kill(node);
+      restart(node);
+      return "kill " + node + " (not lost: " + not + ")";
+    }
+    kill(node);
+    try {
+      runtime().wipe(node, dataDir(node));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete the data of " + node, e);
+    }
+    lost.add(node);
+    NodeProcess control = tell("forget", node);
+    String line = control.awaitLine("REPLICA FORGET", MEMBERSHIP_TIMEOUT);
+    if (line.contains(" REFUSED ")) {
+      // the leadership moved: the control finds it down, and its empty disk when it is back
+      return "lose " + node + " (the control was not told: " + line + ")";
+    }
+    return "lose " + node;
+  }
+
+  /**
+   * A new node with an empty data directory starts in the lost one's place (same name, number
+   * and address) and joins ({@code join N}); it holds nothing and takes copies as partitions
+   * need them.
+   */
+  @Override
+  public void replace(String node) {
+    restart(node);
+    if (lost.remove(node)) {
+      membership("join", node);
+    }
+  }
+
+  private boolean settledWithin(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try (ReplicaClient c = client()) {
+      while (System.nanoTime() < deadline) {
+        try {
+          if (c.table().settled()) {
+            return true;
+          }
+        } catch (IOException e) {
+          // the control did not answer in time: asked again
+        }
+        pollPause(100, "the replica table to settle");
+      }
+    }
+    return false;
+  }
+
+  private Path dataDir(String node) {
+    return context().dir().resolve("data").resolve(node);
+  }
+
+  /**
+   * Reads each data node's log (beside it, without touching it: {@link StoredReplica}) and
+   * compares what it holds durably with the control's table: each partition's primary holds it
+   * as primary at the table's epoch and modulus, and its configuration there has as many members
+   * as copies are kept ({@code replicas}, fewer when fewer nodes are members); every backup of
+   * that configuration holds it at that epoch with exactly the primary's keys and values; no
+   * other node holds any of its keys; and every key a primary holds is one the partition numbers
+   * ({@code Partitioning}). Repeated until it holds or {@code patience} passes: copies being
+   * levelled, a record being appended.
+   */
+  @Override
+  public Optional<PlacementCheck> checkPlacement(Duration patience) {
+    long deadline = System.nanoTime() + patience.toNanos();
+    PlacementCheck check = placementNow();
+    while (!check.ok() && System.nanoTime() < deadline) {
+      pollPause(200, "the replica placement to hold");
+      check = placementNow();
+    }
+    return Optional.of(check);
+  }
+
+  PlacementCheck placementNow() {
+    long members = nodes().stream().filter(n -> !left.contains(n) && !lost.contains(n)).count();
+    int copies = (int) Math.min(replicas, members);
+    String rule = "the control's table (" + copies + " cop" + (copies == 1 ? "y" : "ies")
+        + " of each partition, on distinct members)";
+    ReplicaClient.Table table;
+    try (ReplicaClient c = client()) {
+      table = c.table();
+    } catch (IOException | RuntimeException e) {
+      return new PlacementCheck(rule, 0, List.of("no table from the control: " + e));
+    }
+    Map<String, Map<Integer, Record.Checkpoint>> held = new TreeMap<>();
+    for (int i = 0; i < nodes().size(); i++) {
+      String n = nodes().get(i);
+      Map<Integer, Record.Checkpoint> parts = new TreeMap<>();
+      try {
+        Path log = runtime().fetch(n, dataDir(n).resolve(StoredReplica.LOG));
+        for (Record r : StoredReplica.checkpoint(log, i)) {
+          parts.put(r.partition(), (Record.Checkpoint) r);
+        }
+      } catch (IOException | RuntimeException e) {
+        return new PlacementCheck(rule, 0, List.of("cannot read the log of " + n + ": " + e));
+      }
+      held.put(n, parts);
+    }
+    return new PlacementCheck(rule, table.rows().size(),
+        ReplicaPlacement.misplaced(table.rows(), nodes(), copies, held));
   }
 
   private ReplicaClient client() {

@@ -6,13 +6,15 @@ import java.util.Optional;
  * A command the control process (or the coordinator process) reads on its standard input, one a
  * line: {@code split P} splits partition {@code P}, {@code split-all} splits every partition of
  * the table as it is when the command is carried out; {@code leave N} has node {@code N} leave
- * gracefully (its copies move to the others), {@code join N} has it join again. Blank lines are
- * nothing.
+ * gracefully (its copies move to the others), {@code join N} has it join again, {@code forget N}
+ * has the control forget it, lost for good with its disk (its copies are re-created on the
+ * others; a new, empty node may then join under its number). Blank lines are nothing.
  */
 sealed interface ControlCommand {
 
   /** What {@link #parse} accepts, for an error line. */
-  String USAGE = "'split <partition>', 'split-all', 'leave <node>' or 'join <node>'";
+  String USAGE = "'split <partition>', 'split-all', 'leave <node>', 'join <node>' or"
+      + " 'forget <node>'";
 
   /** Split one partition. */
   record Split(int partition) implements ControlCommand {
@@ -46,6 +48,14 @@ sealed interface ControlCommand {
     }
   }
 
+  /** Node {@code node} is lost for good, its disk with it: the control forgets it. */
+  record Forget(int node) implements ControlCommand {
+    @Override
+    public String refusal(String why) {
+      return "REPLICA FORGET REFUSED " + node + ": " + why;
+    }
+  }
+
   /** The line that answers this command when it is refused for {@code why}. */
   String refusal(String why);
 
@@ -70,6 +80,9 @@ sealed interface ControlCommand {
     }
     if (words.length == 2 && words[0].equals("join")) {
       return Optional.of(new Join(number(words[1], "node", line)));
+    }
+    if (words.length == 2 && words[0].equals("forget")) {
+      return Optional.of(new Forget(number(words[1], "node", line)));
     }
     throw new IllegalArgumentException("unknown command '" + line.trim() + "': expected "
         + USAGE);

@@ -240,6 +240,8 @@ public final class ReplicaCoordinatorMain {
       node = l.node();
     } else if (command instanceof ControlCommand.Join j) {
       node = j.node();
+    } else if (command instanceof ControlCommand.Forget) {
+      return command.refusal("the coordinator keeps its members itself: a lost node leaves");
     } else {
       return command.refusal("the coordinator's table keeps its strategy's partition count");
     }

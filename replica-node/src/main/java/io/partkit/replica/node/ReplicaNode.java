@@ -26,6 +26,8 @@ import java.net.Socket;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -157,6 +159,13 @@ final class ReplicaNode implements AutoCloseable {
   private Thread stateThread;
   private Thread acceptThread;
   private final CountDownLatch settled = new CountDownLatch(1);
+  /**
+   * Where the control tells of a node joining a partition's configuration; null: nowhere. Only
+   * the state thread touches it and {@link #sent}.
+   */
+  private Consumer<String> joins;
+  /** The control: each partition's configuration as last sent, for {@link #joins}. */
+  private final Map<Integer, Configure> sent = new HashMap<>();
 
   private ReplicaNode(int self, StateMachine machine, Control control,
       Map<Integer, InetSocketAddress> peers, List<InetSocketAddress> controls,
@@ -633,6 +642,8 @@ final class ReplicaNode implements AutoCloseable {
       membership(l, l.node(), "LEAVE", c.answer(), () -> control.leave(l.node()));
     } else if (in instanceof Command c && c.command() instanceof ControlCommand.Join j) {
       membership(j, j.node(), "JOIN", c.answer(), () -> control.join(j.node()));
+    } else if (in instanceof Command c && c.command() instanceof ControlCommand.Forget f) {
+      membership(f, f.node(), "FORGET", c.answer(), () -> control.forget(f.node()));
     } else if (in instanceof Command c) {
       List<Integer> targets = c.command() instanceof ControlCommand.Split s
           ? List.of(s.partition()) : control.partitionIds();
@@ -668,6 +679,43 @@ final class ReplicaNode implements AutoCloseable {
     decided.add(new Answer(0, () -> answer.accept("REPLICA " + what + " " + node)));
   }
 
+  /**
+   * The control: from now on, tells {@code out} of each node that joins a partition's
+   * configuration, once that configuration is durable: {@code REPLICA JOINING <partition>
+   * <node> FROM <primary> EPOCH <epoch>}, the primary being the member that levels it (sends it
+   * the partition's copy). A test harness aims faults at such a copy in flight.
+   */
+  void announceJoins(Consumer<String> out) throws InterruptedException {
+    inspect(c -> {
+      for (int p : c.partitionIds()) {
+        sent.put(p, c.configuration(p)); // what is sent from here on is compared with these
+      }
+      joins = out;
+      return null;
+    });
+  }
+
+  private void announceJoins(Collection<Configure> changed) {
+    Consumer<String> out = joins;
+    for (Configure c : changed) {
+      Configure before = sent.get(c.partition());
+      if (before != null && before.epoch() >= c.epoch()) {
+        continue; // a configuration sent again
+      }
+      sent.put(c.partition(), c);
+      if (out == null || before == null) {
+        continue;
+      }
+      for (int n : c.members()) {
+        if (!before.members().contains(n)) {
+          String line = "REPLICA JOINING " + c.partition() + " " + n + " FROM " + c.primary()
+              + " EPOCH " + c.epoch();
+          decided.add(new Answer(0, () -> out.accept(line)));
+        }
+      }
+    }
+  }
+
   /** Why the control refused to split {@code partition}. */
   private String splitRefusal(int partition) {
     List<Integer> ids = control.partitionIds();
@@ -697,6 +745,7 @@ final class ReplicaNode implements AutoCloseable {
       }
       changed.values().forEach(c -> log.accept("control: partition " + c.partition()
           + " epoch " + c.epoch() + " primary " + c.primary() + " backups " + c.backups()));
+      announceJoins(changed.values());
     }
     for (Envelope e : r.messages()) {
       waiting.add(new Waiting(barrier, e));

@@ -90,11 +90,13 @@ import java.util.function.Supplier;
  * dying parent leaves no process behind) or when killed; a kill loses nothing acknowledged.
  *
  * <p>The control reads commands on its standard input, one a line ({@link ControlCommand}):
- * {@code split P} and {@code split-all}, {@code leave N} and {@code join N}. Each split is
- * answered on standard output, {@code REPLICA SPLIT P INTO C MODULUS M PARTITIONS N} once
- * committed, or {@code REPLICA SPLIT REFUSED P: why}; a leave or join {@code REPLICA LEAVE N} or
- * {@code REPLICA JOIN N} once durable; a line that is no command gets an error line on standard
- * error and is otherwise ignored.
+ * {@code split P} and {@code split-all}, {@code leave N}, {@code join N} and {@code forget N}.
+ * Each split is answered on standard output, {@code REPLICA SPLIT P INTO C MODULUS M PARTITIONS N}
+ * once committed, or {@code REPLICA SPLIT REFUSED P: why}; a leave, join or forget {@code REPLICA
+ * LEAVE N}, {@code REPLICA JOIN N} or {@code REPLICA FORGET N} once durable; a line that is no
+ * command gets an error line on standard error and is otherwise ignored. The control (or the
+ * coordinator's) also prints {@code REPLICA JOINING P N FROM PRIMARY EPOCH E} once a
+ * configuration that adds node {@code N} to partition {@code P} is durable.
  *
  * <p>Exit statuses: 1 for a log it must not start from (a damaged record followed by intact
  * ones: what was durable is lost, the node or control needs new data), 2 for a usage error, 70
@@ -379,6 +381,14 @@ public final class ReplicaNodeMain {
     System.out.println("REPLICA LISTENING " + at.getHostString() + ":" + at.getPort());
     System.out.flush();
     if (control) {
+      try {
+        node.announceJoins(line -> {
+          System.out.println(line);
+          System.out.flush();
+        });
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
       Thread settled = new Thread(() -> {
         try {
           node.awaitSettled();

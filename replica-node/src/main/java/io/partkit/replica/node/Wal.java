@@ -215,6 +215,26 @@ final class Wal implements Storage {
     return true;
   }
 
+  /**
+   * The intact records at the start of the log {@code file} (a {@link #FILE}), read without
+   * writing anything (empty when there is no log): for an observer beside the process that owns
+   * the log, which may be appending to it meanwhile (a record being appended is a torn tail here,
+   * and left out).
+   */
+  static List<Record> readIntact(Path file) throws IOException {
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(file);
+    } catch (java.nio.file.NoSuchFileException e) {
+      return List.of();
+    }
+    List<Record> records = new ArrayList<>();
+    for (int pos = 0; pos >= 0 && pos < bytes.length; ) {
+      pos = intact(bytes, pos, records);
+    }
+    return records;
+  }
+
   /** The end of the intact record at {@code pos} (added to {@code into}), or -1. */
   private static int intact(byte[] b, int pos, List<Record> into) {
     if (pos + HEADER > b.length) {

@@ -203,4 +203,14 @@ class WalTest {
     assertThat(again.records()).as("the refused append wrote nothing").isEqualTo(written(1, 3));
     again.wal().close();
   }
+  @Test
+  void anObserverReadsTheIntactRecordsWithoutTouchingTheLog() throws Exception {
+    Path file = dir.resolve(Wal.FILE);
+    assertThat(Wal.readIntact(file)).as("no log yet").isEmpty();
+    write(written(1, 4));
+    long size = Files.size(file);
+    Files.write(file, new byte[] {1, 2, 3}, StandardOpenOption.APPEND); // a record being appended
+    assertThat(Wal.readIntact(file)).isEqualTo(written(1, 4));
+    assertThat(Files.size(file)).as("the torn tail is left where it is").isEqualTo(size + 3);
+  }
 }

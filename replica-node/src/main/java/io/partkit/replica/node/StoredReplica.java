@@ -1,0 +1,29 @@
+package io.partkit.replica.node;
+
+import io.partkit.replica.Record;
+import io.partkit.replica.Replica;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What a node holds on its disk, read beside the running node without touching its log: for a
+ * harness that checks, after a run, that each partition's copies are where the control's table
+ * puts them.
+ */
+public final class StoredReplica {
+
+  /** The log's file name in a node's {@code --data} directory. */
+  public static final String LOG = Wal.FILE;
+
+  private StoredReplica() {}
+
+  /**
+   * The durable state of node {@code self} whose log is {@code log} ({@link #LOG} in its {@code
+   * --data}): one {@link Record.Checkpoint} per partition it knows, as a restart from the log's
+   * intact records would have it (a record being appended is left out; no log: none).
+   */
+  public static List<Record> checkpoint(Path log, int self) throws IOException {
+    return Replica.restore(self, ReplicaNodeMain.TIMING, Wal.readIntact(log)).checkpoint();
+  }
+}

@@ -130,6 +130,7 @@ class ReplicaVerifyTest {
     assertThat(Pattern.compile("control: partition \\d+ epoch").matcher(log).results().count())
         .as("configurations the control carried out").isGreaterThan(20);
   }
+
   /**
    * Faults aimed at migrations in flight: {@code --nemesis migration}. Each fault has a member
    * leave, waits for a copy to join a partition's configuration ({@code REPLICA JOINING} on the
@@ -139,18 +140,9 @@ class ReplicaVerifyTest {
    */
   @Test
   void replicaCoresPassFaultsAimedAtMigrationsInFlight() throws Exception {
-    VerifySpec spec = VerifySpec.builder("replica").nemeses(List.of("migration"))
-        .time(Duration.ofSeconds(20)).seed(36).runtime("processes")
-        .store(Path.of("target", "store")).build();
-    RunResult r = VerifyRun.run(spec, System.out);
-    System.out.println("seed " + spec.seed() + ": " + r.summary());
-    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
-    assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(50);
-    String history = Files.readString(r.dir().resolve("history.edn"));
+    String history = validWithPlacementHeld("migration", 36);
     assertThat(Pattern.compile("\\(partition \\d+ n\\d -> n\\d\\)").matcher(history).results()
         .count()).as("faults aimed at a migration caught in flight").isGreaterThanOrEqualTo(1);
-    assertThat(r.placement()).as("placement checked").isPresent();
-    assertThat(r.placement().get().misplaced()).isEmpty();
   }
 
   /**
@@ -161,17 +153,25 @@ class ReplicaVerifyTest {
    */
   @Test
   void replicaCoresPassNodesLostForGood() throws Exception {
-    VerifySpec spec = VerifySpec.builder("replica").nemeses(List.of("lose"))
-        .time(Duration.ofSeconds(20)).seed(37).runtime("processes")
+    String history = validWithPlacementHeld("lose", 37);
+    assertThat(Pattern.compile("\"lose n\\d\"").matcher(history).results().count())
+        .as("nodes lost for good").isGreaterThanOrEqualTo(1);
+  }
+
+  /**
+   * A 20 s run of {@code nemesis} with {@code seed}, asserted valid with acknowledged writes
+   * checked and the placement check holding; its history.
+   */
+  private static String validWithPlacementHeld(String nemesis, long seed) throws Exception {
+    VerifySpec spec = VerifySpec.builder("replica").nemeses(List.of(nemesis))
+        .time(Duration.ofSeconds(20)).seed(seed).runtime("processes")
         .store(Path.of("target", "store")).build();
     RunResult r = VerifyRun.run(spec, System.out);
     System.out.println("seed " + spec.seed() + ": " + r.summary());
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
     assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(50);
-    String history = Files.readString(r.dir().resolve("history.edn"));
-    assertThat(Pattern.compile("\"lose n\\d\"").matcher(history).results().count())
-        .as("nodes lost for good").isGreaterThanOrEqualTo(1);
     assertThat(r.placement()).as("placement checked").isPresent();
     assertThat(r.placement().get().misplaced()).isEmpty();
+    return Files.readString(r.dir().resolve("history.edn"));
   }
 }

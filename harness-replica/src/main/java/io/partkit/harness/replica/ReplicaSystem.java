@@ -529,8 +529,8 @@ final class ReplicaSystem extends NodeProcessSystem
     long members = nodes().stream().filter(n -> !left.contains(n) && !lost.contains(n)).count();
     String not = left.contains(node) || lost.contains(node) ? "it is out of the membership"
         : members - 1 < replicas ? members + " members, " + replicas + " copies"
-        : settledWithin(LOSE_SETTLE_TIMEOUT) ? null : "the table did not settle within "
-            + LOSE_SETTLE_TIMEOUT.toSeconds() + " s";
+        : unsettledAfter(LOSE_SETTLE_TIMEOUT).map(why -> "the table did not settle within "
+            + LOSE_SETTLE_TIMEOUT.toSeconds() + " s: " + why).orElse(null);
     if (not != null) {
       kill(node);
       restart(node);
@@ -565,21 +565,28 @@ final class ReplicaSystem extends NodeProcessSystem
     }
   }
 
-  private boolean settledWithin(Duration timeout) {
+  /**
+   * Empty once the control's table is settled within {@code timeout}; otherwise what kept it
+   * from settling when last asked (the control's own words, or why it did not answer).
+   */
+  private Optional<String> unsettledAfter(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
+    String why = "the control was not asked";
     try (ReplicaClient c = client()) {
       while (System.nanoTime() < deadline) {
         try {
-          if (c.table().settled()) {
-            return true;
+          ReplicaClient.Table t = c.table();
+          if (t.settled()) {
+            return Optional.empty();
           }
+          why = t.unsettled();
         } catch (IOException e) {
-          // the control did not answer in time: asked again
+          why = "the control did not answer: " + e.getMessage(); // asked again
         }
         pollPause(100, "the replica table to settle");
       }
     }
-    return false;
+    return Optional.of(why);
   }
 
   private Path dataDir(String node) {

@@ -76,6 +76,8 @@ public final class Control implements StateMachine {
 
   private final Timing timing;
   private final int replicas;
+  /** The first table's partition count, which numbers every key ({@link Partitioning}). */
+  private final int base;
   /** Where copies belong; null: the core's own rule (round robin, then the least loaded). */
   private Placement placement;
   /** The placement was replaced ({@link #place}): its targets are asked for at the next tick. */
@@ -136,13 +138,14 @@ public final class Control implements StateMachine {
     }
     this.timing = timing;
     this.replicas = replicas;
+    this.base = partitions;
     this.placement = placement;
     for (int n : members) {
       nodes.put(n, new NodeState());
     }
     List<Integer> sorted = new ArrayList<>(nodes.keySet());
     roundRobin(partitions, replicas, sorted).forEach((p, m) ->
-        table.put(p, new Entry(1, m, partitions, partitions)));
+        table.put(p, new Entry(1, m, partitions)));
     if (placement != null) {
       aim(sorted);
       targets.forEach((p, m) -> table.get(p).members = m);
@@ -170,9 +173,10 @@ public final class Control implements StateMachine {
     return table;
   }
 
-  private Control(Timing timing, int replicas, Placement placement) {
+  private Control(Timing timing, int replicas, int base, Placement placement) {
     this.timing = timing;
     this.replicas = replicas;
+    this.base = base;
     this.placement = placement;
   }
 
@@ -215,7 +219,7 @@ public final class Control implements StateMachine {
       throw new IllegalArgumentException("the control state to restore numbers keys by a table"
           + " of base " + last.base() + ": a base is the first table's partition count, >= 1");
     }
-    Control c = new Control(timing, replicas, placement);
+    Control c = new Control(timing, replicas, last.base(), placement);
     for (int n : last.nodes()) {
       NodeState s = new NodeState();
       s.heard = false;
@@ -227,7 +231,7 @@ public final class Control implements StateMachine {
         throw new IllegalArgumentException("partition " + row.partition()
             + " has no members in the control state to restore");
       }
-      Entry e = new Entry(row.epoch(), row.members(), last.base(), row.modulus());
+      Entry e = new Entry(row.epoch(), row.members(), row.modulus());
       e.level.addAll(row.level());
       e.parent = row.parent();
       e.splitAt = row.splitAt();
@@ -256,7 +260,6 @@ public final class Control implements StateMachine {
         leaving.add(n);
       }
     });
-    int base = table.values().iterator().next().base;
     return new ControlState(base, rows, new TreeSet<>(nodes.keySet()), leaving);
   }
 
@@ -415,14 +418,14 @@ public final class Control implements StateMachine {
     int child = (int) (partition + t.modulus);
     t.modulus *= 2;
     change(partition, t, t.members);
-    Entry c = new Entry(t.epoch, t.members, t.base, t.modulus);
+    Entry c = new Entry(t.epoch, t.members, t.modulus);
     // Each level copy of the partition holds the new one's keys and divides them off itself.
     c.level.addAll(t.level);
     c.parent = partition;
     c.splitAt = t.epoch;
     table.put(child, c);
     durableChanged = true;
-    Configure configure = c.configure(child);
+    Configure configure = c.configure(child, base);
     for (int n : c.members) {
       out.add(new Envelope(ID, n, configure));
     }
@@ -434,7 +437,7 @@ public final class Control implements StateMachine {
   /** The partition of the current table that holds {@code key}. */
   public int partitionOf(Bytes key) {
     for (Map.Entry<Integer, Entry> e : table.entrySet()) {
-      if (Partitioning.owns(e.getKey(), e.getValue().base, e.getValue().modulus, key)) {
+      if (Partitioning.owns(e.getKey(), base, e.getValue().modulus, key)) {
         return e.getKey();
       }
     }
@@ -454,7 +457,7 @@ public final class Control implements StateMachine {
   /** The current configuration of {@code partition}. */
   public Configure configuration(int partition) {
     Entry t = table.get(partition);
-    return t.configure(partition);
+    return t.configure(partition, base);
   }
 
   /** The members of {@code partition} known to hold every acknowledged write. */
@@ -842,7 +845,7 @@ public final class Control implements StateMachine {
     t.heardHolding.retainAll(t.members);
     t.lost.retainAll(t.members);
     t.suspects.clear();
-    Configure c = t.configure(partition);
+    Configure c = t.configure(partition, base);
     TreeSet<Integer> told = new TreeSet<>(before);
     told.addAll(t.members);
     for (int n : told) {
@@ -886,7 +889,7 @@ public final class Control implements StateMachine {
         continue;
       }
       if (member && (held == null || held < t.epoch) || !member && held != null) {
-        out.add(new Envelope(ID, node, t.configure(e.getKey())));
+        out.add(new Envelope(ID, node, t.configure(e.getKey(), base)));
       }
     }
   }
@@ -894,8 +897,6 @@ public final class Control implements StateMachine {
   /** One partition's row. */
   private static final class Entry {
     long epoch;
-    /** The first table's partition count, which numbers every key ({@link Partitioning}). */
-    final int base;
     /** The modulus the partition is numbered at ({@link Partitioning}). */
     long modulus;
     /** The partition this one was split off from, or -1. */
@@ -916,10 +917,9 @@ public final class Control implements StateMachine {
     final TreeMap<Integer, Long> suspectedAt = new TreeMap<>();
     Move move;
 
-    Entry(long epoch, List<Integer> members, int base, long modulus) {
+    Entry(long epoch, List<Integer> members, long modulus) {
       this.epoch = epoch;
       this.members = List.copyOf(members);
-      this.base = base;
       this.modulus = modulus;
     }
 
@@ -927,7 +927,8 @@ public final class Control implements StateMachine {
       return members.get(0);
     }
 
-    Configure configure(int partition) {
+    /** Its configuration, numbered in a table of base {@code base}. */
+    Configure configure(int partition, int base) {
       return new Configure(partition, epoch, primary(), members.subList(1, members.size()),
           base, modulus);
     }

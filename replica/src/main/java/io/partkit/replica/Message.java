@@ -104,6 +104,31 @@ public sealed interface Message {
     }
   }
 
+  /** One write of a {@link Level}'s tail: the write numbered {@code seq}. */
+  record Write(long seq, Bytes key, Bytes value) {}
+
+  /**
+   * Primary to backup: level {@code level} at {@code epoch} begins from the state the primary
+   * holds, which is the state of its earlier level {@code fromLevel} at epoch {@code fromEpoch} as
+   * of write {@code seq}, numbered at {@code modulus} in a table of base {@code base}; {@code tail}
+   * holds its last writes up to {@code seq}, ascending and consecutive. A backup whose own state
+   * is of that same level at a nearby seq reaches the primary's without a copy (forward by the
+   * tail, back by undoing its own last writes) and acknowledges as it would a {@link Snapshot};
+   * any other refuses, and is sent the whole snapshot.
+   */
+  record Level(int partition, long epoch, long level, long fromEpoch, long fromLevel, long seq,
+      List<Write> tail, int base, long modulus) implements Message {
+    public Level {
+      tail = List.copyOf(tail);
+      for (int i = 0; i < tail.size(); i++) {
+        if (tail.get(i).seq() != seq - tail.size() + 1 + i) {
+          throw new IllegalArgumentException("a level's tail must be the writes up to seq " + seq
+              + " in order, got seqs " + tail.stream().map(Write::seq).toList());
+        }
+      }
+    }
+  }
+
   /** Backup to primary: it holds writes up to {@code seq} under this level (durably). */
   record Ack(int partition, long epoch, long level, long seq) implements Message {}
 

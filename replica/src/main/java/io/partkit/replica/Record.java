@@ -51,6 +51,19 @@ public sealed interface Record {
   }
 
   /**
+   * As backup of {@code primary}, the partition reached the state the primary began level {@code
+   * level} from without a copy ({@link Message.Level}): the keys in {@code put} now hold those
+   * values, those in {@code removed} are absent, and the partition is as of write {@code seq}.
+   */
+  record Rebased(int partition, long epoch, int primary, long level, long seq,
+      SortedMap<Bytes, Bytes> put, SortedSet<Bytes> removed) implements Record {
+    public Rebased {
+      put = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(put));
+      removed = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(removed));
+    }
+  }
+
+  /**
    * The partition, numbered at half of {@code modulus}, was split: the keys it no longer holds at
    * {@code modulus} moved to partition {@code partition + modulus / 2}. One record, so a restart
    * from any prefix of the log finds the node before the split or after it, never half-way.
@@ -81,10 +94,13 @@ public sealed interface Record {
    * @param nextLevel the level number this node, as primary, begins next
    * @param levelled a backup that holds the snapshot of {@code level}
    * @param inherited keys a split moved here before any configuration reached the node
+   * @param stateEpoch with {@code stateLevel}, the level whose state {@code data} is, as of write
+   *     {@code seq} (the level this node last began as primary or took as backup; 0: unknown)
    */
   record Checkpoint(int partition, long epoch, boolean configured, Role role, int primary,
       List<Integer> backups, boolean deposed, long level, long nextLevel, boolean levelled,
-      long seq, int base, long modulus, boolean inherited, SortedMap<Bytes, Bytes> data)
+      long seq, int base, long modulus, boolean inherited, long stateEpoch, long stateLevel,
+      SortedMap<Bytes, Bytes> data)
       implements Record {
     public Checkpoint {
       java.util.Objects.requireNonNull(role, "role");

@@ -5,6 +5,7 @@ import io.partkit.replica.Message.Configure;
 import io.partkit.replica.Message.Confirm;
 import io.partkit.replica.Message.Confirmed;
 import io.partkit.replica.Message.Kind;
+import io.partkit.replica.Message.Level;
 import io.partkit.replica.Message.Levelled;
 import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Message.Page;
@@ -17,14 +18,17 @@ import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Message.Snapshot;
 import io.partkit.replica.Message.Suspect;
+import io.partkit.replica.Message.Write;
 import io.partkit.replica.Record.Checkpoint;
 import io.partkit.replica.Record.Configured;
 import io.partkit.replica.Record.LevelBegun;
+import io.partkit.replica.Record.Rebased;
 import io.partkit.replica.Record.Snapshotted;
 import io.partkit.replica.Record.Split;
 import io.partkit.replica.Record.Written;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +36,7 @@ import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.Supplier;
+import java.util.function.Consumer;
 
 /**
  * One node's partitions as a deterministic state machine: {@link #step} a message, {@link #tick}
@@ -71,10 +75,16 @@ import java.util.function.Supplier;
  * carries the round's writes into the new epoch (their records are in its log) and answers them
  * once the new level holds, and asks its reads and CASes again.
  *
- * <p>Levels. Each epoch begins with a level: the primary logs a fresh level number and sends each
- * backup a snapshot of its state; a backup takes replication only under the level it holds. A
- * backup refuses anything from an older epoch, which is what deposes a primary the control has
- * replaced.
+ * <p>Levels. Each epoch begins with a level: the primary logs a fresh level number and brings
+ * each backup to its state; a backup takes replication only under the level it holds. A backup
+ * refuses anything from an older epoch, which is what deposes a primary the control has replaced.
+ * A copy's state is named by the level it was last made under (begun as primary, taken as backup)
+ * and the seq it is at: every copy of one level started from one state and took that level's
+ * writes in seq order. So a new level is first offered by name ({@link Level}): a backup whose
+ * state is of the level the primary's is, a few writes behind or ahead (a failover, a migration's
+ * cut-over, a primary restarted without its unsynced writes), reaches the primary's state by the
+ * offer's last writes or by undoing its own, in one logged record; only a backup that cannot is
+ * sent the whole partition ({@link Snapshot}).
  *
  * <p>Splits. Each partition is numbered at a modulus ({@link Partitioning}) that its
  * configurations and snapshots carry. A node that learns of a larger modulus than it holds (a
@@ -111,6 +121,16 @@ public final class Replica implements StateMachine {
    */
   public static final int PAGE_BYTES = 1 << 20;
 
+  /**
+   * A copy keeps its last writes, with the values they replaced, up to this many (and {@link
+   * #TAIL_BYTES}): enough to cover a round in flight on either side of a change of primary, so a
+   * level offered by name ({@link Level}) reaches a backup a round behind or ahead.
+   */
+  static final int TAIL_WRITES = 2 * ROUND_LIMIT;
+
+  /** The bytes of keys and values a copy's last writes ({@link #TAIL_WRITES}) hold at most. */
+  static final long TAIL_BYTES = 2L * ROUND_BYTES;
+
   /** A time long before any tick, whose distance to any tick cannot overflow. */
   static final long NEVER = Long.MIN_VALUE / 4;
 
@@ -139,7 +159,9 @@ public final class Replica implements StateMachine {
 
   /**
    * A node restarted from its durable records: every record is applied in order; a partition it
-   * was primary of is levelled again before it serves (its backups may hold a write it lost).
+   * was primary of is levelled again before it serves (its backups may hold a write it lost). A
+   * restarted copy keeps none of its last writes ({@link #TAIL_WRITES}): a {@link #checkpoint}
+   * holds none, and a restart from either must be the same.
    */
   public static Replica restore(int self, Timing timing, List<Record> log) {
     Replica r = new Replica(self, timing);
@@ -148,6 +170,7 @@ public final class Replica implements StateMachine {
     }
     for (Part p : r.parts.values()) {
       p.mustLevel = p.role == Role.PRIMARY;
+      forgetTail(p);
     }
     return r;
   }
@@ -168,7 +191,7 @@ public final class Replica implements StateMachine {
     for (Part p : parts.values()) {
       checkpoint.add(new Checkpoint(p.id, p.epoch, p.configured, p.role, p.primary, p.backups,
           p.deposed, p.level, p.nextLevel, p.levelled, p.seq, p.base, p.modulus, p.inherited,
-          p.data));
+          p.stateEpoch, p.stateLevel, p.data));
     }
     return checkpoint;
   }
@@ -193,6 +216,8 @@ public final class Replica implements StateMachine {
       onConfirm(from, c);
     } else if (m instanceof Snapshot s) {
       onSnapshot(from, s);
+    } else if (m instanceof Level l) {
+      onLevel(from, l);
     } else if (m instanceof Ack a) {
       onAck(from, a);
     } else if (m instanceof Confirmed c) {
@@ -223,29 +248,31 @@ public final class Replica implements StateMachine {
         // long as the one before (up to the suspicion time).
         long wait = Math.min(timing.resendMillis() << Math.min(p.levelResends, 20),
             timing.suspectMillis());
-        if (resendToSilent(p, wait, () -> List.of(snapshot(p)))) {
+        if (resendToSilent(p, wait, silent -> sendLevel(p, silent))) {
           p.levelResends++;
         }
       } else if (p.current != null) {
-        resendToSilent(p, timing.resendMillis(), () -> inFlight(p));
+        resendToSilent(p, timing.resendMillis(),
+            silent -> silent.forEach(b -> inFlight(p).forEach(m -> send(b, m))));
       }
     }
   }
 
   /**
-   * Sends {@code messages} again to the backups that have not answered them once {@code wait}
-   * has passed since they were sent (messages may be lost), and names them as suspects once the
-   * suspicion time has. Whether it sent them.
+   * Has {@code resend} send again to the backups that have not answered once {@code wait} has
+   * passed since it was sent (messages may be lost), and names them as suspects once the
+   * suspicion time has. Whether it sent again.
    */
-  private boolean resendToSilent(Part p, long wait, Supplier<List<Message>> messages) {
+  private boolean resendToSilent(Part p, long wait, Consumer<List<Integer>> resend) {
     boolean resent = false;
     if (now - p.sentAt >= wait) {
-      List<Message> again = messages.get();
+      List<Integer> silent = new ArrayList<>();
       for (int b : p.backups) {
         if (!p.answered.contains(b)) {
-          again.forEach(m -> send(b, m));
+          silent.add(b);
         }
       }
+      resend.accept(silent);
       p.sentAt = now;
       resent = true;
     }
@@ -503,8 +530,7 @@ public final class Replica implements StateMachine {
       } else if (r.kind() == Kind.GET) {
         send(d.client, new Reply(r.id(), Outcome.OK, p.data.get(r.key()), null));
       } else {
-        p.data.put(r.key(), r.value());
-        p.seq = d.seq;
+        apply(p, d.seq, r.key(), r.value());
         send(d.client, new Reply(r.id(), Outcome.OK, null, null));
       }
       served.merge(p.id, 1L, Long::sum);
@@ -516,10 +542,32 @@ public final class Replica implements StateMachine {
   private static void hold(Part p, Round round) {
     for (Pending d : round.requests) {
       if (d.writes()) {
-        p.data.put(d.request.key(), d.request.value());
-        p.seq = d.seq;
+        apply(p, d.seq, d.request.key(), d.request.value());
       }
     }
+  }
+
+  /**
+   * Write {@code seq} takes effect in the copy, and joins its last writes with the value it
+   * replaced ({@link #TAIL_WRITES}); a write that does not follow the last leaves none before it.
+   */
+  private static void apply(Part p, long seq, Bytes key, Bytes value) {
+    if (seq != p.seq + 1) {
+      forgetTail(p);
+    }
+    Change c = new Change(seq, key, value, p.data.put(key, value));
+    p.seq = seq;
+    p.tail.addLast(c);
+    p.tailBytes += c.size();
+    while (p.tail.size() > TAIL_WRITES || p.tailBytes > TAIL_BYTES) {
+      p.tailBytes -= p.tail.pollFirst().size();
+    }
+  }
+
+  /** The copy's data changed other than by a write: its last writes say nothing of it now. */
+  private static void forgetTail(Part p) {
+    p.tail.clear();
+    p.tailBytes = 0;
   }
 
   private void suspectSilent(Part p) {
@@ -552,8 +600,7 @@ public final class Replica implements StateMachine {
       return;
     }
     if (r.seq() == p.seq + 1) {
-      p.data.put(r.key(), r.value());
-      p.seq = r.seq();
+      apply(p, r.seq(), r.key(), r.value());
       records.add(new Written(p.id, p.epoch, p.level, r.seq(), r.key(), r.value()));
     }
     // at or below its seq under the same level: a resend of what it holds
@@ -606,25 +653,139 @@ public final class Replica implements StateMachine {
   private void onSnapshot(int from, Snapshot s) {
     cover(s.partition(), s.modulus());
     Part p = part(s.partition());
-    if (s.epoch() < p.epoch || s.modulus() < p.modulus) {
-      // an older epoch, or a primary that has not split what this node has: stale either way
-      send(from, new Refuse(p.id, p.epoch, true));
+    Offer offer = judge(from, p, s.epoch(), s.level(), s.modulus());
+    if (offer == Offer.DROPPED) {
       return;
     }
-    boolean sameEpoch = s.epoch() == p.epoch;
-    if (sameEpoch && p.configured && (p.role != Role.BACKUP || p.primary != from)) {
-      return; // one configuration per epoch: this sender is not its primary for this node
-    }
-    if (sameEpoch && p.levelled && s.level() < p.level) {
-      return; // an older level of the same primary, delivered late
-    }
-    if (!(sameEpoch && p.levelled && s.level() == p.level)) {
+    if (offer == Offer.NEW) {
       Snapshotted rec = new Snapshotted(p.id, s.epoch(), from, s.level(), s.seq(), s.data(),
           s.base(), s.modulus());
       records.add(rec);
       replay(rec);
     }
     send(from, new Ack(p.id, p.epoch, p.level, p.seq));
+  }
+
+  /**
+   * A level offered by name: taken when this copy's state is of the level the primary's is and
+   * within reach of its seq (forward by the offer's last writes, back by undoing its own), else
+   * refused, and the primary sends the whole snapshot.
+   */
+  private void onLevel(int from, Level l) {
+    cover(l.partition(), l.modulus());
+    Part p = part(l.partition());
+    Offer offer = judge(from, p, l.epoch(), l.level(), l.modulus());
+    if (offer == Offer.DROPPED) {
+      return;
+    }
+    if (offer == Offer.NEW) {
+      if (!reaches(p, l)) {
+        send(from, new Refuse(p.id, p.epoch, false));
+        return;
+      }
+      records.add(rebase(p, from, l));
+    }
+    send(from, new Ack(p.id, p.epoch, p.level, p.seq));
+  }
+
+  /** What a level's offer (a snapshot or a {@link Level}) from {@code from} is to this node. */
+  private enum Offer {
+    /** Stale, refused, or not this node's primary's: answered as needed, nothing more to do. */
+    DROPPED,
+    /** The level it holds already: acknowledge again. */
+    HELD,
+    /** A level to take. */
+    NEW
+  }
+
+  private Offer judge(int from, Part p, long epoch, long level, long modulus) {
+    if (epoch < p.epoch || modulus < p.modulus) {
+      // an older epoch, or a primary that has not split what this node has: stale either way
+      send(from, new Refuse(p.id, p.epoch, true));
+      return Offer.DROPPED;
+    }
+    boolean sameEpoch = epoch == p.epoch;
+    if (sameEpoch && p.configured && (p.role != Role.BACKUP || p.primary != from)) {
+      return Offer.DROPPED; // one configuration per epoch: this sender is not its primary here
+    }
+    if (sameEpoch && p.levelled && level < p.level) {
+      return Offer.DROPPED; // an older level of the same primary, delivered late
+    }
+    if (sameEpoch && p.levelled && level == p.level) {
+      return Offer.HELD;
+    }
+    if (p.role == Role.PRIMARY && !p.deposed) {
+      // a newer epoch's primary levels it before the control's word arrived: it serves no more
+      abandon(p, "node " + self + " is a backup of node " + from + " at epoch " + epoch);
+      p.deposed = true; // until the new level (or a configuration) says what it is
+    }
+    return Offer.NEW;
+  }
+
+  /** Whether this copy can reach the state {@code l} begins from without a whole snapshot. */
+  private static boolean reaches(Part p, Level l) {
+    if (p.stateEpoch == 0 || p.stateEpoch != l.fromEpoch() || p.stateLevel != l.fromLevel()
+        || p.base != l.base() || p.modulus != l.modulus()) {
+      return false;
+    }
+    if (p.seq > l.seq()) {
+      return !p.tail.isEmpty() && p.tail.peekFirst().seq() <= l.seq() + 1;
+    }
+    return p.seq == l.seq() || !l.tail().isEmpty() && l.tail().get(0).seq() <= p.seq + 1;
+  }
+
+  /**
+   * Brings this copy to the state {@code l} begins from (undoing its own last writes past the
+   * offer's seq, or taking the offer's writes past its own) and takes the level: the record says
+   * what changed, so a restart replays the same.
+   */
+  private Rebased rebase(Part p, int from, Level l) {
+    TreeSet<Bytes> touched = new TreeSet<>();
+    while (p.seq > l.seq()) {
+      Change c = p.tail.pollLast();
+      p.tailBytes -= c.size();
+      if (c.previous() == null) {
+        p.data.remove(c.key());
+      } else {
+        p.data.put(c.key(), c.previous());
+      }
+      p.seq = c.seq() - 1;
+      touched.add(c.key());
+    }
+    for (Write w : l.tail()) {
+      if (w.seq() == p.seq + 1) {
+        apply(p, w.seq(), w.key(), w.value());
+        touched.add(w.key());
+      }
+    }
+    TreeMap<Bytes, Bytes> put = new TreeMap<>();
+    TreeSet<Bytes> removed = new TreeSet<>();
+    for (Bytes key : touched) {
+      Bytes value = p.data.get(key);
+      if (value == null) {
+        removed.add(key);
+      } else {
+        put.put(key, value);
+      }
+    }
+    Rebased rec = new Rebased(p.id, l.epoch(), from, l.level(), p.seq, put, removed);
+    adopt(p, rec.epoch(), rec.primary(), rec.level());
+    return rec;
+  }
+
+  /** This copy holds level {@code level} of {@code primary} at {@code epoch}, as its backup. */
+  private static void adopt(Part p, long epoch, int primary, long level) {
+    p.epoch = epoch;
+    p.configured = true;
+    p.role = Role.BACKUP;
+    p.primary = primary;
+    p.backups = List.of();
+    p.deposed = false;
+    p.level = level;
+    p.levelled = true;
+    p.inherited = false;
+    p.stateEpoch = epoch;
+    p.stateLevel = level;
   }
 
   // ---- answers, at the primary
@@ -673,8 +834,15 @@ public final class Replica implements StateMachine {
       }
       return;
     }
+    if (!p.levelled) {
+      // it cannot take the level by name: the whole snapshot, once (resends follow the clock)
+      if (p.wholeSent.add(from)) {
+        send(from, snapshot(p));
+      }
+      return;
+    }
     send(from, snapshot(p)); // it lost its copy or missed the level: level it again
-    if (p.levelled && p.current != null) {
+    if (p.current != null) {
       inFlight(p).forEach(m -> send(from, m));
     }
   }
@@ -735,9 +903,14 @@ public final class Replica implements StateMachine {
     }
   }
 
-  /** Fails what this deposed or demoted primary was doing and holds. */
+  /**
+   * Fails what this deposed or demoted primary was doing and holds. The round in progress's
+   * writes stay in the copy: their records are in its log, and its state must be what its log
+   * says, the state its name ({@link Level}) stands for.
+   */
   private void abandon(Part p, String why) {
     if (p.current != null) {
+      hold(p, p.current);
       for (Pending d : p.current.requests) {
         fail(d, d.writes() ? Outcome.UNKNOWN : Outcome.FAIL, why);
       }
@@ -751,9 +924,16 @@ public final class Replica implements StateMachine {
 
   private void beginLevel(Part p) {
     p.mustLevel = false;
-    p.level = p.nextLevel++;
-    records.add(new LevelBegun(p.id, p.epoch, p.level));
+    long fromEpoch = p.stateEpoch;
+    long fromLevel = p.stateLevel;
+    LevelBegun begun = new LevelBegun(p.id, p.epoch, p.nextLevel);
+    records.add(begun);
+    replay(begun);
     p.levelled = false;
+    p.wholeSent.clear();
+    p.offer = fromEpoch == 0 ? null : new Level(p.id, p.epoch, p.level, fromEpoch, fromLevel,
+        p.seq, p.tail.stream().map(c -> new Write(c.seq(), c.key(), c.value())).toList(), p.base,
+        p.modulus);
     p.answered.clear();
     p.levelStartedAt = now;
     p.sentAt = now;
@@ -764,9 +944,25 @@ public final class Replica implements StateMachine {
       levelled(p);
       return;
     }
-    Snapshot s = snapshot(p);
-    for (int b : p.backups) {
-      send(b, s);
+    sendLevel(p, p.backups);
+  }
+
+  /**
+   * Sends the level in progress to {@code backups}: its offer by name, or the whole snapshot to
+   * those that refused the offer (or all, when this copy's state has no name), taken once.
+   */
+  private void sendLevel(Part p, Collection<Integer> backups) {
+    Snapshot whole = null;
+    for (int b : backups) {
+      if (p.offer != null && !p.wholeSent.contains(b)) {
+        send(b, p.offer);
+        continue;
+      }
+      p.wholeSent.add(b);
+      if (whole == null) {
+        whole = snapshot(p);
+      }
+      send(b, whole);
     }
   }
 
@@ -865,13 +1061,21 @@ public final class Replica implements StateMachine {
       if (p.role == Role.ABSENT) {
         p.data.clear();
         p.seq = 0;
+        forgetState(p);
       }
     } else if (rec instanceof LevelBegun l) {
       p.level = l.level();
       p.nextLevel = Math.max(p.nextLevel, l.level() + 1);
+      p.stateEpoch = l.epoch();
+      p.stateLevel = l.level();
     } else if (rec instanceof Written w) {
-      p.data.put(w.key(), w.value());
-      p.seq = w.seq();
+      apply(p, w.seq(), w.key(), w.value());
+    } else if (rec instanceof Rebased r) {
+      r.removed().forEach(p.data::remove);
+      p.data.putAll(r.put());
+      p.seq = r.seq();
+      forgetTail(p); // only replayed at a restart, which keeps none
+      adopt(p, r.epoch(), r.primary(), r.level());
     } else if (rec instanceof Snapshotted s) {
       p.epoch = s.epoch();
       p.configured = true;
@@ -887,6 +1091,9 @@ public final class Replica implements StateMachine {
       p.modulus = Math.max(p.modulus, s.modulus());
       p.base = s.base() > 0 ? s.base() : p.base;
       p.inherited = false;
+      p.stateEpoch = s.epoch();
+      p.stateLevel = s.level();
+      forgetTail(p);
     } else if (rec instanceof Checkpoint c) {
       p.epoch = c.epoch();
       p.configured = c.configured();
@@ -901,6 +1108,9 @@ public final class Replica implements StateMachine {
       p.base = c.base();
       p.modulus = c.modulus();
       p.inherited = c.inherited();
+      p.stateEpoch = c.stateEpoch();
+      p.stateLevel = c.stateLevel();
+      forgetTail(p);
       p.data.clear();
       p.data.putAll(c.data());
     } else if (rec instanceof Split s) {
@@ -916,6 +1126,9 @@ public final class Replica implements StateMachine {
       p.modulus = s.modulus();
       child.modulus = Math.max(child.modulus, s.modulus());
       child.base = p.base;
+      // both copies' data changed other than by a write: their states have no name any more
+      forgetState(p);
+      forgetState(child);
       if (!child.configured) {
         // the keys wait here, under no configuration, until the control configures the child
         child.inherited = p.role != Role.ABSENT || p.inherited;
@@ -932,6 +1145,13 @@ public final class Replica implements StateMachine {
         p.deposed = true; // serves nothing until configured in the new numbering
       }
     }
+  }
+
+  /** The copy's state has no name ({@link Level}): a new level sends it the whole snapshot. */
+  private static void forgetState(Part p) {
+    p.stateEpoch = 0;
+    p.stateLevel = 0;
+    forgetTail(p);
   }
 
   private Part part(int id) {
@@ -988,6 +1208,13 @@ public final class Replica implements StateMachine {
     }
   }
 
+  /** A write that took effect in a copy, and the value it replaced (null: the key was absent). */
+  private record Change(long seq, Bytes key, Bytes value, Bytes previous) {
+    long size() {
+      return key.length() + value.length() + (previous == null ? 0 : previous.length());
+    }
+  }
+
   /** The requests a primary orders as one, in request order, and what they wait for. */
   private static final class Round {
     final List<Pending> requests = new ArrayList<>();
@@ -1039,6 +1266,20 @@ public final class Replica implements StateMachine {
     long sentAt;
     /** The snapshots of the level in progress sent again so far. */
     int levelResends;
+    /**
+     * With {@link #stateLevel}: the level whose state {@link #data} is, as of {@link #seq} (the
+     * level this copy last began as primary or took as backup); 0: unknown (a split, inherited
+     * keys, a checkpoint of an earlier build).
+     */
+    long stateEpoch;
+    long stateLevel;
+    /** The copy's last writes, oldest first, consecutive up to {@link #seq}. */
+    final ArrayDeque<Change> tail = new ArrayDeque<>();
+    long tailBytes;
+    /** Primary: the level in progress offered by name; null: whole snapshots only. */
+    Level offer;
+    /** Primary: the backups sent the whole snapshot in the level in progress. */
+    final TreeSet<Integer> wholeSent = new TreeSet<>();
     long suspectedAt = NEVER;
 
     Part(int id) {

@@ -123,12 +123,14 @@ class ReplicaCheckpointTest {
   @Test
   void aCheckpointRestoresWhatEveryPrefixOfARandomRunsLogRestores() {
     List<Checkpoint> seen = new ArrayList<>();
+    java.util.Set<Class<?>> kinds = new java.util.HashSet<>();
     for (long seed = 1; seed <= 4; seed++) {
       Run run = new Run(seed);
       run.play(400);
       for (int n = 0; n < NODES; n++) {
         List<Record> log = run.logs.get(n);
-        assertThat(log).as("seed %d node %d", seed, n).hasSizeGreaterThan(20);
+        assertThat(log).as("seed %d node %d", seed, n).hasSizeGreaterThan(10);
+        log.forEach(r -> kinds.add(r.getClass()));
         for (int i = 0; i <= log.size(); i++) {
           String at = "seed " + seed + " node " + n + " prefix " + i;
           Replica fromLog = Replica.restore(n, TIMING, log.subList(0, i));
@@ -146,6 +148,10 @@ class ReplicaCheckpointTest {
     assertThat(seen).anyMatch(c -> c.role() == Role.BACKUP && !c.configured());
     assertThat(seen).anyMatch(Checkpoint::deposed);
     assertThat(seen).anyMatch(c -> c.nextLevel() != c.level() + 1);
+    assertThat(seen).anyMatch(c -> c.stateEpoch() > 0).anyMatch(c -> c.stateEpoch() == 0);
+    // and every kind of record a replica logs, levels taken by name and by a whole copy too
+    assertThat(kinds).contains(Record.Configured.class, Record.LevelBegun.class,
+        Record.Written.class, Record.Snapshotted.class, Record.Rebased.class, Record.Split.class);
   }
 
   /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.replica.Message.Configure;
 import io.partkit.replica.Message.Kind;
+import io.partkit.replica.Message.Level;
 import io.partkit.replica.Message.Levelled;
 import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Message.Page;
@@ -129,8 +130,9 @@ class ReplicaTest {
     again.tick(1);
     Ready level = again.ready();
     assertThat(level.records()).singleElement().isInstanceOf(Record.LevelBegun.class);
+    // its backups hold the state it restarted with, of the level it had: offered by name
     assertThat(level.messages()).extracting(Envelope::message)
-        .allMatch(m -> m instanceof Snapshot).hasSize(2);
+        .allMatch(m -> m instanceof Level l && l.seq() == 1).hasSize(2);
   }
 
   @Test
@@ -221,7 +223,12 @@ class ReplicaTest {
     assertThat(c.replies).noneMatch(r -> r.outcome() == Outcome.OK);
     assertThat(c.replies).extracting(Reply::outcome)
         .containsExactly(Outcome.UNKNOWN, Outcome.FAIL, Outcome.UNKNOWN);
-    assertThat(c.nodes.get(0).localValue(0, K)).isEmpty(); // never made visible
+    // its copy holds what its log does, the round's writes too, but it serves none of it
+    assertThat(c.nodes.get(0).localValue(0, K)).contains(v(1));
+    c.request(0, new Request(4, 0, Kind.GET, K, null, null));
+    c.flush();
+    assertThat(c.replies).last().extracting(Reply::id, Reply::outcome)
+        .containsExactly(4L, Outcome.FAIL);
   }
 
   @Test

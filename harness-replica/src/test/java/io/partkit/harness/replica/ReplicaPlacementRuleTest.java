@@ -38,7 +38,7 @@ class ReplicaPlacementRuleTest {
   private static Checkpoint copy(Role role, long epoch, List<Integer> backups,
       SortedMap<Bytes, Bytes> data) {
     return new Checkpoint(0, epoch, true, role, 0, backups, false, 1, 2, true, data.size(), 2, 2,
-        false, data);
+        false, 1, 1, data);
   }
 
   private static Map<String, Map<Integer, Checkpoint>> held(Checkpoint n1, Checkpoint n2,

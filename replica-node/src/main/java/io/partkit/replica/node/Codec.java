@@ -8,6 +8,7 @@ import io.partkit.replica.Message.Configure;
 import io.partkit.replica.Message.Confirm;
 import io.partkit.replica.Message.Confirmed;
 import io.partkit.replica.Message.Kind;
+import io.partkit.replica.Message.Level;
 import io.partkit.replica.Message.Levelled;
 import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Message.Page;
@@ -19,11 +20,13 @@ import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Message.Snapshot;
+import io.partkit.replica.Message.Write;
 import io.partkit.replica.Message.Suspect;
 import io.partkit.replica.Record;
 import io.partkit.replica.Record.Checkpoint;
 import io.partkit.replica.Record.Configured;
 import io.partkit.replica.Record.LevelBegun;
+import io.partkit.replica.Record.Rebased;
 import io.partkit.replica.Record.Snapshotted;
 import io.partkit.replica.Record.Split;
 import io.partkit.replica.Record.Written;
@@ -84,6 +87,7 @@ final class Codec {
   private static final byte PONG = 13;
   private static final byte SCAN = 14;
   private static final byte PAGE = 15;
+  private static final byte LEVEL = 16;
   private static final byte HELLO = 20;
   private static final byte TABLE_REQUEST = 21;
   private static final byte TABLE = 22;
@@ -102,7 +106,11 @@ final class Codec {
   private static final byte SPLIT = 7;
   private static final byte CONFIGURED = 9;
   private static final byte SNAPSHOTTED = 10;
-  private static final byte CHECKPOINT = 11;
+  // Tag 11 is the checkpoint before a copy's state was named by its level: still read, as
+  // unnamed (a new level then sends that copy the whole snapshot); never written.
+  private static final byte UNNAMED_CHECKPOINT = 11;
+  private static final byte CHECKPOINT = 12;
+  private static final byte REBASED = 13;
   // Tags 5, 6 and 8 held partitions numbered by a hash modulo their modulus, before keys were
   // numbered as partkit's hash slots: their keys sit in other partitions than this build would
   // look in, so such a log is refused rather than replayed.
@@ -345,6 +353,20 @@ final class Codec {
       d.writeInt(s.base());
       d.writeLong(s.modulus());
       map(out, s.data());
+    } else if (m instanceof Level l) {
+      d.writeByte(LEVEL);
+      head(d, l.partition(), l.epoch(), l.level());
+      d.writeLong(l.fromEpoch());
+      d.writeLong(l.fromLevel());
+      d.writeLong(l.seq());
+      d.writeInt(l.base());
+      d.writeLong(l.modulus());
+      d.writeInt(l.tail().size());
+      for (Write w : l.tail()) {
+        d.writeLong(w.seq());
+        bytes(out, w.key());
+        bytes(out, w.value());
+      }
     } else if (m instanceof Ack a) {
       d.writeByte(ACK);
       head(d, a.partition(), a.epoch(), a.level());
@@ -438,6 +460,22 @@ final class Codec {
         long modulus = b.getLong();
         return new Snapshot(p, epoch, level, seq, in.map(), base, modulus);
       }
+      case LEVEL -> {
+        int p = b.getInt();
+        long epoch = b.getLong();
+        long level = b.getLong();
+        long fromEpoch = b.getLong();
+        long fromLevel = b.getLong();
+        long seq = b.getLong();
+        int base = b.getInt();
+        long modulus = b.getLong();
+        int n = in.count(16);
+        List<Write> tail = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          tail.add(new Write(b.getLong(), in.nonNullBytes(), in.nonNullBytes()));
+        }
+        return new Level(p, epoch, level, fromEpoch, fromLevel, seq, tail, base, modulus);
+      }
       case ACK -> {
         return new Ack(b.getInt(), b.getLong(), b.getLong(), b.getLong());
       }
@@ -520,6 +558,18 @@ final class Codec {
         d.writeInt(s.base());
         d.writeLong(s.modulus());
         map(out, s.data());
+      } else if (r instanceof Rebased rb) {
+        d.writeByte(REBASED);
+        d.writeInt(rb.partition());
+        d.writeLong(rb.epoch());
+        d.writeInt(rb.primary());
+        d.writeLong(rb.level());
+        d.writeLong(rb.seq());
+        map(out, rb.put());
+        d.writeInt(rb.removed().size());
+        for (Bytes key : rb.removed()) {
+          bytes(out, key);
+        }
       } else if (r instanceof Split s) {
         d.writeByte(SPLIT);
         d.writeInt(s.partition());
@@ -540,6 +590,8 @@ final class Codec {
         d.writeInt(c.base());
         d.writeLong(c.modulus());
         d.writeBoolean(c.inherited());
+        d.writeLong(c.stateEpoch());
+        d.writeLong(c.stateLevel());
         map(out, c.data());
       } else {
         throw new IllegalArgumentException("no encoding for " + r);
@@ -594,7 +646,21 @@ final class Codec {
           r = new Snapshotted(p, epoch, primary, level, seq, in.map(), base, modulus);
         }
         case SPLIT -> r = new Split(b.getInt(), b.getLong());
-        case CHECKPOINT -> {
+        case REBASED -> {
+          int p = b.getInt();
+          long epoch = b.getLong();
+          int primary = b.getInt();
+          long level = b.getLong();
+          long seq = b.getLong();
+          TreeMap<Bytes, Bytes> put = in.map();
+          int n = in.count(4);
+          TreeSet<Bytes> removed = new TreeSet<>();
+          for (int i = 0; i < n; i++) {
+            removed.add(in.nonNullBytes());
+          }
+          r = new Rebased(p, epoch, primary, level, seq, put, removed);
+        }
+        case CHECKPOINT, UNNAMED_CHECKPOINT -> {
           int p = b.getInt();
           long epoch = b.getLong();
           boolean configured = in.bool();
@@ -609,8 +675,11 @@ final class Codec {
           int base = b.getInt();
           long modulus = b.getLong();
           boolean inherited = in.bool();
+          long stateEpoch = tag == CHECKPOINT ? b.getLong() : 0;
+          long stateLevel = tag == CHECKPOINT ? b.getLong() : 0;
           r = new Checkpoint(p, epoch, configured, role, primary, backups, deposed, level,
-              nextLevel, levelled, seq, base, modulus, inherited, in.map());
+              nextLevel, levelled, seq, base, modulus, inherited, stateEpoch, stateLevel,
+              in.map());
         }
         default -> throw new Malformed("unknown record tag " + tag);
       }

@@ -112,9 +112,10 @@ class CodecTest {
         new Record.Snapshotted(1, 2, 0, 3, 4, data()),
         new Record.Snapshotted(1, 2, 0, 3, 4, data(), 4, 8), new Record.Split(3, 8),
         new Record.Checkpoint(1, 2, true, Role.PRIMARY, 0, List.of(4, 0), false, 3, 5, true, 4,
-            4, 8, false, data()),
+            4, 8, false, 2, 3, data()),
         new Record.Checkpoint(3, 9, false, Role.ABSENT, -1, List.of(), false, 0, 1, false, 0, 4,
-            8, true, data()));
+            8, true, 0, 0, data()),
+        new Record.Rebased(1, 3, 2, 5, 9, data(), new java.util.TreeSet<>(List.of(K))));
     for (Record r : records) {
       assertThat(Codec.record(Codec.encode(r))).isEqualTo(r);
     }
@@ -263,9 +264,23 @@ class CodecTest {
   }
 
   @Test
+  void aCheckpointOfTheEarlierShapeIsReadWithItsStateUnnamed() throws Exception {
+    Record.Checkpoint named = new Record.Checkpoint(1, 2, true, Role.BACKUP, 0, List.of(1),
+        false, 3, 4, true, 5, 4, 8, false, 2, 3, data());
+    byte[] now = Codec.encode(named);
+    int state = 1 + 4 + 8 + 1 + 1 + 4 + 8 + 1 + 8 + 8 + 1 + 8 + 4 + 8 + 1; // up to inherited
+    byte[] earlier = new byte[now.length - 16];
+    System.arraycopy(now, 0, earlier, 0, state);
+    System.arraycopy(now, state + 16, earlier, state, now.length - state - 16);
+    earlier[0] = 11;
+    assertThat(Codec.record(earlier)).isEqualTo(new Record.Checkpoint(1, 2, true, Role.BACKUP, 0,
+        List.of(1), false, 3, 4, true, 5, 4, 8, false, 0, 0, data()));
+  }
+
+  @Test
   void aCheckpointWithAnUnknownRoleOrFlagIsRefusedAsMalformed() throws Exception {
     byte[] good = Codec.encode(new Record.Checkpoint(1, 2, true, Role.BACKUP, 0, List.of(1),
-        false, 3, 4, true, 5, 4, 8, false, data()));
+        false, 3, 4, true, 5, 4, 8, false, 2, 3, data()));
     int configured = 1 + 4 + 8; // after the tag, the partition and the epoch
     byte[] badRole = good.clone();
     badRole[configured + 1] = 7;

@@ -39,6 +39,7 @@ final class RandomValues {
         new Message.Confirm(r.nextInt(), number(r), number(r), number(r)),
         new Message.Snapshot(r.nextInt(), number(r), number(r), number(r), data(r), r.nextInt(),
             number(r)),
+        level(r),
         new Message.Ack(r.nextInt(), number(r), number(r), number(r)),
         new Message.Confirmed(r.nextInt(), number(r), number(r), number(r)),
         new Message.Refuse(r.nextInt(), number(r), r.nextBoolean()),
@@ -60,6 +61,17 @@ final class RandomValues {
         limit);
   }
 
+  static Message.Level level(Random r) {
+    long seq = number(r);
+    List<Message.Write> tail = new ArrayList<>();
+    int writes = seq < 4 ? 0 : r.nextInt(4);
+    for (int i = writes - 1; i >= 0; i--) {
+      tail.add(new Message.Write(seq - i, bytes(r), bytes(r)));
+    }
+    return new Message.Level(r.nextInt(), number(r), number(r), number(r), number(r), seq, tail,
+        r.nextInt(), number(r));
+  }
+
   static List<Record> records(Random r) {
     long modulus = 2L << r.nextInt(40);
     return List.of(
@@ -73,7 +85,9 @@ final class RandomValues {
         new Record.Checkpoint(r.nextInt(), number(r), r.nextBoolean(),
             Role.values()[r.nextInt(Role.values().length)], r.nextInt(), ints(r), r.nextBoolean(),
             number(r), number(r), r.nextBoolean(), number(r), r.nextInt(), number(r),
-            r.nextBoolean(), data(r)),
+            r.nextBoolean(), number(r), number(r), data(r)),
+        new Record.Rebased(r.nextInt(), number(r), r.nextInt(), number(r), number(r), data(r),
+            data(r).navigableKeySet()),
         controlState(r));
   }
 

@@ -233,6 +233,7 @@ public final class Control implements StateMachine {
       }
       Entry e = new Entry(row.epoch(), row.members(), row.modulus());
       e.level.addAll(row.level());
+      e.joining.addAll(row.joining());
       e.parent = row.parent();
       e.splitAt = row.splitAt();
       if (row.move() != null) {
@@ -250,7 +251,8 @@ public final class Control implements StateMachine {
     List<Row> rows = new ArrayList<>();
     for (Map.Entry<Integer, Entry> e : table.entrySet()) {
       Entry t = e.getValue();
-      rows.add(new Row(e.getKey(), t.epoch, t.modulus, t.members, t.level, t.parent, t.splitAt,
+      rows.add(new Row(e.getKey(), t.epoch, t.modulus, t.members, t.level, t.joining, t.parent,
+          t.splitAt,
           t.move == null ? null
               : new ControlState.Move(t.move.source, t.move.target, t.move.joined)));
     }
@@ -421,6 +423,7 @@ public final class Control implements StateMachine {
     Entry c = new Entry(t.epoch, t.members, t.modulus);
     // Each level copy of the partition holds the new one's keys and divides them off itself.
     c.level.addAll(t.level);
+    c.nameJoining();
     c.parent = partition;
     c.splitAt = t.epoch;
     table.put(child, c);
@@ -841,6 +844,7 @@ public final class Control implements StateMachine {
     relevel.remove(partition); // its primary levels the new epoch and reports it
     t.members = List.copyOf(members);
     t.level.retainAll(t.members);
+    t.nameJoining();
     // a node that leaves the configuration holds nothing of it from then on
     t.heardHolding.retainAll(t.members);
     t.lost.retainAll(t.members);
@@ -915,6 +919,12 @@ public final class Control implements StateMachine {
     final TreeSet<Integer> lost = new TreeSet<>();
     /** When each node was last taken out on suspicion. */
     final TreeMap<Integer, Long> suspectedAt = new TreeMap<>();
+    /**
+     * The backups of this epoch's configuration it did not know to be level when it made it (its
+     * primary copies them while serving): kept, so that an epoch's configuration is the same
+     * whoever sends it again.
+     */
+    final TreeSet<Integer> joining = new TreeSet<>();
     Move move;
 
     Entry(long epoch, List<Integer> members, long modulus) {
@@ -927,10 +937,16 @@ public final class Control implements StateMachine {
       return members.get(0);
     }
 
+    /** Names the backups not known to be level as this epoch's joining. */
+    void nameJoining() {
+      joining.clear();
+      members.stream().skip(1).filter(n -> !level.contains(n)).forEach(joining::add);
+    }
+
     /** Its configuration, numbered in a table of base {@code base}. */
     Configure configure(int partition, int base) {
       return new Configure(partition, epoch, primary(), members.subList(1, members.size()),
-          base, modulus);
+          base, modulus, joining);
     }
   }
 

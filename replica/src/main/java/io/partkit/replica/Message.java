@@ -146,11 +146,26 @@ public sealed interface Message {
    * in a table of base {@code base} ({@link Partitioning}; 0: a control that numbers nothing). A
    * modulus larger than the one a node knows tells it of splits it has not carried out yet: it
    * divides its copy first.
+   *
+   * @param joining the backups the control does not know to be level (a migration's target, a
+   *     replacement copy): the primary serves without waiting for them, copies them meanwhile,
+   *     and reports the partition {@link Levelled} once they too hold every write it acknowledged
    */
   record Configure(int partition, long epoch, int primary, List<Integer> backups, int base,
-      long modulus) implements Message {
+      long modulus, java.util.SortedSet<Integer> joining) implements Message {
     public Configure {
       backups = List.copyOf(backups);
+      joining = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(joining));
+      if (!backups.containsAll(joining)) {
+        throw new IllegalArgumentException("joining " + joining + " are not all backups "
+            + backups);
+      }
+    }
+
+    /** A configuration whose every backup is level. */
+    public Configure(int partition, long epoch, int primary, List<Integer> backups, int base,
+        long modulus) {
+      this(partition, epoch, primary, backups, base, modulus, new java.util.TreeSet<>());
     }
 
     /** A configuration of a control that numbers nothing. */

@@ -135,13 +135,23 @@ public sealed interface Record {
 
     /**
      * One partition's row: its configuration (primary first), the members known to be level, the
-     * split it came from ({@code parent} -1: none) and a move under way (null: none).
+     * backups its configuration named joining ({@link Message.Configure}), the split it came from
+     * ({@code parent} -1: none) and a move under way (null: none).
      */
     public record Row(int partition, long epoch, long modulus, List<Integer> members,
-        SortedSet<Integer> level, int parent, long splitAt, Move move) {
+        SortedSet<Integer> level, SortedSet<Integer> joining, int parent, long splitAt,
+        Move move) {
       public Row {
         members = List.copyOf(members);
         level = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(level));
+        joining = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(joining));
+      }
+
+      /** A row whose configuration named no backup joining. */
+      public Row(int partition, long epoch, long modulus, List<Integer> members,
+          SortedSet<Integer> level, int parent, long splitAt, Move move) {
+        this(partition, epoch, modulus, members, level, new java.util.TreeSet<>(), parent,
+            splitAt, move);
       }
     }
 

@@ -251,11 +251,46 @@ public final class Replica implements StateMachine {
         if (resendToSilent(p, wait, silent -> sendLevel(p, silent))) {
           p.levelResends++;
         }
-      } else if (p.current != null) {
-        resendToSilent(p, timing.resendMillis(),
-            silent -> silent.forEach(b -> inFlight(p).forEach(m -> send(b, m))));
+      } else {
+        if (p.current != null) {
+          resendToSilent(p, timing.resendMillis(),
+              silent -> silent.forEach(b -> sendRound(p, b)));
+        }
+        catchUpJoining(p);
       }
     }
+  }
+
+  /**
+   * Brings the joining backups of a serving primary toward its state, with the level's backoff:
+   * the writes one has not acknowledged, from this copy's last writes, or the whole partition as
+   * it is now when those do not reach back far enough (or it acknowledged nothing of the level).
+   */
+  private void catchUpJoining(Part p) {
+    long wait = Math.min(timing.resendMillis() << Math.min(p.joinResends, 20),
+        timing.suspectMillis());
+    if (p.joining.isEmpty() || now - p.joinSentAt < wait) {
+      return;
+    }
+    Snapshot whole = null;
+    for (int b : p.joining) {
+      long acked = p.joinAcked.getOrDefault(b, -1L);
+      if (acked >= 0 && acked < p.seq && !p.tail.isEmpty()
+          && p.tail.peekFirst().seq() <= acked + 1) {
+        for (Change c : p.tail) {
+          if (c.seq() > acked) {
+            send(b, new Replicate(p.id, p.epoch, p.level, c.seq(), c.key(), c.value()));
+          }
+        }
+      } else if (acked < p.seq) {
+        if (whole == null) {
+          whole = snapshot(p);
+        }
+        send(b, whole);
+      }
+    }
+    p.joinSentAt = now;
+    p.joinResends++;
   }
 
   /**
@@ -267,7 +302,7 @@ public final class Replica implements StateMachine {
     boolean resent = false;
     if (now - p.sentAt >= wait) {
       List<Integer> silent = new ArrayList<>();
-      for (int b : p.backups) {
+      for (int b : p.levelled ? required(p) : p.backups) {
         if (!p.answered.contains(b)) {
           silent.add(b);
         }
@@ -326,6 +361,18 @@ public final class Replica implements StateMachine {
     return p != null && Partitioning.owns(p.id, p.base, p.modulus, key);
   }
 
+  /** The partitions this node knows anything of (a copy, an epoch), ascending: for observers. */
+  public List<Integer> partitions() {
+    return List.copyOf(parts.keySet());
+  }
+
+  /** This node's copy of {@code partition} (visible or not), read-only: for observers. */
+  public java.util.SortedMap<Bytes, Bytes> localData(int partition) {
+    Part p = parts.get(partition);
+    return p == null ? java.util.Collections.emptySortedMap()
+        : java.util.Collections.unmodifiableSortedMap(p.data);
+  }
+
   /**
    * The partitions this node is primary of, as far as it knows, ascending: for observers (a
    * driver's load view reports these).
@@ -344,6 +391,24 @@ public final class Replica implements StateMachine {
   public int keys(int partition) {
     Part p = parts.get(partition);
     return p == null ? 0 : p.data.size();
+  }
+
+  /**
+   * The name of the state this node's copy of {@code partition} is in ({@link Level}): the epoch
+   * and the level it was last made under, both 0 when it has none. For tests and observers.
+   */
+  public StateName stateName(int partition) {
+    Part p = parts.get(partition);
+    return p == null ? new StateName(0, 0) : new StateName(p.stateEpoch, p.stateLevel);
+  }
+
+  /** A copy's state's name: the level it was last made under, at its epoch. */
+  public record StateName(long epoch, long level) {}
+
+  /** The last write this node's copy of {@code partition} holds, 0 if none: for observers. */
+  public long seq(int partition) {
+    Part p = parts.get(partition);
+    return p == null ? 0 : p.seq;
   }
 
   /** The value this node holds for {@code key} (visible or not): for tests and observers. */
@@ -427,7 +492,7 @@ public final class Replica implements StateMachine {
     Round round = new Round();
     Map<Bytes, Bytes> written = new HashMap<>(); // the round's writes so far, over p.data
     boolean reads = false;
-    List<Record> log = p.backups.isEmpty() ? records : heldBack;
+    List<Record> log = required(p).isEmpty() ? records : heldBack;
     long seq = p.seq;
     long bytes = 0;
     while (!p.queue.isEmpty() && round.requests.size() < ROUND_LIMIT) {
@@ -475,9 +540,30 @@ public final class Replica implements StateMachine {
     p.sentAt = now;
     p.suspectedAt = NEVER;
     for (int b : p.backups) {
-      round.messages.forEach(m -> send(b, m));
+      sendRound(p, b);
     }
     completeIfHeld(p);
+  }
+
+  /**
+   * Sends backup {@code b} the round in progress: its replication, and to a backup the round
+   * waits for, its reads' confirmation (a joining backup holds no level to confirm yet).
+   */
+  private void sendRound(Part p, int b) {
+    boolean joining = p.joining.contains(b);
+    for (Message m : p.current.messages) {
+      if (!(joining && m instanceof Confirm)) {
+        send(b, m);
+      }
+    }
+  }
+
+  /** The backups a round (or the start of serving) waits for: all but the joining. */
+  private static List<Integer> required(Part p) {
+    if (p.joining.isEmpty()) {
+      return p.backups;
+    }
+    return p.backups.stream().filter(b -> !p.joining.contains(b)).toList();
   }
 
   /**
@@ -515,7 +601,7 @@ public final class Replica implements StateMachine {
    */
   private void completeIfHeld(Part p) {
     Round c = p.current;
-    if (c == null || c.waits() && p.answered.size() < p.backups.size()) {
+    if (c == null || c.waits() && !p.answered.containsAll(required(p))) {
       return;
     }
     p.current = null;
@@ -578,7 +664,8 @@ public final class Replica implements StateMachine {
     }
     TreeSet<Integer> silent = new TreeSet<>();
     for (int b : p.backups) {
-      if (!p.answered.contains(b)) {
+      // a joining backup may take long to copy; the control hears whether it is up
+      if (!p.answered.contains(b) && !p.joining.contains(b)) {
         silent.add(b);
       }
     }
@@ -653,7 +740,8 @@ public final class Replica implements StateMachine {
   private void onSnapshot(int from, Snapshot s) {
     cover(s.partition(), s.modulus());
     Part p = part(s.partition());
-    Offer offer = judge(from, p, s.epoch(), s.level(), s.modulus());
+    // a snapshot of the level it holds, further on, catches a joining backup up
+    Offer offer = judge(from, p, s.epoch(), s.level(), s.modulus(), s.seq());
     if (offer == Offer.DROPPED) {
       return;
     }
@@ -674,7 +762,7 @@ public final class Replica implements StateMachine {
   private void onLevel(int from, Level l) {
     cover(l.partition(), l.modulus());
     Part p = part(l.partition());
-    Offer offer = judge(from, p, l.epoch(), l.level(), l.modulus());
+    Offer offer = judge(from, p, l.epoch(), l.level(), l.modulus(), 0);
     if (offer == Offer.DROPPED) {
       return;
     }
@@ -698,7 +786,8 @@ public final class Replica implements StateMachine {
     NEW
   }
 
-  private Offer judge(int from, Part p, long epoch, long level, long modulus) {
+  /** {@code seq}: a snapshot of the level this copy holds past it replaces the copy. */
+  private Offer judge(int from, Part p, long epoch, long level, long modulus, long seq) {
     if (epoch < p.epoch || modulus < p.modulus) {
       // an older epoch, or a primary that has not split what this node has: stale either way
       send(from, new Refuse(p.id, p.epoch, true));
@@ -712,7 +801,7 @@ public final class Replica implements StateMachine {
       return Offer.DROPPED; // an older level of the same primary, delivered late
     }
     if (sameEpoch && p.levelled && level == p.level) {
-      return Offer.HELD;
+      return seq > p.seq ? Offer.NEW : Offer.HELD;
     }
     if (p.role == Role.PRIMARY && !p.deposed) {
       // a newer epoch's primary levels it before the control's word arrived: it serves no more
@@ -796,9 +885,12 @@ public final class Replica implements StateMachine {
         || a.level() != p.level || !p.backups.contains(from)) {
       return;
     }
+    if (p.joining.contains(from)) {
+      joined(p, from, a.seq());
+    }
     if (!p.levelled) {
       p.answered.add(from);
-      if (p.answered.size() == p.backups.size()) {
+      if (p.answered.containsAll(required(p))) {
         levelled(p);
       }
       return;
@@ -806,6 +898,28 @@ public final class Replica implements StateMachine {
     if (p.current != null && p.current.lastSeq > 0 && a.seq() >= p.current.lastSeq) {
       p.answered.add(from);
       completeIfHeld(p);
+    }
+  }
+
+  /**
+   * A joining backup acknowledged {@code seq}: once that is every write this primary made
+   * visible, it holds every write acknowledged so far, and every round from then on waits for it
+   * too, the round in progress as well (it is sent it again; a joining backup that must also
+   * hold the round in progress to count would chase rounds for ever under steady load). Once no
+   * backup is joining, the control hears that every member is level.
+   */
+  private void joined(Part p, int b, long seq) {
+    p.joinAcked.merge(b, seq, Math::max);
+    if (seq < p.seq) {
+      return; // the round in progress, if any, waits for it from now on: it is sent it again
+    }
+    p.joining.remove(b);
+    p.joinAcked.remove(b);
+    if (p.levelled && p.current != null) {
+      sendRound(p, b);
+    }
+    if (p.levelled && p.joining.isEmpty()) {
+      send(Control.ID, new Levelled(p.id, p.epoch));
     }
   }
 
@@ -834,7 +948,7 @@ public final class Replica implements StateMachine {
       }
       return;
     }
-    if (!p.levelled) {
+    if (!p.levelled || p.joining.contains(from)) {
       // it cannot take the level by name: the whole snapshot, once (resends follow the clock)
       if (p.wholeSent.add(from)) {
         send(from, snapshot(p));
@@ -871,6 +985,7 @@ public final class Replica implements StateMachine {
     p.current = null;
     replay(rec);
     if (p.role == Role.PRIMARY) {
+      p.joining.addAll(c.joining());
       if (carried != null) {
         requeue(p, carried);
       }
@@ -938,13 +1053,15 @@ public final class Replica implements StateMachine {
     p.levelStartedAt = now;
     p.sentAt = now;
     p.levelResends = 0;
+    p.joinSentAt = now;
+    p.joinResends = 0;
+    p.joinAcked.clear();
     p.suspectedAt = NEVER;
     p.current = null;
-    if (p.backups.isEmpty()) {
-      levelled(p);
-      return;
-    }
     sendLevel(p, p.backups);
+    if (required(p).isEmpty()) {
+      levelled(p);
+    }
   }
 
   /**
@@ -966,10 +1083,13 @@ public final class Replica implements StateMachine {
     }
   }
 
+  /** Every backup but the joining holds the level: the partition serves. */
   private void levelled(Part p) {
     p.levelled = true;
     p.answered.clear();
-    send(Control.ID, new Levelled(p.id, p.epoch));
+    if (p.joining.isEmpty()) {
+      send(Control.ID, new Levelled(p.id, p.epoch));
+    }
     // writes carried over from the previous epoch hold now: answer them
     while (!p.queue.isEmpty() && p.queue.peek().done) {
       Pending d = p.queue.poll();
@@ -1053,6 +1173,7 @@ public final class Replica implements StateMachine {
       p.backups = List.copyOf(c.backups());
       p.deposed = false;
       p.levelled = false;
+      p.joining.clear();
       p.role = c.primary() == self ? Role.PRIMARY
           : c.backups().contains(self) ? Role.BACKUP : Role.ABSENT;
       p.modulus = Math.max(p.modulus, c.modulus());
@@ -1280,6 +1401,16 @@ public final class Replica implements StateMachine {
     Level offer;
     /** Primary: the backups sent the whole snapshot in the level in progress. */
     final TreeSet<Integer> wholeSent = new TreeSet<>();
+    /**
+     * Primary: the backups its configuration named joining that do not yet hold every write it
+     * numbered: nothing waits for them (volatile: a restarted primary waits for every backup,
+     * as the control may count them level by then).
+     */
+    final TreeSet<Integer> joining = new TreeSet<>();
+    /** Primary: the highest seq each joining backup acknowledged in the level in progress. */
+    final TreeMap<Integer, Long> joinAcked = new TreeMap<>();
+    long joinSentAt;
+    int joinResends;
     long suspectedAt = NEVER;
 
     Part(int id) {

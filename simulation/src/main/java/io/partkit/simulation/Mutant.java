@@ -41,6 +41,14 @@ public enum Mutant {
   CUTOVER_BEFORE_CAUGHT_UP("cutover-before-caught-up",
       "migrations cut over before the target caught up"),
   /**
+   * A backup ahead of the state a new level is offered from ({@code Message.Level}: it holds
+   * writes of the old primary's last round that the new primary never got) keeps them and takes
+   * the level at its own sequence number, as if being ahead were harmless: it then holds writes
+   * no one acknowledged and takes the new primary's writes of those numbers for ones it has.
+   */
+  REBASE_KEEPS_WRITES_AHEAD("rebase-keeps-writes-ahead",
+      "a backup ahead of a new level keeps its writes instead of undoing them"),
+  /**
    * The node replays its log without checking records: a damaged record is served instead of
    * stopping the node.
    */

@@ -4,12 +4,14 @@ import io.partkit.replica.Control;
 import io.partkit.replica.Envelope;
 import io.partkit.replica.Message.Configure;
 import io.partkit.replica.Message.Kind;
+import io.partkit.replica.Message.Level;
 import io.partkit.replica.Message.Levelled;
 import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Placement;
+import io.partkit.replica.Replica;
 import io.partkit.replica.Record.ControlState;
 import io.partkit.replica.Role;
 import io.partkit.replica.TargetPlacement;
@@ -230,8 +232,20 @@ final class SimCluster {
     }
   }
 
-  /** The planted bugs that answer a request around the unchanged core (null: answered). */
+  /**
+   * The planted bugs that answer a request around the unchanged core (null: answered), or hand
+   * it a message rewritten.
+   */
   private Envelope mutate(SimNode n, Envelope e) {
+    if (mutant == Mutant.REBASE_KEEPS_WRITES_AHEAD && e.message() instanceof Level l
+        && n.core.stateName(l.partition()).equals(new Replica.StateName(l.fromEpoch(),
+            l.fromLevel()))
+        && n.core.seq(l.partition()) > l.seq()) {
+      // the offer is taken as if it were at this copy's own seq: nothing is undone
+      return new Envelope(e.from(), e.to(), new Level(l.partition(), l.epoch(), l.level(),
+          l.fromEpoch(), l.fromLevel(), n.core.seq(l.partition()), List.of(), l.base(),
+          l.modulus()));
+    }
     if (mutant == Mutant.ASYNC_REPLICATION && e.message() instanceof Request r
         && r.kind() == Kind.PUT && n.core.role(r.partition()) == Role.PRIMARY) {
       // answered now; the core's own answer, when it comes, is dropped
@@ -313,6 +327,39 @@ final class SimCluster {
   }
 
   /** Each node's state, for a seed that did not recover. */
+  /**
+   * Two running copies whose states have one name and one seq ({@link Replica#stateName}) yet
+   * hold different data, described; empty when there are none. Copies of one level at one write
+   * took the same writes in the same order from the same state: any difference is a protocol
+   * bug, whether or not a client would ever read it.
+   */
+  Optional<String> divergedCopies() {
+    java.util.HashMap<CopyState, SimNode> first = new java.util.HashMap<>();
+    for (SimNode n : nodes.values()) {
+      if (!n.up()) {
+        continue;
+      }
+      for (int p : n.core.partitions()) {
+        Replica.StateName name = n.core.stateName(p);
+        if (name.epoch() == 0) {
+          continue;
+        }
+        CopyState at = new CopyState(p, name, n.core.seq(p));
+        SimNode other = first.putIfAbsent(at, n);
+        if (other != null && !other.core.localData(p).equals(n.core.localData(p))) {
+          return Optional.of("copies diverged: partition " + p + " at level " + name.level()
+              + " of epoch " + name.epoch() + ", write " + at.seq() + ", on nodes " + other.id
+              + " and " + n.id + ": " + other.core.localData(p) + " against "
+              + n.core.localData(p));
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** A copy's partition, its state's name and the write it is at. */
+  private record CopyState(int partition, Replica.StateName name, long seq) {}
+
   String describe() {
     StringBuilder sb = new StringBuilder();
     for (SimNode n : nodes.values()) {

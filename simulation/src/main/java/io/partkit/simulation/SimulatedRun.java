@@ -15,7 +15,8 @@ import java.util.Random;
 
 /**
  * One seed, in this thread, in verify's phases: clients and faults for the spec's time, heal,
- * recovery (until the control says every partition is whole and level), final reads, the check.
+ * recovery (until the control says every partition is whole and level), final reads, the check
+ * (the history, and that copies of one state hold the same data).
  * Four random streams come from the seed: the network's rates (the swarm), the network's
  * delays, losses and copies, the control's store's delays, and everything else (ticks, syncs,
  * torn tails, clients' pauses).
@@ -23,6 +24,8 @@ import java.util.Random;
 final class SimulatedRun {
 
   static final long RECOVERY_LIMIT_MILLIS = 30_000;
+  /** How often the copies of one state are compared ({@link SimCluster#divergedCopies}). */
+  static final long COPIES_EVERY_MILLIS = 50;
   static final long FINAL_READS_LIMIT_MILLIS = 30_000;
 
   private final SimulationSpec spec;
@@ -33,6 +36,8 @@ final class SimulatedRun {
   private final SimCluster cluster;
   private final Clients clients;
   private final Nemesis nemesis;
+  /** How copies of one state were first seen to differ; null: they were not. */
+  private String diverged;
 
   SimulatedRun(SimulationSpec spec, long seed, List<Fault> plan) {
     this.spec = spec;
@@ -62,6 +67,7 @@ final class SimulatedRun {
     long end = spec.time().toMillis();
     cluster.start();
     clients.start();
+    watchCopies();
     nemesis.plan(plan, end);
     time.runUntil(end);
     clients.stop();
@@ -76,7 +82,24 @@ final class SimulatedRun {
     }
     clients.startFinalReads();
     time.runWhile(() -> !clients.finalReadsDone(), time.now() + FINAL_READS_LIMIT_MILLIS);
+    if (diverged == null) {
+      diverged = cluster.divergedCopies().orElse(null);
+    }
     return check(unfinished, true);
+  }
+
+  /**
+   * Compares the copies every {@link #COPIES_EVERY_MILLIS} of virtual time, until one differs: a
+   * difference that later writes overwrite would be gone by the end of the run.
+   */
+  private void watchCopies() {
+    time.schedule(COPIES_EVERY_MILLIS, () -> {
+      diverged = cluster.divergedCopies().map(d -> "at " + time.now() + " ms, " + d)
+          .orElse(null);
+      if (diverged == null) {
+        watchCopies();
+      }
+    });
   }
 
   /** The verdict on the history; an incomplete run is never valid. */
@@ -96,6 +119,9 @@ final class SimulatedRun {
     } else if (!lost.ok()) {
       verdict = Verdict.INVALID;
       reason = lost.lost().size() + " acknowledged writes lost, first " + lost.lost().get(0);
+    } else if (diverged != null) {
+      verdict = Verdict.INVALID;
+      reason = diverged;
     } else if (analysis.verdict() == Verdict.UNKNOWN) {
       verdict = Verdict.UNKNOWN;
       reason = "the checker could not decide: " + analysis.cause();

@@ -388,6 +388,7 @@ final class Codec {
       d.writeInt(c.base());
       d.writeLong(c.modulus());
       ints(d, c.backups());
+      ints(d, c.joining());
     } else if (m instanceof Suspect s) {
       d.writeByte(SUSPECT);
       d.writeInt(s.partition());
@@ -491,7 +492,9 @@ final class Codec {
         int primary = b.getInt();
         int base = b.getInt();
         long modulus = b.getLong();
-        return new Configure(p, epoch, primary, in.ints(), base, modulus);
+        List<Integer> backups = in.ints();
+        return new Configure(p, epoch, primary, backups, base, modulus,
+            new TreeSet<>(in.ints()));
       }
       case SUSPECT -> {
         int p = b.getInt();
@@ -605,6 +608,7 @@ final class Codec {
   /** The log record in {@code bytes}. */
   static Record record(byte[] bytes) throws Malformed {
     if (bytes.length > 0 && (bytes[0] == ControlStateCodec.TAG
+        || bytes[0] == ControlStateCodec.NO_JOINING_TAG
         || bytes[0] == ControlStateCodec.OTHER_NUMBERING_TAG)) {
       return ControlStateCodec.decode(bytes);
     }

@@ -20,7 +20,9 @@ import java.util.TreeSet;
 final class ControlStateCodec {
 
   /** The record's tag, out of the range of the node's records. */
-  static final byte TAG = 65;
+  static final byte TAG = 66;
+  /** The tag of the shape before rows named joining backups: read as naming none. */
+  static final byte NO_JOINING_TAG = 65;
   /**
    * The tag of the shape before keys were numbered as hash slots: its partitions hold other keys
    * than this build's would, so it is refused rather than restored.
@@ -42,6 +44,7 @@ final class ControlStateCodec {
         d.writeLong(r.modulus());
         Codec.ints(d, r.members());
         Codec.ints(d, r.level());
+        Codec.ints(d, r.joining());
         d.writeInt(r.parent());
         d.writeLong(r.splitAt());
         d.writeBoolean(r.move() != null);
@@ -70,7 +73,7 @@ final class ControlStateCodec {
             + " the partition count: this build numbers them as hash slots and cannot restore it"
             + " (start the control afresh on an empty store)");
       }
-      if (tag != TAG) {
+      if (tag != TAG && tag != NO_JOINING_TAG) {
         throw new Codec.Malformed("not a control state record: tag " + tag);
       }
       int base = b.getInt();
@@ -82,11 +85,12 @@ final class ControlStateCodec {
         long modulus = b.getLong();
         List<Integer> members = in.ints();
         List<Integer> level = in.ints();
+        List<Integer> joining = tag == TAG ? in.ints() : List.of();
         int parent = b.getInt();
         long splitAt = b.getLong();
         Move move = in.bool() ? new Move(b.getInt(), b.getInt(), in.bool()) : null;
-        rows.add(new Row(partition, epoch, modulus, members, new TreeSet<>(level), parent,
-            splitAt, move));
+        rows.add(new Row(partition, epoch, modulus, members, new TreeSet<>(level),
+            new TreeSet<>(joining), parent, splitAt, move));
       }
       ControlState s = new ControlState(base, rows, new TreeSet<>(in.ints()),
           new TreeSet<>(in.ints()));

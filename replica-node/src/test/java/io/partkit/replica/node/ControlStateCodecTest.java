@@ -17,8 +17,8 @@ class ControlStateCodecTest {
 
   static ControlState state() {
     return new ControlState(2, List.of(
-        new ControlState.Row(0, 7, 4, List.of(2, 0, 1), new TreeSet<>(List.of(0, 2)), -1, 0,
-            new ControlState.Move(2, 3, true)),
+        new ControlState.Row(0, 7, 4, List.of(2, 0, 1), new TreeSet<>(List.of(0, 2)),
+            new TreeSet<>(List.of(1)), -1, 0, new ControlState.Move(2, 3, true)),
         new ControlState.Row(2, 5, 4, List.of(1), new TreeSet<>(List.of(1)), 0, 5, null)),
         new TreeSet<>(List.of(0, 1, 2, 3)), new TreeSet<>(List.of(1)));
   }
@@ -31,6 +31,29 @@ class ControlStateCodecTest {
     Control first = new Control(Timing.DEFAULT, 16, 3, List.of(0, 1, 2, 3, 4));
     Record table = first.ready().records().get(0);
     assertThat(Codec.record(Codec.encode(table))).isEqualTo(table);
+  }
+
+  /** The shape before rows named joining backups (tag 65), as that build wrote it. */
+  @Test
+  void aControlStateOfTheEarlierShapeIsRestoredNamingNoBackupJoining() throws Exception {
+    java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+    java.io.DataOutputStream d = new java.io.DataOutputStream(buf);
+    d.writeByte(65);
+    d.writeInt(2); // base
+    d.writeInt(1); // rows
+    d.writeInt(0); // partition
+    d.writeLong(7); // epoch
+    d.writeLong(4); // modulus
+    Codec.ints(d, List.of(2, 0, 1)); // members
+    Codec.ints(d, List.of(0, 2)); // level
+    d.writeInt(-1); // parent
+    d.writeLong(0); // split at
+    d.writeBoolean(false); // no move
+    Codec.ints(d, List.of(0, 1, 2));
+    Codec.ints(d, List.of());
+    assertThat(Codec.record(buf.toByteArray())).isEqualTo(new ControlState(2, List.of(
+        new ControlState.Row(0, 7, 4, List.of(2, 0, 1), new TreeSet<>(List.of(0, 2)), -1, 0,
+            null)), new TreeSet<>(List.of(0, 1, 2)), new TreeSet<>()));
   }
 
   @Test

@@ -43,8 +43,7 @@ final class RandomValues {
         new Message.Ack(r.nextInt(), number(r), number(r), number(r)),
         new Message.Confirmed(r.nextInt(), number(r), number(r), number(r)),
         new Message.Refuse(r.nextInt(), number(r), r.nextBoolean()),
-        new Message.Configure(r.nextInt(), number(r), r.nextInt(), ints(r), r.nextInt(),
-            number(r)),
+        configure(r),
         new Message.Suspect(r.nextInt(), number(r), new HashSet<>(ints(r))),
         new Message.Levelled(r.nextInt(), number(r)),
         new Message.Ping(number(r)),
@@ -59,6 +58,14 @@ final class RandomValues {
     int limit = r.nextBoolean() ? Integer.MAX_VALUE : 1 + r.nextInt(2000);
     return new Message.Scan(number(r), r.nextInt(), number(r), a.compareTo(b) <= 0 ? a : b, to,
         limit);
+  }
+
+  static Message.Configure configure(Random r) {
+    List<Integer> backups = ints(r);
+    java.util.TreeSet<Integer> joining = new java.util.TreeSet<>();
+    backups.stream().filter(b -> r.nextBoolean()).forEach(joining::add);
+    return new Message.Configure(r.nextInt(), number(r), r.nextInt(), backups, r.nextInt(),
+        number(r), joining);
   }
 
   static Message.Level level(Random r) {
@@ -97,7 +104,7 @@ final class RandomValues {
       Record.ControlState.Move move = r.nextBoolean() ? null
           : new Record.ControlState.Move(r.nextInt(), r.nextInt(), r.nextBoolean());
       rows.add(new Record.ControlState.Row(r.nextInt(), number(r), number(r), ints(r),
-          new TreeSet<>(ints(r)), r.nextInt(), number(r), move));
+          new TreeSet<>(ints(r)), new TreeSet<>(ints(r)), r.nextInt(), number(r), move));
     }
     return new Record.ControlState(r.nextInt(), rows, new TreeSet<>(ints(r)),
         new TreeSet<>(ints(r)));

@@ -262,35 +262,39 @@ public final class Replica implements StateMachine {
   }
 
   /**
-   * Brings the joining backups of a serving primary toward its state, with the level's backoff:
-   * the writes one has not acknowledged, from this copy's last writes, or the whole partition as
-   * it is now when those do not reach back far enough (or it acknowledged nothing of the level).
+   * Brings a joining backup of a serving primary toward its state once it has gone quiet (no
+   * acknowledgement further on for a while: a message lost): the writes it has not acknowledged,
+   * from this copy's last writes, after a resend interval; or, when those do not reach back far
+   * enough (or it acknowledged nothing of the level), the whole partition as it is now, after
+   * the suspicion time, doubling each time: a whole copy of a large partition takes long to send
+   * and to take, and one sent behind another only delays both.
    */
   private void catchUpJoining(Part p) {
-    long wait = Math.min(timing.resendMillis() << Math.min(p.joinResends, 20),
-        timing.suspectMillis());
-    if (p.joining.isEmpty() || now - p.joinSentAt < wait) {
-      return;
-    }
     Snapshot whole = null;
     for (int b : p.joining) {
       long acked = p.joinAcked.getOrDefault(b, -1L);
-      if (acked >= 0 && acked < p.seq && !p.tail.isEmpty()
-          && p.tail.peekFirst().seq() <= acked + 1) {
-        for (Change c : p.tail) {
-          if (c.seq() > acked) {
-            send(b, new Replicate(p.id, p.epoch, p.level, c.seq(), c.key(), c.value()));
+      long quiet = now - p.joinHeardAt.getOrDefault(b, p.levelStartedAt);
+      if (acked >= p.seq) {
+        continue;
+      }
+      if (acked >= 0 && !p.tail.isEmpty() && p.tail.peekFirst().seq() <= acked + 1) {
+        if (quiet >= timing.resendMillis()) {
+          for (Change c : p.tail) {
+            if (c.seq() > acked) {
+              send(b, new Replicate(p.id, p.epoch, p.level, c.seq(), c.key(), c.value()));
+            }
           }
+          p.joinHeardAt.put(b, now);
         }
-      } else if (acked < p.seq) {
+      } else if (quiet >= timing.suspectMillis() << Math.min(p.joinResends, 10)) {
         if (whole == null) {
           whole = snapshot(p);
+          p.joinResends++;
         }
         send(b, whole);
+        p.joinHeardAt.put(b, now);
       }
     }
-    p.joinSentAt = now;
-    p.joinResends++;
   }
 
   /**
@@ -909,12 +913,16 @@ public final class Replica implements StateMachine {
    * backup is joining, the control hears that every member is level.
    */
   private void joined(Part p, int b, long seq) {
-    p.joinAcked.merge(b, seq, Math::max);
+    if (seq > p.joinAcked.getOrDefault(b, -1L)) {
+      p.joinAcked.put(b, seq);
+      p.joinHeardAt.put(b, now);
+    }
     if (seq < p.seq) {
       return; // the round in progress, if any, waits for it from now on: it is sent it again
     }
     p.joining.remove(b);
     p.joinAcked.remove(b);
+    p.joinHeardAt.remove(b);
     if (p.levelled && p.current != null) {
       sendRound(p, b);
     }
@@ -1053,9 +1061,9 @@ public final class Replica implements StateMachine {
     p.levelStartedAt = now;
     p.sentAt = now;
     p.levelResends = 0;
-    p.joinSentAt = now;
     p.joinResends = 0;
     p.joinAcked.clear();
+    p.joinHeardAt.clear();
     p.suspectedAt = NEVER;
     p.current = null;
     sendLevel(p, p.backups);
@@ -1409,7 +1417,9 @@ public final class Replica implements StateMachine {
     final TreeSet<Integer> joining = new TreeSet<>();
     /** Primary: the highest seq each joining backup acknowledged in the level in progress. */
     final TreeMap<Integer, Long> joinAcked = new TreeMap<>();
-    long joinSentAt;
+    /** Primary: when each joining backup last acknowledged further on, or was sent again. */
+    final TreeMap<Integer, Long> joinHeardAt = new TreeMap<>();
+    /** Primary: the whole copies sent again to joining backups in the level in progress. */
     int joinResends;
     long suspectedAt = NEVER;
 

@@ -40,8 +40,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * all partitions, measures for a while, then migrates partition 0 to node {@code dst} as the
  * coordinator would (record, migrate, commit, activate). It reports the fenced window (from
  * sending FENCE to the source until the target serves: an upper bound of the time the partition
- * refused writes, which starts when the source applies the fence), and p50/p99/max latency of
- * client operations before the move and during it, for all partitions and for the moving one.
+ * refused writes, which starts when the source applies the fence), the longest gap between two
+ * operations on partition 0 answered OK from the move's start until the clients stop (the window
+ * as the clients saw it, which the replica core's {@code MoveBenchmark} reports too), and
+ * p50/p99/max latency of client operations before the move and during it, for all partitions and
+ * for the moving one.
  *
  * <pre>
  * ./mvnw -q -o -pl kvstore -am test-compile dependency:build-classpath \
@@ -151,6 +154,7 @@ public final class MigrationBenchmark {
     LatencySamples before = new LatencySamples();
     LatencySamples during = new LatencySamples();
     LatencySamples duringMoving = new LatencySamples();
+    LatencySamples servedMoving = new LatencySamples();
     AtomicBoolean moveRunning = new AtomicBoolean();
     AtomicBoolean moveDone = new AtomicBoolean();
     AtomicBoolean stop = new AtomicBoolean();
@@ -176,7 +180,11 @@ public final class MigrationBenchmark {
             failures.incrementAndGet();
             continue;
           }
-          long took = System.nanoTime() - start;
+          long end = System.nanoTime();
+          long took = end - start;
+          if (inMoving && moveRunning.get()) {
+            servedMoving.add(end); // from the move's start until the clients stop
+          }
           if (idle) {
             before.add(took);
           } else if (running) {
@@ -222,6 +230,8 @@ public final class MigrationBenchmark {
         (fencedAt.get() - fenceSentAt.get()) / 1e6, (copied - fencedAt.get()) / 1e6,
         (tableCommitted - copied) / 1e6, (moveEnd - tableCommitted) / 1e6,
         (moveEnd - moveStart) / 1e6);
+    System.out.printf("longest gap between operations on partition 0 answered OK, as the replica"
+        + " core's MoveBenchmark measures it: %.1f ms%n", servedMoving.longestGap() / 1e6);
     System.out.println("client ops before the move:            " + before.summary());
     System.out.println("client ops during the move (all):      " + during.summary());
     System.out.println("client ops during the move (moving p): " + duringMoving.summary());

@@ -216,6 +216,13 @@ public final class MoveBenchmark {
     System.out.printf("move of partition 0 (%d keys): longest gap between operations on it "
         + "answered OK %.1f ms; migrate (copy, level, cut-over, durable) %.0f ms%n", keys,
         servedMoving.longestGap() / 1e6, (carried - moveStart) / 1e6);
+    long[] served = servedMoving.sorted();
+    for (int i = 1; i < served.length; i++) {
+      if (served[i] - served[i - 1] == servedMoving.longestGap()) {
+        System.out.printf("  the gap: from %.1f to %.1f ms after migrate began%n",
+            (served[i - 1] - moveStart) / 1e6, (served[i] - moveStart) / 1e6);
+      }
+    }
     System.out.println("client ops before the move:            " + before.summary());
     System.out.println("client ops during the move (all):      " + during.summary());
     System.out.println("client ops during the move (moving p): " + duringMoving.summary());

@@ -84,7 +84,10 @@ import java.util.function.Consumer;
  * state is of the level the primary's is, a few writes behind or ahead (a failover, a migration's
  * cut-over, a primary restarted without its unsynced writes), reaches the primary's state by the
  * offer's last writes or by undoing its own, in one logged record; only a backup that cannot is
- * sent the whole partition ({@link Snapshot}).
+ * sent the whole partition ({@link Snapshot}). The backups a configuration names joining (not
+ * known to the control to be level) are levelled while the partition serves: nothing waits for
+ * them until one holds every write the primary made visible; from then on every round does, and
+ * once none is joining the control hears the partition {@link Levelled}.
  *
  * <p>Splits. Each partition is numbered at a modulus ({@link Partitioning}) that its
  * configurations and snapshots carry. A node that learns of a larger modulus than it holds (a

@@ -22,8 +22,10 @@
  * after every backup has confirmed, for its round, that it is still at the primary's epoch and
  * level (a round that writes: by acknowledging its writes). A scan (one partition's keys in a
  * range, in pages) is served as a read.
- * Each new epoch begins with the primary levelling its backups to its own state (a snapshot under
- * a fresh level number); a backup accepts replication only under the level it holds. The control
+ * Each new epoch begins with the primary levelling its backups to its own state under a fresh
+ * level number (offered by the name of its state, a whole snapshot to a backup that cannot take
+ * the offer; a backup the control names joining while the partition serves); a backup accepts
+ * replication only under the level it holds. The control
  * changes a configuration only to one whose new primary was a level member of the previous one,
  * and that member adopts the new epoch before it serves; so a deposed primary can no longer gather
  * the confirmations it needs, and no two primaries serve one partition at once.

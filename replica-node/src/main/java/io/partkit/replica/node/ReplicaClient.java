@@ -400,10 +400,19 @@ public final class ReplicaClient implements AutoCloseable {
     long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
     BytesResult last = new BytesResult(Outcome.FAIL, null, false,
         "no attempt within the timeout");
+    int refusedBy = -1;
     while (System.nanoTime() < deadline) {
       Row route;
       try {
         route = route(key, deadline);
+        if (route.primary() == refusedBy) {
+          // the fresh table still names the node that refused: the change it refused for has
+          // not reached the control's table yet; a new primary is asked at once
+          pause(deadline);
+          table = null;
+          refusedBy = -1;
+          continue;
+        }
       } catch (IOException e) {
         return new BytesResult(Outcome.FAIL, null, false, "no table from the control: " + e);
       }
@@ -448,7 +457,7 @@ public final class ReplicaClient implements AutoCloseable {
       }
       table = null;
       last = new BytesResult(Outcome.FAIL, null, false, reply.why());
-      pause(deadline);
+      refusedBy = node;
     }
     return last;
   }

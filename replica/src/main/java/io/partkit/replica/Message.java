@@ -89,16 +89,27 @@ public sealed interface Message {
   record Confirm(int partition, long epoch, long level, long round) implements Message {}
 
   /**
-   * Primary to backup: the whole partition as of write {@code seq}, starting a level, numbered at
-   * {@code modulus} in a table of base {@code base} ({@link Partitioning}; 0: not numbered).
+   * Primary to backup: page {@code page} of the whole partition as of write {@code seq}, starting
+   * a level, numbered at {@code modulus} in a table of base {@code base} ({@link Partitioning}; 0:
+   * not numbered). The pages, in key order, together hold the partition; {@code last} marks the
+   * final one. A backup takes them in order and the level with the last.
    */
   record Snapshot(int partition, long epoch, long level, long seq, SortedMap<Bytes, Bytes> data,
-      int base, long modulus) implements Message {
+      int base, long modulus, int page, boolean last) implements Message {
     public Snapshot {
       data = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(data));
+      if (page < 0) {
+        throw new IllegalArgumentException("a snapshot's page must be at least 0, got " + page);
+      }
     }
 
-    /** A snapshot of a driver that numbers nothing. */
+    /** A snapshot in one page. */
+    public Snapshot(int partition, long epoch, long level, long seq, SortedMap<Bytes, Bytes> data,
+        int base, long modulus) {
+      this(partition, epoch, level, seq, data, base, modulus, 0, true);
+    }
+
+    /** A snapshot in one page of a driver that numbers nothing. */
     public Snapshot(int partition, long epoch, long level, long seq, SortedMap<Bytes, Bytes> data) {
       this(partition, epoch, level, seq, data, 0, 0);
     }

@@ -51,6 +51,19 @@ public sealed interface Record {
   }
 
   /**
+   * As backup of {@code primary}, page {@code page} of a snapshot of the partition as of write
+   * {@code seq} arrived. The pages gather apart from the partition's data, and the last replaces
+   * the data with them, as {@link Snapshotted} does: a restart from a log that ends before the
+   * last page finds the partition as it was before the first.
+   */
+  record SnapshotPage(int partition, long epoch, int primary, long level, long seq, int page,
+      boolean last, SortedMap<Bytes, Bytes> data, int base, long modulus) implements Record {
+    public SnapshotPage {
+      data = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(data));
+    }
+  }
+
+  /**
    * As backup of {@code primary}, the partition reached the state the primary began level {@code
    * level} from without a copy ({@link Message.Level}): the keys in {@code put} now hold those
    * values, those in {@code removed} are absent, and the partition is as of write {@code seq}.

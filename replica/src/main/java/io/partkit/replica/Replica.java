@@ -23,6 +23,7 @@ import io.partkit.replica.Record.Checkpoint;
 import io.partkit.replica.Record.Configured;
 import io.partkit.replica.Record.LevelBegun;
 import io.partkit.replica.Record.Rebased;
+import io.partkit.replica.Record.SnapshotPage;
 import io.partkit.replica.Record.Snapshotted;
 import io.partkit.replica.Record.Split;
 import io.partkit.replica.Record.Written;
@@ -134,11 +135,25 @@ public final class Replica implements StateMachine {
   /** The bytes of keys and values a copy's last writes ({@link #TAIL_WRITES}) hold at most. */
   static final long TAIL_BYTES = 2L * ROUND_BYTES;
 
+  /**
+   * A whole copy of a partition ({@link Snapshot}) goes in pages of at most this many entries by
+   * default (and about {@link #PAGE_BYTES}), so that neither node stalls on one large message or
+   * log record.
+   */
+  public static final int SNAPSHOT_PAGE_ENTRIES = 4096;
+
+  /**
+   * The level's writes a backup holds back while a copy's pages arrive, at most (more are
+   * dropped, and come again from its primary's last writes or a later copy).
+   */
+  static final int GATHERED_WRITES = 1 << 16;
+
   /** A time long before any tick, whose distance to any tick cannot overflow. */
   static final long NEVER = Long.MIN_VALUE / 4;
 
   private final int self;
   private final Timing timing;
+  private final int pageEntries;
   private final TreeMap<Integer, Part> parts = new TreeMap<>();
   /** Requests answered as primary, by partition, since this replica was made: its load. */
   private final TreeMap<Integer, Long> served = new TreeMap<>();
@@ -156,8 +171,21 @@ public final class Replica implements StateMachine {
 
   /** A node with no partitions (a fresh data directory). */
   public Replica(int self, Timing timing) {
+    this(self, timing, SNAPSHOT_PAGE_ENTRIES);
+  }
+
+  /**
+   * A node with no partitions whose whole copies go in pages of at most {@code pageEntries}
+   * entries (the simulator's partitions are small: it pages them finely to exercise paging).
+   */
+  public Replica(int self, Timing timing, int pageEntries) {
+    if (pageEntries < 1) {
+      throw new IllegalArgumentException("a snapshot page holds at least 1 entry, got "
+          + pageEntries);
+    }
     this.self = self;
     this.timing = timing;
+    this.pageEntries = pageEntries;
   }
 
   /**
@@ -167,7 +195,16 @@ public final class Replica implements StateMachine {
    * holds none, and a restart from either must be the same.
    */
   public static Replica restore(int self, Timing timing, List<Record> log) {
-    Replica r = new Replica(self, timing);
+    return restore(self, timing, log, SNAPSHOT_PAGE_ENTRIES);
+  }
+
+  /**
+   * {@link #restore} with whole copies in pages of at most {@code pageEntries} entries. The pages
+   * of a copy that had not all arrived are kept: its next pages complete it, or a copy begun
+   * again replaces it.
+   */
+  public static Replica restore(int self, Timing timing, List<Record> log, int pageEntries) {
+    Replica r = new Replica(self, timing, pageEntries);
     for (Record rec : log) {
       r.replay(rec);
     }
@@ -181,8 +218,10 @@ public final class Replica implements StateMachine {
   /**
    * The records that restore this node's durable state: one {@link Checkpoint} per partition it
    * knows (absent ones too: their epoch, modulus and level numbers still fence and number), in
-   * partition order. {@link #restore} from them gives the state {@link #restore} from the log
-   * gave, so a driver may rewrite the log to them.
+   * partition order, each followed by the pages of a copy of it still arriving ({@link
+   * SnapshotPage}: the rest of a log compacted to its checkpoint may hold the copy's other
+   * pages). {@link #restore} from them gives the state {@link #restore} from the log gave, so a
+   * driver may rewrite the log to them.
    *
    * <p>Only for a replica just restored, before it is stepped, ticked or asked for its {@link
    * #ready}: its state is then exactly what its durable records give. At run time the state may be
@@ -195,6 +234,9 @@ public final class Replica implements StateMachine {
       checkpoint.add(new Checkpoint(p.id, p.epoch, p.configured, p.role, p.primary, p.backups,
           p.deposed, p.level, p.nextLevel, p.levelled, p.seq, p.base, p.modulus, p.inherited,
           p.stateEpoch, p.stateLevel, p.data));
+      if (p.gathering != null) {
+        checkpoint.addAll(p.gathering.pages);
+      }
     }
     return checkpoint;
   }
@@ -273,7 +315,7 @@ public final class Replica implements StateMachine {
    * and to take, and one sent behind another only delays both.
    */
   private void catchUpJoining(Part p) {
-    Snapshot whole = null;
+    List<Snapshot> whole = null;
     for (int b : p.joining) {
       long acked = p.joinAcked.getOrDefault(b, -1L);
       long quiet = now - p.joinHeardAt.getOrDefault(b, p.levelStartedAt);
@@ -294,7 +336,7 @@ public final class Replica implements StateMachine {
           whole = snapshot(p);
           p.joinResends++;
         }
-        send(b, whole);
+        whole.forEach(page -> send(b, page));
         p.joinHeardAt.put(b, now);
       }
     }
@@ -686,6 +728,9 @@ public final class Replica implements StateMachine {
 
   private void onReplicate(int from, Replicate r) {
     Part p = parts.get(r.partition());
+    if (p != null && gathers(p, from, r)) {
+      return;
+    }
     if (refused(from, p, r.partition(), r.epoch(), r.level())) {
       return;
     }
@@ -699,6 +744,24 @@ public final class Replica implements StateMachine {
     }
     // at or below its seq under the same level: a resend of what it holds
     acknowledge(from, p);
+  }
+
+  /**
+   * Whether {@code r} is a write of the level whose copy's pages are arriving, which this backup
+   * does not hold yet: kept, in seq order from the copy's, and taken once the copy is whole (the
+   * writes a copy of a large partition takes to arrive outnumber its primary's last writes).
+   */
+  private static boolean gathers(Part p, int from, Replicate r) {
+    Gathering g = p.gathering;
+    if (g == null || g.epoch < p.epoch || g.primary != from || g.epoch != r.epoch()
+        || g.level != r.level()
+        || p.levelled && p.epoch == r.epoch() && p.level == r.level()) {
+      return false;
+    }
+    if (r.seq() == g.seq + 1 + g.writes.size() && g.writes.size() < GATHERED_WRITES) {
+      g.writes.add(r);
+    }
+    return true;
   }
 
   /**
@@ -753,10 +816,26 @@ public final class Replica implements StateMachine {
       return;
     }
     if (offer == Offer.NEW) {
-      Snapshotted rec = new Snapshotted(p.id, s.epoch(), from, s.level(), s.seq(), s.data(),
-          s.base(), s.modulus());
+      Gathering g = p.gathering;
+      if (s.page() > 0 && (g == null || g.primary != from || g.epoch != s.epoch()
+          || g.level != s.level() || g.seq != s.seq() || g.next != s.page())) {
+        return; // a page after one lost, or of a copy begun again: the copy comes again whole
+      }
+      List<Replicate> gathered = g != null && s.page() > 0 ? g.writes : List.of();
+      SnapshotPage rec = new SnapshotPage(p.id, s.epoch(), from, s.level(), s.seq(), s.page(),
+          s.last(), s.data(), s.base(), s.modulus());
       records.add(rec);
       replay(rec);
+      if (!s.last()) {
+        return;
+      }
+      // the level's writes that arrived with the pages follow the copy
+      for (Replicate r : gathered) {
+        if (p.levelled && r.level() == p.level && r.seq() == p.seq + 1) {
+          apply(p, r.seq(), r.key(), r.value());
+          records.add(new Written(p.id, p.epoch, p.level, r.seq(), r.key(), r.value()));
+        }
+      }
     }
     send(from, new Ack(p.id, p.epoch, p.level, p.seq));
   }
@@ -882,6 +961,7 @@ public final class Replica implements StateMachine {
     p.inherited = false;
     p.stateEpoch = epoch;
     p.stateLevel = level;
+    p.gathering = null;
   }
 
   // ---- answers, at the primary
@@ -962,11 +1042,12 @@ public final class Replica implements StateMachine {
     if (!p.levelled || p.joining.contains(from)) {
       // it cannot take the level by name: the whole snapshot, once (resends follow the clock)
       if (p.wholeSent.add(from)) {
-        send(from, snapshot(p));
+        snapshot(p).forEach(page -> send(from, page));
       }
       return;
     }
-    send(from, snapshot(p)); // it lost its copy or missed the level: level it again
+    // it lost its copy or missed the level: level it again
+    snapshot(p).forEach(page -> send(from, page));
     if (p.current != null) {
       inFlight(p).forEach(m -> send(from, m));
     }
@@ -1080,7 +1161,7 @@ public final class Replica implements StateMachine {
    * those that refused the offer (or all, when this copy's state has no name), taken once.
    */
   private void sendLevel(Part p, Collection<Integer> backups) {
-    Snapshot whole = null;
+    List<Snapshot> whole = null;
     for (int b : backups) {
       if (p.offer != null && !p.wholeSent.contains(b)) {
         send(b, p.offer);
@@ -1090,7 +1171,7 @@ public final class Replica implements StateMachine {
       if (whole == null) {
         whole = snapshot(p);
       }
-      send(b, whole);
+      whole.forEach(page -> send(b, page));
     }
   }
 
@@ -1110,8 +1191,38 @@ public final class Replica implements StateMachine {
     toStart.add(p.id);
   }
 
-  private Snapshot snapshot(Part p) {
-    return new Snapshot(p.id, p.epoch, p.level, p.seq, p.data, p.base, p.modulus); // copies it
+  /**
+   * The partition as it is now, in pages of at most {@link #pageEntries} entries and about
+   * {@link #PAGE_BYTES} (a page's first entry whatever its size), in key order.
+   */
+  private List<Snapshot> snapshot(Part p) {
+    // the first key of every page after the first; each page is then copied from a view of its
+    // range, in one linear pass (a copy of a sorted map), not entry by entry
+    List<Bytes> starts = new ArrayList<>();
+    int entries = 0;
+    long bytes = 0;
+    for (Map.Entry<Bytes, Bytes> e : p.data.entrySet()) {
+      long size = e.getKey().length() + e.getValue().length();
+      if (entries > 0 && (entries == pageEntries || bytes + size > PAGE_BYTES)) {
+        starts.add(e.getKey());
+        entries = 0;
+        bytes = 0;
+      }
+      entries++;
+      bytes += size;
+    }
+    List<Snapshot> pages = new ArrayList<>(starts.size() + 1);
+    Bytes from = null;
+    for (int i = 0; i <= starts.size(); i++) {
+      Bytes to = i < starts.size() ? starts.get(i) : null;
+      NavigableMap<Bytes, Bytes> range = from == null
+          ? (to == null ? p.data : p.data.headMap(to, false))
+          : (to == null ? p.data.tailMap(from, true) : p.data.subMap(from, true, to, false));
+      pages.add(new Snapshot(p.id, p.epoch, p.level, p.seq, range, p.base, p.modulus, i,
+          to == null));
+      from = to;
+    }
+    return pages;
   }
 
   // ---- splits
@@ -1190,10 +1301,14 @@ public final class Replica implements StateMachine {
       p.modulus = Math.max(p.modulus, c.modulus());
       p.base = c.base() > 0 ? c.base() : p.base;
       p.inherited = false;
+      if (p.gathering != null && p.gathering.epoch < c.epoch()) {
+        p.gathering = null; // a copy of an epoch this configuration replaced
+      }
       if (p.role == Role.ABSENT) {
         p.data.clear();
         p.seq = 0;
         forgetState(p);
+        p.gathering = null;
       }
     } else if (rec instanceof LevelBegun l) {
       p.level = l.level();
@@ -1208,6 +1323,8 @@ public final class Replica implements StateMachine {
       p.seq = r.seq();
       forgetTail(p); // only replayed at a restart, which keeps none
       adopt(p, r.epoch(), r.primary(), r.level());
+    } else if (rec instanceof SnapshotPage s) {
+      gather(p, s);
     } else if (rec instanceof Snapshotted s) {
       p.epoch = s.epoch();
       p.configured = true;
@@ -1243,6 +1360,7 @@ public final class Replica implements StateMachine {
       p.stateEpoch = c.stateEpoch();
       p.stateLevel = c.stateLevel();
       forgetTail(p);
+      p.gathering = null;
       p.data.clear();
       p.data.putAll(c.data());
     } else if (rec instanceof Split s) {
@@ -1261,6 +1379,7 @@ public final class Replica implements StateMachine {
       // both copies' data changed other than by a write: their states have no name any more
       forgetState(p);
       forgetState(child);
+      p.gathering = null; // a copy of the old numbering
       if (!child.configured) {
         // the keys wait here, under no configuration, until the control configures the child
         child.inherited = p.role != Role.ABSENT || p.inherited;
@@ -1277,6 +1396,49 @@ public final class Replica implements StateMachine {
         p.deposed = true; // serves nothing until configured in the new numbering
       }
     }
+  }
+
+  /**
+   * A page of a copy: the first begins gathering (dropping a copy that did not complete), the next
+   * ones in order join it, and the last replaces the partition's data with them, taking the level
+   * as {@link Snapshotted} does; unless this copy holds the same level further on already (a
+   * joining backup sent its copy again while the first was on its way).
+   */
+  private static void gather(Part p, SnapshotPage s) {
+    if (s.page() == 0) {
+      p.gathering = new Gathering(s.epoch(), s.primary(), s.level(), s.seq());
+    }
+    Gathering g = p.gathering;
+    if (g == null || g.epoch != s.epoch() || g.primary != s.primary() || g.level != s.level()
+        || g.seq != s.seq() || g.next != s.page()) {
+      return; // a page of a copy this log did not begin (a restart dropped its first)
+    }
+    g.data.putAll(s.data());
+    g.next++;
+    if (!s.last()) {
+      g.pages.add(s);
+      return;
+    }
+    p.gathering = null;
+    if (p.levelled && p.epoch == s.epoch() && p.level == s.level() && p.seq >= s.seq()) {
+      return;
+    }
+    p.epoch = s.epoch();
+    p.configured = true;
+    p.role = Role.BACKUP;
+    p.primary = s.primary();
+    p.backups = List.of();
+    p.deposed = false;
+    p.level = s.level();
+    p.levelled = true;
+    p.data = g.data;
+    p.seq = s.seq();
+    p.modulus = Math.max(p.modulus, s.modulus());
+    p.base = s.base() > 0 ? s.base() : p.base;
+    p.inherited = false;
+    p.stateEpoch = s.epoch();
+    p.stateLevel = s.level();
+    forgetTail(p);
   }
 
   /** The copy's state has no name ({@link Level}): a new level sends it the whole snapshot. */
@@ -1340,6 +1502,26 @@ public final class Replica implements StateMachine {
     }
   }
 
+  /** A copy whose pages are arriving, and the writes of its level that came meanwhile. */
+  private static final class Gathering {
+    final long epoch;
+    final int primary;
+    final long level;
+    final long seq;
+    final TreeMap<Bytes, Bytes> data = new TreeMap<>();
+    /** The pages so far, as logged: what a checkpoint holds of the copy. */
+    final List<SnapshotPage> pages = new ArrayList<>();
+    final List<Replicate> writes = new ArrayList<>();
+    int next;
+
+    Gathering(long epoch, int primary, long level, long seq) {
+      this.epoch = epoch;
+      this.primary = primary;
+      this.level = level;
+      this.seq = seq;
+    }
+  }
+
   /** A write that took effect in a copy, and the value it replaced (null: the key was absent). */
   private record Change(long seq, Bytes key, Bytes value, Bytes previous) {
     long size() {
@@ -1388,7 +1570,9 @@ public final class Replica implements StateMachine {
     /** Keys a split moved here before any configuration of this partition reached the node. */
     boolean inherited;
     /** Ordered, for scans. */
-    final TreeMap<Bytes, Bytes> data = new TreeMap<>();
+    TreeMap<Bytes, Bytes> data = new TreeMap<>();
+    /** Backup: the copy whose pages are arriving, if any (volatile: a restart drops it). */
+    Gathering gathering;
     final ArrayDeque<Pending> queue = new ArrayDeque<>();
     /** Primary: the round in progress, if any. */
     Round current;

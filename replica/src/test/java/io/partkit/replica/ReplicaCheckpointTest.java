@@ -23,6 +23,8 @@ class ReplicaCheckpointTest {
   private static final int NODES = 4;
   private static final int CLIENT = 1_000_000;
   private static final Timing TIMING = Timing.DEFAULT;
+  /** Whole copies in pages of two entries: prefixes end between a copy's pages too. */
+  private static final int PAGE = 2;
   /** How many of a node's next inputs both restored replicas are given and must answer alike. */
   private static final int FOLLOWING = 30;
 
@@ -43,7 +45,7 @@ class ReplicaCheckpointTest {
     Run(long seed) {
       random = new Random(seed);
       for (int n = 0; n < NODES; n++) {
-        nodes[n] = new Replica(n, TIMING);
+        nodes[n] = new Replica(n, TIMING, PAGE);
         logs.add(new ArrayList<>());
         inputs.add(new ArrayList<>());
       }
@@ -90,7 +92,7 @@ class ReplicaCheckpointTest {
         deliver(new Envelope(CLIENT, control.primary(partition), m));
       } else if (roll < 43) {
         int n = random.nextInt(NODES);
-        nodes[n] = Replica.restore(n, TIMING, logs.get(n));
+        nodes[n] = Replica.restore(n, TIMING, logs.get(n), PAGE);
       } else if (roll < 44 && control.partitions() < 6) {
         List<Integer> partitions = control.partitionIds();
         control.split(partitions.get(random.nextInt(partitions.size())));
@@ -124,6 +126,7 @@ class ReplicaCheckpointTest {
   void aCheckpointRestoresWhatEveryPrefixOfARandomRunsLogRestores() {
     List<Checkpoint> seen = new ArrayList<>();
     java.util.Set<Class<?>> kinds = new java.util.HashSet<>();
+    List<Record> gathering = new ArrayList<>();
     for (long seed = 1; seed <= 4; seed++) {
       Run run = new Run(seed);
       run.play(400);
@@ -134,11 +137,17 @@ class ReplicaCheckpointTest {
         log.forEach(r -> kinds.add(r.getClass()));
         for (int i = 0; i <= log.size(); i++) {
           String at = "seed " + seed + " node " + n + " prefix " + i;
-          Replica fromLog = Replica.restore(n, TIMING, log.subList(0, i));
+          Replica fromLog = Replica.restore(n, TIMING, log.subList(0, i), PAGE);
           List<Record> checkpoint = fromLog.checkpoint();
-          Replica fromCheckpoint = Replica.restore(n, TIMING, checkpoint);
+          Replica fromCheckpoint = Replica.restore(n, TIMING, checkpoint, PAGE);
           assertThat(fromCheckpoint.checkpoint()).as(at).isEqualTo(checkpoint);
-          checkpoint.forEach(r -> seen.add((Checkpoint) r));
+          checkpoint.forEach(r -> {
+            if (r instanceof Checkpoint c) {
+              seen.add(c);
+            } else {
+              gathering.add(r); // the pages of a copy still arriving
+            }
+          });
           answersAlike(at, run.inputs.get(n), i, fromLog, fromCheckpoint);
         }
       }
@@ -150,9 +159,10 @@ class ReplicaCheckpointTest {
     assertThat(seen).anyMatch(Checkpoint::deposed);
     assertThat(seen).anyMatch(c -> c.nextLevel() != c.level() + 1);
     assertThat(seen).anyMatch(c -> c.stateEpoch() > 0).anyMatch(c -> c.stateEpoch() == 0);
+    assertThat(gathering).isNotEmpty().allMatch(r -> r instanceof Record.SnapshotPage);
     // and every kind of record a replica logs, levels taken by name and by a whole copy too
     assertThat(kinds).contains(Record.Configured.class, Record.LevelBegun.class,
-        Record.Written.class, Record.Snapshotted.class, Record.Rebased.class, Record.Split.class);
+        Record.Written.class, Record.SnapshotPage.class, Record.Rebased.class, Record.Split.class);
   }
 
   /**
@@ -169,7 +179,7 @@ class ReplicaCheckpointTest {
         List<Record> log = run.logs.get(n);
         List<List<Record>> restored = new ArrayList<>();
         for (int end = 0; end <= log.size(); end++) {
-          restored.add(Replica.restore(n, TIMING, log.subList(0, end)).checkpoint());
+          restored.add(Replica.restore(n, TIMING, log.subList(0, end), PAGE).checkpoint());
         }
         for (int i = 0; i <= log.size(); i++) {
           // the records after the prefix, one by one for a while, then all of them
@@ -177,7 +187,7 @@ class ReplicaCheckpointTest {
               : end < log.size() ? log.size() : end + 1) {
             List<Record> compacted = new ArrayList<>(restored.get(i));
             compacted.addAll(log.subList(i, end));
-            assertThat(Replica.restore(n, TIMING, compacted).checkpoint())
+            assertThat(Replica.restore(n, TIMING, compacted, PAGE).checkpoint())
                 .as("seed %d node %d: the checkpoint of records [0, %d) then [%d, %d)", seed, n,
                     i, i, end)
                 .isEqualTo(restored.get(end));
@@ -188,7 +198,7 @@ class ReplicaCheckpointTest {
           for (int from = 0; from < log.size(); from += batch) {
             int to = Math.min(log.size(), from + batch);
             folded.addAll(log.subList(from, to));
-            folded = new ArrayList<>(Replica.restore(n, TIMING, folded).checkpoint());
+            folded = new ArrayList<>(Replica.restore(n, TIMING, folded, PAGE).checkpoint());
             assertThat(folded).as("seed %d node %d: records [0, %d) folded %d at a time", seed,
                 n, to, batch).isEqualTo(restored.get(to));
           }

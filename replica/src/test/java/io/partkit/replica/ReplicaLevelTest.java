@@ -65,7 +65,7 @@ class ReplicaLevelTest {
       assertThat(r.removed()).isEmpty();
       assertThat(r.seq()).isEqualTo(20);
     });
-    assertThat(c.logs.get(2)).noneMatch(r -> r instanceof Record.Snapshotted s && s.epoch() == 2);
+    assertThat(c.logs.get(2)).noneMatch(r -> r instanceof Record.SnapshotPage s && s.epoch() == 2);
     c.request(1, new Request(99, 0, Kind.PUT, K, null, Bytes.ofLong(5)));
     c.flush();
     assertThat(c.replies).last().extracting(Reply::id, Reply::outcome)
@@ -131,8 +131,8 @@ class ReplicaLevelTest {
       c.nodes.get(n).step(new Envelope(Control.ID, n, new Configure(0, 2, 0, List.of(1, 3))));
     }
     c.flush();
-    assertThat(c.logs.get(3)).anyMatch(r -> r instanceof Record.Snapshotted s
-        && s.partition() == 0 && s.epoch() == 2);
+    assertThat(c.logs.get(3)).anyMatch(r -> r instanceof Record.SnapshotPage s
+        && s.partition() == 0 && s.epoch() == 2 && s.last());
     assertThat(c.nodes.get(3).localValue(0, K)).contains(Bytes.ofLong(1));
   }
 
@@ -192,5 +192,58 @@ class ReplicaLevelTest {
     assertThat(c.replies).last().extracting(Reply::id, Reply::outcome)
         .containsExactly(3L, Outcome.OK);
     assertThat(c.logs.get(3)).anyMatch(r -> r instanceof Record.Written w && w.seq() == 3);
+  }
+
+  @Test
+  void aCopyInPagesTakesTheWritesThatArriveWithItAndARestartFromItsLogHoldsThem() {
+    Cluster paged = new Cluster(3, 2);
+    for (int n = 0; n < 2; n++) {
+      paged.nodes.get(n).step(new Envelope(Control.ID, n, new Configure(0, 1, 0, List.of(1))));
+    }
+    paged.flush();
+    for (int i = 0; i < 7; i++) {
+      paged.request(0, new Request(i, 0, Kind.PUT, Bytes.ofLong(100 + i), null,
+          Bytes.ofLong(i)));
+      paged.flush();
+    }
+    Configure join = new Configure(0, 2, 0, List.of(1, 2), 0, 0, new TreeSet<>(List.of(2)));
+    for (int n = 0; n < 3; n++) {
+      paged.nodes.get(n).step(new Envelope(Control.ID, n, join));
+    }
+    paged.drain(0);
+    paged.deliverTo(2); // refuses the offer: it holds nothing
+    paged.deliverTo(1);
+    paged.deliverTo(0); // the primary serves, and sends node 2 its copy in pages of two
+    List<Envelope> pages = List.copyOf(paged.inbox.get(2));
+    paged.inbox.get(2).clear();
+    assertThat(pages).extracting(e -> ((Snapshot) e.message()).page()).containsExactly(0, 1, 2, 3);
+    assertThat(pages).extracting(e -> ((Snapshot) e.message()).last())
+        .containsExactly(false, false, false, true);
+    // half the copy arrives, then a write the partition takes meanwhile, then the rest
+    pages.subList(0, 2).forEach(e -> paged.nodes.get(2).step(e));
+    paged.drain(2);
+    paged.request(0, new Request(50, 0, Kind.PUT, K, null, Bytes.ofLong(50)));
+    paged.drain(0);
+    paged.deliverTo(2);
+    paged.deliverTo(1);
+    paged.deliverTo(0);
+    assertThat(paged.replies).last().extracting(Reply::id, Reply::outcome)
+        .containsExactly(50L, Outcome.OK);
+    assertThat(paged.nodes.get(2).localValue(0, K)).isEmpty();
+    pages.subList(2, 4).forEach(e -> paged.nodes.get(2).step(e));
+    paged.flush();
+    Replica joined = paged.nodes.get(2);
+    assertThat(joined.localValue(0, K)).contains(Bytes.ofLong(50));
+    assertThat(joined.localData(0)).hasSize(8).isEqualTo(paged.nodes.get(0).localData(0));
+    assertThat(paged.toControl).anyMatch(m -> m instanceof Levelled l && l.epoch() == 2);
+    Replica restarted = Replica.restore(2, Timing.DEFAULT, paged.logs.get(2), 2);
+    assertThat(restarted.localData(0)).isEqualTo(joined.localData(0));
+    // a restart from the log cut between two pages holds what it held before the copy
+    int mid = paged.logs.get(2).indexOf(paged.logs.get(2).stream()
+        .filter(r -> r instanceof Record.SnapshotPage p && p.page() == 1).findFirst()
+        .orElseThrow());
+    Replica cut = Replica.restore(2, Timing.DEFAULT, paged.logs.get(2).subList(0, mid + 1), 2);
+    assertThat(cut.localData(0)).isEmpty();
+    assertThat(cut.checkpoint()).filteredOn(r -> r instanceof Record.SnapshotPage).hasSize(2);
   }
 }

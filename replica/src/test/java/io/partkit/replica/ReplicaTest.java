@@ -698,8 +698,13 @@ class ReplicaTest {
     final List<Message> toControl = new ArrayList<>();
 
     Cluster(int n) {
+      this(n, Replica.SNAPSHOT_PAGE_ENTRIES);
+    }
+
+    /** Nodes whose whole copies go in pages of at most {@code pageEntries} entries. */
+    Cluster(int n, int pageEntries) {
       for (int i = 0; i < n; i++) {
-        nodes.add(new Replica(i, Timing.DEFAULT));
+        nodes.add(new Replica(i, Timing.DEFAULT, pageEntries));
         logs.add(new ArrayList<>());
         inbox.add(new ArrayList<>());
       }

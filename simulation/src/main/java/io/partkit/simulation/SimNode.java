@@ -28,6 +28,11 @@ final class SimNode {
 
   static final long TICK_MILLIS = 10;
   /**
+   * The entries of a whole copy's page: the simulator's partitions hold a few dozen keys, so
+   * fine pages make most copies take several, and the paging is exercised on every seed.
+   */
+  static final int PAGE_ENTRIES = 1;
+  /**
    * While running, the durable records are compacted each time this many were made durable since
    * the log was last compacted (a real node counts bytes; a simulated log is short).
    */
@@ -75,7 +80,8 @@ final class SimNode {
   /** Starts a core from the disk's records (none: a fresh node) and its ticks. */
   void start() {
     List<Record> log = disk.durable();
-    core = log.isEmpty() ? new Replica(id, timing) : Replica.restore(id, timing, log);
+    core = log.isEmpty() ? new Replica(id, timing, PAGE_ENTRIES)
+        : Replica.restore(id, timing, log, PAGE_ENTRIES);
     incarnation++;
     int inc = incarnation;
     time.schedule(1 + random.nextInt((int) TICK_MILLIS), () -> tick(inc));
@@ -154,7 +160,7 @@ final class SimNode {
     if (log.size() < compactAt) {
       return;
     }
-    List<Record> checkpoint = Replica.restore(id, timing, log).checkpoint();
+    List<Record> checkpoint = Replica.restore(id, timing, log, PAGE_ENTRIES).checkpoint();
     if (checkpoint.size() < log.size()) {
       disk.rewrite(checkpoint);
     }

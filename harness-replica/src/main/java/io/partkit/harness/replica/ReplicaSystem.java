@@ -632,7 +632,9 @@ final class ReplicaSystem extends NodeProcessSystem
       try {
         Path log = runtime().fetch(n, dataDir(n).resolve(StoredReplica.LOG));
         for (Record r : StoredReplica.checkpoint(log, i)) {
-          parts.put(r.partition(), (Record.Checkpoint) r);
+          if (r instanceof Record.Checkpoint c) { // not the pages of a copy still arriving
+            parts.put(c.partition(), c);
+          }
         }
       } catch (IOException | RuntimeException e) {
         return new PlacementCheck(rule, 0, List.of("cannot read the log of " + n + ": " + e));

@@ -27,6 +27,7 @@ import io.partkit.replica.Record.Checkpoint;
 import io.partkit.replica.Record.Configured;
 import io.partkit.replica.Record.LevelBegun;
 import io.partkit.replica.Record.Rebased;
+import io.partkit.replica.Record.SnapshotPage;
 import io.partkit.replica.Record.Snapshotted;
 import io.partkit.replica.Record.Split;
 import io.partkit.replica.Record.Written;
@@ -111,6 +112,7 @@ final class Codec {
   private static final byte UNNAMED_CHECKPOINT = 11;
   private static final byte CHECKPOINT = 12;
   private static final byte REBASED = 13;
+  private static final byte SNAPSHOT_PAGE = 14;
   // Tags 5, 6 and 8 held partitions numbered by a hash modulo their modulus, before keys were
   // numbered as partkit's hash slots: their keys sit in other partitions than this build would
   // look in, so such a log is refused rather than replayed.
@@ -352,6 +354,8 @@ final class Codec {
       d.writeLong(s.seq());
       d.writeInt(s.base());
       d.writeLong(s.modulus());
+      d.writeInt(s.page());
+      d.writeBoolean(s.last());
       map(out, s.data());
     } else if (m instanceof Level l) {
       d.writeByte(LEVEL);
@@ -459,7 +463,9 @@ final class Codec {
         long seq = b.getLong();
         int base = b.getInt();
         long modulus = b.getLong();
-        return new Snapshot(p, epoch, level, seq, in.map(), base, modulus);
+        int page = b.getInt();
+        boolean last = in.bool();
+        return new Snapshot(p, epoch, level, seq, in.map(), base, modulus, page, last);
       }
       case LEVEL -> {
         int p = b.getInt();
@@ -561,6 +567,18 @@ final class Codec {
         d.writeInt(s.base());
         d.writeLong(s.modulus());
         map(out, s.data());
+      } else if (r instanceof SnapshotPage s) {
+        d.writeByte(SNAPSHOT_PAGE);
+        d.writeInt(s.partition());
+        d.writeLong(s.epoch());
+        d.writeInt(s.primary());
+        d.writeLong(s.level());
+        d.writeLong(s.seq());
+        d.writeInt(s.page());
+        d.writeBoolean(s.last());
+        d.writeInt(s.base());
+        d.writeLong(s.modulus());
+        map(out, s.data());
       } else if (r instanceof Rebased rb) {
         d.writeByte(REBASED);
         d.writeInt(rb.partition());
@@ -650,6 +668,19 @@ final class Codec {
           r = new Snapshotted(p, epoch, primary, level, seq, in.map(), base, modulus);
         }
         case SPLIT -> r = new Split(b.getInt(), b.getLong());
+        case SNAPSHOT_PAGE -> {
+          int p = b.getInt();
+          long epoch = b.getLong();
+          int primary = b.getInt();
+          long level = b.getLong();
+          long seq = b.getLong();
+          int page = b.getInt();
+          boolean last = in.bool();
+          int base = b.getInt();
+          long modulus = b.getLong();
+          r = new SnapshotPage(p, epoch, primary, level, seq, page, last, in.map(), base,
+              modulus);
+        }
         case REBASED -> {
           int p = b.getInt();
           long epoch = b.getLong();

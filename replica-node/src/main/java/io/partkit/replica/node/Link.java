@@ -84,13 +84,13 @@ final class Link implements AutoCloseable {
     return l;
   }
 
-  /** What a snapshot levels: two with the same are the same copy. */
-  private record SnapshotOf(int partition, long epoch, long level, long seq) {
+  /** What a snapshot's page levels: two with the same are the same page of the same copy. */
+  private record SnapshotOf(int partition, long epoch, long level, long seq, int page) {
 
     /** What {@code frame} levels, or null when it is no snapshot. */
     static SnapshotOf of(Object frame) {
       return frame instanceof Envelope e && e.message() instanceof Snapshot s
-          ? new SnapshotOf(s.partition(), s.epoch(), s.level(), s.seq()) : null;
+          ? new SnapshotOf(s.partition(), s.epoch(), s.level(), s.seq(), s.page()) : null;
     }
   }
 

@@ -6,6 +6,7 @@ import io.partkit.coordinator.VersionedValues;
 import io.partkit.replica.Control;
 import io.partkit.replica.Envelope;
 import io.partkit.replica.Message.Configure;
+import io.partkit.replica.Message.Snapshot;
 import io.partkit.replica.Placement;
 import io.partkit.replica.Ready;
 import io.partkit.replica.Record;
@@ -139,6 +140,8 @@ final class ReplicaNode implements AutoCloseable {
   private final Map<Integer, Link> clients = new ConcurrentHashMap<>();
   private final AtomicInteger nextClient = new AtomicInteger(CLIENT_BASE);
   private final LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>(INBOX_LIMIT);
+  /** Pages of whole copies waiting their turn ({@link #isLaterPage}), in arrival order. */
+  private final java.util.ArrayDeque<Object> laterPages = new java.util.ArrayDeque<>();
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
   /** Answers of this round of inputs, until its records are appended. */
   private final List<Answer> decided = new ArrayList<>();
@@ -575,14 +578,22 @@ final class ReplicaNode implements AutoCloseable {
             settled.countDown();
           }
         } else {
-          Object first = inbox.poll(nextTick - now, TimeUnit.MILLISECONDS);
+          Object first = laterPages.isEmpty() ? inbox.poll(nextTick - now, TimeUnit.MILLISECONDS)
+              : inbox.poll();
           if (first != null) {
             batch.add(first);
             inbox.drainTo(batch, 255);
-            for (Object in : batch) {
+          }
+          for (Object in : batch) {
+            if (isLaterPage(in)) {
+              laterPages.add(in);
+            } else {
               handle(in);
             }
-            batch.clear();
+          }
+          batch.clear();
+          if (!laterPages.isEmpty()) {
+            handle(laterPages.poll());
           }
         }
         drain();
@@ -602,6 +613,17 @@ final class ReplicaNode implements AutoCloseable {
       e.printStackTrace();
       failStop.stop("stopping on " + e + " in the state machine", EXIT_ERROR);
     }
+  }
+
+  /**
+   * Whether {@code in} is a page of a whole copy after its first. The state thread takes one such
+   * page a turn, after everything else that arrived: a copy of a large partition arrives as many
+   * pages at once, and taking them back to back would hold up this node's own partitions for the
+   * whole copy. The pages keep their order; what overtakes them (the level's writes) waits in
+   * the core until the copy is whole.
+   */
+  private static boolean isLaterPage(Object in) {
+    return in instanceof Envelope e && e.message() instanceof Snapshot s && s.page() > 0;
   }
 
   private long nowMillis() {

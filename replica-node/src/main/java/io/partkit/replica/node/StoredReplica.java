@@ -20,8 +20,9 @@ public final class StoredReplica {
 
   /**
    * The durable state of node {@code self} whose log is {@code log} ({@link #LOG} in its {@code
-   * --data}): one {@link Record.Checkpoint} per partition it knows, as a restart from the log's
-   * intact records would have it (a record being appended is left out; no log: none).
+   * --data}): one {@link Record.Checkpoint} per partition it knows (each followed by the pages of
+   * a copy of it still arriving), as a restart from the log's intact records would have it (a
+   * record being appended is left out; no log: none).
    */
   public static List<Record> checkpoint(Path log, int self) throws IOException {
     return Replica.restore(self, ReplicaNodeMain.TIMING, Wal.readIntact(log)).checkpoint();

@@ -38,7 +38,7 @@ final class RandomValues {
         new Message.Replicate(r.nextInt(), number(r), number(r), number(r), bytes(r), bytes(r)),
         new Message.Confirm(r.nextInt(), number(r), number(r), number(r)),
         new Message.Snapshot(r.nextInt(), number(r), number(r), number(r), data(r), r.nextInt(),
-            number(r)),
+            number(r), r.nextInt(Integer.MAX_VALUE), r.nextBoolean()),
         level(r),
         new Message.Ack(r.nextInt(), number(r), number(r), number(r)),
         new Message.Confirmed(r.nextInt(), number(r), number(r), number(r)),
@@ -93,6 +93,8 @@ final class RandomValues {
             Role.values()[r.nextInt(Role.values().length)], r.nextInt(), ints(r), r.nextBoolean(),
             number(r), number(r), r.nextBoolean(), number(r), r.nextInt(), number(r),
             r.nextBoolean(), number(r), number(r), data(r)),
+        new Record.SnapshotPage(r.nextInt(), number(r), r.nextInt(), number(r), number(r),
+            r.nextInt(Integer.MAX_VALUE), r.nextBoolean(), data(r), r.nextInt(), number(r)),
         new Record.Rebased(r.nextInt(), number(r), r.nextInt(), number(r), number(r), data(r),
             data(r).navigableKeySet()),
         controlState(r));

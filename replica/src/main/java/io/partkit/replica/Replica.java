@@ -1326,23 +1326,8 @@ public final class Replica implements StateMachine {
     } else if (rec instanceof SnapshotPage s) {
       gather(p, s);
     } else if (rec instanceof Snapshotted s) {
-      p.epoch = s.epoch();
-      p.configured = true;
-      p.role = Role.BACKUP;
-      p.primary = s.primary();
-      p.backups = List.of();
-      p.deposed = false;
-      p.level = s.level();
-      p.levelled = true;
-      p.data.clear();
-      p.data.putAll(s.data());
-      p.seq = s.seq();
-      p.modulus = Math.max(p.modulus, s.modulus());
-      p.base = s.base() > 0 ? s.base() : p.base;
-      p.inherited = false;
-      p.stateEpoch = s.epoch();
-      p.stateLevel = s.level();
-      forgetTail(p);
+      takeCopy(p, s.epoch(), s.primary(), s.level(), s.seq(), new TreeMap<>(s.data()), s.base(),
+          s.modulus());
     } else if (rec instanceof Checkpoint c) {
       p.epoch = c.epoch();
       p.configured = c.configured();
@@ -1423,21 +1408,21 @@ public final class Replica implements StateMachine {
     if (p.levelled && p.epoch == s.epoch() && p.level == s.level() && p.seq >= s.seq()) {
       return;
     }
-    p.epoch = s.epoch();
-    p.configured = true;
-    p.role = Role.BACKUP;
-    p.primary = s.primary();
-    p.backups = List.of();
-    p.deposed = false;
-    p.level = s.level();
-    p.levelled = true;
-    p.data = g.data;
-    p.seq = s.seq();
-    p.modulus = Math.max(p.modulus, s.modulus());
-    p.base = s.base() > 0 ? s.base() : p.base;
-    p.inherited = false;
-    p.stateEpoch = s.epoch();
-    p.stateLevel = s.level();
+    takeCopy(p, s.epoch(), s.primary(), s.level(), s.seq(), g.data, s.base(), s.modulus());
+  }
+
+  /**
+   * The copy becomes {@code data}, as of write {@code seq}, taken as backup of {@code primary} at
+   * level {@code level} of {@code epoch}, numbered in a table of base {@code base} (0: as
+   * before) at least at {@code modulus}.
+   */
+  private static void takeCopy(Part p, long epoch, int primary, long level, long seq,
+      TreeMap<Bytes, Bytes> data, int base, long modulus) {
+    adopt(p, epoch, primary, level);
+    p.data = data;
+    p.seq = seq;
+    p.modulus = Math.max(p.modulus, modulus);
+    p.base = base > 0 ? base : p.base;
     forgetTail(p);
   }
 

@@ -36,7 +36,11 @@ public sealed interface Record {
   record Written(int partition, long epoch, long level, long seq, Bytes key, Bytes value)
       implements Record {}
 
-  /** As backup of {@code primary}, a snapshot replaced the partition's data. */
+  /**
+   * As backup of {@code primary}, a snapshot replaced the partition's data. Logs of builds that
+   * sent whole copies in one message hold it; a replica now logs a copy as {@link SnapshotPage}
+   * records, and replays this one alike.
+   */
   record Snapshotted(int partition, long epoch, int primary, long level, long seq,
       SortedMap<Bytes, Bytes> data, int base, long modulus) implements Record {
     public Snapshotted {

@@ -638,11 +638,6 @@ public final class Replica implements StateMachine {
     fail(d, Outcome.FAIL, why);
   }
 
-  /** What the round in progress sends each backup. */
-  private List<Message> inFlight(Part p) {
-    return p.current.messages;
-  }
-
   /**
    * Completes the round in progress once every backup holds its last write (or, a round that
    * writes nothing, confirmed its reads): its writes become visible and its requests are
@@ -817,8 +812,8 @@ public final class Replica implements StateMachine {
     }
     if (offer == Offer.NEW) {
       Gathering g = p.gathering;
-      if (s.page() > 0 && (g == null || g.primary != from || g.epoch != s.epoch()
-          || g.level != s.level() || g.seq != s.seq() || g.next != s.page())) {
+      if (s.page() > 0 && (g == null || !g.continuedBy(s.epoch(), from, s.level(), s.seq(),
+          s.page()))) {
         return; // a page after one lost, or of a copy begun again: the copy comes again whole
       }
       List<Replicate> gathered = g != null && s.page() > 0 ? g.writes : List.of();
@@ -1049,7 +1044,7 @@ public final class Replica implements StateMachine {
     // it lost its copy or missed the level: level it again
     snapshot(p).forEach(page -> send(from, page));
     if (p.current != null) {
-      inFlight(p).forEach(m -> send(from, m));
+      sendRound(p, from);
     }
   }
 
@@ -1394,8 +1389,7 @@ public final class Replica implements StateMachine {
       p.gathering = new Gathering(s.epoch(), s.primary(), s.level(), s.seq());
     }
     Gathering g = p.gathering;
-    if (g == null || g.epoch != s.epoch() || g.primary != s.primary() || g.level != s.level()
-        || g.seq != s.seq() || g.next != s.page()) {
+    if (g == null || !g.continuedBy(s.epoch(), s.primary(), s.level(), s.seq(), s.page())) {
       return; // a page of a copy this log did not begin (a restart dropped its first)
     }
     g.data.putAll(s.data());
@@ -1504,6 +1498,12 @@ public final class Replica implements StateMachine {
       this.primary = primary;
       this.level = level;
       this.seq = seq;
+    }
+
+    /** Whether {@code page} of that copy is the one this copy takes next. */
+    boolean continuedBy(long epoch, int primary, long level, long seq, int page) {
+      return this.epoch == epoch && this.primary == primary && this.level == level
+          && this.seq == seq && next == page;
     }
   }
 

@@ -1,6 +1,8 @@
 package io.partkit.replica;
 
 import io.partkit.replica.Message.Configure;
+import io.partkit.replica.Message.Drain;
+import io.partkit.replica.Message.Drained;
 import io.partkit.replica.Message.Levelled;
 import io.partkit.replica.Message.Ping;
 import io.partkit.replica.Message.Pong;
@@ -44,7 +46,10 @@ import java.util.TreeSet;
  * roll back); a partition short of replicas gets the least loaded up node, once the previous
  * change is level.
  * A new primary is always a level member of the configuration it replaces, and it adopts the new
- * epoch before serving, so the old primary's reads and writes are refused from then on.
+ * epoch before serving, so the old primary's reads and writes are refused from then on. A planned
+ * change of primary (a migration's cut-over, a leaving primary's or a placement's handover) waits
+ * for the primary to {@link Drain} the partition, a resend interval at most, so that no round in
+ * flight is left unknown; the answer is volatile, as the request is.
  *
  * <p>Given a {@link Placement}, the control places copies by it instead of by load: the first
  * table is the placement's, and after the steps above that keep a partition safe (failover,
@@ -281,6 +286,17 @@ public final class Control implements StateMachine {
       if (t != null && t.epoch == l.epoch() && t.primary() == e.from()) {
         durableChanged |= t.level.addAll(t.members);
         t.lost.removeAll(t.members); // levelled again: each holds the partition's writes
+      }
+    } else if (m instanceof Drained d) {
+      Entry t = table.get(d.partition());
+      if (t != null && t.epoch == d.epoch() && t.primary() == e.from()
+          && t.drainAskedAt != NEVER && !t.drained) {
+        t.drained = true;
+        if (now >= decideFrom) {
+          // the partition serves nothing until its new primary takes over: at once, not at the
+          // next tick
+          decide(d.partition(), t);
+        }
       }
     }
   }
@@ -598,7 +614,9 @@ public final class Control implements StateMachine {
         if (up(primary)) {
           m.add(primary); // a leaving primary stays a backup until its replacement is level
         }
-        change(partition, t, m);
+        if (lostCopy || mayHandOver(partition, t)) {
+          change(partition, t, m);
+        }
         return;
       }
     }
@@ -659,8 +677,10 @@ public final class Control implements StateMachine {
         List<Integer> m = new ArrayList<>();
         m.add(mv.target);
         t.members.stream().filter(n -> n != mv.source && n != mv.target).forEach(m::add);
-        t.move = null;
-        change(partition, t, m); // the cut-over: the source is out, the target serves
+        if (mayHandOver(partition, t)) {
+          t.move = null;
+          change(partition, t, m); // the cut-over: the source is out, the target serves
+        }
         return;
       }
       return;
@@ -725,7 +745,9 @@ public final class Control implements StateMachine {
     }
     int wanted = target.get(0);
     if (wanted != primary) {
-      change(partition, t, inTargetOrder(wanted, t.members, target));
+      if (mayHandOver(partition, t)) {
+        change(partition, t, inTargetOrder(wanted, t.members, target));
+      }
       return;
     }
     if (t.members.size() > target.size()) {
@@ -836,6 +858,25 @@ public final class Control implements StateMachine {
     return at != null && now - at < QUARANTINE_DOWNS * timing.downMillis();
   }
 
+  /**
+   * Whether a planned change of {@code partition}'s primary may go ahead: once its primary, asked
+   * to {@link Drain} the partition first, answers (the change is then decided at once, {@link
+   * #step}), or a resend interval after asking without an answer (the request or the answer lost,
+   * the primary no longer serving: nothing is lost then either, the old primary's round in flight
+   * is only left unknown), or at once when the primary is down.
+   */
+  private boolean mayHandOver(int partition, Entry t) {
+    if (t.drained || !up(t.primary())) {
+      return true;
+    }
+    if (t.drainAskedAt == NEVER) {
+      t.drainAskedAt = now;
+      out.add(new Envelope(ID, t.primary(), new Drain(partition, t.epoch)));
+      return false;
+    }
+    return now - t.drainAskedAt >= timing.resendMillis();
+  }
+
   private void change(int partition, Entry t, List<Integer> members) {
     List<Integer> before = t.members;
     t.epoch++;
@@ -849,6 +890,8 @@ public final class Control implements StateMachine {
     t.heardHolding.retainAll(t.members);
     t.lost.retainAll(t.members);
     t.suspects.clear();
+    t.drainAskedAt = NEVER;
+    t.drained = false;
     Configure c = t.configure(partition, base);
     TreeSet<Integer> told = new TreeSet<>(before);
     told.addAll(t.members);
@@ -926,6 +969,10 @@ public final class Control implements StateMachine {
      */
     final TreeSet<Integer> joining = new TreeSet<>();
     Move move;
+    /** When this epoch's primary was asked to {@link Drain} (volatile); NEVER: not asked. */
+    long drainAskedAt = NEVER;
+    /** This epoch's primary answered {@link Drained} (volatile). */
+    boolean drained;
 
     Entry(long epoch, List<Integer> members, long modulus) {
       this.epoch = epoch;

@@ -140,6 +140,14 @@ public sealed interface Message {
     }
   }
 
+  /**
+   * Backup to primary: it took page {@code page} of the {@link Snapshot} as of write {@code seq}
+   * (the last page is answered by an {@link Ack}). A primary keeps a few pages of a copy in
+   * flight and sends the next as earlier ones are taken, so a copy goes at the pace its backup
+   * takes it.
+   */
+  record Taken(int partition, long epoch, long level, long seq, int page) implements Message {}
+
   /** Backup to primary: it holds writes up to {@code seq} under this level (durably). */
   record Ack(int partition, long epoch, long level, long seq) implements Message {}
 
@@ -202,6 +210,20 @@ public sealed interface Message {
 
   /** Primary to control: every member holds the primary's state at {@code epoch}. */
   record Levelled(int partition, long epoch) implements Message {}
+
+  /**
+   * Control to primary: a planned change of primary follows at the next epoch (a migration's
+   * cut-over, a placement's or a leaving node's handover). The primary finishes the round in
+   * progress, starts no other, and answers {@link Drained}: the new primary then takes over a
+   * partition whose every acknowledged write its backups hold and whose writes in flight are
+   * answered, not left unknown. The requests that arrive meanwhile wait, and fail when the new
+   * configuration comes (they never took effect; clients ask the new primary). A primary that
+   * hears nothing further within the suspicion time serves again.
+   */
+  record Drain(int partition, long epoch) implements Message {}
+
+  /** Primary to control: no round is in progress at {@code epoch}, and none starts. */
+  record Drained(int partition, long epoch) implements Message {}
 
   /** Control to node: a heartbeat. */
   record Ping(long n) implements Message {}

@@ -8,13 +8,22 @@ import java.util.List;
  * (client replies among them). A message may depend on a record of the same or an earlier batch:
  * sending it before that record is durable can acknowledge what a crash then loses.
  */
-public record Ready(List<Record> records, List<Envelope> messages) {
+public record Ready(List<Record> records, List<Envelope> messages, boolean more) {
 
-  public static final Ready EMPTY = new Ready(List.of(), List.of());
+  public static final Ready EMPTY = new Ready(List.of(), List.of(), false);
 
+  /**
+   * @param more the machine has more to hand out without any further input (the next page of a
+   *     copy under way): the driver asks again soon, after the inputs already waiting
+   */
   public Ready {
     records = List.copyOf(records);
     messages = List.copyOf(messages);
+  }
+
+  /** A Ready after which the machine has nothing more to hand out until its next input. */
+  public Ready(List<Record> records, List<Envelope> messages) {
+    this(records, messages, false);
   }
 
   public boolean isEmpty() {

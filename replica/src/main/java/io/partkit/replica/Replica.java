@@ -4,6 +4,8 @@ import io.partkit.replica.Message.Ack;
 import io.partkit.replica.Message.Configure;
 import io.partkit.replica.Message.Confirm;
 import io.partkit.replica.Message.Confirmed;
+import io.partkit.replica.Message.Drain;
+import io.partkit.replica.Message.Drained;
 import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Level;
 import io.partkit.replica.Message.Levelled;
@@ -18,6 +20,7 @@ import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Message.Snapshot;
 import io.partkit.replica.Message.Suspect;
+import io.partkit.replica.Message.Taken;
 import io.partkit.replica.Message.Write;
 import io.partkit.replica.Record.Checkpoint;
 import io.partkit.replica.Record.Configured;
@@ -74,7 +77,11 @@ import java.util.function.Consumer;
  * round that is lost answers nothing (the primary crashed) or its writes UNKNOWN and its reads
  * and failed CASes FAIL (the primary deposed, demoted or split); a primary the control keeps
  * carries the round's writes into the new epoch (their records are in its log) and answers them
- * once the new level holds, and asks its reads and CASes again.
+ * once the new level holds, and asks its reads and CASes again. A planned change of primary (a
+ * migration's cut-over, a handover) loses no round: the control first has the primary
+ * {@link Drain} the partition, which finishes its round in progress and starts none, and changes
+ * the primary once it hears {@link Drained}; what waits at the old primary then fails, never
+ * having taken effect.
  *
  * <p>Levels. Each epoch begins with a level: the primary logs a fresh level number and brings
  * each backup to its state; a backup takes replication only under the level it holds. A backup
@@ -137,10 +144,20 @@ public final class Replica implements StateMachine {
 
   /**
    * A whole copy of a partition ({@link Snapshot}) goes in pages of at most this many entries by
-   * default (and about {@link #PAGE_BYTES}), so that neither node stalls on one large message or
-   * log record.
+   * default (and about {@link #SNAPSHOT_PAGE_BYTES}): a page is built, sent, logged and taken
+   * between the requests of the partitions the two nodes serve meanwhile, so it must be small
+   * enough not to hold them up.
    */
-  public static final int SNAPSHOT_PAGE_ENTRIES = 4096;
+  public static final int SNAPSHOT_PAGE_ENTRIES = 512;
+
+  /** A copy's page stops before the entry that would take it past this many bytes. */
+  static final int SNAPSHOT_PAGE_BYTES = 256 << 10;
+
+  /**
+   * The pages of a copy in flight at most, sent and not yet {@link Taken}: the copy goes at the
+   * pace its backup takes it, never queueing a whole partition behind the nodes' other traffic.
+   */
+  static final int COPY_WINDOW = 4;
 
   /**
    * The level's writes a backup holds back while a copy's pages arrive, at most (more are
@@ -166,6 +183,8 @@ public final class Replica implements StateMachine {
   private final List<Record> heldBack = new ArrayList<>();
   /** Partitions that may start a round (a request queued, a round done): started in ready. */
   private final TreeSet<Integer> toStart = new TreeSet<>();
+  /** The partitions with whole copies under way ({@link Part#copies}). */
+  private final TreeSet<Integer> copying = new TreeSet<>();
   private long now;
   private long rounds;
 
@@ -265,12 +284,16 @@ public final class Replica implements StateMachine {
       onLevel(from, l);
     } else if (m instanceof Ack a) {
       onAck(from, a);
+    } else if (m instanceof Taken t) {
+      onTaken(from, t);
     } else if (m instanceof Confirmed c) {
       onConfirmed(from, c);
     } else if (m instanceof Refuse r) {
       onRefuse(from, r);
     } else if (m instanceof Configure c) {
       onConfigure(c);
+    } else if (m instanceof Drain d) {
+      onDrain(d);
     } else if (m instanceof Ping p) {
       send(from, new Pong(p.n(), held(), served));
     }
@@ -284,6 +307,11 @@ public final class Replica implements StateMachine {
     for (Part p : parts.values()) {
       if (p.role != Role.PRIMARY || p.deposed) {
         continue;
+      }
+      if (p.drainUntil != NEVER && p.drainUntil <= now) {
+        // no new configuration came: the control changed its mind, or its word was lost
+        p.drainUntil = NEVER;
+        toStart.add(p.id);
       }
       if (p.mustLevel) {
         beginLevel(p);
@@ -315,7 +343,7 @@ public final class Replica implements StateMachine {
    * and to take, and one sent behind another only delays both.
    */
   private void catchUpJoining(Part p) {
-    List<Snapshot> whole = null;
+    List<Integer> whole = new ArrayList<>();
     for (int b : p.joining) {
       long acked = p.joinAcked.getOrDefault(b, -1L);
       long quiet = now - p.joinHeardAt.getOrDefault(b, p.levelStartedAt);
@@ -332,27 +360,28 @@ public final class Replica implements StateMachine {
           p.joinHeardAt.put(b, now);
         }
       } else if (quiet >= timing.suspectMillis() << Math.min(p.joinResends, 10)) {
-        if (whole == null) {
-          whole = snapshot(p);
-          p.joinResends++;
-        }
-        whole.forEach(page -> send(b, page));
+        whole.add(b);
         p.joinHeardAt.put(b, now);
       }
+    }
+    if (!whole.isEmpty()) {
+      p.joinResends++;
+      copyTo(p, whole);
     }
   }
 
   /**
    * Has {@code resend} send again to the backups that have not answered once {@code wait} has
    * passed since it was sent (messages may be lost), and names them as suspects once the
-   * suspicion time has. Whether it sent again.
+   * suspicion time has. A backup taking a copy page by page is not silent. Whether it sent
+   * again.
    */
   private boolean resendToSilent(Part p, long wait, Consumer<List<Integer>> resend) {
     boolean resent = false;
     if (now - p.sentAt >= wait) {
       List<Integer> silent = new ArrayList<>();
       for (int b : p.levelled ? required(p) : p.backups) {
-        if (!p.answered.contains(b)) {
+        if (!p.answered.contains(b) && !copyProgressing(p, b)) {
           silent.add(b);
         }
       }
@@ -376,12 +405,13 @@ public final class Replica implements StateMachine {
     while (!toStart.isEmpty()) {
       advance(parts.get(toStart.pollFirst()));
     }
+    boolean more = sendPages();
     durable.addAll(records);
     records.clear();
     if (durable.isEmpty() && out.isEmpty()) {
       return Ready.EMPTY;
     }
-    Ready r = new Ready(durable, out);
+    Ready r = new Ready(durable, out, more);
     out.clear();
     return r;
   }
@@ -535,7 +565,8 @@ public final class Replica implements StateMachine {
    * primary levels its backups to its own log before it serves.
    */
   private void advance(Part p) {
-    if (p.current != null || !p.levelled || p.deposed || p.queue.isEmpty()) {
+    if (p.current != null || !p.levelled || p.deposed || p.queue.isEmpty()
+        || p.drainUntil > now) {
       return;
     }
     Round round = new Round();
@@ -665,6 +696,9 @@ public final class Replica implements StateMachine {
       }
       served.merge(p.id, 1L, Long::sum);
     }
+    if (p.drainUntil > now) {
+      send(Control.ID, new Drained(p.id, p.epoch));
+    }
     toStart.add(p.id);
   }
 
@@ -684,6 +718,9 @@ public final class Replica implements StateMachine {
   private static void apply(Part p, long seq, Bytes key, Bytes value) {
     if (seq != p.seq + 1) {
       forgetTail(p);
+    }
+    for (Copy copy : p.copies) {
+      copy.writing(key, p.data.get(key));
     }
     Change c = new Change(seq, key, value, p.data.put(key, value));
     p.seq = seq;
@@ -709,7 +746,7 @@ public final class Replica implements StateMachine {
     TreeSet<Integer> silent = new TreeSet<>();
     for (int b : p.backups) {
       // a joining backup may take long to copy; the control hears whether it is up
-      if (!p.answered.contains(b) && !p.joining.contains(b)) {
+      if (!p.answered.contains(b) && !p.joining.contains(b) && !copyProgressing(p, b)) {
         silent.add(b);
       }
     }
@@ -787,11 +824,16 @@ public final class Replica implements StateMachine {
 
   /**
    * Refuses replica traffic that is not for this backup's epoch and level, telling the sender
-   * whether it is deposed (this node is at a newer epoch) or must level it first.
+   * whether it is deposed (this node is at a newer epoch) or must level it first. A node the
+   * newer epoch took out of a partition that the sender still leads says nothing: the sender is
+   * not deposed, only told late, and its round in flight carries over into the new epoch once
+   * its own configuration arrives, where a refusal would fail it.
    */
   private boolean refused(int from, Part p, int partition, long epoch, long level) {
     if (p != null && epoch < p.epoch) {
-      send(from, new Refuse(partition, p.epoch, true));
+      if (!(p.role == Role.ABSENT && p.configured && p.primary == from)) {
+        send(from, new Refuse(partition, p.epoch, true));
+      }
       return true;
     }
     if (p == null || epoch > p.epoch || p.role != Role.BACKUP || p.primary != from
@@ -812,6 +854,11 @@ public final class Replica implements StateMachine {
     }
     if (offer == Offer.NEW) {
       Gathering g = p.gathering;
+      if (g != null && g.took(s.epoch(), from, s.level(), s.seq(), s.page())) {
+        // a page it took already (sent again, or duplicated): its primary may have missed that
+        send(from, new Taken(p.id, s.epoch(), s.level(), s.seq(), g.next - 1));
+        return;
+      }
       if (s.page() > 0 && (g == null || !g.continuedBy(s.epoch(), from, s.level(), s.seq(),
           s.page()))) {
         return; // a page after one lost, or of a copy begun again: the copy comes again whole
@@ -822,6 +869,7 @@ public final class Replica implements StateMachine {
       records.add(rec);
       replay(rec);
       if (!s.last()) {
+        send(from, new Taken(p.id, s.epoch(), s.level(), s.seq(), s.page()));
         return;
       }
       // the level's writes that arrived with the pages follow the copy
@@ -1037,18 +1085,36 @@ public final class Replica implements StateMachine {
     if (!p.levelled || p.joining.contains(from)) {
       // it cannot take the level by name: the whole snapshot, once (resends follow the clock)
       if (p.wholeSent.add(from)) {
-        snapshot(p).forEach(page -> send(from, page));
+        copyTo(p, List.of(from));
       }
       return;
     }
     // it lost its copy or missed the level: level it again
-    snapshot(p).forEach(page -> send(from, page));
+    copyTo(p, List.of(from));
     if (p.current != null) {
       sendRound(p, from);
     }
   }
 
   // ---- configuration, from the control
+
+  /**
+   * A planned change of primary follows: the round in progress completes, no other starts (for
+   * the suspicion time at most), and the control hears once none is in progress. Only a serving
+   * primary of that epoch drains; any other ignores it, and the control, hearing nothing, changes
+   * the primary anyway.
+   */
+  private void onDrain(Drain d) {
+    Part p = parts.get(d.partition());
+    if (p == null || p.role != Role.PRIMARY || p.deposed || p.epoch != d.epoch()
+        || !p.levelled) {
+      return;
+    }
+    p.drainUntil = now + timing.suspectMillis();
+    if (p.current == null) {
+      send(Control.ID, new Drained(p.id, p.epoch));
+    }
+  }
 
   private void onConfigure(Configure c) {
     cover(c.partition(), c.modulus());
@@ -1059,6 +1125,7 @@ public final class Replica implements StateMachine {
     Configured rec = new Configured(p.id, c.epoch(), c.primary(), c.backups(), c.base(),
         c.modulus());
     records.add(rec);
+    p.drainUntil = NEVER;
     boolean wasPrimary = p.role == Role.PRIMARY && !p.deposed;
     Round carried = wasPrimary && c.primary() == self ? p.current : null;
     if (carried != null) {
@@ -1133,6 +1200,7 @@ public final class Replica implements StateMachine {
     replay(begun);
     p.levelled = false;
     p.wholeSent.clear();
+    p.pageTakenAt.clear();
     p.offer = fromEpoch == 0 ? null : new Level(p.id, p.epoch, p.level, fromEpoch, fromLevel,
         p.seq, p.tail.stream().map(c -> new Write(c.seq(), c.key(), c.value())).toList(), p.base,
         p.modulus);
@@ -1156,18 +1224,16 @@ public final class Replica implements StateMachine {
    * those that refused the offer (or all, when this copy's state has no name), taken once.
    */
   private void sendLevel(Part p, Collection<Integer> backups) {
-    List<Snapshot> whole = null;
+    List<Integer> whole = new ArrayList<>();
     for (int b : backups) {
       if (p.offer != null && !p.wholeSent.contains(b)) {
         send(b, p.offer);
         continue;
       }
       p.wholeSent.add(b);
-      if (whole == null) {
-        whole = snapshot(p);
-      }
-      whole.forEach(page -> send(b, page));
+      whole.add(b);
     }
+    copyTo(p, whole);
   }
 
   /** Every backup but the joining holds the level: the partition serves. */
@@ -1187,37 +1253,120 @@ public final class Replica implements StateMachine {
   }
 
   /**
-   * The partition as it is now, in pages of at most {@link #pageEntries} entries and about
-   * {@link #PAGE_BYTES} (a page's first entry whatever its size), in key order.
+   * Starts sending {@code to} the whole partition as it is now (a {@link Snapshot} as of this
+   * copy's seq), in pages of at most {@link #pageEntries} entries and about {@link
+   * #SNAPSHOT_PAGE_BYTES} (a page's first entry whatever its size), in key order: the first page
+   * at once, then at most one a {@link #ready} while fewer than {@link #COPY_WINDOW} are in
+   * flight, so that a large partition's copy goes at its backup's pace and never holds up either
+   * node's other work for longer than a page takes. Replaces a copy under way to any of them.
    */
-  private List<Snapshot> snapshot(Part p) {
-    // the first key of every page after the first; each page is then copied from a view of its
-    // range, in one linear pass (a copy of a sorted map), not entry by entry
-    List<Bytes> starts = new ArrayList<>();
-    int entries = 0;
-    long bytes = 0;
-    for (Map.Entry<Bytes, Bytes> e : p.data.entrySet()) {
-      long size = e.getKey().length() + e.getValue().length();
-      if (entries > 0 && (entries == pageEntries || bytes + size > PAGE_BYTES)) {
-        starts.add(e.getKey());
-        entries = 0;
-        bytes = 0;
+  private void copyTo(Part p, Collection<Integer> to) {
+    if (to.isEmpty()) {
+      return;
+    }
+    for (Copy c : p.copies) {
+      c.to.removeAll(to);
+    }
+    p.copies.removeIf(c -> c.to.isEmpty());
+    Copy c = new Copy(p.epoch, p.level, p.seq, p.modulus, to);
+    p.copies.add(c);
+    copying.add(p.id);
+    sendPage(p, c);
+  }
+
+  /**
+   * Sends each copy under way whose window has room its next page, dropping the copies sent
+   * whole and those of a level or numbering this primary no longer serves (their pages would be
+   * refused). Whether a copy has room for another page now.
+   */
+  private boolean sendPages() {
+    boolean more = false;
+    for (java.util.Iterator<Integer> it = copying.iterator(); it.hasNext(); ) {
+      Part p = parts.get(it.next());
+      for (Copy c : p.copies) {
+        c.to.retainAll(p.backups);
+        c.taken.keySet().retainAll(c.to);
       }
-      entries++;
+      p.copies.removeIf(c -> c.sentWhole || c.to.isEmpty() || p.role != Role.PRIMARY
+          || p.deposed || c.epoch != p.epoch || c.level != p.level || c.modulus != p.modulus);
+      for (Copy c : p.copies) {
+        if (c.roomy()) {
+          sendPage(p, c);
+        }
+        more |= !c.sentWhole && c.roomy();
+      }
+      p.copies.removeIf(c -> c.sentWhole);
+      if (p.copies.isEmpty()) {
+        it.remove();
+      }
+    }
+    return more;
+  }
+
+  /**
+   * A backup took a page of a copy under way: the copy may send more, and the backup is not
+   * silent (a large copy outlasts the resend and suspicion times).
+   */
+  private void onTaken(int from, Taken t) {
+    Part p = parts.get(t.partition());
+    if (p == null || p.role != Role.PRIMARY || p.deposed || t.epoch() != p.epoch
+        || t.level() != p.level) {
+      return;
+    }
+    for (Copy c : p.copies) {
+      if (c.seq == t.seq() && c.to.contains(from) && t.page() < c.page) {
+        c.taken.merge(from, t.page(), Math::max);
+      }
+    }
+    p.pageTakenAt.put(from, now);
+    if (p.joining.contains(from)) {
+      p.joinHeardAt.put(from, now);
+    }
+  }
+
+  /**
+   * Whether backup {@code b} took a page of this level's copy within the resend interval (the
+   * copy's last pages may still be on their way after it was sent whole).
+   */
+  private boolean copyProgressing(Part p, int b) {
+    return now - p.pageTakenAt.getOrDefault(b, NEVER) < timing.resendMillis();
+  }
+
+  /**
+   * Sends copy {@code c}'s next page: the entries from where the last page ended, each with the
+   * value it had as of the copy's seq ({@link Copy#before} for the keys written since).
+   */
+  private void sendPage(Part p, Copy c) {
+    TreeMap<Bytes, Bytes> page = new TreeMap<>();
+    long bytes = 0;
+    Bytes next = null;
+    for (Map.Entry<Bytes, Bytes> e : (c.next == null ? p.data : p.data.tailMap(c.next, true))
+        .entrySet()) {
+      Optional<Bytes> then = c.before.get(e.getKey());
+      Bytes value = then == null ? e.getValue() : then.orElse(null);
+      if (value == null) {
+        continue; // written since the copy began: absent as of its seq
+      }
+      long size = e.getKey().length() + value.length();
+      if (!page.isEmpty()
+          && (page.size() == pageEntries || bytes + size > SNAPSHOT_PAGE_BYTES)) {
+        next = e.getKey();
+        break;
+      }
+      page.put(e.getKey(), value);
       bytes += size;
     }
-    List<Snapshot> pages = new ArrayList<>(starts.size() + 1);
-    Bytes from = null;
-    for (int i = 0; i <= starts.size(); i++) {
-      Bytes to = i < starts.size() ? starts.get(i) : null;
-      NavigableMap<Bytes, Bytes> range = from == null
-          ? (to == null ? p.data : p.data.headMap(to, false))
-          : (to == null ? p.data.tailMap(from, true) : p.data.subMap(from, true, to, false));
-      pages.add(new Snapshot(p.id, p.epoch, p.level, p.seq, range, p.base, p.modulus, i,
-          to == null));
-      from = to;
+    Snapshot s = new Snapshot(p.id, c.epoch, c.level, c.seq, page, p.base, c.modulus, c.page,
+        next == null);
+    for (int b : c.to) {
+      send(b, s);
     }
-    return pages;
+    c.page++;
+    c.next = next;
+    c.sentWhole = next == null;
+    if (next != null) {
+      c.before.headMap(next).clear(); // sent: what they were no longer matters
+    }
   }
 
   // ---- splits
@@ -1481,6 +1630,55 @@ public final class Replica implements StateMachine {
     }
   }
 
+  /**
+   * Primary: a whole copy of the partition under way to {@link #to}, as of write {@link #seq}
+   * of level {@link #level}, a page at a time ({@link #sendPage}).
+   */
+  private static final class Copy {
+    final long epoch;
+    final long level;
+    final long seq;
+    final long modulus;
+    final TreeSet<Integer> to;
+    /** The last page each of {@link #to} took; none yet: absent. */
+    final TreeMap<Integer, Integer> taken = new TreeMap<>();
+    /** The number of the next page. */
+    int page;
+    /** The first key of the next page; null before the first. */
+    Bytes next;
+    boolean sentWhole;
+    /**
+     * The values as of {@link #seq} (empty: absent then) of the keys not yet sent that were
+     * written since: the pages are the partition as of that write, whatever is written while
+     * they are sent.
+     */
+    final TreeMap<Bytes, Optional<Bytes>> before = new TreeMap<>();
+
+    Copy(long epoch, long level, long seq, long modulus, Collection<Integer> to) {
+      this.epoch = epoch;
+      this.level = level;
+      this.seq = seq;
+      this.modulus = modulus;
+      this.to = new TreeSet<>(to);
+    }
+
+    /** Whether fewer than {@link #COPY_WINDOW} pages are in flight to the slowest recipient. */
+    boolean roomy() {
+      int slowest = Integer.MAX_VALUE;
+      for (int b : to) {
+        slowest = Math.min(slowest, taken.getOrDefault(b, -1));
+      }
+      return page - 1 - slowest < COPY_WINDOW;
+    }
+
+    /** {@code key} is about to be written, over {@code value}: keeps what it was, if unsent. */
+    void writing(Bytes key, Bytes value) {
+      if ((next == null ? page == 0 : key.compareTo(next) >= 0) && !before.containsKey(key)) {
+        before.put(key, Optional.ofNullable(value));
+      }
+    }
+  }
+
   /** A copy whose pages are arriving, and the writes of its level that came meanwhile. */
   private static final class Gathering {
     final long epoch;
@@ -1498,6 +1696,12 @@ public final class Replica implements StateMachine {
       this.primary = primary;
       this.level = level;
       this.seq = seq;
+    }
+
+    /** Whether {@code page} of that copy is one this copy took already. */
+    boolean took(long epoch, int primary, long level, long seq, int page) {
+      return this.epoch == epoch && this.primary == primary && this.level == level
+          && this.seq == seq && page < next;
     }
 
     /** Whether {@code page} of that copy is the one this copy takes next. */
@@ -1581,6 +1785,10 @@ public final class Replica implements StateMachine {
     Level offer;
     /** Primary: the backups sent the whole snapshot in the level in progress. */
     final TreeSet<Integer> wholeSent = new TreeSet<>();
+    /** Primary: the whole copies under way, a page at a time. */
+    final List<Copy> copies = new ArrayList<>();
+    /** Primary: when each backup last took a page of a copy in the level in progress. */
+    final TreeMap<Integer, Long> pageTakenAt = new TreeMap<>();
     /**
      * Primary: the backups its configuration named joining that do not yet hold every write it
      * numbered: nothing waits for them (volatile: a restarted primary waits for every backup,
@@ -1594,6 +1802,11 @@ public final class Replica implements StateMachine {
     /** Primary: the whole copies sent again to joining backups in the level in progress. */
     int joinResends;
     long suspectedAt = NEVER;
+    /**
+     * Primary: draining for a planned change of primary ({@link Drain}) until then, starting no
+     * round; {@link #NEVER}: serving.
+     */
+    long drainUntil = NEVER;
 
     Part(int id) {
       this.id = id;

@@ -282,7 +282,10 @@ class ControlRestartTest {
     assertThat(r.configuration(0).epoch()).isEqualTo(epoch + 1);
     r.step(new Envelope(0, Control.ID, new Levelled(0, epoch + 1)));
     r.tick(1_010 + TIMING.downMillis());
-    assertThat(r.configuration(0).members()).containsExactly(3, 1, 2); // the move resumed
+    assertThat(r.ready().messages()).extracting(Envelope::message)
+        .contains(new Message.Drain(0, epoch + 1)); // the move resumed: its cut-over is next
+    r.step(new Envelope(0, Control.ID, new Message.Drained(0, epoch + 1)));
+    assertThat(r.configuration(0).members()).containsExactly(3, 1, 2);
   }
 
   @Test

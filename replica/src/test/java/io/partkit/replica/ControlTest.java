@@ -3,6 +3,8 @@ package io.partkit.replica;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.replica.Message.Configure;
+import io.partkit.replica.Message.Drain;
+import io.partkit.replica.Message.Drained;
 import io.partkit.replica.Message.Levelled;
 import io.partkit.replica.Message.Pong;
 import io.partkit.replica.Message.Suspect;
@@ -16,6 +18,8 @@ class ControlTest {
 
   private final Control control = new Control(Timing.DEFAULT, 1, 3, List.of(0, 1, 2, 3));
   private long now;
+  /** What the control sent, in order. */
+  private final List<Envelope> sent = new java.util.ArrayList<>();
 
   /** Every node in {@code up} answers a heartbeat holding what the table says it holds. */
   private void beat(Set<Integer> up) {
@@ -31,7 +35,7 @@ class ControlTest {
       now += 10;
       beat(up);
       control.tick(now);
-      control.ready();
+      sent.addAll(control.ready().messages());
     }
   }
 
@@ -82,7 +86,7 @@ class ControlTest {
   }
 
   @Test
-  void aMigrationJoinsItsTargetAndCutsOverOnceItIsLevel() {
+  void aMigrationJoinsItsTargetAndCutsOverOnceItIsLevelAndTheSourceDrained() {
     advance(20, Set.of(0, 1, 2, 3));
     assertThat(control.migrate(0, 3)).isTrue();
     advance(10, Set.of(0, 1, 2, 3));
@@ -90,9 +94,48 @@ class ControlTest {
     advance(50, Set.of(0, 1, 2, 3));
     assertThat(control.configuration(0).primary()).isEqualTo(0); // not level yet
     levelled();
+    sent.clear();
+    advance(10, Set.of(0, 1, 2, 3));
+    long epoch = control.configuration(0).epoch();
+    assertThat(sent).filteredOn(e -> e.message() instanceof Drain)
+        .containsExactly(new Envelope(Control.ID, 0, new Drain(0, epoch)));
+    assertThat(control.configuration(0).primary()).as("the source drains first").isEqualTo(0);
+    control.step(new Envelope(0, Control.ID, new Drained(0, epoch - 1))); // an older epoch's
+    control.step(new Envelope(1, Control.ID, new Drained(0, epoch))); // not the primary
+    assertThat(control.configuration(0).epoch()).isEqualTo(epoch);
+    control.step(new Envelope(0, Control.ID, new Drained(0, epoch)));
+    assertThat(control.configuration(0).members()).as("at once, without a tick")
+        .containsExactly(3, 1, 2);
+    assertThat(control.moving(0)).isFalse();
+    assertThat(control.ready().messages()).extracting(Envelope::message)
+        .contains(control.configuration(0));
+  }
+
+  @Test
+  void aCutOverGoesAheadAResendIntervalAfterAskingASourceThatDoesNotAnswer() {
+    advance(20, Set.of(0, 1, 2, 3));
+    control.migrate(0, 3);
+    advance(10, Set.of(0, 1, 2, 3));
+    levelled();
+    advance(10, Set.of(0, 1, 2, 3)); // asks the source to drain
+    advance(Timing.DEFAULT.resendMillis() - 10, Set.of(0, 1, 2, 3));
+    assertThat(control.configuration(0).primary()).isEqualTo(0);
     advance(10, Set.of(0, 1, 2, 3));
     assertThat(control.configuration(0).members()).containsExactly(3, 1, 2);
-    assertThat(control.moving(0)).isFalse();
+  }
+
+  @Test
+  void aLeavingPrimaryHandsOverOnceDrained() {
+    advance(20, Set.of(0, 1, 2, 3));
+    levelled();
+    control.leave(0);
+    sent.clear();
+    advance(10, Set.of(0, 1, 2, 3));
+    long epoch = control.configuration(0).epoch();
+    assertThat(sent).extracting(Envelope::message).contains(new Drain(0, epoch));
+    assertThat(control.configuration(0).primary()).isEqualTo(0);
+    control.step(new Envelope(0, Control.ID, new Drained(0, epoch)));
+    assertThat(control.configuration(0).members()).containsExactly(1, 2, 0);
   }
 
   @Test

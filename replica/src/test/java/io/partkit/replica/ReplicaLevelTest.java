@@ -11,6 +11,7 @@ import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Snapshot;
 import io.partkit.replica.ReplicaTest.Cluster;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
@@ -213,27 +214,47 @@ class ReplicaLevelTest {
     paged.drain(0);
     paged.deliverTo(2); // refuses the offer: it holds nothing
     paged.deliverTo(1);
-    paged.deliverTo(0); // the primary serves, and sends node 2 its copy in pages of two
-    List<Envelope> pages = List.copyOf(paged.inbox.get(2));
+    paged.deliverTo(0); // the primary serves, and starts node 2's copy in pages of two
+    List<Envelope> sent = new ArrayList<>(paged.inbox.get(2));
     paged.inbox.get(2).clear();
-    assertThat(pages).extracting(e -> ((Snapshot) e.message()).page()).containsExactly(0, 1, 2, 3);
-    assertThat(pages).extracting(e -> ((Snapshot) e.message()).last())
-        .containsExactly(false, false, false, true);
-    // half the copy arrives, then a write the partition takes meanwhile, then the rest
-    pages.subList(0, 2).forEach(e -> paged.nodes.get(2).step(e));
-    paged.drain(2);
-    paged.request(0, new Request(50, 0, Kind.PUT, K, null, Bytes.ofLong(50)));
+    assertThat(sent).extracting(e -> ((Snapshot) e.message()).page())
+        .as("a page a turn, not the whole copy at once").startsWith(0, 1).doesNotContain(3);
+    // the partition takes writes while the copy is under way: over a key its pages have not
+    // reached, and of a key it did not hold
+    Bytes last = Bytes.ofLong(106);
+    Bytes added = Bytes.ofLong(200);
+    paged.request(0, new Request(50, 0, Kind.PUT, last, null, Bytes.ofLong(60)));
+    paged.request(0, new Request(51, 0, Kind.PUT, added, null, Bytes.ofLong(1)));
     paged.drain(0);
-    paged.deliverTo(2);
     paged.deliverTo(1);
     paged.deliverTo(0);
-    assertThat(paged.replies).last().extracting(Reply::id, Reply::outcome)
-        .containsExactly(50L, Outcome.OK);
-    assertThat(paged.nodes.get(2).localValue(0, K)).isEmpty();
-    pages.subList(2, 4).forEach(e -> paged.nodes.get(2).step(e));
+    assertThat(paged.replies).extracting(Reply::id, Reply::outcome).endsWith(
+        org.assertj.core.groups.Tuple.tuple(50L, Outcome.OK),
+        org.assertj.core.groups.Tuple.tuple(51L, Outcome.OK));
+    while (sent.stream().noneMatch(e -> e.message() instanceof Snapshot s && s.last())) {
+      paged.drain(0);
+      sent.addAll(paged.inbox.get(2));
+      paged.inbox.get(2).clear();
+    }
+    List<Snapshot> pages = sent.stream().filter(e -> e.message() instanceof Snapshot)
+        .map(e -> (Snapshot) e.message()).toList();
+    assertThat(pages).extracting(Snapshot::page).containsExactly(0, 1, 2, 3);
+    assertThat(pages).extracting(Snapshot::last).containsExactly(false, false, false, true);
+    assertThat(pages).as("the pages are the partition as of the copy's seq")
+        .allMatch(s -> s.seq() == 7).noneMatch(s -> s.data().containsKey(added))
+        .filteredOn(s -> s.data().containsKey(last)).singleElement()
+        .satisfies(s -> assertThat(s.data().get(last)).isEqualTo(Bytes.ofLong(6)));
+    // half the copy arrives, then everything else in the order it was sent
+    int half = sent.indexOf(sent.stream().filter(e -> e.message() instanceof Snapshot s
+        && s.page() == 1).findFirst().orElseThrow());
+    sent.subList(0, half + 1).forEach(e -> paged.nodes.get(2).step(e));
+    paged.drain(2);
+    assertThat(paged.nodes.get(2).localValue(0, added)).isEmpty();
+    sent.subList(half + 1, sent.size()).forEach(e -> paged.nodes.get(2).step(e));
     paged.flush();
     Replica joined = paged.nodes.get(2);
-    assertThat(joined.localValue(0, K)).contains(Bytes.ofLong(50));
+    assertThat(joined.localValue(0, last)).contains(Bytes.ofLong(60));
+    assertThat(joined.localValue(0, added)).contains(Bytes.ofLong(1));
     assertThat(joined.localData(0)).hasSize(8).isEqualTo(paged.nodes.get(0).localData(0));
     assertThat(paged.toControl).anyMatch(m -> m instanceof Levelled l && l.epoch() == 2);
     Replica restarted = Replica.restore(2, Timing.DEFAULT, paged.logs.get(2), 2);
@@ -245,5 +266,49 @@ class ReplicaLevelTest {
     Replica cut = Replica.restore(2, Timing.DEFAULT, paged.logs.get(2).subList(0, mid + 1), 2);
     assertThat(cut.localData(0)).isEmpty();
     assertThat(cut.checkpoint()).filteredOn(r -> r instanceof Record.SnapshotPage).hasSize(2);
+  }
+  @Test
+  void aCopyKeepsAFewPagesInFlightAndGoesOnAsItsBackupTakesThem() {
+    Cluster paged = new Cluster(2, 1); // a page an entry
+    paged.nodes.get(0).step(new Envelope(Control.ID, 0, new Configure(0, 1, 0, List.of())));
+    paged.flush();
+    int keys = 3 * Replica.COPY_WINDOW;
+    for (int i = 0; i < keys; i++) {
+      paged.request(0, new Request(i, 0, Kind.PUT, Bytes.ofLong(i), null, Bytes.ofLong(i)));
+      paged.flush();
+    }
+    Configure join = new Configure(0, 2, 0, List.of(1), 0, 0, new TreeSet<>(List.of(1)));
+    for (int n = 0; n < 2; n++) {
+      paged.nodes.get(n).step(new Envelope(Control.ID, n, join));
+    }
+    paged.drain(0);
+    paged.deliverTo(1); // refuses the offer: it holds nothing
+    paged.deliverTo(0);
+    for (int i = 0; i < keys; i++) {
+      paged.drain(0); // nothing taken yet: no page past the window
+    }
+    List<Envelope> inFlight = List.copyOf(paged.inbox.get(1));
+    assertThat(inFlight).extracting(e -> ((Snapshot) e.message()).page())
+        .containsExactly(java.util.stream.IntStream.range(0, Replica.COPY_WINDOW).boxed()
+            .toArray(Integer[]::new));
+    // the first page arrives twice (a duplicate): taken once, answered twice
+    paged.inbox.get(1).add(0, inFlight.get(0));
+    paged.nodes.get(1).step(paged.inbox.get(1).remove(0));
+    paged.nodes.get(1).step(paged.inbox.get(1).remove(0));
+    Ready answers = paged.nodes.get(1).ready();
+    assertThat(answers.records()).filteredOn(r -> r instanceof Record.SnapshotPage).hasSize(1);
+    long level = ((Snapshot) inFlight.get(0).message()).level();
+    assertThat(answers.messages()).extracting(Envelope::message).containsExactly(
+        new Message.Taken(0, 2, level, keys, 0), new Message.Taken(0, 2, level, keys, 0));
+    answers.messages().forEach(e -> paged.nodes.get(0).step(e));
+    for (int i = 0; i < keys; i++) {
+      paged.drain(0);
+    }
+    assertThat(paged.inbox.get(1)).extracting(e -> ((Snapshot) e.message()).page())
+        .as("one page more for the one taken").containsExactly(1, 2, 3, Replica.COPY_WINDOW);
+    paged.flush();
+    assertThat(paged.nodes.get(1).localData(0)).hasSize(keys)
+        .isEqualTo(paged.nodes.get(0).localData(0));
+    assertThat(paged.toControl).anyMatch(m -> m instanceof Levelled l && l.epoch() == 2);
   }
 }

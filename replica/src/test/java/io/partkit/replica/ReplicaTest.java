@@ -3,6 +3,8 @@ package io.partkit.replica;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.replica.Message.Configure;
+import io.partkit.replica.Message.Drain;
+import io.partkit.replica.Message.Drained;
 import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Level;
 import io.partkit.replica.Message.Levelled;
@@ -229,6 +231,83 @@ class ReplicaTest {
     c.flush();
     assertThat(c.replies).last().extracting(Reply::id, Reply::outcome)
         .containsExactly(4L, Outcome.FAIL);
+  }
+
+  @Test
+  void aDrainingPrimaryFinishesItsRoundStartsNoOtherAndItsWaitingRequestsFailOnTheHandover() {
+    c.request(0, new Request(1, 0, Kind.PUT, K, null, v(1)));
+    c.drain(0); // the round is on its way to the backups
+    c.nodes.get(0).step(new Envelope(Control.ID, 0, new Drain(0, 1)));
+    c.request(0, new Request(2, 0, Kind.PUT, K, null, v(2)));
+    c.request(0, new Request(3, 0, Kind.GET, K, null, null));
+    c.flush();
+    assertThat(c.replies).as("the round in flight is answered, the later requests wait")
+        .extracting(Reply::id, Reply::outcome).containsExactly(
+            org.assertj.core.groups.Tuple.tuple(1L, Outcome.OK));
+    assertThat(c.toControl).filteredOn(m -> m instanceof Drained)
+        .containsExactly(new Drained(0, 1));
+    for (int n = 0; n < 3; n++) {
+      assertThat(c.nodes.get(n).localValue(0, K)).as("node %d", n).contains(v(1));
+    }
+    // the handover: node 1, which holds every write node 0 acknowledged, takes over
+    c.configure(0, 2, 1, List.of(2));
+    c.flush();
+    assertThat(c.replies).extracting(Reply::id, Reply::outcome).containsExactly(
+        org.assertj.core.groups.Tuple.tuple(1L, Outcome.OK),
+        org.assertj.core.groups.Tuple.tuple(2L, Outcome.FAIL),
+        org.assertj.core.groups.Tuple.tuple(3L, Outcome.FAIL));
+    c.request(1, new Request(4, 0, Kind.GET, K, null, null));
+    c.flush();
+    assertThat(c.replies).last().extracting(Reply::outcome, Reply::value)
+        .containsExactly(Outcome.OK, v(1));
+  }
+
+  @Test
+  void aDrainIsAnsweredAtOnceWithoutARoundAndEndsWhenNoConfigurationFollows() {
+    Replica primary = c.nodes.get(0);
+    primary.step(new Envelope(Control.ID, 0, new Drain(0, 0))); // an older epoch's: ignored
+    primary.step(new Envelope(Control.ID, 0, new Drain(0, 1)));
+    c.request(0, new Request(1, 0, Kind.PUT, K, null, v(1)));
+    c.flush();
+    assertThat(c.toControl).filteredOn(m -> m instanceof Drained)
+        .containsExactly(new Drained(0, 1));
+    assertThat(c.replies).isEmpty();
+    primary.tick(Timing.DEFAULT.suspectMillis() - 1);
+    c.flush();
+    assertThat(c.replies).isEmpty();
+    primary.tick(Timing.DEFAULT.suspectMillis());
+    c.flush();
+    assertThat(c.replies).as("the control's change never came: it serves again")
+        .extracting(Reply::id, Reply::outcome).containsExactly(
+            org.assertj.core.groups.Tuple.tuple(1L, Outcome.OK));
+  }
+
+  @Test
+  void aBackupTakenOutSaysNothingToThePrimaryThatStillLeadsSoItsRoundCarriesOver() {
+    c.request(0, new Request(1, 0, Kind.PUT, K, null, v(1)));
+    c.drain(0); // the round's replication is on its way
+    // the control takes node 2 out; node 2 hears first
+    Configure without2 = new Configure(0, 2, 0, List.of(1));
+    c.nodes.get(2).step(new Envelope(Control.ID, 2, without2));
+    c.deliverTo(2);
+    assertThat(c.inbox.get(0)).extracting(Envelope::message)
+        .noneMatch(m -> m instanceof Refuse);
+    c.deliverTo(1);
+    c.deliverTo(0);
+    assertThat(c.replies).as("the round waits for node 2, which is no longer a member").isEmpty();
+    for (int n = 0; n < 2; n++) {
+      c.nodes.get(n).step(new Envelope(Control.ID, n, without2));
+    }
+    c.flush();
+    assertThat(c.replies).extracting(Reply::id, Reply::outcome).containsExactly(
+        org.assertj.core.groups.Tuple.tuple(1L, Outcome.OK));
+    // a node taken out of a partition another node now leads does tell the old primary
+    Replica gone = new Replica(5, Timing.DEFAULT);
+    gone.step(new Envelope(Control.ID, 5, new Configure(0, 3, 1, List.of(2))));
+    gone.ready();
+    gone.step(new Envelope(0, 5, new Replicate(0, 2, 1, 2, K, v(2))));
+    assertThat(gone.ready().messages()).extracting(Envelope::message)
+        .containsExactly(new Refuse(0, 3, true));
   }
 
   @Test
@@ -772,7 +851,7 @@ class ReplicaTest {
         }
       }
       assertThat(toControl).allMatch(m -> m instanceof Levelled || m instanceof Suspect
-          || m instanceof Message.Pong);
+          || m instanceof Message.Pong || m instanceof Drained);
     }
   }
 }

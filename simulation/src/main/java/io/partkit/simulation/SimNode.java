@@ -145,6 +145,15 @@ final class SimNode {
     disk.write(r.records(), r.messages(), mutant == Mutant.ACK_BEFORE_SYNC);
     disk.syncIfNeeded(this::inThisLife);
     compactIfGrown();
+    if (r.more()) {
+      // the next page of a copy under way: a turn of its own, after what is due now
+      int inc = incarnation;
+      time.schedule(0, () -> {
+        if (incarnation == inc && up()) {
+          act(this::drain);
+        }
+      });
+    }
   }
 
   /**

@@ -7,6 +7,8 @@ import io.partkit.replica.Message.Ack;
 import io.partkit.replica.Message.Configure;
 import io.partkit.replica.Message.Confirm;
 import io.partkit.replica.Message.Confirmed;
+import io.partkit.replica.Message.Drain;
+import io.partkit.replica.Message.Drained;
 import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Level;
 import io.partkit.replica.Message.Levelled;
@@ -20,8 +22,9 @@ import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Message.Snapshot;
-import io.partkit.replica.Message.Write;
 import io.partkit.replica.Message.Suspect;
+import io.partkit.replica.Message.Taken;
+import io.partkit.replica.Message.Write;
 import io.partkit.replica.Record;
 import io.partkit.replica.Record.Checkpoint;
 import io.partkit.replica.Record.Configured;
@@ -89,6 +92,9 @@ final class Codec {
   private static final byte SCAN = 14;
   private static final byte PAGE = 15;
   private static final byte LEVEL = 16;
+  private static final byte DRAIN = 17;
+  private static final byte DRAINED = 18;
+  private static final byte TAKEN = 19;
   private static final byte HELLO = 20;
   private static final byte TABLE_REQUEST = 21;
   private static final byte TABLE = 22;
@@ -375,6 +381,11 @@ final class Codec {
       d.writeByte(ACK);
       head(d, a.partition(), a.epoch(), a.level());
       d.writeLong(a.seq());
+    } else if (m instanceof Taken t) {
+      d.writeByte(TAKEN);
+      head(d, t.partition(), t.epoch(), t.level());
+      d.writeLong(t.seq());
+      d.writeInt(t.page());
     } else if (m instanceof Confirmed c) {
       d.writeByte(CONFIRMED);
       head(d, c.partition(), c.epoch(), c.level());
@@ -402,6 +413,14 @@ final class Codec {
       d.writeByte(LEVELLED);
       d.writeInt(l.partition());
       d.writeLong(l.epoch());
+    } else if (m instanceof Drain r) {
+      d.writeByte(DRAIN);
+      d.writeInt(r.partition());
+      d.writeLong(r.epoch());
+    } else if (m instanceof Drained r) {
+      d.writeByte(DRAINED);
+      d.writeInt(r.partition());
+      d.writeLong(r.epoch());
     } else if (m instanceof Ping p) {
       d.writeByte(PING);
       d.writeLong(p.n());
@@ -486,6 +505,9 @@ final class Codec {
       case ACK -> {
         return new Ack(b.getInt(), b.getLong(), b.getLong(), b.getLong());
       }
+      case TAKEN -> {
+        return new Taken(b.getInt(), b.getLong(), b.getLong(), b.getLong(), b.getInt());
+      }
       case CONFIRMED -> {
         return new Confirmed(b.getInt(), b.getLong(), b.getLong(), b.getLong());
       }
@@ -509,6 +531,12 @@ final class Codec {
       }
       case LEVELLED -> {
         return new Levelled(b.getInt(), b.getLong());
+      }
+      case DRAIN -> {
+        return new Drain(b.getInt(), b.getLong());
+      }
+      case DRAINED -> {
+        return new Drained(b.getInt(), b.getLong());
       }
       case PING -> {
         return new Ping(b.getLong());

@@ -157,6 +157,8 @@ final class ReplicaNode implements AutoCloseable {
   private final long startNanos = System.nanoTime();
   private Storage storage;
   private long durable;
+  /** The machine's last Ready said it has more without further input ({@link Ready#more}). */
+  private boolean more;
   private long changesSeen;
   private volatile boolean closed;
   private Thread stateThread;
@@ -578,8 +580,8 @@ final class ReplicaNode implements AutoCloseable {
             settled.countDown();
           }
         } else {
-          Object first = laterPages.isEmpty() ? inbox.poll(nextTick - now, TimeUnit.MILLISECONDS)
-              : inbox.poll();
+          Object first = laterPages.isEmpty() && !more
+              ? inbox.poll(nextTick - now, TimeUnit.MILLISECONDS) : inbox.poll();
           if (first != null) {
             batch.add(first);
             inbox.drainTo(batch, 255);
@@ -753,6 +755,7 @@ final class ReplicaNode implements AutoCloseable {
   /** Acts on the machine's Ready: records appended, messages queued behind them. */
   private void drain() throws IOException {
     Ready r = machine.ready();
+    more = r.more();
     if (r.isEmpty() && decided.isEmpty()) {
       return;
     }

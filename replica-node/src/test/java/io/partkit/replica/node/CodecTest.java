@@ -62,6 +62,9 @@ class CodecTest {
         new Message.Configure(20, 7, 2, List.of(3), 16, 32),
         new Message.Suspect(4, 7, Set.of(1, 3)),
         new Message.Levelled(4, 7),
+        new Message.Drain(4, 8),
+        new Message.Drained(4, 8),
+        new Message.Taken(4, 8, 2, 99, 3),
         new Message.Ping(99),
         new Message.Pong(99, Map.of(1, 2L, 5, 8L), Map.of(1, 70L)),
         new Message.Pong(100, Map.of()));

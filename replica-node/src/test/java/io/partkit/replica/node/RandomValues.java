@@ -46,6 +46,9 @@ final class RandomValues {
         configure(r),
         new Message.Suspect(r.nextInt(), number(r), new HashSet<>(ints(r))),
         new Message.Levelled(r.nextInt(), number(r)),
+        new Message.Drain(r.nextInt(), number(r)),
+        new Message.Drained(r.nextInt(), number(r)),
+        new Message.Taken(r.nextInt(), number(r), number(r), number(r), r.nextInt()),
         new Message.Ping(number(r)),
         new Message.Pong(number(r), held(r), held(r)));
   }

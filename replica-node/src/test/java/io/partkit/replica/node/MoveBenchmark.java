@@ -61,6 +61,9 @@ public final class MoveBenchmark {
   private static final NodeId SRC = NodeId.of("src");
   private static final NodeId DST = NodeId.of("dst");
   private static final Duration OP_TIMEOUT = Duration.ofSeconds(30);
+  /** The control's log line of a new configuration of partition 0: its epoch and primary. */
+  private static final java.util.regex.Pattern CONFIGURED =
+      java.util.regex.Pattern.compile("control: partition 0 epoch (\\d+) primary (\\d+) (.*)");
 
   private MoveBenchmark() {}
 
@@ -129,9 +132,16 @@ public final class MoveBenchmark {
       started.add(ReplicaNode.node(i, nodes, List.of(control), dir.resolve("node-" + i),
           ReplicaNodeMain.TIMING, Wal.COMPACT_BYTES, ConnectionPolicy.OPEN, line -> { }));
     }
+    // the control's configurations of partition 0, timed: where the move's steps fall
+    java.util.Queue<Object[]> configured = new java.util.concurrent.ConcurrentLinkedQueue<>();
     ReplicaMigrationExecutor executor = ReplicaMigrationExecutor.builder()
         .node(SRC, nodes.get(0)).node(DST, nodes.get(1)).control(control).replicas(1)
-        .data(dir.resolve("control")).timing(ReplicaNodeMain.TIMING).log(line -> { }).build();
+        .data(dir.resolve("control")).timing(ReplicaNodeMain.TIMING).log(line -> {
+          java.util.regex.Matcher c = CONFIGURED.matcher(line);
+          if (c.matches()) {
+            configured.add(new Object[] {System.nanoTime(), c.group(1), c.group(2), c.group(3)});
+          }
+        }).build();
     List<List<NodeId>> replicas = new ArrayList<>();
     for (int p = 0; p < PARTITIONS; p++) {
       replicas.add(List.of(p % 2 == 0 ? SRC : DST));
@@ -156,10 +166,13 @@ public final class MoveBenchmark {
     LatencySamples during = new LatencySamples();
     LatencySamples duringMoving = new LatencySamples();
     LatencySamples servedMoving = new LatencySamples();
+    LatencySamples servedBefore = new LatencySamples(); // the same, before the move
     AtomicBoolean moveRunning = new AtomicBoolean();
     AtomicBoolean moveDone = new AtomicBoolean();
     AtomicBoolean stop = new AtomicBoolean();
     AtomicLong failures = new AtomicLong();
+    java.util.Queue<String> failed = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    AtomicLong moveStartedAt = new AtomicLong();
     List<Thread> threads = new ArrayList<>();
     Predicate<byte[]> inPartition0 = k -> SCHEME.partitionOfKey(k) == 0;
     for (int t = 0; t < clients; t++) {
@@ -178,11 +191,17 @@ public final class MoveBenchmark {
                 ? c.put(key, "x".getBytes(UTF_8)) : c.get(key);
             long end = System.nanoTime();
             if (r.outcome() != Outcome.OK) {
-              failures.incrementAndGet();
+              if (failures.incrementAndGet() <= 3) {
+                failed.add(String.format("%s at %.1f ms after migrate began: %s", r.outcome(),
+                    (end - moveStartedAt.get()) / 1e6, r.why()));
+              }
               continue;
             }
             if (idle) {
               before.add(end - start);
+              if (inMoving) {
+                servedBefore.add(end);
+              }
             } else if (running) {
               during.add(end - start);
               if (inMoving) {
@@ -201,6 +220,7 @@ public final class MoveBenchmark {
     Migration m = new Migration(0, List.of(SRC), List.of(DST), table.epoch() + 1);
     moveRunning.set(true);
     long moveStart = System.nanoTime();
+    moveStartedAt.set(moveStart);
     executor.migrate(m).toCompletableFuture().get(10, TimeUnit.MINUTES);
     long carried = System.nanoTime();
     List<List<NodeId>> next = new ArrayList<>(table.replicaTable());
@@ -214,13 +234,20 @@ public final class MoveBenchmark {
       t.join();
     }
     System.out.printf("move of partition 0 (%d keys): longest gap between operations on it "
-        + "answered OK %.1f ms; migrate (copy, level, cut-over, durable) %.0f ms%n", keys,
-        servedMoving.longestGap() / 1e6, (carried - moveStart) / 1e6);
+        + "answered OK %.1f ms (in the 5 s before the move: %.1f ms); migrate (copy, level, "
+        + "cut-over, durable) %.0f ms%n", keys, servedMoving.longestGap() / 1e6,
+        servedBefore.longestGap() / 1e6, (carried - moveStart) / 1e6);
     long[] served = servedMoving.sorted();
     for (int i = 1; i < served.length; i++) {
       if (served[i] - served[i - 1] == servedMoving.longestGap()) {
         System.out.printf("  the gap: from %.1f to %.1f ms after migrate began%n",
             (served[i - 1] - moveStart) / 1e6, (served[i] - moveStart) / 1e6);
+      }
+    }
+    for (Object[] c : configured) {
+      if ((long) c[0] >= moveStart) {
+        System.out.printf("  partition 0 configured at epoch %s, primary node %s, %s: %.1f ms "
+            + "after migrate began%n", c[1], c[2], c[3], ((long) c[0] - moveStart) / 1e6);
       }
     }
     System.out.println("client ops before the move:            " + before.summary());
@@ -233,6 +260,7 @@ public final class MoveBenchmark {
           (double) LatencySamples.at(d, 0.99) / LatencySamples.at(b, 0.99));
     }
     System.out.println("failed client ops: " + failures.get() + " (" + clients + " clients)");
+    failed.forEach(f -> System.out.println("  " + f));
     executor.close();
     for (ReplicaNode n : started) {
       n.close();

@@ -85,7 +85,9 @@ import java.util.function.Consumer;
  *
  * <p>Levels. Each epoch begins with a level: the primary logs a fresh level number and brings
  * each backup to its state; a backup takes replication only under the level it holds. A backup
- * refuses anything from an older epoch, which is what deposes a primary the control has replaced.
+ * refuses anything from an older epoch, which is what deposes a primary the control has replaced
+ * (a node the newer epoch took out of a partition whose sender still leads it says nothing: that
+ * primary is not deposed, only told late).
  * A copy's state is named by the level it was last made under (begun as primary, taken as backup)
  * and the seq it is at: every copy of one level started from one state and took that level's
  * writes in seq order. So a new level is first offered by name ({@link Level}): a backup whose

@@ -1287,17 +1287,16 @@ public final class Replica implements StateMachine {
       Part p = parts.get(it.next());
       for (Copy c : p.copies) {
         c.to.retainAll(p.backups);
-        c.taken.keySet().retainAll(c.to);
       }
-      p.copies.removeIf(c -> c.sentWhole || c.to.isEmpty() || p.role != Role.PRIMARY
+      p.copies.removeIf(c -> c.sentWhole() || c.to.isEmpty() || p.role != Role.PRIMARY
           || p.deposed || c.epoch != p.epoch || c.level != p.level || c.modulus != p.modulus);
       for (Copy c : p.copies) {
         if (c.roomy()) {
           sendPage(p, c);
         }
-        more |= !c.sentWhole && c.roomy();
+        more |= !c.sentWhole() && c.roomy();
       }
-      p.copies.removeIf(c -> c.sentWhole);
+      p.copies.removeIf(Copy::sentWhole);
       if (p.copies.isEmpty()) {
         it.remove();
       }
@@ -1365,7 +1364,6 @@ public final class Replica implements StateMachine {
     }
     c.page++;
     c.next = next;
-    c.sentWhole = next == null;
     if (next != null) {
       c.before.headMap(next).clear(); // sent: what they were no longer matters
     }
@@ -1646,9 +1644,8 @@ public final class Replica implements StateMachine {
     final TreeMap<Integer, Integer> taken = new TreeMap<>();
     /** The number of the next page. */
     int page;
-    /** The first key of the next page; null before the first. */
+    /** The first key of the next page; null before the first and after the last. */
     Bytes next;
-    boolean sentWhole;
     /**
      * The values as of {@link #seq} (empty: absent then) of the keys not yet sent that were
      * written since: the pages are the partition as of that write, whatever is written while
@@ -1664,6 +1661,11 @@ public final class Replica implements StateMachine {
       this.to = new TreeSet<>(to);
     }
 
+    /** Whether its last page is sent. */
+    boolean sentWhole() {
+      return page > 0 && next == null;
+    }
+
     /** Whether fewer than {@link #COPY_WINDOW} pages are in flight to the slowest recipient. */
     boolean roomy() {
       int slowest = Integer.MAX_VALUE;
@@ -1675,7 +1677,8 @@ public final class Replica implements StateMachine {
 
     /** {@code key} is about to be written, over {@code value}: keeps what it was, if unsent. */
     void writing(Bytes key, Bytes value) {
-      if ((next == null ? page == 0 : key.compareTo(next) >= 0) && !before.containsKey(key)) {
+      if (!sentWhole() && (next == null || key.compareTo(next) >= 0)
+          && !before.containsKey(key)) {
         before.put(key, Optional.ofNullable(value));
       }
     }
@@ -1702,14 +1705,18 @@ public final class Replica implements StateMachine {
 
     /** Whether {@code page} of that copy is one this copy took already. */
     boolean took(long epoch, int primary, long level, long seq, int page) {
-      return this.epoch == epoch && this.primary == primary && this.level == level
-          && this.seq == seq && page < next;
+      return is(epoch, primary, level, seq) && page < next;
     }
 
     /** Whether {@code page} of that copy is the one this copy takes next. */
     boolean continuedBy(long epoch, int primary, long level, long seq, int page) {
+      return is(epoch, primary, level, seq) && page == next;
+    }
+
+    /** Whether this is the copy {@code primary} sent of its level as of write {@code seq}. */
+    private boolean is(long epoch, int primary, long level, long seq) {
       return this.epoch == epoch && this.primary == primary && this.level == level
-          && this.seq == seq && next == page;
+          && this.seq == seq;
     }
   }
 

@@ -9,6 +9,9 @@ import io.partkit.replica.Message.Pong;
 import io.partkit.replica.Message.Suspect;
 import io.partkit.replica.Record.ControlState;
 import io.partkit.replica.Record.ControlState.Row;
+import io.partkit.spi.HashSlots;
+import io.partkit.spi.PartitionScheme;
+import io.partkit.spi.hash.KeyHash;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -26,7 +29,7 @@ import java.util.TreeSet;
  *
  * <p>What must survive a restart of the coordinator is made durable as the core's rule has it: a
  * {@link ControlState} record in {@link #ready} after every change of the table (each partition's
- * epoch, members, modulus, level members, split origin and move under way) or of the nodes it
+ * epoch, members, numbering, level members, split origin and move under way) or of the nodes it
  * knows (who joined, who is leaving), before any message that announces it; the driver keeps those
  * records in the coordinator's linearizable store. {@link #restore} rebuilds the control from any
  * prefix of them. Everything else is volatile and starts afresh: heartbeat times (who is up),
@@ -81,7 +84,7 @@ public final class Control implements StateMachine {
 
   private final Timing timing;
   private final int replicas;
-  /** The first table's partition count, which numbers every key ({@link Partitioning}). */
+  /** The first table's partition count ({@link Numbering#base}). */
   private final int base;
   /** Where copies belong; null: the core's own rule (round robin, then the least loaded). */
   private Placement placement;
@@ -123,7 +126,32 @@ public final class Control implements StateMachine {
    * copies placed round robin (fewer when there are fewer members).
    */
   public Control(Timing timing, int partitions, int replicas, List<Integer> members) {
-    this(null, timing, partitions, replicas, members);
+    this(null, timing, firstTable(partitions), replicas, members);
+  }
+
+  /**
+   * A table numbered as {@code scheme} routes (hash slots, key ranges or a token ring, see {@link
+   * Numbering#of}) over {@code members}, each partition with {@code replicas} copies placed round
+   * robin (fewer when there are fewer members).
+   */
+  public Control(Timing timing, PartitionScheme scheme, int replicas, List<Integer> members) {
+    this(null, timing, scheme, replicas, members);
+  }
+
+  /**
+   * A table numbered as {@code scheme} routes over {@code members}, placed by {@code placement},
+   * which the control keeps the table moving toward from then on.
+   */
+  public Control(Timing timing, PartitionScheme scheme, int replicas, List<Integer> members,
+      Placement placement) {
+    this(Objects.requireNonNull(placement, "placement"), timing, scheme, replicas, members);
+  }
+
+  private static PartitionScheme firstTable(int partitions) {
+    if (partitions < 1) {
+      throw new IllegalArgumentException("need at least one partition: " + partitions);
+    }
+    return new HashSlots(partitions, KeyHash.MURMUR3_128);
   }
 
   /**
@@ -132,11 +160,13 @@ public final class Control implements StateMachine {
    */
   public Control(Timing timing, int partitions, int replicas, List<Integer> members,
       Placement placement) {
-    this(Objects.requireNonNull(placement, "placement"), timing, partitions, replicas, members);
+    this(Objects.requireNonNull(placement, "placement"), timing, firstTable(partitions), replicas,
+        members);
   }
 
-  private Control(Placement placement, Timing timing, int partitions, int replicas,
+  private Control(Placement placement, Timing timing, PartitionScheme scheme, int replicas,
       List<Integer> members) {
+    int partitions = scheme.partitionCount();
     if (partitions < 1 || replicas < 1 || members.isEmpty()) {
       throw new IllegalArgumentException("need at least one partition, replica and member: "
           + partitions + ", " + replicas + ", " + members);
@@ -150,7 +180,7 @@ public final class Control implements StateMachine {
     }
     List<Integer> sorted = new ArrayList<>(nodes.keySet());
     roundRobin(partitions, replicas, sorted).forEach((p, m) ->
-        table.put(p, new Entry(1, m, partitions)));
+        table.put(p, new Entry(1, m, Numbering.of(scheme, p))));
     if (placement != null) {
       aim(sorted);
       targets.forEach((p, m) -> table.get(p).members = m);
@@ -236,7 +266,7 @@ public final class Control implements StateMachine {
         throw new IllegalArgumentException("partition " + row.partition()
             + " has no members in the control state to restore");
       }
-      Entry e = new Entry(row.epoch(), row.members(), row.modulus());
+      Entry e = new Entry(row.epoch(), row.members(), row.numbering());
       e.level.addAll(row.level());
       e.joining.addAll(row.joining());
       e.parent = row.parent();
@@ -256,7 +286,7 @@ public final class Control implements StateMachine {
     List<Row> rows = new ArrayList<>();
     for (Map.Entry<Integer, Entry> e : table.entrySet()) {
       Entry t = e.getValue();
-      rows.add(new Row(e.getKey(), t.epoch, t.modulus, t.members, t.level, t.joining, t.parent,
+      rows.add(new Row(e.getKey(), t.epoch, t.numbering, t.members, t.level, t.joining, t.parent,
           t.splitAt,
           t.move == null ? null
               : new ControlState.Move(t.move.source, t.move.target, t.move.joined)));
@@ -420,23 +450,47 @@ public final class Control implements StateMachine {
   }
 
   /**
-   * Splits {@code partition} at a new epoch: it keeps the keys one more bit of their hash leaves
-   * with it and a new partition, numbered {@code partition} plus its old modulus, takes the rest,
-   * with the same members ({@link Partitioning}).
+   * Splits {@code partition} in two halves of its line at a new epoch: hash halves by one more
+   * bit of the keys' hash, spans at their {@link Numbering#midpoint}. See {@link #split(int,
+   * Bytes)}.
    *
    * @return the new partition's number, or empty when the split cannot start (unknown partition,
-   *     a move under way, a primary that lost its copy, numbers exhausted)
+   *     a move under way, a primary that lost its copy, numbers exhausted, a span of one
+   *     position)
    */
   public Optional<Integer> split(int partition) {
     Entry t = table.get(partition);
-    if (t == null || t.move != null || t.lost.contains(t.primary())
-        || partition + t.modulus > Integer.MAX_VALUE) {
+    if (t == null) {
       return Optional.empty();
     }
-    int child = (int) (partition + t.modulus);
-    t.modulus *= 2;
+    if (t.numbering instanceof Numbering.Hashed) {
+      return split(partition, null);
+    }
+    return t.numbering.midpoint(partition).flatMap(cut -> split(partition, cut));
+  }
+
+  /**
+   * Splits {@code partition} at {@code cut} at a new epoch (null for hash halves; a key for key
+   * spans; a token's eight big-endian bytes for token spans, see {@link Numbering#split}): it
+   * keeps the keys below the cut and a new partition, numbered {@code partition} plus its old
+   * modulus, takes the rest, with the same members.
+   *
+   * @return the new partition's number, or empty when the split cannot start (unknown partition,
+   *     a move under way, a primary that lost its copy, numbers exhausted)
+   * @throws IllegalArgumentException when the cut is not strictly inside the partition's range,
+   *     or is given to hash halves
+   */
+  public Optional<Integer> split(int partition, Bytes cut) {
+    Entry t = table.get(partition);
+    if (t == null || t.move != null || t.lost.contains(t.primary())
+        || partition + t.numbering.modulus() > Integer.MAX_VALUE) {
+      return Optional.empty();
+    }
+    Numbering split = t.numbering.split(partition, cut);
+    int child = (int) (partition + t.numbering.modulus());
+    t.numbering = split;
     change(partition, t, t.members);
-    Entry c = new Entry(t.epoch, t.members, t.modulus);
+    Entry c = new Entry(t.epoch, t.members, split);
     // Each level copy of the partition holds the new one's keys and divides them off itself.
     c.level.addAll(t.level);
     c.nameJoining();
@@ -444,7 +498,7 @@ public final class Control implements StateMachine {
     c.splitAt = t.epoch;
     table.put(child, c);
     durableChanged = true;
-    Configure configure = c.configure(child, base);
+    Configure configure = c.configure(child);
     for (int n : c.members) {
       out.add(new Envelope(ID, n, configure));
     }
@@ -456,7 +510,7 @@ public final class Control implements StateMachine {
   /** The partition of the current table that holds {@code key}. */
   public int partitionOf(Bytes key) {
     for (Map.Entry<Integer, Entry> e : table.entrySet()) {
-      if (Partitioning.owns(e.getKey(), base, e.getValue().modulus, key)) {
+      if (e.getValue().numbering.holds(e.getKey(), key)) {
         return e.getKey();
       }
     }
@@ -476,7 +530,7 @@ public final class Control implements StateMachine {
   /** The current configuration of {@code partition}. */
   public Configure configuration(int partition) {
     Entry t = table.get(partition);
-    return t.configure(partition, base);
+    return t.configure(partition);
   }
 
   /** The members of {@code partition} known to hold every acknowledged write. */
@@ -892,7 +946,7 @@ public final class Control implements StateMachine {
     t.suspects.clear();
     t.drainAskedAt = NEVER;
     t.drained = false;
-    Configure c = t.configure(partition, base);
+    Configure c = t.configure(partition);
     TreeSet<Integer> told = new TreeSet<>(before);
     told.addAll(t.members);
     for (int n : told) {
@@ -936,7 +990,7 @@ public final class Control implements StateMachine {
         continue;
       }
       if (member && (held == null || held < t.epoch) || !member && held != null) {
-        out.add(new Envelope(ID, node, t.configure(e.getKey(), base)));
+        out.add(new Envelope(ID, node, t.configure(e.getKey())));
       }
     }
   }
@@ -944,8 +998,8 @@ public final class Control implements StateMachine {
   /** One partition's row. */
   private static final class Entry {
     long epoch;
-    /** The modulus the partition is numbered at ({@link Partitioning}). */
-    long modulus;
+    /** Which keys the partition holds. */
+    Numbering numbering;
     /** The partition this one was split off from, or -1. */
     int parent = -1;
     /** The epoch of that split: a node below it there has not divided its copy yet. */
@@ -974,10 +1028,10 @@ public final class Control implements StateMachine {
     /** This epoch's primary answered {@link Drained} (volatile). */
     boolean drained;
 
-    Entry(long epoch, List<Integer> members, long modulus) {
+    Entry(long epoch, List<Integer> members, Numbering numbering) {
       this.epoch = epoch;
       this.members = List.copyOf(members);
-      this.modulus = modulus;
+      this.numbering = numbering;
     }
 
     int primary() {
@@ -990,10 +1044,10 @@ public final class Control implements StateMachine {
       members.stream().skip(1).filter(n -> !level.contains(n)).forEach(joining::add);
     }
 
-    /** Its configuration, numbered in a table of base {@code base}. */
-    Configure configure(int partition, int base) {
+    /** Its configuration. */
+    Configure configure(int partition) {
       return new Configure(partition, epoch, primary(), members.subList(1, members.size()),
-          base, modulus, joining);
+          numbering, joining);
     }
   }
 

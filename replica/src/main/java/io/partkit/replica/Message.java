@@ -90,13 +90,13 @@ public sealed interface Message {
 
   /**
    * Primary to backup: page {@code page} of the whole partition as of write {@code seq}, starting
-   * a level, numbered at {@code modulus} in a table of base {@code base} ({@link Partitioning}; 0:
-   * not numbered). The pages, in key order, together hold the partition; {@code last} marks the
-   * final one. A backup takes them in order and the level with the last.
+   * a level, in {@code numbering}. The pages, in key order, together hold the partition; {@code
+   * last} marks the final one. A backup takes them in order and the level with the last.
    */
   record Snapshot(int partition, long epoch, long level, long seq, SortedMap<Bytes, Bytes> data,
-      int base, long modulus, int page, boolean last) implements Message {
+      Numbering numbering, int page, boolean last) implements Message {
     public Snapshot {
+      Objects.requireNonNull(numbering, "numbering");
       data = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(data));
       if (page < 0) {
         throw new IllegalArgumentException("a snapshot's page must be at least 0, got " + page);
@@ -105,13 +105,13 @@ public sealed interface Message {
 
     /** A snapshot in one page. */
     public Snapshot(int partition, long epoch, long level, long seq, SortedMap<Bytes, Bytes> data,
-        int base, long modulus) {
-      this(partition, epoch, level, seq, data, base, modulus, 0, true);
+        Numbering numbering) {
+      this(partition, epoch, level, seq, data, numbering, 0, true);
     }
 
     /** A snapshot in one page of a driver that numbers nothing. */
     public Snapshot(int partition, long epoch, long level, long seq, SortedMap<Bytes, Bytes> data) {
-      this(partition, epoch, level, seq, data, 0, 0);
+      this(partition, epoch, level, seq, data, Numbering.NONE);
     }
   }
 
@@ -121,15 +121,16 @@ public sealed interface Message {
   /**
    * Primary to backup: level {@code level} at {@code epoch} begins from the state the primary
    * holds, which is the state of its earlier level {@code fromLevel} at epoch {@code fromEpoch} as
-   * of write {@code seq}, numbered at {@code modulus} in a table of base {@code base}; {@code tail}
+   * of write {@code seq}, in {@code numbering}; {@code tail}
    * holds its last writes up to {@code seq}, ascending and consecutive. A backup whose own state
    * is of that same level at a nearby seq reaches the primary's without a copy (forward by the
    * tail, back by undoing its own last writes) and acknowledges as it would a {@link Snapshot};
    * any other refuses, and is sent the whole snapshot.
    */
   record Level(int partition, long epoch, long level, long fromEpoch, long fromLevel, long seq,
-      List<Write> tail, int base, long modulus) implements Message {
+      List<Write> tail, Numbering numbering) implements Message {
     public Level {
+      Objects.requireNonNull(numbering, "numbering");
       tail = List.copyOf(tail);
       for (int i = 0; i < tail.size(); i++) {
         if (tail.get(i).seq() != seq - tail.size() + 1 + i) {
@@ -161,18 +162,18 @@ public sealed interface Message {
   record Refuse(int partition, long epoch, boolean stale) implements Message {}
 
   /**
-   * Control to node: the partition's configuration at {@code epoch}, numbered at {@code modulus}
-   * in a table of base {@code base} ({@link Partitioning}; 0: a control that numbers nothing). A
-   * modulus larger than the one a node knows tells it of splits it has not carried out yet: it
-   * divides its copy first.
+   * Control to node: the partition's configuration at {@code epoch}, in {@code numbering} ({@link
+   * Numbering#NONE}: a control that numbers nothing). A modulus larger than the one a node knows
+   * tells it of splits it has not carried out yet: it divides its copy first.
    *
    * @param joining the backups the control does not know to be level (a migration's target, a
    *     replacement copy): the primary serves without waiting for them, copies them meanwhile,
    *     and reports the partition {@link Levelled} once they too hold every write it acknowledged
    */
-  record Configure(int partition, long epoch, int primary, List<Integer> backups, int base,
-      long modulus, java.util.SortedSet<Integer> joining) implements Message {
+  record Configure(int partition, long epoch, int primary, List<Integer> backups,
+      Numbering numbering, java.util.SortedSet<Integer> joining) implements Message {
     public Configure {
+      Objects.requireNonNull(numbering, "numbering");
       backups = List.copyOf(backups);
       joining = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(joining));
       if (!backups.containsAll(joining)) {
@@ -182,14 +183,14 @@ public sealed interface Message {
     }
 
     /** A configuration whose every backup is level. */
-    public Configure(int partition, long epoch, int primary, List<Integer> backups, int base,
-        long modulus) {
-      this(partition, epoch, primary, backups, base, modulus, new java.util.TreeSet<>());
+    public Configure(int partition, long epoch, int primary, List<Integer> backups,
+        Numbering numbering) {
+      this(partition, epoch, primary, backups, numbering, new java.util.TreeSet<>());
     }
 
     /** A configuration of a control that numbers nothing. */
     public Configure(int partition, long epoch, int primary, List<Integer> backups) {
-      this(partition, epoch, primary, backups, 0, 0);
+      this(partition, epoch, primary, backups, Numbering.NONE);
     }
 
     /** Every member, primary first. */

@@ -4,10 +4,11 @@ import io.partkit.spi.HashSlots;
 import io.partkit.spi.hash.KeyHash;
 
 /**
- * Which partition a key belongs to. A table starts with partitions {@code 0..n-1}, its
- * <em>base</em> {@code n}, numbered exactly as partkit's {@link HashSlots}{@code (n)} over
- * {@link KeyHash#MURMUR3_128} (the {@code fixed} strategy's scheme), so a coordinator's table of
- * that scheme names the keys each of the core's partitions holds.
+ * The core's hash halves ({@link Numbering.Hashed}): which partition a key belongs to. A table
+ * starts with partitions {@code 0..n-1}, its <em>base</em> {@code n}, numbered exactly as
+ * partkit's {@link HashSlots}{@code (n)} over {@link KeyHash#MURMUR3_128} (the {@code fixed}
+ * strategy's scheme), so a coordinator's table of that scheme names the keys each of the core's
+ * partitions holds.
  *
  * <p>Splitting partition {@code p} at modulus {@code m} (first {@code m = n}) doubles the modulus:
  * {@code p} keeps part of its keys and the new partition {@code p + m} takes the others. Which
@@ -41,23 +42,5 @@ public final class Partitioning {
     long slot = scaled >>> 32;
     long below = Integer.reverse((int) scaled) & 0xffffffffL;
     return slot + base * below;
-  }
-
-  /**
-   * Whether partition {@code id} at {@code modulus}, in a table of base {@code base}, holds {@code
-   * key}; a modulus of 0 (a driver that numbers nothing) holds every key it is sent.
-   *
-   * @throws IllegalArgumentException if a numbered partition's base is not positive or does not
-   *     divide its modulus
-   */
-  public static boolean owns(int id, int base, long modulus, Bytes key) {
-    if (modulus == 0) {
-      return true;
-    }
-    if (base < 1 || modulus % base != 0) {
-      throw new IllegalArgumentException("a modulus of " + modulus + " is not a table of base "
-          + base + " split in halves");
-    }
-    return Math.floorMod(number(hash(key), base), modulus) == id;
   }
 }

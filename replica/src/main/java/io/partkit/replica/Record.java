@@ -14,18 +14,18 @@ public sealed interface Record {
   int partition();
 
   /**
-   * The partition's configuration was adopted, numbered at {@code modulus} in a table of base
-   * {@code base} (0: not numbered).
+   * The partition's configuration was adopted, in {@code numbering}.
    */
-  record Configured(int partition, long epoch, int primary, List<Integer> backups, int base,
-      long modulus) implements Record {
+  record Configured(int partition, long epoch, int primary, List<Integer> backups,
+      Numbering numbering) implements Record {
     public Configured {
+      java.util.Objects.requireNonNull(numbering, "numbering");
       backups = List.copyOf(backups);
     }
 
     /** A configuration of a control that numbers nothing. */
     public Configured(int partition, long epoch, int primary, List<Integer> backups) {
-      this(partition, epoch, primary, backups, 0, 0);
+      this(partition, epoch, primary, backups, Numbering.NONE);
     }
   }
 
@@ -42,15 +42,16 @@ public sealed interface Record {
    * records, and replays this one alike.
    */
   record Snapshotted(int partition, long epoch, int primary, long level, long seq,
-      SortedMap<Bytes, Bytes> data, int base, long modulus) implements Record {
+      SortedMap<Bytes, Bytes> data, Numbering numbering) implements Record {
     public Snapshotted {
+      java.util.Objects.requireNonNull(numbering, "numbering");
       data = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(data));
     }
 
     /** A snapshot of a driver that numbers nothing. */
     public Snapshotted(int partition, long epoch, int primary, long level, long seq,
         SortedMap<Bytes, Bytes> data) {
-      this(partition, epoch, primary, level, seq, data, 0, 0);
+      this(partition, epoch, primary, level, seq, data, Numbering.NONE);
     }
   }
 
@@ -61,8 +62,9 @@ public sealed interface Record {
    * last page finds the partition as it was before the first.
    */
   record SnapshotPage(int partition, long epoch, int primary, long level, long seq, int page,
-      boolean last, SortedMap<Bytes, Bytes> data, int base, long modulus) implements Record {
+      boolean last, SortedMap<Bytes, Bytes> data, Numbering numbering) implements Record {
     public SnapshotPage {
+      java.util.Objects.requireNonNull(numbering, "numbering");
       data = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(data));
     }
   }
@@ -81,16 +83,23 @@ public sealed interface Record {
   }
 
   /**
-   * The partition, numbered at half of {@code modulus}, was split: the keys it no longer holds at
-   * {@code modulus} moved to partition {@code partition + modulus / 2}. One record, so a restart
-   * from any prefix of the log finds the node before the split or after it, never half-way.
+   * The partition, numbered at half of {@code modulus}, was split at {@code cut} ({@link
+   * Numbering#split}; null for hash halves): the keys it no longer holds at {@code modulus} moved
+   * to partition {@code partition + modulus / 2}, which then has the same numbering. One record,
+   * so a restart from any prefix of the log finds the node before the split or after it, never
+   * half-way.
    */
-  record Split(int partition, long modulus) implements Record {
+  record Split(int partition, long modulus, Bytes cut) implements Record {
     public Split {
       if (modulus < 2 || modulus % 2 != 0 || partition < 0 || partition >= modulus / 2) {
         throw new IllegalArgumentException("partition " + partition + " cannot split to modulus "
             + modulus);
       }
+    }
+
+    /** A split of hash halves. */
+    public Split(int partition, long modulus) {
+      this(partition, modulus, null);
     }
 
     /** The partition that takes the keys moved out. */
@@ -116,11 +125,12 @@ public sealed interface Record {
    */
   record Checkpoint(int partition, long epoch, boolean configured, Role role, int primary,
       List<Integer> backups, boolean deposed, long level, long nextLevel, boolean levelled,
-      long seq, int base, long modulus, boolean inherited, long stateEpoch, long stateLevel,
+      long seq, Numbering numbering, boolean inherited, long stateEpoch, long stateLevel,
       SortedMap<Bytes, Bytes> data)
       implements Record {
     public Checkpoint {
       java.util.Objects.requireNonNull(role, "role");
+      java.util.Objects.requireNonNull(numbering, "numbering");
       backups = List.copyOf(backups);
       data = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(data));
     }
@@ -133,7 +143,7 @@ public sealed interface Record {
    * control's records needs only the last of them. It belongs to no one partition: {@link
    * #partition} is -1.
    *
-   * @param base the first table's partition count, which numbers every key ({@link Partitioning})
+   * @param base the first table's partition count ({@link Numbering#base})
    * @param nodes every node the control knows (joined and not forgotten)
    * @param leaving those of them leaving gracefully
    */
@@ -151,23 +161,24 @@ public sealed interface Record {
     }
 
     /**
-     * One partition's row: its configuration (primary first), the members known to be level, the
-     * backups its configuration named joining ({@link Message.Configure}), the split it came from
-     * ({@code parent} -1: none) and a move under way (null: none).
+     * One partition's row: its configuration (primary first) and numbering, the members known to
+     * be level, the backups its configuration named joining ({@link Message.Configure}), the
+     * split it came from ({@code parent} -1: none) and a move under way (null: none).
      */
-    public record Row(int partition, long epoch, long modulus, List<Integer> members,
+    public record Row(int partition, long epoch, Numbering numbering, List<Integer> members,
         SortedSet<Integer> level, SortedSet<Integer> joining, int parent, long splitAt,
         Move move) {
       public Row {
+        java.util.Objects.requireNonNull(numbering, "numbering");
         members = List.copyOf(members);
         level = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(level));
         joining = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(joining));
       }
 
       /** A row whose configuration named no backup joining. */
-      public Row(int partition, long epoch, long modulus, List<Integer> members,
+      public Row(int partition, long epoch, Numbering numbering, List<Integer> members,
           SortedSet<Integer> level, int parent, long splitAt, Move move) {
-        this(partition, epoch, modulus, members, level, new java.util.TreeSet<>(), parent,
+        this(partition, epoch, numbering, members, level, new java.util.TreeSet<>(), parent,
             splitAt, move);
       }
     }

@@ -99,10 +99,11 @@ import java.util.function.Consumer;
  * them until one holds every write the primary made visible; from then on every round does, and
  * once none is joining the control hears the partition {@link Levelled}.
  *
- * <p>Splits. Each partition is numbered at a modulus ({@link Partitioning}) that its
- * configurations and snapshots carry. A node that learns of a larger modulus than it holds (a
- * split the control decided) first divides its copy: one {@link Split} record per doubling moves
- * the keys the partition no longer holds to the new partition, which keeps them until its own
+ * <p>Splits. Each partition has a {@link Numbering} (hash halves, key spans or token spans, at a
+ * modulus) that its configurations and snapshots carry. A node that learns of a larger modulus
+ * than it holds (a split the control decided) first divides its copy: one {@link Split} record
+ * per doubling, with the cut the numbering names, moves the keys the partition no longer holds to
+ * the new partition, which keeps them until its own
  * configuration arrives. Primary and backups alike divide their copies, so a replicated partition
  * splits without moving data between nodes. Once divided, a primary refuses keys it no longer
  * holds (a client with an old table is sent back to it); a primary that learns of the split from
@@ -253,7 +254,7 @@ public final class Replica implements StateMachine {
     List<Record> checkpoint = new ArrayList<>(parts.size());
     for (Part p : parts.values()) {
       checkpoint.add(new Checkpoint(p.id, p.epoch, p.configured, p.role, p.primary, p.backups,
-          p.deposed, p.level, p.nextLevel, p.levelled, p.seq, p.base, p.modulus, p.inherited,
+          p.deposed, p.level, p.nextLevel, p.levelled, p.seq, p.numbering, p.inherited,
           p.stateEpoch, p.stateLevel, p.data));
       if (p.gathering != null) {
         checkpoint.addAll(p.gathering.pages);
@@ -433,13 +434,19 @@ public final class Replica implements StateMachine {
   /** The modulus this node numbers {@code partition} at, 0 if none. */
   public long modulus(int partition) {
     Part p = parts.get(partition);
-    return p == null ? 0 : p.modulus;
+    return p == null ? 0 : p.numbering.modulus();
+  }
+
+  /** How this node numbers {@code partition}, {@link Numbering#NONE} if not at all. */
+  public Numbering numbering(int partition) {
+    Part p = parts.get(partition);
+    return p == null ? Numbering.NONE : p.numbering;
   }
 
   /** Whether {@code partition}, as this node numbers it, holds {@code key}. */
   public boolean owns(int partition, Bytes key) {
     Part p = parts.get(partition);
-    return p != null && Partitioning.owns(p.id, p.base, p.modulus, key);
+    return p != null && p.numbering.holds(p.id, key);
   }
 
   /** The partitions this node knows anything of (a copy, an epoch), ascending: for observers. */
@@ -654,11 +661,13 @@ public final class Replica implements StateMachine {
    */
   private static String misrouted(Part p, Pending d) {
     if (d.scan != null) {
-      return d.scan.modulus() == p.modulus ? null : "partition " + p.id + " is numbered at "
-          + "modulus " + p.modulus + ", the scan at " + d.scan.modulus() + " (split)";
+      return d.scan.modulus() == p.numbering.modulus() ? null : "partition " + p.id
+          + " is numbered at modulus " + p.numbering.modulus() + ", the scan at "
+          + d.scan.modulus() + " (split)";
     }
-    return Partitioning.owns(p.id, p.base, p.modulus, d.request.key()) ? null : "partition " + p.id
-        + " no longer holds key " + d.request.key() + " (split, modulus " + p.modulus + ")";
+    return p.numbering.holds(p.id, d.request.key()) ? null : "partition " + p.id
+        + " no longer holds key " + d.request.key() + " (split: it holds "
+        + p.numbering.describe(p.id) + ")";
   }
 
   /** A reply to {@code d} that it failed ({@link Outcome#FAIL}) or may have taken effect. */
@@ -847,10 +856,10 @@ public final class Replica implements StateMachine {
   }
 
   private void onSnapshot(int from, Snapshot s) {
-    cover(s.partition(), s.modulus());
+    cover(s.partition(), s.numbering());
     Part p = part(s.partition());
     // a snapshot of the level it holds, further on, catches a joining backup up
-    Offer offer = judge(from, p, s.epoch(), s.level(), s.modulus(), s.seq());
+    Offer offer = judge(from, p, s.epoch(), s.level(), s.numbering().modulus(), s.seq());
     if (offer == Offer.DROPPED) {
       return;
     }
@@ -867,7 +876,7 @@ public final class Replica implements StateMachine {
       }
       List<Replicate> gathered = g != null && s.page() > 0 ? g.writes : List.of();
       SnapshotPage rec = new SnapshotPage(p.id, s.epoch(), from, s.level(), s.seq(), s.page(),
-          s.last(), s.data(), s.base(), s.modulus());
+          s.last(), s.data(), s.numbering());
       records.add(rec);
       replay(rec);
       if (!s.last()) {
@@ -891,9 +900,9 @@ public final class Replica implements StateMachine {
    * refused, and the primary sends the whole snapshot.
    */
   private void onLevel(int from, Level l) {
-    cover(l.partition(), l.modulus());
+    cover(l.partition(), l.numbering());
     Part p = part(l.partition());
-    Offer offer = judge(from, p, l.epoch(), l.level(), l.modulus(), 0);
+    Offer offer = judge(from, p, l.epoch(), l.level(), l.numbering().modulus(), 0);
     if (offer == Offer.DROPPED) {
       return;
     }
@@ -919,7 +928,7 @@ public final class Replica implements StateMachine {
 
   /** {@code seq}: a snapshot of the level this copy holds past it replaces the copy. */
   private Offer judge(int from, Part p, long epoch, long level, long modulus, long seq) {
-    if (epoch < p.epoch || modulus < p.modulus) {
+    if (epoch < p.epoch || modulus < p.numbering.modulus()) {
       // an older epoch, or a primary that has not split what this node has: stale either way
       send(from, new Refuse(p.id, p.epoch, true));
       return Offer.DROPPED;
@@ -945,7 +954,7 @@ public final class Replica implements StateMachine {
   /** Whether this copy can reach the state {@code l} begins from without a whole snapshot. */
   private static boolean reaches(Part p, Level l) {
     if (p.stateEpoch == 0 || p.stateEpoch != l.fromEpoch() || p.stateLevel != l.fromLevel()
-        || p.base != l.base() || p.modulus != l.modulus()) {
+        || !p.numbering.equals(l.numbering())) {
       return false;
     }
     if (p.seq > l.seq()) {
@@ -1119,13 +1128,12 @@ public final class Replica implements StateMachine {
   }
 
   private void onConfigure(Configure c) {
-    cover(c.partition(), c.modulus());
+    cover(c.partition(), c.numbering());
     Part p = part(c.partition());
     if (c.epoch() < p.epoch || c.epoch() == p.epoch && p.configured) {
       return;
     }
-    Configured rec = new Configured(p.id, c.epoch(), c.primary(), c.backups(), c.base(),
-        c.modulus());
+    Configured rec = new Configured(p.id, c.epoch(), c.primary(), c.backups(), c.numbering());
     records.add(rec);
     p.drainUntil = NEVER;
     boolean wasPrimary = p.role == Role.PRIMARY && !p.deposed;
@@ -1204,8 +1212,8 @@ public final class Replica implements StateMachine {
     p.wholeSent.clear();
     p.pageTakenAt.clear();
     p.offer = fromEpoch == 0 ? null : new Level(p.id, p.epoch, p.level, fromEpoch, fromLevel,
-        p.seq, p.tail.stream().map(c -> new Write(c.seq(), c.key(), c.value())).toList(), p.base,
-        p.modulus);
+        p.seq, p.tail.stream().map(c -> new Write(c.seq(), c.key(), c.value())).toList(),
+        p.numbering);
     p.answered.clear();
     p.levelStartedAt = now;
     p.sentAt = now;
@@ -1270,7 +1278,7 @@ public final class Replica implements StateMachine {
       c.to.removeAll(to);
     }
     p.copies.removeIf(c -> c.to.isEmpty());
-    Copy c = new Copy(p.epoch, p.level, p.seq, p.modulus, to);
+    Copy c = new Copy(p.epoch, p.level, p.seq, p.numbering, to);
     p.copies.add(c);
     copying.add(p.id);
     sendPage(p, c);
@@ -1289,7 +1297,8 @@ public final class Replica implements StateMachine {
         c.to.retainAll(p.backups);
       }
       p.copies.removeIf(c -> c.sentWhole() || c.to.isEmpty() || p.role != Role.PRIMARY
-          || p.deposed || c.epoch != p.epoch || c.level != p.level || c.modulus != p.modulus);
+          || p.deposed || c.epoch != p.epoch || c.level != p.level
+          || !c.numbering.equals(p.numbering));
       for (Copy c : p.copies) {
         if (c.roomy()) {
           sendPage(p, c);
@@ -1357,7 +1366,7 @@ public final class Replica implements StateMachine {
       page.put(e.getKey(), value);
       bytes += size;
     }
-    Snapshot s = new Snapshot(p.id, c.epoch, c.level, c.seq, page, p.base, c.modulus, c.page,
+    Snapshot s = new Snapshot(p.id, c.epoch, c.level, c.seq, page, c.numbering, c.page,
         next == null);
     for (int b : c.to) {
       send(b, s);
@@ -1371,40 +1380,48 @@ public final class Replica implements StateMachine {
 
   // ---- splits
 
+  /** The newer of two numberings of a partition: the one of more splits. */
+  private static Numbering newer(Numbering held, Numbering given) {
+    return given.modulus() > held.modulus() ? given : held;
+  }
+
   /**
-   * Makes this node's partitions number {@code id} at {@code modulus}: when it holds {@code id}
-   * at a smaller modulus, or only an ancestor of it (a partition {@code id} was split off from),
-   * it carries out the splits it missed, one record each, along the way from that partition to
-   * {@code id}. A node holding nothing of {@code id}'s keys has nothing to divide.
+   * Makes this node's partitions number {@code id} as {@code target} does: when it holds {@code
+   * id} at a smaller modulus, or only an ancestor of it (a partition {@code id} was split off
+   * from), it carries out the splits it missed, one record each with the cut {@code target}
+   * names, along the way from that partition to {@code id}. A node holding nothing of {@code
+   * id}'s keys has nothing to divide.
    */
-  private void cover(int id, long modulus) {
+  private void cover(int id, Numbering target) {
+    long modulus = target.modulus();
     if (modulus <= 0) {
       return;
     }
     Part own = parts.get(id);
-    if (own != null && own.modulus >= modulus) {
+    if (own != null && own.numbering.modulus() >= modulus) {
       return;
     }
     int from = -1;
     long at = 0;
-    if (own != null && own.modulus > 0) {
+    if (own != null && own.numbering.modulus() > 0) {
       from = id;
-      at = own.modulus;
+      at = own.numbering.modulus();
     } else {
       for (long m = modulus / 2; m >= 1 && modulus % (2 * m) == 0; m /= 2) {
         Part ancestor = parts.get((int) (id % m));
-        if (ancestor != null && ancestor.modulus == m) {
+        if (ancestor != null && ancestor.numbering.modulus() == m) {
           from = (int) (id % m);
           at = m;
           break;
         }
       }
     }
-    if (from < 0 || modulus % at != 0 || Long.bitCount(modulus / at) != 1) {
+    if (from < 0 || modulus % at != 0 || Long.bitCount(modulus / at) != 1
+        || at < target.base()) {
       return;
     }
     while (at < modulus) {
-      split(new Split(from, 2 * at));
+      split(new Split(from, 2 * at, target.cut(at)));
       at *= 2;
       from = (int) (id % at);
     }
@@ -1442,8 +1459,7 @@ public final class Replica implements StateMachine {
       p.joining.clear();
       p.role = c.primary() == self ? Role.PRIMARY
           : c.backups().contains(self) ? Role.BACKUP : Role.ABSENT;
-      p.modulus = Math.max(p.modulus, c.modulus());
-      p.base = c.base() > 0 ? c.base() : p.base;
+      p.numbering = newer(p.numbering, c.numbering());
       p.inherited = false;
       if (p.gathering != null && p.gathering.epoch < c.epoch()) {
         p.gathering = null; // a copy of an epoch this configuration replaced
@@ -1470,8 +1486,8 @@ public final class Replica implements StateMachine {
     } else if (rec instanceof SnapshotPage s) {
       gather(p, s);
     } else if (rec instanceof Snapshotted s) {
-      takeCopy(p, s.epoch(), s.primary(), s.level(), s.seq(), new TreeMap<>(s.data()), s.base(),
-          s.modulus());
+      takeCopy(p, s.epoch(), s.primary(), s.level(), s.seq(), new TreeMap<>(s.data()),
+          s.numbering());
     } else if (rec instanceof Checkpoint c) {
       p.epoch = c.epoch();
       p.configured = c.configured();
@@ -1483,8 +1499,7 @@ public final class Replica implements StateMachine {
       p.nextLevel = c.nextLevel();
       p.levelled = c.levelled();
       p.seq = c.seq();
-      p.base = c.base();
-      p.modulus = c.modulus();
+      p.numbering = c.numbering();
       p.inherited = c.inherited();
       p.stateEpoch = c.stateEpoch();
       p.stateLevel = c.stateLevel();
@@ -1494,17 +1509,21 @@ public final class Replica implements StateMachine {
       p.data.putAll(c.data());
     } else if (rec instanceof Split s) {
       Part child = part(s.child());
+      if (p.numbering.modulus() * 2 != s.modulus()) {
+        throw new IllegalStateException("partition " + p.id + " at modulus "
+            + p.numbering.modulus() + " cannot split to modulus " + s.modulus());
+      }
+      Numbering numbering = p.numbering.split(p.id, s.cut());
       var it = p.data.entrySet().iterator();
       while (it.hasNext()) {
         Map.Entry<Bytes, Bytes> kv = it.next();
-        if (!Partitioning.owns(p.id, p.base, s.modulus(), kv.getKey())) {
+        if (!numbering.holds(p.id, kv.getKey())) {
           child.data.put(kv.getKey(), kv.getValue());
           it.remove();
         }
       }
-      p.modulus = s.modulus();
-      child.modulus = Math.max(child.modulus, s.modulus());
-      child.base = p.base;
+      p.numbering = numbering;
+      child.numbering = newer(child.numbering, numbering);
       // both copies' data changed other than by a write: their states have no name any more
       forgetState(p);
       forgetState(child);
@@ -1551,21 +1570,19 @@ public final class Replica implements StateMachine {
     if (p.levelled && p.epoch == s.epoch() && p.level == s.level() && p.seq >= s.seq()) {
       return;
     }
-    takeCopy(p, s.epoch(), s.primary(), s.level(), s.seq(), g.data, s.base(), s.modulus());
+    takeCopy(p, s.epoch(), s.primary(), s.level(), s.seq(), g.data, s.numbering());
   }
 
   /**
    * The copy becomes {@code data}, as of write {@code seq}, taken as backup of {@code primary} at
-   * level {@code level} of {@code epoch}, numbered in a table of base {@code base} (0: as
-   * before) at least at {@code modulus}.
+   * level {@code level} of {@code epoch}, in {@code numbering} or a newer one it holds already.
    */
   private static void takeCopy(Part p, long epoch, int primary, long level, long seq,
-      TreeMap<Bytes, Bytes> data, int base, long modulus) {
+      TreeMap<Bytes, Bytes> data, Numbering numbering) {
     adopt(p, epoch, primary, level);
     p.data = data;
     p.seq = seq;
-    p.modulus = Math.max(p.modulus, modulus);
-    p.base = base > 0 ? base : p.base;
+    p.numbering = newer(p.numbering, numbering);
     forgetTail(p);
   }
 
@@ -1638,7 +1655,7 @@ public final class Replica implements StateMachine {
     final long epoch;
     final long level;
     final long seq;
-    final long modulus;
+    final Numbering numbering;
     final TreeSet<Integer> to;
     /** The last page each of {@link #to} took; none yet: absent. */
     final TreeMap<Integer, Integer> taken = new TreeMap<>();
@@ -1653,11 +1670,11 @@ public final class Replica implements StateMachine {
      */
     final TreeMap<Bytes, Optional<Bytes>> before = new TreeMap<>();
 
-    Copy(long epoch, long level, long seq, long modulus, Collection<Integer> to) {
+    Copy(long epoch, long level, long seq, Numbering numbering, Collection<Integer> to) {
       this.epoch = epoch;
       this.level = level;
       this.seq = seq;
-      this.modulus = modulus;
+      this.numbering = numbering;
       this.to = new TreeSet<>(to);
     }
 
@@ -1761,10 +1778,8 @@ public final class Replica implements StateMachine {
     /** Primary: a backup is at a newer epoch; serves nothing until configured again. */
     boolean deposed;
     long seq;
-    /** The first table's partition count, which numbers every key ({@link Partitioning}). */
-    int base;
-    /** The modulus it is numbered at ({@link Partitioning}); 0: not numbered. */
-    long modulus;
+    /** Which keys it holds ({@link Numbering#NONE}: not numbered). */
+    Numbering numbering = Numbering.NONE;
     /** Keys a split moved here before any configuration of this partition reached the node. */
     boolean inherited;
     /** Ordered, for scans. */

@@ -161,6 +161,36 @@ class ControlTest {
     assertThat(control.configuration(0).members()).containsExactly(0, 1, 3);
   }
 
+  /**
+   * A table of key ranges splits at the cut it is given (or its midpoint), routes by the new
+   * ranges, refuses a cut outside the partition, and a restored control numbers as it did.
+   */
+  @Test
+  void aTableOfKeyRangesSplitsAtItsCutsAndARestoredControlNumbersAlike() {
+    Control ranges = new Control(Timing.DEFAULT,
+        io.partkit.spi.KeyRanges.of(Bytes.ofLong(100).toArray()), 3, List.of(0, 1, 2));
+    assertThat(ranges.partitionOf(Bytes.ofLong(99))).isZero();
+    assertThat(ranges.partitionOf(Bytes.ofLong(100))).isEqualTo(1);
+    assertThat(ranges.split(1, Bytes.ofLong(150))).contains(3); // 1 + modulus 2
+    assertThat(ranges.partitionOf(Bytes.ofLong(149))).isEqualTo(1);
+    assertThat(ranges.partitionOf(Bytes.ofLong(150))).isEqualTo(3);
+    assertThat(ranges.configuration(3).numbering()).isEqualTo(ranges.configuration(1).numbering())
+        .isInstanceOf(Numbering.KeySpans.class);
+    assertThat(ranges.split(0)).as("at the midpoint of [, 100)").contains(2);
+    assertThat(ranges.partitionOf(Bytes.ofLong(49))).isZero();
+    assertThat(ranges.partitionOf(Bytes.ofLong(50))).isEqualTo(2);
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(
+        () -> ranges.split(3, Bytes.ofLong(120))))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("strictly inside");
+    Control restored = Control.restore(Timing.DEFAULT, 3, ranges.ready().records());
+    for (long k = 0; k < 200; k += 7) {
+      assertThat(restored.partitionOf(Bytes.ofLong(k))).as("key %d", k)
+          .isEqualTo(ranges.partitionOf(Bytes.ofLong(k)));
+    }
+    assertThat(restored.configuration(3).numbering())
+        .isEqualTo(ranges.configuration(3).numbering());
+  }
+
   @Test
   void aSplitIsANewEpochAndANewPartitionWithTheSameLevelMembers() {
     advance(20, Set.of(0, 1, 2, 3));
@@ -172,19 +202,20 @@ class ControlTest {
     Configure child = control.configuration(1);
     assertThat(parent.epoch()).isEqualTo(before + 1);
     assertThat(child.epoch()).isEqualTo(parent.epoch());
-    assertThat(parent.modulus()).isEqualTo(2);
-    assertThat(child.modulus()).isEqualTo(2);
+    assertThat(parent.numbering().modulus()).isEqualTo(2);
+    assertThat(child.numbering().modulus()).isEqualTo(2);
     assertThat(child.members()).isEqualTo(parent.members());
     assertThat(control.levelMembers(1)).containsExactlyElementsOf(control.levelMembers(0));
     assertThat(told).extracting(Envelope::message).contains(parent, child);
     assertThat(control.partitionIds()).containsExactly(0, 1);
     for (long k = 0; k < 32; k++) {
       Bytes key = Bytes.ofLong(k);
-      assertThat(control.partitionOf(key)).isEqualTo(Partitioning.owns(1, 1, 2, key) ? 1 : 0);
+      assertThat(control.partitionOf(key))
+          .isEqualTo(new Numbering.Hashed(1, 2).holds(1, key) ? 1 : 0);
     }
     assertThat(control.split(1)).contains(3); // partition 1 at modulus 2 splits off 1 + 2
-    assertThat(control.configuration(1).modulus()).isEqualTo(4);
-    assertThat(control.configuration(0).modulus()).isEqualTo(2);
+    assertThat(control.configuration(1).numbering().modulus()).isEqualTo(4);
+    assertThat(control.configuration(0).numbering().modulus()).isEqualTo(2);
   }
 
   @Test

@@ -24,7 +24,7 @@ class PartitioningTest {
 
   private static int partition(int base, long modulus, Bytes key) {
     int[] holders = IntStream.range(0, (int) modulus)
-        .filter(id -> Partitioning.owns(id, base, modulus, key)).toArray();
+        .filter(id -> new Numbering.Hashed(base, modulus).holds(id, key)).toArray();
     assertThat(holders).as("partitions at modulus %d holding %s", modulus, key).hasSize(1);
     return holders[0];
   }
@@ -87,12 +87,12 @@ class PartitioningTest {
   }
 
   @Test
-  void aModulusOfZeroHoldsEveryKeyAndABaseThatDoesNotDivideIsRefused() {
-    assertThat(Partitioning.owns(5, 0, 0, Bytes.ofLong(1))).isTrue();
-    assertThatThrownBy(() -> Partitioning.owns(0, 3, 8, Bytes.ofLong(1)))
+  void aModulusThatIsNotTheBaseDoubledIsRefused() {
+    assertThat(Numbering.NONE.holds(5, Bytes.ofLong(1))).isTrue();
+    assertThatThrownBy(() -> new Numbering.Hashed(3, 8))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("modulus of 8 is not a table of base 3");
-    assertThatThrownBy(() -> Partitioning.owns(0, 0, 8, Bytes.ofLong(1)))
+    assertThatThrownBy(() -> new Numbering.Hashed(0, 8))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -85,7 +85,7 @@ class ReplicaCheckpointTest {
         Kind kind = Kind.values()[random.nextInt(Kind.values().length)];
         Bytes value = kind == Kind.GET ? null : Bytes.ofLong(random.nextInt(1000));
         Bytes expected = kind == Kind.CAS ? Bytes.ofLong(random.nextInt(1000)) : null;
-        long modulus = control.configuration(partition).modulus();
+        long modulus = control.configuration(partition).numbering().modulus();
         Message m = kind == Kind.CAS && random.nextBoolean()
             ? new Scan(++requests, partition, modulus, key, null, 4)
             : new Request(++requests, partition, kind, key, expected, value);
@@ -153,7 +153,7 @@ class ReplicaCheckpointTest {
       }
     }
     // the runs reach what a checkpoint must carry beyond a plain configured copy
-    assertThat(seen).anyMatch(c -> c.modulus() > 2);
+    assertThat(seen).anyMatch(c -> c.numbering().modulus() > 2);
     assertThat(seen).anyMatch(c -> c.role() == Role.ABSENT && c.epoch() > 0);
     assertThat(seen).anyMatch(c -> c.role() == Role.BACKUP && !c.configured());
     assertThat(seen).anyMatch(Checkpoint::deposed);

@@ -141,7 +141,8 @@ class ReplicaLevelTest {
   void aJoiningBackupIsCopiedWhileThePartitionServesAndCountsOnceCaughtUp() {
     put(1, K, 1);
     c.flush();
-    Configure join = new Configure(0, 2, 0, List.of(1, 2, 3), 0, 0, new TreeSet<>(List.of(3)));
+    Configure join = new Configure(0, 2, 0, List.of(1, 2, 3), Numbering.NONE,
+        new TreeSet<>(List.of(3)));
     for (int n = 0; n < 4; n++) {
       c.nodes.get(n).step(new Envelope(Control.ID, n, join));
     }
@@ -207,7 +208,8 @@ class ReplicaLevelTest {
           Bytes.ofLong(i)));
       paged.flush();
     }
-    Configure join = new Configure(0, 2, 0, List.of(1, 2), 0, 0, new TreeSet<>(List.of(2)));
+    Configure join = new Configure(0, 2, 0, List.of(1, 2), Numbering.NONE,
+        new TreeSet<>(List.of(2)));
     for (int n = 0; n < 3; n++) {
       paged.nodes.get(n).step(new Envelope(Control.ID, n, join));
     }
@@ -277,7 +279,7 @@ class ReplicaLevelTest {
       paged.request(0, new Request(i, 0, Kind.PUT, Bytes.ofLong(i), null, Bytes.ofLong(i)));
       paged.flush();
     }
-    Configure join = new Configure(0, 2, 0, List.of(1), 0, 0, new TreeSet<>(List.of(1)));
+    Configure join = new Configure(0, 2, 0, List.of(1), Numbering.NONE, new TreeSet<>(List.of(1)));
     for (int n = 0; n < 2; n++) {
       paged.nodes.get(n).step(new Envelope(Control.ID, n, join));
     }

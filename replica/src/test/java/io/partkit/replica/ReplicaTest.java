@@ -543,7 +543,7 @@ class ReplicaTest {
   }
 
   static boolean moves(int key) {
-    return Partitioning.owns(1, 1, 2, Bytes.ofLong(key));
+    return new Numbering.Hashed(1, 2).holds(1, Bytes.ofLong(key));
   }
 
   static int movedKey() {
@@ -735,7 +735,7 @@ class ReplicaTest {
       Record.Checkpoint child = (Record.Checkpoint) checkpoint.get(1);
       assertThat(child.inherited()).as(at).isTrue();
       assertThat(child.configured()).as(at).isFalse();
-      assertThat(child.modulus()).as(at).isEqualTo(2);
+      assertThat(child.numbering().modulus()).as(at).isEqualTo(2);
       assertThat(child.data()).as(at).containsKey(Bytes.ofLong(movedKey()));
       Replica again = Replica.restore(n, Timing.DEFAULT, checkpoint);
       assertThat(again.checkpoint()).as(at).isEqualTo(checkpoint);
@@ -799,9 +799,14 @@ class ReplicaTest {
     /** A configuration numbered at {@code modulus} in a table of base 1. */
     void configure(int partition, long epoch, int primary, List<Integer> backups, long modulus,
         Set<Integer> to) {
+      configure(partition, epoch, primary, backups, new Numbering.Hashed(1, modulus), to);
+    }
+
+    void configure(int partition, long epoch, int primary, List<Integer> backups,
+        Numbering numbering, Set<Integer> to) {
       for (int i : to) {
         nodes.get(i).step(new Envelope(Control.ID, i,
-            new Configure(partition, epoch, primary, backups, 1, modulus)));
+            new Configure(partition, epoch, primary, backups, numbering)));
       }
     }
 

@@ -12,7 +12,7 @@ import io.partkit.replica.Message.Page;
 import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
-import io.partkit.replica.Partitioning;
+import io.partkit.replica.Numbering;
 import io.partkit.verification.history.Op;
 import io.partkit.verification.history.OpType;
 import java.util.ArrayList;
@@ -107,7 +107,7 @@ final class Clients {
   }
 
   /** A key's partition, its numbering and that partition's primary, as a client's table said. */
-  private record Route(int partition, int base, long modulus, int primary) {}
+  private record Route(int partition, Numbering numbering, int primary) {}
 
   /**
    * A scan in flight: the key it was routed by, and the keys of its range and partition with the
@@ -174,7 +174,7 @@ final class Clients {
     return w.routes.computeIfAbsent(key, k -> {
       int partition = control.get().partitionOf(Bytes.ofLong(k));
       Configure c = control.get().configuration(partition);
-      return new Route(partition, c.base(), c.modulus(), control.get().primary(partition));
+      return new Route(partition, c.numbering(), control.get().primary(partition));
     });
   }
 
@@ -190,8 +190,7 @@ final class Clients {
     List<Long> processes = new ArrayList<>();
     for (long key : keys.subList(first, keys.size())) {
       if ((to == null || key < to)
-          && Partitioning.owns(route.partition(), route.base(), route.modulus(),
-              Bytes.ofLong(key))) {
+          && route.numbering().holds(route.partition(), Bytes.ofLong(key))) {
         covered.add(key);
         processes.add(nextProcess);
         history.client(nextProcess++, OpType.INVOKE, Operation.READ, null, key);
@@ -201,8 +200,8 @@ final class Clients {
     long id = nextRequest++;
     outstanding.put(id, w);
     w.scan = new ScanCall(routedBy, covered, processes);
-    Scan scan = new Scan(id, route.partition(), route.modulus(), Bytes.ofLong(keys.get(first)),
-        to == null ? null : Bytes.ofLong(to), limit);
+    Scan scan = new Scan(id, route.partition(), route.numbering().modulus(),
+        Bytes.ofLong(keys.get(first)), to == null ? null : Bytes.ofLong(to), limit);
     network.transmit(new Envelope(SimNetwork.CLIENT_BASE + w.index, route.primary(), scan));
     time.schedule(TIMEOUT_MILLIS, () -> {
       if (outstanding.remove(id) != null) {

@@ -1,14 +1,18 @@
 package io.partkit.simulation;
 
 import io.partkit.harness.nemesis.Grudges;
+import io.partkit.replica.Bytes;
 import io.partkit.replica.Control;
+import io.partkit.replica.Numbering;
 import io.partkit.verification.history.OpType;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Strikes the seed's planned faults and heals them, recording each in the history as verify's
@@ -28,12 +32,15 @@ final class Nemesis {
   private final SimNetwork network;
   private final SimCluster cluster;
   private final SimHistory history;
+  /** The workload's keys so far: a split of key ranges cuts at one its partition holds. */
+  private final Supplier<List<Long>> keys;
   private int struck;
   private boolean over;
 
   Nemesis(SimulationSpec spec, VirtualTime time, SimNetwork network, SimCluster cluster,
-      SimHistory history) {
+      SimHistory history, Supplier<List<Long>> keys) {
     this.spec = spec;
+    this.keys = keys;
     this.time = time;
     this.network = network;
     this.cluster = cluster;
@@ -187,8 +194,18 @@ final class Nemesis {
           return null;
         }
         int p = ids.get(Math.floorMod(f.target(), ids.size()));
-        return control.split(p).map(q -> "partition " + p + " into " + p + " and " + q)
-            .orElse(null);
+        Numbering numbering = control.configuration(p).numbering();
+        if (!(numbering instanceof Numbering.KeySpans)) {
+          return control.split(p).map(q -> "partition " + p + " into " + p + " and " + q)
+              .orElse(null);
+        }
+        // at a key it holds other than its first, so both halves hold keys when it can
+        List<Bytes> held = keys.get().stream().map(Bytes::ofLong)
+            .filter(k -> numbering.holds(p, k)).sorted().toList();
+        Optional<Bytes> cut = held.size() < 2 ? numbering.midpoint(p)
+            : Optional.of(held.get(1 + Math.floorMod(f.other(), held.size() - 1)));
+        return cut.flatMap(c -> control.split(p, c).map(q -> "partition " + p + " into " + p
+            + " and " + q + " at " + c)).orElse(null);
       }
       case MIGRATE: {
         int p = Math.floorMod(f.other(), spec.partitions());

@@ -75,8 +75,8 @@ final class SimCluster {
     Supplier<Optional<Placement>> placement = spec.targeted()
         ? () -> Optional.of(targets) : () -> strategy;
     this.control = new SimControl(time, store, network, mutant,
-        () -> placement.get().map(p -> new Control(timing, spec.partitions(), spec.replicas(),
-            members, p)).orElseGet(() -> new Control(timing, spec.partitions(), spec.replicas(),
+        () -> placement.get().map(p -> new Control(timing, spec.scheme(), spec.replicas(),
+            members, p)).orElseGet(() -> new Control(timing, spec.scheme(), spec.replicas(),
             members)),
         records -> placement.get().map(p -> Control.restore(timing, spec.replicas(), p, records))
             .orElseGet(() -> Control.restore(timing, spec.replicas(), records)),
@@ -243,8 +243,8 @@ final class SimCluster {
         && n.core.seq(l.partition()) > l.seq()) {
       // the offer is taken as if it were at this copy's own seq: nothing is undone
       return new Envelope(e.from(), e.to(), new Level(l.partition(), l.epoch(), l.level(),
-          l.fromEpoch(), l.fromLevel(), n.core.seq(l.partition()), List.of(), l.base(),
-          l.modulus()));
+          l.fromEpoch(), l.fromLevel(), n.core.seq(l.partition()), List.of(),
+          l.numbering()));
     }
     if (mutant == Mutant.ASYNC_REPLICATION && e.message() instanceof Request r
         && r.kind() == Kind.PUT && n.core.role(r.partition()) == Role.PRIMARY) {

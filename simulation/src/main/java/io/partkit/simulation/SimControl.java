@@ -335,7 +335,7 @@ final class SimControl {
     // restarted control counts every member level
     ControlState last = (ControlState) durable.get(durable.size() - 1);
     List<ControlState.Row> rows = last.rows().stream().map(r -> new ControlState.Row(
-        r.partition(), r.epoch(), r.modulus(), r.members(),
+        r.partition(), r.epoch(), r.numbering(), r.members(),
         new java.util.TreeSet<>(r.members()), r.parent(), r.splitAt(), r.move())).toList();
     return restore.apply(List.of(new ControlState(last.base(), rows, last.nodes(),
         last.leaving())));

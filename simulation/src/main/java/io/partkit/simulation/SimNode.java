@@ -277,7 +277,7 @@ final class SimNode {
       data.put(key, Bytes.ofLong(-7 - data.get(key).toLong()));
       return new Record.Checkpoint(c.partition(), c.epoch(), c.configured(), c.role(),
           c.primary(), c.backups(), c.deposed(), c.level(), c.nextLevel(), c.levelled(), c.seq(),
-          c.base(), c.modulus(), c.inherited(), c.stateEpoch(), c.stateLevel(), data);
+          c.numbering(), c.inherited(), c.stateEpoch(), c.stateLevel(), data);
     }
     return r;
   }

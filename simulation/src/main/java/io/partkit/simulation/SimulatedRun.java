@@ -51,7 +51,7 @@ final class SimulatedRun {
     this.cluster = new SimCluster(spec, time, chance, store, network);
     this.clients = new Clients(spec, seed, time, chance, network, cluster::control, history);
     cluster.repliesTo(clients::onReply);
-    this.nemesis = new Nemesis(spec, time, network, cluster, history);
+    this.nemesis = new Nemesis(spec, time, network, cluster, history, clients::keys);
   }
 
   SeedResult run() {

@@ -1,11 +1,19 @@
 package io.partkit.simulation;
 
+import io.partkit.replica.Bytes;
 import io.partkit.replica.Placement;
 import io.partkit.replica.strategy.StrategyPlacement;
+import io.partkit.spi.HashSlots;
+import io.partkit.spi.KeyRanges;
+import io.partkit.spi.PartitionScheme;
 import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerProvider;
 import io.partkit.spi.Partitioners;
+import io.partkit.spi.TokenRanges;
+import io.partkit.spi.hash.KeyHash;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -29,20 +37,34 @@ import java.util.TreeMap;
  *     while it runs ({@link io.partkit.replica.TargetPlacement}, {@link
  *     io.partkit.replica.Control#place}), the first table round robin, each migration and join a
  *     new table that makes a node the partition's target primary
+ * @param numbering how the table numbers keys ({@link io.partkit.replica.Numbering}): {@value
+ *     #HASHED} (the core's hash halves), {@value #KEYS} (key ranges, the first table two of the
+ *     workload's consecutive keys a partition, the last open-ended; splits cut at a key the
+ *     partition holds) or {@value #TOKENS} (a token ring of evenly spaced tokens; splits cut a
+ *     range in halves)
  */
 public record SimulationSpec(int nodes, int replicas, int partitions, Duration time,
     int concurrency, int opsPerKey, int threadsPerKey, Optional<Mutant> mutant,
-    String strategy) {
+    String strategy, String numbering) {
 
   /** The {@code strategy} option's default: the control places copies by its own rule. */
   public static final String CORE_PLACEMENT = "core";
   /** The {@code strategy} option for targets a coordinator hands the control while it runs. */
   public static final String TARGETS_PLACEMENT = "targets";
 
+  /** The {@code numbering} option for the core's hash halves, its default. */
+  public static final String HASHED = "hashed";
+  /** The {@code numbering} option for key ranges. */
+  public static final String KEYS = "keys";
+  /** The {@code numbering} option for a token ring. */
+  public static final String TOKENS = "tokens";
+  /** The workload's keys a partition of the first table of key ranges holds. */
+  static final int KEYS_A_RANGE = 2;
+
   /** The options {@code --option} takes, with their defaults. */
   public static final Map<String, String> OPTIONS = new TreeMap<>(Map.of(
       "replicas", "3", "partitions", "16", "concurrency", "10", "ops-per-key", "200",
-      "threads-per-key", "5", "strategy", CORE_PLACEMENT));
+      "threads-per-key", "5", "strategy", CORE_PLACEMENT, "numbering", HASHED));
 
   public SimulationSpec {
     require(nodes >= 1 && nodes <= 64, "nodes must be 1..64: " + nodes);
@@ -58,6 +80,33 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
           + Partitioner.MAX_REPLICAS + " with a strategy (" + strategy + "): " + replicas);
       placement(strategy); // refuses an unknown strategy, or one that cannot place the core's
     }
+    require(List.of(HASHED, KEYS, TOKENS).contains(numbering), "unknown numbering " + numbering
+        + "; known: " + HASHED + ", " + KEYS + ", " + TOKENS);
+  }
+
+  /**
+   * The first table's scheme: the core's hash halves, key ranges over the workload's keys (eight
+   * big-endian bytes each, numbered from 0) or a ring of evenly spaced tokens.
+   */
+  public PartitionScheme scheme() {
+    return switch (numbering) {
+      case KEYS -> {
+        List<byte[]> splits = new ArrayList<>();
+        for (int i = 1; i < partitions; i++) {
+          splits.add(Bytes.ofLong((long) i * KEYS_A_RANGE).toArray());
+        }
+        yield KeyRanges.of(splits);
+      }
+      case TOKENS -> {
+        long step = Long.divideUnsigned(-1L, partitions);
+        long[] tokens = new long[partitions];
+        for (int i = 0; i < partitions; i++) {
+          tokens[i] = Long.MIN_VALUE + step * (i + 1);
+        }
+        yield TokenRanges.of(tokens);
+      }
+      default -> new HashSlots(partitions, KeyHash.MURMUR3_128);
+    };
   }
 
   /**
@@ -101,13 +150,14 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
     return new SimulationSpec(nodes, number(options, "replicas"), number(options, "partitions"),
         time, number(options, "concurrency"), number(options, "ops-per-key"),
         number(options, "threads-per-key"), mutant,
-        options.getOrDefault("strategy", CORE_PLACEMENT).trim());
+        options.getOrDefault("strategy", CORE_PLACEMENT).trim(),
+        options.getOrDefault("numbering", HASHED).trim());
   }
 
   /** The same spec with another time (shrinking shortens runs). */
   public SimulationSpec withTime(Duration t) {
     return new SimulationSpec(nodes, replicas, partitions, t, concurrency, opsPerKey,
-        threadsPerKey, mutant, strategy);
+        threadsPerKey, mutant, strategy, numbering);
   }
 
   /** Every option's effective value, defaults included. */
@@ -119,6 +169,7 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
     m.put("ops-per-key", Integer.toString(opsPerKey));
     m.put("threads-per-key", Integer.toString(threadsPerKey));
     m.put("strategy", strategy);
+    m.put("numbering", numbering);
     return m;
   }
 

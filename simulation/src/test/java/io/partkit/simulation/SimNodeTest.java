@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.partkit.replica.Bytes;
 import io.partkit.replica.Envelope;
 import io.partkit.replica.Message.Configure;
+import io.partkit.replica.Numbering;
 import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Record;
@@ -30,7 +31,7 @@ class SimNodeTest {
         new SimNetwork(time, new Random(2), new Random(3)), Timing.DEFAULT, mutant);
     n.start();
     n.receive(new Envelope(io.partkit.replica.Control.ID, 0,
-        new Configure(0, 1, 0, List.of(), 1, 1)), e -> e);
+        new Configure(0, 1, 0, List.of(), new Numbering.Hashed(1, 1))), e -> e);
     put(n, 1, 41);
     return n;
   }

@@ -62,10 +62,6 @@ class SimulationTest {
   }
 
   /**
-   * With the control placing copies by a partkit strategy every seed stays valid: the moves
-   * toward the strategy's targets go through the same safe steps under the same faults.
-   */
-  /**
    * With targets a coordinator hands the control while it runs (each migration and join a new
    * table) every seed stays valid: the control moves toward targets that change at any moment,
    * mid-move, across its crashes and takeovers, by the same safe steps.
@@ -86,6 +82,10 @@ class SimulationTest {
         .isGreaterThanOrEqualTo(STRATEGY_SEEDS / 4);
   }
 
+  /**
+   * With the control placing copies by a partkit strategy every seed stays valid: the moves
+   * toward the strategy's targets go through the same safe steps under the same faults.
+   */
   @ParameterizedTest
   @ValueSource(strings = {"rendezvous", "fixed"})
   void everySeedIsValidWithTheControlPlacingByAStrategy(String strategy) {
@@ -98,6 +98,28 @@ class SimulationTest {
     assertThat(failing).as("strategy %s, seeds 1..%d", strategy, STRATEGY_SEEDS).isEmpty();
     assertThat(results.stream().mapToInt(SeedResult::faults).average().orElse(0))
         .as("faults per seed").isGreaterThanOrEqualTo(10);
+  }
+
+  /**
+   * With tables of key ranges or a token ring every seed stays valid, and their splits are made:
+   * at keys the partitions hold, or in halves of a ring's ranges.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {SimulationSpec.KEYS, SimulationSpec.TOKENS})
+  void everySeedIsValidWithTablesOfKeyRangesOrATokenRing(String numbering) {
+    SimulationSpec spec = SimulationSpec.of(5, Duration.ofSeconds(10),
+        Map.of("numbering", numbering), Optional.empty());
+    List<SeedResult> results = Simulation.runAll(spec, 1, STRATEGY_SEEDS,
+        Runtime.getRuntime().availableProcessors(), r -> { });
+    List<String> failing = results.stream().filter(r -> r.verdict() != Verdict.VALID)
+        .map(r -> "seed " + r.seed() + " " + r.verdict() + ": " + r.reason()).toList();
+    assertThat(failing).as("numbering %s, seeds 1..%d", numbering, STRATEGY_SEEDS).isEmpty();
+    String split = numbering.equals(SimulationSpec.KEYS) ? " at " : " into ";
+    long splitting = results.stream().filter(r -> r.history().stream().anyMatch(o ->
+        SimHistory.NEMESIS.equals(o.process()) && String.valueOf(o.value()).contains(split)))
+        .count();
+    assertThat(splitting).as("seeds in which a partition split").isGreaterThanOrEqualTo(
+        STRATEGY_SEEDS / 4);
   }
 
   @ParameterizedTest
@@ -185,6 +207,9 @@ class SimulationTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> SimulationSpec.of(5,
         Duration.ofSeconds(1), Map.of("strategy", "nope"), Optional.empty()))
         .hasMessageContaining("unknown strategy nope").hasMessageContaining("rendezvous");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> SimulationSpec.of(5,
+        Duration.ofSeconds(1), Map.of("numbering", "range"), Optional.empty()))
+        .hasMessageContaining("unknown numbering range").hasMessageContaining("hashed, keys");
     assertThat(SimulationSpec.of(5, Duration.ofSeconds(1), Map.of(), Optional.empty())
         .placement()).as("the control's own placement by default").isEmpty();
   }

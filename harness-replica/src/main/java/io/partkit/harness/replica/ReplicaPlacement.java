@@ -1,7 +1,6 @@
 package io.partkit.harness.replica;
 
 import io.partkit.replica.Bytes;
-import io.partkit.replica.Partitioning;
 import io.partkit.replica.Record.Checkpoint;
 import io.partkit.replica.Role;
 import io.partkit.replica.node.ReplicaClient;
@@ -37,7 +36,7 @@ final class ReplicaPlacement {
           + name(nodes, row.primary()) + ")";
       Checkpoint primary = held.getOrDefault(name(nodes, row.primary()), Map.of()).get(p);
       if (primary == null || primary.role() != Role.PRIMARY || primary.epoch() != row.epoch()
-          || primary.modulus() != row.modulus()) {
+          || !primary.numbering().equals(row.numbering())) {
         misplaced.add(where + ": its primary holds " + describe(primary));
         continue;
       }
@@ -49,10 +48,10 @@ final class ReplicaPlacement {
             + ", expected " + copies);
       }
       long foreign = primary.data().keySet().stream()
-          .filter(k -> !Partitioning.owns(p, row.base(), row.modulus(), k)).count();
+          .filter(k -> !row.numbering().holds(p, k)).count();
       if (foreign > 0) {
-        misplaced.add(where + ": its primary holds " + foreign + " keys that the partition does"
-            + " not number at modulus " + row.modulus());
+        misplaced.add(where + ": its primary holds " + foreign + " keys outside the partition's "
+            + row.numbering().describe(p));
       }
       for (int b : primary.backups()) {
         Checkpoint backup = held.getOrDefault(name(nodes, b), Map.of()).get(p);
@@ -89,7 +88,7 @@ final class ReplicaPlacement {
 
   private static String describe(Checkpoint c) {
     return c == null ? "nothing of it" : "it as " + c.role() + " at epoch " + c.epoch()
-        + ", modulus " + c.modulus() + ", " + c.data().size() + " keys";
+        + ", modulus " + c.numbering().modulus() + ", " + c.data().size() + " keys";
   }
 
   private static String name(List<String> nodes, int number) {

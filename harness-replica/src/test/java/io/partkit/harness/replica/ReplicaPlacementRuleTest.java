@@ -3,7 +3,7 @@ package io.partkit.harness.replica;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.replica.Bytes;
-import io.partkit.replica.Partitioning;
+import io.partkit.replica.Numbering;
 import io.partkit.replica.Record.Checkpoint;
 import io.partkit.replica.Role;
 import io.partkit.replica.node.ReplicaClient;
@@ -21,14 +21,15 @@ import org.junit.jupiter.api.Test;
 class ReplicaPlacementRuleTest {
 
   private static final List<String> NODES = List.of("n1", "n2", "n3");
-  private static final List<ReplicaClient.Row> TABLE = List.of(new ReplicaClient.Row(0, 2, 2, 0,
-      5));
+  private static final Numbering NUMBERING = new Numbering.Hashed(2, 2);
+  private static final List<ReplicaClient.Row> TABLE = List.of(new ReplicaClient.Row(0,
+      NUMBERING, 0, 5));
 
   /** Keys that partition 0 numbers at modulus 2 (or, {@code owned} false, that it does not). */
   private static SortedMap<Bytes, Bytes> keys(boolean owned, int count) {
     SortedMap<Bytes, Bytes> data = new TreeMap<>();
     for (long k = 0; data.size() < count; k++) {
-      if (Partitioning.owns(0, 2, 2, Bytes.ofLong(k)) == owned) {
+      if (NUMBERING.holds(0, Bytes.ofLong(k)) == owned) {
         data.put(Bytes.ofLong(k), Bytes.ofLong(k + 100));
       }
     }
@@ -37,8 +38,8 @@ class ReplicaPlacementRuleTest {
 
   private static Checkpoint copy(Role role, long epoch, List<Integer> backups,
       SortedMap<Bytes, Bytes> data) {
-    return new Checkpoint(0, epoch, true, role, 0, backups, false, 1, 2, true, data.size(), 2, 2,
-        false, 1, 1, data);
+    return new Checkpoint(0, epoch, true, role, 0, backups, false, 1, 2, true, data.size(),
+        NUMBERING, false, 1, 1, data);
   }
 
   private static Map<String, Map<Integer, Checkpoint>> held(Checkpoint n1, Checkpoint n2,
@@ -77,7 +78,8 @@ class ReplicaPlacementRuleTest {
     SortedMap<Bytes, Bytes> foreign = keys(false, 2);
     assertThat(ReplicaPlacement.misplaced(TABLE, NODES, 2, held(
         copy(Role.PRIMARY, 5, List.of(1), foreign), copy(Role.BACKUP, 5, List.of(), foreign),
-        null))).singleElement().asString().contains("2 keys that the partition does not number");
+        null))).singleElement().asString()
+        .contains("2 keys outside the partition's keys numbered 0 modulo 2");
     assertThat(ReplicaPlacement.misplaced(TABLE, NODES, 2, held(null,
         copy(Role.BACKUP, 5, List.of(), data), null))).singleElement().asString()
         .contains("primary n1").contains("its primary holds nothing of it");

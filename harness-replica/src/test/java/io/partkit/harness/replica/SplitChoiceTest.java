@@ -2,6 +2,7 @@ package io.partkit.harness.replica;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.partkit.replica.Numbering;
 import io.partkit.replica.node.ReplicaClient;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +12,11 @@ import org.junit.jupiter.api.Test;
 class SplitChoiceTest {
 
   static ReplicaClient.Row row(int partition, long modulus) {
-    return new ReplicaClient.Row(partition, 1, modulus, 0, 1);
+    return row(partition, 1, modulus);
+  }
+
+  static ReplicaClient.Row row(int partition, int base, long modulus) {
+    return new ReplicaClient.Row(partition, new Numbering.Hashed(base, modulus), 0, 1);
   }
 
   @Test
@@ -34,14 +39,14 @@ class SplitChoiceTest {
       int n = 1 + random.nextInt(12);
       List<ReplicaClient.Row> rows = new ArrayList<>();
       for (int p = 0; p < n; p++) {
-        rows.add(row(p, n));
+        rows.add(row(p, n, n));
       }
       for (int i = 0; i < n; i++) {
         ReplicaClient.Row r = SplitChoice.choose(new ReplicaClient.Table(true, rows, null),
             random).orElseThrow();
         rows.remove(r);
-        rows.add(row(r.partition(), 2L * n));
-        rows.add(row(r.partition() + n, 2L * n));
+        rows.add(row(r.partition(), n, 2L * n));
+        rows.add(row(r.partition() + n, n, 2L * n));
       }
       assertThat(rows).as("seed %d", seed).hasSize(2 * n)
           .allMatch(r -> r.modulus() == 2L * n);

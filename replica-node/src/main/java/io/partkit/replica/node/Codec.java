@@ -34,12 +34,14 @@ import io.partkit.replica.Record.SnapshotPage;
 import io.partkit.replica.Record.Snapshotted;
 import io.partkit.replica.Record.Split;
 import io.partkit.replica.Record.Written;
+import io.partkit.replica.Numbering;
 import io.partkit.replica.Role;
 import io.partkit.replica.node.access.LoginHandshake;
 import io.partkit.replica.node.load.HotKey;
 import io.partkit.replica.node.load.NodeLoad;
 import io.partkit.replica.node.load.PartitionLoad;
 import io.partkit.spi.NodeId;
+import io.partkit.spi.hash.KeyHash;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -119,9 +121,13 @@ final class Codec {
   private static final byte CHECKPOINT = 12;
   private static final byte REBASED = 13;
   private static final byte SNAPSHOT_PAGE = 14;
+  private static final byte SPLIT_AT = 15;
   // Tags 5, 6 and 8 held partitions numbered by a hash modulo their modulus, before keys were
   // numbered as partkit's hash slots: their keys sit in other partitions than this build would
   // look in, so such a log is refused rather than replayed.
+  // Numberings of spans, where hash halves hold their base (see numbering()).
+  private static final int KEY_SPANS = -1;
+  private static final int TOKEN_SPANS = -2;
   private static final java.util.Set<Byte> OTHER_NUMBERING = java.util.Set.of((byte) 5, (byte) 6,
       (byte) 8);
 
@@ -168,8 +174,7 @@ final class Codec {
         out.d.writeInt(t.rows().size());
         for (ReplicaClient.Row row : t.rows()) {
           out.d.writeInt(row.partition());
-          out.d.writeInt(row.base());
-          out.d.writeLong(row.modulus());
+          numbering(out, row.numbering());
           out.d.writeInt(row.primary());
           out.d.writeLong(row.epoch());
         }
@@ -219,8 +224,8 @@ final class Codec {
           int n = in.count(28);
           List<ReplicaClient.Row> rows = new ArrayList<>(n);
           for (int i = 0; i < n; i++) {
-            rows.add(new ReplicaClient.Row(in.b.getInt(), in.b.getInt(), in.b.getLong(),
-                in.b.getInt(), in.b.getLong()));
+            rows.add(new ReplicaClient.Row(in.b.getInt(), in.numbering(), in.b.getInt(),
+                in.b.getLong()));
           }
           frame = new Frame.Table(id, settled, rows, in.string());
         }
@@ -358,8 +363,7 @@ final class Codec {
       d.writeByte(SNAPSHOT);
       head(d, s.partition(), s.epoch(), s.level());
       d.writeLong(s.seq());
-      d.writeInt(s.base());
-      d.writeLong(s.modulus());
+      numbering(out, s.numbering());
       d.writeInt(s.page());
       d.writeBoolean(s.last());
       map(out, s.data());
@@ -369,8 +373,7 @@ final class Codec {
       d.writeLong(l.fromEpoch());
       d.writeLong(l.fromLevel());
       d.writeLong(l.seq());
-      d.writeInt(l.base());
-      d.writeLong(l.modulus());
+      numbering(out, l.numbering());
       d.writeInt(l.tail().size());
       for (Write w : l.tail()) {
         d.writeLong(w.seq());
@@ -400,8 +403,7 @@ final class Codec {
       d.writeInt(c.partition());
       d.writeLong(c.epoch());
       d.writeInt(c.primary());
-      d.writeInt(c.base());
-      d.writeLong(c.modulus());
+      numbering(out, c.numbering());
       ints(d, c.backups());
       ints(d, c.joining());
     } else if (m instanceof Suspect s) {
@@ -480,11 +482,10 @@ final class Codec {
         long epoch = b.getLong();
         long level = b.getLong();
         long seq = b.getLong();
-        int base = b.getInt();
-        long modulus = b.getLong();
+        Numbering numbering = in.numbering();
         int page = b.getInt();
         boolean last = in.bool();
-        return new Snapshot(p, epoch, level, seq, in.map(), base, modulus, page, last);
+        return new Snapshot(p, epoch, level, seq, in.map(), numbering, page, last);
       }
       case LEVEL -> {
         int p = b.getInt();
@@ -493,14 +494,13 @@ final class Codec {
         long fromEpoch = b.getLong();
         long fromLevel = b.getLong();
         long seq = b.getLong();
-        int base = b.getInt();
-        long modulus = b.getLong();
+        Numbering numbering = in.numbering();
         int n = in.count(16);
         List<Write> tail = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
           tail.add(new Write(b.getLong(), in.nonNullBytes(), in.nonNullBytes()));
         }
-        return new Level(p, epoch, level, fromEpoch, fromLevel, seq, tail, base, modulus);
+        return new Level(p, epoch, level, fromEpoch, fromLevel, seq, tail, numbering);
       }
       case ACK -> {
         return new Ack(b.getInt(), b.getLong(), b.getLong(), b.getLong());
@@ -518,10 +518,9 @@ final class Codec {
         int p = b.getInt();
         long epoch = b.getLong();
         int primary = b.getInt();
-        int base = b.getInt();
-        long modulus = b.getLong();
+        Numbering numbering = in.numbering();
         List<Integer> backups = in.ints();
-        return new Configure(p, epoch, primary, backups, base, modulus,
+        return new Configure(p, epoch, primary, backups, numbering,
             new TreeSet<>(in.ints()));
       }
       case SUSPECT -> {
@@ -573,8 +572,7 @@ final class Codec {
         d.writeInt(c.partition());
         d.writeLong(c.epoch());
         d.writeInt(c.primary());
-        d.writeInt(c.base());
-        d.writeLong(c.modulus());
+        numbering(out, c.numbering());
         ints(d, c.backups());
       } else if (r instanceof LevelBegun l) {
         d.writeByte(LEVEL_BEGUN);
@@ -592,8 +590,7 @@ final class Codec {
         d.writeInt(s.primary());
         d.writeLong(s.level());
         d.writeLong(s.seq());
-        d.writeInt(s.base());
-        d.writeLong(s.modulus());
+        numbering(out, s.numbering());
         map(out, s.data());
       } else if (r instanceof SnapshotPage s) {
         d.writeByte(SNAPSHOT_PAGE);
@@ -604,8 +601,7 @@ final class Codec {
         d.writeLong(s.seq());
         d.writeInt(s.page());
         d.writeBoolean(s.last());
-        d.writeInt(s.base());
-        d.writeLong(s.modulus());
+        numbering(out, s.numbering());
         map(out, s.data());
       } else if (r instanceof Rebased rb) {
         d.writeByte(REBASED);
@@ -620,9 +616,12 @@ final class Codec {
           bytes(out, key);
         }
       } else if (r instanceof Split s) {
-        d.writeByte(SPLIT);
+        d.writeByte(s.cut() == null ? SPLIT : SPLIT_AT);
         d.writeInt(s.partition());
         d.writeLong(s.modulus());
+        if (s.cut() != null) {
+          bytes(out, s.cut());
+        }
       } else if (r instanceof Checkpoint c) {
         d.writeByte(CHECKPOINT);
         d.writeInt(c.partition());
@@ -636,8 +635,7 @@ final class Codec {
         d.writeLong(c.nextLevel());
         d.writeBoolean(c.levelled());
         d.writeLong(c.seq());
-        d.writeInt(c.base());
-        d.writeLong(c.modulus());
+        numbering(out, c.numbering());
         d.writeBoolean(c.inherited());
         d.writeLong(c.stateEpoch());
         d.writeLong(c.stateLevel());
@@ -654,6 +652,7 @@ final class Codec {
   /** The log record in {@code bytes}. */
   static Record record(byte[] bytes) throws Malformed {
     if (bytes.length > 0 && (bytes[0] == ControlStateCodec.TAG
+        || bytes[0] == ControlStateCodec.MODULUS_TAG
         || bytes[0] == ControlStateCodec.NO_JOINING_TAG
         || bytes[0] == ControlStateCodec.OTHER_NUMBERING_TAG)) {
       return ControlStateCodec.decode(bytes);
@@ -673,9 +672,8 @@ final class Codec {
           int p = b.getInt();
           long epoch = b.getLong();
           int primary = b.getInt();
-          int base = tag == CONFIGURED ? b.getInt() : 0;
-          long modulus = tag == CONFIGURED ? b.getLong() : 0;
-          r = new Configured(p, epoch, primary, in.ints(), base, modulus);
+          Numbering numbering = tag == CONFIGURED ? in.numbering() : Numbering.NONE;
+          r = new Configured(p, epoch, primary, in.ints(), numbering);
         }
         case LEVEL_BEGUN -> r = new LevelBegun(b.getInt(), b.getLong(), b.getLong());
         case WRITTEN -> {
@@ -691,11 +689,11 @@ final class Codec {
           int primary = b.getInt();
           long level = b.getLong();
           long seq = b.getLong();
-          int base = tag == SNAPSHOTTED ? b.getInt() : 0;
-          long modulus = tag == SNAPSHOTTED ? b.getLong() : 0;
-          r = new Snapshotted(p, epoch, primary, level, seq, in.map(), base, modulus);
+          Numbering numbering = tag == SNAPSHOTTED ? in.numbering() : Numbering.NONE;
+          r = new Snapshotted(p, epoch, primary, level, seq, in.map(), numbering);
         }
         case SPLIT -> r = new Split(b.getInt(), b.getLong());
+        case SPLIT_AT -> r = new Split(b.getInt(), b.getLong(), in.nonNullBytes());
         case SNAPSHOT_PAGE -> {
           int p = b.getInt();
           long epoch = b.getLong();
@@ -704,10 +702,8 @@ final class Codec {
           long seq = b.getLong();
           int page = b.getInt();
           boolean last = in.bool();
-          int base = b.getInt();
-          long modulus = b.getLong();
-          r = new SnapshotPage(p, epoch, primary, level, seq, page, last, in.map(), base,
-              modulus);
+          Numbering numbering = in.numbering();
+          r = new SnapshotPage(p, epoch, primary, level, seq, page, last, in.map(), numbering);
         }
         case REBASED -> {
           int p = b.getInt();
@@ -735,13 +731,12 @@ final class Codec {
           long nextLevel = b.getLong();
           boolean levelled = in.bool();
           long seq = b.getLong();
-          int base = b.getInt();
-          long modulus = b.getLong();
+          Numbering numbering = in.numbering();
           boolean inherited = in.bool();
           long stateEpoch = tag == CHECKPOINT ? b.getLong() : 0;
           long stateLevel = tag == CHECKPOINT ? b.getLong() : 0;
           r = new Checkpoint(p, epoch, configured, role, primary, backups, deposed, level,
-              nextLevel, levelled, seq, base, modulus, inherited, stateEpoch, stateLevel,
+              nextLevel, levelled, seq, numbering, inherited, stateEpoch, stateLevel,
               in.map());
         }
         default -> throw new Malformed("unknown record tag " + tag);
@@ -760,6 +755,40 @@ final class Codec {
     d.writeInt(partition);
     d.writeLong(epoch);
     d.writeLong(level);
+  }
+
+  /**
+   * A numbering: hash halves (and none) as the int base and long modulus they always were; spans
+   * behind a negative kind where the base was, so logs of earlier builds read as before.
+   */
+  static void numbering(Out out, Numbering n) throws IOException {
+    DataOutputStream d = out.d;
+    if (n instanceof Numbering.KeySpans k) {
+      d.writeInt(KEY_SPANS);
+      d.writeInt(k.base());
+      d.writeLong(k.modulus());
+      bytes(out, k.from());
+      bytes(out, k.to());
+      cuts(out, k.cuts());
+    } else if (n instanceof Numbering.TokenSpans t) {
+      d.writeInt(TOKEN_SPANS);
+      d.writeInt(t.base());
+      d.writeLong(t.modulus());
+      string(out, t.hash().name());
+      d.writeLong(t.after());
+      d.writeLong(t.upTo());
+      cuts(out, t.cuts());
+    } else {
+      d.writeInt(n.base());
+      d.writeLong(n.modulus());
+    }
+  }
+
+  private static void cuts(Out out, List<Bytes> cuts) throws IOException {
+    out.d.writeInt(cuts.size());
+    for (Bytes c : cuts) {
+      bytes(out, c);
+    }
   }
 
   private static void bytes(Out out, Bytes b) throws IOException {
@@ -835,6 +864,45 @@ final class Codec {
     Bytes bytes() throws Malformed {
       byte[] a = raw();
       return a == null ? null : Bytes.of(a);
+    }
+
+    /** A numbering ({@link Codec#numbering(Out, Numbering)}). */
+    Numbering numbering() throws Malformed {
+      int kind = b.getInt();
+      if (kind >= 0) {
+        int base = kind;
+        long modulus = b.getLong();
+        return base == 0 && modulus == 0 ? Numbering.NONE : new Numbering.Hashed(base, modulus);
+      }
+      int base = b.getInt();
+      long modulus = b.getLong();
+      if (kind == KEY_SPANS) {
+        Bytes from = nonNullBytes();
+        Bytes to = bytes();
+        return new Numbering.KeySpans(base, modulus, from, to, cuts());
+      }
+      if (kind == TOKEN_SPANS) {
+        KeyHash hash;
+        String name = string();
+        try {
+          hash = KeyHash.valueOf(String.valueOf(name));
+        } catch (IllegalArgumentException e) {
+          throw new Malformed("unknown key hash " + name + " of a token numbering");
+        }
+        long after = b.getLong();
+        long upTo = b.getLong();
+        return new Numbering.TokenSpans(hash, base, modulus, after, upTo, cuts());
+      }
+      throw new Malformed("unknown numbering kind " + kind);
+    }
+
+    private List<Bytes> cuts() throws Malformed {
+      int n = count(4);
+      List<Bytes> cuts = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        cuts.add(nonNullBytes());
+      }
+      return cuts;
     }
 
     Bytes nonNullBytes() throws Malformed {

@@ -1,5 +1,6 @@
 package io.partkit.replica.node;
 
+import io.partkit.replica.Numbering;
 import io.partkit.replica.Record.ControlState;
 import io.partkit.replica.Record.ControlState.Move;
 import io.partkit.replica.Record.ControlState.Row;
@@ -20,7 +21,12 @@ import java.util.TreeSet;
 final class ControlStateCodec {
 
   /** The record's tag, out of the range of the node's records. */
-  static final byte TAG = 66;
+  static final byte TAG = 67;
+  /**
+   * The tag of the shape before rows carried their numbering (hash halves only, a modulus each):
+   * read as hash halves of the record's base.
+   */
+  static final byte MODULUS_TAG = 66;
   /** The tag of the shape before rows named joining backups: read as naming none. */
   static final byte NO_JOINING_TAG = 65;
   /**
@@ -41,7 +47,7 @@ final class ControlStateCodec {
       for (Row r : s.rows()) {
         d.writeInt(r.partition());
         d.writeLong(r.epoch());
-        d.writeLong(r.modulus());
+        Codec.numbering(out, r.numbering());
         Codec.ints(d, r.members());
         Codec.ints(d, r.level());
         Codec.ints(d, r.joining());
@@ -73,7 +79,7 @@ final class ControlStateCodec {
             + " the partition count: this build numbers them as hash slots and cannot restore it"
             + " (start the control afresh on an empty store)");
       }
-      if (tag != TAG && tag != NO_JOINING_TAG) {
+      if (tag != TAG && tag != MODULUS_TAG && tag != NO_JOINING_TAG) {
         throw new Codec.Malformed("not a control state record: tag " + tag);
       }
       int base = b.getInt();
@@ -82,14 +88,14 @@ final class ControlStateCodec {
       for (int i = 0; i < n; i++) {
         int partition = b.getInt();
         long epoch = b.getLong();
-        long modulus = b.getLong();
+        Numbering numbering = tag == TAG ? in.numbering() : new Numbering.Hashed(base, b.getLong());
         List<Integer> members = in.ints();
         List<Integer> level = in.ints();
-        List<Integer> joining = tag == TAG ? in.ints() : List.of();
+        List<Integer> joining = tag == NO_JOINING_TAG ? List.of() : in.ints();
         int parent = b.getInt();
         long splitAt = b.getLong();
         Move move = in.bool() ? new Move(b.getInt(), b.getInt(), in.bool()) : null;
-        rows.add(new Row(partition, epoch, modulus, members, new TreeSet<>(level),
+        rows.add(new Row(partition, epoch, numbering, members, new TreeSet<>(level),
             new TreeSet<>(joining), parent, splitAt, move));
       }
       ControlState s = new ControlState(base, rows, new TreeSet<>(in.ints()),

@@ -9,7 +9,7 @@ import io.partkit.replica.Message.Page;
 import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
-import io.partkit.replica.Partitioning;
+import io.partkit.replica.Numbering;
 import io.partkit.replica.node.access.ConnectionLimits;
 import io.partkit.replica.node.access.LoginHandshake;
 import io.partkit.replica.node.access.SharedSecret;
@@ -115,17 +115,23 @@ public final class ReplicaClient implements AutoCloseable {
    * One partition of the control's table.
    *
    * @param partition its number
-   * @param base the first table's partition count, which numbers every key ({@link
-   *     Partitioning})
-   * @param modulus the modulus it is numbered at ({@link Partitioning}; 0: it holds every key)
+   * @param numbering which keys it holds
    * @param primary the node that serves it
    * @param epoch the epoch of its configuration
    */
-  public record Row(int partition, int base, long modulus, int primary, long epoch) {
+  public record Row(int partition, Numbering numbering, int primary, long epoch) {
+    public Row {
+      java.util.Objects.requireNonNull(numbering, "numbering");
+    }
+
+    /** The modulus it is numbered at (0: it holds every key). */
+    public long modulus() {
+      return numbering.modulus();
+    }
 
     /** Whether this partition holds {@code key}. */
     boolean holds(Bytes key) {
-      return Partitioning.owns(partition, base, modulus, key);
+      return numbering.holds(partition, key);
     }
   }
 

@@ -652,7 +652,7 @@ final class ReplicaNode implements AutoCloseable {
         List<ReplicaClient.Row> rows = new ArrayList<>();
         for (int p : control.partitionIds()) {
           Configure c = control.configuration(p);
-          rows.add(new ReplicaClient.Row(p, c.base(), c.modulus(), c.primary(), c.epoch()));
+          rows.add(new ReplicaClient.Row(p, c.numbering(), c.primary(), c.epoch()));
         }
         String unsettled = control.unsettled().orElse(null);
         l.send(new Frame.Table(t.id(), unsettled == null, rows, unsettled));
@@ -675,7 +675,8 @@ final class ReplicaNode implements AutoCloseable {
         Optional<Integer> child = control.split(p);
         if (child.isPresent()) {
           String line = "REPLICA SPLIT " + p + " INTO " + child.get() + " MODULUS "
-              + control.configuration(p).modulus() + " PARTITIONS " + control.partitions();
+              + control.configuration(p).numbering().modulus() + " PARTITIONS "
+              + control.partitions();
           decided.add(new Answer(0, () -> c.answer().accept(line)));
         } else {
           String why = splitRefusal(p);

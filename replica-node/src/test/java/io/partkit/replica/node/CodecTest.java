@@ -8,6 +8,7 @@ import io.partkit.replica.Envelope;
 import io.partkit.replica.Message;
 import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Outcome;
+import io.partkit.replica.Numbering;
 import io.partkit.replica.Record;
 import io.partkit.replica.Role;
 import io.partkit.replica.node.access.LoginHandshake;
@@ -28,6 +29,14 @@ class CodecTest {
 
   static final Bytes K = Bytes.ofLong(42);
   static final Bytes V = Bytes.ofLong(-7);
+  /** Key spans of base 2, split once: partition 0's keys [empty, 100) cut at 50. */
+  static final Numbering KEYS = new Numbering.KeySpans(2, 2, Bytes.of(new byte[0]),
+      Bytes.ofLong(100), List.of()).split(0, Bytes.ofLong(50));
+  /** Key spans with no end and no split. */
+  static final Numbering OPEN_KEYS = new Numbering.KeySpans(1, 1, K, null, List.of());
+  /** A token ring of base 4 over Cassandra's hash, partition 1's (-100, 100] cut at 0. */
+  static final Numbering TOKENS = new Numbering.TokenSpans(KeyHash.CASSANDRA_MURMUR3, 4, 4, -100,
+      100, List.of()).split(1, Bytes.ofLong(0));
 
   static TreeMap<Bytes, Bytes> data() {
     TreeMap<Bytes, Bytes> d = new TreeMap<>();
@@ -52,14 +61,21 @@ class CodecTest {
         new Message.Confirm(1, 2, 3, 4),
         new Message.Snapshot(2, 3, 4, 5, data()),
         new Message.Snapshot(2, 3, 4, 0, new TreeMap<>()),
-        new Message.Snapshot(2, 3, 4, 5, data(), 16, 32),
+        new Message.Snapshot(2, 3, 4, 5, data(), new Numbering.Hashed(16, 32)),
+        new Message.Snapshot(2, 3, 4, 5, data(), KEYS, 3, false),
+        new Message.Snapshot(1, 3, 4, 5, new TreeMap<>(), TOKENS, 0, true),
+        new Message.Level(4, 7, 3, 6, 2, 9, List.of(new Message.Write(9, K, V)), KEYS),
+        new Message.Level(5, 7, 3, 6, 2, 0, List.of(), Numbering.NONE),
         new Message.Ack(1, 2, 3, 4),
         new Message.Confirmed(1, 2, 3, 4),
         new Message.Refuse(1, 9, true),
         new Message.Refuse(1, 0, false),
         new Message.Configure(4, 7, 2, List.of(0, 1)),
         new Message.Configure(4, 7, 2, List.of()),
-        new Message.Configure(20, 7, 2, List.of(3), 16, 32),
+        new Message.Configure(20, 7, 2, List.of(3), new Numbering.Hashed(16, 32)),
+        new Message.Configure(4, 7, 2, List.of(3), KEYS, new java.util.TreeSet<>(Set.of(3))),
+        new Message.Configure(5, 7, 2, List.of(3), TOKENS),
+        new Message.Configure(0, 7, 2, List.of(), OPEN_KEYS),
         new Message.Suspect(4, 7, Set.of(1, 3)),
         new Message.Levelled(4, 7),
         new Message.Drain(4, 8),
@@ -82,9 +98,14 @@ class CodecTest {
   void theDriversOwnFramesRoundTrip() throws Exception {
     List<Object> frames = List.of(new Frame.Hello(3), new Frame.Hello(Frame.CLIENT),
         new Frame.TableRequest(77),
-        new Frame.Table(77, false, List.of(new ReplicaClient.Row(0, 2, 2, 1, 1),
-            new ReplicaClient.Row(1, 2, 4, 0, 5), new ReplicaClient.Row(3, 2, 4, 2, 2)),
+        new Frame.Table(77, false, List.of(
+            new ReplicaClient.Row(0, new Numbering.Hashed(2, 2), 1, 1),
+            new ReplicaClient.Row(1, new Numbering.Hashed(2, 4), 0, 5),
+            new ReplicaClient.Row(3, new Numbering.Hashed(2, 4), 2, 2)),
             "partition 1 short"),
+        new Frame.Table(79, true, List.of(new ReplicaClient.Row(0, KEYS, 1, 3),
+            new ReplicaClient.Row(2, KEYS, 0, 3), new ReplicaClient.Row(1, TOKENS, 2, 1),
+            new ReplicaClient.Row(4, Numbering.NONE, 2, 1)), null),
         new Frame.Table(78, true, List.of(), null));
     for (Object f : frames) {
       assertThat(Codec.decode(Codec.encode(f))).isEqualTo(f);
@@ -110,14 +131,22 @@ class CodecTest {
   @Test
   void everyRecordRoundTrips() throws Exception {
     List<Record> records = List.of(new Record.Configured(1, 2, 3, List.of(4, 0)),
-        new Record.Configured(1, 2, 3, List.of(4, 0), 16, 16),
+        new Record.Configured(1, 2, 3, List.of(4, 0), new Numbering.Hashed(16, 16)),
         new Record.LevelBegun(1, 2, 3), new Record.Written(1, 2, 3, 4, K, V),
         new Record.Snapshotted(1, 2, 0, 3, 4, data()),
-        new Record.Snapshotted(1, 2, 0, 3, 4, data(), 4, 8), new Record.Split(3, 8),
+        new Record.Snapshotted(1, 2, 0, 3, 4, data(), new Numbering.Hashed(4, 8)),
+        new Record.Split(3, 8), new Record.Split(0, 4, Bytes.ofLong(50)),
+        new Record.Split(1, 16, Bytes.of(new byte[0])),
+        new Record.Configured(1, 2, 3, List.of(4), KEYS),
+        new Record.Snapshotted(1, 2, 0, 3, 4, data(), TOKENS),
+        new Record.SnapshotPage(1, 2, 0, 3, 4, 2, false, data(), KEYS),
+        new Record.SnapshotPage(1, 2, 0, 3, 4, 0, true, new TreeMap<>(), Numbering.NONE),
+        new Record.Checkpoint(2, 2, true, Role.BACKUP, 0, List.of(4), false, 3, 5, true, 4,
+            OPEN_KEYS, true, 2, 3, data()),
         new Record.Checkpoint(1, 2, true, Role.PRIMARY, 0, List.of(4, 0), false, 3, 5, true, 4,
-            4, 8, false, 2, 3, data()),
-        new Record.Checkpoint(3, 9, false, Role.ABSENT, -1, List.of(), false, 0, 1, false, 0, 4,
-            8, true, 0, 0, data()),
+            new Numbering.Hashed(4, 8), false, 2, 3, data()),
+        new Record.Checkpoint(3, 9, false, Role.ABSENT, -1, List.of(), false, 0, 1, false, 0,
+            new Numbering.Hashed(4, 8), true, 0, 0, data()),
         new Record.Rebased(1, 3, 2, 5, 9, data(), new java.util.TreeSet<>(List.of(K))));
     for (Record r : records) {
       assertThat(Codec.record(Codec.encode(r))).isEqualTo(r);
@@ -199,6 +228,36 @@ class CodecTest {
     assertThat(records).containsExactlyInAnyOrder(Record.class.getPermittedSubclasses());
   }
 
+  /** Over the seeds of the round trip, every kind of numbering and both kinds of split. */
+  @Test
+  void theRandomValuesCoverEveryNumberingAndBothSplits() {
+    Set<Class<?>> numberings = new java.util.HashSet<>();
+    Set<Integer> cutCounts = new java.util.HashSet<>();
+    Set<Boolean> splitsCut = new java.util.HashSet<>();
+    for (long seed = 1; seed <= 300; seed++) {
+      Random r = new Random(seed);
+      RandomValues.messages(r);
+      for (Record rec : RandomValues.records(r)) {
+        Numbering n = rec instanceof Record.Configured c ? c.numbering()
+            : rec instanceof Record.Checkpoint c ? c.numbering() : null;
+        if (n != null) {
+          numberings.add(n.getClass());
+          if (n instanceof Numbering.KeySpans k) {
+            cutCounts.add(k.cuts().size());
+          } else if (n instanceof Numbering.TokenSpans t) {
+            cutCounts.add(t.cuts().size());
+          }
+        }
+        if (rec instanceof Record.Split s) {
+          splitsCut.add(s.cut() != null);
+        }
+      }
+    }
+    assertThat(numberings).containsExactlyInAnyOrder(Numbering.class.getPermittedSubclasses());
+    assertThat(cutCounts).containsExactlyInAnyOrder(0, 1, 2, 3);
+    assertThat(splitsCut).containsExactlyInAnyOrder(true, false);
+  }
+
   /**
    * Records of the shapes before partitions were numbered (tags 1 and 4, no modulus) still
    * decode, numbered at 0, so a log written by an earlier build replays.
@@ -215,7 +274,7 @@ class CodecTest {
     d.writeInt(0);
     d.writeInt(1);
     assertThat(Codec.record(buf.toByteArray()))
-        .isEqualTo(new Record.Configured(3, 7, 2, List.of(0, 1), 0, 0));
+        .isEqualTo(new Record.Configured(3, 7, 2, List.of(0, 1), Numbering.NONE));
     buf.reset();
     d.writeByte(4);
     d.writeInt(3);
@@ -229,7 +288,8 @@ class CodecTest {
     d.writeInt(8);
     d.writeLong(-7);
     assertThat(Codec.record(buf.toByteArray()))
-        .isEqualTo(new Record.Snapshotted(3, 7, 2, 5, 9, new TreeMap<>(Map.of(K, V)), 0, 0));
+        .isEqualTo(new Record.Snapshotted(3, 7, 2, 5, 9, new TreeMap<>(Map.of(K, V)),
+            Numbering.NONE));
   }
 
   /**
@@ -251,7 +311,7 @@ class CodecTest {
         io.partkit.replica.Timing.DEFAULT, List.of(old));
     assertThat(r.modulus(3)).isZero();
     r.step(new Envelope(io.partkit.replica.Control.ID, 0,
-        new Message.Configure(3, 2, 0, List.of(1), 4, 4)));
+        new Message.Configure(3, 2, 0, List.of(1), new Numbering.Hashed(4, 4))));
     assertThat(r.modulus(3)).isEqualTo(4);
     assertThat(r.ready().records()).as("no split carried out")
         .noneMatch(x -> x instanceof Record.Split);
@@ -269,7 +329,7 @@ class CodecTest {
   @Test
   void aCheckpointOfTheEarlierShapeIsReadWithItsStateUnnamed() throws Exception {
     Record.Checkpoint named = new Record.Checkpoint(1, 2, true, Role.BACKUP, 0, List.of(1),
-        false, 3, 4, true, 5, 4, 8, false, 2, 3, data());
+        false, 3, 4, true, 5, new Numbering.Hashed(4, 8), false, 2, 3, data());
     byte[] now = Codec.encode(named);
     int state = 1 + 4 + 8 + 1 + 1 + 4 + 8 + 1 + 8 + 8 + 1 + 8 + 4 + 8 + 1; // up to inherited
     byte[] earlier = new byte[now.length - 16];
@@ -277,13 +337,13 @@ class CodecTest {
     System.arraycopy(now, state + 16, earlier, state, now.length - state - 16);
     earlier[0] = 11;
     assertThat(Codec.record(earlier)).isEqualTo(new Record.Checkpoint(1, 2, true, Role.BACKUP, 0,
-        List.of(1), false, 3, 4, true, 5, 4, 8, false, 0, 0, data()));
+        List.of(1), false, 3, 4, true, 5, new Numbering.Hashed(4, 8), false, 0, 0, data()));
   }
 
   @Test
   void aCheckpointWithAnUnknownRoleOrFlagIsRefusedAsMalformed() throws Exception {
     byte[] good = Codec.encode(new Record.Checkpoint(1, 2, true, Role.BACKUP, 0, List.of(1),
-        false, 3, 4, true, 5, 4, 8, false, 2, 3, data()));
+        false, 3, 4, true, 5, new Numbering.Hashed(4, 8), false, 2, 3, data()));
     int configured = 1 + 4 + 8; // after the tag, the partition and the epoch
     byte[] badRole = good.clone();
     badRole[configured + 1] = 7;
@@ -301,7 +361,8 @@ class CodecTest {
    */
   @Test
   void recordsOfTheHashModuloNumberingAreRefused() throws Exception {
-    byte[] configured = Codec.encode(new Record.Configured(1, 2, 3, List.of(4), 16, 16));
+    byte[] configured = Codec.encode(new Record.Configured(1, 2, 3, List.of(4),
+        new Numbering.Hashed(16, 16)));
     for (byte oldTag : new byte[] {5, 6, 8}) {
       byte[] old = configured.clone();
       old[0] = oldTag;
@@ -324,8 +385,9 @@ class CodecTest {
     // a table of base 2: partition 0 at modulus 2, then 1 split into 1 and 3 at modulus 4, which
     // are the upper half of slot 1's range: slots 2 and 3 of HashSlots(4)
     ReplicaClient.Table t = new ReplicaClient.Table(true, List.of(
-        new ReplicaClient.Row(0, 2, 2, 0, 1), new ReplicaClient.Row(1, 2, 4, 1, 2),
-        new ReplicaClient.Row(3, 2, 4, 1, 2)), null);
+        new ReplicaClient.Row(0, new Numbering.Hashed(2, 2), 0, 1),
+        new ReplicaClient.Row(1, new Numbering.Hashed(2, 4), 1, 2),
+        new ReplicaClient.Row(3, new Numbering.Hashed(2, 4), 1, 2)), null);
     for (long k = -1000; k < 1000; k++) {
       int quarter = HashSlots.of(4).partitionOfLongKey(k);
       int expected = quarter < 2 ? 0 : quarter == 2 ? 1 : 3;
@@ -334,9 +396,226 @@ class CodecTest {
           row -> assertThat(row.partition()).isEqualTo(expected));
     }
     ReplicaClient.Table hole = new ReplicaClient.Table(true,
-        List.of(new ReplicaClient.Row(0, 2, 2, 0, 1)), null);
+        List.of(new ReplicaClient.Row(0, new Numbering.Hashed(2, 2), 0, 1)), null);
     long upper = java.util.stream.LongStream.range(0, 100)
         .filter(k -> HashSlots.of(2).partitionOfLongKey(k) == 1).findFirst().orElseThrow();
     assertThat(hole.route(upper)).isEmpty();
+  }
+
+  /**
+   * A control state written by the build before rows carried their numbering (tag 66: a long
+   * modulus each where tag 67 has the numbering) reads with its rows as hash halves of the
+   * state's base, and restores the control's table.
+   */
+  @Test
+  void aControlStateOfThePreviousBuildReadsItsRowsAsHashHalves() throws Exception {
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    DataOutputStream d = new DataOutputStream(buf);
+    d.writeByte(66);
+    d.writeInt(2); // base
+    d.writeInt(3); // rows
+    d.writeInt(0); // partition 0 at modulus 2, moving from node 0 to node 3
+    d.writeLong(4);
+    d.writeLong(2);
+    Codec.ints(d, List.of(0, 1)); // members
+    Codec.ints(d, List.of(0, 1)); // level
+    Codec.ints(d, List.of()); // joining
+    d.writeInt(-1); // parent
+    d.writeLong(0); // split at
+    d.writeBoolean(true);
+    d.writeInt(0);
+    d.writeInt(3);
+    d.writeBoolean(false);
+    d.writeInt(1); // partition 1, split at epoch 5 to modulus 4
+    d.writeLong(5);
+    d.writeLong(4);
+    Codec.ints(d, List.of(1, 0));
+    Codec.ints(d, List.of(1));
+    Codec.ints(d, List.of(0));
+    d.writeInt(-1);
+    d.writeLong(0);
+    d.writeBoolean(false);
+    d.writeInt(3); // partition 3, split off partition 1
+    d.writeLong(5);
+    d.writeLong(4);
+    Codec.ints(d, List.of(1, 0));
+    Codec.ints(d, List.of(1));
+    Codec.ints(d, List.of(0));
+    d.writeInt(1);
+    d.writeLong(5);
+    d.writeBoolean(false);
+    Codec.ints(d, List.of(0, 1, 3)); // nodes
+    Codec.ints(d, List.of(3)); // leaving
+    byte[] old = buf.toByteArray();
+    Record.ControlState expected = new Record.ControlState(2, List.of(
+        new Record.ControlState.Row(0, 4, new Numbering.Hashed(2, 2), List.of(0, 1),
+            new java.util.TreeSet<>(List.of(0, 1)), new java.util.TreeSet<>(), -1, 0,
+            new Record.ControlState.Move(0, 3, false)),
+        new Record.ControlState.Row(1, 5, new Numbering.Hashed(2, 4), List.of(1, 0),
+            new java.util.TreeSet<>(List.of(1)), new java.util.TreeSet<>(List.of(0)), -1, 0,
+            null),
+        new Record.ControlState.Row(3, 5, new Numbering.Hashed(2, 4), List.of(1, 0),
+            new java.util.TreeSet<>(List.of(1)), new java.util.TreeSet<>(List.of(0)), 1, 5,
+            null)),
+        new java.util.TreeSet<>(List.of(0, 1, 3)), new java.util.TreeSet<>(List.of(3)));
+    Record read = Codec.record(old);
+    assertThat(read).isEqualTo(expected);
+    // written again in this build's shape, with the numbering whole
+    byte[] now = Codec.encode(read);
+    assertThat(now[0]).isEqualTo(ControlStateCodec.TAG).isEqualTo((byte) 67);
+    assertThat(Codec.record(now)).isEqualTo(expected);
+    io.partkit.replica.Control control = io.partkit.replica.Control.restore(
+        io.partkit.replica.Timing.DEFAULT, 2, List.of(read));
+    assertThat(control.partitionIds()).containsExactly(0, 1, 3);
+    assertThat(control.configuration(3).numbering()).isEqualTo(new Numbering.Hashed(2, 4));
+    assertThat(control.configuration(0).numbering()).isEqualTo(new Numbering.Hashed(2, 2));
+  }
+
+  /**
+   * A split of hash halves is written as the build before cuts wrote it (tag 7: partition and
+   * modulus), so such a record of an earlier log reads as a split with no cut; a split at a cut
+   * takes a tag of its own.
+   */
+  @Test
+  void aSplitRecordOfThePreviousBuildReadsWithNoCut() throws Exception {
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    DataOutputStream d = new DataOutputStream(buf);
+    d.writeByte(7);
+    d.writeInt(3);
+    d.writeLong(8);
+    byte[] old = buf.toByteArray();
+    Record read = Codec.record(old);
+    assertThat(read).isEqualTo(new Record.Split(3, 8, null));
+    assertThat(((Record.Split) read).cut()).isNull();
+    assertThat(((Record.Split) read).child()).isEqualTo(7);
+    assertThat(Codec.encode(new Record.Split(3, 8))).isEqualTo(old);
+    byte[] at = Codec.encode(new Record.Split(3, 8, Bytes.ofLong(50)));
+    assertThat(at[0]).isEqualTo((byte) 15);
+    assertThat(Codec.record(at)).isEqualTo(new Record.Split(3, 8, Bytes.ofLong(50)));
+    // a cut-split record whose cut is missing is refused, not read as hash halves
+    byte[] noCut = java.util.Arrays.copyOf(at, 1 + 4 + 8 + 4);
+    java.nio.ByteBuffer.wrap(noCut).putInt(1 + 4 + 8, -1);
+    assertThatThrownBy(() -> Codec.record(noCut)).isInstanceOf(Codec.Malformed.class)
+        .hasMessageContaining("missing");
+  }
+
+  /**
+   * Hash halves and no numbering keep the bytes of the {@code int base, long modulus} they were
+   * before numberings (tag 9 records of an earlier log read as before, and are written the same).
+   */
+  @Test
+  void hashHalvesKeepTheBaseAndModulusBytesOfThePreviousBuild() throws Exception {
+    for (long[] bm : new long[][] {{16, 32}, {0, 0}}) {
+      ByteArrayOutputStream buf = new ByteArrayOutputStream();
+      DataOutputStream d = new DataOutputStream(buf);
+      d.writeByte(9); // Configured
+      d.writeInt(3);
+      d.writeLong(7);
+      d.writeInt(2);
+      d.writeInt((int) bm[0]);
+      d.writeLong(bm[1]);
+      Codec.ints(d, List.of(0, 1));
+      Record.Configured expected = new Record.Configured(3, 7, 2, List.of(0, 1),
+          bm[0] == 0 ? Numbering.NONE : new Numbering.Hashed((int) bm[0], bm[1]));
+      assertThat(Codec.record(buf.toByteArray())).isEqualTo(expected);
+      assertThat(Codec.encode(expected)).isEqualTo(buf.toByteArray());
+    }
+  }
+
+  /** A Configured record (tag 9) of partition 3 around {@code numbering}'s bytes. */
+  private static byte[] configuredWith(byte[] numbering) throws java.io.IOException {
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    DataOutputStream d = new DataOutputStream(buf);
+    d.writeByte(9);
+    d.writeInt(3);
+    d.writeLong(7);
+    d.writeInt(2);
+    d.write(numbering);
+    Codec.ints(d, List.of(0, 1));
+    return buf.toByteArray();
+  }
+
+  private static byte[] numberingBytes(int kind, int base, long modulus, String hash,
+      int cuts) throws java.io.IOException {
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    DataOutputStream d = new DataOutputStream(buf);
+    d.writeInt(kind);
+    d.writeInt(base);
+    d.writeLong(modulus);
+    if (kind == -1) {
+      d.writeInt(0); // from: the empty key
+      d.writeInt(-1); // to: no end
+    } else {
+      byte[] name = hash.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      d.writeInt(name.length);
+      d.write(name);
+      d.writeLong(-100); // after
+      d.writeLong(100); // up to
+    }
+    d.writeInt(cuts);
+    for (int i = 0; i < cuts; i++) {
+      d.writeInt(8);
+      d.writeLong(i);
+    }
+    return buf.toByteArray();
+  }
+
+  @Test
+  void theHandBuiltNumberingBytesAreTheCodecs() throws Exception {
+    assertThat(Codec.record(configuredWith(numberingBytes(-2, 2, 4, "CASSANDRA_MURMUR3", 1))))
+        .isEqualTo(new Record.Configured(3, 7, 2, List.of(0, 1),
+            new Numbering.TokenSpans(KeyHash.CASSANDRA_MURMUR3, 2, 4, -100, 100,
+                List.of(Bytes.ofLong(0)))));
+    assertThat(Codec.record(configuredWith(numberingBytes(-1, 2, 2, null, 0))))
+        .isEqualTo(new Record.Configured(3, 7, 2, List.of(0, 1),
+            new Numbering.KeySpans(2, 2, Bytes.of(new byte[0]), null, List.of())));
+  }
+
+  /** A numbering this build does not know, or that cannot be, is refused naming the problem. */
+  @Test
+  void aMalformedNumberingIsRefused() throws Exception {
+    assertThatThrownBy(() -> Codec.record(configuredWith(numberingBytes(-3, 2, 4, "X", 0))))
+        .isInstanceOf(Codec.Malformed.class).hasMessageContaining("unknown numbering kind -3");
+    assertThatThrownBy(() -> Codec.record(configuredWith(
+        numberingBytes(-2, 2, 4, "NO_SUCH_HASH", 1))))
+        .isInstanceOf(Codec.Malformed.class)
+        .hasMessageContaining("unknown key hash NO_SUCH_HASH");
+    // spans whose cuts are not one a split
+    assertThatThrownBy(() -> Codec.record(configuredWith(numberingBytes(-1, 2, 8, null, 1))))
+        .isInstanceOf(Codec.Malformed.class).hasMessageContaining("1 cuts are given");
+    // hash halves whose modulus is not the base doubled
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    DataOutputStream d = new DataOutputStream(buf);
+    d.writeInt(3);
+    d.writeLong(5);
+    assertThatThrownBy(() -> Codec.record(configuredWith(buf.toByteArray())))
+        .isInstanceOf(Codec.Malformed.class)
+        .hasMessageContaining("not a table of base 3 split in halves");
+    // in a message, and in a control state's row, alike
+    byte[] configure = Codec.encode(new Envelope(-1, 2,
+        new Message.Configure(4, 7, 2, List.of(0), new Numbering.Hashed(2, 4))));
+    java.nio.ByteBuffer.wrap(configure).putInt(4 + 4 + 1 + 4 + 8 + 4, -3);
+    assertThatThrownBy(() -> Codec.decode(configure)).isInstanceOf(Codec.Malformed.class)
+        .hasMessageContaining("unknown numbering kind -3");
+    byte[] state = Codec.encode(new Record.ControlState(2, List.of(new Record.ControlState.Row(
+        0, 7, TOKENS, List.of(0), new java.util.TreeSet<>(List.of(0)), -1, 0, null)),
+        new java.util.TreeSet<>(List.of(0)), new java.util.TreeSet<>()));
+    java.nio.ByteBuffer.wrap(state).putInt(1 + 4 + 4 + 4 + 8, -3);
+    assertThatThrownBy(() -> Codec.record(state)).isInstanceOf(Codec.Malformed.class)
+        .hasMessageContaining("unknown numbering kind -3");
+  }
+
+  /** A table of span rows routes each key to the row whose span holds it. */
+  @Test
+  void aTableOfKeySpansRoutesByRange() {
+    // KEYS: partition 0 holds [empty, 50), partition 2 [50, 100); partition 1 is not in the table
+    ReplicaClient.Table t = new ReplicaClient.Table(true, List.of(
+        new ReplicaClient.Row(0, KEYS, 0, 1), new ReplicaClient.Row(2, KEYS, 1, 1)), null);
+    assertThat(t.route(0)).hasValueSatisfying(row -> assertThat(row.partition()).isZero());
+    assertThat(t.route(49)).hasValueSatisfying(row -> assertThat(row.partition()).isZero());
+    assertThat(t.route(50)).hasValueSatisfying(row -> assertThat(row.partition()).isEqualTo(2));
+    assertThat(t.route(99)).hasValueSatisfying(row -> assertThat(row.partition()).isEqualTo(2));
+    assertThat(t.route(100)).isEmpty();
+    assertThat(t.rows().get(1).modulus()).isEqualTo(4);
   }
 }

@@ -4,8 +4,10 @@ import io.partkit.replica.Bytes;
 import io.partkit.replica.Message;
 import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Outcome;
+import io.partkit.replica.Numbering;
 import io.partkit.replica.Record;
 import io.partkit.replica.Role;
+import io.partkit.spi.hash.KeyHash;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -37,8 +39,8 @@ final class RandomValues {
             data(r), r.nextBoolean(), r.nextBoolean() ? text(r) : null),
         new Message.Replicate(r.nextInt(), number(r), number(r), number(r), bytes(r), bytes(r)),
         new Message.Confirm(r.nextInt(), number(r), number(r), number(r)),
-        new Message.Snapshot(r.nextInt(), number(r), number(r), number(r), data(r), r.nextInt(),
-            number(r), r.nextInt(Integer.MAX_VALUE), r.nextBoolean()),
+        new Message.Snapshot(r.nextInt(), number(r), number(r), number(r), data(r), numbering(r),
+            r.nextInt(Integer.MAX_VALUE), r.nextBoolean()),
         level(r),
         new Message.Ack(r.nextInt(), number(r), number(r), number(r)),
         new Message.Confirmed(r.nextInt(), number(r), number(r), number(r)),
@@ -67,8 +69,8 @@ final class RandomValues {
     List<Integer> backups = ints(r);
     java.util.TreeSet<Integer> joining = new java.util.TreeSet<>();
     backups.stream().filter(b -> r.nextBoolean()).forEach(joining::add);
-    return new Message.Configure(r.nextInt(), number(r), r.nextInt(), backups, r.nextInt(),
-        number(r), joining);
+    return new Message.Configure(r.nextInt(), number(r), r.nextInt(), backups, numbering(r),
+        joining);
   }
 
   static Message.Level level(Random r) {
@@ -79,25 +81,25 @@ final class RandomValues {
       tail.add(new Message.Write(seq - i, bytes(r), bytes(r)));
     }
     return new Message.Level(r.nextInt(), number(r), number(r), number(r), number(r), seq, tail,
-        r.nextInt(), number(r));
+        numbering(r));
   }
 
   static List<Record> records(Random r) {
     long modulus = 2L << r.nextInt(40);
     return List.of(
-        new Record.Configured(r.nextInt(), number(r), r.nextInt(), ints(r), r.nextInt(), number(r)),
+        new Record.Configured(r.nextInt(), number(r), r.nextInt(), ints(r), numbering(r)),
         new Record.LevelBegun(r.nextInt(), number(r), number(r)),
         new Record.Written(r.nextInt(), number(r), number(r), number(r), bytes(r), bytes(r)),
         new Record.Snapshotted(r.nextInt(), number(r), r.nextInt(), number(r), number(r),
-            data(r), r.nextInt(), number(r)),
+            data(r), numbering(r)),
         new Record.Split((int) Math.min(Integer.MAX_VALUE, (r.nextLong() >>> 1) % (modulus / 2)),
-            modulus),
+            modulus, r.nextBoolean() ? null : bytes(r)),
         new Record.Checkpoint(r.nextInt(), number(r), r.nextBoolean(),
             Role.values()[r.nextInt(Role.values().length)], r.nextInt(), ints(r), r.nextBoolean(),
-            number(r), number(r), r.nextBoolean(), number(r), r.nextInt(), number(r),
-            r.nextBoolean(), number(r), number(r), data(r)),
+            number(r), number(r), r.nextBoolean(), number(r), numbering(r), r.nextBoolean(),
+            number(r), number(r), data(r)),
         new Record.SnapshotPage(r.nextInt(), number(r), r.nextInt(), number(r), number(r),
-            r.nextInt(Integer.MAX_VALUE), r.nextBoolean(), data(r), r.nextInt(), number(r)),
+            r.nextInt(Integer.MAX_VALUE), r.nextBoolean(), data(r), numbering(r)),
         new Record.Rebased(r.nextInt(), number(r), r.nextInt(), number(r), number(r), data(r),
             data(r).navigableKeySet()),
         controlState(r));
@@ -108,7 +110,7 @@ final class RandomValues {
     for (int i = r.nextInt(8); i > 0; i--) {
       Record.ControlState.Move move = r.nextBoolean() ? null
           : new Record.ControlState.Move(r.nextInt(), r.nextInt(), r.nextBoolean());
-      rows.add(new Record.ControlState.Row(r.nextInt(), number(r), number(r), ints(r),
+      rows.add(new Record.ControlState.Row(r.nextInt(), number(r), numbering(r), ints(r),
           new TreeSet<>(ints(r)), new TreeSet<>(ints(r)), r.nextInt(), number(r), move));
     }
     return new Record.ControlState(r.nextInt(), rows, new TreeSet<>(ints(r)),
@@ -118,12 +120,48 @@ final class RandomValues {
   static List<Object> frames(Random r) {
     List<ReplicaClient.Row> rows = new ArrayList<>();
     for (int i = r.nextInt(20); i > 0; i--) {
-      rows.add(new ReplicaClient.Row(r.nextInt(), r.nextInt(), number(r), r.nextInt(),
-          number(r)));
+      rows.add(new ReplicaClient.Row(r.nextInt(), numbering(r), r.nextInt(), number(r)));
     }
     boolean settled = r.nextBoolean();
     return List.of(new Frame.Hello(r.nextInt()), new Frame.TableRequest(number(r)),
         new Frame.Table(number(r), settled, rows, settled ? null : text(r)));
+  }
+
+  /**
+   * A valid numbering of any kind: none, hash halves, key spans or token spans, of a base of at
+   * least 1 (often an extreme) split 0 to 3 times for spans (one cut each), more for hash halves.
+   */
+  static Numbering numbering(Random r) {
+    int base = switch (r.nextInt(4)) {
+      case 0 -> 1;
+      case 1 -> Integer.MAX_VALUE;
+      default -> 1 + r.nextInt(1 << 16);
+    };
+    int splits = r.nextInt(4);
+    long modulus = (long) base << splits;
+    return switch (r.nextInt(4)) {
+      case 0 -> Numbering.NONE;
+      case 1 -> new Numbering.Hashed(base, (long) base << r.nextInt(32));
+      case 2 -> {
+        Bytes a = bytes(r);
+        Bytes b = bytes(r);
+        int order = a.compareTo(b);
+        Bytes to = order == 0 || r.nextInt(3) == 0 ? null : order < 0 ? b : a;
+        List<Bytes> cuts = new ArrayList<>();
+        for (int i = 0; i < splits; i++) {
+          cuts.add(bytes(r));
+        }
+        yield new Numbering.KeySpans(base, modulus, order <= 0 ? a : b, to, cuts);
+      }
+      default -> {
+        List<Bytes> cuts = new ArrayList<>();
+        for (int i = 0; i < splits; i++) {
+          cuts.add(Bytes.ofLong(number(r)));
+        }
+        yield new Numbering.TokenSpans(KeyHash.values()[r.nextInt(KeyHash.values().length)],
+            base, modulus, number(r), number(r), cuts);
+      }
+    };
   }
 
   /** A long, often one of the extremes. */

@@ -15,6 +15,7 @@ import io.partkit.replica.Message.Page;
 import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
+import io.partkit.replica.Numbering;
 import io.partkit.replica.Replica;
 import io.partkit.replica.Timing;
 import io.partkit.replica.node.load.LoadMeters;
@@ -47,7 +48,8 @@ class RequestMetersTest {
   @BeforeEach
   void twoPartitionsWithoutBackups() {
     for (int p = 0; p < 2; p++) {
-      replica.step(new Envelope(Control.ID, 0, new Configure(p, 1, 0, List.of(), 2, 2)));
+      replica.step(new Envelope(Control.ID, 0, new Configure(p, 1, 0, List.of(),
+          new Numbering.Hashed(2, 2))));
     }
     for (int i = 0; i < 5; i++) {
       replica.tick(tick += 10);
@@ -149,7 +151,8 @@ class RequestMetersTest {
     request(1, Kind.PUT, keyOf(1, 1), null, Bytes.ofLong(1));
     assertThat(registry.find(LoadMeters.PARTITION_REQUESTS).tag("partition", "1").meters())
         .hasSize(4);
-    replica.step(new Envelope(Control.ID, 0, new Configure(1, 2, 1, List.of(0), 2, 2)));
+    replica.step(new Envelope(Control.ID, 0, new Configure(1, 2, 1, List.of(0),
+        new Numbering.Hashed(2, 2))));
     meters.review(replica);
     assertThat(registry.find(LoadMeters.PARTITION_REQUESTS).tag("partition", "1").meters())
         .as("a backup now").isEmpty();

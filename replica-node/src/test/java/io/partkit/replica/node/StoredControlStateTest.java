@@ -8,6 +8,7 @@ import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.MetadataStoreException;
 import io.partkit.coordinator.MetadataStores;
 import io.partkit.coordinator.VersionedValues;
+import io.partkit.replica.Numbering;
 import io.partkit.replica.Record;
 import io.partkit.replica.Record.ControlState;
 import java.io.IOException;
@@ -64,8 +65,8 @@ class StoredControlStateTest {
   }
 
   static ControlState state(long epoch) {
-    return new ControlState(1, List.of(new ControlState.Row(0, epoch, 1, List.of(0, 1),
-        new TreeSet<>(List.of(0, 1)), -1, 0, null)), new TreeSet<>(List.of(0, 1)),
+    return new ControlState(1, List.of(new ControlState.Row(0, epoch, new Numbering.Hashed(1, 1),
+        List.of(0, 1), new TreeSet<>(List.of(0, 1)), -1, 0, null)), new TreeSet<>(List.of(0, 1)),
         new TreeSet<>());
   }
 
@@ -200,8 +201,8 @@ class StoredControlStateTest {
     StoredControlState.Opened a = open(new Reports());
     List<ControlState.Row> rows = new ArrayList<>();
     for (int p = 0; p < 40_000; p++) {
-      rows.add(new ControlState.Row(p, 1, 0, List.of(0, 1, 2), new TreeSet<>(List.of(0, 1, 2)),
-          -1, 0, null));
+      rows.add(new ControlState.Row(p, 1, Numbering.NONE, List.of(0, 1, 2),
+          new TreeSet<>(List.of(0, 1, 2)), -1, 0, null));
     }
     ControlState huge = new ControlState(40_000, rows, new TreeSet<>(List.of(0, 1, 2)),
         new TreeSet<>());

@@ -1,0 +1,72 @@
+package io.partkit.replica;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** The arithmetic of the tree of splits every numbering shares. */
+final class Lineage {
+  private Lineage() {}
+
+  /**
+   * Checks that {@code modulus} is {@code base} doubled some times and answers how many.
+   *
+   * @throws IllegalArgumentException when it is not
+   */
+  static int check(int base, long modulus) {
+    if (base < 1 || modulus < base || modulus % base != 0
+        || Long.bitCount(modulus / base) != 1) {
+      throw new IllegalArgumentException("a modulus of " + modulus + " is not a table of base "
+          + base + " split in halves");
+    }
+    return Long.numberOfTrailingZeros(modulus / base);
+  }
+
+  /** Checks that a span numbering holds one cut a split. */
+  static void check(int base, long modulus, List<?> cuts) {
+    int splits = check(base, modulus);
+    if (splits != cuts.size()) {
+      throw new IllegalArgumentException("modulus " + modulus + " of base " + base + " is "
+          + splits + " splits on, but " + cuts.size() + " cuts are given");
+    }
+  }
+
+  /** How many splits lie between {@code base} and {@code m}, a modulus on the way. */
+  static int level(int base, long modulus, long m) {
+    if (m < base || m > modulus || m % base != 0 || Long.bitCount(m / base) != 1) {
+      throw new IllegalArgumentException("modulus " + m + " is not on the way from base " + base
+          + " to " + modulus);
+    }
+    return Long.numberOfTrailingZeros(m / base);
+  }
+
+  static void checkId(int id, long modulus) {
+    if (id < 0 || id >= modulus) {
+      throw new IllegalArgumentException("partition " + id + " is not numbered at modulus "
+          + modulus);
+    }
+  }
+
+  static void checkSplit(int id, long modulus) {
+    checkId(id, modulus);
+    if (id + modulus > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("partition " + id + " at modulus " + modulus
+          + " cannot split: the new partition's number would pass " + Integer.MAX_VALUE);
+    }
+  }
+
+  /**
+   * Whether partition {@code id} is, at the {@code k}-th split from the base, the half split
+   * off.
+   */
+  static boolean splitOff(int id, int base, int k) {
+    long m = (long) base << k;
+    return id % (2 * m) >= m;
+  }
+
+  static List<Bytes> plus(List<Bytes> cuts, Bytes cut) {
+    List<Bytes> more = new ArrayList<>(cuts.size() + 1);
+    more.addAll(cuts);
+    more.add(cut);
+    return more;
+  }
+}

@@ -1,0 +1,358 @@
+package io.partkit.replica;
+
+import io.partkit.spi.KeyRanges;
+import io.partkit.spi.PartitionScheme;
+import io.partkit.spi.TokenRanges;
+import io.partkit.spi.hash.KeyHash;
+import java.math.BigInteger;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Which keys a partition holds: the numbering its configurations, copies and split records
+ * carry, so that every node divides its copy the same way with no other table.
+ *
+ * <p>A table starts with partitions {@code 0..base-1} at modulus {@code base}. Splitting
+ * partition {@code p} at modulus {@code m} doubles its modulus: {@code p} keeps part of its keys
+ * and the new partition {@code p + m} takes the rest, and both halves then carry the same
+ * numbering. So a partition's number and modulus name its place in the tree of splits from its
+ * first partition {@code p mod base}: at each doubling from {@code base} on, the bit of {@code p}
+ * worth the modulus before it says whether the partition went with the half that stayed (0) or
+ * the half split off (1).
+ *
+ * <ul>
+ *   <li>{@link Hashed}: the core's hash halves (see {@link Partitioning}); a split cuts a
+ *       partition's keys by one more bit of their hash, so the numbering needs no cut.
+ *   <li>{@link KeySpans}: ranges of keys in unsigned byte order, as {@link KeyRanges} routes;
+ *       a split cuts a partition's range at a key, and the half split off takes the keys from
+ *       that key on.
+ *   <li>{@link TokenSpans}: ranges of a token ring, as {@link TokenRanges} routes (Cassandra's
+ *       convention: a range ends at its token, inclusive, and one range wraps around); a split
+ *       cuts a partition's range at a token, and the half split off takes the tokens above it.
+ * </ul>
+ *
+ * <p>A span numbering holds its first partition's range and the cut of every split on the way
+ * from it ({@link #cut}), one a doubling, so a node holding an ancestor's copy can carry out the
+ * splits it missed in order, each with its cut, whichever descendant's configuration reaches it
+ * first.
+ */
+public sealed interface Numbering {
+
+  /** A numbering that numbers nothing (a driver or test that routes no keys): holds every key. */
+  Numbering NONE = new Unnumbered();
+
+  /** The first table's partition count; 0 for {@link #NONE}. */
+  int base();
+
+  /** Its modulus: the base times 2 to the number of splits on the way; 0 for {@link #NONE}. */
+  long modulus();
+
+  /** Whether partition {@code id} holds {@code key}. */
+  boolean holds(int id, Bytes key);
+
+  /**
+   * The numbering both halves carry once partition {@code id} splits at {@code cut} (a key for
+   * key spans, a token's eight big-endian bytes for token spans, null for hash halves).
+   *
+   * @throws IllegalArgumentException when the cut is not strictly inside the partition's range,
+   *     or is given to (or missing from) a numbering that takes none, or the numbers would run
+   *     out
+   */
+  Numbering split(int id, Bytes cut);
+
+  /**
+   * Where partition {@code id} would split in two equal halves of its line, empty when it cannot
+   * (a range of one position).
+   */
+  Optional<Bytes> midpoint(int id);
+
+  /** The numbering of an ancestor at {@code modulus}, a smaller modulus on the way. */
+  Numbering upTo(long modulus);
+
+  /** The cut of the split from {@code modulus} to twice it, null for hash halves. */
+  Bytes cut(long modulus);
+
+  /** Partition {@code id}'s range, for messages. */
+  String describe(int id);
+
+  /**
+   * The numbering of partition {@code partition} of a partkit table, as its scheme routes: hash
+   * slots of {@link KeyHash#MURMUR3_128} (the {@code fixed} strategy's), key ranges or a token
+   * ring.
+   *
+   * @throws IllegalArgumentException for hash slots of another key hash, which the core's hash
+   *     halves do not reproduce
+   */
+  static Numbering of(PartitionScheme scheme, int partition) {
+    int n = scheme.partitionCount();
+    if (partition < 0 || partition >= n) {
+      throw new IndexOutOfBoundsException("partition must be in 0.." + (n - 1) + ": " + partition);
+    }
+    if (scheme instanceof KeyRanges ranges) {
+      List<byte[]> splits = ranges.splits();
+      return new KeySpans(n, n, partition == 0 ? Bytes.of(new byte[0])
+          : Bytes.of(splits.get(partition - 1)),
+          partition == n - 1 ? null : Bytes.of(splits.get(partition)), List.of());
+    }
+    if (scheme instanceof TokenRanges ring) {
+      long[] t = ring.tokens();
+      return new TokenSpans(ring.keyHash(), n, n, partition == 0 ? t[n - 1] : t[partition - 1],
+          t[partition], List.of());
+    }
+    if (scheme.keyHash() != KeyHash.MURMUR3_128) {
+      throw new IllegalArgumentException("the core numbers hash slots by "
+          + KeyHash.MURMUR3_128 + " only, not " + scheme.keyHash());
+    }
+    return new Hashed(n, n);
+  }
+
+  /** Numbers nothing: every key is held. */
+  record Unnumbered() implements Numbering {
+    @Override
+    public int base() {
+      return 0;
+    }
+
+    @Override
+    public long modulus() {
+      return 0;
+    }
+
+    @Override
+    public boolean holds(int id, Bytes key) {
+      return true;
+    }
+
+    @Override
+    public Numbering split(int id, Bytes cut) {
+      throw new IllegalArgumentException("a partition that numbers nothing cannot split");
+    }
+
+    @Override
+    public Optional<Bytes> midpoint(int id) {
+      return Optional.empty();
+    }
+
+    @Override
+    public Numbering upTo(long modulus) {
+      return this;
+    }
+
+    @Override
+    public Bytes cut(long modulus) {
+      return null;
+    }
+
+    @Override
+    public String describe(int id) {
+      return "every key";
+    }
+  }
+
+  /** Hash halves ({@link Partitioning}) at {@code modulus}, in a table of {@code base}. */
+  record Hashed(int base, long modulus) implements Numbering {
+    public Hashed {
+      Lineage.check(base, modulus);
+    }
+
+    @Override
+    public boolean holds(int id, Bytes key) {
+      return Math.floorMod(Partitioning.number(Partitioning.hash(key), base), modulus) == id;
+    }
+
+    @Override
+    public Numbering split(int id, Bytes cut) {
+      if (cut != null) {
+        throw new IllegalArgumentException("hash halves split by one more bit of the hash and "
+            + "take no cut, got " + cut);
+      }
+      Lineage.checkSplit(id, modulus);
+      return new Hashed(base, modulus * 2);
+    }
+
+    @Override
+    public Optional<Bytes> midpoint(int id) {
+      return Optional.empty();
+    }
+
+    @Override
+    public Numbering upTo(long m) {
+      Lineage.level(base, modulus, m);
+      return new Hashed(base, m);
+    }
+
+    @Override
+    public Bytes cut(long m) {
+      return null;
+    }
+
+    @Override
+    public String describe(int id) {
+      return "keys numbered " + id + " modulo " + modulus + " (base " + base + ")";
+    }
+  }
+
+  /**
+   * Key ranges: the first partition's keys are {@code [from, to)} (to null: no end), and {@code
+   * cuts} are the keys the splits on the way cut at, one a doubling.
+   */
+  record KeySpans(int base, long modulus, Bytes from, Bytes to, List<Bytes> cuts)
+      implements Numbering {
+    public KeySpans {
+      Objects.requireNonNull(from, "from (the empty key is the first)");
+      cuts = List.copyOf(cuts);
+      Lineage.check(base, modulus, cuts);
+      if (to != null && from.compareTo(to) >= 0) {
+        throw new IllegalArgumentException("key range [" + from + ", " + to + ") is empty");
+      }
+    }
+
+    /** Partition {@code id}'s range: its first key and the key past it (null: no end). */
+    Bytes[] span(int id) {
+      Lineage.checkId(id, modulus);
+      Bytes lo = from;
+      Bytes hi = to;
+      for (int k = 0; k < cuts.size(); k++) {
+        if (Lineage.splitOff(id, base, k)) {
+          lo = cuts.get(k);
+        } else {
+          hi = cuts.get(k);
+        }
+      }
+      return new Bytes[] {lo, hi};
+    }
+
+    @Override
+    public boolean holds(int id, Bytes key) {
+      Bytes[] s = span(id);
+      return s[0].compareTo(key) <= 0 && (s[1] == null || key.compareTo(s[1]) < 0);
+    }
+
+    @Override
+    public Numbering split(int id, Bytes cut) {
+      Bytes[] s = span(id);
+      if (cut == null || s[0].compareTo(cut) >= 0 || s[1] != null && cut.compareTo(s[1]) >= 0) {
+        throw new IllegalArgumentException("cannot split partition " + id + " " + describe(id)
+            + " at " + cut + ": expected a key strictly inside it, above its first key");
+      }
+      Lineage.checkSplit(id, modulus);
+      return new KeySpans(base, modulus * 2, from, to, Lineage.plus(cuts, cut));
+    }
+
+    @Override
+    public Optional<Bytes> midpoint(int id) {
+      Bytes[] s = span(id);
+      BigInteger lo = prefix(s[0]);
+      BigInteger hi = s[1] == null ? BigInteger.ONE.shiftLeft(64) : prefix(s[1]);
+      Bytes mid = Bytes.ofLong(lo.add(hi).shiftRight(1).longValue());
+      return s[0].compareTo(mid) < 0 && (s[1] == null || mid.compareTo(s[1]) < 0)
+          ? Optional.of(mid) : Optional.empty();
+    }
+
+    /** The first eight bytes of a key, zero-padded, as an unsigned number. */
+    private static BigInteger prefix(Bytes key) {
+      byte[] b = java.util.Arrays.copyOf(key.toArray(), 8);
+      return new BigInteger(1, b);
+    }
+
+    @Override
+    public Numbering upTo(long m) {
+      return new KeySpans(base, m, from, to, cuts.subList(0, Lineage.level(base, modulus, m)));
+    }
+
+    @Override
+    public Bytes cut(long m) {
+      return cuts.get(Lineage.level(base, modulus, m));
+    }
+
+    @Override
+    public String describe(int id) {
+      Bytes[] s = span(id);
+      return "[" + s[0] + ", " + (s[1] == null ? "end" : s[1]) + ")";
+    }
+  }
+
+  /**
+   * Token ranges of a ring over {@code hash}: the first partition's tokens are {@code (after,
+   * upTo]}, wrapping past the largest token when {@code after >= upTo} (all of them when equal),
+   * and {@code cuts} are the tokens the splits on the way cut at, one a doubling, as eight
+   * big-endian bytes each.
+   */
+  record TokenSpans(KeyHash hash, int base, long modulus, long after, long upTo, List<Bytes> cuts)
+      implements Numbering {
+    public TokenSpans {
+      Objects.requireNonNull(hash, "hash");
+      cuts = List.copyOf(cuts);
+      Lineage.check(base, modulus, cuts);
+      for (Bytes c : cuts) {
+        if (c.length() != Long.BYTES) {
+          throw new IllegalArgumentException("a token cut is eight bytes, got " + c);
+        }
+      }
+    }
+
+    /** Partition {@code id}'s range: the token before it and its last token. */
+    long[] span(int id) {
+      Lineage.checkId(id, modulus);
+      long a = after;
+      long u = upTo;
+      for (int k = 0; k < cuts.size(); k++) {
+        if (Lineage.splitOff(id, base, k)) {
+          a = cuts.get(k).toLong();
+        } else {
+          u = cuts.get(k).toLong();
+        }
+      }
+      return new long[] {a, u};
+    }
+
+    private static boolean in(long a, long u, long t) {
+      return a < u ? a < t && t <= u : t > a || t <= u;
+    }
+
+    @Override
+    public boolean holds(int id, Bytes key) {
+      long[] s = span(id);
+      return in(s[0], s[1], hash.hash(key.toArray()));
+    }
+
+    @Override
+    public Numbering split(int id, Bytes cut) {
+      long[] s = span(id);
+      if (cut == null || cut.length() != Long.BYTES || !in(s[0], s[1], cut.toLong())
+          || cut.toLong() == s[1]) {
+        throw new IllegalArgumentException("cannot split partition " + id + " " + describe(id)
+            + " at " + cut + ": expected a token's eight bytes strictly inside it, below its"
+            + " last token");
+      }
+      Lineage.checkSplit(id, modulus);
+      return new TokenSpans(hash, base, modulus * 2, after, upTo, Lineage.plus(cuts, cut));
+    }
+
+    @Override
+    public Optional<Bytes> midpoint(int id) {
+      long[] s = span(id);
+      long width = s[1] - s[0]; // unsigned; 0: the whole ring
+      long mid = width == 0 ? s[0] + Long.MIN_VALUE : s[0] + (width >>> 1);
+      return width == 1 ? Optional.empty() : Optional.of(Bytes.ofLong(mid));
+    }
+
+    @Override
+    public Numbering upTo(long m) {
+      return new TokenSpans(hash, base, m, after, upTo,
+          cuts.subList(0, Lineage.level(base, modulus, m)));
+    }
+
+    @Override
+    public Bytes cut(long m) {
+      return cuts.get(Lineage.level(base, modulus, m));
+    }
+
+    @Override
+    public String describe(int id) {
+      long[] s = span(id);
+      return "(" + s[0] + ", " + s[1] + "]";
+    }
+  }
+}

@@ -40,8 +40,8 @@ import java.util.TreeMap;
  * @param numbering how the table numbers keys ({@link io.partkit.replica.Numbering}): {@value
  *     #HASHED} (the core's hash halves), {@value #KEYS} (key ranges, the first table two of the
  *     workload's consecutive keys a partition, the last open-ended; splits cut at a key the
- *     partition holds) or {@value #TOKENS} (a token ring of evenly spaced tokens; splits cut a
- *     range in halves)
+ *     partition holds) or {@value #TOKENS} (a token ring of evenly spaced tokens, the first range
+ *     wrapping; splits cut a range in halves)
  */
 public record SimulationSpec(int nodes, int replicas, int partitions, Duration time,
     int concurrency, int opsPerKey, int threadsPerKey, Optional<Mutant> mutant,
@@ -98,10 +98,13 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
         yield KeyRanges.of(splits);
       }
       case TOKENS -> {
+        // Evenly spaced, half a range off the hash slots' bounds: a ring on those bounds would
+        // number keys exactly as the hash halves do (the two murmur3 hashes agree on them), and
+        // the first range would not wrap.
         long step = Long.divideUnsigned(-1L, partitions);
         long[] tokens = new long[partitions];
         for (int i = 0; i < partitions; i++) {
-          tokens[i] = Long.MIN_VALUE + step * (i + 1);
+          tokens[i] = Long.MIN_VALUE + step * i + step / 2;
         }
         yield TokenRanges.of(tokens);
       }

@@ -63,6 +63,27 @@ final class Lineage {
     return id % (2 * m) >= m;
   }
 
+  /** A partition's bounds on its line, as {@link #bounds} finds them. */
+  record Bounds<T>(T low, T high) {}
+
+  /**
+   * The bounds the splits on the way leave partition {@code id} of a span numbering: from its
+   * first table's {@code low} and {@code high}, each cut becomes the low bound of the half split
+   * off and the high bound of the half that stayed.
+   */
+  static <T> Bounds<T> bounds(int id, int base, long modulus, List<Bytes> cuts, T low, T high,
+      java.util.function.Function<Bytes, T> position) {
+    checkId(id, modulus);
+    for (int k = 0; k < cuts.size(); k++) {
+      if (splitOff(id, base, k)) {
+        low = position.apply(cuts.get(k));
+      } else {
+        high = position.apply(cuts.get(k));
+      }
+    }
+    return new Bounds<>(low, high);
+  }
+
   static List<Bytes> plus(List<Bytes> cuts, Bytes cut) {
     List<Bytes> more = new ArrayList<>(cuts.size() + 1);
     more.addAll(cuts);

@@ -210,17 +210,8 @@ public sealed interface Numbering {
 
     /** Partition {@code id}'s range: its first key and the key past it (null: no end). */
     Bytes[] span(int id) {
-      Lineage.checkId(id, modulus);
-      Bytes lo = from;
-      Bytes hi = to;
-      for (int k = 0; k < cuts.size(); k++) {
-        if (Lineage.splitOff(id, base, k)) {
-          lo = cuts.get(k);
-        } else {
-          hi = cuts.get(k);
-        }
-      }
-      return new Bytes[] {lo, hi};
+      Lineage.Bounds<Bytes> b = Lineage.bounds(id, base, modulus, cuts, from, to, c -> c);
+      return new Bytes[] {b.low(), b.high()};
     }
 
     @Override
@@ -294,17 +285,8 @@ public sealed interface Numbering {
 
     /** Partition {@code id}'s range: the token before it and its last token. */
     long[] span(int id) {
-      Lineage.checkId(id, modulus);
-      long a = after;
-      long u = upTo;
-      for (int k = 0; k < cuts.size(); k++) {
-        if (Lineage.splitOff(id, base, k)) {
-          a = cuts.get(k).toLong();
-        } else {
-          u = cuts.get(k).toLong();
-        }
-      }
-      return new long[] {a, u};
+      Lineage.Bounds<Long> b = Lineage.bounds(id, base, modulus, cuts, after, upTo, Bytes::toLong);
+      return new long[] {b.low(), b.high()};
     }
 
     private static boolean in(long a, long u, long t) {

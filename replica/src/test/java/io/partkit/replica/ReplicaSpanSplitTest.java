@@ -28,16 +28,7 @@ class ReplicaSpanSplitTest {
 
   /** Node 0 primary, 1 and 2 backups of the whole key range at epoch 1, with keys 0..15. */
   private static Cluster filled() {
-    Cluster s = new Cluster(3);
-    s.configure(0, 1, 0, List.of(1, 2), WHOLE, Set.of(0, 1, 2));
-    s.flush();
-    for (int i = 0; i < KEYS; i++) {
-      s.request(0, new Request(i, 0, Kind.PUT, Bytes.ofLong(i), null, Bytes.ofLong(100 + i)));
-      s.flush();
-    }
-    assertThat(s.replies).hasSize(KEYS).allMatch(r -> r.outcome() == Outcome.OK);
-    s.replies.clear();
-    return s;
+    return ReplicaTest.numbered(WHOLE);
   }
 
   private static int owner(long key) {

@@ -524,8 +524,13 @@ class ReplicaTest {
 
   /** Node 0 primary, 1 and 2 backups of partition 0 at epoch 1 and modulus 1, with 16 keys. */
   private static Cluster numbered() {
+    return numbered(new Numbering.Hashed(1, 1));
+  }
+
+  /** Node 0 primary, 1 and 2 backups of partition 0 at epoch 1 in {@code n}, with 16 keys. */
+  static Cluster numbered(Numbering n) {
     Cluster s = new Cluster(3);
-    s.configure(0, 1, 0, List.of(1, 2), 1, Set.of(0, 1, 2));
+    s.configure(0, 1, 0, List.of(1, 2), n, Set.of(0, 1, 2));
     s.flush();
     for (int i = 0; i < KEYS; i++) {
       s.request(0, new Request(i, 0, Kind.PUT, Bytes.ofLong(i), null, Bytes.ofLong(100 + i)));

@@ -32,6 +32,9 @@ public final class ReplicaProvider implements SystemProvider {
             600_000),
         // the table size past which the split nemesis splits no further
         SystemOptions.integer("max-partitions", ReplicaSystem.MAX_PARTITIONS, 1, 1 << 20),
+        // how the first table numbers keys: hash slots, key ranges or a token ring
+        SystemOptions.oneOf("numbering", ReplicaSystem.HASHED, ReplicaSystem.HASHED,
+            ReplicaSystem.KEYS, ReplicaSystem.TOKENS),
         // how the control places copies: its own rule, or a partkit strategy of hash slots
         SystemOptions.oneOf("strategy", ReplicaSystem.CORE_PLACEMENT, ReplicaSystem.CORE_PLACEMENT,
             "fixed", "rendezvous"),

@@ -65,7 +65,9 @@ import java.util.stream.Collectors;
  * unknown, default {@value #REQUEST_TIMEOUT_MILLIS}), {@code timing} (the protocol's resend,
  * suspect, ping and down milliseconds, default {@link ReplicaNodeMain#TIMING}), {@code
  * max-partitions} (the table size past which {@code split} splits no further, default {@value
- * #MAX_PARTITIONS}), {@code strategy} (how the control places copies: {@value #CORE_PLACEMENT},
+ * #MAX_PARTITIONS}), {@code numbering} (the first table: {@value #HASHED}, hash slots; {@value
+ * #KEYS}, key ranges; {@value #TOKENS}, a token ring), {@code strategy} (how
+ * the control places copies: {@value #CORE_PLACEMENT},
  * its own rule, or {@code fixed} or {@code rendezvous}, given to every start of the control),
  * {@code metadata} (where the control keeps its state: {@value #LOG_METADATA}, a log of its own,
  * the default; or {@code etcd}: a one-member etcd cluster {@code m1} started on the same runtime,
@@ -109,6 +111,15 @@ final class ReplicaSystem extends NodeProcessSystem
   static final int MAX_PARTITIONS = 1024;
   /** The {@code strategy} option's default: the control places copies by its own rule. */
   static final String CORE_PLACEMENT = "core";
+  /** The {@code numbering} option's default: hash slots. */
+  static final String HASHED = "hashed";
+  /** The {@code numbering} option for key ranges. */
+  static final String KEYS = "keys";
+  /** The {@code numbering} option for a token ring. */
+  static final String TOKENS = "tokens";
+  /** The workload's keys a partition of the first table of key ranges holds. */
+  static final int KEYS_A_RANGE = 8;
+
   /** How long the control may take to answer a split, on a loaded machine. */
   private static final Duration SPLIT_TIMEOUT = Duration.ofSeconds(30);
   private static final int PORT = 7400;
@@ -163,6 +174,12 @@ final class ReplicaSystem extends NodeProcessSystem
     String timing = ctx.options().text("timing");
     boolean etcd = ctx.options().text("metadata").equals("etcd");
     coordinated = ctx.options().text("metadata").equals(COORDINATOR_METADATA);
+    String numbering = ctx.options().text("numbering");
+    if (coordinated && !numbering.equals(HASHED)) {
+      throw new IllegalArgumentException("numbering=" + numbering + " with metadata="
+          + COORDINATOR_METADATA + ": a coordinator's table of the replica cores is hash slots"
+          + " (numbering=" + HASHED + ")");
+    }
     List<String> others = new ArrayList<>(etcd ? List.of(CONTROL, CONTROL2) : List.of(CONTROL));
     if (etcd) {
       others.addAll(EtcdSystem.memberNames(1));
@@ -220,9 +237,9 @@ final class ReplicaSystem extends NodeProcessSystem
       }
       List<String> controlArgs = new ArrayList<>(List.of("--role", "control", "--nodes",
           nodeList, "--control", c.getValue().getHostString() + ":" + c.getValue().getPort(),
-          "--partitions", Integer.toString(partitions), "--replicas",
-          Integer.toString(replicas), "--timing", timing, "--secret-file",
+          "--replicas", Integer.toString(replicas), "--timing", timing, "--secret-file",
           secretFile.toString()));
+      controlArgs.addAll(firstTable(numbering, partitions));
       if (etcd) {
         controlArgs.addAll(List.of("--store", "etcd:" + String.join(",",
             metadataCluster.clientUrls()), "--store-prefix", ETCD_PREFIX, "--name", c.getKey()));
@@ -327,6 +344,33 @@ final class ReplicaSystem extends NodeProcessSystem
   }
 
   /**
+   * The control's options for the first table of {@code partitions}: hash slots; key ranges of
+   * {@value #KEYS_A_RANGE} of the workload's consecutive keys each (eight big-endian bytes,
+   * numbered from 0), the last open-ended; or a ring of evenly spaced tokens, half a range off the
+   * hash slots' bounds (on them the ring would number keys as the hash halves do).
+   */
+  static List<String> firstTable(String numbering, int partitions) {
+    if (numbering.equals(KEYS)) {
+      List<String> keys = new ArrayList<>();
+      for (int i = 1; i < partitions; i++) {
+        keys.add(java.util.HexFormat.of().formatHex(
+            io.partkit.replica.Bytes.ofLong((long) i * KEYS_A_RANGE).toArray()));
+      }
+      return keys.isEmpty() ? List.of("--partitions", "1")
+          : List.of("--split-keys", String.join(",", keys));
+    }
+    if (numbering.equals(TOKENS)) {
+      long step = Long.divideUnsigned(-1L, partitions);
+      List<String> tokens = new ArrayList<>();
+      for (int i = 0; i < partitions; i++) {
+        tokens.add(Long.toString(Long.MIN_VALUE + step * i + step / 2));
+      }
+      return List.of("--tokens", String.join(",", tokens));
+    }
+    return List.of("--partitions", Integer.toString(partitions));
+  }
+
+  /**
    * Splits a partition of the coarsest numbering, chosen with {@code random} among those at the
    * table's smallest modulus: {@code split P} on the control's standard input, then its answer.
    */
@@ -368,8 +412,11 @@ final class ReplicaSystem extends NodeProcessSystem
           + partition + ": " + e.getMessage(), e);
     }
     String line = control.awaitLine("REPLICA SPLIT ", SPLIT_TIMEOUT);
-    if (line.startsWith("REPLICA SPLIT REFUSED ") && line.endsWith("this control is a standby")) {
-      return Optional.empty(); // the leadership moved since the store named the leader
+    if (line.startsWith("REPLICA SPLIT REFUSED ") && (line.endsWith("this control is a standby")
+        || line.contains(ReplicaNodeMain.NO_MIDPOINT))) {
+      // the leadership moved since the store named the leader, or a range of one key (or
+      // token) was the coarsest: nothing split
+      return Optional.empty();
     }
     if (line.startsWith("REPLICA SPLIT REFUSED ")) {
       throw new IllegalStateException("the replica control refused: " + line);

@@ -106,6 +106,28 @@ class ReplicaVerifyTest {
   }
 
   /**
+   * Key ranges on real processes: {@code --option numbering=keys} with {@code kill,split} on a
+   * table of 2 ranges. The split cuts a range at its midpoint, the nodes divide their copies at
+   * that key, and the history stays linearizable with every acknowledged write read back and
+   * every copy where the table of ranges says.
+   */
+  @Test
+  void replicaCoresPassSplitsOfKeyRangesAndKills() throws Exception {
+    VerifySpec spec = VerifySpec.builder("replica").nemeses(List.of("kill", "split"))
+        .time(Duration.ofSeconds(15)).seed(33).runtime("processes")
+        .options(Map.of("partitions", "2", "numbering", "keys"))
+        .store(Path.of("target", "store")).build();
+    RunResult r = VerifyRun.run(spec, System.out);
+    System.out.println("seed " + spec.seed() + ": " + r.summary());
+    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
+    assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(50);
+    assertThat(r.placement()).as("placement checked").isPresent();
+    assertThat(r.placement().get().misplaced()).isEmpty();
+    assertThat(Files.readString(r.dir().resolve("history.edn")))
+        .containsPattern("\"split \\d+ into \\d+ modulus 4 partitions 3\"");
+  }
+
+  /**
    * A partkit coordinator deciding the table: {@code --option metadata=coordinator} with {@code
    * kill,membership}. Seed 41's schedule has three nodes leave (each rebalanced by the
    * coordinator, whose migrations the control carries out) and join again on heal, and kills the

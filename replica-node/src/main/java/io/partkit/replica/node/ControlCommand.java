@@ -1,10 +1,14 @@
 package io.partkit.replica.node;
 
+import io.partkit.replica.Bytes;
+import java.util.HexFormat;
 import java.util.Optional;
 
 /**
  * A command the control process (or the coordinator process) reads on its standard input, one a
- * line: {@code split P} splits partition {@code P}, {@code split-all} splits every partition of
+ * line: {@code split P} splits partition {@code P} (in halves of its range; {@code split P at HEX}
+ * at the key, or token's eight bytes, {@code HEX} for a table of key ranges or a token ring, see
+ * {@link io.partkit.replica.Numbering#split}), {@code split-all} splits every partition of
  * the table as it is when the command is carried out; {@code leave N} has node {@code N} leave
  * gracefully (its copies move to the others), {@code join N} has it join again, {@code forget N}
  * has the control forget it, lost for good with its disk (its copies are re-created on the
@@ -13,11 +17,11 @@ import java.util.Optional;
 sealed interface ControlCommand {
 
   /** What {@link #parse} accepts, for an error line. */
-  String USAGE = "'split <partition>', 'split-all', 'leave <node>', 'join <node>' or"
-      + " 'forget <node>'";
+  String USAGE = "'split <partition>', 'split <partition> at <hex key>', 'split-all',"
+      + " 'leave <node>', 'join <node>' or 'forget <node>'";
 
-  /** Split one partition. */
-  record Split(int partition) implements ControlCommand {
+  /** Split one partition, at {@code cut} (null: in halves of its range). */
+  record Split(int partition, Bytes cut) implements ControlCommand {
     @Override
     public String refusal(String why) {
       return "REPLICA SPLIT REFUSED " + partition + ": " + why;
@@ -73,7 +77,16 @@ sealed interface ControlCommand {
       return Optional.of(new SplitAll());
     }
     if (words.length == 2 && words[0].equals("split")) {
-      return Optional.of(new Split(number(words[1], "partition", line)));
+      return Optional.of(new Split(number(words[1], "partition", line), null));
+    }
+    if (words.length == 4 && words[0].equals("split") && words[2].equals("at")) {
+      try {
+        return Optional.of(new Split(number(words[1], "partition", line),
+            Bytes.of(HexFormat.of().parseHex(words[3]))));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("not a key in hex in '" + line.trim() + "': "
+            + e.getMessage() + "; expected " + USAGE, e);
+      }
     }
     if (words.length == 2 && words[0].equals("leave")) {
       return Optional.of(new Leave(number(words[1], "node", line)));

@@ -250,8 +250,8 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     try {
       control = values != null
           ? ReplicaNode.control(nodes, controlAddress, values, "the coordinator's store",
-              committed.partitionCount(), replicas, placement, timing, policy, log)
-          : ReplicaNode.control(nodes, controlAddress, data, committed.partitionCount(),
+              committed.scheme(), replicas, placement, timing, policy, log)
+          : ReplicaNode.control(nodes, controlAddress, data, committed.scheme(),
               replicas, placement, timing, policy, log);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the control on " + controlAddress, e);

@@ -15,6 +15,7 @@ import io.partkit.replica.StateMachine;
 import io.partkit.replica.Timing;
 import io.partkit.replica.node.access.Admission;
 import io.partkit.replica.node.load.LoadMeters;
+import io.partkit.spi.PartitionScheme;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -248,24 +249,25 @@ final class ReplicaNode implements AutoCloseable {
   /**
    * Starts the control of {@code nodes}, listening on {@code address}, from its log in {@code
    * data} (the stand-in for the coordinator's linearizable store): the table its last record
-   * holds, or the first table of {@code partitions} when the log is empty. It places copies by
-   * {@code placement}, or by its own rule when empty; a restart must be given the same.
+   * holds, or the first table of {@code scheme} ({@link io.partkit.replica.Numbering#of}) when
+   * the log is empty. It places copies by {@code placement}, or by its own rule when empty; a
+   * restart must be given the same.
    *
    * @throws Wal.Damaged when the log has a damaged record before intact ones
    */
   static ReplicaNode control(List<InetSocketAddress> nodes, InetSocketAddress address,
-      Path data, int partitions, int replicas, Optional<Placement> placement, Timing timing,
-      ConnectionPolicy policy, Consumer<String> log) throws IOException {
+      Path data, PartitionScheme scheme, int replicas, Optional<Placement> placement,
+      Timing timing, ConnectionPolicy policy, Consumer<String> log) throws IOException {
     return start(Control.ID, "control", data, nodeAddresses(nodes), List.of(), address,
         Wal.COMPACT_BYTES, policy, log, halting(log), null,
-        controlFrom(nodes.size(), partitions, replicas, placement, timing));
+        controlFrom(nodes.size(), scheme, replicas, placement, timing));
   }
 
   /**
    * Starts the control of {@code nodes}, listening on {@code address}, from its state in the
    * coordinator's store ({@code values}, which {@code store} names in messages; {@link
-   * StoredControlState}): the table stored last, or the first table of {@code partitions} when
-   * none is. The caller has won the store's election first. It places copies by {@code
+   * StoredControlState}): the table stored last, or the first table of {@code scheme} when none
+   * is. The caller has won the store's election first. It places copies by {@code
    * placement}, or by its own rule when empty; every control of the cluster must be given the
    * same.
    *
@@ -275,7 +277,7 @@ final class ReplicaNode implements AutoCloseable {
    * @throws IOException when it cannot listen on {@code address}
    */
   static ReplicaNode control(List<InetSocketAddress> nodes, InetSocketAddress address,
-      VersionedValues values, String store, int partitions, int replicas,
+      VersionedValues values, String store, PartitionScheme scheme, int replicas,
       Optional<Placement> placement, Timing timing, ConnectionPolicy policy,
       Consumer<String> log) throws IOException {
     AtomicReference<ReplicaNode> started = new AtomicReference<>();
@@ -283,7 +285,7 @@ final class ReplicaNode implements AutoCloseable {
         count -> started.get().onSynced(count),
         why -> fail(log, "control: " + why, EXIT_DEPOSED), log);
     List<Record> records = opened.state().<List<Record>>map(List::of).orElse(List.of());
-    StateMachine m = controlFrom(nodes.size(), partitions, replicas, placement, timing)
+    StateMachine m = controlFrom(nodes.size(), scheme, replicas, placement, timing)
         .apply(records);
     log.accept("control: " + (records.isEmpty() ? "no state in " + store + ": the first table"
         : "state read from " + store + " (version " + opened.version() + ")"));
@@ -305,17 +307,17 @@ final class ReplicaNode implements AutoCloseable {
   }
 
   /** The control of nodes 0..n-1 its durable records restore, or the first when none are. */
-  private static Function<List<Record>, StateMachine> controlFrom(int nodes, int partitions,
-      int replicas, Optional<Placement> placement, Timing timing) {
+  private static Function<List<Record>, StateMachine> controlFrom(int nodes,
+      PartitionScheme scheme, int replicas, Optional<Placement> placement, Timing timing) {
     List<Integer> members = new ArrayList<>();
     for (int i = 0; i < nodes; i++) {
       members.add(i);
     }
     return records -> placement.map(p -> records.isEmpty()
-            ? new Control(timing, partitions, replicas, members, p)
+            ? new Control(timing, scheme, replicas, members, p)
             : Control.restore(timing, replicas, p, records))
         .orElseGet(() -> records.isEmpty()
-            ? new Control(timing, partitions, replicas, members)
+            ? new Control(timing, scheme, replicas, members)
             : Control.restore(timing, replicas, records));
   }
 
@@ -672,7 +674,15 @@ final class ReplicaNode implements AutoCloseable {
       List<Integer> targets = c.command() instanceof ControlCommand.Split s
           ? List.of(s.partition()) : control.partitionIds();
       for (int p : targets) {
-        Optional<Integer> child = control.split(p);
+        Optional<Integer> child;
+        try {
+          child = c.command() instanceof ControlCommand.Split s && s.cut() != null
+              ? control.split(p, s.cut()) : control.split(p);
+        } catch (IllegalArgumentException e) {
+          log.accept("control: cannot split partition " + p + ": " + e.getMessage());
+          c.answer().accept(new ControlCommand.Split(p, null).refusal(e.getMessage()));
+          continue;
+        }
         if (child.isPresent()) {
           String line = "REPLICA SPLIT " + p + " INTO " + child.get() + " MODULUS "
               + control.configuration(p).numbering().modulus() + " PARTITIONS "
@@ -681,7 +691,7 @@ final class ReplicaNode implements AutoCloseable {
         } else {
           String why = splitRefusal(p);
           log.accept("control: cannot split partition " + p + ": " + why);
-          c.answer().accept(new ControlCommand.Split(p).refusal(why));
+          c.answer().accept(new ControlCommand.Split(p, null).refusal(why));
         }
       }
     }
@@ -749,6 +759,11 @@ final class ReplicaNode implements AutoCloseable {
     }
     if (control.moving(partition)) {
       return "a move of partition " + partition + " is under way";
+    }
+    io.partkit.replica.Numbering n = control.configuration(partition).numbering();
+    if (!(n instanceof io.partkit.replica.Numbering.Hashed) && n.midpoint(partition).isEmpty()) {
+      return "its range " + n.describe(partition) + " " + ReplicaNodeMain.NO_MIDPOINT
+          + " (split " + partition + " at <hex> names a cut)";
     }
     return "the new partition's number would pass " + Integer.MAX_VALUE;
   }

@@ -11,8 +11,13 @@ import io.partkit.replica.Timing;
 import io.partkit.replica.node.access.Admission;
 import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.replica.strategy.StrategyPlacement;
+import io.partkit.spi.HashSlots;
+import io.partkit.spi.KeyRanges;
+import io.partkit.spi.PartitionScheme;
 import io.partkit.spi.Partitioner;
 import io.partkit.spi.Partitioners;
+import io.partkit.spi.TokenRanges;
+import io.partkit.spi.hash.KeyHash;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -40,7 +45,8 @@ import java.util.function.Supplier;
  *     --role node --id 0 --data DIR --nodes h:p,h:p,h:p --control h:p [--timing R,S,P,D] \
  *     [--compact-bytes N] [--secret-file FILE]
  * java ... ReplicaNodeMain --role control --data DIR --nodes h:p,h:p,h:p --control h:p \
- *     --partitions 16 --replicas 3 [--strategy NAME] [--timing R,S,P,D]
+ *     (--partitions 16 | --split-keys HEX,HEX | --tokens T,T) --replicas 3 [--strategy NAME] \
+ *     [--timing R,S,P,D]
  * java ... ReplicaNodeMain --role control --store etcd:URL,URL --name NAME --nodes ... \
  *     --control h:p --partitions 16 --replicas 3 [--store-prefix /partkit/replica] ...
  * </pre>
@@ -62,6 +68,14 @@ import java.util.function.Supplier;
  * restarted: a restarted control hands out no epoch twice, counts a node up only once it
  * answers, and changes nothing for a full down-time. {@code --partitions} and {@code --replicas}
  * must stay the same across restarts.
+ *
+ * <p>The first table numbers keys by the core's hash halves of {@code --partitions} partitions
+ * (partkit's hash slots, {@link io.partkit.replica.Partitioning}), or, with {@code --split-keys}
+ * instead, by key ranges cut at those keys (in hex, strictly increasing in unsigned byte order;
+ * one partition more than keys), or, with {@code --tokens}, by a token ring of those tokens
+ * (signed, strictly increasing; Cassandra's murmur3 and convention), as partkit's {@link
+ * KeyRanges} and {@link TokenRanges} route ({@link io.partkit.replica.Numbering}). One of the
+ * three is given, and the same one at every start (a restart numbers as its log says).
  *
  * <p>With {@code --store etcd:URL,...} (an etcd cluster, keys under {@code --store-prefix},
  * default {@value #STORE_PREFIX}) or {@code --store file:PATH} (the embedded store, persisted to
@@ -119,6 +133,9 @@ public final class ReplicaNodeMain {
    */
   public static final long COMPACT_BYTES = Wal.COMPACT_BYTES;
 
+  /** How a split refusal says a range has no midpoint to cut at. */
+  public static final String NO_MIDPOINT = "has no midpoint to cut at";
+
   private ReplicaNodeMain() {}
 
   /** Entry point. */
@@ -131,7 +148,7 @@ public final class ReplicaNodeMain {
         || options.get("--control") == null
         || options.get("--data") == null && !(role.equals("control") && stored)
         || role.equals("node") && (options.get("--id") == null || stored)
-        || role.equals("control") && (options.get("--partitions") == null
+        || role.equals("control") && (tables(options) != 1
             || options.get("--replicas") == null
             || stored && options.get("--name") == null)
         || !role.equals("node") && !role.equals("control")) {
@@ -139,10 +156,12 @@ public final class ReplicaNodeMain {
           + " <host:port,...> --control <host:port,...> [--timing <resend,suspect,ping,down ms>]"
           + " [--compact-bytes <n>] [--secret-file <file>]\n"
           + "       ReplicaNodeMain --role control --data <dir> --nodes <host:port,...>"
-          + " --control <host:port> --partitions <n> --replicas <n> [--strategy <name>]"
+          + " --control <host:port> (--partitions <n> | --split-keys <hex,...> | --tokens"
+          + " <t,...>) --replicas <n> [--strategy <name>]"
           + " [--timing ...] [--secret-file <file>]\n"
           + "       ReplicaNodeMain --role control --store <etcd:url,...|file:path> --name <name>"
-          + " --nodes ... --control <host:port> --partitions <n> --replicas <n>"
+          + " --nodes ... --control <host:port> (--partitions ... | --split-keys ... | --tokens"
+          + " ...) --replicas <n>"
           + " [--store-prefix <etcd key prefix>] [--strategy <name>] [--timing ...]"
           + " [--secret-file <file>]");
       System.exit(2);
@@ -169,7 +188,7 @@ public final class ReplicaNodeMain {
       } else {
         int replicas = Integer.parseInt(options.get("--replicas"));
         node = ReplicaNode.control(nodes, own(controls), Path.of(options.get("--data")),
-            Integer.parseInt(options.get("--partitions")), replicas,
+            scheme(options), replicas,
             placement(options.get("--strategy"), replicas), timing, policy, log);
       }
     } catch (Wal.Damaged e) {
@@ -252,13 +271,48 @@ public final class ReplicaNodeMain {
    * leader, then the control from the stored state, until its standard input closes. Losing the
    * election stops the process ({@link ReplicaNode#EXIT_DEPOSED}).
    */
+  /** How many of the first table's three options are given (one must be). */
+  private static int tables(Map<String, String> options) {
+    return (int) java.util.stream.Stream.of("--partitions", "--split-keys", "--tokens")
+        .filter(o -> options.get(o) != null).count();
+  }
+
+  /**
+   * The first table's scheme: hash slots of {@code --partitions}, key ranges of {@code
+   * --split-keys} or a ring of {@code --tokens}.
+   *
+   * @throws IllegalArgumentException naming the option and what is wrong with it
+   */
+  static PartitionScheme scheme(Map<String, String> options) {
+    String keys = options.get("--split-keys");
+    String tokens = options.get("--tokens");
+    try {
+      if (keys != null) {
+        List<byte[]> splits = new ArrayList<>();
+        for (String k : keys.split(",")) {
+          splits.add(java.util.HexFormat.of().parseHex(k.trim()));
+        }
+        return KeyRanges.of(splits);
+      }
+      if (tokens != null) {
+        return TokenRanges.of(java.util.Arrays.stream(tokens.split(","))
+            .mapToLong(t -> Long.parseLong(t.trim())).toArray());
+      }
+      return new HashSlots(Integer.parseInt(options.get("--partitions")), KeyHash.MURMUR3_128);
+    } catch (IllegalArgumentException e) {
+      String option = keys != null ? "--split-keys" : tokens != null ? "--tokens" : "--partitions";
+      throw new IllegalArgumentException(option + " " + options.get(option) + ": "
+          + e.getMessage(), e);
+    }
+  }
+
   private static void runStoredControl(Map<String, String> options, Consumer<String> log)
       throws IOException, InterruptedException {
     String name = options.get("--name");
     List<InetSocketAddress> nodes;
     InetSocketAddress address;
     Timing timing;
-    int partitions;
+    PartitionScheme scheme;
     int replicas;
     Optional<Placement> placement;
     ConnectionPolicy policy;
@@ -268,7 +322,7 @@ public final class ReplicaNodeMain {
       policy = policy(options.get("--secret-file"));
       Admission.requireSecretOffLoopback("control " + name, address, policy.secret());
       timing = timing(options.get("--timing"));
-      partitions = Integer.parseInt(options.get("--partitions"));
+      scheme = scheme(options);
       replicas = Integer.parseInt(options.get("--replicas"));
       placement = placement(options.get("--strategy"), replicas);
     } catch (IllegalArgumentException e) {
@@ -290,7 +344,7 @@ public final class ReplicaNodeMain {
         elected.await();
         log.accept("control " + name + ": elected in " + store.describe());
         ReplicaNode n = ReplicaNode.control(nodes, address, values, store.describe(),
-            partitions, replicas, placement, timing, policy, log);
+            scheme, replicas, placement, timing, policy, log);
         running.set(n);
         listening(n, true);
       } catch (IOException | MetadataStoreException e) {

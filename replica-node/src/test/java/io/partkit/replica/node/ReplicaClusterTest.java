@@ -525,8 +525,8 @@ class ReplicaClusterTest {
    * {@code split-all} on the control's standard input while a client writes: every partition
    * splits, the table doubles, the client's requests follow the keys to the new partitions, and
    * every acknowledged write is read back, also after every node is killed and restarted from
-   * its log (which now holds Split records). A line that is no command and a split of an unknown
-   * partition are answered with errors and the control goes on.
+   * its log (which now holds Split records). A line that is no command, a split of an unknown
+   * partition and a cut given to hash halves are answered with errors and the control goes on.
    */
   @Test
   void splitsWhileAClientWritesKeepEveryAcknowledgedWrite() throws Exception {
@@ -539,6 +539,10 @@ class ReplicaClusterTest {
       send(control, "split 99");
       assertThat(control.await("REPLICA SPLIT", Duration.ofSeconds(30)))
           .startsWith("REPLICA SPLIT REFUSED 99: no partition 99 in the table");
+      send(control, "split 0 at 0a");
+      assertThat(control.await("REPLICA SPLIT", Duration.ofSeconds(30)))
+          .startsWith("REPLICA SPLIT REFUSED 0: hash halves split by one more bit of the hash"
+              + " and take no cut");
       java.util.concurrent.atomic.AtomicBoolean writing =
           new java.util.concurrent.atomic.AtomicBoolean(true);
       int before = acknowledged;

@@ -6,6 +6,7 @@ import io.partkit.replica.Message.Drained;
 import io.partkit.replica.Message.Levelled;
 import io.partkit.replica.Message.Ping;
 import io.partkit.replica.Message.Pong;
+import io.partkit.replica.Message.Resume;
 import io.partkit.replica.Message.Suspect;
 import io.partkit.replica.Record.ControlState;
 import io.partkit.replica.Record.ControlState.Row;
@@ -643,7 +644,23 @@ public final class Control implements StateMachine {
 
   // ---- decisions
 
+  /**
+   * At most one change of {@code partition}'s configuration; a drain asked for a planned change
+   * that this decision no longer makes (a move rolled back, the targets moved back) is called
+   * off, so the primary serves again at once.
+   */
   private void decide(int partition, Entry t) {
+    long epoch = t.epoch;
+    t.handOverWanted = false;
+    decideChange(partition, t);
+    if (!t.handOverWanted && t.epoch == epoch && t.drainAskedAt != NEVER) {
+      out.add(new Envelope(ID, t.primary(), new Resume(partition, t.epoch)));
+      t.drainAskedAt = NEVER;
+      t.drained = false;
+    }
+  }
+
+  private void decideChange(int partition, Entry t) {
     int primary = t.primary();
     // the primary answered that it lost the copy it held (onPong): it must not serve it
     boolean lostCopy = t.lost.contains(primary);
@@ -920,6 +937,7 @@ public final class Control implements StateMachine {
    * is only left unknown), or at once when the primary is down.
    */
   private boolean mayHandOver(int partition, Entry t) {
+    t.handOverWanted = true;
     if (t.drained || !up(t.primary())) {
       return true;
     }
@@ -1027,6 +1045,8 @@ public final class Control implements StateMachine {
     long drainAskedAt = NEVER;
     /** This epoch's primary answered {@link Drained} (volatile). */
     boolean drained;
+    /** The decision being made wants a planned change of primary ({@link #decide}). */
+    boolean handOverWanted;
 
     Entry(long epoch, List<Integer> members, Numbering numbering) {
       this.epoch = epoch;

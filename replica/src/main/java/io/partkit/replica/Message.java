@@ -226,6 +226,13 @@ public sealed interface Message {
   /** Primary to control: no round is in progress at {@code epoch}, and none starts. */
   record Drained(int partition, long epoch) implements Message {}
 
+  /**
+   * Control to primary: the planned change a {@link Drain} announced is off (a move rolled back,
+   * the targets moved back), so the primary at {@code epoch} serves again at once rather than
+   * wait out its drain.
+   */
+  record Resume(int partition, long epoch) implements Message {}
+
   /** Control to node: a heartbeat. */
   record Ping(long n) implements Message {}
 

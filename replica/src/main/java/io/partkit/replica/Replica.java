@@ -16,6 +16,7 @@ import io.partkit.replica.Message.Pong;
 import io.partkit.replica.Message.Refuse;
 import io.partkit.replica.Message.Replicate;
 import io.partkit.replica.Message.Reply;
+import io.partkit.replica.Message.Resume;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Message.Snapshot;
@@ -297,6 +298,8 @@ public final class Replica implements StateMachine {
       onConfigure(c);
     } else if (m instanceof Drain d) {
       onDrain(d);
+    } else if (m instanceof Resume r) {
+      onResume(r);
     } else if (m instanceof Ping p) {
       send(from, new Pong(p.n(), held(), served));
     }
@@ -1125,6 +1128,17 @@ public final class Replica implements StateMachine {
     if (p.current == null) {
       send(Control.ID, new Drained(p.id, p.epoch));
     }
+  }
+
+  /** The planned change is off: a primary draining at that epoch serves again. */
+  private void onResume(Resume r) {
+    Part p = parts.get(r.partition());
+    if (p == null || p.role != Role.PRIMARY || p.deposed || p.epoch != r.epoch()
+        || p.drainUntil == NEVER) {
+      return;
+    }
+    p.drainUntil = NEVER;
+    toStart.add(p.id);
   }
 
   private void onConfigure(Configure c) {

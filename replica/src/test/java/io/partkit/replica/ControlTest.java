@@ -139,6 +139,30 @@ class ControlTest {
   }
 
   @Test
+  void aDrainForAHandOverCalledOffIsFollowedByResumeAndNoChange() {
+    advance(20, Set.of(0, 1, 2, 3));
+    levelled();
+    control.leave(0);
+    sent.clear();
+    advance(10, Set.of(0, 1, 2, 3));
+    long epoch = control.configuration(0).epoch();
+    assertThat(sent).extracting(Envelope::message).contains(new Drain(0, epoch));
+    control.join(0); // the leave is withdrawn before the primary answered
+    sent.clear();
+    advance(10, Set.of(0, 1, 2, 3));
+    assertThat(sent).extracting(Envelope::message).contains(new Message.Resume(0, epoch))
+        .noneMatch(m -> m instanceof Drain);
+    assertThat(control.configuration(0).epoch()).isEqualTo(epoch);
+    sent.clear();
+    control.step(new Envelope(0, Control.ID, new Drained(0, epoch))); // a late answer
+    advance(Timing.DEFAULT.resendMillis(), Set.of(0, 1, 2, 3));
+    assertThat(control.configuration(0).epoch()).as("no change came of the late answer")
+        .isEqualTo(epoch);
+    assertThat(sent).extracting(Envelope::message)
+        .noneMatch(m -> m instanceof Drain || m instanceof Message.Resume);
+  }
+
+  @Test
   void aMigrationWhoseTargetGoesDownIsRolledBack() {
     advance(20, Set.of(0, 1, 2, 3));
     control.migrate(0, 3);

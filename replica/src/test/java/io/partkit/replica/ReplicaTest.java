@@ -283,6 +283,22 @@ class ReplicaTest {
   }
 
   @Test
+  void aResumeOfTheDrainsEpochServesAtOnceAndAnotherEpochsIsIgnored() {
+    Replica primary = c.nodes.get(0);
+    primary.step(new Envelope(Control.ID, 0, new Drain(0, 1)));
+    c.request(0, new Request(1, 0, Kind.PUT, K, null, v(1)));
+    c.flush();
+    primary.step(new Envelope(Control.ID, 0, new Message.Resume(0, 2))); // not its epoch
+    c.flush();
+    assertThat(c.replies).isEmpty();
+    primary.step(new Envelope(Control.ID, 0, new Message.Resume(0, 1)));
+    c.flush();
+    assertThat(c.replies).as("the change is off: it serves again without waiting out the drain")
+        .extracting(Reply::id, Reply::outcome).containsExactly(
+            org.assertj.core.groups.Tuple.tuple(1L, Outcome.OK));
+  }
+
+  @Test
   void aBackupTakenOutSaysNothingToThePrimaryThatStillLeadsSoItsRoundCarriesOver() {
     c.request(0, new Request(1, 0, Kind.PUT, K, null, v(1)));
     c.drain(0); // the round's replication is on its way

@@ -19,6 +19,7 @@ import io.partkit.replica.Message.Pong;
 import io.partkit.replica.Message.Refuse;
 import io.partkit.replica.Message.Replicate;
 import io.partkit.replica.Message.Reply;
+import io.partkit.replica.Message.Resume;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Message.Snapshot;
@@ -105,6 +106,7 @@ final class Codec {
   private static final byte LOGIN_RESULT = 25;
   private static final byte LOAD_REQUEST = 26;
   private static final byte LOAD = 27;
+  private static final byte RESUME = 28;
 
   // Record tags 1 and 4 are the shapes before partitions were numbered (no modulus): still read,
   // as numbered at 0, so a log written by an earlier build replays; never written.
@@ -423,6 +425,10 @@ final class Codec {
       d.writeByte(DRAINED);
       d.writeInt(r.partition());
       d.writeLong(r.epoch());
+    } else if (m instanceof Resume r) {
+      d.writeByte(RESUME);
+      d.writeInt(r.partition());
+      d.writeLong(r.epoch());
     } else if (m instanceof Ping p) {
       d.writeByte(PING);
       d.writeLong(p.n());
@@ -536,6 +542,9 @@ final class Codec {
       }
       case DRAINED -> {
         return new Drained(b.getInt(), b.getLong());
+      }
+      case RESUME -> {
+        return new Resume(b.getInt(), b.getLong());
       }
       case PING -> {
         return new Ping(b.getLong());

@@ -80,6 +80,7 @@ class CodecTest {
         new Message.Levelled(4, 7),
         new Message.Drain(4, 8),
         new Message.Drained(4, 8),
+        new Message.Resume(4, 8),
         new Message.Taken(4, 8, 2, 99, 3),
         new Message.Ping(99),
         new Message.Pong(99, Map.of(1, 2L, 5, 8L), Map.of(1, 70L)),

@@ -50,6 +50,7 @@ final class RandomValues {
         new Message.Levelled(r.nextInt(), number(r)),
         new Message.Drain(r.nextInt(), number(r)),
         new Message.Drained(r.nextInt(), number(r)),
+        new Message.Resume(r.nextInt(), number(r)),
         new Message.Taken(r.nextInt(), number(r), number(r), number(r), r.nextInt()),
         new Message.Ping(number(r)),
         new Message.Pong(number(r), held(r), held(r)));

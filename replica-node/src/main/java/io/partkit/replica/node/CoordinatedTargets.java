@@ -1,7 +1,8 @@
 package io.partkit.replica.node;
 
 import io.partkit.replica.Message.Configure;
-import io.partkit.spi.HashSlots;
+import io.partkit.replica.Control;
+import io.partkit.replica.Numbering;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
@@ -42,21 +43,42 @@ final class CoordinatedTargets {
   }
 
   /**
-   * Checks that {@code table} numbers its keys as the core does: the core's first table of
-   * {@code n} partitions is {@code HashSlots(n)} over {@link KeyHash#MURMUR3_128} ({@link
-   * io.partkit.replica.Partitioning}), so the coordinator's partition {@code p} and the core's
-   * hold the same keys only under that scheme.
+   * Checks that the core numbers {@code table}'s keys as its scheme does ({@link
+   * Numbering#of}): hash slots over {@link KeyHash#MURMUR3_128} (the core's hash halves), key
+   * ranges or a token ring, so that the coordinator's partition {@code p} and the core's hold the
+   * same keys.
    *
-   * @throws IllegalArgumentException naming the table's scheme and the one expected
+   * @throws IllegalArgumentException naming the table's scheme and those the core numbers
    */
   static void checkNumbering(PartitionAssignment table) {
-    HashSlots expected = new HashSlots(table.partitionCount(), KeyHash.MURMUR3_128);
-    if (!expected.equals(table.scheme())) {
+    try {
+      Numbering.of(table.scheme(), 0);
+    } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("the table at epoch " + table.epoch() + " ("
-          + table.strategy() + ") cuts keys by " + table.scheme() + ", but the replica core"
-          + " numbers them as " + expected + ": use a strategy of hash slots (fixed,"
-          + " rendezvous)");
+          + table.strategy() + ") cuts keys by " + table.scheme() + ", which the replica core"
+          + " does not number (" + e.getMessage() + "): use hash slots over "
+          + KeyHash.MURMUR3_128 + " (fixed, rendezvous), key ranges (range) or a token ring", e);
     }
+  }
+
+  /**
+   * Whether {@code control} numbers every partition of {@code table} as its scheme does: the
+   * first table the control started with is the one the coordinator committed.
+   */
+  static Optional<String> numberedAlike(PartitionAssignment table, Control control) {
+    if (control.partitions() != table.partitionCount()) {
+      return Optional.of("the table at epoch " + table.epoch() + " has " + table.partitionCount()
+          + " partitions, the control's " + control.partitions());
+    }
+    for (int p = 0; p < table.partitionCount(); p++) {
+      Numbering expected = Numbering.of(table.scheme(), p);
+      Numbering held = control.configuration(p).numbering();
+      if (!expected.equals(held)) {
+        return Optional.of("partition " + p + " of the table at epoch " + table.epoch()
+            + " holds " + expected.describe(p) + ", the control's " + held.describe(p));
+      }
+    }
+    return Optional.empty();
   }
 
   /** The table committed last, if any. */

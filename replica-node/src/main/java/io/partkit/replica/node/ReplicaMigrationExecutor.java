@@ -66,10 +66,11 @@ import java.util.function.Function;
  *       out, fails when it abandoned it; an undecided one is asked for again.
  * </ul>
  *
- * <p>The core numbers the keys of a table of {@code n} partitions as {@code HashSlots(n)} over
- * MURMUR3_128 ({@link io.partkit.replica.Partitioning}), the scheme of the {@code fixed} and
- * {@code rendezvous} strategies, so the coordinator's partition {@code p} holds the keys its
- * scheme gives it; a table of another scheme fails {@link #activate}. A scheme change (a split of
+ * <p>The core numbers the keys of the coordinator's first table as its scheme does ({@link
+ * io.partkit.replica.Numbering#of}): hash slots over MURMUR3_128 (the {@code fixed} and {@code
+ * rendezvous} strategies), key ranges ({@code range}) or a token ring, so the coordinator's
+ * partition {@code p} holds the keys its scheme gives it; a table of another scheme fails {@link
+ * #activate}. A scheme change (a split of
  * the coordinator's) is not carried out: this executor lacks {@link
  * MigrationExecutor.SplitsPartitions}, and the coordinator refuses one.
  *
@@ -194,11 +195,10 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
         }
       });
       place(c -> {
-        if (c.partitions() != committed.partitionCount()) {
-          return () -> later(() -> handed.completeExceptionally(
-              new IllegalStateException("the table at epoch " + committed.epoch() + " has "
-                  + committed.partitionCount() + " partitions, the control's "
-                  + c.partitions() + ": the control's state in the store is another table's")));
+        Optional<String> other = CoordinatedTargets.numberedAlike(committed, c);
+        if (other.isPresent()) {
+          return () -> later(() -> handed.completeExceptionally(new IllegalStateException(
+              other.get() + ": the control's state in the store is another table's")));
         }
         return () -> later(() -> handed.complete(null));
       });

@@ -33,6 +33,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A partkit coordinator ({@code ClusterCoordinator}, the {@code fixed} strategy) deciding the
@@ -149,8 +151,11 @@ class CoordinatedClusterTest {
         + wanted + " at epoch " + committed.epoch() + unsettled);
   }
 
-  @Test
-  void theCoordinatorsMigrationsAreCarriedOutByTheControlUnderWrites() throws Exception {
+  /** With {@code range}, the table is key ranges, which the core numbers as the coordinator. */
+  @ParameterizedTest
+  @ValueSource(strings = {"fixed", "range"})
+  void theCoordinatorsMigrationsAreCarriedOutByTheControlUnderWrites(String strategy)
+      throws Exception {
     startNodes();
     MetadataStore store = MetadataStores.embedded();
     Files.createDirectories(cluster.dir);
@@ -160,7 +165,7 @@ class CoordinatedClusterTest {
     ReplicaMigrationExecutor executor = executor(store).log(controlLog::println).build();
     closing.add(executor);
     ClusterCoordinator coordinator = Coordinators.builder().store(store)
-        .strategy("fixed", PartitionerConfig.of("partitions", PARTITIONS, "replicas", 2))
+        .strategy(strategy, PartitionerConfig.of("partitions", PARTITIONS, "replicas", 2))
         .migrationExecutor(executor).maxConcurrentMigrations(2).build();
     closing.add(coordinator);
     // one member first: its table's rows have one replica; the next two members give them two

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.partkit.replica.Message.Configure;
 import io.partkit.spi.HashSlots;
 import io.partkit.spi.KeyRanges;
+import io.partkit.spi.TokenRanges;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
@@ -53,9 +54,12 @@ class CoordinatedTargetsTest {
     assertThat(asked.commit(abandons).targets().get(1)).as("rolled back").containsExactly(1, 2);
   }
 
-  /** Only a table of the core's numbering, HashSlots over MURMUR3_128, is carried out. */
+  /**
+   * Tables the core numbers (hash slots over MURMUR3_128, key ranges, token rings) are carried
+   * out; hash slots of another hash are refused, naming both.
+   */
   @Test
-  void aTableOfAnotherSchemeThanTheCoresNumberingIsRefusedNamingBoth() {
+  void aTableOfAnotherSchemeThanTheCoresNumberingsIsRefusedNamingBoth() {
     CoordinatedTargets.checkNumbering(FIRST);
     List<List<NodeId>> rows = List.of(List.of(A), List.of(B));
     PartitionAssignment otherHash = PartitionAssignment.of("fixed", 1, 0,
@@ -63,13 +67,14 @@ class CoordinatedTargetsTest {
     assertThatThrownBy(() -> CoordinatedTargets.checkNumbering(otherHash))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("keyHash=CASSANDRA_MURMUR3")
-        .hasMessageContaining("keyHash=MURMUR3_128");
-    PartitionAssignment ranges = PartitionAssignment.of("range", 1, 0,
-        KeyRanges.of(List.of(new byte[] {0x40})), rows);
-    assertThatThrownBy(() -> CoordinatedTargets.checkNumbering(ranges))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("(range) cuts keys by")
-        .hasMessageContaining("use a strategy of hash slots");
+        .hasMessageContaining("hash slots over MURMUR3_128");
+    assertThatThrownBy(() -> CoordinatedTargets.checkNumbering(otherHash))
+        .hasMessageContaining("(fixed) cuts keys by")
+        .hasMessageContaining("key ranges (range) or a token ring");
+    CoordinatedTargets.checkNumbering(PartitionAssignment.of("range", 1, 0,
+        KeyRanges.of(List.of(new byte[] {0x40})), rows));
+    CoordinatedTargets.checkNumbering(PartitionAssignment.of("tokenring", 1, 0,
+        TokenRanges.of(-5, 5), rows));
   }
 
   @Test

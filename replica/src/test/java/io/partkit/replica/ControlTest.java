@@ -124,8 +124,8 @@ class ControlTest {
     assertThat(control.configuration(0).members()).containsExactly(3, 1, 2);
   }
 
-  @Test
-  void aLeavingPrimaryHandsOverOnceDrained() {
+  /** Node 0, the primary, leaves: the control asks it to drain; the epoch it asked at. */
+  private long primaryLeavesAndIsAskedToDrain() {
     advance(20, Set.of(0, 1, 2, 3));
     levelled();
     control.leave(0);
@@ -133,6 +133,12 @@ class ControlTest {
     advance(10, Set.of(0, 1, 2, 3));
     long epoch = control.configuration(0).epoch();
     assertThat(sent).extracting(Envelope::message).contains(new Drain(0, epoch));
+    return epoch;
+  }
+
+  @Test
+  void aLeavingPrimaryHandsOverOnceDrained() {
+    long epoch = primaryLeavesAndIsAskedToDrain();
     assertThat(control.configuration(0).primary()).isEqualTo(0);
     control.step(new Envelope(0, Control.ID, new Drained(0, epoch)));
     assertThat(control.configuration(0).members()).containsExactly(1, 2, 0);
@@ -140,13 +146,7 @@ class ControlTest {
 
   @Test
   void aDrainForAHandOverCalledOffIsFollowedByResumeAndNoChange() {
-    advance(20, Set.of(0, 1, 2, 3));
-    levelled();
-    control.leave(0);
-    sent.clear();
-    advance(10, Set.of(0, 1, 2, 3));
-    long epoch = control.configuration(0).epoch();
-    assertThat(sent).extracting(Envelope::message).contains(new Drain(0, epoch));
+    long epoch = primaryLeavesAndIsAskedToDrain();
     control.join(0); // the leave is withdrawn before the primary answered
     sent.clear();
     advance(10, Set.of(0, 1, 2, 3));

@@ -113,18 +113,11 @@ class ReplicaVerifyTest {
    */
   @Test
   void replicaCoresPassSplitsOfKeyRangesAndKills() throws Exception {
-    VerifySpec spec = VerifySpec.builder("replica").nemeses(List.of("kill", "split"))
-        .time(Duration.ofSeconds(15)).seed(33).runtime("processes")
-        .options(Map.of("partitions", "2", "numbering", "keys"))
-        .store(Path.of("target", "store")).build();
-    RunResult r = VerifyRun.run(spec, System.out);
-    System.out.println("seed " + spec.seed() + ": " + r.summary());
-    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
-    assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(50);
-    assertThat(r.placement()).as("placement checked").isPresent();
-    assertThat(r.placement().get().misplaced()).isEmpty();
-    assertThat(Files.readString(r.dir().resolve("history.edn")))
-        .containsPattern("\"split \\d+ into \\d+ modulus 4 partitions 3\"");
+    String history = validWithPlacementHeld(VerifySpec.builder("replica")
+        .nemeses(List.of("kill", "split")).time(Duration.ofSeconds(15)).seed(33)
+        .runtime("processes").options(Map.of("partitions", "2", "numbering", "keys"))
+        .store(Path.of("target", "store")).build());
+    assertThat(history).containsPattern("\"split \\d+ into \\d+ modulus 4 partitions 3\"");
   }
 
   /**
@@ -185,9 +178,13 @@ class ReplicaVerifyTest {
    * checked and the placement check holding; its history.
    */
   private static String validWithPlacementHeld(String nemesis, long seed) throws Exception {
-    VerifySpec spec = VerifySpec.builder("replica").nemeses(List.of(nemesis))
+    return validWithPlacementHeld(VerifySpec.builder("replica").nemeses(List.of(nemesis))
         .time(Duration.ofSeconds(20)).seed(seed).runtime("processes")
-        .store(Path.of("target", "store")).build();
+        .store(Path.of("target", "store")).build());
+  }
+
+  /** A run of {@code spec}, asserted as above; its history. */
+  private static String validWithPlacementHeld(VerifySpec spec) throws Exception {
     RunResult r = VerifyRun.run(spec, System.out);
     System.out.println("seed " + spec.seed() + ": " + r.summary());
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);

@@ -30,8 +30,9 @@ import java.util.TreeSet;
  *
  * <p>What must survive a restart of the coordinator is made durable as the core's rule has it: a
  * {@link ControlState} record in {@link #ready} after every change of the table (each partition's
- * epoch, members, numbering, level members, split origin and move under way) or of the nodes it
- * knows (who joined, who is leaving), before any message that announces it; the driver keeps those
+ * epoch, members, numbering, level members, members that lost their copy, split origin and move
+ * under way) or of the nodes it knows (who joined, who is leaving, each one's incarnation), before
+ * any message that announces it; the driver keeps those
  * records in the coordinator's linearizable store. {@link #restore} rebuilds the control from any
  * prefix of them. Everything else is volatile and starts afresh: heartbeat times (who is up),
  * suspicions, quarantines, the outgoing queue. A restored control has heard nobody yet: it counts
@@ -260,6 +261,7 @@ public final class Control implements StateMachine {
       NodeState s = new NodeState();
       s.heard = false;
       s.leaving = last.leaving().contains(n);
+      s.incarnation = last.incarnations().getOrDefault(n, 0L);
       c.nodes.put(n, s);
     }
     for (Row row : last.rows()) {
@@ -270,6 +272,7 @@ public final class Control implements StateMachine {
       Entry e = new Entry(row.epoch(), row.members(), row.numbering());
       e.level.addAll(row.level());
       e.joining.addAll(row.joining());
+      e.lost.addAll(row.lost());
       e.parent = row.parent();
       e.splitAt = row.splitAt();
       if (row.move() != null) {
@@ -290,7 +293,7 @@ public final class Control implements StateMachine {
       rows.add(new Row(e.getKey(), t.epoch, t.numbering, t.members, t.level, t.joining, t.parent,
           t.splitAt,
           t.move == null ? null
-              : new ControlState.Move(t.move.source, t.move.target, t.move.joined)));
+              : new ControlState.Move(t.move.source, t.move.target, t.move.joined), t.lost));
     }
     TreeSet<Integer> leaving = new TreeSet<>();
     nodes.forEach((n, s) -> {
@@ -298,7 +301,13 @@ public final class Control implements StateMachine {
         leaving.add(n);
       }
     });
-    return new ControlState(base, rows, new TreeSet<>(nodes.keySet()), leaving);
+    TreeMap<Integer, Long> incarnations = new TreeMap<>();
+    nodes.forEach((n, s) -> {
+      if (s.incarnation != 0) {
+        incarnations.put(n, s.incarnation);
+      }
+    });
+    return new ControlState(base, rows, new TreeSet<>(nodes.keySet()), leaving, incarnations);
   }
 
   /** Handles a node's message. */
@@ -316,7 +325,8 @@ public final class Control implements StateMachine {
       Entry t = table.get(l.partition());
       if (t != null && t.epoch == l.epoch() && t.primary() == e.from()) {
         durableChanged |= t.level.addAll(t.members);
-        t.lost.removeAll(t.members); // levelled again: each holds the partition's writes
+        // levelled again: each holds the partition's writes
+        durableChanged |= t.lost.removeAll(t.members);
       }
     } else if (m instanceof Drained d) {
       Entry t = table.get(d.partition());
@@ -354,9 +364,8 @@ public final class Control implements StateMachine {
     if (now - lastPing >= timing.pingMillis()) {
       lastPing = now;
       pings++;
-      for (int n : nodes.keySet()) {
-        out.add(new Envelope(ID, n, new Ping(pings)));
-      }
+      nodes.forEach((n, s) -> out.add(new Envelope(ID, n,
+          new Ping(pings, s.incarnation, s.acknowledged ? List.of() : fences(n)))));
     }
     if (now < decideFrom) {
       return;
@@ -972,10 +981,49 @@ public final class Control implements StateMachine {
     }
   }
 
+  /**
+   * Every partition's current configuration, for a node to take before it answers replica
+   * traffic ({@link Ping#fences}); for a copy it lost as primary, the epoch alone.
+   */
+  private List<Configure> fences(int node) {
+    List<Configure> fences = new ArrayList<>(table.size());
+    table.forEach((p, t) -> {
+      if (t.primary() == node && t.lost.contains(node)) {
+        // the epoch alone, with the node in no role: it must not serve the copy it lost, and
+        // the next tick hands the partition to a level backup at a newer epoch anyway
+        fences.add(new Configure(p, t.epoch, ID, List.of(), t.numbering));
+      } else {
+        fences.add(t.configure(p));
+      }
+    });
+    return fences;
+  }
+
   private void onPong(int node, Pong p) {
     NodeState s = nodes.get(node);
     if (s == null) {
       return;
+    }
+    s.acknowledged = p.acknowledged() && p.incarnation() == s.incarnation;
+    if (p.incarnation() != 0 && p.incarnation() != s.incarnation) {
+      if (s.incarnation != 0) {
+        // Another incarnation under the node's number: its disk was wiped. Whatever it held as
+        // the one before is gone, though it may answer before anyone finds it down: it is no
+        // longer level anywhere, and never serves again what it was primary of. It takes no
+        // configuration until a heartbeat names its new incarnation, which leaves only once
+        // this is durable.
+        for (Map.Entry<Integer, Entry> e : table.entrySet()) {
+          Entry t = e.getValue();
+          if (t.members.contains(node)) {
+            durableChanged |= t.level.remove(node);
+            t.heardHolding.remove(node);
+            durableChanged |= t.lost.add(node);
+            relevel.add(e.getKey());
+          }
+        }
+      }
+      s.incarnation = p.incarnation();
+      durableChanged = true;
     }
     s.lastPong = now;
     s.heard = true;
@@ -997,7 +1045,7 @@ public final class Control implements StateMachine {
         // it lost its copy (a wiped or damaged disk), or never had one
         durableChanged |= t.level.remove(node);
         if (t.heardHolding.remove(node)) {
-          t.lost.add(node); // it held the partition, and no longer does
+          durableChanged |= t.lost.add(node); // it held the partition, and no longer does
           // its primary levels it again, but reports a level only for a new epoch: give it one
           relevel.add(e.getKey());
         }
@@ -1086,6 +1134,10 @@ public final class Control implements StateMachine {
   /** What the control knows of a node. */
   private static final class NodeState {
     long lastPong;
+    /** The incarnation it answered as last ({@link Pong}); durable; 0: none heard. */
+    long incarnation;
+    /** Its last answer said it was named that incarnation and took its fences (volatile). */
+    boolean acknowledged;
     /** Whether it answered this control: a restored one knows nothing of who is up. */
     boolean heard = true;
     boolean leaving;

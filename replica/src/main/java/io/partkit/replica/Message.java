@@ -233,21 +233,46 @@ public sealed interface Message {
    */
   record Resume(int partition, long epoch) implements Message {}
 
-  /** Control to node: a heartbeat. */
-  record Ping(long n) implements Message {}
+  /**
+   * Control to node: a heartbeat, naming the node's incarnation as the control's durable state
+   * holds it (0: none). A node with an incarnation takes no configuration and no replica traffic
+   * until the control names its own: one restarted on a wiped disk under its number is a new
+   * incarnation, and the control must have counted its copies lost first. To a node that has not
+   * said it was named ({@link Pong#acknowledged}), the heartbeat also carries {@code fences}: the
+   * current configuration of every partition, which the node takes before anything else, so
+   * that a wiped node again refuses the primaries its lost log had fenced off.
+   */
+  record Ping(long n, long incarnation, List<Configure> fences) implements Message {
+    public Ping {
+      fences = List.copyOf(fences);
+    }
+
+    /** A heartbeat of a control that names no incarnation. */
+    public Ping(long n) {
+      this(n, 0, List.of());
+    }
+  }
 
   /**
-   * Node to control: alive; the epoch of each partition it is a member of, as it knows it; and
+   * Node to control: alive; the epoch of each partition it is a member of, as it knows it;
    * {@code served}, the requests it answered as a partition's primary, by partition, counted
-   * since it started (its load, which the control passes on to whoever plans by load).
+   * since it started (its load, which the control passes on to whoever plans by load); and its
+   * {@code incarnation}, drawn when it started on an empty log and kept in its log (0: a driver
+   * that names none).
    */
-  record Pong(long n, Map<Integer, Long> held, Map<Integer, Long> served) implements Message {
+  record Pong(long n, Map<Integer, Long> held, Map<Integer, Long> served, long incarnation,
+      boolean acknowledged) implements Message {
     public Pong {
       held = Map.copyOf(held);
       served = Map.copyOf(served);
     }
 
-    /** A heartbeat answer that reports no load. */
+    /** A heartbeat answer of a node with no incarnation. */
+    public Pong(long n, Map<Integer, Long> held, Map<Integer, Long> served) {
+      this(n, held, served, 0, true);
+    }
+
+    /** A heartbeat answer that reports no load, of a node with no incarnation. */
     public Pong(long n, Map<Integer, Long> held) {
       this(n, held, Map.of());
     }

@@ -29,6 +29,17 @@ public sealed interface Record {
     }
   }
 
+  /**
+   * The node started on an empty log as incarnation {@code incarnation}: a node whose disk is
+   * wiped starts again as another. It belongs to no one partition: {@link #partition} is -1.
+   */
+  record Born(long incarnation) implements Record {
+    @Override
+    public int partition() {
+      return -1;
+    }
+  }
+
   /** As primary, a levelling numbered {@code level} began. */
   record LevelBegun(int partition, long epoch, long level) implements Record {}
 
@@ -146,13 +157,22 @@ public sealed interface Record {
    * @param base the first table's partition count ({@link Numbering#base})
    * @param nodes every node the control knows (joined and not forgotten)
    * @param leaving those of them leaving gracefully
+   * @param incarnations each node's incarnation as last heard ({@link Message.Pong}), by node
    */
   record ControlState(int base, List<Row> rows, SortedSet<Integer> nodes,
-      SortedSet<Integer> leaving) implements Record {
+      SortedSet<Integer> leaving, SortedMap<Integer, Long> incarnations) implements Record {
     public ControlState {
       rows = List.copyOf(rows);
       nodes = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(nodes));
       leaving = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(leaving));
+      incarnations = java.util.Collections.unmodifiableSortedMap(
+          new java.util.TreeMap<>(incarnations));
+    }
+
+    /** A state that has heard no incarnation. */
+    public ControlState(int base, List<Row> rows, SortedSet<Integer> nodes,
+        SortedSet<Integer> leaving) {
+      this(base, rows, nodes, leaving, new java.util.TreeMap<>());
     }
 
     @Override
@@ -163,16 +183,26 @@ public sealed interface Record {
     /**
      * One partition's row: its configuration (primary first) and numbering, the members known to
      * be level, the backups its configuration named joining ({@link Message.Configure}), the
-     * split it came from ({@code parent} -1: none) and a move under way (null: none).
+     * split it came from ({@code parent} -1: none), a move under way (null: none) and the
+     * members known to have lost their copy (a wiped disk), which never serve it again.
      */
     public record Row(int partition, long epoch, Numbering numbering, List<Integer> members,
         SortedSet<Integer> level, SortedSet<Integer> joining, int parent, long splitAt,
-        Move move) {
+        Move move, SortedSet<Integer> lost) {
       public Row {
         java.util.Objects.requireNonNull(numbering, "numbering");
         members = List.copyOf(members);
         level = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(level));
         joining = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(joining));
+        lost = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(lost));
+      }
+
+      /** A row with no member known to have lost its copy. */
+      public Row(int partition, long epoch, Numbering numbering, List<Integer> members,
+          SortedSet<Integer> level, SortedSet<Integer> joining, int parent, long splitAt,
+          Move move) {
+        this(partition, epoch, numbering, members, level, joining, parent, splitAt, move,
+            new java.util.TreeSet<>());
       }
 
       /** A row whose configuration named no backup joining. */

@@ -23,6 +23,7 @@ import io.partkit.replica.Message.Snapshot;
 import io.partkit.replica.Message.Suspect;
 import io.partkit.replica.Message.Taken;
 import io.partkit.replica.Message.Write;
+import io.partkit.replica.Record.Born;
 import io.partkit.replica.Record.Checkpoint;
 import io.partkit.replica.Record.Configured;
 import io.partkit.replica.Record.LevelBegun;
@@ -175,6 +176,10 @@ public final class Replica implements StateMachine {
   private final int self;
   private final Timing timing;
   private final int pageEntries;
+  /** This node's incarnation ({@link #incarnate}); 0: none, every configuration is taken. */
+  private long incarnation;
+  /** The control named this incarnation in a heartbeat: configurations are taken from then on. */
+  private boolean acknowledged;
   private final TreeMap<Integer, Part> parts = new TreeMap<>();
   /** Requests answered as primary, by partition, since this replica was made: its load. */
   private final TreeMap<Integer, Long> served = new TreeMap<>();
@@ -252,7 +257,10 @@ public final class Replica implements StateMachine {
    * checkpoint then would make durable what the driver has not.
    */
   public List<Record> checkpoint() {
-    List<Record> checkpoint = new ArrayList<>(parts.size());
+    List<Record> checkpoint = new ArrayList<>(parts.size() + 1);
+    if (incarnation != 0) {
+      checkpoint.add(new Born(incarnation));
+    }
     for (Part p : parts.values()) {
       checkpoint.add(new Checkpoint(p.id, p.epoch, p.configured, p.role, p.primary, p.backups,
           p.deposed, p.level, p.nextLevel, p.levelled, p.seq, p.numbering, p.inherited,
@@ -262,6 +270,35 @@ public final class Replica implements StateMachine {
       }
     }
     return checkpoint;
+  }
+
+  /**
+   * Names this node's incarnation when its log named none (it started on an empty log: a new
+   * node, or one whose disk was wiped), logged as {@link Born}; a node restored from a log that
+   * names one keeps it. From then on it takes no configuration until the control names this
+   * incarnation in a heartbeat ({@link Ping}), and answers no replica traffic: a control that
+   * knew an earlier one counts that one's copies lost first, so the node never serves, or is
+   * counted as holding, what its wiped disk held; and the heartbeat's fences (every partition's
+   * configuration) come first, so it refuses the primaries its lost log had fenced off. A driver
+   * that never calls this takes every configuration.
+   *
+   * @param fresh a number no earlier incarnation of this node had, not 0
+   * @return the incarnation in effect
+   */
+  public long incarnate(long fresh) {
+    if (fresh == 0) {
+      throw new IllegalArgumentException("an incarnation is not 0");
+    }
+    if (incarnation == 0) {
+      incarnation = fresh;
+      records.add(new Born(fresh));
+    }
+    return incarnation;
+  }
+
+  /** This node's incarnation ({@link #incarnate}), 0 if none. */
+  public long incarnation() {
+    return incarnation;
   }
 
   /** This node's endpoint number. */
@@ -274,6 +311,12 @@ public final class Replica implements StateMachine {
   public void step(Envelope e) {
     Message m = e.message();
     int from = e.from();
+    if (incarnation != 0 && !acknowledged && (m instanceof Replicate || m instanceof Confirm
+        || m instanceof Snapshot || m instanceof Level)) {
+      // Until the control names this incarnation it may be one whose wiped log had fenced off
+      // the sender: no answer, which the sender takes for a slow backup.
+      return;
+    }
     if (m instanceof Request r) {
       admit(new Pending(from, r, null));
     } else if (m instanceof Scan s) {
@@ -301,7 +344,14 @@ public final class Replica implements StateMachine {
     } else if (m instanceof Resume r) {
       onResume(r);
     } else if (m instanceof Ping p) {
-      send(from, new Pong(p.n(), held(), served));
+      if (incarnation != 0 && p.incarnation() == incarnation && !acknowledged) {
+        acknowledged = true;
+        for (Configure c : p.fences()) {
+          onConfigure(c); // the epochs its log may have promised, before anything else
+        }
+      }
+      send(from, new Pong(p.n(), held(), served, incarnation,
+          incarnation == 0 || acknowledged));
     }
     // replies, suspicions and pongs are for clients and the control
   }
@@ -1142,6 +1192,9 @@ public final class Replica implements StateMachine {
   }
 
   private void onConfigure(Configure c) {
+    if (incarnation != 0 && !acknowledged) {
+      return; // the control may not know this incarnation yet; it configures it again later
+    }
     cover(c.partition(), c.numbering());
     Part p = part(c.partition());
     if (c.epoch() < p.epoch || c.epoch() == p.epoch && p.configured) {
@@ -1462,6 +1515,10 @@ public final class Replica implements StateMachine {
   // ---- state
 
   private void replay(Record rec) {
+    if (rec instanceof Born b) {
+      incarnation = b.incarnation();
+      return;
+    }
     Part p = part(rec.partition());
     if (rec instanceof Configured c) {
       p.epoch = c.epoch();

@@ -55,7 +55,12 @@ public record Fault(long at, Kind kind, long duration, int target, int other) {
      * from it while it runs: the successor restores from the store, and the control runs on,
      * deposed, until its next write fails or the fault's duration ends.
      */
-    CONTROL_RESTART("control-restart");
+    CONTROL_RESTART("control-restart"),
+    /**
+     * A node's disk is wiped while it is down and it restarts empty under its number, the control
+     * not told (unlike {@link #LOSE}): it must not serve, or count as holding, what it lost.
+     */
+    WIPE("wipe");
 
     private final String label;
 

@@ -30,7 +30,7 @@ final class FaultPlan {
     Random r = new Random(seed ^ 0x5DEECE66DL * 31);
     EnumSet<Kind> kinds = EnumSet.noneOf(Kind.class);
     for (Kind k : Kind.values()) {
-      if (k != Kind.SPLIT && k != Kind.CONTROL_RESTART && r.nextBoolean()) {
+      if (k != Kind.SPLIT && k != Kind.CONTROL_RESTART && k != Kind.WIPE && r.nextBoolean()) {
         kinds.add(k);
       }
     }
@@ -65,6 +65,12 @@ final class FaultPlan {
           s += 1 + restarts.nextInt((int) (2 * CONTROL_RESTART_GAP_MILLIS))) {
         plan.add(new Fault(s, Kind.CONTROL_RESTART, 50 + restarts.nextInt(900), 0,
             restarts.nextInt(4)));
+      }
+    }
+    Random wipes = new Random(seed ^ 0x3A1FEL * 43);
+    if (spec.wipes() && wipes.nextInt(2) == 0) {
+      for (long s = 100 + wipes.nextInt(2_000); s < end - 100; s += 1 + wipes.nextInt(4_000)) {
+        plan.add(new Fault(s, Kind.WIPE, 50 + wipes.nextInt(900), wipes.nextInt(1 << 16), 0));
       }
     }
     plan.sort(java.util.Comparator.comparingLong(Fault::at));

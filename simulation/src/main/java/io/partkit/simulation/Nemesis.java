@@ -155,6 +155,14 @@ final class Nemesis {
         }
         return "nodes " + members + " (partition " + p + ")";
       }
+      case WIPE:
+        if (!n.up() || !wholeEverywhere(control, n.id)) {
+          return null; // a wipe of a copy whose partition is short of level copies loses it
+        }
+        n.crash(false);
+        n.wipe();
+        time.schedule(f.duration(), () -> restart(n));
+        return "node " + n.id;
       case CORRUPT: {
         if (!n.up() || control.soleLevelCopy(n.id).isPresent()) {
           return null;
@@ -223,9 +231,25 @@ final class Nemesis {
    * Whether a fault of this kind needs the control up: an operator's request to it, a loss it
    * must judge safe first, or its own crash.
    */
+  /**
+   * Whether every partition {@code node} is a member of has all its members level, as the
+   * control knows: wiping one then leaves level copies of each, however soon another fault
+   * follows.
+   */
+  private static boolean wholeEverywhere(io.partkit.replica.Control control, int node) {
+    for (int p : control.partitionIds()) {
+      List<Integer> members = control.configuration(p).members();
+      if (members.contains(node) && (members.size() < 2
+          || !control.levelMembers(p).containsAll(members))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private static boolean asksTheControl(Fault.Kind kind) {
     return switch (kind) {
-      case JOIN, LEAVE, LOSE, CORRUPT, MIGRATE, SPLIT, CONTROL_RESTART -> true;
+      case JOIN, LEAVE, LOSE, CORRUPT, MIGRATE, SPLIT, CONTROL_RESTART, WIPE -> true;
       default -> false;
     };
   }

@@ -338,6 +338,6 @@ final class SimControl {
         r.partition(), r.epoch(), r.numbering(), r.members(),
         new java.util.TreeSet<>(r.members()), r.parent(), r.splitAt(), r.move())).toList();
     return restore.apply(List.of(new ControlState(last.base(), rows, last.nodes(),
-        last.leaving())));
+        last.leaving(), last.incarnations())));
   }
 }

@@ -83,6 +83,9 @@ final class SimNode {
     core = log.isEmpty() ? new Replica(id, timing, PAGE_ENTRIES)
         : Replica.restore(id, timing, log, PAGE_ENTRIES);
     incarnation++;
+    // the replica's own incarnation, taken only on an empty log: unique to this life of the
+    // node, and drawn from no random stream
+    core.incarnate(((long) id + 1) << 32 | incarnation);
     int inc = incarnation;
     time.schedule(1 + random.nextInt((int) TICK_MILLIS), () -> tick(inc));
   }
@@ -208,6 +211,11 @@ final class SimNode {
     paused = false;
     deferred.clear();
     incarnation++;
+  }
+
+  /** The disk is wiped while the node is down: it restarts with no records. */
+  void wipe() {
+    disk.rewrite(List.of());
   }
 
   /**

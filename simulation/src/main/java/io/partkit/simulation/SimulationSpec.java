@@ -42,10 +42,12 @@ import java.util.TreeMap;
  *     workload's consecutive keys a partition, the last open-ended; splits cut at a key the
  *     partition holds) or {@value #TOKENS} (a token ring of evenly spaced tokens, the first range
  *     wrapping; splits cut a range in halves)
+ * @param wipes whether the faults also wipe nodes' disks under their numbers, the control not
+ *     told ({@link Fault.Kind#WIPE}; option {@code wipes=on}, default off)
  */
 public record SimulationSpec(int nodes, int replicas, int partitions, Duration time,
     int concurrency, int opsPerKey, int threadsPerKey, Optional<Mutant> mutant,
-    String strategy, String numbering) {
+    String strategy, String numbering, boolean wipes) {
 
   /** The {@code strategy} option's default: the control places copies by its own rule. */
   public static final String CORE_PLACEMENT = "core";
@@ -64,7 +66,7 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
   /** The options {@code --option} takes, with their defaults. */
   public static final Map<String, String> OPTIONS = new TreeMap<>(Map.of(
       "replicas", "3", "partitions", "16", "concurrency", "10", "ops-per-key", "200",
-      "threads-per-key", "5", "strategy", CORE_PLACEMENT, "numbering", HASHED));
+      "threads-per-key", "5", "strategy", CORE_PLACEMENT, "numbering", HASHED, "wipes", "off"));
 
   public SimulationSpec {
     require(nodes >= 1 && nodes <= 64, "nodes must be 1..64: " + nodes);
@@ -154,13 +156,13 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
         time, number(options, "concurrency"), number(options, "ops-per-key"),
         number(options, "threads-per-key"), mutant,
         options.getOrDefault("strategy", CORE_PLACEMENT).trim(),
-        options.getOrDefault("numbering", HASHED).trim());
+        options.getOrDefault("numbering", HASHED).trim(), onOff(options, "wipes"));
   }
 
   /** The same spec with another time (shrinking shortens runs). */
   public SimulationSpec withTime(Duration t) {
     return new SimulationSpec(nodes, replicas, partitions, t, concurrency, opsPerKey,
-        threadsPerKey, mutant, strategy, numbering);
+        threadsPerKey, mutant, strategy, numbering, wipes);
   }
 
   /** Every option's effective value, defaults included. */
@@ -173,7 +175,15 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
     m.put("threads-per-key", Integer.toString(threadsPerKey));
     m.put("strategy", strategy);
     m.put("numbering", numbering);
+    m.put("wipes", wipes ? "on" : "off");
     return m;
+  }
+
+  private static boolean onOff(Map<String, String> options, String key) {
+    String v = options.getOrDefault(key, OPTIONS.get(key)).trim();
+    require(v.equals("on") || v.equals("off"), "option " + key + " must be on or off: '" + v
+        + "'");
+    return v.equals("on");
   }
 
   private static int number(Map<String, String> options, String key) {

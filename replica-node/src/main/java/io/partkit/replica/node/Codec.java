@@ -27,6 +27,7 @@ import io.partkit.replica.Message.Suspect;
 import io.partkit.replica.Message.Taken;
 import io.partkit.replica.Message.Write;
 import io.partkit.replica.Record;
+import io.partkit.replica.Record.Born;
 import io.partkit.replica.Record.Checkpoint;
 import io.partkit.replica.Record.Configured;
 import io.partkit.replica.Record.LevelBegun;
@@ -124,6 +125,7 @@ final class Codec {
   private static final byte REBASED = 13;
   private static final byte SNAPSHOT_PAGE = 14;
   private static final byte SPLIT_AT = 15;
+  private static final byte BORN = 16;
   // Tags 5, 6 and 8 held partitions numbered by a hash modulo their modulus, before keys were
   // numbered as partkit's hash slots: their keys sit in other partitions than this build would
   // look in, so such a log is refused rather than replayed.
@@ -432,6 +434,11 @@ final class Codec {
     } else if (m instanceof Ping p) {
       d.writeByte(PING);
       d.writeLong(p.n());
+      d.writeLong(p.incarnation());
+      d.writeInt(p.fences().size());
+      for (Configure fence : p.fences()) {
+        message(out, fence);
+      }
     } else if (m instanceof Pong p) {
       d.writeByte(PONG);
       d.writeLong(p.n());
@@ -443,6 +450,8 @@ final class Codec {
           d.writeLong(e.getValue());
         }
       }
+      d.writeLong(p.incarnation());
+      d.writeBoolean(p.acknowledged());
     } else {
       throw new IllegalArgumentException("no encoding for " + m);
     }
@@ -547,7 +556,18 @@ final class Codec {
         return new Resume(b.getInt(), b.getLong());
       }
       case PING -> {
-        return new Ping(b.getLong());
+        long n = b.getLong();
+        long incarnation = b.getLong();
+        int count = in.count(1);
+        List<Configure> fences = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+          byte fenceTag = b.get();
+          if (fenceTag != CONFIGURE) {
+            throw new Malformed("a heartbeat's fence is not a configuration: tag " + fenceTag);
+          }
+          fences.add((Configure) message(in, fenceTag));
+        }
+        return new Ping(n, incarnation, fences);
       }
       case PONG -> {
         long n = b.getLong();
@@ -560,7 +580,7 @@ final class Codec {
           }
           counts.add(byPartition);
         }
-        return new Pong(n, counts.get(0), counts.get(1));
+        return new Pong(n, counts.get(0), counts.get(1), b.getLong(), in.bool());
       }
       default -> throw new Malformed("unknown message tag " + tag);
     }
@@ -624,6 +644,9 @@ final class Codec {
         for (Bytes key : rb.removed()) {
           bytes(out, key);
         }
+      } else if (r instanceof Born born) {
+        d.writeByte(BORN);
+        d.writeLong(born.incarnation());
       } else if (r instanceof Split s) {
         d.writeByte(s.cut() == null ? SPLIT : SPLIT_AT);
         d.writeInt(s.partition());
@@ -661,6 +684,7 @@ final class Codec {
   /** The log record in {@code bytes}. */
   static Record record(byte[] bytes) throws Malformed {
     if (bytes.length > 0 && (bytes[0] == ControlStateCodec.TAG
+        || bytes[0] == ControlStateCodec.NUMBERED_TAG
         || bytes[0] == ControlStateCodec.MODULUS_TAG
         || bytes[0] == ControlStateCodec.NO_JOINING_TAG
         || bytes[0] == ControlStateCodec.OTHER_NUMBERING_TAG)) {
@@ -703,6 +727,7 @@ final class Codec {
         }
         case SPLIT -> r = new Split(b.getInt(), b.getLong());
         case SPLIT_AT -> r = new Split(b.getInt(), b.getLong(), in.nonNullBytes());
+        case BORN -> r = new Born(b.getLong());
         case SNAPSHOT_PAGE -> {
           int p = b.getInt();
           long epoch = b.getLong();

@@ -21,7 +21,12 @@ import java.util.TreeSet;
 final class ControlStateCodec {
 
   /** The record's tag, out of the range of the node's records. */
-  static final byte TAG = 67;
+  static final byte TAG = 68;
+  /**
+   * The tag of the shape before the nodes' incarnations and the rows' lost members: read as
+   * having heard none and knowing none lost.
+   */
+  static final byte NUMBERED_TAG = 67;
   /**
    * The tag of the shape before rows carried their numbering (hash halves only, a modulus each):
    * read as hash halves of the record's base.
@@ -59,9 +64,15 @@ final class ControlStateCodec {
           d.writeInt(r.move().target());
           d.writeBoolean(r.move().joined());
         }
+        Codec.ints(d, r.lost());
       }
       Codec.ints(d, s.nodes());
       Codec.ints(d, s.leaving());
+      d.writeInt(s.incarnations().size());
+      for (var e : s.incarnations().entrySet()) {
+        d.writeInt(e.getKey());
+        d.writeLong(e.getValue());
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -79,7 +90,7 @@ final class ControlStateCodec {
             + " the partition count: this build numbers them as hash slots and cannot restore it"
             + " (start the control afresh on an empty store)");
       }
-      if (tag != TAG && tag != MODULUS_TAG && tag != NO_JOINING_TAG) {
+      if (tag != TAG && tag != NUMBERED_TAG && tag != MODULUS_TAG && tag != NO_JOINING_TAG) {
         throw new Codec.Malformed("not a control state record: tag " + tag);
       }
       int base = b.getInt();
@@ -88,18 +99,28 @@ final class ControlStateCodec {
       for (int i = 0; i < n; i++) {
         int partition = b.getInt();
         long epoch = b.getLong();
-        Numbering numbering = tag == TAG ? in.numbering() : new Numbering.Hashed(base, b.getLong());
+        Numbering numbering = tag == TAG || tag == NUMBERED_TAG ? in.numbering()
+            : new Numbering.Hashed(base, b.getLong());
         List<Integer> members = in.ints();
         List<Integer> level = in.ints();
         List<Integer> joining = tag == NO_JOINING_TAG ? List.of() : in.ints();
         int parent = b.getInt();
         long splitAt = b.getLong();
         Move move = in.bool() ? new Move(b.getInt(), b.getInt(), in.bool()) : null;
+        List<Integer> lost = tag == TAG ? in.ints() : List.of();
         rows.add(new Row(partition, epoch, numbering, members, new TreeSet<>(level),
-            new TreeSet<>(joining), parent, splitAt, move));
+            new TreeSet<>(joining), parent, splitAt, move, new TreeSet<>(lost)));
       }
-      ControlState s = new ControlState(base, rows, new TreeSet<>(in.ints()),
-          new TreeSet<>(in.ints()));
+      TreeSet<Integer> nodes = new TreeSet<>(in.ints());
+      TreeSet<Integer> leaving = new TreeSet<>(in.ints());
+      java.util.TreeMap<Integer, Long> incarnations = new java.util.TreeMap<>();
+      if (tag == TAG) {
+        int count = in.count(12);
+        for (int i = 0; i < count; i++) {
+          incarnations.put(b.getInt(), b.getLong());
+        }
+      }
+      ControlState s = new ControlState(base, rows, nodes, leaving, incarnations);
       if (b.hasRemaining()) {
         throw new Codec.Malformed(b.remaining() + " bytes after a control state record");
       }

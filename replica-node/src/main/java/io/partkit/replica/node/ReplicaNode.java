@@ -238,8 +238,8 @@ final class ReplicaNode implements AutoCloseable {
     try {
       return start(self, "node " + self, data, peers, controls, nodes.get(self), compactBytes,
           policy, log, failStop, meters,
-          records -> records.isEmpty() ? new Replica(self, timing)
-              : Replica.restore(self, timing, records));
+          records -> incarnated(records.isEmpty() ? new Replica(self, timing)
+              : Replica.restore(self, timing, records)));
     } catch (IOException | RuntimeException e) {
       meters.close(); // a registry the caller gave keeps no meter of a node that never ran
       throw e;
@@ -295,6 +295,19 @@ final class ReplicaNode implements AutoCloseable {
     started.set(n);
     n.start();
     return n;
+  }
+
+  /**
+   * The replica with an incarnation: its log's, or, on an empty log (a new node, or a wiped
+   * disk), a random one no earlier incarnation of the node is likely to have had.
+   */
+  private static Replica incarnated(Replica replica) {
+    long fresh = 0;
+    while (fresh == 0) {
+      fresh = new java.security.SecureRandom().nextLong();
+    }
+    replica.incarnate(fresh);
+    return replica;
   }
 
   /** The addresses of nodes 0..n-1 by number. */
@@ -412,6 +425,11 @@ final class ReplicaNode implements AutoCloseable {
   /** The address it listens on. */
   InetSocketAddress address() {
     return (InetSocketAddress) server.getLocalSocketAddress();
+  }
+
+  /** A data node's incarnation, fixed before it starts (0 for the control). */
+  long incarnation() {
+    return machine instanceof Replica r ? r.incarnation() : 0;
   }
 
   private void start() {

@@ -463,7 +463,7 @@ class CodecTest {
     assertThat(read).isEqualTo(expected);
     // written again in this build's shape, with the numbering whole
     byte[] now = Codec.encode(read);
-    assertThat(now[0]).isEqualTo(ControlStateCodec.TAG).isEqualTo((byte) 67);
+    assertThat(now[0]).isEqualTo(ControlStateCodec.TAG).isEqualTo((byte) 68);
     assertThat(Codec.record(now)).isEqualTo(expected);
     io.partkit.replica.Control control = io.partkit.replica.Control.restore(
         io.partkit.replica.Timing.DEFAULT, 2, List.of(read));
@@ -477,6 +477,29 @@ class CodecTest {
    * modulus), so such a record of an earlier log reads as a split with no cut; a split at a cut
    * takes a tag of its own.
    */
+  /**
+   * A control state of the shape before incarnations (tag 67: no lost members in its rows, no
+   * incarnations after the nodes) reads as having heard none.
+   */
+  @Test
+  void aControlStateWithoutIncarnationsReadsAsHavingHeardNone() throws Exception {
+    java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+    java.io.DataOutputStream d = new java.io.DataOutputStream(buf);
+    d.writeByte(ControlStateCodec.NUMBERED_TAG);
+    d.writeInt(4); // base
+    d.writeInt(0); // rows
+    d.writeInt(2); // nodes
+    d.writeInt(0);
+    d.writeInt(1);
+    d.writeInt(0); // leaving
+    Record.ControlState read = (Record.ControlState) Codec.record(buf.toByteArray());
+    assertThat(read.nodes()).containsExactly(0, 1);
+    assertThat(read.incarnations()).isEmpty();
+    byte[] now = Codec.encode(read);
+    assertThat(now[0]).isEqualTo(ControlStateCodec.TAG);
+    assertThat(Codec.record(now)).isEqualTo(read);
+  }
+
   @Test
   void aSplitRecordOfThePreviousBuildReadsWithNoCut() throws Exception {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();

@@ -53,7 +53,10 @@ final class RandomValues {
         new Message.Resume(r.nextInt(), number(r)),
         new Message.Taken(r.nextInt(), number(r), number(r), number(r), r.nextInt()),
         new Message.Ping(number(r)),
-        new Message.Pong(number(r), held(r), held(r)));
+        new Message.Ping(number(r), number(r), r.nextBoolean() ? List.of()
+            : List.of(configure(r), configure(r))),
+        new Message.Pong(number(r), held(r), held(r)),
+        new Message.Pong(number(r), held(r), held(r), number(r), r.nextBoolean()));
   }
 
   /** A scan with a range in order (or no end) and a limit of at least 1, often an extreme. */
@@ -103,6 +106,7 @@ final class RandomValues {
             r.nextInt(Integer.MAX_VALUE), r.nextBoolean(), data(r), numbering(r)),
         new Record.Rebased(r.nextInt(), number(r), r.nextInt(), number(r), number(r), data(r),
             data(r).navigableKeySet()),
+        new Record.Born(number(r)),
         controlState(r));
   }
 
@@ -112,10 +116,15 @@ final class RandomValues {
       Record.ControlState.Move move = r.nextBoolean() ? null
           : new Record.ControlState.Move(r.nextInt(), r.nextInt(), r.nextBoolean());
       rows.add(new Record.ControlState.Row(r.nextInt(), number(r), numbering(r), ints(r),
-          new TreeSet<>(ints(r)), new TreeSet<>(ints(r)), r.nextInt(), number(r), move));
+          new TreeSet<>(ints(r)), new TreeSet<>(ints(r)), r.nextInt(), number(r), move,
+          new TreeSet<>(ints(r))));
+    }
+    java.util.TreeMap<Integer, Long> incarnations = new java.util.TreeMap<>();
+    for (int n : ints(r)) {
+      incarnations.put(n, number(r));
     }
     return new Record.ControlState(r.nextInt(), rows, new TreeSet<>(ints(r)),
-        new TreeSet<>(ints(r)));
+        new TreeSet<>(ints(r)), incarnations);
   }
 
   static List<Object> frames(Random r) {

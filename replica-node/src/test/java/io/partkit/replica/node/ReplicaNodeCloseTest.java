@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.partkit.replica.Control;
 import io.partkit.replica.Envelope;
+import io.partkit.replica.Message;
 import io.partkit.replica.Message.Configure;
 import io.partkit.replica.Timing;
 import io.partkit.replica.node.load.LoadMeters;
@@ -50,7 +51,7 @@ class ReplicaNodeCloseTest {
           List.of(new InetSocketAddress("127.0.0.1", ReplicaClusterTest.freePort())), data,
           Timing.DEFAULT, Wal.COMPACT_BYTES, ConnectionPolicy.OPEN, line -> { },
           (why, status) -> failures.add("exit " + status + ": " + why));
-      Configurer configurer = new Configurer(node.address());
+      Configurer configurer = new Configurer(node.address(), node.incarnation());
       Thread driving = new Thread(configurer, "configurer");
       driving.setDaemon(true);
       driving.start();
@@ -112,10 +113,12 @@ class ReplicaNodeCloseTest {
    */
   static final class Configurer implements Runnable {
     private final Socket socket;
+    private final long incarnation;
     private volatile boolean stopped;
 
-    Configurer(InetSocketAddress node) throws IOException {
+    Configurer(InetSocketAddress node, long incarnation) throws IOException {
       this.socket = new Socket(node.getAddress(), node.getPort());
+      this.incarnation = incarnation;
     }
 
     /** Stops sending, also when the closed node's reader no longer reads what was sent. */
@@ -130,6 +133,9 @@ class ReplicaNodeCloseTest {
         DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
             socket.getOutputStream(), 64 << 10));
         Frame.write(out, new Frame.Hello(Control.ID));
+        // the node takes configurations once the control has named its incarnation
+        Frame.write(out, new Envelope(Control.ID, 0, new Message.Ping(1, incarnation,
+            List.of())));
         for (long epoch = 1; !stopped; epoch++) {
           for (int p = 0; p < PARTITIONS; p++) {
             Frame.write(out, new Envelope(Control.ID, 0,

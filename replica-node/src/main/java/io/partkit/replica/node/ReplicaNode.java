@@ -302,9 +302,13 @@ final class ReplicaNode implements AutoCloseable {
    * disk), a random one no earlier incarnation of the node is likely to have had.
    */
   private static Replica incarnated(Replica replica) {
+    if (replica.incarnation() != 0) {
+      return replica; // its log names one: nothing to draw (every compaction comes here too)
+    }
+    java.security.SecureRandom random = new java.security.SecureRandom();
     long fresh = 0;
     while (fresh == 0) {
-      fresh = new java.security.SecureRandom().nextLong();
+      fresh = random.nextLong();
     }
     replica.incarnate(fresh);
     return replica;

@@ -548,6 +548,15 @@ public final class Control implements StateMachine {
     return List.copyOf(table.get(partition).level);
   }
 
+  /**
+   * The incarnation {@code node} last answered as ({@link Pong}), durable with the control's
+   * state; 0 when none was heard. Another one under the same number means its disk was wiped.
+   */
+  public long incarnation(int node) {
+    NodeState s = nodes.get(node);
+    return s == null ? 0 : s.incarnation;
+  }
+
   /** Whether a move of {@code partition} is under way. */
   public boolean moving(int partition) {
     return table.get(partition).move != null;

@@ -34,6 +34,11 @@ final class Nemesis {
   private final SimHistory history;
   /** The workload's keys so far: a split of key ranges cuts at one its partition holds. */
   private final Supplier<List<Long>> keys;
+  /**
+   * Nodes wiped whose new incarnation the control has not heard yet, with the one it knew at the
+   * wipe: until it hears the new one, it still counts their copies level.
+   */
+  private final Map<Integer, Long> wiped = new java.util.HashMap<>();
   private int struck;
   private boolean over;
 
@@ -156,15 +161,16 @@ final class Nemesis {
         return "nodes " + members + " (partition " + p + ")";
       }
       case WIPE:
-        if (!n.up() || !wholeEverywhere(control, n.id)) {
+        if (!n.up() || !wholeEverywhere(control, n.id, unheardWipes(control))) {
           return null; // a wipe of a copy whose partition is short of level copies loses it
         }
+        wiped.put(n.id, control.incarnation(n.id));
         n.crash(false);
         n.wipe();
         time.schedule(f.duration(), () -> restart(n));
         return "node " + n.id;
       case CORRUPT: {
-        if (!n.up() || control.soleLevelCopy(n.id).isPresent()) {
+        if (!n.up() || lastLevelCopy(control, n.id)) {
           return null;
         }
         n.crash(true);
@@ -191,7 +197,7 @@ final class Nemesis {
         cluster.leave(n);
         return "node " + n.id;
       case LOSE:
-        if (control.soleLevelCopy(n.id).isPresent()) {
+        if (lastLevelCopy(control, n.id)) {
           return null;
         }
         cluster.lose(n);
@@ -233,18 +239,52 @@ final class Nemesis {
    */
   /**
    * Whether every partition {@code node} is a member of has all its members level, as the
-   * control knows: wiping one then leaves level copies of each, however soon another fault
-   * follows.
+   * control knows and none of them wiped unheard: wiping one then leaves level copies of each,
+   * however soon another fault follows.
    */
-  private static boolean wholeEverywhere(io.partkit.replica.Control control, int node) {
+  private static boolean wholeEverywhere(Control control, int node, Set<Integer> unheard) {
     for (int p : control.partitionIds()) {
       List<Integer> members = control.configuration(p).members();
       if (members.contains(node) && (members.size() < 2
-          || !control.levelMembers(p).containsAll(members))) {
+          || !control.levelMembers(p).containsAll(members)
+          || members.stream().anyMatch(unheard::contains))) {
         return false;
       }
     }
     return true;
+  }
+
+  /**
+   * Whether {@code node} may hold the last level copy of a partition: the control's own answer
+   * ({@link Control#soleLevelCopy}), or, with wiped nodes it has not heard again, the level
+   * members it counts other than those.
+   */
+  private boolean lastLevelCopy(Control control, int node) {
+    if (control.soleLevelCopy(node).isPresent()) {
+      return true;
+    }
+    Set<Integer> unheard = unheardWipes(control);
+    if (unheard.isEmpty()) {
+      return false;
+    }
+    for (int p : control.partitionIds()) {
+      List<Integer> members = control.configuration(p).members();
+      if (members.contains(node) && control.levelMembers(p).stream()
+          .noneMatch(m -> m != node && members.contains(m) && !unheard.contains(m))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The wiped nodes whose new incarnation the control has not heard: it still counts what their
+   * disks held before. One it has heard is forgotten here, the control having counted its copies
+   * lost.
+   */
+  private Set<Integer> unheardWipes(Control control) {
+    wiped.entrySet().removeIf(e -> control.incarnation(e.getKey()) != e.getValue());
+    return Set.copyOf(wiped.keySet());
   }
 
   private static boolean asksTheControl(Fault.Kind kind) {

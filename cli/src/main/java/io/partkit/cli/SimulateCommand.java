@@ -67,9 +67,9 @@ final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--option", paramLabel = "KEY=VALUE",
       description = "replicas (3), partitions (16), concurrency (10), ops-per-key (200), "
           + "threads-per-key (5), strategy (core: the control's own placement; or a partkit "
-          + "strategy of hash slots: fixed, rendezvous; or targets: a coordinator's), numbering (hashed; or keys:"
-          + " key ranges, tokens: a token ring), wipes (off; on: disks are also wiped under"
-          + " their nodes' numbers).")
+          + "strategy of hash slots: fixed, rendezvous; or targets: a coordinator's),"
+          + " numbering (hashed; or keys: key ranges, tokens: a token ring), wipes (off; on:"
+          + " disks are also wiped under their nodes' numbers).")
   Map<String, String> options = new LinkedHashMap<>();
 
   @Option(names = "--mutant", paramLabel = "NAME",

@@ -3,19 +3,13 @@ package io.partkit.simulation;
 import io.partkit.replica.Control;
 import io.partkit.replica.Envelope;
 import io.partkit.replica.Message.Configure;
-import io.partkit.replica.Message.Kind;
-import io.partkit.replica.Message.Level;
 import io.partkit.replica.Message.Levelled;
-import io.partkit.replica.Message.Outcome;
-import io.partkit.replica.Message.Reply;
-import io.partkit.replica.Message.Request;
-import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Placement;
 import io.partkit.replica.Replica;
 import io.partkit.replica.Record.ControlState;
-import io.partkit.replica.Role;
 import io.partkit.replica.TargetPlacement;
 import io.partkit.replica.Timing;
+import io.partkit.replica.mutant.Mutant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -228,57 +222,8 @@ final class SimCluster {
     }
     SimNode n = nodes.get(e.to());
     if (n != null) {
-      n.receive(e, in -> mutate(n, in));
+      n.receive(e);
     }
-  }
-
-  /**
-   * The planted bugs that answer a request around the unchanged core (null: answered), or hand
-   * it a message rewritten.
-   */
-  private Envelope mutate(SimNode n, Envelope e) {
-    if (mutant == Mutant.REBASE_KEEPS_WRITES_AHEAD && e.message() instanceof Level l
-        && n.core.stateName(l.partition()).equals(new Replica.StateName(l.fromEpoch(),
-            l.fromLevel()))
-        && n.core.seq(l.partition()) > l.seq()) {
-      // the offer is taken as if it were at this copy's own seq: nothing is undone
-      return new Envelope(e.from(), e.to(), new Level(l.partition(), l.epoch(), l.level(),
-          l.fromEpoch(), l.fromLevel(), n.core.seq(l.partition()), List.of(),
-          l.numbering()));
-    }
-    if (mutant == Mutant.ASYNC_REPLICATION && e.message() instanceof Request r
-        && r.kind() == Kind.PUT && n.core.role(r.partition()) == Role.PRIMARY) {
-      // answered now; the core's own answer, when it comes, is dropped
-      n.answeredEarly.add(r.id());
-      network.transmit(new Envelope(n.id, e.from(), new Reply(r.id(), Outcome.OK, null, null)));
-    }
-    if (mutant == Mutant.READ_WITHOUT_CONFIRM && e.message() instanceof Request r
-        && r.kind() == Kind.GET && n.core.role(r.partition()) == Role.PRIMARY
-        && n.core.owns(r.partition(), r.key())) {
-      network.transmit(new Envelope(n.id, e.from(), new Reply(r.id(), Outcome.OK,
-          n.core.localValue(r.partition(), r.key()).orElse(null), null)));
-      return null;
-    }
-    if (mutant == Mutant.READ_WITHOUT_CONFIRM && e.message() instanceof Scan s
-        && n.core.role(s.partition()) == Role.PRIMARY
-        && n.core.modulus(s.partition()) == s.modulus()) {
-      network.transmit(new Envelope(n.id, e.from(), n.core.localPage(s)));
-      return null;
-    }
-    if (mutant == Mutant.SPLIT_SERVES_OLD_NUMBERING && e.message() instanceof Scan s
-        && n.core.role(s.partition()) == Role.PRIMARY
-        && n.core.modulus(s.partition()) != s.modulus()) {
-      network.transmit(new Envelope(n.id, e.from(), n.core.localPage(s)));
-      return null;
-    }
-    if (mutant == Mutant.SPLIT_SERVES_OLD_NUMBERING && e.message() instanceof Request r
-        && r.kind() == Kind.GET && n.core.role(r.partition()) == Role.PRIMARY
-        && !n.core.owns(r.partition(), r.key())) {
-      network.transmit(new Envelope(n.id, e.from(), new Reply(r.id(), Outcome.OK,
-          n.core.localValue(r.partition(), r.key()).orElse(null), null)));
-      return null;
-    }
-    return e;
   }
 
   SimNode node(int id) {

@@ -2,19 +2,16 @@ package io.partkit.simulation;
 
 import io.partkit.replica.Bytes;
 import io.partkit.replica.Envelope;
-import io.partkit.replica.Message.Outcome;
-import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Ready;
 import io.partkit.replica.Record;
 import io.partkit.replica.Replica;
 import io.partkit.replica.Timing;
+import io.partkit.replica.mutant.Mutant;
+import io.partkit.replica.mutant.NodeMutations;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.Function;
 
 /**
  * The simulator's driver of one replica core: it ticks the core, appends the records of each
@@ -59,8 +56,8 @@ final class SimNode {
   private int compactAt = COMPACT_RECORDS;
   /** Lost for good: never started again. */
   boolean gone;
-  /** Requests a planted bug answered before the core did: the core's own failure is dropped. */
-  final Set<Long> answeredEarly = new HashSet<>();
+  /** The node-side planted bug, if any: rewrites of what the core is handed, sends and logs. */
+  private final NodeMutations mutations;
 
   SimNode(int id, VirtualTime time, Random random, SimNetwork network, Timing timing,
       Mutant mutant) {
@@ -70,6 +67,7 @@ final class SimNode {
     this.network = network;
     this.timing = timing;
     this.mutant = mutant;
+    this.mutations = mutant == null ? null : new NodeMutations(mutant);
     this.disk = new SimLog(time, random, this::send);
   }
 
@@ -102,7 +100,7 @@ final class SimNode {
   }
 
   /** Hands {@code e} to the core, now or when the node resumes; nothing if it is down. */
-  void receive(Envelope e, Function<Envelope, Envelope> mutate) {
+  void receive(Envelope e) {
     if (!up()) {
       return;
     }
@@ -111,7 +109,7 @@ final class SimNode {
       if (incarnation != inc || !up()) {
         return;
       }
-      Envelope in = mutate.apply(e);
+      Envelope in = mutations == null ? e : mutations.inbound(core, id, e, network::transmit);
       if (in != null) {
         core.step(in);
         drain();
@@ -145,7 +143,8 @@ final class SimNode {
       crash(false);
       return;
     }
-    disk.write(r.records(), r.messages(), mutant == Mutant.ACK_BEFORE_SYNC);
+    disk.write(mutations == null ? r.records() : mutations.logged(r.records()), r.messages(),
+        mutant == Mutant.ACK_BEFORE_SYNC);
     disk.syncIfNeeded(this::inThisLife);
     compactIfGrown();
     if (r.more()) {
@@ -190,8 +189,7 @@ final class SimNode {
   }
 
   private void send(Envelope e) {
-    if (e.message() instanceof Reply r && answeredEarly.contains(r.id())
-        && r.outcome() != Outcome.OK) {
+    if (mutations != null && !mutations.outbound(e)) {
       return;
     }
     network.transmit(e);

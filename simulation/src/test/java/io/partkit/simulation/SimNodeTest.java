@@ -10,6 +10,7 @@ import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Record;
 import io.partkit.replica.Timing;
+import io.partkit.replica.mutant.Mutant;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -32,9 +33,9 @@ class SimNodeTest {
     n.start();
     // the control names the node's incarnation first: it takes configurations from then on
     n.receive(new Envelope(io.partkit.replica.Control.ID, 0,
-        new io.partkit.replica.Message.Ping(1, n.core.incarnation(), List.of())), e -> e);
+        new io.partkit.replica.Message.Ping(1, n.core.incarnation(), List.of())));
     n.receive(new Envelope(io.partkit.replica.Control.ID, 0,
-        new Configure(0, 1, 0, List.of(), new Numbering.Hashed(1, 1))), e -> e);
+        new Configure(0, 1, 0, List.of(), new Numbering.Hashed(1, 1))));
     put(n, 1, 41);
     return n;
   }
@@ -48,7 +49,7 @@ class SimNodeTest {
 
   private void put(SimNode n, long id, long value) {
     n.receive(new Envelope(SimNetwork.CLIENT_BASE, 0,
-        new Request(id, 0, Kind.PUT, KEY, null, Bytes.ofLong(value))), e -> e);
+        new Request(id, 0, Kind.PUT, KEY, null, Bytes.ofLong(value))));
     time.runUntil(time.now() + 100);
   }
 

@@ -44,6 +44,8 @@ public final class ReplicaProvider implements SystemProvider {
             "etcd", ReplicaSystem.COORDINATOR_METADATA),
         SystemOptions.text("etcd", null, "the etcd binary for metadata=etcd (default: on PATH)"),
         // how much a node's log grows before it is compacted while running
+        // a planted bug on every data node (MutantNodeMain): the run must then be invalid
+        SystemOptions.oneOf("mutant", null, MutantNodeMain.names().toArray(String[]::new)),
         SystemOptions.integer("compact-bytes", (int) ReplicaNodeMain.COMPACT_BYTES, 4096,
             Integer.MAX_VALUE),
         new SystemOptions.Spec("timing", ReplicaSystem.timingText(),

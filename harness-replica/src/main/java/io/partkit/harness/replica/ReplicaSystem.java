@@ -74,7 +74,9 @@ import java.util.stream.Collectors;
  * never faulted, holds it, and two controls run, {@code control} and {@code control2}, of which
  * the store's election makes one the leader; {@link #leader()} names that one, so a kill of the
  * leader makes the other take over), {@code compact-bytes} (how much a node's log grows before
- * it is compacted while running, default {@link ReplicaNodeMain#COMPACT_BYTES}). With {@code
+ * it is compacted while running, default {@link ReplicaNodeMain#COMPACT_BYTES}), {@code mutant}
+ * (a planted bug on every data node, one the simulator also plants: the nodes run as {@link
+ * MutantNodeMain}, so the run must be invalid; default none). With {@code
  * metadata=coordinator} the process {@code control} is a partkit coordinator instead ({@link
  * ReplicaCoordinatorMain}): a {@code ClusterCoordinator} with the {@code strategy} ({@code fixed}
  * for {@code core}) decides the table, and the control runs in its process, both keeping their
@@ -213,14 +215,18 @@ final class ReplicaSystem extends NodeProcessSystem
         .map(a -> a.getHostString() + ":" + a.getPort()).collect(Collectors.joining(","));
     // out of memory, a process exits (and a node is restarted by the run) instead of hanging
     List<String> flags = List.of("-XX:+ExitOnOutOfMemoryError");
+    Optional<String> mutant = ctx.options().optional("mutant");
     for (int i = 0; i < nodes().size(); i++) {
       String n = nodes().get(i);
       Path data = ctx.dir().resolve("data").resolve(n);
-      commands.put(n, JavaCommand.of("128m", flags, ReplicaNodeMain.class, List.of("--role",
-          "node", "--id", Integer.toString(i), "--data", data.toString(), "--nodes", nodeList,
-          "--control", controlList, "--timing", timing, "--compact-bytes",
-          Integer.toString(ctx.options().integer("compact-bytes")), "--secret-file",
-          secretFile.toString())));
+      List<String> args = new ArrayList<>();
+      mutant.ifPresent(m -> args.addAll(List.of("--mutant", m)));
+      args.addAll(List.of("--role", "node", "--id", Integer.toString(i), "--data",
+          data.toString(), "--nodes", nodeList, "--control", controlList, "--timing", timing,
+          "--compact-bytes", Integer.toString(ctx.options().integer("compact-bytes")),
+          "--secret-file", secretFile.toString()));
+      commands.put(n, JavaCommand.of("128m", flags,
+          mutant.isPresent() ? MutantNodeMain.class : ReplicaNodeMain.class, args));
     }
     for (Map.Entry<String, InetSocketAddress> c : controls.entrySet()) {
       if (coordinated) {

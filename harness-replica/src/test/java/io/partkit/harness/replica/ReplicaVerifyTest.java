@@ -174,6 +174,27 @@ class ReplicaVerifyTest {
   }
 
   /**
+   * The harness catches a broken core on real processes: nodes that acknowledge writes they never
+   * log ({@code mutant=unlogged-writes}, a {@link MutantNodeMain} process each), one copy of each
+   * partition, killed with {@code kill -9}: a restarted node comes back without acknowledged
+   * writes, and the run is invalid with writes lost.
+   */
+  @Test
+  void nodesThatAcknowledgeWritesTheyNeverLogAreCaughtByKills() throws Exception {
+    // seed 12's third kill is of a data node (the first two are of the control)
+    VerifySpec spec = VerifySpec.builder("replica").nodes(4).nemeses(List.of("kill"))
+        .time(Duration.ofSeconds(20)).seed(12).runtime("processes")
+        .options(Map.of("replicas", "1", "mutant", "unlogged-writes"))
+        .store(Path.of("target", "store")).build();
+    RunResult r = VerifyRun.run(spec, System.out);
+    System.out.println("seed " + spec.seed() + ": " + r.summary());
+    assertThat(Files.readString(r.dir().resolve("history.edn"))).as("a data node killed")
+        .containsPattern("\"kill n\\d\"");
+    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.INVALID);
+    assertThat(r.lostWrites().lost()).as("acknowledged writes lost").isNotEmpty();
+  }
+
+  /**
    * A 20 s run of {@code nemesis} with {@code seed}, asserted valid with acknowledged writes
    * checked and the placement check holding; its history.
    */

@@ -155,6 +155,8 @@ final class ReplicaNode implements AutoCloseable {
   private final FailStop failStop;
   /** A node's metering of what its replica serves; null for the control, which serves none. */
   private final RequestMeters meters;
+  /** Planted bugs of a test's node process; {@link Interposer#NONE} in production. */
+  private Interposer interposer = Interposer.NONE;
   private final long startNanos = System.nanoTime();
   private Storage storage;
   private long durable;
@@ -224,6 +226,18 @@ final class ReplicaNode implements AutoCloseable {
       List<InetSocketAddress> controls, Path data, Timing timing, long compactBytes,
       ConnectionPolicy policy, Consumer<String> log, FailStop failStop, MeterRegistry registry)
       throws IOException {
+    return node(self, nodes, controls, data, timing, compactBytes, policy, log, failStop,
+        registry, Interposer.NONE);
+  }
+
+  /**
+   * {@link #node}, with {@code interposer} between the driver and the core: {@link
+   * Interposer#NONE} but for a test's node process that plants a bug.
+   */
+  static ReplicaNode node(int self, List<InetSocketAddress> nodes,
+      List<InetSocketAddress> controls, Path data, Timing timing, long compactBytes,
+      ConnectionPolicy policy, Consumer<String> log, FailStop failStop, MeterRegistry registry,
+      Interposer interposer) throws IOException {
     if (controls.isEmpty()) {
       throw new IllegalArgumentException("a node needs the address of at least one control");
     }
@@ -237,7 +251,7 @@ final class ReplicaNode implements AutoCloseable {
         LoadMeters.DEFAULT_HOT_KEY_WINDOW);
     try {
       return start(self, "node " + self, data, peers, controls, nodes.get(self), compactBytes,
-          policy, log, failStop, meters,
+          policy, log, failStop, meters, interposer,
           records -> incarnated(records.isEmpty() ? new Replica(self, timing)
               : Replica.restore(self, timing, records)));
     } catch (IOException | RuntimeException e) {
@@ -259,7 +273,7 @@ final class ReplicaNode implements AutoCloseable {
       Path data, PartitionScheme scheme, int replicas, Optional<Placement> placement,
       Timing timing, ConnectionPolicy policy, Consumer<String> log) throws IOException {
     return start(Control.ID, "control", data, nodeAddresses(nodes), List.of(), address,
-        Wal.COMPACT_BYTES, policy, log, halting(log), null,
+        Wal.COMPACT_BYTES, policy, log, halting(log), null, Interposer.NONE,
         controlFrom(nodes.size(), scheme, replicas, placement, timing));
   }
 
@@ -347,7 +361,7 @@ final class ReplicaNode implements AutoCloseable {
   private static ReplicaNode start(int id, String name, Path data,
       Map<Integer, InetSocketAddress> peers, List<InetSocketAddress> controls,
       InetSocketAddress address, long compactBytes, ConnectionPolicy policy,
-      Consumer<String> log, FailStop failStop, RequestMeters meters,
+      Consumer<String> log, FailStop failStop, RequestMeters meters, Interposer interposer,
       Function<List<Record>, StateMachine> machine) throws IOException {
     Admission.requireSecretOffLoopback(name, address, policy.secret());
     AtomicReference<ReplicaNode> started = new AtomicReference<>();
@@ -398,6 +412,7 @@ final class ReplicaNode implements AutoCloseable {
       }
     });
     n.durable = opened.records().size();
+    n.interposer = interposer;
     started.set(n);
     n.start();
     return n;
@@ -661,7 +676,11 @@ final class ReplicaNode implements AutoCloseable {
       if (meters != null && e.from() >= CLIENT_BASE) {
         meters.received(e.from(), e.message(), System.nanoTime());
       }
-      machine.step(e);
+      Envelope handed = machine instanceof Replica r
+          ? interposer.inbound(r, self, e, this::transmit) : e;
+      if (handed != null) {
+        machine.step(handed);
+      }
     } else if (in instanceof LoadAsk a) {
       Link l = clients.get(a.client());
       if (l != null) {
@@ -797,7 +816,7 @@ final class ReplicaNode implements AutoCloseable {
     if (r.isEmpty() && decided.isEmpty()) {
       return;
     }
-    long barrier = storage == null ? 0 : storage.append(r.records());
+    long barrier = storage == null ? 0 : storage.append(interposer.logged(r.records()));
     if (control != null && control.changes() != changesSeen) {
       changesSeen = control.changes();
       TreeMap<Integer, Configure> changed = new TreeMap<>();
@@ -836,20 +855,27 @@ final class ReplicaNode implements AutoCloseable {
   private void release() {
     while (!waiting.isEmpty() && waiting.peek().barrier() <= durable) {
       Envelope e = waiting.poll().envelope();
-      if (e.to() == Control.ID) {
-        controlLinks.forEach(l -> l.send(e));
-        continue;
-      }
-      if (meters != null && e.to() >= CLIENT_BASE) {
-        meters.answered(e, (Replica) machine, System.nanoTime());
-      }
-      Link l = e.to() >= CLIENT_BASE ? clients.get(e.to()) : links.get(e.to());
-      if (l != null) {
-        l.send(e);
+      if (interposer.outbound(e)) {
+        transmit(e);
       }
     }
     while (!answers.isEmpty() && answers.peek().barrier() <= durable) {
       answers.poll().action().run();
+    }
+  }
+
+  /** Sends {@code e} on the link to its addressee: the control, a node or a client. */
+  private void transmit(Envelope e) {
+    if (e.to() == Control.ID) {
+      controlLinks.forEach(l -> l.send(e));
+      return;
+    }
+    if (meters != null && e.to() >= CLIENT_BASE) {
+      meters.answered(e, (Replica) machine, System.nanoTime());
+    }
+    Link l = e.to() >= CLIENT_BASE ? clients.get(e.to()) : links.get(e.to());
+    if (l != null) {
+      l.send(e);
     }
   }
 

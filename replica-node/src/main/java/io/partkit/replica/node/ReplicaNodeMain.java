@@ -1,5 +1,6 @@
 package io.partkit.replica.node;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.partkit.coordinator.Leadership;
 import io.partkit.coordinator.MetadataStore;
 import io.partkit.coordinator.MetadataStoreException;
@@ -140,6 +141,15 @@ public final class ReplicaNodeMain {
 
   /** Entry point. */
   public static void main(String[] args) throws IOException, InterruptedException {
+    run(args, Interposer.NONE);
+  }
+
+  /**
+   * {@link #main}, a node's core behind {@code interposer} (a control's never is): for a test's
+   * node process that plants a bug, which {@link #main} cannot be told to.
+   */
+  public static void run(String[] args, Interposer interposer)
+      throws IOException, InterruptedException {
     Consumer<String> log = processLog();
     Map<String, String> options = options(args);
     String role = options.get("--role");
@@ -184,7 +194,8 @@ public final class ReplicaNodeMain {
               + " nodes");
         }
         node = ReplicaNode.node(id, nodes, controls, Path.of(options.get("--data")), timing,
-            compactBytes(options.get("--compact-bytes")), policy, log);
+            compactBytes(options.get("--compact-bytes")), policy, log, ReplicaNode.halting(log),
+            new SimpleMeterRegistry(), interposer);
       } else {
         int replicas = Integer.parseInt(options.get("--replicas"));
         node = ReplicaNode.control(nodes, own(controls), Path.of(options.get("--data")),

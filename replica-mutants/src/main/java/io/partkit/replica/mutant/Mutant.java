@@ -1,14 +1,15 @@
-package io.partkit.simulation;
+package io.partkit.replica.mutant;
 
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * A planted bug: a realistic mistake in the protocol or its drivers that the simulator must catch.
- * Each is a change the simulator makes around the unchanged replica core and control (a driver
- * that acts too early, a message rewritten, a fast path added), so that no production code path
- * carries a branch for it and nothing a node's command line or wire says can turn one on.
+ * A planted bug: a realistic mistake in the protocol or its drivers that the simulator, and
+ * {@code partkit verify} on real processes, must catch. Each is a change made around the
+ * unchanged replica core and control (a driver that acts too early, a message rewritten, a fast
+ * path added), so that no production code path carries a branch for it and nothing a node's
+ * command line or wire says can turn one on. The node-side ones are {@link NodeMutations}.
  */
 public enum Mutant {
   /**
@@ -16,6 +17,12 @@ public enum Mutant {
    * records they depend on are synced: a power loss then loses an acknowledged write.
    */
   ACK_BEFORE_SYNC("ack-before-sync", "messages leave before their records are synced"),
+  /**
+   * The node never logs the records that hold writes, and counts them durable with the rest: a
+   * restart, even after a clean process kill that keeps every byte written, comes back without
+   * them though it acknowledged them.
+   */
+  UNLOGGED_WRITES("unlogged-writes", "writes are acknowledged but never logged"),
   /**
    * The primary acknowledges a write as soon as it has it itself and replicates it afterwards
    * (asynchronous replication): a backup promoted before it arrives has lost an acknowledged write.

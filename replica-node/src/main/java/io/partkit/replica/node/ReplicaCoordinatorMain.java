@@ -73,8 +73,9 @@ import java.util.function.Consumer;
  * re-cuts it, {@code RangeSplits} by measured sizes, and a {@code tokenring} one when a node
  * joins; either is a rebalance). It exits when its standard input closes.
  *
- * <p>Exit statuses: 2 for a usage error (an unknown strategy, one whose partition count is not
- * fixed, a store without versioned values), 74 when the store cannot be reached at start, and
+ * <p>Exit statuses: 2 for a usage error (an unknown strategy, an option it does not take, one
+ * whose tables are neither hash slots of a fixed count nor key ranges nor a token ring, a store
+ * without versioned values), 74 when the store cannot be reached at start, and
  * the control's: 70, 74, 75 ({@link ReplicaNodeMain}).
  */
 public final class ReplicaCoordinatorMain {

@@ -271,13 +271,15 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
   private void splitToward(PartitionAssignment split, long deadlineNanos,
       CompletableFuture<Void> prepared) {
     CoordinatedTargets now;
+    ReplicaNode node;
     synchronized (this) {
       if (closed) {
         return;
       }
       now = targets;
+      node = control;
     }
-    inspectControl(c -> {
+    inspectControl(node, c -> {
       List<SpanMap.CoreSplit> splits;
       int made = 0;
       try {
@@ -382,7 +384,7 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
    */
   private void place(Function<Control, Runnable> then) {
     CoordinatedTargets now = targets;
-    inspectControl(c -> {
+    inspectControl(control, c -> {
       placeOn(c, now);
       return then.apply(c);
     });
@@ -410,9 +412,9 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
   }
 
   /** Runs {@code look} on the control's thread, as {@link ReplicaNode#inspect}. */
-  private void inspectControl(Function<Control, Runnable> look) {
+  private static void inspectControl(ReplicaNode node, Function<Control, Runnable> look) {
     try {
-      control.inspect(look);
+      node.inspect(look);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while handing the control its targets", e);

@@ -115,7 +115,9 @@ final class SpanMap {
    */
   private static void rotateWrapped(List<List<Integer>> byIndex, TokenRanges ring,
       SortedMap<Integer, Numbering> core) {
-    long after = ring.token(ring.partitionCount() - 1);
+    // the distance past the token before the range, less one: the range's own last token,
+    // which is that same token in a ring of one, comes last
+    long after = ring.token(ring.partitionCount() - 1) + 1;
     byIndex.get(0).sort((a, b) -> Long.compareUnsigned(
         ((Numbering.TokenSpans) core.get(a)).span(a)[1] - after,
         ((Numbering.TokenSpans) core.get(b)).span(b)[1] - after));

@@ -263,6 +263,20 @@ class SpanMapTest {
         .hasMessageContaining("ends at token 9");
   }
 
+  /** A ring of one token is one range, all of it: its parts run from past the token round. */
+  @Test
+  void aRingOfOneTokenSplitsAllRoundIt() {
+    TokenRanges one = TokenRanges.of(7);
+    Control c = control(one);
+    TokenRanges three = TokenRanges.of(-5, 7, 9);
+    List<SpanMap.CoreSplit> splits = SpanMap.splits(three, numberings(c));
+    assertThat(splits).containsExactly(new SpanMap.CoreSplit(0, Bytes.ofLong(9)),
+        new SpanMap.CoreSplit(1, Bytes.ofLong(-5)));
+    split(c, splits, "one token");
+    assertThat(SpanMap.of(one, numberings(c)).cores(0)).containsExactly(0, 1, 3);
+    assertEqualSpans(three, c, new Random(7), "one token");
+  }
+
   @Test
   void aCoreCoarserThanTheCoordinatorOrOfAnotherKindIsNamed() {
     Control c = control(KeyRanges.of(new byte[] {10}));

@@ -208,8 +208,12 @@ public sealed interface Numbering {
       }
     }
 
-    /** Partition {@code id}'s range: its first key and the key past it (null: no end). */
-    Bytes[] span(int id) {
+    /**
+     * Partition {@code id}'s range: its first key and the key past it (null: no end), a new
+     * array each call. A driver that matches these ranges with a partkit table's (a coordinator
+     * deciding the table) reads them here rather than redoing the walk down the split tree.
+     */
+    public Bytes[] span(int id) {
       Lineage.Bounds<Bytes> b = Lineage.bounds(id, base, modulus, cuts, from, to, c -> c);
       return new Bytes[] {b.low(), b.high()};
     }
@@ -283,8 +287,11 @@ public sealed interface Numbering {
       }
     }
 
-    /** Partition {@code id}'s range: the token before it and its last token. */
-    long[] span(int id) {
+    /**
+     * Partition {@code id}'s range: the token before it and its last token, a new array each
+     * call (equal ends: the whole ring). Public for the same reason as {@link KeySpans#span}.
+     */
+    public long[] span(int id) {
       Lineage.Bounds<Long> b = Lineage.bounds(id, base, modulus, cuts, after, upTo, Bytes::toLong);
       return new long[] {b.low(), b.high()};
     }

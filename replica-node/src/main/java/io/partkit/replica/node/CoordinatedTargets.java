@@ -1,7 +1,6 @@
 package io.partkit.replica.node;
 
 import io.partkit.replica.Message.Configure;
-import io.partkit.replica.Control;
 import io.partkit.replica.Numbering;
 import io.partkit.spi.Migration;
 import io.partkit.spi.NodeId;
@@ -22,6 +21,10 @@ import java.util.TreeMap;
  * <p>A migration is decided by the first committed table at or past its target epoch: it makes
  * the migration's replicas the partition's or abandons it, and either way the table's row is
  * the target from then on (an abandoned migration's partition moves back: the roll back).
+ *
+ * <p>Partitions here are the coordinator's indices, in the committed table's scheme; the
+ * executor translates them to the core's numbers by span ({@link SpanMap}) when it hands the
+ * targets to the control.
  */
 final class CoordinatedTargets {
 
@@ -59,26 +62,6 @@ final class CoordinatedTargets {
           + " does not number (" + e.getMessage() + "): use hash slots over "
           + KeyHash.MURMUR3_128 + " (fixed, rendezvous), key ranges (range) or a token ring", e);
     }
-  }
-
-  /**
-   * Whether {@code control} numbers every partition of {@code table} as its scheme does: the
-   * first table the control started with is the one the coordinator committed.
-   */
-  static Optional<String> numberedAlike(PartitionAssignment table, Control control) {
-    if (control.partitions() != table.partitionCount()) {
-      return Optional.of("the table at epoch " + table.epoch() + " has " + table.partitionCount()
-          + " partitions, the control's " + control.partitions());
-    }
-    for (int p = 0; p < table.partitionCount(); p++) {
-      Numbering expected = Numbering.of(table.scheme(), p);
-      Numbering held = control.configuration(p).numbering();
-      if (!expected.equals(held)) {
-        return Optional.of("partition " + p + " of the table at epoch " + table.epoch()
-            + " holds " + expected.describe(p) + ", the control's " + held.describe(p));
-      }
-    }
-    return Optional.empty();
   }
 
   /** The table committed last, if any. */

@@ -2,6 +2,7 @@ package io.partkit.replica.node;
 
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * The load of each partition from two samples of the control's load view ({@link
@@ -25,17 +26,30 @@ final class LoadRates {
    * @throws IllegalArgumentException when {@code after} is not later than {@code before}
    */
   static double[] between(Sample before, Sample after, int partitions) {
+    double[] rates = new double[partitions];
+    byPartition(before, after).forEach((partition, rate) -> {
+      if (partition >= 0 && partition < partitions) {
+        rates[partition] = rate;
+      }
+    });
+    return rates;
+  }
+
+  /**
+   * As {@link #between}, for every partition {@code after} reports, by its number: a core's
+   * numbers grow sparse with splits ({@code p + m}), which an array indexed by them would not.
+   *
+   * @throws IllegalArgumentException when {@code after} is not later than {@code before}
+   */
+  static SortedMap<Integer, Double> byPartition(Sample before, Sample after) {
     long nanos = after.atNanos() - before.atNanos();
     if (nanos <= 0) {
       throw new IllegalArgumentException("a load sample at " + after.atNanos()
           + " ns is not after the one at " + before.atNanos() + " ns");
     }
     double seconds = nanos / 1e9;
-    double[] rates = new double[partitions];
+    SortedMap<Integer, Double> rates = new TreeMap<>();
     after.served().forEach((partition, byNode) -> {
-      if (partition < 0 || partition >= partitions) {
-        return;
-      }
       SortedMap<Integer, Long> was = before.served().get(partition);
       long sum = 0;
       for (Map.Entry<Integer, Long> e : byNode.entrySet()) {
@@ -44,7 +58,7 @@ final class LoadRates {
           sum += e.getValue() < earlier ? e.getValue() : e.getValue() - earlier;
         }
       }
-      rates[partition] = sum / seconds;
+      rates.put(partition, sum / seconds);
     });
     return rates;
   }

@@ -7,12 +7,16 @@ import io.partkit.coordinator.RebalancePlan;
 import io.partkit.coordinator.VersionedValues;
 import io.partkit.replica.Timing;
 import io.partkit.replica.node.access.Admission;
+import io.partkit.spi.KeyRanges;
 import io.partkit.spi.Member;
+import io.partkit.spi.MembershipView;
 import io.partkit.spi.NodeId;
+import io.partkit.spi.PartitionScheme;
 import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.PartitionerProvider;
 import io.partkit.spi.Partitioners;
+import io.partkit.spi.TokenRanges;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -28,18 +32,26 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * Runs a partkit coordinator over replica-core nodes: a {@code ClusterCoordinator} with a
- * strategy of a fixed partition count decides the table, and {@link ReplicaMigrationExecutor}
- * runs the replica core's control in this process, carrying the table out on the nodes ({@code
- * ReplicaNodeMain --role node} processes whose {@code --control} is this process's).
+ * Runs a partkit coordinator over replica-core nodes: a {@code ClusterCoordinator} decides the
+ * table, and {@link ReplicaMigrationExecutor} runs the replica core's control in this process,
+ * carrying the table out on the nodes ({@code ReplicaNodeMain --role node} processes whose {@code
+ * --control} is this process's).
  *
  * <pre>
  * java -Xmx128m -XX:+ExitOnOutOfMemoryError -cp CP io.partkit.replica.node.ReplicaCoordinatorMain \
- *     --store file:PATH|etcd:URL,... --nodes h:p,h:p,h:p --control h:p --partitions 16 \
- *     --replicas 3 [--strategy fixed] [--timing R,S,P,D] [--step-timeout-ms 120000] \
- *     [--name coordinator] [--store-prefix /partkit/replica] [--load-aware true] \
- *     [--secret-file FILE]
+ *     --store file:PATH|etcd:URL,... --nodes h:p,h:p,h:p --control h:p --replicas 3 \
+ *     [--strategy fixed|rendezvous|range|tokenring] [--partitions 16] [--vnodes 16] \
+ *     [--timing R,S,P,D] [--step-timeout-ms 120000] [--name coordinator] \
+ *     [--store-prefix /partkit/replica] [--load-aware true] [--secret-file FILE]
  * </pre>
+ *
+ * <p>The strategy ({@code fixed} by default) is any whose tables the core numbers: hash slots of
+ * a fixed count ({@code fixed}, {@code rendezvous}: {@code --partitions}), key ranges ({@code
+ * range}: {@code --partitions} even ranges to start with) or a token ring ({@code tokenring}:
+ * {@code --vnodes} tokens a node). A token ring re-cuts its ranges when a node joins (its tokens
+ * cut existing ranges): the executor splits the core's partitions first ({@link
+ * ReplicaMigrationExecutor#prepareSplit}), then the ranges move to the joiner. A leave of a
+ * token ring merges ranges, which the core cannot: the coordinator refuses that rebalance.
  *
  * <p>Node {@code i} of {@code --nodes} is the coordinator's member {@code node-i}. The store holds
  * the coordinator's state (members, table, pending migrations) and the control's, so the process
@@ -56,11 +68,14 @@ import java.util.function.Consumer;
  * SETTLED} the first time every partition has its copies, all level. It reads commands on its
  * standard input ({@link ControlCommand}): {@code leave N} and {@code join N} change the
  * membership and rebalance, answered {@code REPLICA REBALANCED EPOCH E MIGRATIONS M} or {@code
- * REPLICA REBALANCE FAILED: why}; a split is refused, the table's partition count being the
- * strategy's. It exits when its standard input closes.
+ * REPLICA REBALANCE FAILED: why}. A {@code split} command is refused: the coordinator has no
+ * operation that splits one partition (a {@code range} table splits when its strategy's plan
+ * re-cuts it, {@code RangeSplits} by measured sizes, and a {@code tokenring} one when a node
+ * joins; either is a rebalance). It exits when its standard input closes.
  *
- * <p>Exit statuses: 2 for a usage error (an unknown strategy, one whose partition count is not
- * fixed, a store without versioned values), 74 when the store cannot be reached at start, and
+ * <p>Exit statuses: 2 for a usage error (an unknown strategy, an option it does not take, one
+ * whose tables are neither hash slots of a fixed count nor key ranges nor a token ring, a store
+ * without versioned values), 74 when the store cannot be reached at start, and
  * the control's: 70, 74, 75 ({@link ReplicaNodeMain}).
  */
 public final class ReplicaCoordinatorMain {
@@ -79,10 +94,11 @@ public final class ReplicaCoordinatorMain {
     Map<String, String> options = ReplicaNodeMain.options(args);
     if (args.length % 2 != 0 || options.get("--store") == null
         || options.get("--nodes") == null || options.get("--control") == null
-        || options.get("--partitions") == null || options.get("--replicas") == null) {
+        || options.get("--replicas") == null) {
       System.err.println("usage: ReplicaCoordinatorMain --store <etcd:url,...|file:path>"
-          + " --nodes <host:port,...> --control <host:port> --partitions <n> --replicas <n>"
-          + " [--strategy <name>] [--timing <resend,suspect,ping,down ms>]"
+          + " --nodes <host:port,...> --control <host:port> --replicas <n>"
+          + " [--strategy fixed|rendezvous|range|tokenring] [--partitions <n>] [--vnodes <n>]"
+          + " [--timing <resend,suspect,ping,down ms>]"
           + " [--step-timeout-ms <ms>] [--name <name>] [--store-prefix <etcd key prefix>]"
           + " [--load-aware true|false] [--secret-file <file>]");
       System.exit(2);
@@ -114,9 +130,8 @@ public final class ReplicaCoordinatorMain {
       Admission.requireSecretOffLoopback("the control", address, policy.secret());
       timing = ReplicaNodeMain.timing(options.get("--timing"));
       replicas = Integer.parseInt(options.get("--replicas"));
-      config = PartitionerConfig.of("partitions",
-          Integer.parseInt(options.get("--partitions")), "replicas", replicas);
-      fixedCount(strategy, config);
+      config = config(options, replicas);
+      numbered(strategy, config);
       stepTimeout = Duration.ofMillis(Long.parseLong(options.getOrDefault("--step-timeout-ms",
           "120000")));
     } catch (IllegalArgumentException e) {
@@ -188,19 +203,46 @@ public final class ReplicaCoordinatorMain {
   }
 
   /**
-   * @throws IllegalArgumentException for an unknown strategy (naming the known ones) or one
-   *     whose partition count depends on the members
+   * The strategy's options: the replicas, and {@code --partitions} and {@code --vnodes} when
+   * given (a strategy refuses an option it does not take, naming it).
    */
-  static void fixedCount(String strategy, PartitionerConfig config) {
+  static PartitionerConfig config(Map<String, String> options, int replicas) {
+    Map<String, Object> c = new java.util.LinkedHashMap<>();
+    if (options.get("--partitions") != null) {
+      c.put("partitions", Integer.parseInt(options.get("--partitions")));
+    }
+    if (options.get("--vnodes") != null) {
+      c.put("vnodes", Integer.parseInt(options.get("--vnodes")));
+    }
+    c.put("replicas", replicas);
+    return PartitionerConfig.of(c);
+  }
+
+  /**
+   * Checks that the strategy's tables are ones the executor carries out: hash slots of a fixed
+   * count, or, for a strategy whose partitions follow the members or the keys, key ranges or a
+   * token ring (the executor splits the core's partitions as they re-cut), judged on a table
+   * over one node.
+   *
+   * @throws IllegalArgumentException for an unknown strategy (naming the known ones), bad
+   *     options, or a strategy of other tables
+   */
+  static void numbered(String strategy, PartitionerConfig config) {
     Partitioners strategies = Partitioners.load(ReplicaCoordinatorMain.class.getClassLoader());
     PartitionerProvider provider = strategies.provider(strategy).orElseThrow(() ->
         new IllegalArgumentException("unknown --strategy " + strategy + "; known: "
             + String.join(", ", strategies.names())));
     Partitioner p = provider.create(config);
-    if (p.fixedPartitionCount().isEmpty()) {
-      throw new IllegalArgumentException("--strategy " + strategy + " has no fixed partition "
-          + "count (its partitions follow the members or the keys): the replica core's control"
-          + " carries out tables of a fixed count, such as fixed or rendezvous");
+    if (p.fixedPartitionCount().isPresent()) {
+      return;
+    }
+    PartitionScheme trial = p.place(MembershipView.ofEqualNodes("trial", 1), Optional.empty(), 1)
+        .scheme();
+    if (!(trial instanceof KeyRanges) && !(trial instanceof TokenRanges)) {
+      throw new IllegalArgumentException("--strategy " + strategy + " has no fixed partition"
+          + " count and cuts keys by " + trial + ": the replica core's control carries out"
+          + " tables of a fixed count (fixed, rendezvous), and key ranges (range) or a token"
+          + " ring (tokenring), whose splits it makes");
     }
   }
 
@@ -243,7 +285,9 @@ public final class ReplicaCoordinatorMain {
     } else if (command instanceof ControlCommand.Forget) {
       return command.refusal("the coordinator keeps its members itself: a lost node leaves");
     } else {
-      return command.refusal("the coordinator's table keeps its strategy's partition count");
+      return command.refusal("the coordinator has no operation that splits one partition: a"
+          + " range table splits when its strategy's plan re-cuts it, a tokenring one when a"
+          + " node joins, each as a rebalance");
     }
     if (node >= nodes.size()) {
       return "REPLICA REBALANCE FAILED: no node " + node + ": the nodes are 0.."

@@ -3,6 +3,7 @@ package io.partkit.replica.node;
 import io.partkit.coordinator.LoadSource;
 import io.partkit.coordinator.VersionedValues;
 import io.partkit.replica.Control;
+import io.partkit.replica.Numbering;
 import io.partkit.replica.Placement;
 import io.partkit.replica.TargetPlacement;
 import io.partkit.replica.Timing;
@@ -24,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,49 +42,72 @@ import java.util.function.Function;
 
 /**
  * A partkit {@link MigrationExecutor} whose data plane is the replica core: a coordinator
- * ({@code ClusterCoordinator}, any strategy of a fixed partition count) decides the table, and
- * this executor runs the replica core's {@link Control} in the coordinator's process and hands it
- * the coordinator's rows as its placement ({@link TargetPlacement}). The control then moves each
- * partition toward its row by the core's safe steps, with nodes that are {@code ReplicaNodeMain
- * --role node} processes whose {@code --control} is this executor's control address.
+ * ({@code ClusterCoordinator}) decides the table, and this executor runs the replica core's
+ * {@link Control} in the coordinator's process and hands it the coordinator's rows as its
+ * placement ({@link TargetPlacement}). The control then moves each partition toward its row by
+ * the core's safe steps, with nodes that are {@code ReplicaNodeMain --role node} processes whose
+ * {@code --control} is this executor's control address.
  *
- * <p>The decisions are the core's and {@link CoordinatedTargets}' pure code; this class only
- * carries them: it queues placements on the control's thread and looks at its table there.
+ * <p>The decisions are pure code: the core's, {@link CoordinatedTargets}' (what to carry out)
+ * and {@link SpanMap}'s (which core partition is which coordinator partition, which splits to
+ * make); this class only carries them out: it queues placements and splits on the control's
+ * thread and looks at its table there.
+ *
+ * <h2>Partition numbers</h2>
+ * The core numbers the keys of the coordinator's first table as its scheme does ({@link
+ * Numbering#of}): hash slots over MURMUR3_128 (the {@code fixed} and {@code rendezvous}
+ * strategies), key ranges ({@code range}) or a token ring ({@code tokenring}); a table of another
+ * scheme fails {@link #activate}. The core's numbers are stable (partition {@code p} at modulus
+ * {@code m} splits into {@code p} and {@code p + m}) where the coordinator's indices are
+ * positions, which a key-range split shifts and a token-ring join re-ranks; so every coordinator
+ * index is translated through a {@link SpanMap} of the table it belongs to and the control's
+ * table, matched by span (the identity for hash slots). Rows, migrations, completion checks and
+ * loads all go through it.
  *
  * <ul>
  *   <li>{@link #migrate}: the migration's target replicas become its partition's target; the
- *       stage completes once those members lead the partition's configuration in the control's
- *       table, in order, all level, no move under way, and that table is durable (the control
- *       keeps its own count of copies where nodes allow). The core's epochs fence every copy,
- *       so the target serves from the moment it is primary in the control's table, which is what
- *       clients route by ({@link ReplicaClient}); the coordinator's commit that follows records
- *       the table that already holds. A migration not carried out within the step timeout is
- *       withdrawn (its partition's committed row is the target again: the control moves it back)
- *       and the stage fails with a {@link TimeoutException}.
+ *       stage completes once those members lead the configuration of the core partition of equal
+ *       span in the control's table, in order, all level, no move under way, and that table is
+ *       durable (the control keeps its own count of copies where nodes allow). The core's epochs
+ *       fence every copy, so the target serves from the moment it is primary in the control's
+ *       table, which is what clients route by ({@link ReplicaClient}); the coordinator's commit
+ *       that follows records the table that already holds. A migration not carried out within
+ *       the step timeout is withdrawn (its partition's committed row is the target again: the
+ *       control moves it back) and the stage fails with a {@link TimeoutException}.
  *   <li>{@link #activate}: the committed table is the target of every partition, but for
  *       migrations asked for since (a later epoch's); a migration the table abandons is rolled
  *       back by moving back to its row. The first table starts the control: its first table is
  *       the coordinator's rows, every copy empty, or it is restored from its state in the store.
+ *       It fails when the control's table is not at least as fine as the committed one (another
+ *       table's state in the store).
+ *   <li>{@link #prepareSplit}: a scheme change that refines the committed table (a key-range
+ *       split, a token-ring join's new tokens) is checked ({@link SpanMap#checkRefines}: no
+ *       merge, no row moved), then the control splits each core partition at every new boundary
+ *       inside it ({@link Control#split(int, io.partkit.replica.Bytes)}), and the stage
+ *       completes once its table holding them is durable. Every configuration carries its
+ *       numbering and epoch, so nodes and clients need no fence: a node divides its copy when the
+ *       new numbering reaches it, and a client routes by the control's table. A split that
+ *       cannot start yet (a move under way) is tried again until the step timeout. If the
+ *       coordinator then does not commit the split table, the core stays finer than the table
+ *       (the core cannot merge): each coordinator partition then maps to the core partitions
+ *       inside it, which all take its row, so the next table's rows are carried out as before.
  *   <li>{@link #resume}: a migration the table decided completes when the table carries it
  *       out, fails when it abandoned it; an undecided one is asked for again.
  * </ul>
  *
- * <p>The core numbers the keys of the coordinator's first table as its scheme does ({@link
- * io.partkit.replica.Numbering#of}): hash slots over MURMUR3_128 (the {@code fixed} and {@code
- * rendezvous} strategies), key ranges ({@code range}) or a token ring, so the coordinator's
- * partition {@code p} holds the keys its scheme gives it; a table of another scheme fails {@link
- * #activate}. A scheme change (a split of
- * the coordinator's) is not carried out: this executor lacks {@link
- * MigrationExecutor.SplitsPartitions}, and the coordinator refuses one.
+ * <p>Limits: the core never merges partitions, so a scheme change that merges (a token-ring
+ * leave, a key-range merge of {@code RangeSplits}) is refused by {@link #prepareSplit} with the
+ * partition it would merge, and the coordinator keeps its table. Hash slots keep their count.
  *
  * <p>{@link #loadSource()} is the load view for load-aware rebalancing: each partition's
- * requests a second, as its primaries reported them to the control, over the last load window.
+ * requests a second, as its primaries reported them to the control, over the last load window,
+ * summed over the core partitions inside each coordinator partition.
  *
  * <p>The control is fail-stop, as in its own process: a failure on its decision or storage
  * path, or another control writing its state in the store, halts this process.
  */
 public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesReplicas,
-    AutoCloseable {
+    MigrationExecutor.SplitsPartitions, AutoCloseable {
 
   /** How often the control's table is looked at while migrations are asked for. */
   static final Duration CHECK_EVERY = Duration.ofMillis(20);
@@ -96,8 +122,8 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
   private final Duration loadWindow;
   private final ConnectionPolicy policy;
   private final Consumer<String> log;
-  /** The last two samples of the control's load view, the later second; null: none yet. */
-  private final AtomicReference<LoadRates.Sample[]> samples = new AtomicReference<>();
+  /** The last two looks at the control's load view, the later second; null: none yet. */
+  private final AtomicReference<LoadLook[]> samples = new AtomicReference<>();
   private final ScheduledExecutorService checks;
   /** Completes stages off the control's thread: a stage's callbacks may take their time. */
   private final ExecutorService completions;
@@ -109,6 +135,9 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
 
   /** A migration whose stage waits for the control to carry it out. */
   private record Asked(CompletableFuture<Migration> stage, long deadlineNanos) {}
+
+  /** A sample of the control's load view with its table's numberings, to map it by span. */
+  private record LoadLook(LoadRates.Sample sample, SortedMap<Integer, Numbering> numberings) {}
 
   private ReplicaMigrationExecutor(Builder b) {
     this.nodes = List.copyOf(b.nodes.values());
@@ -195,15 +224,99 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
         }
       });
       place(c -> {
-        Optional<String> other = CoordinatedTargets.numberedAlike(committed, c);
-        if (other.isPresent()) {
+        try {
+          SpanMap.of(committed.scheme(), numberings(c));
+        } catch (IllegalArgumentException e) {
           return () -> later(() -> handed.completeExceptionally(new IllegalStateException(
-              other.get() + ": the control's state in the store is another table's")));
+              "the table at epoch " + committed.epoch() + ": " + e.getMessage()
+              + "; the control's state in the store is another table's", e)));
         }
         return () -> later(() -> handed.complete(null));
       });
     }
     return handed;
+  }
+
+  /**
+   * Has the control split its partitions along {@code split}'s new boundaries; see the class
+   * comment. Idempotent: splits made before are not made again.
+   *
+   * @return completes once the control's table holding every split is durable; fails when
+   *     {@code split} does not refine {@code committed} (naming where and what was expected),
+   *     or a split could not start within the step timeout
+   */
+  @Override
+  public CompletionStage<Void> prepareSplit(PartitionAssignment committed,
+      PartitionAssignment split) {
+    CompletableFuture<Void> prepared = new CompletableFuture<>();
+    synchronized (this) {
+      try {
+        CoordinatedTargets.checkNumbering(split);
+        SpanMap.checkRefines(committed, split);
+        start(committed);
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+      splitToward(split, System.nanoTime() + stepTimeout.toNanos(), prepared);
+    }
+    return prepared;
+  }
+
+  /**
+   * On the control's thread: makes the splits {@code split} still needs, in {@link
+   * SpanMap#splits}' order, and hands the control its targets, the new partitions taking the
+   * rows of the committed partitions holding them; {@code prepared} completes once that is
+   * durable. A split that cannot start yet is tried again a check later, until {@code deadline}.
+   */
+  private void splitToward(PartitionAssignment split, long deadlineNanos,
+      CompletableFuture<Void> prepared) {
+    CoordinatedTargets now;
+    ReplicaNode node;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      now = targets;
+      node = control;
+    }
+    inspectControl(node, c -> {
+      List<SpanMap.CoreSplit> splits;
+      int made = 0;
+      try {
+        splits = SpanMap.splits(split.scheme(), numberings(c));
+        for (SpanMap.CoreSplit s : splits) {
+          if (c.split(s.partition(), s.cut()).isEmpty()) {
+            break; // a move under way, or a primary that lost its copy: the next try
+          }
+          made++;
+        }
+      } catch (RuntimeException e) {
+        return () -> later(() -> prepared.completeExceptionally(e));
+      }
+      if (made > 0) {
+        placeOn(c, now);
+        log.accept("executor: " + made + " splits made toward the table at epoch "
+            + split.epoch() + " (" + split.partitionCount() + " partitions)");
+      }
+      if (made == splits.size()) {
+        return () -> later(() -> prepared.complete(null));
+      }
+      SpanMap.CoreSplit stuck = splits.get(made);
+      if (System.nanoTime() - deadlineNanos > 0) {
+        TimeoutException late = new TimeoutException("the control could not split partition "
+            + stuck.partition() + " at " + stuck.cut() + " within " + stepTimeout + " (a move"
+            + " under way, or a primary that lost its copy); " + (splits.size() - made)
+            + " splits toward the table at epoch " + split.epoch() + " not made");
+        return () -> later(() -> prepared.completeExceptionally(late));
+      }
+      try {
+        checks.schedule(() -> splitToward(split, deadlineNanos, prepared),
+            CHECK_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException e) {
+        // closed: the stage never completes, as every other one
+      }
+      return null;
+    });
   }
 
   /** Asks for {@code migration}: its target replicas become its partition's target. */
@@ -259,6 +372,9 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     targets = first;
     log.accept("executor: control started on " + controlAddress + " with the table at epoch "
         + committed.epoch());
+    // a control restored from the store may number partitions otherwise than the table's
+    // indices (splits): its placement is translated before its first decision
+    place(c -> null);
     started.complete(control);
   }
 
@@ -267,32 +383,74 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
    * them in place: its action runs once what the control decided until then is durable.
    */
   private void place(Function<Control, Runnable> then) {
-    TargetPlacement placement = TargetPlacement.of(targets.targets());
+    CoordinatedTargets now = targets;
+    inspectControl(control, c -> {
+      placeOn(c, now);
+      return then.apply(c);
+    });
+  }
+
+  /**
+   * On the control's thread: {@code now}'s targets, translated to the core's numbers by span, as
+   * the control's placement. A table the control's is not as fine as is not placed: {@link
+   * #activate} reports it.
+   */
+  private void placeOn(Control c, CoordinatedTargets now) {
+    Optional<PartitionAssignment> committed = now.committed();
+    if (committed.isEmpty()) {
+      return;
+    }
+    SpanMap map;
     try {
-      control.inspect(c -> {
-        c.place(placement);
-        return then.apply(c);
-      });
+      map = SpanMap.of(committed.get().scheme(), numberings(c));
+    } catch (IllegalArgumentException e) {
+      log.accept("executor: the table at epoch " + committed.get().epoch() + " not placed: "
+          + e.getMessage());
+      return;
+    }
+    c.place(TargetPlacement.of(map.toCore(now.targets())));
+  }
+
+  /** Runs {@code look} on the control's thread, as {@link ReplicaNode#inspect}. */
+  private static void inspectControl(ReplicaNode node, Function<Control, Runnable> look) {
+    try {
+      node.inspect(look);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while handing the control its targets", e);
     }
   }
 
+  /** The control's table: each partition's numbering, by number. */
+  static SortedMap<Integer, Numbering> numberings(Control c) {
+    TreeMap<Integer, Numbering> n = new TreeMap<>();
+    for (int p : c.partitionIds()) {
+      n.put(p, c.configuration(p).numbering());
+    }
+    return n;
+  }
+
   /**
    * The load view, for {@code Coordinators.Builder#loadSource}: each partition's requests a
    * second over the last load window (between the last two samples of the control's view, one
-   * each window), tied to the epoch of the table asked about; empty until two samples were taken
-   * after the control started. A partition number past the table's is left out.
+   * each window), summed over the core partitions inside it, tied to the epoch of the table
+   * asked about; empty until two samples were taken after the control started, and for a table
+   * the control's (as it was at the later sample) is not as fine as.
    */
   public LoadSource loadSource() {
     return table -> {
-      LoadRates.Sample[] last = samples.get();
+      LoadLook[] last = samples.get();
       if (last == null || last[0] == null) {
         return Optional.empty();
       }
-      return Optional.of(PartitionLoads.of(table.epoch(),
-          LoadRates.between(last[0], last[1], table.partitionCount())));
+      SpanMap map;
+      try {
+        map = SpanMap.of(table.scheme(), last[1].numberings());
+      } catch (IllegalArgumentException e) {
+        return Optional.empty();
+      }
+      return Optional.of(PartitionLoads.of(table.epoch(), map.sumByIndex(
+          LoadRates.byPartition(last[0].sample(), last[1].sample()))));
     };
   }
 
@@ -307,8 +465,9 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     }
     try {
       c.inspect(control -> {
-        LoadRates.Sample now = new LoadRates.Sample(System.nanoTime(), control.served());
-        samples.updateAndGet(last -> new LoadRates.Sample[] {last == null ? null : last[1], now});
+        LoadLook now = new LoadLook(new LoadRates.Sample(System.nanoTime(), control.served()),
+            numberings(control));
+        samples.updateAndGet(last -> new LoadLook[] {last == null ? null : last[1], now});
         return null;
       });
     } catch (InterruptedException e) {
@@ -352,15 +511,24 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     }
     Map<Integer, List<Integer>> wanted = now.targets();
     List<Map.Entry<Migration, Asked>> candidates = new ArrayList<>(waiting.entrySet());
+    Optional<PartitionAssignment> committed = now.committed();
+    if (committed.isEmpty()) {
+      return;
+    }
     try {
       c.inspect(control -> {
+        SpanMap map;
+        try {
+          map = SpanMap.of(committed.get().scheme(), numberings(control));
+        } catch (IllegalArgumentException e) {
+          return null; // activate reports it; nothing is carried out on such a table
+        }
         List<Map.Entry<Migration, Asked>> done = new ArrayList<>();
         for (Map.Entry<Migration, Asked> e : candidates) {
           int p = e.getKey().partition();
           List<Integer> target = now.nodes(e.getKey().targetReplicas(), "the target");
-          if (target.equals(wanted.get(p)) && control.partitionIds().contains(p)
-              && CoordinatedTargets.carriedOut(target, control.configuration(p),
-                  control.levelMembers(p), control.moving(p))) {
+          if (target.equals(wanted.get(p)) && p < committed.get().partitionCount()
+              && carriedOut(control, target, map.cores(p))) {
             done.add(e);
           }
         }
@@ -373,6 +541,17 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** Whether {@code target} leads every one of {@code cores}, all level, none moving. */
+  private static boolean carriedOut(Control control, List<Integer> target, List<Integer> cores) {
+    for (int core : cores) {
+      if (!CoordinatedTargets.carriedOut(target, control.configuration(core),
+          control.levelMembers(core), control.moving(core))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

@@ -7,8 +7,9 @@
  * the control's table names it, by each partition's number and modulus, so it follows splits (which
  * the control makes on commands read from its standard input). {@link
  * io.partkit.replica.node.ReplicaMigrationExecutor} runs the control in a partkit coordinator's
- * process instead, the coordinator's table its placement. The decisions are the core's, the same
- * code the simulator runs.
+ * process instead, the coordinator's table its placement, its indices matched with the core's
+ * partition numbers by span and its key-range splits and token-ring joins carried out as core
+ * splits. The decisions are the core's, the same code the simulator runs.
  *
  * <p>A node meters the requests its replica serves around the core ({@code RequestMeters}, with
  * the meters and load view of {@link io.partkit.replica.node.load}, which the kvstore shares) and

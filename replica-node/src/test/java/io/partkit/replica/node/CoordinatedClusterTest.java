@@ -282,7 +282,7 @@ class CoordinatedClusterTest {
     assertThat(primaries(client)).as("node 3 left").doesNotContainValue(3);
     cluster.send(cluster.control, "split 1");
     assertThat(cluster.control.await("REPLICA SPLIT", Duration.ofSeconds(30)))
-        .startsWith("REPLICA SPLIT REFUSED 1: the coordinator's table keeps");
+        .startsWith("REPLICA SPLIT REFUSED 1: the coordinator has no operation that splits");
     cluster.send(cluster.control, "leave 9");
     assertThat(cluster.control.await("REPLICA REBALANCE", Duration.ofSeconds(30)))
         .isEqualTo("REPLICA REBALANCE FAILED: no node 9: the nodes are 0..3");

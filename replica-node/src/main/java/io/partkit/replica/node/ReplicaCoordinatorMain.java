@@ -68,10 +68,13 @@ import java.util.function.Consumer;
  * SETTLED} the first time every partition has its copies, all level. It reads commands on its
  * standard input ({@link ControlCommand}): {@code leave N} and {@code join N} change the
  * membership and rebalance, answered {@code REPLICA REBALANCED EPOCH E MIGRATIONS M} or {@code
- * REPLICA REBALANCE FAILED: why}. A {@code split} command is refused: the coordinator has no
- * operation that splits one partition (a {@code range} table splits when its strategy's plan
- * re-cuts it, {@code RangeSplits} by measured sizes, and a {@code tokenring} one when a node
- * joins; either is a rebalance). It exits when its standard input closes.
+ * REPLICA REBALANCE FAILED: why}; {@code forget N}, for a node lost for good with its disk, has
+ * the control count none of its copies level first, then the member leaves (a later {@code join
+ * N} brings a fresh node in its place, which the control then heartbeats again). A {@code
+ * split} command is refused: the coordinator has no operation that splits one partition (a
+ * {@code range} table splits when its strategy's plan re-cuts it, {@code RangeSplits} by
+ * measured sizes, and a {@code tokenring} one when a node joins; either is a rebalance). It
+ * exits when its standard input closes.
  *
  * <p>Exit statuses: 2 for a usage error (an unknown strategy, an option it does not take, one
  * whose tables are neither hash slots of a fixed count nor key ranges nor a token ring, a store
@@ -171,7 +174,7 @@ public final class ReplicaCoordinatorMain {
     // a standby waits here until it leads and its control runs
     ReplicaNode control = executor.startedControl().toCompletableFuture().join();
     ReplicaNodeMain.listening(control, true);
-    readCommands(coordinator, nodes, log);
+    readCommands(coordinator, executor, nodes, log);
     coordinator.close();
     executor.close();
     store.close();
@@ -254,8 +257,9 @@ public final class ReplicaCoordinatorMain {
   }
 
   /** Standard input until it closes: a command a line, answered on standard output. */
-  private static void readCommands(ClusterCoordinator coordinator, List<InetSocketAddress> nodes,
-      Consumer<String> log) throws IOException {
+  private static void readCommands(ClusterCoordinator coordinator,
+      ReplicaMigrationExecutor executor, List<InetSocketAddress> nodes, Consumer<String> log)
+      throws IOException {
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in,
         StandardCharsets.UTF_8));
     for (String line = in.readLine(); line != null; line = in.readLine()) {
@@ -269,21 +273,26 @@ public final class ReplicaCoordinatorMain {
       if (c.isEmpty()) {
         continue;
       }
-      System.out.println(answer(coordinator, nodes, c.get(), log));
+      System.out.println(answer(coordinator, executor, nodes, c.get(), log));
       System.out.flush();
     }
   }
 
-  /** Carries {@code command} out: a membership change and its rebalance. */
-  static String answer(ClusterCoordinator coordinator, List<InetSocketAddress> nodes,
-      ControlCommand command, Consumer<String> log) {
+  /**
+   * Carries {@code command} out: a membership change and its rebalance. {@code forget N} (a node
+   * lost for good, disk and all) tells the control first, then the member leaves; a {@code join
+   * N} of a node that is not a member tells the control of it first, a fresh node in the place of
+   * one lost or gone.
+   */
+  static String answer(ClusterCoordinator coordinator, ReplicaMigrationExecutor executor,
+      List<InetSocketAddress> nodes, ControlCommand command, Consumer<String> log) {
     int node;
     if (command instanceof ControlCommand.Leave l) {
       node = l.node();
     } else if (command instanceof ControlCommand.Join j) {
       node = j.node();
-    } else if (command instanceof ControlCommand.Forget) {
-      return command.refusal("the coordinator keeps its members itself: a lost node leaves");
+    } else if (command instanceof ControlCommand.Forget f) {
+      node = f.node();
     } else {
       return command.refusal("the coordinator has no operation that splits one partition: a"
           + " range table splits when its strategy's plan re-cuts it, a tokenring one when a"
@@ -294,9 +303,18 @@ public final class ReplicaCoordinatorMain {
           + (nodes.size() - 1);
     }
     try {
-      if (command instanceof ControlCommand.Leave) {
+      if (command instanceof ControlCommand.Forget) {
+        // the control first, so that no copy of the lost node counts level while the
+        // coordinator's rebalance moves its partitions
+        executor.forget(node).toCompletableFuture().join();
+        coordinator.leave(member(node, nodes).id());
+      } else if (command instanceof ControlCommand.Leave) {
         coordinator.leave(member(node, nodes).id());
       } else {
+        NodeId id = member(node, nodes).id();
+        if (coordinator.membership().members().stream().noneMatch(m -> m.id().equals(id))) {
+          executor.join(node).toCompletableFuture().join();
+        }
         coordinator.join(member(node, nodes));
       }
       RebalancePlan plan = coordinator.rebalance();

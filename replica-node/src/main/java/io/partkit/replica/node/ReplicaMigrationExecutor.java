@@ -475,6 +475,46 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     }
   }
 
+  /**
+   * Tells the control that {@code node} is lost for good, disk and all ({@link Control#forget}):
+   * none of its copies counts level from then on, so none is promoted or copied from. The
+   * coordinator's leave of the member, and the rebalance that re-creates its copies elsewhere,
+   * come after this completes.
+   *
+   * @return completes once the control's table without it is durable
+   */
+  public CompletionStage<Void> forget(int node) {
+    return onControl(c -> c.forget(node));
+  }
+
+  /**
+   * Tells the control that {@code node} (a fresh one in a forgotten node's place) is a node it
+   * heartbeats ({@link Control#join}); the coordinator's join of the member follows.
+   *
+   * @return completes once the control's table with it is durable
+   */
+  public CompletionStage<Void> join(int node) {
+    return onControl(c -> c.join(node));
+  }
+
+  /** Runs {@code change} on the control's thread; completes once what it decided is durable. */
+  private CompletionStage<Void> onControl(Consumer<Control> change) {
+    ReplicaNode c;
+    synchronized (this) {
+      c = control;
+    }
+    if (c == null) {
+      return CompletableFuture.failedFuture(new IllegalStateException("no table was activated:"
+          + " the control has not started"));
+    }
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    inspectControl(c, control -> {
+      change.accept(control);
+      return () -> later(() -> done.complete(null));
+    });
+    return done;
+  }
+
   /** Completes with the control once the first table started it: for its process's lines. */
   CompletionStage<ReplicaNode> startedControl() {
     return started;

@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -312,6 +313,59 @@ class CoordinatedClusterTest {
     cluster.readAll(client);
     assertThat(Files.readString(cluster.dir.resolve("coordinator.log")))
         .contains("state read from");
+  }
+
+  /**
+   * A node lost for good under a coordinator: killed, its data directory deleted, {@code forget
+   * N} on the coordinator's standard input. The control counts none of its copies level, the
+   * member leaves and its partitions' copies are made again on the others; a fresh, empty node
+   * then joins in its place ({@code join N}) and takes copies again. Every acknowledged write
+   * is read back at each step.
+   */
+  @Test
+  void aNodeLostForGoodIsForgottenItsCopiesMadeElsewhereAndAFreshOneJoinsInItsPlace()
+      throws Exception {
+    startNodes();
+    List<String> args = List.of("--store", "file:" + cluster.dir.resolve("store.json"),
+        "--nodes", cluster.list(cluster.addresses), "--control",
+        cluster.list(List.of(cluster.controlAddress)), "--partitions",
+        Integer.toString(PARTITIONS), "--replicas", "2", "--step-timeout-ms", "60000");
+    cluster.control = cluster.spawn("coordinator", ReplicaCoordinatorMain.class, args);
+    cluster.control.await("REPLICA SETTLED", Duration.ofSeconds(90));
+    ReplicaClient client = new ReplicaClient(cluster.controlAddress, cluster.addresses,
+        Duration.ofSeconds(2));
+    closing.add(client);
+    for (long k = 0; k < ReplicaClusterTest.KEYS; k++) {
+      cluster.write(client, k, k, Duration.ofSeconds(30));
+    }
+    assertThat(primaries(client)).as("node 1 leads partitions before").containsValue(1);
+    cluster.kill(1);
+    deleteTree(cluster.dir.resolve("data-1"));
+    cluster.send(cluster.control, "forget 1");
+    assertThat(cluster.control.await("REPLICA REBALANCE", Duration.ofSeconds(150)))
+        .startsWith("REPLICA REBALANCED EPOCH").doesNotEndWith("MIGRATIONS 0");
+    cluster.awaitSettled(client);
+    assertThat(primaries(client)).as("node 1 is lost").doesNotContainValue(1);
+    cluster.readAll(client);
+
+    cluster.startNode(1); // an empty disk under its number
+    cluster.send(cluster.control, "join 1");
+    assertThat(cluster.control.await("REPLICA REBALANCE", Duration.ofSeconds(150)))
+        .startsWith("REPLICA REBALANCED EPOCH").doesNotEndWith("MIGRATIONS 0");
+    cluster.awaitSettled(client);
+    assertThat(primaries(client)).as("the fresh node 1 leads partitions again").containsValue(1);
+    for (long k = 0; k < ReplicaClusterTest.KEYS; k++) {
+      cluster.write(client, k, k + 50, Duration.ofSeconds(30));
+    }
+    cluster.readAll(client);
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
   }
 
   @Test

@@ -258,10 +258,13 @@ public final class ReplicaClient implements AutoCloseable {
 
   /**
    * The first {@code limit} keys in {@code [from, to)} ({@code to} null: no end) in the order of
-   * their eight big-endian bytes, with their values, from every partition of the table. Each
-   * partition is asked for pages until it has given {@code limit} keys or has no more, then the
-   * pages are merged. A refused page (a failover, a split under way) starts the scan again on a
-   * fresh table while the timeout allows. Not an atomic snapshot (see the class): a key written
+   * their eight big-endian bytes, with their values, from every partition of the table that may
+   * hold keys of the range. Each partition is asked for pages until it has given {@code limit}
+   * keys or has no more, then the pages are merged; a table of key ranges is asked only where
+   * its ranges meet the scan's, in key order, each range for what the earlier ones left of the
+   * limit and one more (so that {@code more} is exact), and not past the range that fills it. A
+   * refused page (a failover, a split under way) starts the scan again on a fresh table while
+   * the timeout allows. Not an atomic snapshot (see the class): a key written
    * during the scan may or may not be in it.
    *
    * @throws IllegalArgumentException when {@code limit} is below 1 or {@code from} is after
@@ -315,8 +318,15 @@ public final class ReplicaClient implements AutoCloseable {
       TreeMap<Bytes, Bytes> merged = new TreeMap<>();
       boolean more = false;
       String refused = null;
-      for (Row row : table.rows()) {
-        PartitionScan part = scanPartition(row, from, to, limit, deadline);
+      Optional<List<Row>> inOrder = inKeyOrder(table, from, to);
+      for (Row row : inOrder.orElse(table.rows())) {
+        // in key order, a partition's keys all come after the earlier ones': it is asked only
+        // for what the limit leaves, and one more to know whether any remain
+        int want = inOrder.isPresent() ? limit + 1 - merged.size() : limit;
+        if (want <= 0) {
+          break;
+        }
+        PartitionScan part = scanPartition(row, from, to, want, deadline);
         if (part.failure != null && part.failure.outcome() == Outcome.UNKNOWN) {
           return part.failure;
         }
@@ -343,6 +353,34 @@ public final class ReplicaClient implements AutoCloseable {
       pause(deadline);
     }
     return last;
+  }
+
+  /**
+   * When every partition of {@code table} is a key range: those whose range meets {@code [from,
+   * to)}, in the order of their keys, so that a scan asks only them and stops once it has its
+   * keys. Empty when the keys are hashed (hash halves, a token ring), where any partition may hold
+   * a key of any range.
+   */
+  static Optional<List<Row>> inKeyOrder(Table table, Bytes from, Bytes to) {
+    List<Bytes[]> spans = new ArrayList<>();
+    List<Row> rows = new ArrayList<>();
+    for (Row row : table.rows()) {
+      if (!(row.numbering() instanceof Numbering.KeySpans k)) {
+        return Optional.empty();
+      }
+      Bytes[] span = k.span(row.partition());
+      if ((to == null || span[0].compareTo(to) < 0)
+          && (span[1] == null || from.compareTo(span[1]) < 0)) {
+        spans.add(span);
+        rows.add(row);
+      }
+    }
+    List<Integer> order = new ArrayList<>();
+    for (int i = 0; i < rows.size(); i++) {
+      order.add(i);
+    }
+    order.sort((a, b) -> spans.get(a)[0].compareTo(spans.get(b)[0]));
+    return Optional.of(order.stream().map(rows::get).toList());
   }
 
   /** One partition's keys of a scan: its first {@code limit} of the range, or all it has. */

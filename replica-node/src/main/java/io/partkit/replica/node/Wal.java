@@ -202,17 +202,35 @@ final class Wal implements Storage {
     }
     ByteBuffer buf = frames(encoded);
     Path next = dir.resolve(NEXT);
-    try (FileChannel ch = FileChannel.open(next, StandardOpenOption.CREATE,
-        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-      while (buf.hasRemaining()) {
-        ch.write(buf);
+    try {
+      try (FileChannel ch = FileChannel.open(next, StandardOpenOption.CREATE,
+          StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+        while (buf.hasRemaining()) {
+          ch.write(buf);
+        }
+        ch.force(true);
       }
-      ch.force(true);
+      Files.move(next, dir.resolve(FILE), StandardCopyOption.REPLACE_EXISTING,
+          StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      removeNext(dir, e);
+      throw e;
     }
-    Files.move(next, dir.resolve(FILE), StandardCopyOption.REPLACE_EXISTING,
-        StandardCopyOption.ATOMIC_MOVE);
     syncDirectory(dir);
     return true;
+  }
+
+  /**
+   * Removes a {@link #NEXT} that a failed rewrite or compaction left (none once it was renamed):
+   * on a full disk, the half-written file would hold the very space a restart needs. A failure
+   * to remove it is added to {@code cause}.
+   */
+  private static void removeNext(Path dir, IOException cause) {
+    try {
+      Files.deleteIfExists(dir.resolve(NEXT));
+    } catch (IOException e) {
+      cause.addSuppressed(e);
+    }
   }
 
   /**
@@ -372,6 +390,7 @@ final class Wal implements Storage {
           return; // the node is stopping: a compaction cut short is one a crash cut short
         }
       }
+      removeNext(dir, e);
       onFailure.accept(new IOException("the log's compaction failed: " + e, e));
     }
   }

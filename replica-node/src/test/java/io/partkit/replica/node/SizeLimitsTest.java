@@ -36,12 +36,14 @@ import org.junit.jupiter.api.Test;
  * restart of every node; one byte more is refused by the client before anything is sent, and by
  * the node when it comes anyway (the write a client of another build could send, up to a value
  * that fills a frame): the node answers a definite failure naming the limit, logs nothing of it
- * and serves on. Without the node's check, such a write was a record over the log's limit, a
- * failed append: the primary stopped, and each primary after it.
+ * and serves on. Without the node's check, the largest value a request frame carries (16 MiB less
+ * 35 bytes, with a one-byte key) made a record over the log's limit, a failed append: the
+ * primary stopped (exit 74), and each primary after it.
  */
 class SizeLimitsTest {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
+  private static final int CLIENT = ReplicaNode.CLIENT_BASE;
 
   final ReplicaClusterTest cluster = new ReplicaClusterTest();
 
@@ -160,8 +162,13 @@ class SizeLimitsTest {
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageStartingWith("get: a key of " + (MAX_KEY_BYTES + 1));
 
-      // sent past the client's check: one byte over, and a value that fills a frame
-      for (int size : List.of(MAX_VALUE_BYTES + 1, Codec.MAX_FRAME - 64)) {
+      // sent past the client's check: one byte over, and the largest value a request frame
+      // carries with a one-byte key, whose log record would be 3 bytes over the log's limit
+      int fills = Codec.MAX_FRAME - Codec.encode(new Envelope(CLIENT, 0, new Request(1, 0,
+          Kind.PUT, Bytes.of(key), null, Bytes.of(new byte[0])))).length;
+      assertThat(Codec.encode(new Record.Written(0, 1, 1, 1, Bytes.of(key),
+          Bytes.of(new byte[fills]))).length).isGreaterThan(Codec.MAX_FRAME);
+      for (int size : List.of(MAX_VALUE_BYTES + 1, fills)) {
         long start = System.nanoTime();
         ReplicaClient.BytesResult refused = c.unchecked(Kind.PUT, key, null, new byte[size]);
         assertThat(refused.outcome()).as(refused.why()).isEqualTo(Outcome.FAIL);

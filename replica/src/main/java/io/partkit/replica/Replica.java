@@ -128,6 +128,9 @@ public final class Replica implements StateMachine {
    */
   static final int ROUND_BYTES = 1 << 20;
 
+  /** How many bytes of a value a CAS's mismatch names at most ({@link #brief}). */
+  static final int BRIEF_BYTES = 32;
+
   /** A scan's page holds at most this many entries, whatever its limit. */
   public static final int PAGE_ENTRIES = 1024;
 
@@ -659,7 +662,7 @@ public final class Replica implements StateMachine {
       if (r.kind() == Kind.GET) {
         reads = true;
       } else if (r.kind() == Kind.CAS && !java.util.Objects.equals(found, r.expected())) {
-        next.failure = "expected " + r.expected() + ", found " + found;
+        next.failure = "expected " + brief(r.expected()) + ", found " + brief(found);
       } else {
         next.seq = ++seq;
         written.put(r.key(), r.value());
@@ -721,6 +724,19 @@ public final class Replica implements StateMachine {
     return p.numbering.holds(p.id, d.request.key()) ? null : "partition " + p.id
         + " no longer holds key " + d.request.key() + " (split: it holds "
         + p.numbering.describe(p.id) + ")";
+  }
+
+  /**
+   * {@code b} in hex for a message, its first {@link #BRIEF_BYTES} only when longer: a reply
+   * that spelled out two large values whole would be four times their size, past what a
+   * driver's frame holds.
+   */
+  static String brief(Bytes b) {
+    if (b == null || b.length() <= BRIEF_BYTES) {
+      return String.valueOf(b);
+    }
+    byte[] head = java.util.Arrays.copyOf(b.toArray(), BRIEF_BYTES);
+    return java.util.HexFormat.of().formatHex(head) + "... (" + b.length() + " bytes)";
   }
 
   /** A reply to {@code d} that it failed ({@link Outcome#FAIL}) or may have taken effect. */

@@ -121,6 +121,22 @@ class ReplicaTest {
   }
 
   @Test
+  void aFailedCasOfLargeValuesNamesTheirFirstBytesAndSizesOnly() {
+    byte[] big = new byte[1 << 20];
+    big[0] = 0x5a;
+    c.request(0, new Request(1, 0, Kind.PUT, K, null, Bytes.of(big)));
+    c.flush();
+    big[1] = 1;
+    c.request(0, new Request(2, 0, Kind.CAS, K, Bytes.of(big), Bytes.ofLong(6)));
+    c.flush();
+    // spelled out whole, the two values would make a reply of 4 MiB (8 MiB values: over a frame)
+    assertThat(c.replies.get(1).outcome()).isEqualTo(Outcome.FAIL);
+    assertThat(c.replies.get(1).why()).hasSizeLessThan(256)
+        .startsWith("expected 5a01" + "00".repeat(Replica.BRIEF_BYTES - 2) + "... (1048576 bytes)")
+        .endsWith(", found 5a" + "00".repeat(Replica.BRIEF_BYTES - 1) + "... (1048576 bytes)");
+  }
+
+  @Test
   void aRestartedPrimaryReplaysItsRecordsAndLevelsItsBackupsBeforeServing() {
     c.request(0, new Request(1, 0, Kind.PUT, K, null, Bytes.ofLong(3)));
     c.flush();

@@ -588,6 +588,25 @@ final class Codec {
 
   // ---- records
 
+  /**
+   * At most the size of {@code r} as bytes, found without encoding it: the keys and values it
+   * holds with their lengths (0 for a record that holds no data). A partition's whole data
+   * would take its size again, and more, to encode; a record known over {@link #MAX_FRAME} by
+   * this need never be.
+   */
+  static long leastSize(Record r) {
+    Map<Bytes, Bytes> data = r instanceof Checkpoint c ? c.data()
+        : r instanceof SnapshotPage p ? p.data()
+        : r instanceof Snapshotted s ? s.data()
+        : r instanceof Rebased b ? b.put()
+        : Map.of();
+    long size = 0;
+    for (Map.Entry<Bytes, Bytes> e : data.entrySet()) {
+      size += 8 + e.getKey().length() + e.getValue().length();
+    }
+    return size;
+  }
+
   /** A log record as bytes. */
   static byte[] encode(Record r) {
     if (r instanceof Record.ControlState c) {

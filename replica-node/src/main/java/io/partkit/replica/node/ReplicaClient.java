@@ -58,8 +58,26 @@ import java.util.function.Predicate;
  * neighbouring keys), one partition's page at a time, and merges them in key order. Each page is
  * linearizable on its own (served as a read); the scan as a whole is not an atomic snapshot across
  * partitions, nor across the pages of one partition.
+ *
+ * <p>Sizes: a key is at most {@link #MAX_KEY_BYTES}, a value (and a CAS's expected value) at most
+ * {@link #MAX_VALUE_BYTES}. A larger one is refused before anything is sent, and a node refuses
+ * one that reaches it anyway (a definite {@link Outcome#FAIL} naming the limit, not retried).
  */
 public final class ReplicaClient implements AutoCloseable {
+
+  /**
+   * The largest key a node takes, in bytes: 64 KiB. Larger keys are refused by the client and
+   * by the node.
+   */
+  public static final int MAX_KEY_BYTES = SizeLimits.MAX_KEY_BYTES;
+
+  /**
+   * The largest value a node takes, in bytes: 8,323,072 (8 MiB - 64 KiB), so that a CAS of two
+   * such values and the largest key fits a frame, and each write fits a log record, with room
+   * for their numbers (why: {@code SizeLimits}). Larger values are refused by the client and by
+   * the node.
+   */
+  public static final int MAX_VALUE_BYTES = SizeLimits.MAX_VALUE_BYTES;
 
   /**
    * What became of a request.
@@ -235,20 +253,47 @@ public final class ReplicaClient implements AutoCloseable {
         expected == null ? null : Bytes.ofLong(expected), Bytes.ofLong(value)));
   }
 
-  /** Reads {@code key}. */
+  /**
+   * Reads {@code key}.
+   *
+   * @throws IllegalArgumentException when {@code key} is over {@link #MAX_KEY_BYTES}
+   */
   public BytesResult get(byte[] key) {
-    return call(Kind.GET, Bytes.of(key), null, null);
+    return checked(Kind.GET, key, null, null);
   }
 
-  /** Writes {@code value} to {@code key}. */
+  /**
+   * Writes {@code value} to {@code key}.
+   *
+   * @throws IllegalArgumentException when {@code key} is over {@link #MAX_KEY_BYTES} or {@code
+   *     value} over {@link #MAX_VALUE_BYTES}; nothing was sent
+   */
   public BytesResult put(byte[] key, byte[] value) {
-    return call(Kind.PUT, Bytes.of(key), null, Bytes.of(value));
+    return checked(Kind.PUT, key, null, value);
   }
 
-  /** Sets {@code key} to {@code value} if it holds {@code expected} (null: absent). */
+  /**
+   * Sets {@code key} to {@code value} if it holds {@code expected} (null: absent).
+   *
+   * @throws IllegalArgumentException when {@code key} is over {@link #MAX_KEY_BYTES}, or {@code
+   *     expected} or {@code value} over {@link #MAX_VALUE_BYTES}; nothing was sent
+   */
   public BytesResult cas(byte[] key, byte[] expected, byte[] value) {
-    return call(Kind.CAS, Bytes.of(key), expected == null ? null : Bytes.of(expected),
-        Bytes.of(value));
+    return checked(Kind.CAS, key, expected, value);
+  }
+
+  private BytesResult checked(Kind kind, byte[] key, byte[] expected, byte[] value) {
+    SizeLimits.check(kind, key, expected, value);
+    return unchecked(kind, key, expected, value);
+  }
+
+  /**
+   * A request as {@link #get}, {@link #put} or {@link #cas} make it, sent whatever its sizes: for
+   * a test of the node's own check, as a client of another build would send it.
+   */
+  BytesResult unchecked(Kind kind, byte[] key, byte[] expected, byte[] value) {
+    return call(kind, Bytes.of(key), expected == null ? null : Bytes.of(expected),
+        value == null ? null : Bytes.of(value));
   }
 
   private static Result asLongs(BytesResult r) {
@@ -498,6 +543,9 @@ public final class ReplicaClient implements AutoCloseable {
       // failure is a refusal, which a fresh table may route around.
       if (kind == Kind.CAS && reply.why() != null && reply.why().startsWith("expected ")) {
         return new BytesResult(Outcome.FAIL, null, true, reply.why());
+      }
+      if (reply.why() != null && reply.why().contains(SizeLimits.OVER)) {
+        return new BytesResult(Outcome.FAIL, null, false, reply.why()); // any node refuses it
       }
       table = null;
       last = new BytesResult(Outcome.FAIL, null, false, reply.why());

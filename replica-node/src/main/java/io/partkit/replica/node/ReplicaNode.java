@@ -6,6 +6,9 @@ import io.partkit.coordinator.VersionedValues;
 import io.partkit.replica.Control;
 import io.partkit.replica.Envelope;
 import io.partkit.replica.Message.Configure;
+import io.partkit.replica.Message.Outcome;
+import io.partkit.replica.Message.Reply;
+import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Snapshot;
 import io.partkit.replica.Placement;
 import io.partkit.replica.Ready;
@@ -675,6 +678,15 @@ final class ReplicaNode implements AutoCloseable {
     if (in instanceof Envelope e) {
       if (meters != null && e.from() >= CLIENT_BASE) {
         meters.received(e.from(), e.message(), System.nanoTime());
+      }
+      if (e.from() >= CLIENT_BASE && e.message() instanceof Request r
+          && SizeLimits.problem(r) != null) {
+        // refused before the core sees it: a write over the limits could make a record or a
+        // frame over the limit, and a record that cannot be appended stops the node
+        transmit(new Envelope(self, e.from(), new Reply(r.id(), Outcome.FAIL, null, "node "
+            + self + " refuses the request: " + SizeLimits.problem(r)
+            + "; it did not take effect")));
+        return;
       }
       Envelope handed = machine instanceof Replica r
           ? interposer.inbound(r, self, e, this::transmit) : e;

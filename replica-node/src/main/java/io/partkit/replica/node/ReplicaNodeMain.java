@@ -211,7 +211,9 @@ public final class ReplicaNodeMain {
       System.exit(2);
       return;
     } catch (IOException e) {
-      log.accept("cannot start: " + e);
+      // one line naming the process and the cause (a full disk, an address taken), no trace
+      log.accept((role.equals("node") ? "node " + options.get("--id") : "control")
+          + ": cannot start: " + e);
       System.exit(ReplicaNode.EXIT_IO);
       return;
     }

@@ -196,23 +196,44 @@ final class Wal implements Storage {
    * @return false, with nothing written, when a record is over the size a log record may have
    */
   static boolean rewrite(Path dir, List<Record> records) throws IOException {
+    if (overLimit(records) > 0) {
+      return false;
+    }
     List<byte[]> encoded = encode(records);
     if (largest(encoded) > Codec.MAX_FRAME) {
       return false;
     }
     ByteBuffer buf = frames(encoded);
     Path next = dir.resolve(NEXT);
-    try (FileChannel ch = FileChannel.open(next, StandardOpenOption.CREATE,
-        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-      while (buf.hasRemaining()) {
-        ch.write(buf);
+    try {
+      try (FileChannel ch = FileChannel.open(next, StandardOpenOption.CREATE,
+          StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+        while (buf.hasRemaining()) {
+          ch.write(buf);
+        }
+        ch.force(true);
       }
-      ch.force(true);
+      Files.move(next, dir.resolve(FILE), StandardCopyOption.REPLACE_EXISTING,
+          StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      removeNext(dir, e);
+      throw e;
     }
-    Files.move(next, dir.resolve(FILE), StandardCopyOption.REPLACE_EXISTING,
-        StandardCopyOption.ATOMIC_MOVE);
     syncDirectory(dir);
     return true;
+  }
+
+  /**
+   * Removes a {@link #NEXT} that a failed rewrite or compaction left (none once it was renamed):
+   * on a full disk, the half-written file would hold the very space a restart needs. A failure
+   * to remove it is added to {@code cause}.
+   */
+  private static void removeNext(Path dir, IOException cause) {
+    try {
+      Files.deleteIfExists(dir.resolve(NEXT));
+    } catch (IOException e) {
+      cause.addSuppressed(e);
+    }
   }
 
   /**
@@ -283,6 +304,11 @@ final class Wal implements Storage {
       synchronized (lock) {
         return appended;
       }
+    }
+    long over = overLimit(records);
+    if (over > 0) {
+      throw new IOException("a record of at least " + over + " bytes is over the limit of "
+          + Codec.MAX_FRAME);
     }
     List<byte[]> encoded = encode(records);
     int largest = largest(encoded);
@@ -372,6 +398,7 @@ final class Wal implements Storage {
           return; // the node is stopping: a compaction cut short is one a crash cut short
         }
       }
+      removeNext(dir, e);
       onFailure.accept(new IOException("the log's compaction failed: " + e, e));
     }
   }
@@ -502,6 +529,10 @@ final class Wal implements Storage {
       }
       head = folding.apply(batch);
       prefixBytes = pos;
+      if (overLimit(head) > 0) {
+        keep("a record of its state is over the " + Codec.MAX_FRAME + "-byte limit");
+        return;
+      }
       List<byte[]> encoded = encode(head);
       if (largest(encoded) > Codec.MAX_FRAME) {
         keep("a record of its state is over the " + Codec.MAX_FRAME + "-byte limit");
@@ -598,6 +629,22 @@ final class Wal implements Storage {
       encoded.add(Codec.encode(r));
     }
     return encoded;
+  }
+
+  /**
+   * The least size of the first of {@code records} known over the record limit without encoding
+   * it ({@link Codec#leastSize}), 0 for none: a checkpoint of a partition larger than a record is
+   * refused before it takes its size again and more in buffers, which in a node's heap could
+   * stop the process (out of memory) at each start and each compaction.
+   */
+  private static long overLimit(List<Record> records) {
+    for (Record r : records) {
+      long least = Codec.leastSize(r);
+      if (least > Codec.MAX_FRAME) {
+        return least;
+      }
+    }
+    return 0;
   }
 
   /** The size of the largest payload, 0 for none. */

@@ -203,6 +203,40 @@ class WalTest {
     assertThat(again.records()).as("the refused append wrote nothing").isEqualTo(written(1, 3));
     again.wal().close();
   }
+
+  /**
+   * A checkpoint of a partition over the record limit (32 MiB here, in 4 MiB values) is known
+   * over it before it is encoded: encoding it would take its size again and more in buffers,
+   * which in a node's 128 MiB heap ends the process (out of memory) at every start and every
+   * compaction.
+   */
+  @Test
+  void aCheckpointOverTheLimitIsRefusedWithoutEncodingIt() throws Exception {
+    java.util.TreeMap<Bytes, Bytes> data = new java.util.TreeMap<>();
+    Bytes value = Bytes.of(new byte[4 << 20]);
+    for (long k = 0; k < 8; k++) {
+      data.put(Bytes.ofLong(k), value);
+    }
+    Record big = new Record.Checkpoint(0, 1, true, io.partkit.replica.Role.PRIMARY, 0,
+        List.of(), false, 1, 2, true, 8, io.partkit.replica.Numbering.NONE, false, 1, 1, data);
+    write(written(1, 3));
+    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)
+        java.lang.management.ManagementFactory.getThreadMXBean();
+    long before = threads.getCurrentThreadAllocatedBytes();
+    assertThat(Wal.rewrite(dir, List.of(big))).isFalse();
+    Wal.Opened o = open();
+    long opened = threads.getCurrentThreadAllocatedBytes();
+    assertThatThrownBy(() -> o.wal().append(List.of(big))).isInstanceOf(IOException.class)
+        .hasMessageContaining("a record of at least " + (8 * (16 + (4 << 20))) + " bytes is"
+            + " over the limit of " + Codec.MAX_FRAME);
+    long after = threads.getCurrentThreadAllocatedBytes();
+    assertThat(opened - before).as("bytes allocated by the refused rewrite and the open")
+        .isLessThan(1 << 20);
+    assertThat(after - opened).as("bytes allocated by the refused append").isLessThan(1 << 20);
+    assertThat(o.records()).as("the log as it was").isEqualTo(written(1, 3));
+    o.wal().close();
+  }
+
   @Test
   void anObserverReadsTheIntactRecordsWithoutTouchingTheLog() throws Exception {
     Path file = dir.resolve(Wal.FILE);

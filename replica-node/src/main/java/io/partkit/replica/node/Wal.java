@@ -139,6 +139,10 @@ final class Wal implements Storage {
   static Opened open(Path dir, LongConsumer onSynced, Consumer<IOException> onFailure)
       throws IOException {
     Files.createDirectories(dir);
+    // a compaction's file is part of the log only once renamed: one left by a process that
+    // stopped mid-compaction (halted on another thread's failure) is nothing, and on a full disk
+    // it holds the room this start needs
+    Files.deleteIfExists(dir.resolve(NEXT));
     Path file = dir.resolve(FILE);
     boolean fresh = !Files.exists(file);
     FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,

@@ -213,7 +213,12 @@ final class SimNode {
 
   /** The disk is wiped while the node is down: it restarts with no records. */
   void wipe() {
-    disk.rewrite(List.of());
+    disk.wipe();
+  }
+
+  /** The log is cut to its first {@code kept} durable records while the node is down. */
+  void truncate(int kept) {
+    disk.truncate(kept);
   }
 
   /**

@@ -337,10 +337,14 @@ final class Nemesis {
 
   /** Starts a node again; one that finds a damaged record stops for good and is replaced. */
   private void restart(SimNode n) {
+    boolean down = !n.up() && !n.gone;
     if (!n.restart()) {
       history.nemesis(OpType.INFO, "fail-stop", "node " + n.id + " found a damaged record at "
           + n.damagedRecord() + " and stopped");
       cluster.lose(n);
+    } else if (down && n.startedShort() != null) {
+      history.nemesis(OpType.INFO, "log-short", "node " + n.id + ": "
+          + n.startedShort().missing() + "; set aside, it started empty");
     }
   }
 

@@ -258,10 +258,10 @@ final class Wal implements Storage {
   }
 
   /**
-   * Moves the log in {@code dir} aside, under a name no earlier one took ({@code replica.wal.short-N}),
-   * and removes its reach: the next {@link #open} finds no log, as on a new disk. The log is kept
-   * for an operator to read, never replayed. Call it only while no {@link Wal} of {@code dir} is
-   * open.
+   * Moves the log in {@code dir} aside, under a name no earlier one took ({@code
+   * replica.wal.short-N}), and removes its reach: the next {@link #open} finds no log, as on a
+   * new disk. The log is kept for an operator to read, never replayed. Call it only while no
+   * {@link Wal} of {@code dir} is open.
    *
    * @return where the log went
    */

@@ -72,7 +72,7 @@ class SimulateCommandTest {
     assertThat(Files.readString(dir.resolve("a/results.edn"))).contains(":valid? true")
         .contains(":options {:concurrency 10 :numbering \"hashed\" :ops-per-key 200"
             + " :partitions 16 :replicas 3 :strategy \"core\" :threads-per-key 5"
-            + " :wipes \"off\" }");
+            + " :truncations \"off\" :wipes \"off\" }");
   }
 
   @Test

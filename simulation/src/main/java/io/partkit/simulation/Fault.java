@@ -60,7 +60,13 @@ public record Fault(long at, Kind kind, long duration, int target, int other) {
      * A node's disk is wiped while it is down and it restarts empty under its number, the control
      * not told (unlike {@link #LOSE}): it must not serve, or count as holding, what it lost.
      */
-    WIPE("wipe");
+    WIPE("wipe"),
+    /**
+     * A node's log is cut short at a record boundary while it is down (a backup restored over it,
+     * a file system that lost a synced tail, a last segment deleted), not emptied, the control not
+     * told: it must not serve, or count as holding, the records it lost.
+     */
+    TRUNCATE("truncate");
 
     private final String label;
 

@@ -30,7 +30,8 @@ final class FaultPlan {
     Random r = new Random(seed ^ 0x5DEECE66DL * 31);
     EnumSet<Kind> kinds = EnumSet.noneOf(Kind.class);
     for (Kind k : Kind.values()) {
-      if (k != Kind.SPLIT && k != Kind.CONTROL_RESTART && k != Kind.WIPE && r.nextBoolean()) {
+      if (k != Kind.SPLIT && k != Kind.CONTROL_RESTART && k != Kind.WIPE
+          && k != Kind.TRUNCATE && r.nextBoolean()) {
         kinds.add(k);
       }
     }
@@ -71,6 +72,16 @@ final class FaultPlan {
     if (spec.wipes() && wipes.nextInt(2) == 0) {
       for (long s = 100 + wipes.nextInt(2_000); s < end - 100; s += 1 + wipes.nextInt(4_000)) {
         plan.add(new Fault(s, Kind.WIPE, 50 + wipes.nextInt(900), wipes.nextInt(1 << 16), 0));
+      }
+    }
+    // the seed spread over every bit first: Random's first draws from seeds that differ in their
+    // low bits alone barely differ
+    Random truncations = new Random((seed + 0x7A11CL) * 0x9E3779B97F4A7C15L);
+    if (spec.truncations() && truncations.nextInt(2) == 0) {
+      for (long s = 100 + truncations.nextInt(2_000); s < end - 100;
+          s += 1 + truncations.nextInt(4_000)) {
+        plan.add(new Fault(s, Kind.TRUNCATE, 50 + truncations.nextInt(900),
+            truncations.nextInt(1 << 16), truncations.nextInt(1 << 16)));
       }
     }
     plan.sort(java.util.Comparator.comparingLong(Fault::at));

@@ -35,8 +35,10 @@ final class Nemesis {
   /** The workload's keys so far: a split of key ranges cuts at one its partition holds. */
   private final Supplier<List<Long>> keys;
   /**
-   * Nodes wiped whose new incarnation the control has not heard yet, with the one it knew at the
-   * wipe: until it hears the new one, it still counts their copies level.
+   * Nodes wiped or cut short whose new incarnation the control has not heard yet, with the one it
+   * knew at the fault: until it hears a new one, it still counts their copies level (a node cut
+   * short that keeps its incarnation stays here, and no further wipe or cut of its partitions
+   * strikes).
    */
   private final Map<Integer, Long> wiped = new java.util.HashMap<>();
   private int struck;
@@ -169,6 +171,21 @@ final class Nemesis {
         n.wipe();
         time.schedule(f.duration(), () -> restart(n));
         return "node " + n.id;
+      case TRUNCATE: {
+        if (!n.up() || !wholeEverywhere(control, n.id, unheardWipes(control))) {
+          return null; // as a wipe: what the cut takes may be a partition's last level copy
+        }
+        wiped.put(n.id, control.incarnation(n.id));
+        n.crash(false);
+        int before = n.durableRecords().size();
+        time.schedule(f.duration(), () -> restart(n));
+        if (before < 2) {
+          return "node " + n.id + " (its log of " + before + " records too short to cut)";
+        }
+        int kept = 1 + Math.floorMod(f.other(), before - 1);
+        n.truncate(kept);
+        return "node " + n.id + " log cut from " + before + " records to " + kept;
+      }
       case CORRUPT: {
         if (!n.up() || lastLevelCopy(control, n.id)) {
           return null;
@@ -289,7 +306,7 @@ final class Nemesis {
 
   private static boolean asksTheControl(Fault.Kind kind) {
     return switch (kind) {
-      case JOIN, LEAVE, LOSE, CORRUPT, MIGRATE, SPLIT, CONTROL_RESTART, WIPE -> true;
+      case JOIN, LEAVE, LOSE, CORRUPT, MIGRATE, SPLIT, CONTROL_RESTART, WIPE, TRUNCATE -> true;
       default -> false;
     };
   }
@@ -320,10 +337,14 @@ final class Nemesis {
 
   /** Starts a node again; one that finds a damaged record stops for good and is replaced. */
   private void restart(SimNode n) {
+    boolean down = !n.up() && !n.gone;
     if (!n.restart()) {
       history.nemesis(OpType.INFO, "fail-stop", "node " + n.id + " found a damaged record at "
           + n.damagedRecord() + " and stopped");
       cluster.lose(n);
+    } else if (down && n.startedShort() != null) {
+      history.nemesis(OpType.INFO, "log-short", "node " + n.id + ": "
+          + n.startedShort().missing() + "; set aside, it started empty");
     }
   }
 

@@ -1,6 +1,7 @@
 package io.partkit.simulation;
 
 import io.partkit.replica.Envelope;
+import io.partkit.replica.LogReach;
 import io.partkit.replica.Record;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -31,6 +32,14 @@ final class SimLog {
    */
   private int folded;
   private boolean syncing;
+  /**
+   * How many of {@link #durable} a sync or rewrite last made durable: the mark a real driver keeps
+   * beside its log, written and forced with each sync before the messages it releases leave (so
+   * it never says less than what anything acknowledged depends on), and with each rewrite as it
+   * takes the log's place. A crash that keeps appends leaves the log longer than it, never
+   * shorter; only {@link #truncate} does. -1 before anything was made durable: none recorded.
+   */
+  private int reach = -1;
 
   private record Waiting(int barrier, Envelope envelope) {}
 
@@ -48,6 +57,19 @@ final class SimLog {
   /** The durable records, oldest first: what a restart replays. */
   List<Record> durable() {
     return Collections.unmodifiableList(durable);
+  }
+
+  /** How far the log reached when last made durable ({@link #reach}), or null if never. */
+  LogReach reach() {
+    return reach < 0 ? null : new LogReach(reach, 0);
+  }
+
+  /**
+   * Cuts the durable records to their first {@code kept}, at a record boundary, leaving the reach
+   * as it was (a log restored from an older copy, a synced tail the file system lost).
+   */
+  void truncate(int kept) {
+    durable.subList(kept, durable.size()).clear();
   }
 
   /** Whether nothing is appended and unsynced, and no message waits. */
@@ -80,6 +102,7 @@ final class SimLog {
     folded += durable.size() - records.size();
     durable.clear();
     durable.addAll(records);
+    reach = records.size();
   }
 
   /** How many records were made durable, counting those a rewrite folded. */
@@ -127,6 +150,7 @@ final class SimLog {
     while (durableCount() < upTo) {
       durable.add(unsynced.remove(0));
     }
+    reach = durable.size();
     List<Waiting> ready = new ArrayList<>();
     waiting.removeIf(w -> {
       if (w.barrier() <= durableCount()) {
@@ -139,6 +163,12 @@ final class SimLog {
     if (!unsynced.isEmpty()) {
       sync(end);
     }
+  }
+
+  /** The disk is wiped: no records, and no reach recorded. */
+  void wipe() {
+    rewrite(List.of());
+    reach = -1;
   }
 
   /** A process crash: every appended record survives (the kernel has it), no message waits. */

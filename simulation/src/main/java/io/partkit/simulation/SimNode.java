@@ -2,6 +2,7 @@ package io.partkit.simulation;
 
 import io.partkit.replica.Bytes;
 import io.partkit.replica.Envelope;
+import io.partkit.replica.LogReach;
 import io.partkit.replica.Ready;
 import io.partkit.replica.Record;
 import io.partkit.replica.Replica;
@@ -54,6 +55,8 @@ final class SimNode {
   private int restarts;
   /** The durable records' count at which the log is next compacted while running. */
   private int compactAt = COMPACT_RECORDS;
+  /** What its last start found short of its reach, or null if it found its log whole. */
+  private LogReach.Shorter startedShort;
   /** Lost for good: never started again. */
   boolean gone;
   /** The node-side planted bug, if any: rewrites of what the core is handed, sends and logs. */
@@ -75,9 +78,18 @@ final class SimNode {
     return core != null;
   }
 
-  /** Starts a core from the disk's records (none: a fresh node) and its ticks. */
+  /**
+   * Starts a core from the disk's records (none: a fresh node) and its ticks. A log shorter than
+   * it reached ({@link LogReach#judge}) is set aside, and the node starts as on a wiped disk.
+   */
   void start() {
-    List<Record> log = disk.durable();
+    LogReach.Verdict verdict = LogReach.judge(disk.reach(),
+        new LogReach(disk.durable().size(), 0), true);
+    startedShort = verdict instanceof LogReach.Shorter s ? s : null;
+    if (startedShort != null) {
+      disk.wipe();
+    }
+    List<Record> log = verdict.startFrom(disk.durable());
     core = log.isEmpty() ? new Replica(id, timing, PAGE_ENTRIES)
         : Replica.restore(id, timing, log, PAGE_ENTRIES);
     incarnation++;
@@ -213,7 +225,12 @@ final class SimNode {
 
   /** The disk is wiped while the node is down: it restarts with no records. */
   void wipe() {
-    disk.rewrite(List.of());
+    disk.wipe();
+  }
+
+  /** The log is cut to its first {@code kept} durable records while the node is down. */
+  void truncate(int kept) {
+    disk.truncate(kept);
   }
 
   /**
@@ -239,6 +256,11 @@ final class SimNode {
 
   int damagedRecord() {
     return damaged;
+  }
+
+  /** What its last start found its log short of, or null: for the history. */
+  LogReach.Shorter startedShort() {
+    return startedShort;
   }
 
   /**

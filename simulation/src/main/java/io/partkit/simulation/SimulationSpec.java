@@ -45,10 +45,12 @@ import java.util.TreeMap;
  *     wrapping; splits cut a range in halves)
  * @param wipes whether the faults also wipe nodes' disks under their numbers, the control not
  *     told ({@link Fault.Kind#WIPE}; option {@code wipes=on}, default off)
+ * @param truncations whether the faults also cut nodes' logs short while they are down, the
+ *     control not told ({@link Fault.Kind#TRUNCATE}; option {@code truncations=on}, default off)
  */
 public record SimulationSpec(int nodes, int replicas, int partitions, Duration time,
     int concurrency, int opsPerKey, int threadsPerKey, Optional<Mutant> mutant,
-    String strategy, String numbering, boolean wipes) {
+    String strategy, String numbering, boolean wipes, boolean truncations) {
 
   /** The {@code strategy} option's default: the control places copies by its own rule. */
   public static final String CORE_PLACEMENT = "core";
@@ -67,7 +69,8 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
   /** The options {@code --option} takes, with their defaults. */
   public static final Map<String, String> OPTIONS = new TreeMap<>(Map.of(
       "replicas", "3", "partitions", "16", "concurrency", "10", "ops-per-key", "200",
-      "threads-per-key", "5", "strategy", CORE_PLACEMENT, "numbering", HASHED, "wipes", "off"));
+      "threads-per-key", "5", "strategy", CORE_PLACEMENT, "numbering", HASHED, "wipes", "off",
+      "truncations", "off"));
 
   public SimulationSpec {
     require(nodes >= 1 && nodes <= 64, "nodes must be 1..64: " + nodes);
@@ -157,13 +160,14 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
         time, number(options, "concurrency"), number(options, "ops-per-key"),
         number(options, "threads-per-key"), mutant,
         options.getOrDefault("strategy", CORE_PLACEMENT).trim(),
-        options.getOrDefault("numbering", HASHED).trim(), onOff(options, "wipes"));
+        options.getOrDefault("numbering", HASHED).trim(), onOff(options, "wipes"),
+        onOff(options, "truncations"));
   }
 
   /** The same spec with another time (shrinking shortens runs). */
   public SimulationSpec withTime(Duration t) {
     return new SimulationSpec(nodes, replicas, partitions, t, concurrency, opsPerKey,
-        threadsPerKey, mutant, strategy, numbering, wipes);
+        threadsPerKey, mutant, strategy, numbering, wipes, truncations);
   }
 
   /** Every option's effective value, defaults included. */
@@ -177,6 +181,7 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
     m.put("strategy", strategy);
     m.put("numbering", numbering);
     m.put("wipes", wipes ? "on" : "off");
+    m.put("truncations", truncations ? "on" : "off");
     return m;
   }
 

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.partkit.coordinator.VersionedValues;
 import io.partkit.replica.Control;
 import io.partkit.replica.Envelope;
+import io.partkit.replica.LogReach;
 import io.partkit.replica.Message.Configure;
 import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Message.Reply;
@@ -372,7 +373,19 @@ final class ReplicaNode implements AutoCloseable {
     Consumer<IOException> onFailure =
         e -> failStop.stop(name + ": the write-ahead log failed: " + e, EXIT_IO);
     Wal.Opened opened = Wal.open(data, onSynced, onFailure);
-    StateMachine m = machine.apply(opened.records());
+    if (opened.verdict() instanceof LogReach.Shorter s) {
+      if (id == Control.ID) {
+        // the control's log is the cluster's table: an older one would hand out epochs and
+        // copies already given; nothing else holds it, so only an operator can mend it
+        throw new Wal.Damaged(name + ": " + data.resolve(Wal.FILE) + ": " + s.missing()
+            + "; the control must not start from a log that lost records (restore it)");
+      }
+      Path aside = Wal.setAside(data);
+      log.accept(name + ": " + data.resolve(Wal.FILE) + ": " + s.missing() + "; set aside as "
+          + aside.getFileName() + ", starting empty under a new incarnation, as on a lost disk");
+      opened = Wal.open(data, onSynced, onFailure);
+    }
+    StateMachine m = machine.apply(opened.verdict().startFrom(opened.records()));
     log.accept(name + ": " + opened.records().size() + " records replayed from "
         + opened.wal().file() + (opened.droppedBytes() > 0 ? "; a torn tail of "
         + opened.droppedBytes() + " bytes dropped" : ""));

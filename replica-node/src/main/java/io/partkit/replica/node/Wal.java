@@ -1,5 +1,6 @@
 package io.partkit.replica.node;
 
+import io.partkit.replica.LogReach;
 import io.partkit.replica.Record;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
@@ -41,6 +42,15 @@ import java.util.zip.CRC32C;
  * copied (from the moment the new file takes every append too, the syncer syncs both files). Its
  * record counts ({@link #append}'s, {@code onSynced}'s) count every record appended since the log
  * was opened, whatever was folded since.
+ *
+ * <p>Reach. Beside the log, a {@link WalReach} records how far it reached: after each sync, and
+ * before {@code onSynced} hears of it (so before anything that depends on the records is sent),
+ * the log's length, record count and checksum are written and forced; a compaction has the syncer
+ * record its new file too before that file takes the log's name. On open, a log that does not
+ * hold what its reach recorded (its tail lost, an older copy put in its place) is judged by
+ * {@link LogReach#judge}: {@link #open} then leaves it untouched and opens nothing, and the driver
+ * decides ({@link #setAside}). A log with no reach beside it (written before the reach was kept)
+ * opens as it always did, and is given one.
  */
 final class Wal implements Storage {
 
@@ -71,8 +81,11 @@ final class Wal implements Storage {
     }
   }
 
-  /** What {@link #open} found. */
-  record Opened(Wal wal, List<Record> records, long droppedBytes) {}
+  /**
+   * What {@link #open} found: with a {@link LogReach.Shorter} verdict, {@code wal} is null and
+   * nothing was written.
+   */
+  record Opened(Wal wal, List<Record> records, long droppedBytes, LogReach.Verdict verdict) {}
 
   /** What a compaction while open did. */
   sealed interface Outcome {}
@@ -90,6 +103,14 @@ final class Wal implements Storage {
   private final Consumer<IOException> onFailure;
   private final Object lock = new Object();
   private final Thread syncer;
+  private final WalReach reach;
+  /** The CRC-32C of the file's bytes so far ({@link #bytes} of them), for its reach. */
+  private CRC32C crc;
+  /** Reach rounds asked of the syncer ({@link #recordReach}), and the last it did. */
+  private long reachAsked;
+  private long reachDone;
+  /** The syncer stopped on a failure: no reach round will come. */
+  private boolean failed;
   /** The file appends go to. */
   private FileChannel channel;
   /** During a compaction, the new file that takes every append too; null otherwise. */
@@ -113,9 +134,11 @@ final class Wal implements Storage {
   private Compaction compaction;
   private boolean closed;
 
-  private Wal(Path dir, FileChannel channel, long records, long bytes, LongConsumer onSynced,
-      Consumer<IOException> onFailure) {
+  private Wal(Path dir, FileChannel channel, long records, long bytes, CRC32C crc,
+      WalReach reach, LongConsumer onSynced, Consumer<IOException> onFailure) {
     this.dir = dir;
+    this.crc = crc;
+    this.reach = reach;
     this.file = dir.resolve(FILE);
     this.channel = channel;
     this.onSynced = onSynced;
@@ -134,7 +157,8 @@ final class Wal implements Storage {
    *
    * @param onSynced called on the syncer thread with the count of durable records after each sync
    * @param onFailure called on the syncer thread when a sync fails (the node must stop)
-   * @throws Damaged when a damaged record is followed by intact ones
+   * @throws Damaged when a damaged record is followed by intact ones, or the reach beside the log
+   *     is damaged
    */
   static Opened open(Path dir, LongConsumer onSynced, Consumer<IOException> onFailure)
       throws IOException {
@@ -178,17 +202,90 @@ final class Wal implements Storage {
                 + " durable are lost; the node must not start from this log (replace its data)");
           }
         }
+      }
+      LogReach.Verdict verdict = judge(WalReach.read(dir), bytes, pos, records.size());
+      if (verdict instanceof LogReach.Shorter) {
+        ch.close();
+        return new Opened(null, records, dropped, verdict);
+      }
+      if (dropped > 0) {
         ch.truncate(pos);
-        ch.force(true);
+      }
+      // what the log holds may be in the page cache alone (appended before a process crash):
+      // durable before the reach names it
+      ch.force(true);
+      CRC32C crc = new CRC32C();
+      crc.update(bytes, 0, pos);
+      WalReach reach = WalReach.open(dir);
+      try {
+        reach.write(new WalReach.Mark(pos, records.size(), (int) crc.getValue()), null);
+      } catch (IOException | RuntimeException e) {
+        reach.close();
+        throw e;
       }
       ch.position(pos);
-      Wal wal = new Wal(dir, ch, records.size(), pos, onSynced, onFailure);
+      Wal wal = new Wal(dir, ch, records.size(), pos, crc, reach, onSynced, onFailure);
       wal.syncer.start();
-      return new Opened(wal, records, dropped);
+      return new Opened(wal, records, dropped, verdict);
     } catch (IOException | RuntimeException e) {
       ch.close();
       throw e;
     }
+  }
+
+  /**
+   * The log's first {@code length} bytes (intact records, {@code count} of them) against the marks
+   * its reach holds: whole when it holds what any of them reached, with {@link LogReach#judge}'s
+   * rule; short, as the first mark (the log's own) has it, otherwise.
+   */
+  private static LogReach.Verdict judge(List<WalReach.Mark> marks, byte[] log, int length,
+      int count) {
+    LogReach found = new LogReach(count, length);
+    if (marks.isEmpty()) {
+      return LogReach.judge(null, found, true);
+    }
+    LogReach.Verdict first = null;
+    for (WalReach.Mark m : marks) {
+      boolean same = true;
+      if (m.bytes() <= length) {
+        CRC32C c = new CRC32C();
+        c.update(log, 0, (int) m.bytes());
+        same = (int) c.getValue() == m.crc();
+      }
+      LogReach.Verdict v = LogReach.judge(m.reach(), found, same);
+      if (v instanceof LogReach.Whole) {
+        return v;
+      }
+      first = first == null ? v : first;
+    }
+    return first;
+  }
+
+  /**
+   * Moves the log in {@code dir} aside, under a name no earlier one took ({@code
+   * replica.wal.short-N}), and removes its reach: the next {@link #open} finds no log, as on a
+   * new disk. The log is kept for an operator to read, never replayed. Call it only while no
+   * {@link Wal} of {@code dir} is open.
+   *
+   * @return where the log went
+   */
+  static Path setAside(Path dir) throws IOException {
+    Path aside;
+    int n = 1;
+    do {
+      aside = dir.resolve(FILE + ".short-" + n++);
+    } while (Files.exists(aside));
+    Path log = dir.resolve(FILE);
+    if (Files.exists(log)) {
+      Files.move(log, aside, StandardCopyOption.ATOMIC_MOVE);
+    } else {
+      Files.createFile(aside);
+    }
+    // the log first: a crash between the two leaves no log and its reach, which is short again
+    syncDirectory(dir);
+    Files.deleteIfExists(dir.resolve(WalReach.FILE));
+    syncDirectory(dir);
+    return aside;
   }
 
   /**
@@ -208,6 +305,9 @@ final class Wal implements Storage {
       return false;
     }
     ByteBuffer buf = frames(encoded);
+    CRC32C c = new CRC32C();
+    c.update(buf.array(), 0, buf.limit());
+    WalReach.Mark written = new WalReach.Mark(buf.limit(), records.size(), (int) c.getValue());
     Path next = dir.resolve(NEXT);
     try {
       try (FileChannel ch = FileChannel.open(next, StandardOpenOption.CREATE,
@@ -217,13 +317,23 @@ final class Wal implements Storage {
         }
         ch.force(true);
       }
-      Files.move(next, dir.resolve(FILE), StandardCopyOption.REPLACE_EXISTING,
-          StandardCopyOption.ATOMIC_MOVE);
+      List<WalReach.Mark> marks = WalReach.read(dir);
+      try (WalReach reach = WalReach.open(dir)) {
+        if (!marks.isEmpty()) {
+          // either file may be the log after a crash from here until the reach names the new
+          // one alone; with no reach, the old log was never judged, and the new one is not yet
+          // either
+          reach.write(marks.get(0), written);
+        }
+        Files.move(next, dir.resolve(FILE), StandardCopyOption.REPLACE_EXISTING,
+            StandardCopyOption.ATOMIC_MOVE);
+        syncDirectory(dir);
+        reach.write(written, null);
+      }
     } catch (IOException e) {
-      removeNext(dir, e);
+      removeNext(dir, e); // nothing once renamed
       throw e;
     }
-    syncDirectory(dir);
     return true;
   }
 
@@ -325,8 +435,10 @@ final class Wal implements Storage {
     long count;
     synchronized (lock) {
       writeFully(channel, buf.duplicate());
+      crc.update(buf.array(), 0, buf.limit());
       if (mirror != null) {
         writeFully(mirror, buf);
+        compaction.targetCrc.update(buf.array(), 0, buf.limit());
       }
       bytes += buf.limit();
       appended += records.size();
@@ -413,7 +525,8 @@ final class Wal implements Storage {
    * #NEXT}, then every record appended after those it folded, as far as the log reached then;
    * {@link Step#MIRROR} copies what was appended since, and from then on every append goes to
    * both files (the syncer syncs both), which is the only time the state thread waits for it;
-   * {@link Step#SYNC} makes the new file durable; {@link Step#RENAME} gives it the log's name
+   * {@link Step#SYNC} makes the new file durable and has the syncer record it in the reach beside
+   * the old one's ({@link WalReach}); {@link Step#RENAME} gives it the log's name
    * (atomically); {@link Step#SYNC_DIRECTORY} makes the rename durable; {@link Step#SWITCH} makes
    * it the only file appended to and synced.
    *
@@ -439,6 +552,8 @@ final class Wal implements Storage {
     private long headBytes;
     private FileChannel old;
     private FileChannel target;
+    /** The CRC-32C of what was written to {@link #target} so far. */
+    private final CRC32C targetCrc = new CRC32C();
     /** Where the old file's copy into the new one has reached. */
     private long copied;
 
@@ -477,7 +592,10 @@ final class Wal implements Storage {
         case FOLD -> fold();
         case WRITE -> write();
         case MIRROR -> mirror();
-        case SYNC -> target.force(true);
+        case SYNC -> {
+          target.force(true);
+          recordReach();
+        }
         case RENAME -> Files.move(dir.resolve(NEXT), file, StandardCopyOption.REPLACE_EXISTING,
             StandardCopyOption.ATOMIC_MOVE);
         case SYNC_DIRECTORY -> syncDirectory(dir);
@@ -568,6 +686,7 @@ final class Wal implements Storage {
             StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.READ,
             StandardOpenOption.WRITE);
       }
+      targetCrc.update(headFrames.array(), 0, headFrames.limit());
       writeFully(target, headFrames);
       copy(prefixBytes, end);
     }
@@ -590,6 +709,7 @@ final class Wal implements Storage {
           throw new IOException(file + " ended at byte " + pos + " before " + to);
         }
         buf.flip();
+        targetCrc.update(buf.array(), 0, buf.limit());
         writeFully(target, buf);
         pos += n;
       }
@@ -602,6 +722,7 @@ final class Wal implements Storage {
         long recordsBefore = headRecords + appended - folded;
         retired.add(channel);
         channel = target;
+        crc = targetCrc;
         mirror = null;
         bytes = headBytes + bytes - prefixBytes;
         headRecords = head.size();
@@ -682,6 +803,45 @@ final class Wal implements Storage {
     return buf.flip();
   }
 
+  /**
+   * Has the syncer take a round that begins now, forcing every file appended to and recording
+   * their reach, and waits for it: a compaction's new file, durable, is then in the reach before
+   * it takes the log's name.
+   */
+  private void recordReach() throws IOException {
+    synchronized (lock) {
+      long asked = ++reachAsked;
+      lock.notifyAll();
+      while (reachDone < asked) {
+        if (closed) {
+          throw new java.nio.channels.ClosedChannelException();
+        }
+        if (failed) {
+          throw new IOException("the log's syncer failed before it recorded the reach");
+        }
+        try {
+          lock.wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new java.io.InterruptedIOException("interrupted waiting for the reach");
+        }
+      }
+    }
+  }
+
+  /** The marks of the file appended to and of a compaction's new file (or null), as they are. */
+  private WalReach.Mark[] marksNow() {
+    WalReach.Mark log = new WalReach.Mark(bytes, headRecords + appended - folded,
+        (int) crc.getValue());
+    if (mirror == null) {
+      return new WalReach.Mark[] {log, null};
+    }
+    Compaction c = compaction;
+    WalReach.Mark next = new WalReach.Mark(c.headBytes + bytes - c.prefixBytes,
+        c.head.size() + appended - c.durable, (int) c.targetCrc.getValue());
+    return new WalReach.Mark[] {log, next};
+  }
+
   /** Records durable now. */
   long synced() {
     synchronized (lock) {
@@ -711,10 +871,12 @@ final class Wal implements Storage {
   private void syncLoop() {
     while (true) {
       long target;
+      long asked;
+      WalReach.Mark[] marks;
       List<FileChannel> toSync;
       List<FileChannel> toClose;
       synchronized (lock) {
-        while (!closed && appended == synced && retired.isEmpty()) {
+        while (!closed && appended == synced && retired.isEmpty() && reachAsked == reachDone) {
           try {
             lock.wait();
           } catch (InterruptedException e) {
@@ -727,10 +889,12 @@ final class Wal implements Storage {
         toClose = new ArrayList<>(retired);
         retired.clear();
         target = appended;
+        asked = reachAsked;
+        marks = marksNow();
         // while a compaction's new file takes appends, a record is durable only once both hold
         // it: either may be the log after a crash
         toSync = mirror == null ? List.of(channel) : List.of(channel, mirror);
-        if (target == synced) {
+        if (target == synced && asked == reachDone) {
           toSync = List.of();
         }
       }
@@ -748,8 +912,13 @@ final class Wal implements Storage {
         for (FileChannel c : toSync) {
           c.force(false);
         }
+        // before anything that depends on these records is sent: a log found short of this
+        // later lost them
+        reach.write(marks[0], marks[1]);
       } catch (IOException e) {
         synchronized (lock) {
+          failed = true;
+          lock.notifyAll();
           if (closed) {
             return;
           }
@@ -757,11 +926,19 @@ final class Wal implements Storage {
         onFailure.accept(e);
         return;
       }
+      boolean more;
       synchronized (lock) {
-        synced = target;
-        syncs++;
+        more = target > synced;
+        if (more) {
+          synced = target;
+          syncs++;
+        }
+        reachDone = asked;
+        lock.notifyAll();
       }
-      onSynced.accept(target);
+      if (more) {
+        onSynced.accept(target);
+      }
     }
   }
 
@@ -788,5 +965,6 @@ final class Wal implements Storage {
     for (FileChannel c : toClose) {
       c.close();
     }
+    reach.close();
   }
 }

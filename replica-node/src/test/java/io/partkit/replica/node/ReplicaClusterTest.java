@@ -616,6 +616,83 @@ class ReplicaClusterTest {
     }
   }
 
+  /**
+   * A node's log put back to an older copy while it is down (a backup restored over it: intact,
+   * at a record boundary, shorter than what the node made durable): the node finds it short of
+   * its reach, sets it aside and starts empty under a new incarnation, so the control counts its
+   * copies lost and copies them afresh. Its copies then hold every key's last acknowledged value,
+   * none the older one its short log held, and so do reads after a primary's kill.
+   */
+  @Test
+  void aNodeWhoseLogComesBackShorterThanItsReachServesNothingOfIt() throws Exception {
+    startCluster(3);
+    try (ReplicaClient c = new ReplicaClient(controlAddress, addresses,
+        Duration.ofSeconds(3))) {
+      for (long k = 0; k < KEYS; k++) {
+        write(c, k, k * 100, Duration.ofSeconds(30));
+      }
+      int node = c.table().route(0).orElseThrow().primary();
+      Path log = dir.resolve("data-" + node).resolve(Wal.FILE);
+      byte[] backup = atARecordBoundary(Files.readAllBytes(log));
+      for (long k = 0; k < KEYS; k++) {
+        write(c, k, k * 100 + 1, Duration.ofSeconds(30));
+      }
+      assertThat(acknowledged).as("writes acknowledged on a calm cluster").isEqualTo(2 * KEYS);
+      kill(node);
+      byte[] made = Files.readAllBytes(log);
+      assertThat(backup.length).as("the older copy is shorter").isLessThan(made.length);
+      assertThat(java.util.Arrays.copyOf(made, backup.length)).as("and a prefix of the log")
+          .isEqualTo(backup);
+      Files.write(log, backup);
+      startNode(node);
+      awaitSettled(c);
+      String nodeLog = Files.readString(dir.resolve("n" + node + ".log"));
+      assertThat(nodeLog).contains("when last made durable").contains("set aside as "
+          + Wal.FILE + ".short-1").contains("starting empty under a new incarnation");
+      assertThat(Files.readAllBytes(log.resolveSibling(Wal.FILE + ".short-1")))
+          .as("the short log, kept for an operator").isEqualTo(backup);
+      readAll(c);
+      // what the node holds now, level again (each of the three holds every partition): the
+      // copies it was sent afresh, none of the older values its short log held
+      Map<Long, Long> held = new HashMap<>();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+      while (held.size() < KEYS && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+        held.clear();
+        for (io.partkit.replica.Record r : StoredReplica.checkpoint(log, node)) {
+          if (r instanceof io.partkit.replica.Record.Checkpoint cp) {
+            cp.data().forEach((k, v) -> held.put(k.toLong(), v.toLong()));
+          }
+        }
+      }
+      assertThat(held.keySet()).as("keys node %d holds within 90 s", node).hasSize(KEYS);
+      awaitSettled(c);
+      held.forEach((k, v) -> assertThat(allowed.get(k)).as("node %d's copy of key %d", node, k)
+          .contains(v));
+      // and it serves them: its peers' copies gone, the partitions fail over to it
+      List<Integer> primaries = c.table().rows().stream().map(ReplicaClient.Row::primary)
+          .filter(p -> p != node).toList();
+      if (!primaries.isEmpty()) {
+        kill(primaries.get(0));
+      }
+      readAll(c);
+    }
+  }
+
+  /** The log's bytes up to the end of its last whole record (an append may be under way). */
+  static byte[] atARecordBoundary(byte[] log) {
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(log);
+    int end = 0;
+    while (end + Wal.HEADER <= log.length && b.getInt(end) == Wal.MAGIC) {
+      int next = end + Wal.HEADER + b.getInt(end + 4);
+      if (next > log.length) {
+        break;
+      }
+      end = next;
+    }
+    return java.util.Arrays.copyOf(log, end);
+  }
+
   @Test
   void aNodeRefusesToStartFromALogDamagedBeforeIntactRecords() throws Exception {
     Path data = dir.resolve("data-0");

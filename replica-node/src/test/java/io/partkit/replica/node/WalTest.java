@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partkit.replica.Bytes;
+import io.partkit.replica.LogReach;
 import io.partkit.replica.Record;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -107,14 +108,30 @@ class WalTest {
     wal.close();
   }
 
+  /**
+   * The bytes {@code record} takes in a log, with the last {@code cut} of them left off: an
+   * append a crash cut short after the sync before it (so after the reach that sync recorded).
+   */
+  byte[] frame(Record record, int cut) throws Exception {
+    Path other = dir.resolve("frame-" + System.nanoTime());
+    Wal.Opened o = Wal.open(other, n -> {}, e -> {
+      throw new AssertionError(e);
+    });
+    long target = o.wal().append(List.of(record));
+    while (o.wal().synced() < target) {
+      Thread.sleep(1);
+    }
+    o.wal().close();
+    byte[] b = Files.readAllBytes(other.resolve(Wal.FILE));
+    return java.util.Arrays.copyOf(b, b.length - cut);
+  }
+
   @Test
   void aTornTailIsDroppedAndNewRecordsFollowTheIntactOnes() throws Exception {
-    write(written(1, 4));
+    write(written(1, 3));
     Path file = dir.resolve(Wal.FILE);
-    long size = Files.size(file);
-    try (var ch = java.nio.channels.FileChannel.open(file, StandardOpenOption.WRITE)) {
-      ch.truncate(size - 5); // the last record's append was cut short by a crash
-    }
+    // the next record's append was cut short by a crash, before any sync covered it
+    Files.write(file, frame(written(3), 5), StandardOpenOption.APPEND);
     Wal.Opened o = open();
     assertThat(o.records()).isEqualTo(written(1, 3));
     assertThat(o.droppedBytes()).isGreaterThan(0);
@@ -138,14 +155,94 @@ class WalTest {
 
   @Test
   void aDamagedLastRecordIsATornTail() throws Exception {
-    write(written(1, 4));
+    write(written(1, 3));
     Path file = dir.resolve(Wal.FILE);
-    byte[] b = Files.readAllBytes(file);
-    b[b.length - 3] ^= 0x40;
-    Files.write(file, b);
+    byte[] tail = frame(written(3), 0); // appended, and not synced when the node crashed
+    tail[tail.length - 3] ^= 0x40;
+    Files.write(file, tail, StandardOpenOption.APPEND);
     Wal.Opened o = open();
     assertThat(o.records()).isEqualTo(written(1, 3));
     o.wal().close();
+  }
+
+  @Test
+  void aLogCutShortOfItsReachIsFoundShortLeftAsItWasAndSetAside() throws Exception {
+    write(written(1, 6));
+    Path file = dir.resolve(Wal.FILE);
+    byte[] whole = Files.readAllBytes(file);
+    byte[] three = frameOf(written(1, 4));
+    Files.write(file, three); // a synced tail lost at a record boundary
+    Wal.Opened o = open();
+    assertThat(o.wal()).as("nothing opened").isNull();
+    assertThat(o.verdict()).isInstanceOf(LogReach.Shorter.class);
+    LogReach.Shorter s = (LogReach.Shorter) o.verdict();
+    assertThat(s.reached()).isEqualTo(new LogReach(5, whole.length));
+    assertThat(s.found()).isEqualTo(new LogReach(3, three.length));
+    assertThat(s.missing()).contains("records 3..4 are missing");
+    assertThat(s.startFrom(o.records())).isEmpty();
+    assertThat(Files.readAllBytes(file)).as("the log is left as it was found").isEqualTo(three);
+
+    Path aside = Wal.setAside(dir);
+    assertThat(aside.getFileName().toString()).isEqualTo(Wal.FILE + ".short-1");
+    assertThat(Files.readAllBytes(aside)).isEqualTo(three);
+    Wal.Opened fresh = open();
+    assertThat(fresh.records()).isEmpty();
+    assertThat(fresh.verdict()).isInstanceOf(LogReach.Unrecorded.class);
+    fresh.wal().close();
+    assertThat(verdict()).as("reopened, the empty log is whole")
+        .isInstanceOf(LogReach.Whole.class);
+  }
+
+  @Test
+  void anOlderCopyOfTheLogPutInItsPlaceIsFoundShortThoughLonger() throws Exception {
+    write(written(1, 40));
+    byte[] older = Files.readAllBytes(dir.resolve(Wal.FILE));
+    assertThat(Wal.rewrite(dir, written(7, 9))).isTrue(); // compacted: far shorter now
+    write(written(100, 101));
+    Files.write(dir.resolve(Wal.FILE), older); // a backup of the log before it was compacted
+    Wal.Opened o = open();
+    assertThat(o.verdict()).isInstanceOf(LogReach.Shorter.class);
+    assertThat(((LogReach.Shorter) o.verdict()).sameLog()).isFalse();
+    assertThat(((LogReach.Shorter) o.verdict()).missing()).contains("not the one");
+  }
+
+  @Test
+  void aLogWithNoReachBesideItOpensAsItAlwaysDidAndIsGivenOne() throws Exception {
+    write(written(1, 4));
+    Files.delete(dir.resolve(WalReach.FILE)); // a log written before the reach was kept
+    Wal.Opened o = open();
+    assertThat(o.verdict()).isInstanceOf(LogReach.Unrecorded.class);
+    assertThat(o.records()).isEqualTo(written(1, 4));
+    o.wal().close();
+    Files.write(dir.resolve(Wal.FILE), frameOf(written(1, 2)));
+    assertThat(verdict()).as("cut after it was given one")
+        .isInstanceOf(LogReach.Shorter.class);
+  }
+
+  @Test
+  void aDamagedReachIsRefused() throws Exception {
+    write(written(1, 4));
+    Files.write(dir.resolve(WalReach.FILE), new byte[128]);
+    assertThatThrownBy(this::open).isInstanceOf(Wal.Damaged.class)
+        .hasMessageContaining(WalReach.FILE).hasMessageContaining("cannot be told");
+  }
+
+  /** What an open finds, the log closed again. */
+  LogReach.Verdict verdict() throws IOException {
+    Wal.Opened o = open();
+    if (o.wal() != null) {
+      o.wal().close();
+    }
+    return o.verdict();
+  }
+
+  /** The bytes of a log holding {@code records}. */
+  byte[] frameOf(List<Record> records) throws Exception {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    for (Record r : records) {
+      out.write(frame(r, 0));
+    }
+    return out.toByteArray();
   }
 
   @Test

@@ -74,10 +74,10 @@ import java.util.TreeSet;
  *
  * <p>Records keep their tags for good, since a log outlives the build that wrote it: a new shape
  * of a record gets a new tag, and the old tag is still read. Frames need less care (the
- * processes of one cluster run one build), so a message's shape changes in place. The answers
- * to a client's requests are the exception: a client outlives a rolling restart of the nodes it
- * asks, so an answer grows only at its end, and the earlier, shorter form is still read (a load
- * answer without what the node received: {@link Frame.Load#received()} null).
+ * processes of one cluster run one build), so a message's shape changes in place. A client's
+ * answers are read by tools that may ask nodes of another build (a harness, a bench, a rolling
+ * restart), so the load answer grew at its end only, and its earlier, shorter form is still read
+ * as not saying what the node received ({@link Frame.Load#received()} null).
  */
 final class Codec {
 

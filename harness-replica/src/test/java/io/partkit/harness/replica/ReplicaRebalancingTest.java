@@ -59,9 +59,11 @@ class ReplicaRebalancingTest {
 
         long copies = (long) KEYS * replica.copies();
         Received join = moved(replica, () -> replica.join("n6"), "the join of n6");
-        // a sixth node takes about 1/6 of the copies; 32 partitions make it lumpy
+        // a sixth node takes about 1/6 of the copies, 32 partitions making it lumpy; the core
+        // receives some copies twice (a primary handed over while a joining copy arrives: the
+        // new primary sends it whole again), which kept it under twice that
         assertThat(join.keys()).as("keys received for the join of n6, of " + copies + " copies")
-            .isBetween((long) (0.08 * copies), (long) (0.30 * copies));
+            .isBetween((long) (0.10 * copies), (long) (0.40 * copies));
         assertThat(join.bytes()).as("bytes: every entry has a 100-byte value")
             .isGreaterThanOrEqualTo(join.keys() * VALUE_BYTES);
         assertThat(join.partitions()).as("partition copies completed").isPositive();

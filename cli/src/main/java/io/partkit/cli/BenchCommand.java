@@ -130,14 +130,15 @@ public final class BenchCommand implements Callable<Integer> {
   Path out = Path.of("report");
 
   @Option(names = "--live", description = "Also start real clusters (the kvstore with each "
-      + "partkit strategy, Ignite and Hazelcast with their own placement and partkit's), five "
+      + "partkit strategy, the replica cores under a partkit coordinator, Ignite and Hazelcast "
+      + "with their own placement and partkit's), five "
       + "members with one backup copy, and measure a join, a graceful leave and a kill under "
       + "client load: what each system says it moved, how long it rebalanced, what the clients "
       + "saw. Adds a section to the report and DIR/live.json. With --quick: 50000 keys.")
   boolean live;
 
   @Option(names = "--systems", split = ",", paramLabel = "SYSTEM",
-      description = "With --live: the systems to run (default: kv,ignite,hazelcast).")
+      description = "With --live: the systems to run (default: kv,replica,ignite,hazelcast).")
   List<String> systems;
 
   @Option(names = "--live-keys", paramLabel = "COUNT", description = "With --live: keys of "

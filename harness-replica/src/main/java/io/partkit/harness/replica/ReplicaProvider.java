@@ -43,6 +43,8 @@ public final class ReplicaProvider implements SystemProvider {
         SystemOptions.oneOf("metadata", ReplicaSystem.LOG_METADATA, ReplicaSystem.LOG_METADATA,
             "etcd", ReplicaSystem.COORDINATOR_METADATA),
         SystemOptions.text("etcd", null, "the etcd binary for metadata=etcd (default: on PATH)"),
+        // each data node's heap: a node keeps its partitions' keys and values in memory
+        SystemOptions.heapMb(ReplicaSystem.NODE_HEAP_MB),
         // how much a node's log grows before it is compacted while running
         // a planted bug on every data node (MutantNodeMain): the run must then be invalid
         SystemOptions.oneOf("mutant", null, MutantNodeMain.names().toArray(String[]::new)),

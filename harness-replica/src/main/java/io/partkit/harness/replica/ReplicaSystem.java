@@ -7,6 +7,7 @@ import io.partkit.harness.runtime.NodeProcess;
 import io.partkit.harness.runtime.SetupException;
 import io.partkit.harness.system.Capability;
 import io.partkit.harness.system.Client;
+import io.partkit.harness.system.DataClient;
 import io.partkit.harness.system.JavaCommand;
 import io.partkit.harness.system.NodeProcessSystem;
 import io.partkit.harness.system.OptionValues;
@@ -31,6 +32,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
@@ -92,12 +94,31 @@ import java.util.stream.Collectors;
  * control told to forget it ({@code forget N}); the heal starts an empty node in its place, which
  * joins. After the run, {@link #checkPlacement} compares what every node holds on its disk with
  * the control's table.
+ *
+ * <p>For {@code partkit bench --live} ({@link Capability.Rebalancing}): what each node received
+ * to create copies is its own count, read with its load view ({@link ReplicaClient#received}:
+ * whole copies as snapshot pages, and levels taken by name); the system is rebalanced once the
+ * control's table is settled (every partition with its copies, all level and up, no move under
+ * way, each where the placement wants it) and, with {@code metadata=coordinator}, the coordinator
+ * has answered the last membership change. A crash is a {@code kill -9} for good, the node's data
+ * deleted, and its removal as an operator would make it: {@code forget N} to the control, or
+ * {@code leave N} to the coordinator, which renews every member's heartbeat itself and so never
+ * finds a node dead. The placement the bench names is the control's ({@code core}, {@code fixed}
+ * or {@code rendezvous}), the coordinator's strategy with {@code metadata=coordinator}.
+ *
+ * <p>{@code heap-mb} is each data node's heap (default {@value #NODE_HEAP_MB}): a node keeps its
+ * partitions' keys and values in memory.
  */
 final class ReplicaSystem extends NodeProcessSystem
     implements Capability.Splits, Capability.CutsAlso, Capability.Membership,
-    Capability.Migrations, Capability.LoseNodes, Capability.CheckPlacement {
+    Capability.Migrations, Capability.LoseNodes, Capability.CheckPlacement,
+    Capability.Rebalancing {
 
   static final String CONTROL = "control";
+  /** A data node's default heap, in MB: the harness's runs keep little data. */
+  static final int NODE_HEAP_MB = 128;
+  /** How long a node may take to answer what it received, on a loaded machine. */
+  private static final Duration RECEIVED_TIMEOUT = Duration.ofSeconds(2);
   /** The standby control with {@code metadata=etcd}. */
   static final String CONTROL2 = "control2";
   /** The {@code metadata} option's default: the control keeps its state in a log of its own. */
@@ -135,6 +156,8 @@ final class ReplicaSystem extends NodeProcessSystem
   private final Set<String> left = ConcurrentHashMap.newKeySet();
   /** Data nodes lost for good ({@link #lose}) and not replaced yet. */
   private final Set<String> lost = ConcurrentHashMap.newKeySet();
+  /** Data nodes crashed for good ({@link #crash}): never started again. */
+  private final Set<String> crashed = ConcurrentHashMap.newKeySet();
   /**
    * A leave the coordinator has not answered yet ({@link #startMigration} returns once a copy
    * joins, before the rebalance it started is answered), and the process that owes the answer.
@@ -143,6 +166,8 @@ final class ReplicaSystem extends NodeProcessSystem
   private NodeProcess pendingFrom;
   private Random random;
   private int replicas;
+  private int partitions;
+  private String strategy;
   private int maxPartitions;
   private Duration requestTimeout;
   private List<InetSocketAddress> addresses;
@@ -168,7 +193,8 @@ final class ReplicaSystem extends NodeProcessSystem
 
   @Override
   public void start(SystemContext ctx) {
-    int partitions = ctx.options().integer("partitions");
+    partitions = ctx.options().integer("partitions");
+    strategy = ctx.options().text("strategy");
     maxPartitions = ctx.options().integer("max-partitions");
     replicas = ctx.options().integer("replicas");
     random = new Random(ctx.seed());
@@ -225,12 +251,11 @@ final class ReplicaSystem extends NodeProcessSystem
           data.toString(), "--nodes", nodeList, "--control", controlList, "--timing", timing,
           "--compact-bytes", Integer.toString(ctx.options().integer("compact-bytes")),
           "--secret-file", secretFile.toString()));
-      commands.put(n, JavaCommand.of("128m", flags,
+      commands.put(n, JavaCommand.of(ctx.options().integer("heap-mb") + "m", flags,
           mutant.isPresent() ? MutantNodeMain.class : ReplicaNodeMain.class, args));
     }
     for (Map.Entry<String, InetSocketAddress> c : controls.entrySet()) {
       if (coordinated) {
-        String strategy = ctx.options().text("strategy");
         commands.put(c.getKey(), JavaCommand.of("128m", flags, ReplicaCoordinatorMain.class,
             List.of("--store", "file:" + ctx.dir().resolve("data").resolve(c.getKey())
                 .resolve("store.json"), "--nodes", nodeList, "--control",
@@ -253,7 +278,6 @@ final class ReplicaSystem extends NodeProcessSystem
         controlArgs.addAll(List.of("--data", ctx.dir().resolve("data").resolve(c.getKey())
             .toString()));
       }
-      String strategy = ctx.options().text("strategy");
       if (!strategy.equals(CORE_PLACEMENT)) {
         controlArgs.addAll(List.of("--strategy", strategy));
       }
@@ -518,8 +542,7 @@ final class ReplicaSystem extends NodeProcessSystem
     }
     try {
       settlePending(control); // before the lines so far are skipped: its answer may be among them
-      List<String> members = nodes().stream()
-          .filter(n -> !left.contains(n) && !lost.contains(n)).toList();
+      List<String> members = members();
       List<String> out = nodes().stream().filter(left::contains).toList();
       control.skipLines();
       if (members.size() <= replicas) {
@@ -579,8 +602,8 @@ final class ReplicaSystem extends NodeProcessSystem
    */
   @Override
   public String lose(String node) {
-    long members = nodes().stream().filter(n -> !left.contains(n) && !lost.contains(n)).count();
-    String not = left.contains(node) || lost.contains(node) ? "it is out of the membership"
+    long members = members().size();
+    String not = !members().contains(node) ? "it is out of the membership"
         : members - 1 < replicas ? members + " members, " + replicas + " copies"
         : unsettledAfter(LOSE_SETTLE_TIMEOUT).map(why -> "the table did not settle within "
             + LOSE_SETTLE_TIMEOUT.toSeconds() + " s: " + why).orElse(null);
@@ -668,7 +691,7 @@ final class ReplicaSystem extends NodeProcessSystem
   }
 
   PlacementCheck placementNow() {
-    long members = nodes().stream().filter(n -> !left.contains(n) && !lost.contains(n)).count();
+    long members = members().size();
     int copies = (int) Math.min(replicas, members);
     String rule = "the control's table (" + copies + " cop" + (copies == 1 ? "y" : "ies")
         + " of each partition, on distinct members)";
@@ -698,6 +721,153 @@ final class ReplicaSystem extends NodeProcessSystem
         ReplicaPlacement.misplaced(table.rows(), nodes(), copies, held));
   }
 
+  /** The data nodes in the membership: neither left, lost nor crashed. */
+  private List<String> members() {
+    return nodes().stream().filter(n -> !left.contains(n) && !lost.contains(n)
+        && !crashed.contains(n)).toList();
+  }
+
+  // ---------------------------------------------------------------- rebalancing
+
+  /**
+   * The control's placement as {@code partkit bench --live} names it: {@code core} (its own
+   * rule), {@code fixed} or {@code rendezvous}; with {@code metadata=coordinator}, the
+   * coordinator's strategy ({@code fixed} for {@code core}).
+   */
+  @Override
+  public String placement() {
+    return coordinated && strategy.equals(CORE_PLACEMENT) ? "fixed" : strategy;
+  }
+
+  @Override
+  public int copies() {
+    return replicas;
+  }
+
+  /** The first table's partitions: only the {@code split} nemesis changes the count. */
+  @Override
+  public OptionalInt partitions() {
+    return OptionalInt.of(partitions);
+  }
+
+  /**
+   * A client of plain keys (8 big-endian bytes, as partkit encodes a long, so that the table's
+   * hash slots place the key itself) and byte values.
+   */
+  @Override
+  public DataClient openDataClient() {
+    return new ReplicaDataClient(client());
+  }
+
+  /** Each running node's own counts ({@link ReplicaClient#received}), asked of it now. */
+  @Override
+  public Map<String, Received> received() {
+    Map<String, Received> out = new TreeMap<>();
+    try (ReplicaClient c = new ReplicaClient(List.copyOf(controls.values()), addresses,
+        RECEIVED_TIMEOUT, secret)) {
+      for (int i = 0; i < nodes().size(); i++) {
+        String n = nodes().get(i);
+        if (!running(n)) {
+          continue;
+        }
+        try {
+          c.received(i).ifPresent(r -> out.put(n, new Received(r.keys(), r.bytes(),
+              r.partitions())));
+        } catch (IOException e) {
+          // a node that does not answer is left out, as the interface says
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Empty once the coordinator (with {@code metadata=coordinator}) has answered the last
+   * membership change and the control's table is settled: every partition with as many copies
+   * as the members allow, all level and up, no move under way, each where the placement wants
+   * it. A crashed node is down in the control's view until its copies are elsewhere, so the
+   * answer cannot be empty between a crash and the reaction to it.
+   *
+   * @throws IllegalStateException when the coordinator refused the last change (it will not
+   *     rebalance for it)
+   */
+  @Override
+  public Optional<String> rebalancing() {
+    String leading = leader().orElseThrow();
+    NodeProcess control = process(leading);
+    if (control == null || !control.isAlive()) {
+      return Optional.of("the control " + leading + " is down");
+    }
+    if (pendingLeave != null && pendingFrom != null) {
+      String line;
+      try {
+        // a look, not a wait: the caller polls
+        line = pendingFrom.awaitLine("REPLICA REBALANCE", Duration.ofMillis(50));
+      } catch (SetupException e) {
+        return Optional.of("the coordinator is rebalancing after the leave of " + pendingLeave);
+      }
+      String node = pendingLeave;
+      pendingLeave = null;
+      if (refused(line)) {
+        throw new IllegalStateException("the coordinator did not leave " + node + ": " + line);
+      }
+      changed("leave", node);
+    }
+    try (ReplicaClient c = client()) {
+      ReplicaClient.Table t = c.table();
+      return t.settled() ? Optional.empty() : Optional.of(t.unsettled());
+    } catch (IOException e) {
+      return Optional.of("the control did not answer a table request: " + e.getMessage());
+    }
+  }
+
+  /**
+   * {@code kill -9} of {@code node} for good, its data deleted, and its removal as an operator
+   * makes it: {@code forget N} to the control (answered once durable), or {@code leave N} to the
+   * coordinator (answered once it rebalanced, which {@link #rebalancing()} awaits): the
+   * coordinator renews its members' heartbeats itself, so it never finds a node dead, while the
+   * control only fails its partitions over and keeps it a member until it is forgotten. Returns
+   * as the removal is set in motion.
+   *
+   * @throws IllegalArgumentException if {@code node} is not a member
+   * @throws IllegalStateException if the members left would be fewer than the copies
+   */
+  @Override
+  public String crash(String node) {
+    List<String> members = members();
+    if (!members.contains(node)) {
+      throw new IllegalArgumentException("cannot crash " + node + ": not a member of "
+          + members);
+    }
+    if (members.size() - 1 < replicas) {
+      throw new IllegalStateException("cannot crash " + node + ": the " + (members.size() - 1)
+          + " members left could not hold " + replicas + " copies");
+    }
+    killForGood(node);
+    try {
+      runtime().wipe(node, dataDir(node));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete the data of " + node, e);
+    }
+    crashed.add(node);
+    List<String> rest = members();
+    if (coordinated) {
+      NodeProcess control = tell("leave", node);
+      pendingFrom = control; // answered once the coordinator rebalanced: after the moves
+      pendingLeave = node;
+      return "kill -9 " + node + ", its data deleted, leave " + node + " told to the coordinator"
+          + " (it keeps its members' heartbeats itself): its copies are re-created on " + rest;
+    }
+    NodeProcess control = tell("forget", node);
+    String line = control.awaitLine("REPLICA FORGET", MEMBERSHIP_TIMEOUT);
+    if (line.contains(" REFUSED ")) {
+      throw new IllegalStateException("the replica control did not forget " + node + ": "
+          + line);
+    }
+    return "kill -9 " + node + ", its data deleted, forget " + node + " told to the control:"
+        + " its copies are re-created on " + rest;
+  }
+
   private ReplicaClient client() {
     return new ReplicaClient(List.copyOf(controls.values()), addresses, requestTimeout, secret);
   }
@@ -720,6 +890,41 @@ final class ReplicaSystem extends NodeProcessSystem
   @Override
   public Client openClient() {
     return new RegisterClient(client());
+  }
+
+  /** Plain keys and byte values for the bench's load; any answer but OK is an exception. */
+  private static final class ReplicaDataClient implements DataClient {
+    private final ReplicaClient client;
+
+    ReplicaDataClient(ReplicaClient client) {
+      this.client = client;
+    }
+
+    private static byte[] key(long key) {
+      return java.nio.ByteBuffer.allocate(Long.BYTES).putLong(key).array();
+    }
+
+    @Override
+    public void put(long key, byte[] value) throws IOException {
+      ReplicaClient.BytesResult r = client.put(key(key), value);
+      if (r.outcome() != io.partkit.replica.Message.Outcome.OK) {
+        throw new IOException("put of key " + key + ": " + r.outcome() + ": " + r.why());
+      }
+    }
+
+    @Override
+    public byte[] get(long key) throws IOException {
+      ReplicaClient.BytesResult r = client.get(key(key));
+      if (r.outcome() != io.partkit.replica.Message.Outcome.OK) {
+        throw new IOException("get of key " + key + ": " + r.outcome() + ": " + r.why());
+      }
+      return r.value();
+    }
+
+    @Override
+    public void close() {
+      client.close();
+    }
   }
 
   /** One register per key: verify's long keys and values as they are. */

@@ -39,6 +39,7 @@ import io.partkit.replica.Record.Written;
 import io.partkit.replica.Numbering;
 import io.partkit.replica.Role;
 import io.partkit.replica.node.access.LoginHandshake;
+import io.partkit.replica.node.load.CopiesReceived;
 import io.partkit.replica.node.load.HotKey;
 import io.partkit.replica.node.load.NodeLoad;
 import io.partkit.replica.node.load.PartitionLoad;
@@ -72,8 +73,11 @@ import java.util.TreeSet;
  * core knows nothing of.
  *
  * <p>Records keep their tags for good, since a log outlives the build that wrote it: a new shape
- * of a record gets a new tag, and the old tag is still read. Frames need no such care (the
- * processes of one cluster run one build), so a message's shape changes in place.
+ * of a record gets a new tag, and the old tag is still read. Frames need less care (the
+ * processes of one cluster run one build), so a message's shape changes in place. A client's
+ * answers are read by tools that may ask nodes of another build (a harness, a bench, a rolling
+ * restart), so the load answer grew at its end only, and its earlier, shorter form is still read
+ * as not saying what the node received ({@link Frame.Load#received()} null).
  */
 final class Codec {
 
@@ -188,6 +192,9 @@ final class Codec {
       } else if (frame instanceof Frame.Load l) {
         clientFrame(out, LOAD, l.id());
         view(out, l.view());
+        if (l.received() != null) {
+          received(out, l.received());
+        }
       } else {
         throw new IllegalArgumentException("not a frame: " + frame);
       }
@@ -234,7 +241,12 @@ final class Codec {
           frame = new Frame.Table(id, settled, rows, in.string());
         }
         case LOAD_REQUEST -> frame = new Frame.LoadRequest(in.b.getLong());
-        case LOAD -> frame = new Frame.Load(in.b.getLong(), view(in));
+        case LOAD -> {
+          long id = in.b.getLong();
+          NodeLoad view = view(in);
+          // an earlier build's answer ends with its view: it did not count what it received
+          frame = new Frame.Load(id, view, in.b.hasRemaining() ? received(in) : null);
+        }
         default -> frame = new Envelope(from, to, message(in, tag));
       }
       in.end();
@@ -278,6 +290,18 @@ final class Codec {
       out.d.writeLong(k.lowerBound());
       out.d.writeLong(k.upperBound());
     }
+  }
+
+  /** What a node received to create or level copies: five counts, appended to its load view. */
+  private static void received(Out out, CopiesReceived r) throws IOException {
+    for (long n : new long[] {r.keys(), r.bytes(), r.partitions(), r.pages(), r.levels()}) {
+      out.d.writeLong(n);
+    }
+  }
+
+  private static CopiesReceived received(In in) {
+    return new CopiesReceived(in.b.getLong(), in.b.getLong(), in.b.getLong(), in.b.getLong(),
+        in.b.getLong());
   }
 
   private static NodeLoad view(In in) throws Malformed {

@@ -2,6 +2,7 @@ package io.partkit.replica.node;
 
 import io.partkit.replica.node.access.FrameBody;
 import io.partkit.replica.node.access.LoginHandshake;
+import io.partkit.replica.node.load.CopiesReceived;
 import io.partkit.replica.node.load.NodeLoad;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -50,8 +51,18 @@ interface Frame {
   /** A client to a node: what have you served? ({@link RequestMeters}) */
   record LoadRequest(long id) implements Frame {}
 
-  /** A node's answer to a {@link LoadRequest}: its load view. */
-  record Load(long id, NodeLoad view) implements Frame {}
+  /**
+   * A node's answer to a {@link LoadRequest}: its load view, and what it received from other
+   * nodes to create or level its copies ({@link ReceivedCounts}); {@code received} is null in the
+   * answer of a node of an earlier build, which did not count it.
+   */
+  record Load(long id, NodeLoad view, CopiesReceived received) implements Frame {
+
+    /** An answer that does not say what the node received (an earlier build's). */
+    Load(long id, NodeLoad view) {
+      this(id, view, null);
+    }
+  }
 
   /** Writes one frame (not flushed). */
   static void write(DataOutputStream out, Object frame) throws IOException {

@@ -14,6 +14,7 @@ import io.partkit.replica.node.access.ConnectionLimits;
 import io.partkit.replica.node.access.LoginHandshake;
 import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.replica.node.load.ClusterLoad;
+import io.partkit.replica.node.load.CopiesReceived;
 import io.partkit.replica.node.load.NodeLoad;
 import io.partkit.spi.HashSlots;
 import io.partkit.spi.NodeId;
@@ -569,6 +570,25 @@ public final class ReplicaClient implements AutoCloseable {
     } catch (IOException e) {
       drop(node);
       throw new IOException("no load view from node " + node + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * What node {@code node} received from other nodes, since its process started, to create or
+   * level its copies ({@link CopiesReceived}: snapshot pages, levels by name), asked of it now with
+   * its load view; empty when the node is of an earlier build, which does not count it.
+   *
+   * @throws IOException when the node has no address, cannot be reached or does not answer
+   *     within the timeout
+   */
+  public Optional<CopiesReceived> received(int node) throws IOException {
+    long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+    try {
+      return Optional.ofNullable(conn(node, deadline).load(nextId++, deadline).received());
+    } catch (IOException e) {
+      drop(node);
+      throw new IOException("no answer to a load request from node " + node + ": "
+          + e.getMessage(), e);
     }
   }
 

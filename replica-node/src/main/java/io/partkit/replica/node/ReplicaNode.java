@@ -161,6 +161,8 @@ final class ReplicaNode implements AutoCloseable {
   private final RequestMeters meters;
   /** Planted bugs of a test's node process; {@link Interposer#NONE} in production. */
   private Interposer interposer = Interposer.NONE;
+  /** A node's counts of what it received to create copies; null for the control. */
+  private final ReceivedCounts received;
   private final long startNanos = System.nanoTime();
   private Storage storage;
   private long durable;
@@ -182,7 +184,7 @@ final class ReplicaNode implements AutoCloseable {
   private ReplicaNode(int self, StateMachine machine, Control control,
       Map<Integer, InetSocketAddress> peers, List<InetSocketAddress> controls,
       Listener listener, ConnectionPolicy policy, Consumer<String> log, FailStop failStop,
-      RequestMeters meters) {
+      RequestMeters meters, ReceivedCounts received) {
     this.self = self;
     this.machine = machine;
     this.control = control;
@@ -194,6 +196,7 @@ final class ReplicaNode implements AutoCloseable {
     this.log = log;
     this.failStop = failStop;
     this.meters = meters;
+    this.received = received;
   }
 
   /**
@@ -224,7 +227,8 @@ final class ReplicaNode implements AutoCloseable {
 
   /**
    * {@link #node}, stopping on a failure by {@code failStop}, with its meters of the requests it
-   * serves on {@code registry} (removed when it closes; see {@link RequestMeters}).
+   * serves and its counts of what it received to create copies on {@code registry} (removed when
+   * it closes; see {@link RequestMeters} and {@link ReceivedCounts}).
    */
   static ReplicaNode node(int self, List<InetSocketAddress> nodes,
       List<InetSocketAddress> controls, Path data, Timing timing, long compactBytes,
@@ -253,13 +257,16 @@ final class ReplicaNode implements AutoCloseable {
     }
     RequestMeters meters = new RequestMeters(self, registry,
         LoadMeters.DEFAULT_HOT_KEY_WINDOW);
+    ReceivedCounts received = new ReceivedCounts(self, registry);
     try {
       return start(self, "node " + self, data, peers, controls, nodes.get(self), compactBytes,
-          policy, log, failStop, meters, interposer,
+          policy, log, failStop, meters, received, interposer,
           records -> incarnated(records.isEmpty() ? new Replica(self, timing)
               : Replica.restore(self, timing, records)));
     } catch (IOException | RuntimeException e) {
-      meters.close(); // a registry the caller gave keeps no meter of a node that never ran
+      // a registry the caller gave keeps no meter of a node that never ran
+      meters.close();
+      received.close();
       throw e;
     }
   }
@@ -277,7 +284,7 @@ final class ReplicaNode implements AutoCloseable {
       Path data, PartitionScheme scheme, int replicas, Optional<Placement> placement,
       Timing timing, ConnectionPolicy policy, Consumer<String> log) throws IOException {
     return start(Control.ID, "control", data, nodeAddresses(nodes), List.of(), address,
-        Wal.COMPACT_BYTES, policy, log, halting(log), null, Interposer.NONE,
+        Wal.COMPACT_BYTES, policy, log, halting(log), null, null, Interposer.NONE,
         controlFrom(nodes.size(), scheme, replicas, placement, timing));
   }
 
@@ -308,7 +315,7 @@ final class ReplicaNode implements AutoCloseable {
     log.accept("control: " + (records.isEmpty() ? "no state in " + store + ": the first table"
         : "state read from " + store + " (version " + opened.version() + ")"));
     ReplicaNode n = new ReplicaNode(Control.ID, m, (Control) m, nodeAddresses(nodes), List.of(),
-        listen("control", address, policy), policy, log, halting(log), null);
+        listen("control", address, policy), policy, log, halting(log), null, null);
     n.storage = opened.storage();
     started.set(n);
     n.start();
@@ -365,7 +372,8 @@ final class ReplicaNode implements AutoCloseable {
   private static ReplicaNode start(int id, String name, Path data,
       Map<Integer, InetSocketAddress> peers, List<InetSocketAddress> controls,
       InetSocketAddress address, long compactBytes, ConnectionPolicy policy,
-      Consumer<String> log, FailStop failStop, RequestMeters meters, Interposer interposer,
+      Consumer<String> log, FailStop failStop, RequestMeters meters, ReceivedCounts received,
+      Interposer interposer,
       Function<List<Record>, StateMachine> machine) throws IOException {
     Admission.requireSecretOffLoopback(name, address, policy.secret());
     AtomicReference<ReplicaNode> started = new AtomicReference<>();
@@ -408,7 +416,7 @@ final class ReplicaNode implements AutoCloseable {
       opened = Wal.open(data, onSynced, onFailure);
     }
     ReplicaNode n = new ReplicaNode(id, m, m instanceof Control c ? c : null, peers, controls,
-        listen(name, address, policy), policy, log, failStop, meters);
+        listen(name, address, policy), policy, log, failStop, meters, received);
     Wal wal = opened.wal();
     n.storage = wal;
     // While running, the live machine may be ahead of its durable records, so a compaction folds
@@ -709,7 +717,8 @@ final class ReplicaNode implements AutoCloseable {
     } else if (in instanceof LoadAsk a) {
       Link l = clients.get(a.client());
       if (l != null) {
-        l.send(new Frame.Load(a.id(), meters.view((Replica) machine, System.nanoTime())));
+        l.send(new Frame.Load(a.id(), meters.view((Replica) machine, System.nanoTime()),
+            received.now()));
       }
     } else if (in instanceof Synced s) {
       durable = Math.max(durable, s.count());
@@ -842,6 +851,9 @@ final class ReplicaNode implements AutoCloseable {
       return;
     }
     long barrier = storage == null ? 0 : storage.append(interposer.logged(r.records()));
+    if (received != null) {
+      received.count(r.records());
+    }
     if (control != null && control.changes() != changesSeen) {
       changesSeen = control.changes();
       TreeMap<Integer, Configure> changed = new TreeMap<>();
@@ -951,6 +963,7 @@ final class ReplicaNode implements AutoCloseable {
     }
     if (meters != null) {
       meters.close(); // a registry the caller gave keeps no meter of a closed node
+      received.close();
     }
   }
 }

@@ -12,7 +12,11 @@ import io.partkit.replica.Numbering;
 import io.partkit.replica.Record;
 import io.partkit.replica.Role;
 import io.partkit.replica.node.access.LoginHandshake;
+import io.partkit.replica.node.load.CopiesReceived;
+import io.partkit.replica.node.load.NodeLoad;
+import io.partkit.replica.node.load.PartitionLoad;
 import io.partkit.spi.HashSlots;
+import io.partkit.spi.NodeId;
 import io.partkit.spi.hash.KeyHash;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -111,6 +115,32 @@ class CodecTest {
     for (Object f : frames) {
       assertThat(Codec.decode(Codec.encode(f))).isEqualTo(f);
     }
+  }
+
+  /**
+   * A load answer carries what the node received at its end; the earlier form, which ends with
+   * the view, is still read (a client asking a node of an earlier build), as not saying it.
+   */
+  @Test
+  void aLoadAnswerCarriesWhatTheNodeReceivedAndItsEarlierFormStillDecodes() throws Exception {
+    NodeLoad view = new NodeLoad(NodeId.of("node-2"), List.of(new PartitionLoad(3, "PRIMARY",
+        4, 5, 6, 7, 8, 9, 10, 11, 12, 13, null)), 14, 1, List.of());
+    CopiesReceived received = new CopiesReceived(500, 54_000, 3, 7, 2);
+    Frame.Load now = new Frame.Load(9, view, received);
+    byte[] bytes = Codec.encode(now);
+    assertThat(Codec.decode(bytes)).isEqualTo(now);
+
+    byte[] earlier = java.util.Arrays.copyOf(bytes, bytes.length - 5 * Long.BYTES);
+    assertThat(Codec.encode(new Frame.Load(9, view))).isEqualTo(earlier);
+    Frame.Load decoded = (Frame.Load) Codec.decode(earlier);
+    assertThat(decoded.view()).isEqualTo(view);
+    assertThat(decoded.received()).as("an earlier build's answer says nothing received").isNull();
+
+    byte[] torn = java.util.Arrays.copyOf(bytes, bytes.length - 3);
+    assertThatThrownBy(() -> Codec.decode(torn)).isInstanceOf(Codec.Malformed.class);
+    byte[] negative = bytes.clone();
+    negative[negative.length - 5 * Long.BYTES] = (byte) 0x80; // the sign bit of the keys' count
+    assertThatThrownBy(() -> Codec.decode(negative)).isInstanceOf(Codec.Malformed.class);
   }
 
   @Test

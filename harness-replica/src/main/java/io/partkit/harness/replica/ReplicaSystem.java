@@ -91,9 +91,10 @@ import java.util.stream.Collectors;
  * migration}: a member leaves, and the first copy that joins a partition after that ({@code
  * REPLICA JOINING} on the control's or the coordinator's output) is the migration caught, its
  * primary the source. {@code lose}: a node is killed, its data directory deleted and the
- * control told to forget it ({@code forget N}); the heal starts an empty node in its place, which
- * joins. After the run, {@link #checkPlacement} compares what every node holds on its disk with
- * the control's table.
+ * control or the coordinator told to forget it ({@code forget N}; the coordinator has the control
+ * count none of its copies level, then the member leaves and the rebalance re-creates them on the
+ * others); the heal starts an empty node in its place, which joins. After the run, {@link
+ * #checkPlacement} compares what every node holds on its disk with the control's table.
  *
  * <p>For {@code partkit bench --live} ({@link Capability.Rebalancing}): what each node received
  * to create copies is its own count, read with its load view ({@link ReplicaClient#received}:
@@ -577,11 +578,6 @@ final class ReplicaSystem extends NodeProcessSystem
   @Override
   public Optional<String> cannotLoseNodes(OptionValues options, int nodes) {
     int r = options.integer("replicas");
-    if (options.text("metadata").equals(COORDINATOR_METADATA)) {
-      return Optional.of("replica with metadata=coordinator cannot lose a node yet: the"
-          + " coordinator keeps its members itself and the control's forget of a lost node is"
-          + " not wired to it; use metadata=log or etcd");
-    }
     if (r < 2) {
       return Optional.of("replica keeps one copy of each partition (replicas=" + r + "): a node"
           + " lost for good takes its writes with it; run it with --option replicas=2 or more");
@@ -620,8 +616,9 @@ final class ReplicaSystem extends NodeProcessSystem
     }
     lost.add(node);
     NodeProcess control = tell("forget", node);
-    String line = control.awaitLine("REPLICA FORGET", MEMBERSHIP_TIMEOUT);
-    if (line.contains(" REFUSED ")) {
+    // the coordinator answers once it rebalanced the lost member's partitions onto the others
+    String line = control.awaitLine(answerTo("forget"), MEMBERSHIP_TIMEOUT);
+    if (refused(line)) {
       // the leadership moved: the control finds it down, and its empty disk when it is back
       return "lose " + node + " (the control was not told: " + line + ")";
     }
@@ -852,11 +849,14 @@ final class ReplicaSystem extends NodeProcessSystem
     crashed.add(node);
     List<String> rest = members();
     if (coordinated) {
-      NodeProcess control = tell("leave", node);
-      pendingFrom = control; // answered once the coordinator rebalanced: after the moves
+      // the control counts none of its copies level, then the member leaves: answered once the
+      // coordinator rebalanced, after the moves
+      NodeProcess control = tell("forget", node);
+      pendingFrom = control;
       pendingLeave = node;
-      return "kill -9 " + node + ", its data deleted, leave " + node + " told to the coordinator"
-          + " (it keeps its members' heartbeats itself): its copies are re-created on " + rest;
+      return "kill -9 " + node + ", its data deleted, forget " + node + " told to the"
+          + " coordinator (it keeps its members' heartbeats itself): its copies are re-created"
+          + " on " + rest;
     }
     NodeProcess control = tell("forget", node);
     String line = control.awaitLine("REPLICA FORGET", MEMBERSHIP_TIMEOUT);

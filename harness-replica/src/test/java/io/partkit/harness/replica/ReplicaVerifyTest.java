@@ -15,6 +15,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import io.partkit.test.support.RequiresEtcd;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -150,37 +152,20 @@ class ReplicaVerifyTest {
   }
 
   /**
-   * Nodes lost for good: {@code --nemesis lose}. Each fault kills a node, deletes its data and
-   * has the control forget it; the heal starts an empty node in its place, which joins. The
-   * history stays linearizable with every acknowledged write read back from the other copies,
-   * and the placement check holds.
+   * Nodes lost for good: {@code --nemesis lose}, with the control's own log and under a partkit
+   * coordinator. Each fault kills a node, deletes its data and has the control (or the
+   * coordinator, which tells the control first) forget it; the heal starts an empty node in its
+   * place, which joins. The history stays linearizable with every acknowledged write read back
+   * from the other copies, and the placement check holds.
    */
-  @Test
-  void replicaCoresPassNodesLostForGood() throws Exception {
-    String history = validWithPlacementHeld("lose", 37);
+  @ParameterizedTest(name = "metadata={0}")
+  @ValueSource(strings = {"log", "coordinator"})
+  void replicaCoresPassNodesLostForGood(String metadata) throws Exception {
+    String history = validWithPlacementHeld(VerifySpec.builder("replica")
+        .nemeses(List.of("lose")).time(Duration.ofSeconds(20)).seed(37).runtime("processes")
+        .options(Map.of("metadata", metadata)).store(Path.of("target", "store")).build());
     assertThat(Pattern.compile("\"lose n\\d\"").matcher(history).results().count())
         .as("nodes lost for good").isGreaterThanOrEqualTo(1);
-  }
-
-  /**
-   * The harness catches a broken core on real processes: nodes that acknowledge writes they never
-   * log ({@code mutant=unlogged-writes}, a {@link MutantNodeMain} process each), one copy of each
-   * partition, killed with {@code kill -9}: a restarted node comes back without acknowledged
-   * writes, and the run is invalid with writes lost.
-   */
-  @Test
-  void nodesThatAcknowledgeWritesTheyNeverLogAreCaughtByKills() throws Exception {
-    // seed 12's third kill is of a data node (the first two are of the control)
-    VerifySpec spec = VerifySpec.builder("replica").nodes(4).nemeses(List.of("kill"))
-        .time(Duration.ofSeconds(20)).seed(12).runtime("processes")
-        .options(Map.of("replicas", "1", "mutant", "unlogged-writes"))
-        .store(Path.of("target", "store")).build();
-    RunResult r = VerifyRun.run(spec, System.out);
-    System.out.println("seed " + spec.seed() + ": " + r.summary());
-    assertThat(Files.readString(r.dir().resolve("history.edn"))).as("a data node killed")
-        .containsPattern("\"kill n\\d\"");
-    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.INVALID);
-    assertThat(r.lostWrites().lost()).as("acknowledged writes lost").isNotEmpty();
   }
 
   /**

@@ -79,50 +79,6 @@ class BenchLiveCommandTest {
     assertThat(code).as(err.toString()).isEqualTo(allMeasured ? 0 : 1);
   }
 
-  /**
-   * {@code --systems replica}: the replica cores under a partkit coordinator, with {@code fixed}
-   * and {@code rendezvous}. Every event is measured, and what the nodes say they received (snapshot
-   * pages and levels, by their own counts) is at least what the placement predicts (a node new to
-   * a partition has nothing of it: the copy comes whole), less a margin for the prediction's
-   * sampled keys, and at most three times it: the core receives some copies twice (its control
-   * hands a partition's primary over while a joining copy is still arriving, and the new primary
-   * sends it whole again; after a kill, the control re-creates a copy on a spare before the
-   * coordinator's table moves it to its target), which kept the measured share under twice the
-   * predicted one.
-   */
-  @Test
-  void replicaCoresUnderACoordinatorReportWhatTheyReceivedNearThePrediction(@TempDir Path dir)
-      throws Exception {
-    Path report = dir.resolve("report");
-    int code = run("--live", "--quick", "--systems", "replica", "--subjects", "fixed",
-        "--sizes", "10", "--replicas", "1", "--lookup-ms", "10", "--lookup-rounds", "1",
-        "--live-dir", dir.resolve("clusters").toString(), "--out", report.toString());
-    JsonNode live = new ObjectMapper().readTree(Files.readString(report.resolve("live.json")));
-    assertThat(live.size()).as(err.toString()).isEqualTo(2 * 3);
-    List<String> placements = new ArrayList<>();
-    for (JsonNode row : live) {
-      String what = row + "\n" + err;
-      List<String> names = new ArrayList<>();
-      row.fieldNames().forEachRemaining(names::add);
-      assertThat(names).containsExactlyElementsOf(FIELDS);
-      assertThat(row.get("system").asText()).isEqualTo("replica");
-      placements.add(row.get("placement").asText());
-      assertThat(row.get("measured_moved_share").isNull()).as(what).isFalse();
-      double predicted = row.get("predicted_moved_share").asDouble();
-      double measured = row.get("measured_moved_share").asDouble();
-      assertThat(predicted).as(what).isBetween(0.05, 0.5);
-      assertThat(measured).as(what).isBetween(0.9 * predicted, 3 * predicted);
-      assertThat(row.get("bytes_moved").asLong()).as(what)
-          .isGreaterThanOrEqualTo((long) (measured * 50_000 * 2 * 100));
-      assertThat(row.get("partitions_moved").asLong()).as(what).isPositive();
-      assertThat(row.get("ops_per_s_steady").asDouble()).as(what).isPositive();
-    }
-    assertThat(placements).containsOnly("fixed", "rendezvous");
-    assertThat(Files.readString(report.resolve("index.html")))
-        .contains("id=\"live-replica-fixed\"");
-    assertThat(code).as(err.toString()).isZero();
-  }
-
   @Test
   void liveOptionsWithoutLiveOrWithAnUnknownSystemAreUsageErrorsBeforeAnythingRuns(
       @TempDir Path dir) {

@@ -261,13 +261,18 @@ class CoordinatedClusterTest {
     assertThat(client.get(0).outcome()).isEqualTo(Outcome.OK);
   }
 
-  @Test
-  void theCoordinatorProcessRebalancesOnCommandsAndRestartsFromItsStore() throws Exception {
+  /** The nodes started, and the arguments of a coordinator process over them with 2 copies. */
+  private List<String> coordinatorProcessArgs() throws Exception {
     startNodes();
-    List<String> args = List.of("--store", "file:" + cluster.dir.resolve("store.json"),
+    return List.of("--store", "file:" + cluster.dir.resolve("store.json"),
         "--nodes", cluster.list(cluster.addresses), "--control",
         cluster.list(List.of(cluster.controlAddress)), "--partitions",
         Integer.toString(PARTITIONS), "--replicas", "2", "--step-timeout-ms", "60000");
+  }
+
+  /** The coordinator process of {@code args}, settled, and every key written through a client. */
+  private ReplicaClient coordinatorProcessWithEveryKeyWritten(List<String> args)
+      throws Exception {
     cluster.control = cluster.spawn("coordinator", ReplicaCoordinatorMain.class, args);
     cluster.control.await("REPLICA SETTLED", Duration.ofSeconds(90));
     ReplicaClient client = new ReplicaClient(cluster.controlAddress, cluster.addresses,
@@ -276,6 +281,13 @@ class CoordinatedClusterTest {
     for (long k = 0; k < ReplicaClusterTest.KEYS; k++) {
       cluster.write(client, k, k, Duration.ofSeconds(30));
     }
+    return client;
+  }
+
+  @Test
+  void theCoordinatorProcessRebalancesOnCommandsAndRestartsFromItsStore() throws Exception {
+    List<String> args = coordinatorProcessArgs();
+    ReplicaClient client = coordinatorProcessWithEveryKeyWritten(args);
     cluster.send(cluster.control, "leave 3");
     assertThat(cluster.control.await("REPLICA REBALANCE", Duration.ofSeconds(150)))
         .startsWith("REPLICA REBALANCED EPOCH").doesNotEndWith("MIGRATIONS 0");
@@ -325,19 +337,8 @@ class CoordinatedClusterTest {
   @Test
   void aNodeLostForGoodIsForgottenItsCopiesMadeElsewhereAndAFreshOneJoinsInItsPlace()
       throws Exception {
-    startNodes();
-    List<String> args = List.of("--store", "file:" + cluster.dir.resolve("store.json"),
-        "--nodes", cluster.list(cluster.addresses), "--control",
-        cluster.list(List.of(cluster.controlAddress)), "--partitions",
-        Integer.toString(PARTITIONS), "--replicas", "2", "--step-timeout-ms", "60000");
-    cluster.control = cluster.spawn("coordinator", ReplicaCoordinatorMain.class, args);
-    cluster.control.await("REPLICA SETTLED", Duration.ofSeconds(90));
-    ReplicaClient client = new ReplicaClient(cluster.controlAddress, cluster.addresses,
-        Duration.ofSeconds(2));
-    closing.add(client);
-    for (long k = 0; k < ReplicaClusterTest.KEYS; k++) {
-      cluster.write(client, k, k, Duration.ofSeconds(30));
-    }
+    List<String> args = coordinatorProcessArgs();
+    ReplicaClient client = coordinatorProcessWithEveryKeyWritten(args);
     assertThat(primaries(client)).as("node 1 leads partitions before").containsValue(1);
     cluster.kill(1);
     deleteTree(cluster.dir.resolve("data-1"));

@@ -217,6 +217,27 @@ class CoordinatedSplitClusterTest {
     return executor;
   }
 
+  /** Members 0..2 join and the coordinator commits its first table. */
+  private PartitionAssignment firstTable(ClusterCoordinator coordinator) {
+    for (int i = 0; i < 3; i++) {
+      coordinator.join(nodes.member(i));
+    }
+    coordinator.rebalance();
+    return coordinator.table().orElseThrow();
+  }
+
+  /** A client, once the control carried {@code first} out, and every key written through it. */
+  private ReplicaClient clientWithEveryKeyWritten(PartitionAssignment first) throws Exception {
+    ReplicaClient client = new ReplicaClient(cluster.controlAddress, cluster.addresses,
+        Duration.ofSeconds(2));
+    nodes.closing.add(client);
+    awaitMatches(client, first);
+    for (long k = 0; k < ReplicaClusterTest.KEYS; k++) {
+      cluster.write(client, k, k, Duration.ofSeconds(30));
+    }
+    return client;
+  }
+
   @Test
   void aTokenRingJoinSplitsTheCoreAndMovesRangesToTheJoinerUnderWrites() throws Exception {
     nodes.startNodes();
@@ -226,18 +247,8 @@ class CoordinatedSplitClusterTest {
         .strategy("tokenring", PartitionerConfig.of("vnodes", 2, "replicas", 2))
         .migrationExecutor(executor).maxConcurrentMigrations(2).build();
     nodes.closing.add(coordinator);
-    for (int i = 0; i < 3; i++) {
-      coordinator.join(nodes.member(i));
-    }
-    coordinator.rebalance();
-    PartitionAssignment first = coordinator.table().orElseThrow();
-    ReplicaClient client = new ReplicaClient(cluster.controlAddress, cluster.addresses,
-        Duration.ofSeconds(2));
-    nodes.closing.add(client);
-    awaitMatches(client, first);
-    for (long k = 0; k < ReplicaClusterTest.KEYS; k++) {
-      cluster.write(client, k, k, Duration.ofSeconds(30));
-    }
+    PartitionAssignment first = firstTable(coordinator);
+    ReplicaClient client = clientWithEveryKeyWritten(first);
 
     PartitionAssignment joined;
     try (Writer writer = new Writer()) {
@@ -270,18 +281,8 @@ class CoordinatedSplitClusterTest {
     ClusterCoordinator coordinator = Coordinators.builder().store(store).partitioner(range)
         .migrationExecutor(executor).maxConcurrentMigrations(2).build();
     nodes.closing.add(coordinator);
-    for (int i = 0; i < 3; i++) {
-      coordinator.join(nodes.member(i));
-    }
-    coordinator.rebalance();
-    PartitionAssignment first = coordinator.table().orElseThrow();
-    ReplicaClient client = new ReplicaClient(cluster.controlAddress, cluster.addresses,
-        Duration.ofSeconds(2));
-    nodes.closing.add(client);
-    awaitMatches(client, first);
-    for (long k = 0; k < ReplicaClusterTest.KEYS; k++) {
-      cluster.write(client, k, k, Duration.ofSeconds(30));
-    }
+    PartitionAssignment first = firstTable(coordinator);
+    ReplicaClient client = clientWithEveryKeyWritten(first);
 
     try (Writer writer = new Writer()) {
       // every written key (0..39, 8 big-endian bytes) is in the first range: cut it at 20, and

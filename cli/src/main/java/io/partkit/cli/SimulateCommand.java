@@ -1,6 +1,6 @@
 package io.partkit.cli;
 
-import io.partkit.replica.mutant.Mutant;
+import io.partkit.replica.mutants.Mutant;
 import io.partkit.simulation.SeedResult;
 import io.partkit.simulation.Simulation;
 import io.partkit.simulation.SimulationSpec;

@@ -2,7 +2,7 @@ package io.partkit.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.partkit.replica.mutant.Mutant;
+import io.partkit.replica.mutants.Mutant;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

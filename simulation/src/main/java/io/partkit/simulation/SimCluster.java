@@ -9,7 +9,7 @@ import io.partkit.replica.Replica;
 import io.partkit.replica.Record.ControlState;
 import io.partkit.replica.TargetPlacement;
 import io.partkit.replica.Timing;
-import io.partkit.replica.mutant.Mutant;
+import io.partkit.replica.mutants.Mutant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

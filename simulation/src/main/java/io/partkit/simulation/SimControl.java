@@ -5,7 +5,7 @@ import io.partkit.replica.Envelope;
 import io.partkit.replica.Ready;
 import io.partkit.replica.Record;
 import io.partkit.replica.Record.ControlState;
-import io.partkit.replica.mutant.Mutant;
+import io.partkit.replica.mutants.Mutant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

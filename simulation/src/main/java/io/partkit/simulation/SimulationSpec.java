@@ -11,7 +11,7 @@ import io.partkit.spi.PartitionerProvider;
 import io.partkit.spi.Partitioners;
 import io.partkit.spi.TokenRanges;
 import io.partkit.spi.hash.KeyHash;
-import io.partkit.replica.mutant.Mutant;
+import io.partkit.replica.mutants.Mutant;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -8,7 +8,7 @@
  * Clients run {@code partkit verify}'s register workload; each seed's history is checked for
  * linearizability and lost acknowledged writes. The same seed, build and options replay the same
  * run to the byte; a failing seed is shrunk to the fewest faults and the shortest time that still
- * fail. {@link io.partkit.replica.mutant.Mutant Mutants} plant realistic bugs to prove the checks
+ * fail. {@link io.partkit.replica.mutants.Mutant Mutants} plant realistic bugs to prove the checks
  * fail.
  */
 package io.partkit.simulation;

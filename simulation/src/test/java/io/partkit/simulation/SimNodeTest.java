@@ -10,7 +10,7 @@ import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Record;
 import io.partkit.replica.Timing;
-import io.partkit.replica.mutant.Mutant;
+import io.partkit.replica.mutants.Mutant;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;

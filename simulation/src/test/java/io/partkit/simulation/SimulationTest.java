@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.partkit.replica.Message;
 import io.partkit.verification.checker.Verdict;
 import io.partkit.verification.history.OpType;
-import io.partkit.replica.mutant.Mutant;
+import io.partkit.replica.mutants.Mutant;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.partkit.replica.mutant;
+package io.partkit.replica.mutants;
 
 import io.partkit.replica.Envelope;
 import io.partkit.replica.Message.Kind;

@@ -1,4 +1,4 @@
-package io.partkit.replica.mutant;
+package io.partkit.replica.mutants;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

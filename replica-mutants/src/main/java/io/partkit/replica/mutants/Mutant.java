@@ -1,4 +1,4 @@
-package io.partkit.replica.mutant;
+package io.partkit.replica.mutants;
 
 import java.util.Arrays;
 import java.util.List;

@@ -71,10 +71,31 @@ class ReplicaClusterTest {
     }
   }
 
+  /** Ports {@link #freePort} handed out in this JVM: none twice. */
+  private static final java.util.Set<Integer> HANDED_OUT =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  /**
+   * A loopback port free now, below the kernel's ephemeral range (32768 and up on Linux): a port
+   * the kernel picks (a bind to port 0) may be given to an outgoing connection of any process
+   * before the node binds it, which stopped a node at start ("Address already in use").
+   */
   static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
+    java.util.concurrent.ThreadLocalRandom random =
+        java.util.concurrent.ThreadLocalRandom.current();
+    for (int attempt = 0; attempt < 1000; attempt++) {
+      int port = 20_000 + random.nextInt(12_000);
+      if (!HANDED_OUT.add(port)) {
+        continue;
+      }
+      try (ServerSocket s = new ServerSocket()) {
+        s.bind(new InetSocketAddress("127.0.0.1", port));
+        return port;
+      } catch (IOException taken) {
+        // another process listens there: try another
+      }
     }
+    throw new IOException("no free loopback port in 20000..31999 after 1000 tries");
   }
 
   String list(List<InetSocketAddress> as) {

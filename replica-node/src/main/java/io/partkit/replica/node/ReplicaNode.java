@@ -700,13 +700,14 @@ final class ReplicaNode implements AutoCloseable {
       if (meters != null && e.from() >= CLIENT_BASE) {
         meters.received(e.from(), e.message(), System.nanoTime());
       }
-      if (e.from() >= CLIENT_BASE && e.message() instanceof Request r
-          && SizeLimits.problem(r) != null) {
+      String overLimits = e.from() >= CLIENT_BASE && e.message() instanceof Request r
+          ? SizeLimits.problem(r) : null;
+      if (overLimits != null) {
         // refused before the core sees it: a write over the limits could make a record or a
         // frame over the limit, and a record that cannot be appended stops the node
-        transmit(new Envelope(self, e.from(), new Reply(r.id(), Outcome.FAIL, null, "node "
-            + self + " refuses the request: " + SizeLimits.problem(r)
-            + "; it did not take effect")));
+        long id = ((Request) e.message()).id();
+        transmit(new Envelope(self, e.from(), new Reply(id, Outcome.FAIL, null, "node " + self
+            + " refuses the request: " + overLimits + "; it did not take effect")));
         return;
       }
       Envelope handed = machine instanceof Replica r

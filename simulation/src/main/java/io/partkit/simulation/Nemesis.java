@@ -163,22 +163,16 @@ final class Nemesis {
         return "nodes " + members + " (partition " + p + ")";
       }
       case WIPE:
-        if (!n.up() || !wholeEverywhere(control, n.id, unheardWipes(control))) {
+        if (!downToLoseItsDisk(n, control, f)) {
           return null; // a wipe of a copy whose partition is short of level copies loses it
         }
-        wiped.put(n.id, control.incarnation(n.id));
-        n.crash(false);
         n.wipe();
-        time.schedule(f.duration(), () -> restart(n));
         return "node " + n.id;
       case TRUNCATE: {
-        if (!n.up() || !wholeEverywhere(control, n.id, unheardWipes(control))) {
+        if (!downToLoseItsDisk(n, control, f)) {
           return null; // as a wipe: what the cut takes may be a partition's last level copy
         }
-        wiped.put(n.id, control.incarnation(n.id));
-        n.crash(false);
         int before = n.durableRecords().size();
-        time.schedule(f.duration(), () -> restart(n));
         if (before < 2) {
           return "node " + n.id + " (its log of " + before + " records too short to cut)";
         }
@@ -254,6 +248,22 @@ final class Nemesis {
    * Whether a fault of this kind needs the control up: an operator's request to it, a loss it
    * must judge safe first, or its own crash.
    */
+  /**
+   * Crashes {@code n} as a power loss, to be restarted after the fault's duration, when what its
+   * disk holds may be lost: every partition it is a member of has other level copies, none of
+   * them on a node wiped unheard. The node's disk then counts as wiped until the control hears
+   * its next incarnation. False, with nothing done, otherwise.
+   */
+  private boolean downToLoseItsDisk(SimNode n, Control control, Fault f) {
+    if (!n.up() || !wholeEverywhere(control, n.id, unheardWipes(control))) {
+      return false;
+    }
+    wiped.put(n.id, control.incarnation(n.id));
+    n.crash(false);
+    time.schedule(f.duration(), () -> restart(n));
+    return true;
+  }
+
   /**
    * Whether every partition {@code node} is a member of has all its members level, as the
    * control knows and none of them wiped unheard: wiping one then leaves level copies of each,

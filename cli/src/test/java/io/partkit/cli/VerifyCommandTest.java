@@ -33,7 +33,7 @@ class VerifyCommandTest {
     Path latest = store.resolve("latest");
     assertThat(latest).isSymbolicLink();
     for (String file : new String[] {"history.edn", "results.edn", "index.html", "n1.log",
-        "coord.log"}) {
+        "control.log"}) {
       assertThat(latest.resolve(file)).isNotEmptyFile();
     }
     assertThat(err.toString()).contains("final reads").contains("check");
@@ -41,9 +41,9 @@ class VerifyCommandTest {
         .doesNotContain("PT6S");
     assertThat(out.toString()).contains(" 0 keys unread");
     // no --option given: the run still records the mode it ran in, defaults included
-    assertThat(out.toString()).contains("; options ").contains("replicas=1");
+    assertThat(out.toString()).contains("; options ").contains("replicas=3");
     assertThat(Files.readString(latest.resolve("results.edn")))
-        .containsPattern(":options \\{[^}]*\"replicas\" \"1\"");
+        .containsPattern(":options \\{[^}]*\"replicas\" \"3\"");
   }
 
   @Test
@@ -62,8 +62,7 @@ class VerifyCommandTest {
   void badArgumentsAreUsageErrorsNamingWhatWasWrong(@TempDir Path store) {
     assertThat(run("--system", "riak", "--store", store.toString())).isEqualTo(64);
     assertThat(err.toString())
-        .contains("unknown system 'riak': expected one of etcd, exec, hazelcast, ignite, kv, "
-            + "replica");
+        .contains("unknown system 'riak': expected one of etcd, exec, hazelcast, ignite, kv");
     assertThat(run("--system", "kv", "--nemesis", "meteor", "--store", store.toString()))
         .isEqualTo(64);
     assertThat(err.toString()).contains("unknown nemesis 'meteor'");
@@ -113,14 +112,14 @@ class VerifyCommandTest {
   }
 
   @Test
-  void anUnknownTestFaultIsAUsageErrorBeforeAnythingStarts(@TempDir Path store) {
+  void anUnknownMutantIsAUsageErrorBeforeAnythingStarts(@TempDir Path store) {
     // it used to start the cluster and fail there, as a setup failure
     int code = run("--system", "kv", "--nodes", "2", "--time", "5s", "--store", store.toString(),
-        "--option", "fault=no-such-fault");
+        "--option", "mutant=no-such-mutant");
     assertThat(code).isEqualTo(64);
     assertThat(err.toString())
-        .contains("kv option fault=no-such-fault: not one of them (expected one of"
-            + " ack-before-log, serve-while-fenced, skip-epoch-check, skip-replication)");
+        .contains("kv option mutant=no-such-mutant: not one of them (expected one of"
+            + " unlogged-writes, async-replication, read-without-confirm,");
   }
 
   @Test
@@ -136,7 +135,7 @@ class VerifyCommandTest {
     assertThat(run("--help")).isZero();
     String help = out.toString().replaceAll("\\s+", " ");
     assertThat(help).contains("seed (default 1)").contains("processes (loopback, the default)")
-        .contains("--option metadata=embedded one of embedded, etcd");
+        .contains("--option metadata=log one of log, etcd, coordinator");
     io.partkit.harness.system.Systems systems = io.partkit.harness.system.Systems.load();
     for (String name : systems.names()) {
       for (var option : systems.provider(name).options().specs()) {
@@ -172,7 +171,7 @@ class VerifyCommandTest {
         "--runtime", "recording", "--runtime-option", "starts=" + starts);
     assertThat(code).as(err.toString()).isZero();
     assertThat(Files.readAllLines(starts)).contains("start n1", "start n2", "start n3",
-        "start coord");
+        "start control");
     assertThat(err.toString()).contains("(recording starts=" + starts + ")");
     assertThat(Files.readString(store.resolve("latest").resolve("results.edn")))
         .contains(":runtime :recording, :runtime-options {\"starts\" \"" + starts + "\"}");

@@ -30,7 +30,7 @@ class NetnsVerifyTest {
   }
 
   /**
-   * The replica core's driver ({@code --system replica}) with its control's state in etcd and a
+   * The kv store ({@code --system kv}, its replica cores) with its control's state in etcd and a
    * standby control, each process in its own namespace: cuts among data nodes and controls make
    * primaries suspect their backups and a control find nodes down that clients still reach, and
    * kills hit the leading control too, so a control is elected again across the namespaces'
@@ -38,7 +38,7 @@ class NetnsVerifyTest {
    */
   @Test
   void replicaCoresPassKillsAndPartitions() throws Exception {
-    RunResult r = passesWithPartitions(KvVerifyTest.ciRun("replica", 5, 43, "kill",
+    RunResult r = passesWithPartitions(KvVerifyTest.ciRun("kv", 5, 43, "kill",
         "partition").options(Map.of("metadata", "etcd")));
     // seed 43 cuts a control off from some nodes, then kills the leading control: the
     // recovery's settled table needs a control elected after it, from the state in etcd (the

@@ -8,7 +8,6 @@ import io.partkit.verification.checker.Verdict;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,7 +53,7 @@ class SshVerifyTest {
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
     assertThat(Files.readString(r.dir().resolve("history.edn"))).contains(":f :start-partition",
         ":f :start-kill", ":f :start-membership");
-    assertThat(r.dir().resolve("coord.log")).isNotEmptyFile();
+    assertThat(r.dir().resolve("control.log")).isNotEmptyFile();
     // each host's listing of what the run kept there, fetched before its directory was removed
     assertThat(Files.readString(r.dir().resolve("ssh-" + hosts.addresses().get(0)
         + "-files.txt"))).contains("./files/data/n1");
@@ -75,7 +74,7 @@ class SshVerifyTest {
   @Test
   void acknowledgingBeforeTheLogIsCaughtOverSsh() throws Exception {
     RunResult r = KvVerifyTest.run(KvVerifyTest.kv(12, "kill")
-        .options(Map.of("fault", "ack-before-log")).runtime(runtime()).build());
+        .options(KvVerifyTest.UNLOGGED_WRITES).runtime(runtime()).build());
     assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.INVALID);
     assertNothingLeftOnTheHosts();
   }

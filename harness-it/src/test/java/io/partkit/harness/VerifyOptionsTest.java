@@ -44,8 +44,8 @@ class VerifyOptionsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("unknown kv option 'replica'")
         .hasMessageContaining("kv options: partitions=16")
-        .hasMessageContaining("replicas=1")
-        .hasMessageContaining("metadata=embedded (one of embedded, etcd)");
+        .hasMessageContaining("replicas=3")
+        .hasMessageContaining("metadata=log (one of log, etcd, coordinator)");
     nothingStarted();
   }
 

@@ -78,18 +78,16 @@ public final class LiveBench {
     setup.put("cluster", SubjectRun.NODES - 1 + " members and a spare; events: join of the "
         + "spare (5 -> 6), graceful leave (6 -> 5), kill of a member for good (5 -> 4)");
     setup.put("copies", "2 (one backup) on every system");
-    setup.put("partitions", "kvstore " + LiveSubjects.KV_PARTITIONS + ", replica cores "
-        + LiveSubjects.REPLICA_PARTITIONS + ", Ignite "
+    setup.put("partitions", "kv " + LiveSubjects.KV_PARTITIONS + ", Ignite "
         + LiveSubjects.IGNITE_PARTITIONS + ", Hazelcast its "
         + LiveSubjects.HAZELCAST_PARTITIONS);
     setup.put("keys", String.format(Locale.ROOT, "%,d of %d-byte values, preloaded", o.keys(),
         LiveOptions.VALUE_BYTES));
     setup.put("clients", String.format(Locale.ROOT, "%,d operations/s from %d workers, 80%% "
         + "reads and 20%% writes on uniform keys, seed %d", o.rate(), o.workers(), o.seed()));
-    setup.put("node memory", String.format(Locale.ROOT, "heaps: kvstore %d MB, replica cores "
-        + "%d MB, Ignite and Hazelcast %d MB; Ignite's off-heap region %d MB (each data node, "
-        + "sized for the keys)", LiveSubjects.heapMb("kv", o.keys()),
-        LiveSubjects.heapMb("replica", o.keys()), LiveSubjects.heapMb("ignite", o.keys()),
+    setup.put("node memory", String.format(Locale.ROOT, "heaps: kv %d MB, Ignite and Hazelcast"
+        + " %d MB; Ignite's off-heap region %d MB (each data node, sized for the keys)",
+        LiveSubjects.heapMb("kv", o.keys()), LiveSubjects.heapMb("ignite", o.keys()),
         LiveSubjects.igniteRegionMb(o.keys())));
     setup.put("steady window", o.steady().toMillis() + " ms before each event");
     return setup;

@@ -5,20 +5,20 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The subjects of a live run: each system with each placement it can run. The kvstore runs each
- * of partkit's strategies; the replica cores run under a partkit coordinator with each strategy
- * of a fixed partition count (their control's own rule is left out: no placement the bench
- * predicts from describes it, and it moves nothing on a join); Ignite its own affinity and
- * partkit's through the adapter; Hazelcast its own partitioning and partkit's.
+ * The subjects of a live run: each system with each placement it can run. partkit's kv store (its
+ * replica cores) runs under a partkit coordinator with each strategy of a fixed partition count
+ * (its control's own rule is left out: no placement the bench predicts from describes it, and it
+ * moves nothing on a join; token rings and key ranges are left out too: a leave merges their
+ * ranges, which the cores cannot yet); Ignite its own affinity and partkit's through the adapter;
+ * Hazelcast its own partitioning and partkit's.
  */
 final class LiveSubjects {
 
   /** The systems {@code --systems} picks from, in report order. */
-  static final List<String> SYSTEMS = List.of("kv", "replica", "ignite", "hazelcast");
+  static final List<String> SYSTEMS = List.of("kv", "ignite", "hazelcast");
 
-  /** Partitions of the kvstore's, the replica cores' and Ignite's subjects (Hazelcast: 271). */
+  /** Partitions of the kv store's and Ignite's subjects (Hazelcast: 271). */
   static final int KV_PARTITIONS = 64;
-  static final int REPLICA_PARTITIONS = 64;
   static final int IGNITE_PARTITIONS = 256;
   /** Hazelcast's own count, which its members keep. */
   static final int HAZELCAST_PARTITIONS = 271;
@@ -47,8 +47,7 @@ final class LiveSubjects {
    */
   static int heapMb(String system, int keys) {
     int base = switch (system) {
-      case "kv" -> 96;
-      case "replica" -> 128;
+      case "kv" -> 128;
       default -> 256;
     };
     return base + (int) ((long) keys * 2 / 4 * 600 / 1_000_000);
@@ -68,19 +67,11 @@ final class LiveSubjects {
     for (String system : systems) {
       switch (system) {
         case "kv" -> {
-          for (String strategy : List.of("fixed", "tokenring", "rendezvous", "range")) {
-            subjects.add(new LiveSubject("kv", strategy, Map.of("strategy", strategy,
-                "replicas", "2", "partitions", Integer.toString(KV_PARTITIONS), "heap-mb",
-                Integer.toString(heapMb("kv", keys))), "partkit:" + strategy, KV_PARTITIONS));
-          }
-        }
-        case "replica" -> {
           for (String strategy : List.of("fixed", "rendezvous")) {
-            subjects.add(new LiveSubject("replica", strategy, Map.of("metadata", "coordinator",
+            subjects.add(new LiveSubject("kv", strategy, Map.of("metadata", "coordinator",
                 "strategy", strategy, "replicas", "2", "partitions",
-                Integer.toString(REPLICA_PARTITIONS), "heap-mb",
-                Integer.toString(heapMb("replica", keys))), "partkit:" + strategy,
-                REPLICA_PARTITIONS));
+                Integer.toString(KV_PARTITIONS), "heap-mb", Integer.toString(heapMb("kv", keys))),
+                "partkit:" + strategy, KV_PARTITIONS));
           }
         }
         case "ignite" -> {

@@ -45,7 +45,7 @@ class SubjectRunTest {
     assertThatThrownBy(() -> quick.withSystems(List.of("kv", "cassandra")).withKeys(5))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(
-            "unknown system 'cassandra' (known: [kv, replica, ignite, hazelcast])");
+            "unknown system 'cassandra' (known: [kv, ignite, hazelcast])");
     assertThatThrownBy(() -> quick.withKeys(5))
         .hasMessageContaining("live keys must be in 1000..10000000: 5");
     assertThatThrownBy(() -> quick.withRate(0))
@@ -56,8 +56,7 @@ class SubjectRunTest {
   void everySystemHasItsSubjectsWithOneBackupCopy() {
     List<LiveSubjects.LiveSubject> subjects = LiveSubjects.of(LiveSubjects.SYSTEMS, 50_000);
     assertThat(subjects).extracting(LiveSubjects.LiveSubject::label).containsExactly(
-        "kv/fixed", "kv/tokenring", "kv/rendezvous", "kv/range", "replica/fixed",
-        "replica/rendezvous", "ignite/native",
+        "kv/fixed", "kv/rendezvous", "ignite/native",
         "ignite/partkit-fixed", "ignite/partkit-rendezvous", "hazelcast/native",
         "hazelcast/partkit");
     assertThat(subjects).allSatisfy(s -> assertThat(s.options())

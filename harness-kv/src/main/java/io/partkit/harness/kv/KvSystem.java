@@ -1,10 +1,6 @@
 package io.partkit.harness.kv;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
-
-import io.partkit.coordinator.MetadataSnapshot;
 import io.partkit.coordinator.MetadataStore;
-import io.partkit.coordinator.MetadataStores;
 import io.partkit.coordinator.etcd.EtcdMetadataStores;
 import io.partkit.harness.etcd.EtcdSystem;
 import io.partkit.harness.runtime.NodeProcess;
@@ -14,24 +10,21 @@ import io.partkit.harness.system.Client;
 import io.partkit.harness.system.DataClient;
 import io.partkit.harness.system.JavaCommand;
 import io.partkit.harness.system.NodeProcessSystem;
-import io.partkit.harness.system.Operation;
 import io.partkit.harness.system.OptionValues;
-import io.partkit.harness.system.PlacementCheck;
+import io.partkit.harness.system.Operation;
 import io.partkit.harness.system.Outcome;
+import io.partkit.harness.system.PlacementCheck;
 import io.partkit.harness.system.SystemContext;
+import io.partkit.replica.Record;
+import io.partkit.replica.Timing;
+import io.partkit.replica.node.ReplicaClient;
+import io.partkit.replica.node.ReplicaCoordinatorMain;
+import io.partkit.replica.node.ReplicaNodeMain;
+import io.partkit.replica.node.StoredReplica;
 import io.partkit.replica.node.access.SharedSecret;
-import io.partkit.kvstore.PartitionState;
-import io.partkit.kvstore.PartitionStatus;
-import io.partkit.kvstore.client.KvClient;
-import io.partkit.kvstore.client.KvException;
-import io.partkit.kvstore.node.KvNode;
-import io.partkit.kvstore.node.KvNodeMain;
-import io.partkit.kvstore.wire.ReceivedCopies;
-import io.partkit.kvstore.wire.TcpNodeClient;
-import io.partkit.kvstore.wire.Wire;
-import io.partkit.spi.PartitionAssignment;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,548 +36,705 @@ import java.util.OptionalInt;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
- * partkit's own kvstore under test: {@code n} {@link KvNodeMain} processes, one coordinator
- * process ({@link KvCoordinatorMain}, a partkit strategy, an embedded metadata store persisted
- * in a file) and routing clients ({@link KvClient}).
+ * partkit's kv store under test, the Fixed Partitions protocol's replica cores: {@code n} node
+ * processes ({@link ReplicaNodeMain}, node {@code i} of the core is {@code n<i+1>}), each a
+ * replica core with its
+ * write-ahead log under the run's {@code data/}, and one control process ({@code control}), which
+ * decides configurations and answers clients' table requests. Clients are {@link ReplicaClient}s:
+ * a key's partition goes to the primary the control's table names, asked again after a refusal
+ * or a timeout.
  *
- * <p>Clients learn tables the way the kvstore's client does without a watch: from the metadata
- * store, read again whenever a node answers REDIRECT or MOVING. So a client whose table is stale
- * keeps routing to the old owner until a node tells it otherwise, which is what fencing by epoch
- * must make safe.
+ * <p>Each run has a fresh shared secret ({@code data/secret}, {@link SharedSecret}): every node,
+ * control and client proves it ({@code --secret-file}), so the processes may listen on any
+ * address the runtime gives them.
  *
- * <p>The {@code migration} nemesis catches a move in flight: without copies once its source is
- * fenced, with copies as a replica move starts (the coordinator's {@code REPLICAS} line). After
- * the run, {@link #checkPlacement(Duration)} compares every node's partitions with the committed
- * table.
+ * <p>Faults: {@code kill} ({@code kill -9}, restarted on heal with the same log) and {@code pause}
+ * of data nodes and of the control, which {@link #leader()} names, so that the nemesis picks it
+ * one time in n+1: the control keeps its table in a log of its own under {@code data/control}
+ * and restarts from it. {@code split}: the control splits one partition of the coarsest
+ * numbering (one of those at the smallest modulus, so that {@code n} splits double a table of
+ * {@code n}), told on its standard input; the fault is over once the control has committed the
+ * split, the nodes divide their copies as the new numbering reaches them. {@code partition}:
+ * the shape is drawn over the data nodes and the controls ({@link #alsoCut()}).
+ *
+ * <p>Options: {@code partitions} (default 16), {@code replicas} (copies of each partition,
+ * default 3), {@code request-timeout-ms} (how long a client waits before an operation is
+ * unknown, default {@value #REQUEST_TIMEOUT_MILLIS}), {@code timing} (the protocol's resend,
+ * suspect, ping and down milliseconds, default {@link ReplicaNodeMain#TIMING}), {@code
+ * max-partitions} (the table size past which {@code split} splits no further, default {@value
+ * #MAX_PARTITIONS}), {@code numbering} (the first table: {@value #HASHED}, hash slots; {@value
+ * #KEYS}, key ranges; {@value #TOKENS}, a token ring), {@code strategy} (how
+ * the control places copies: {@value #CORE_PLACEMENT},
+ * its own rule, or {@code fixed} or {@code rendezvous}, given to every start of the control),
+ * {@code metadata} (where the control keeps its state: {@value #LOG_METADATA}, a log of its own,
+ * the default; or {@code etcd}: a one-member etcd cluster {@code m1} started on the same runtime,
+ * never faulted, holds it, and two controls run, {@code control} and {@code control2}, of which
+ * the store's election makes one the leader; {@link #leader()} names that one, so a kill of the
+ * leader makes the other take over), {@code compact-bytes} (how much a node's log grows before
+ * it is compacted while running, default {@link ReplicaNodeMain#COMPACT_BYTES}), {@code mutant}
+ * (a planted bug on every data node, one the simulator also plants: the nodes run as {@link
+ * MutantNodeMain}, so the run must be invalid; default none). With {@code
+ * metadata=coordinator} the process {@code control} is a partkit coordinator instead ({@link
+ * ReplicaCoordinatorMain}): a {@code ClusterCoordinator} with the {@code strategy} ({@code fixed}
+ * for {@code core}) decides the table, and the control runs in its process, both keeping their
+ * state in one embedded store under {@code data/control}; a split is refused there (the table's
+ * partition count is the strategy's), so the {@code split} nemesis splits nothing.
+ *
+ * <p>{@code membership}: a node leaves gracefully ({@code leave N} on the leading control's or
+ * the coordinator's standard input: its copies move to the others) and joins again on heal; the
+ * control answers once the change is durable, the coordinator once it rebalanced. {@code
+ * migration}: a member leaves, and the first copy that joins a partition after that ({@code
+ * REPLICA JOINING} on the control's or the coordinator's output) is the migration caught, its
+ * primary the source. {@code lose}: a node is killed, its data directory deleted and the
+ * control or the coordinator told to forget it ({@code forget N}; the coordinator has the control
+ * count none of its copies level, then the member leaves and the rebalance re-creates them on the
+ * others); the heal starts an empty node in its place, which joins. After the run, {@link
+ * #checkPlacement} compares what every node holds on its disk with the control's table.
  *
  * <p>For {@code partkit bench --live} ({@link Capability.Rebalancing}): what each node received
- * to create copies is its own count (the RECEIVED answer, {@link ReceivedCopies}); the system is
- * rebalanced once the coordinator has converged to the membership, no migration is pending and
- * the running nodes hold what the committed table says; a crash is a {@link #lose} that does not
- * wait (the kvstore has no failure detector: the operator removes the dead node).
+ * to create copies is its own count, read with its load view ({@link ReplicaClient#received}:
+ * whole copies as snapshot pages, and levels taken by name); the system is rebalanced once the
+ * control's table is settled (every partition with its copies, all level and up, no move under
+ * way, each where the placement wants it) and, with {@code metadata=coordinator}, the coordinator
+ * has answered the last membership change. A crash is a {@code kill -9} for good, the node's data
+ * deleted, and its removal as an operator would make it: {@code forget N} to the control, or
+ * {@code leave N} to the coordinator, which renews every member's heartbeat itself and so never
+ * finds a node dead. The placement the bench names is the control's ({@code core}, {@code fixed}
+ * or {@code rendezvous}), the coordinator's strategy with {@code metadata=coordinator}.
  *
- * <p>Options: {@code partitions} (default 16), {@code strategy} (the coordinator's: {@code
- * fixed}, the default, {@code rendezvous} or {@code range} cut the keys into {@code partitions};
- * {@code tokenring} has its own count, 16 tokens a node, and cannot run with copies, nor take a
- * member out, see {@link #strategyProblem}), {@code metadata} ({@code embedded}, the default: a
- * file the coordinator persists; or {@code etcd}: a one-member etcd cluster {@code m1} started on
- * the same runtime, never faulted, holds the table, migrations and members, and clients read
- * tables from it), {@code fault} (a deliberate kvstore bug for every node:
- * {@code ack-before-log}, {@code serve-while-fenced}, {@code skip-epoch-check},
- * {@code skip-replication}), {@code replicas} (copies of each partition, default 1; with 2 or
- * more, and more nodes than copies, the {@code lose} nemesis can take a node and its disk away
- * for good), {@code replica-timeout-ms} (how long a primary waits for a backup before failing
- * the request and reporting the backup to the coordinator; default 5000, {@link
- * KvNode#REPLICA_TIMEOUT}; given to every node and to the coordinator's executor), {@code
- * suspect-after-ms} (how long a primary waits for a backup before it reports it to the
- * coordinator as a suspect, waiting on; below the replica timeout; default {@link
- * KvNode#SUSPECT_AFTER}, or half the replica timeout when that is shorter).
+ * <p>{@code heap-mb} is each data node's heap (default {@value #NODE_HEAP_MB}): a node keeps its
+ * partitions' keys and values in memory.
  */
 final class KvSystem extends NodeProcessSystem
-    implements Capability.Membership, Capability.Migrations, Capability.LoseNodes,
-    Capability.CheckPlacement, Capability.Rebalancing {
+    implements Capability.Splits, Capability.CutsAlso, Capability.Membership,
+    Capability.Migrations, Capability.LoseNodes, Capability.CheckPlacement,
+    Capability.Rebalancing {
 
-  static final String COORDINATOR = "coord";
-  /** A data node's default heap: the harness's runs keep little data. */
-  static final int NODE_HEAP_MB = 96;
-  private static final String ETCD_PREFIX = "/partkit/kv";
+  static final String CONTROL = "control";
+  /** A data node's default heap, in MB: the harness's runs keep little data. */
+  static final int NODE_HEAP_MB = 128;
+  /** How long a node may take to answer what it received, on a loaded machine. */
+  private static final Duration RECEIVED_TIMEOUT = Duration.ofSeconds(2);
+  /** The standby control with {@code metadata=etcd}. */
+  static final String CONTROL2 = "control2";
+  /** The {@code metadata} option's default: the control keeps its state in a log of its own. */
+  static final String LOG_METADATA = "log";
+  /** The {@code metadata} option for a partkit coordinator deciding the table. */
+  static final String COORDINATOR_METADATA = "coordinator";
+  /** How long a membership change may take: a rebalance waits for its moves, a kill stalls one. */
+  private static final Duration MEMBERSHIP_TIMEOUT = Duration.ofMinutes(3);
+  /** How long the coordinator gives a migration before it withdraws it, in a run. */
+  private static final int STEP_TIMEOUT_MILLIS = 20_000;
+  private static final String ETCD_PREFIX = "/partkit/replica";
+  static final int REQUEST_TIMEOUT_MILLIS = 2000;
+  static final int MAX_PARTITIONS = 1024;
+  /** The {@code strategy} option's default: the control places copies by its own rule. */
+  static final String CORE_PLACEMENT = "core";
+  /** The {@code numbering} option's default: hash slots. */
+  static final String HASHED = "hashed";
+  /** The {@code numbering} option for key ranges. */
+  static final String KEYS = "keys";
+  /** The {@code numbering} option for a token ring. */
+  static final String TOKENS = "tokens";
+  /** The workload's keys a partition of the first table of key ranges holds. */
+  static final int KEYS_A_RANGE = 8;
+
+  /** How long the control may take to answer a split, on a loaded machine. */
+  private static final Duration SPLIT_TIMEOUT = Duration.ofSeconds(30);
+  private static final int PORT = 7400;
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
-  private static final Duration CHANGE_TIMEOUT = Duration.ofSeconds(120);
+
+  /** How long a lost node waits for a settled table: its copies must be level elsewhere. */
+  private static final Duration LOSE_SETTLE_TIMEOUT = Duration.ofSeconds(30);
 
   private final Map<String, List<String>> commands = new ConcurrentHashMap<>();
-  private final Set<String> members = new TreeSet<>();
-  private Path storeFile;
-  /** The run's shared secret: every node, the coordinator and the clients prove it. */
-  private SharedSecret secret;
-  private Path secretFile;
-  private int partitions;
-  private int replicas;
-  /** The coordinator's strategy (option strategy). */
-  private String strategy = "fixed";
-  /** Every node's --replica-timeout-ms, and the coordinator's. */
-  private String replicaTimeoutMillis;
-  /** Every node's --suspect-after-ms. */
-  private String suspectAfterMillis;
-  private Random random;
-
+  /** Data nodes that left ({@code leave N}) and did not join again. */
+  private final Set<String> left = ConcurrentHashMap.newKeySet();
+  /** Data nodes lost for good ({@link #lose}) and not replaced yet. */
+  private final Set<String> lost = ConcurrentHashMap.newKeySet();
+  /** Data nodes crashed for good ({@link #crash}): never started again. */
+  private final Set<String> crashed = ConcurrentHashMap.newKeySet();
   /**
-   * With the option metadata=etcd: the coordinator's etcd, and the store clients read tables from.
+   * A leave the coordinator has not answered yet ({@link #startMigration} returns once a copy
+   * joins, before the rebalance it started is answered), and the process that owes the answer.
    */
+  private String pendingLeave;
+  private NodeProcess pendingFrom;
+  private Random random;
+  private int replicas;
+  private int partitions;
+  private String strategy;
+  private int maxPartitions;
+  private Duration requestTimeout;
+  private List<InetSocketAddress> addresses;
+  /** The controls by name: one, or two with {@code metadata=etcd}. */
+  private final Map<String, InetSocketAddress> controls = new java.util.LinkedHashMap<>();
+  /** With {@code metadata=etcd}: the controls' store, and its client that names the leader. */
   private EtcdSystem metadataCluster;
-
-  private MetadataStore etcdTables;
-  /** MEMBERS commands sent to the running coordinator and DONE lines seen for them. */
-  private int sent;
-  private int done;
+  private MetadataStore metadata;
+  /** With {@code metadata=coordinator}: the control is a partkit coordinator's process. */
+  private boolean coordinated;
+  /** The run's shared secret: every node, control and client proves it. */
+  private SharedSecret secret;
 
   KvSystem() {
     super("kv");
   }
 
-  /**
-   * The suspicion deadline for the nodes: the option's, which must be below the replica
-   * timeout, or by default the node's own default for that timeout.
-   */
-  static String suspectAfter(OptionValues options, long replicaTimeoutMillis) {
-    if (!options.isGiven("suspect-after-ms")) {
-      return Long.toString(KvNode.defaultSuspectAfter(Duration.ofMillis(replicaTimeoutMillis))
-          .toMillis());
-    }
-    int given = options.integer("suspect-after-ms");
-    if (given >= replicaTimeoutMillis) {
-      throw new IllegalArgumentException("kv option suspect-after-ms=" + given
-          + " must be below replica-timeout-ms (" + replicaTimeoutMillis + "): a backup is"
-          + " suspected before the wait on it fails");
-    }
-    return Integer.toString(given);
-  }
-
-  /**
-   * Why the kvstore cannot run the option {@code strategy} with the other options, or empty when
-   * it can. A token ring with copies cannot change its membership at all: a join splits ranges,
-   * and a node refuses to split a replicated partition (SPLIT PREPARE); a leave merges ranges,
-   * which the coordinator refuses with a migration executor. Refused before anything starts
-   * rather than left to a join that fails and a leave that retries until it gives up.
-   */
-  static Optional<String> strategyProblem(OptionValues options) {
-    int r = options.integer("replicas");
-    if (options.text("strategy").equals("tokenring") && r >= 2) {
-      return Optional.of("kv option strategy=tokenring cannot run with replicas=" + r
-          + ": a token-ring join splits ranges and the kvstore's nodes refuse to split a"
-          + " replicated partition, and a token-ring leave merges ranges, which the coordinator"
-          + " refuses (docs/kvstore.md, section Splits); use replicas=1 (joins only), or"
-          + " strategy fixed, rendezvous or range");
-    }
-    return Optional.empty();
+  static String timingText() {
+    Timing t = ReplicaNodeMain.TIMING;
+    return t.resendMillis() + "," + t.suspectMillis() + "," + t.pingMillis() + ","
+        + t.downMillis();
   }
 
   @Override
   public void start(SystemContext ctx) {
-    strategyProblem(ctx.options()).ifPresent(problem -> {
-      throw new IllegalArgumentException(problem);
-    });
-    this.strategy = ctx.options().text("strategy");
-    this.random = new Random(ctx.seed() ^ 0x6b76L);
-    this.partitions = ctx.options().integer("partitions");
-    this.replicas = ctx.options().integer("replicas");
-    this.replicaTimeoutMillis = Integer.toString(ctx.options().integer("replica-timeout-ms"));
-    this.suspectAfterMillis = suspectAfter(ctx.options(), Long.parseLong(replicaTimeoutMillis));
-    String fault = ctx.options().optional("fault").orElse(null);
-    List<String> others = new ArrayList<>(List.of(COORDINATOR));
-    String metadata = ctx.options().text("metadata");
-    if (metadata.equals("etcd")) {
+    partitions = ctx.options().integer("partitions");
+    strategy = ctx.options().text("strategy");
+    maxPartitions = ctx.options().integer("max-partitions");
+    replicas = ctx.options().integer("replicas");
+    random = new Random(ctx.seed());
+    requestTimeout = Duration.ofMillis(ctx.options().integer("request-timeout-ms"));
+    String timing = ctx.options().text("timing");
+    boolean etcd = ctx.options().text("metadata").equals("etcd");
+    coordinated = ctx.options().text("metadata").equals(COORDINATOR_METADATA);
+    String numbering = ctx.options().text("numbering");
+    if (coordinated && !numbering.equals(HASHED)) {
+      throw new IllegalArgumentException("numbering=" + numbering + " with metadata="
+          + COORDINATOR_METADATA + ": a coordinator's table of the replica cores is hash slots"
+          + " (numbering=" + HASHED + ")");
+    }
+    List<String> others = new ArrayList<>(etcd ? List.of(CONTROL, CONTROL2) : List.of(CONTROL));
+    if (etcd) {
       others.addAll(EtcdSystem.memberNames(1));
     }
     openNodes(ctx, "n", others);
-    if (metadata.equals("etcd")) {
+    if (etcd) {
       metadataCluster = EtcdSystem.forMetadata();
       metadataCluster.start(
           new SystemContext(ctx.runtime(), ctx.dir(), 1, ctx.seed(), ctx.options()));
-      etcdTables = EtcdMetadataStores.builder().endpoints(metadataCluster.clientUrls())
+      metadata = EtcdMetadataStores.builder().endpoints(metadataCluster.clientUrls())
           .prefix(ETCD_PREFIX).build();
     }
-    this.storeFile = ctx.dir().resolve("data").resolve("coordinator.json");
-    this.secretFile = ctx.dir().resolve("data").resolve("secret");
+    addresses = new ArrayList<>();
+    for (String n : nodes()) {
+      addresses.add(new InetSocketAddress(runtime().host(n), runtime().port(n, "replica", PORT)));
+    }
+    for (String c : etcd ? List.of(CONTROL, CONTROL2) : List.of(CONTROL)) {
+      controls.put(c, new InetSocketAddress(runtime().host(c), runtime().port(c, "replica",
+          PORT)));
+    }
+    Path secretFile = ctx.dir().resolve("data").resolve("secret");
     try {
-      Files.createDirectories(storeFile.getParent());
-      this.secret = SharedSecret.generate(secretFile);
+      Files.createDirectories(secretFile.getParent());
+      secret = SharedSecret.generate(secretFile);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    for (String n : nodes()) {
-      List<String> args = new ArrayList<>(List.of("--id", n,
-          "--data", ctx.dir().resolve("data").resolve(n).toString(),
-          "--host", runtime().host(n), "--port", Integer.toString(runtime().port(n, "kv", 7000)),
-          "--secret-file", secretFile.toString(), "--replica-timeout-ms", replicaTimeoutMillis,
-          "--suspect-after-ms", suspectAfterMillis));
-      if (fault != null) {
-        args.addAll(List.of("--unsafe-test-fault", fault));
+    String nodeList = addresses.stream().map(a -> a.getHostString() + ":" + a.getPort())
+        .collect(Collectors.joining(","));
+    String controlList = controls.values().stream()
+        .map(a -> a.getHostString() + ":" + a.getPort()).collect(Collectors.joining(","));
+    // out of memory, a process exits (and a node is restarted by the run) instead of hanging
+    List<String> flags = List.of("-XX:+ExitOnOutOfMemoryError");
+    Optional<String> mutant = ctx.options().optional("mutant");
+    for (int i = 0; i < nodes().size(); i++) {
+      String n = nodes().get(i);
+      Path data = ctx.dir().resolve("data").resolve(n);
+      List<String> args = new ArrayList<>();
+      mutant.ifPresent(m -> args.addAll(List.of("--mutant", m)));
+      args.addAll(List.of("--role", "node", "--id", Integer.toString(i), "--data",
+          data.toString(), "--nodes", nodeList, "--control", controlList, "--timing", timing,
+          "--compact-bytes", Integer.toString(ctx.options().integer("compact-bytes")),
+          "--secret-file", secretFile.toString()));
+      commands.put(n, JavaCommand.of(ctx.options().integer("heap-mb") + "m", flags,
+          mutant.isPresent() ? MutantNodeMain.class : ReplicaNodeMain.class, args));
+    }
+    for (Map.Entry<String, InetSocketAddress> c : controls.entrySet()) {
+      if (coordinated) {
+        commands.put(c.getKey(), JavaCommand.of("128m", flags, ReplicaCoordinatorMain.class,
+            List.of("--store", "file:" + ctx.dir().resolve("data").resolve(c.getKey())
+                .resolve("store.json"), "--nodes", nodeList, "--control",
+                c.getValue().getHostString() + ":" + c.getValue().getPort(), "--partitions",
+                Integer.toString(partitions), "--replicas", Integer.toString(replicas),
+                "--timing", timing, "--strategy",
+                strategy.equals(CORE_PLACEMENT) ? "fixed" : strategy, "--step-timeout-ms",
+                Integer.toString(STEP_TIMEOUT_MILLIS), "--secret-file", secretFile.toString())));
+        continue;
       }
-      // out of memory, a node exits (and is restarted by the run) instead of hanging
-      commands.put(n, JavaCommand.of(ctx.options().integer("heap-mb") + "m",
-          List.of("-XX:+ExitOnOutOfMemoryError"),
-          KvNodeMain.class, args));
+      List<String> controlArgs = new ArrayList<>(List.of("--role", "control", "--nodes",
+          nodeList, "--control", c.getValue().getHostString() + ":" + c.getValue().getPort(),
+          "--replicas", Integer.toString(replicas), "--timing", timing, "--secret-file",
+          secretFile.toString()));
+      controlArgs.addAll(firstTable(numbering, partitions));
+      if (etcd) {
+        controlArgs.addAll(List.of("--store", "etcd:" + String.join(",",
+            metadataCluster.clientUrls()), "--store-prefix", ETCD_PREFIX, "--name", c.getKey()));
+      } else {
+        controlArgs.addAll(List.of("--data", ctx.dir().resolve("data").resolve(c.getKey())
+            .toString()));
+      }
+      if (!strategy.equals(CORE_PLACEMENT)) {
+        controlArgs.addAll(List.of("--strategy", strategy));
+      }
+      commands.put(c.getKey(), JavaCommand.of("128m", flags, ReplicaNodeMain.class,
+          controlArgs));
     }
     try {
       CompletableFuture.allOf(nodes().stream()
-          .map(n -> CompletableFuture.runAsync(() -> startDataNode(n)))
+          .map(n -> CompletableFuture.runAsync(() -> startNode(n)))
           .toArray(CompletableFuture[]::new)).join();
     } catch (CompletionException e) {
       throw e.getCause() instanceof RuntimeException r ? r : e;
     }
-    members.addAll(nodes());
-    startCoordinator();
-  }
-
-  private String address(String node) {
-    return runtime().host(node) + ":" + runtime().port(node, "kv", 7000);
-  }
-
-  /** Starts the coordinator or a data node (again: with the membership wanted now). */
-  @Override
-  protected void startNode(String node) {
-    if (COORDINATOR.equals(node)) {
-      startCoordinator(); // it resumes the change in flight and converges
-    } else {
-      startDataNode(node);
-    }
-  }
-
-  private void startDataNode(String node) {
+    // the nodes listen first, so that the control finds every one of them up; with two
+    // controls, the first is the leader (it campaigns alone), the second its standby
     try {
-      NodeProcess p = started(node, runtime().start(node, commands.get(node), context().log(node)));
-      p.awaitLine("KVNODE LISTENING ", START_TIMEOUT);
+      NodeProcess c = started(CONTROL, runtime().start(CONTROL, commands.get(CONTROL),
+          context().log(CONTROL)));
+      c.awaitLine("REPLICA LISTENING ", START_TIMEOUT);
+      c.awaitLine("REPLICA SETTLED", START_TIMEOUT);
     } catch (IOException e) {
-      throw new SetupException("cannot start kv node " + node + ": " + e.getMessage(), e);
+      throw new SetupException("cannot start the replica control: " + e.getMessage(), e);
+    }
+    if (controls.containsKey(CONTROL2)) {
+      startNode(CONTROL2);
     }
   }
 
-  private void startCoordinator() {
-    List<String> args = new ArrayList<>(List.of("--store", storeFile.toString(), "--partitions",
-        Integer.toString(partitions), "--members", memberList(), "--addresses",
-        nodes().stream().map(n -> n + "=" + address(n)).collect(Collectors.joining(",")),
-        "--max-concurrent", "2", "--secret-file", secretFile.toString(),
-        "--replicas", Integer.toString(replicas), "--replica-timeout-ms", replicaTimeoutMillis,
-        "--strategy", strategy));
-    if (metadataCluster != null) {
-      args.addAll(List.of("--etcd", String.join(",", metadataCluster.clientUrls()),
-          "--etcd-prefix", ETCD_PREFIX));
-    }
-    try {
-      NodeProcess p = started(COORDINATOR, runtime().start(COORDINATOR,
-          JavaCommand.of("128m", KvCoordinatorMain.class, args), context().log(COORDINATOR)));
-      sent = 0;
-      done = 0;
-      p.awaitLine("READY ", START_TIMEOUT);
-    } catch (IOException e) {
-      throw new SetupException("cannot start the kv coordinator: " + e.getMessage(), e);
-    }
-  }
-
-  private String memberList() {
-    return members.stream().map(m -> m + "=" + address(m)).collect(Collectors.joining(","));
-  }
-
+  /**
+   * The control that leads: a kill or pause aimed at the leader hits it. With one control, that
+   * one; with two, the one the store names (the first when none leads at the moment).
+   */
   @Override
   public Optional<String> leader() {
-    return Optional.of(COORDINATOR);
-  }
-
-  @Override
-  public Optional<String> cannotCatchMigrations(OptionValues options) {
-    if (options.text("strategy").equals("tokenring")) {
-      return Optional.of(TOKEN_RING_LEAVE);
+    if (metadata == null) {
+      return Optional.of(CONTROL);
     }
-    return Optional.empty();
+    return Optional.of(metadata.leader().filter(controls::containsKey).orElse(CONTROL));
   }
 
-  /** Why a member cannot leave a token ring on the kvstore. */
-  private static final String TOKEN_RING_LEAVE = "kv with strategy=tokenring cannot take a member"
-      + " out: a token-ring leave merges ranges, which the coordinator refuses with a migration"
-      + " executor (docs/kvstore.md, section Splits); use strategy fixed, rendezvous or range";
+  /**
+   * The controls: a partition may cut one off from some nodes, so that it finds them down while
+   * clients still reach them. etcd is never cut.
+   */
+  @Override
+  public List<String> alsoCut() {
+    return List.copyOf(controls.keySet());
+  }
+
+  /**
+   * Starts a data node or a control (again after a kill: the same log and address). A control
+   * on the store is started once it campaigns: it listens when it wins.
+   */
+  @Override
+  protected void startNode(String node) {
+    boolean standby = metadata != null && controls.containsKey(node);
+    try {
+      NodeProcess p = started(node, runtime().start(node, commands.get(node),
+          context().log(node)));
+      p.awaitLine(standby ? "REPLICA STANDBY " : "REPLICA LISTENING ", START_TIMEOUT);
+    } catch (IOException e) {
+      throw new SetupException("cannot start replica node " + node + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Restarts the control and every killed node, then waits until the control's table is
+   * settled: every partition with its copies, all level and up, which the final reads need.
+   */
+  @Override
+  public void awaitRecovered(Duration timeout) {
+    for (String c : controls.keySet()) {
+      restart(c);
+    }
+    for (String n : List.copyOf(lost)) {
+      replace(n);
+    }
+    for (String n : nodes()) {
+      restart(n);
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try (ReplicaClient c = client()) {
+      while (System.nanoTime() < deadline) {
+        try {
+          if (c.table().settled()) {
+            return;
+          }
+        } catch (IOException e) {
+          // the control did not answer in time: asked again
+        }
+        pollPause(100, "the replica cluster to settle");
+      }
+    }
+  }
+
+  /**
+   * The control's options for the first table of {@code partitions}: hash slots; key ranges of
+   * {@value #KEYS_A_RANGE} of the workload's consecutive keys each (eight big-endian bytes,
+   * numbered from 0), the last open-ended; or a ring of evenly spaced tokens, half a range off the
+   * hash slots' bounds (on them the ring would number keys as the hash halves do).
+   */
+  static List<String> firstTable(String numbering, int partitions) {
+    if (numbering.equals(KEYS)) {
+      List<String> keys = new ArrayList<>();
+      for (int i = 1; i < partitions; i++) {
+        keys.add(java.util.HexFormat.of().formatHex(
+            io.partkit.replica.Bytes.ofLong((long) i * KEYS_A_RANGE).toArray()));
+      }
+      return keys.isEmpty() ? List.of("--partitions", "1")
+          : List.of("--split-keys", String.join(",", keys));
+    }
+    if (numbering.equals(TOKENS)) {
+      long step = Long.divideUnsigned(-1L, partitions);
+      List<String> tokens = new ArrayList<>();
+      for (int i = 0; i < partitions; i++) {
+        tokens.add(Long.toString(Long.MIN_VALUE + step * i + step / 2));
+      }
+      return List.of("--tokens", String.join(",", tokens));
+    }
+    return List.of("--partitions", Integer.toString(partitions));
+  }
+
+  /**
+   * Splits a partition of the coarsest numbering, chosen with {@code random} among those at the
+   * table's smallest modulus: {@code split P} on the control's standard input, then its answer.
+   */
+  @Override
+  public Optional<String> split(Random random) {
+    if (coordinated) {
+      return Optional.empty(); // the coordinator's table keeps its strategy's partition count
+    }
+    ReplicaClient.Table table = null;
+    IOException last = null;
+    long deadline = System.nanoTime() + SPLIT_TIMEOUT.toNanos();
+    try (ReplicaClient c = client()) {
+      while (table == null && System.nanoTime() < deadline) {
+        try {
+          table = c.table();
+        } catch (IOException e) {
+          last = e;
+          pollPause(100, "the replica control's table");
+        }
+      }
+    }
+    if (table == null) {
+      throw new IllegalStateException("the replica control did not answer a table request within "
+          + SPLIT_TIMEOUT.toSeconds() + " s: " + last);
+    }
+    if (table.partitions() >= maxPartitions) {
+      return Optional.empty();
+    }
+    Optional<ReplicaClient.Row> chosen = SplitChoice.choose(table, random);
+    if (chosen.isEmpty()) {
+      return Optional.empty();
+    }
+    int partition = chosen.get().partition();
+    NodeProcess control = process(leader().orElseThrow());
+    try {
+      control.send("split " + partition);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot tell the replica control to split partition "
+          + partition + ": " + e.getMessage(), e);
+    }
+    String line = control.awaitLine("REPLICA SPLIT ", SPLIT_TIMEOUT);
+    if (line.startsWith("REPLICA SPLIT REFUSED ") && (line.endsWith("this control is a standby")
+        || line.contains(ReplicaNodeMain.NO_MIDPOINT))) {
+      // the leadership moved since the store named the leader, or a range of one key (or
+      // token) was the coarsest: nothing split
+      return Optional.empty();
+    }
+    if (line.startsWith("REPLICA SPLIT REFUSED ")) {
+      throw new IllegalStateException("the replica control refused: " + line);
+    }
+    return Optional.of("split " + line.substring("REPLICA SPLIT ".length()).toLowerCase());
+  }
+
+  /** {@code leave N} on the leading control's or the coordinator's standard input. */
+  @Override
+  public void leave(String node) {
+    membership("leave", node);
+  }
+
+  /** {@code join N} on the leading control's or the coordinator's standard input. */
+  @Override
+  public void join(String node) {
+    membership("join", node);
+  }
+
+  private void membership(String change, String node) {
+    NodeProcess control = tell(change, node);
+    String line = control.awaitLine(answerTo(change), MEMBERSHIP_TIMEOUT);
+    if (refused(line)) {
+      throw new IllegalStateException("the replica control did not " + change + " node "
+          + node + ": " + line);
+    }
+    changed(change, node);
+  }
+
+  private static boolean refused(String answer) {
+    return answer.contains(" REFUSED ") || answer.startsWith("REPLICA REBALANCE FAILED");
+  }
+
+  /** The membership this system keeps, once the control or coordinator carried out a change. */
+  private void changed(String change, String node) {
+    if (change.equals("leave")) {
+      left.add(node);
+    } else if (change.equals("join")) {
+      left.remove(node);
+    }
+  }
+
+  /**
+   * {@code change N} (leave, join or forget) on the leading control's or the coordinator's
+   * standard input, once the answers it still owes are in. Returns the process told, whose
+   * answer is then awaited with {@link #answerTo}.
+   */
+  private NodeProcess tell(String change, String node) {
+    int number = nodes().indexOf(node);
+    if (number < 0) {
+      throw new IllegalArgumentException("no data node " + node + " to " + change + ": the nodes"
+          + " are " + nodes());
+    }
+    NodeProcess control = process(leader().orElseThrow());
+    settlePending(control);
+    try {
+      control.send(change + " " + number);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot tell the replica control to " + change + " node "
+          + number + ": " + e.getMessage(), e);
+    }
+    return control;
+  }
+
+  /** Awaits the coordinator's answer to a leave {@link #startMigration} did not await. */
+  private void settlePending(NodeProcess control) {
+    if (pendingFrom == control && pendingLeave != null) {
+      if (!refused(control.awaitLine("REPLICA REBALANCE", MEMBERSHIP_TIMEOUT))) {
+        changed("leave", pendingLeave);
+      }
+    }
+    pendingLeave = null;
+  }
+
+  /** The beginning of the line that answers {@code change}. */
+  private String answerTo(String change) {
+    return coordinated ? "REPLICA REBALANCE" : "REPLICA " + change.toUpperCase();
+  }
+
+  /**
+   * A member leaves (after a node that left joins again when no other member could leave
+   * without taking copies with it), and the first copy that joins a partition's configuration
+   * after that is the migration caught: {@code REPLICA JOINING P N FROM PRIMARY EPOCH E} on the
+   * control's or the coordinator's output, the primary streaming its copy to node {@code N}.
+   * With the control's own placement a join moves nothing (a partition takes a spare only when
+   * short of copies), so each catch is a leave.
+   */
+  @Override
+  public Optional<Migration> startMigration(Duration timeout) {
+    NodeProcess control = process(leader().orElseThrow());
+    if (control == null || !control.isAlive()) {
+      return Optional.empty();
+    }
+    try {
+      settlePending(control); // before the lines so far are skipped: its answer may be among them
+      List<String> members = members();
+      List<String> out = nodes().stream().filter(left::contains).toList();
+      control.skipLines();
+      if (members.size() <= replicas) {
+        if (out.isEmpty()) {
+          return Optional.empty(); // a leave now would take copies with it
+        }
+        String back = out.get(random.nextInt(out.size()));
+        membership("join", back);
+        members = new ArrayList<>(members);
+        members.add(back);
+      }
+      String leaving = members.get(random.nextInt(members.size()));
+      control.skipLines(); // a copy the join moved is no longer in flight
+      tell("leave", leaving);
+      if (coordinated) {
+        pendingFrom = control; // answered once the coordinator rebalanced: after the moves
+        pendingLeave = leaving;
+      } else {
+        if (refused(control.awaitLine(answerTo("leave"), MEMBERSHIP_TIMEOUT))) {
+          return Optional.empty(); // the leadership moved since the store named the leader
+        }
+        changed("leave", leaving);
+      }
+      String[] joining = control.awaitLine("REPLICA JOINING ", timeout).split(" ");
+      return Optional.of(new Migration(Integer.parseInt(joining[2]),
+          nodes().get(Integer.parseInt(joining[5])), nodes().get(Integer.parseInt(joining[3]))));
+    } catch (SetupException e) {
+      return Optional.empty(); // nothing joined in time, or the control died
+    }
+  }
 
   @Override
   public Optional<String> cannotLoseNodes(OptionValues options, int nodes) {
-    if (options.text("strategy").equals("tokenring")) {
-      return Optional.of(TOKEN_RING_LEAVE);
-    }
     int r = options.integer("replicas");
     if (r < 2) {
-      return Optional.of("kv keeps one copy of each partition (replicas=" + r + "): a node lost"
-          + " for good takes its writes with it; run it with -o replicas=2 or more");
+      return Optional.of("kv keeps one copy of each partition (replicas=" + r + "): a node"
+          + " lost for good takes its writes with it; run it with --option replicas=2 or more");
     }
     if (nodes <= r) {
-      return Optional.of("kv with replicas=" + r + " needs more than " + r + " nodes to lose"
-          + " one and still place every copy: have " + nodes);
+      return Optional.of("kv with replicas=" + r + " needs more than " + r + " nodes to"
+          + " lose one and still place every copy: have " + nodes);
     }
     return Optional.empty();
   }
 
   /**
-   * Kills the node, deletes its data directory and takes it out of the membership, which the
-   * coordinator handles as a failure: every partition it held gets its copies back on the others.
-   * When that would leave fewer members than copies (another fault took one out already), the
-   * node is only killed and restarted with its data: the description says so.
+   * Kills the node, deletes its data directory and has the control forget it ({@code forget N}):
+   * its copies are re-created on the others. Only once the table is settled (every partition
+   * with its copies, all level), so that a level copy of each of its partitions remains; and
+   * only while the nodes that stay are at least as many as the copies. Otherwise the node is only
+   * killed and restarted with its data, and the description says so.
    */
   @Override
   public String lose(String node) {
-    if (!members.contains(node) || members.size() - 1 < replicas) {
+    long members = members().size();
+    String not = !members().contains(node) ? "it is out of the membership"
+        : members - 1 < replicas ? members + " members, " + replicas + " copies"
+        : unsettledAfter(LOSE_SETTLE_TIMEOUT).map(why -> "the table did not settle within "
+            + LOSE_SETTLE_TIMEOUT.toSeconds() + " s: " + why).orElse(null);
+    if (not != null) {
       kill(node);
       restart(node);
-      return "kill " + node + " (not lost: " + members.size() + " members, " + replicas
-          + " copies)";
+      return "kill " + node + " (not lost: " + not + ")";
     }
-    removeForGood(node);
-    awaitSettled(CHANGE_TIMEOUT);
+    kill(node);
+    try {
+      runtime().wipe(node, dataDir(node));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete the data of " + node, e);
+    }
+    lost.add(node);
+    NodeProcess control = tell("forget", node);
+    // the coordinator answers once it rebalanced the lost member's partitions onto the others
+    String line = control.awaitLine(answerTo("forget"), MEMBERSHIP_TIMEOUT);
+    if (refused(line)) {
+      // the leadership moved: the control finds it down, and its empty disk when it is back
+      return "lose " + node + " (the control was not told: " + line + ")";
+    }
     return "lose " + node;
   }
 
   /**
-   * {@code kill -9} of {@code node}, its data deleted, and its removal from the membership sent
-   * to the coordinator, which re-creates its copies on the others (not waited for).
+   * A new node with an empty data directory starts in the lost one's place (same name, number
+   * and address) and joins ({@code join N}); it holds nothing and takes copies as partitions
+   * need them.
    */
-  private void removeForGood(String node) {
-    kill(node);
-    try {
-      runtime().wipe(node, context().dir().resolve("data").resolve(node));
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot delete the data of " + node, e);
-    }
-    members.remove(node);
-    sendMembers();
-  }
-
-  /** A fresh node (empty data directory, same address) joins in the lost one's place. */
   @Override
   public void replace(String node) {
     restart(node);
-    if (members.add(node)) {
-      sendMembers();
-      awaitSettled(CHANGE_TIMEOUT);
+    if (lost.remove(node)) {
+      membership("join", node);
     }
   }
 
   /**
-   * @throws IllegalStateException with strategy {@code tokenring}, whose leaves the coordinator
-   *     refuses (see {@link #TOKEN_RING_LEAVE})
+   * Empty once the control's table is settled within {@code timeout}; otherwise what kept it
+   * from settling when last asked (the control's own words, or why it did not answer).
    */
-  @Override
-  public void leave(String node) {
-    if (strategy.equals("tokenring") && members.contains(node)) {
-      throw new IllegalStateException(TOKEN_RING_LEAVE);
-    }
-    if (members.size() > 1 && members.remove(node)) {
-      sendMembers();
-      awaitSettled(CHANGE_TIMEOUT);
-    }
-  }
-
-  @Override
-  public void join(String node) {
-    if (nodes().contains(node) && members.add(node)) {
-      sendMembers();
-      awaitSettled(CHANGE_TIMEOUT);
-    }
-  }
-
-  private void sendMembers() {
-    NodeProcess c = process(COORDINATOR);
-    if (c == null || !c.isAlive()) {
-      return; // the coordinator is down: it gets the membership when it restarts
-    }
-    try {
-      c.send("MEMBERS " + memberList());
-      sent++;
-    } catch (IOException e) {
-      // it died just now: the restart carries the membership
-    }
-  }
-
-  private void awaitSettled(Duration timeout) {
-    NodeProcess c = process(COORDINATOR);
-    while (done < sent && c != null && c.isAlive()) {
-      c.awaitLine("DONE ", timeout);
-      done++;
-    }
-  }
-
-  @Override
-  public Optional<Migration> startMigration(Duration timeout) {
-    NodeProcess c = process(COORDINATOR);
-    if (c == null || !c.isAlive()) {
-      return Optional.empty();
-    }
-    awaitSettled(CHANGE_TIMEOUT);
-    List<String> out = nodes().stream().filter(n -> !members.contains(n)).toList();
-    // with copies, a member leaves only while every copy still has a member of its own to go to
-    int fewest = Math.max(1, replicas);
-    if (!out.isEmpty() && (members.size() <= fewest || random.nextBoolean())) {
-      members.add(out.get(random.nextInt(out.size())));
-    } else if (members.size() > fewest) {
-      List<String> in = List.copyOf(members);
-      members.remove(in.get(random.nextInt(in.size())));
-    } else {
-      return Optional.empty();
-    }
-    c.skipLines();
-    sendMembers();
-    try {
-      // Without copies a move fences its source, then copies. With copies it changes the replica
-      // list instead: the old primary streams to a joining copy, then the reconfiguration fences
-      // them; REPLICAS says so as it starts (KvCoordinatorMain.replicasLine).
-      if (replicas > 1) {
-        String[] line = c.awaitLine("REPLICAS ", timeout).split(" ");
-        return Optional.of(new Migration(Integer.parseInt(line[1]), line[2], line[3]));
-      }
-      String[] step = c.awaitLine("STEP FENCED ", timeout).split(" ");
-      return Optional.of(new Migration(Integer.parseInt(step[2]), step[3], step[4]));
-    } catch (SetupException e) {
-      return Optional.empty(); // the change moved nothing, or the coordinator died
-    }
-  }
-
-  @Override
-  public void awaitRecovered(Duration timeout) {
-    for (String n : nodes()) {
-      restart(n);
-    }
-    restart(COORDINATOR);
-    // One more round of the same membership: the coordinator rebalances (a no-op) and reconciles
-    // until quiet, with every node reachable again. Its last reconcile may have run while a node
-    // was cut off or paused, and nothing else would start another.
-    sendMembers();
-    awaitSettled(timeout);
-    awaitServing(timeout);
-  }
-
-  /**
-   * Waits until every partition of the committed table is OWNED by its primary, which is what
-   * the final reads need. A partition that never gets there is a liveness problem of the store:
-   * its state on every node is written to {@code kv-partitions.txt} in the run directory, so an
-   * unread key in the results explains itself.
-   */
-  private void awaitServing(Duration timeout) {
+  private Optional<String> unsettledAfter(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    List<String> stuck = List.of();
-    while (System.nanoTime() < deadline) {
-      stuck = notServing();
-      if (stuck.isEmpty()) {
-        return;
-      }
-      try {
-        Thread.sleep(200); // polling the nodes within a deadline
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
+    String why = "the control was not asked";
+    try (ReplicaClient c = client()) {
+      while (System.nanoTime() < deadline) {
+        try {
+          ReplicaClient.Table t = c.table();
+          if (t.settled()) {
+            return Optional.empty();
+          }
+          why = t.unsettled();
+        } catch (IOException e) {
+          why = "the control did not answer: " + e.getMessage(); // asked again
+        }
+        pollPause(100, "the replica table to settle");
       }
     }
-    try {
-      Files.write(context().dir().resolve("kv-partitions.txt"), stuck);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return Optional.of(why);
+  }
+
+  private Path dataDir(String node) {
+    return context().dir().resolve("data").resolve(node);
   }
 
   /**
-   * After recovery, every partition sits where the committed table puts it: the table's row
-   * holds {@code min(replicas, members)} distinct members; on the nodes, its primary OWNS it,
-   * each backup holds it as a BACKUP at the primary's epoch with as many keys, and every other
-   * node holds nothing of it. A backup that rejoined late is still being levelled by its primary,
-   * so the check is repeated until it holds or {@code patience} passes; what is still wrong then
-   * is reported, one line per partition.
+   * Reads each data node's log (beside it, without touching it: {@link StoredReplica}) and
+   * compares what it holds durably with the control's table: each partition's primary holds it
+   * as primary at the table's epoch and modulus, and its configuration there has as many members
+   * as copies are kept ({@code replicas}, fewer when fewer nodes are members); every backup of
+   * that configuration holds it at that epoch with exactly the primary's keys and values; no
+   * other node holds any of its keys; and every key a primary holds is one the partition numbers
+   * ({@code Partitioning}). Repeated until it holds or {@code patience} passes: copies being
+   * levelled, a record being appended.
    */
   @Override
   public Optional<PlacementCheck> checkPlacement(Duration patience) {
-    return Optional.of(placementWithin(patience));
-  }
-
-  /** The placement check, repeated until it holds or {@code patience} passes. */
-  PlacementCheck placementWithin(Duration patience) {
     long deadline = System.nanoTime() + patience.toNanos();
     PlacementCheck check = placementNow();
     while (!check.ok() && System.nanoTime() < deadline) {
-      try {
-        Thread.sleep(200); // polling the nodes within a deadline
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
+      pollPause(200, "the replica placement to hold");
       check = placementNow();
     }
-    return check;
+    return Optional.of(check);
   }
 
-  private PlacementCheck placementNow() {
-    String rule = "the committed table (" + strategy + ", " + partitions + " partitions, "
-        + replicas + " cop" + (replicas == 1 ? "y" : "ies") + " on distinct members)";
-    PartitionAssignment t;
-    try {
-      t = table();
-    } catch (RuntimeException e) {
-      return new PlacementCheck(rule, 0, List.of("no table: " + e.getMessage()));
-    }
-    Map<String, Map<Integer, PartitionStatus>> held = new TreeMap<>();
-    for (String n : nodes()) {
-      heldBy(n).ifPresent(answer -> held.put(n, answer));
-    }
-    List<String> misplaced = KvPlacementRule.misplaced(t, members, replicas, held);
-    return new PlacementCheck(rule, t.partitionCount(), misplaced);
-  }
-
-  /** Partitions whose primary does not own them now, with every node's view of each. */
-  private List<String> notServing() {
-    PartitionAssignment t;
-    try {
-      t = table();
-    } catch (RuntimeException e) {
-      return List.of("no table: " + e.getMessage());
-    }
-    List<String> stuck = new ArrayList<>();
-    for (int p = 0; p < t.partitionCount(); p++) {
-      String primary = t.primary(p).value();
-      PartitionStatus s = status(primary, p);
-      if (s == null || s.state() != PartitionState.OWNED || s.epoch() > t.epoch()) {
-        StringBuilder line = new StringBuilder("partition " + p + " (table epoch " + t.epoch()
-            + ", primary " + primary + "):");
-        for (String n : nodes()) {
-          line.append(' ').append(n).append('=').append(status(n, p));
-        }
-        stuck.add(line.toString());
-      }
-    }
-    return stuck;
-  }
-
-  PartitionStatus status(String node, int partition) {
-    try {
-      return KvClient.partitionStatus(address(node), partition, Duration.ofSeconds(2), secret);
+  PlacementCheck placementNow() {
+    long members = members().size();
+    int copies = (int) Math.min(replicas, members);
+    String rule = "the control's table (" + copies + " cop" + (copies == 1 ? "y" : "ies")
+        + " of each partition, on distinct members)";
+    ReplicaClient.Table table;
+    try (ReplicaClient c = client()) {
+      table = c.table();
     } catch (IOException | RuntimeException e) {
-      return null;
+      return new PlacementCheck(rule, 0, List.of("no table from the control: " + e));
     }
+    Map<String, Map<Integer, Record.Checkpoint>> held = new TreeMap<>();
+    for (int i = 0; i < nodes().size(); i++) {
+      String n = nodes().get(i);
+      Map<Integer, Record.Checkpoint> parts = new TreeMap<>();
+      try {
+        Path log = runtime().fetch(n, dataDir(n).resolve(StoredReplica.LOG));
+        for (Record r : StoredReplica.checkpoint(log, i)) {
+          if (r instanceof Record.Checkpoint c) { // not the pages of a copy still arriving
+            parts.put(c.partition(), c);
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        return new PlacementCheck(rule, 0, List.of("cannot read the log of " + n + ": " + e));
+      }
+      held.put(n, parts);
+    }
+    return new PlacementCheck(rule, table.rows().size(),
+        KvPlacement.misplaced(table.rows(), nodes(), copies, held));
   }
 
-  @Override
-  public Client openClient() {
-    KvClient client = KvClient.builder().tables(this::table)
-        .addresses(id -> address(id.value())).secret(secret)
-        .requestTimeout(Duration.ofSeconds(2)).retryBudget(Duration.ofSeconds(5)).build();
-    return new KvRegisterClient(client);
-  }
-
-  /** The committed table, read from etcd or the store file as a client of that store does. */
-  PartitionAssignment table() {
-    return metadata().table()
-        .orElseThrow(() -> new IllegalStateException("no table committed yet"));
-  }
-
-  /** The coordinator's metadata now: from etcd, or a copy of its store file. */
-  private MetadataSnapshot metadata() {
-    if (etcdTables != null) {
-      return etcdTables.read();
-    }
-    Path copy;
-    try {
-      copy = runtime().fetch(COORDINATOR, storeFile); // the coordinator's host keeps it
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read the coordinator's store", e);
-    }
-    try (MetadataStore store = MetadataStores.embedded(copy)) {
-      return store.read();
-    }
+  /** The data nodes in the membership: neither left, lost nor crashed. */
+  private List<String> members() {
+    return nodes().stream().filter(n -> !left.contains(n) && !lost.contains(n)
+        && !crashed.contains(n)).toList();
   }
 
   // ---------------------------------------------------------------- rebalancing
 
+  /**
+   * The control's placement as {@code partkit bench --live} names it: {@code core} (its own
+   * rule), {@code fixed} or {@code rendezvous}; with {@code metadata=coordinator}, the
+   * coordinator's strategy ({@code fixed} for {@code core}).
+   */
   @Override
   public String placement() {
-    return strategy;
+    return coordinated && strategy.equals(CORE_PLACEMENT) ? "fixed" : strategy;
   }
 
   @Override
@@ -592,165 +742,184 @@ final class KvSystem extends NodeProcessSystem
     return replicas;
   }
 
+  /** The first table's partitions: only the {@code split} nemesis changes the count. */
   @Override
   public OptionalInt partitions() {
-    return strategy.equals("tokenring") ? OptionalInt.empty() : OptionalInt.of(partitions);
+    return OptionalInt.of(partitions);
   }
 
+  /**
+   * A client of plain keys (8 big-endian bytes, as partkit encodes a long, so that the table's
+   * hash slots place the key itself) and byte values.
+   */
   @Override
   public DataClient openDataClient() {
-    return new KvDataClient(KvClient.builder().tables(this::table)
-        .addresses(id -> address(id.value())).secret(secret)
-        .requestTimeout(Duration.ofSeconds(2)).retryBudget(Duration.ofSeconds(10)).build());
+    return new ReplicaDataClient(client());
   }
 
-  /** Each running node's RECEIVED answer (its own counts since it started). */
+  /** Each running node's own counts ({@link ReplicaClient#received}), asked of it now. */
   @Override
   public Map<String, Received> received() {
     Map<String, Received> out = new TreeMap<>();
-    for (String n : nodes()) {
-      if (!running(n)) {
-        continue;
-      }
-      try {
-        ReceivedCopies r = KvClient.receivedCopies(address(n), Duration.ofSeconds(2), secret);
-        out.put(n, new Received(r.entries(), r.bytes(), r.partitions()));
-      } catch (IOException | RuntimeException e) {
-        // a node that does not answer is left out, as the interface says
+    try (ReplicaClient c = new ReplicaClient(List.copyOf(controls.values()), addresses,
+        RECEIVED_TIMEOUT, secret)) {
+      for (int i = 0; i < nodes().size(); i++) {
+        String n = nodes().get(i);
+        if (!running(n)) {
+          continue;
+        }
+        try {
+          c.received(i).ifPresent(r -> out.put(n, new Received(r.keys(), r.bytes(),
+              r.partitions())));
+        } catch (IOException e) {
+          // a node that does not answer is left out, as the interface says
+        }
       }
     }
     return out;
   }
 
   /**
-   * Empty once the coordinator has converged to the membership last sent (its DONE line: every
-   * migration and replica change it planned is done), no migration is pending in the metadata,
-   * and the running nodes hold what the committed table says ({@link #misplaced}). The
-   * membership is part of it: a row still naming a crashed node is not in place, so the answer
-   * cannot be empty between a crash and the coordinator's reaction to it.
+   * Empty once the coordinator (with {@code metadata=coordinator}) has answered the last
+   * membership change and the control's table is settled: every partition with as many copies
+   * as the members allow, all level and up, no move under way, each where the placement wants
+   * it. A crashed node is down in the control's view until its copies are elsewhere, so the
+   * answer cannot be empty between a crash and the reaction to it.
+   *
+   * @throws IllegalStateException when the coordinator refused the last change (it will not
+   *     rebalance for it)
    */
   @Override
   public Optional<String> rebalancing() {
-    NodeProcess c = process(COORDINATOR);
-    if (c == null || !c.isAlive()) {
-      return Optional.of("the coordinator is down");
+    String leading = leader().orElseThrow();
+    NodeProcess control = process(leading);
+    if (control == null || !control.isAlive()) {
+      return Optional.of("the control " + leading + " is down");
     }
-    if (done < sent) {
+    if (pendingLeave != null && pendingFrom != null) {
+      String line;
       try {
-        c.awaitLine("DONE ", Duration.ofMillis(50)); // a look, not a wait: polled by the caller
-        done++;
+        // a look, not a wait: the caller polls
+        line = pendingFrom.awaitLine("REPLICA REBALANCE", Duration.ofMillis(50));
       } catch (SetupException e) {
-        // not yet
+        return Optional.of("the coordinator is rebalancing after the leave of " + pendingLeave);
       }
-      if (done < sent) {
-        return Optional.of("the coordinator is converging to members " + members);
+      String node = pendingLeave;
+      pendingLeave = null;
+      if (refused(line)) {
+        throw new IllegalStateException("the coordinator did not leave " + node + ": " + line);
       }
+      changed("leave", node);
     }
-    MetadataSnapshot snapshot;
-    try {
-      snapshot = metadata();
-    } catch (RuntimeException e) {
-      return Optional.of("no metadata: " + e.getMessage());
-    }
-    if (!snapshot.pending().isEmpty()) {
-      return Optional.of(snapshot.pending().size() + " migration(s) pending, e.g. "
-          + snapshot.pending().get(0).migration());
-    }
-    if (snapshot.table().isEmpty()) {
-      return Optional.of("no table committed yet");
-    }
-    Map<String, Map<Integer, PartitionStatus>> held = new TreeMap<>();
-    for (String n : nodes()) {
-      if (running(n)) {
-        Optional<Map<Integer, PartitionStatus>> answer = heldBy(n);
-        if (answer.isEmpty()) {
-          return Optional.of("node " + n + " does not answer LIST");
-        }
-        held.put(n, answer.get());
-      }
-    }
-    List<String> wrong = KvPlacementRule.misplaced(snapshot.table().get(), members, replicas, held);
-    if (wrong.isEmpty()) {
-      return Optional.empty();
-    }
-    return Optional.of(wrong.size() + " partition(s) not in place, e.g. " + wrong.get(0));
-  }
-
-  /** {@code node}'s LIST answer by partition, or empty when it does not answer. */
-  private Optional<Map<Integer, PartitionStatus>> heldBy(String node) {
-    if (!running(node)) {
-      return Optional.empty();
-    }
-    try (TcpNodeClient client = new TcpNodeClient(Wire.parseAddress(address(node)),
-        Duration.ofSeconds(2), secret)) {
-      Map<Integer, PartitionStatus> byPartition = new TreeMap<>();
-      client.list().forEach(st -> byPartition.put(st.partition(), st));
-      return Optional.of(byPartition);
-    } catch (IOException | RuntimeException e) {
-      return Optional.empty();
+    try (ReplicaClient c = client()) {
+      ReplicaClient.Table t = c.table();
+      return t.settled() ? Optional.empty() : Optional.of(t.unsettled());
+    } catch (IOException e) {
+      return Optional.of("the control did not answer a table request: " + e.getMessage());
     }
   }
 
   /**
-   * {@code kill -9} of {@code node}, its data deleted, and its removal from the membership, as
-   * {@link #lose} does: the kvstore has no failure detector of its own, an operator removes a
-   * dead node, and the coordinator re-creates every copy it held on the others. Returns as the
-   * removal is sent; {@link #rebalancing()} says when the copies are back.
+   * {@code kill -9} of {@code node} for good, its data deleted, and its removal as an operator
+   * makes it: {@code forget N} to the control (answered once durable), or {@code leave N} to the
+   * coordinator (answered once it rebalanced, which {@link #rebalancing()} awaits): the
+   * coordinator renews its members' heartbeats itself, so it never finds a node dead, while the
+   * control only fails its partitions over and keeps it a member until it is forgotten. Returns
+   * as the removal is set in motion.
    *
    * @throws IllegalArgumentException if {@code node} is not a member
    * @throws IllegalStateException if the members left would be fewer than the copies
    */
   @Override
   public String crash(String node) {
+    List<String> members = members();
     if (!members.contains(node)) {
-      throw new IllegalArgumentException("cannot crash " + node + ": not a member of " + members);
+      throw new IllegalArgumentException("cannot crash " + node + ": not a member of "
+          + members);
     }
     if (members.size() - 1 < replicas) {
       throw new IllegalStateException("cannot crash " + node + ": the " + (members.size() - 1)
           + " members left could not hold " + replicas + " copies");
     }
-    if (strategy.equals("tokenring")) {
-      throw new IllegalStateException(TOKEN_RING_LEAVE);
+    killForGood(node);
+    try {
+      runtime().wipe(node, dataDir(node));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete the data of " + node, e);
     }
-    removeForGood(node);
-    return "kill -9 " + node + ", its data deleted, removed from the members by the operator"
-        + " (the kvstore has no failure detector): its copies are re-created on " + members;
+    crashed.add(node);
+    List<String> rest = members();
+    if (coordinated) {
+      // the control counts none of its copies level, then the member leaves: answered once the
+      // coordinator rebalanced, after the moves
+      NodeProcess control = tell("forget", node);
+      pendingFrom = control;
+      pendingLeave = node;
+      return "kill -9 " + node + ", its data deleted, forget " + node + " told to the"
+          + " coordinator (it keeps its members' heartbeats itself): its copies are re-created"
+          + " on " + rest;
+    }
+    NodeProcess control = tell("forget", node);
+    String line = control.awaitLine("REPLICA FORGET", MEMBERSHIP_TIMEOUT);
+    if (line.contains(" REFUSED ")) {
+      throw new IllegalStateException("the replica control did not forget " + node + ": "
+          + line);
+    }
+    return "kill -9 " + node + ", its data deleted, forget " + node + " told to the control:"
+        + " its copies are re-created on " + rest;
+  }
+
+  private ReplicaClient client() {
+    return new ReplicaClient(List.copyOf(controls.values()), addresses, requestTimeout, secret);
+  }
+
+  /** Stops the processes, then the controls' store. */
+  @Override
+  public void close() {
+    try {
+      super.close();
+    } finally {
+      if (metadata != null) {
+        metadata.close();
+      }
+      if (metadataCluster != null) {
+        metadataCluster.close();
+      }
+    }
   }
 
   @Override
-  public void close() {
-    if (etcdTables != null) {
-      etcdTables.close();
-    }
-    stopProcesses();
-    if (metadataCluster != null) {
-      metadataCluster.close();
-    }
+  public Client openClient() {
+    return new RegisterClient(client());
   }
 
-  /**
-   * Plain keys and values for the bench's load: a key is its 8 big-endian bytes (as partkit
-   * encodes a long), so the strategy places the key itself.
-   */
-  private static final class KvDataClient implements DataClient {
-    private final KvClient client;
+  /** Plain keys and byte values for the bench's load; any answer but OK is an exception. */
+  private static final class ReplicaDataClient implements DataClient {
+    private final ReplicaClient client;
 
-    KvDataClient(KvClient client) {
+    ReplicaDataClient(ReplicaClient client) {
       this.client = client;
     }
 
-    static byte[] key(long key) {
+    private static byte[] key(long key) {
       return java.nio.ByteBuffer.allocate(Long.BYTES).putLong(key).array();
     }
 
     @Override
-    public void put(long key, byte[] value) {
-      client.put(key(key), value);
+    public void put(long key, byte[] value) throws IOException {
+      ReplicaClient.BytesResult r = client.put(key(key), value);
+      if (r.outcome() != io.partkit.replica.Message.Outcome.OK) {
+        throw new IOException("put of key " + key + ": " + r.outcome() + ": " + r.why());
+      }
     }
 
     @Override
-    public byte[] get(long key) {
-      return client.get(key(key));
+    public byte[] get(long key) throws IOException {
+      ReplicaClient.BytesResult r = client.get(key(key));
+      if (r.outcome() != io.partkit.replica.Message.Outcome.OK) {
+        throw new IOException("get of key " + key + ": " + r.outcome() + ": " + r.why());
+      }
+      return r.value();
     }
 
     @Override
@@ -759,44 +928,47 @@ final class KvSystem extends NodeProcessSystem
     }
   }
 
-  /** One register per key: key bytes {@code k<key>}, values decimal text. */
-  private static final class KvRegisterClient implements Client {
-    private final KvClient client;
+  /** One register per key: verify's long keys and values as they are. */
+  private static final class RegisterClient implements Client {
+    private final ReplicaClient client;
 
-    KvRegisterClient(KvClient client) {
+    RegisterClient(ReplicaClient client) {
       this.client = client;
     }
 
     @Override
     public Outcome invoke(Operation op) {
-      byte[] key = ("k" + op.key()).getBytes(UTF_8);
-      try {
-        switch (op.f()) {
-          case Operation.READ -> {
-            byte[] v = client.get(key);
-            return Outcome.ok(v == null ? null : Long.valueOf(new String(v, UTF_8)));
+      switch (op.f()) {
+        case Operation.READ -> {
+          ReplicaClient.Result r = client.get(op.key());
+          if (r.outcome() == io.partkit.replica.Message.Outcome.OK) {
+            return Outcome.ok(r.value());
           }
-          case Operation.WRITE -> {
-            client.put(key, bytes((Long) op.value()));
-            return Outcome.ok(op.value());
-          }
-          default -> {
-            Long expected = op.casExpected();
-            boolean set = client.cas(key, expected == null ? null : bytes(expected),
-                bytes(op.casNew()));
-            return set ? Outcome.ok(op.value()) : Outcome.mismatch(op.value(), "value differs");
-          }
+          // a read changes nothing: one that did not answer failed either way
+          return Outcome.fail(null, r.why());
         }
-      } catch (KvException e) {
-        // A read changes nothing: when it did not answer, it is a failure either way.
-        boolean unknown = e.indeterminate() && !Operation.READ.equals(op.f());
-        return unknown ? Outcome.info(op.value(), e.getMessage())
-            : Outcome.fail(op.value(), e.getMessage());
+        case Operation.WRITE -> {
+          return outcome(op, client.put(op.key(), (Long) op.value()));
+        }
+        default -> {
+          return outcome(op, client.cas(op.key(), op.casExpected(), op.casNew()));
+        }
       }
     }
 
-    private static byte[] bytes(long v) {
-      return Long.toString(v).getBytes(UTF_8);
+    private static Outcome outcome(Operation op, ReplicaClient.Result r) {
+      switch (r.outcome()) {
+        case OK -> {
+          return Outcome.ok(op.value());
+        }
+        case FAIL -> {
+          return r.mismatch() ? Outcome.mismatch(op.value(), r.why())
+              : Outcome.fail(op.value(), r.why());
+        }
+        default -> {
+          return Outcome.info(op.value(), r.why());
+        }
+      }
     }
 
     @Override

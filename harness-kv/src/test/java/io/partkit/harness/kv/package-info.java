@@ -1,2 +1,2 @@
-/** Tests of the kv system under the harness that need its package's access, on real nodes. */
+/** Tests of the kv system: its placement rule and checks, its rebalances, verify runs of it. */
 package io.partkit.harness.kv;

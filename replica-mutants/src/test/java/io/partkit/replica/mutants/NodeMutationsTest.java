@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The rewrites alone; that each one is caught is the simulator's test ({@code SimulationTest})
- * and, on real processes, the harness's ({@code ReplicaVerifyTest}).
+ * and, on real processes, the harness's ({@code KvSystemVerifyTest}).
  */
 class NodeMutationsTest {
 

@@ -460,7 +460,11 @@ final class ReplicaNode implements AutoCloseable {
     } catch (IOException e) {
       s.close();
       admission.close();
-      throw e;
+      // the exception alone does not say which address: a node given several has to
+      java.net.BindException named = new java.net.BindException("cannot listen on "
+          + address.getHostString() + ":" + address.getPort() + ": " + e.getMessage());
+      named.initCause(e);
+      throw named;
     }
     return new Listener(s, admission);
   }

@@ -1,4 +1,4 @@
-package io.partkit.harness.replica;
+package io.partkit.harness.kv;
 
 import io.partkit.replica.Bytes;
 import io.partkit.replica.Record.Checkpoint;
@@ -11,12 +11,12 @@ import java.util.Objects;
 import java.util.SortedMap;
 
 /**
- * The replica system's placement rule, decided on what the nodes hold durably: where each
+ * The kv system's placement rule, decided on what the nodes hold durably: where each
  * partition of the control's table is stored, compared with where the table says.
  */
-final class ReplicaPlacement {
+final class KvPlacement {
 
-  private ReplicaPlacement() {}
+  private KvPlacement() {}
 
   /**
    * One line per partition not stored where {@code rows} (the control's table) say: its primary

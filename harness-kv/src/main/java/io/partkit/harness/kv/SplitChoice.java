@@ -1,4 +1,4 @@
-package io.partkit.harness.replica;
+package io.partkit.harness.kv;
 
 import io.partkit.replica.node.ReplicaClient;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.partkit.harness.replica;
+package io.partkit.harness.kv;
 
 import io.partkit.replica.Envelope;
 import io.partkit.replica.Record;
@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * A replica node process with a planted bug, for {@code partkit verify --system replica --option
+ * A replica node process with a planted bug, for {@code partkit verify --system kv --option
  * mutant=NAME}: {@code MutantNodeMain --mutant NAME} followed by {@link ReplicaNodeMain}'s
  * arguments runs that node with the simulator's rewrites of the mutant ({@link NodeMutations})
  * between its driver and its core. The production node ({@link ReplicaNodeMain}) has no such

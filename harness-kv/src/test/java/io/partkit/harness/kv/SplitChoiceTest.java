@@ -1,4 +1,4 @@
-package io.partkit.harness.replica;
+package io.partkit.harness.kv;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

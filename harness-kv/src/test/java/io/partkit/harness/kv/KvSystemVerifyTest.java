@@ -1,4 +1,4 @@
-package io.partkit.harness.replica;
+package io.partkit.harness.kv;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,26 +20,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * {@code partkit verify --system replica} on the processes runtime: five node processes and a
- * control, nodes killed with {@code kill -9} and restarted from their logs, paused, partitions
- * split, and the history is linearizable with every acknowledged write read back.
+ * {@code partkit verify --system kv} on the processes runtime, with the store's own faults: five
+ * node processes and a control (or two on etcd, or a partkit coordinator), nodes killed with
+ * {@code kill -9} and restarted from their logs, partitions split, migrations caught in flight,
+ * nodes lost for good; each history is linearizable with every acknowledged write read back.
+ * harness-it's {@code KvVerifyTest} runs the CI shape every system shares, and the planted bugs.
  */
-class ReplicaVerifyTest {
-
-  @Test
-  void replicaCoresOnRealProcessesPassKillsAndPauses() throws Exception {
-    VerifySpec spec = VerifySpec.builder("replica").nemeses(List.of("kill", "pause"))
-        .time(Duration.ofSeconds(10)).seed(32).runtime("processes")
-        .store(Path.of("target", "store")).build();
-    RunResult r = VerifyRun.run(spec, System.out);
-    System.out.println("seed " + spec.seed() + ": " + r.summary());
-    assertThat(r.faults()).as("faults injected").isGreaterThanOrEqualTo(1);
-    assertThat(r.lostWrites().acknowledged()).as("acknowledged writes checked").isGreaterThan(50);
-    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.VALID);
-    String history = Files.readString(r.dir().resolve("history.edn"));
-    assertThat(history).contains(":process :nemesis");
-    assertThat(r.dir().resolve("control.log")).isNotEmptyFile();
-  }
+class KvSystemVerifyTest {
 
   /**
    * The control's state in etcd and two controls: {@code --option metadata=etcd} with {@code
@@ -50,7 +37,7 @@ class ReplicaVerifyTest {
   @Test
   @ExtendWith(RequiresEtcd.class)
   void replicaCoresPassKillsOfTheLeadingControlWithTheStateInEtcd() throws Exception {
-    VerifySpec spec = VerifySpec.builder("replica").nemeses(List.of("kill"))
+    VerifySpec spec = VerifySpec.builder("kv").nemeses(List.of("kill"))
         .time(Duration.ofSeconds(20)).seed(34).runtime("processes")
         .options(Map.of("metadata", "etcd")).store(Path.of("target", "store")).build();
     RunResult r = VerifyRun.run(spec, System.out);
@@ -75,7 +62,7 @@ class ReplicaVerifyTest {
    */
   @Test
   void replicaCoresOnRealProcessesPassSplitsAndKills() throws Exception {
-    VerifySpec spec = VerifySpec.builder("replica").nemeses(List.of("kill", "split"))
+    VerifySpec spec = VerifySpec.builder("kv").nemeses(List.of("kill", "split"))
         .time(Duration.ofSeconds(25)).seed(33).runtime("processes")
         .options(Map.of("partitions", "2")).store(Path.of("target", "store")).build();
     RunResult r = VerifyRun.run(spec, System.out);
@@ -104,7 +91,7 @@ class ReplicaVerifyTest {
    */
   @Test
   void replicaCoresPassSplitsOfKeyRangesAndKills() throws Exception {
-    String history = validWithPlacementHeld(VerifySpec.builder("replica")
+    String history = validWithPlacementHeld(VerifySpec.builder("kv")
         .nemeses(List.of("kill", "split")).time(Duration.ofSeconds(15)).seed(33)
         .runtime("processes").options(Map.of("partitions", "2", "numbering", "keys"))
         .store(Path.of("target", "store")).build());
@@ -120,7 +107,7 @@ class ReplicaVerifyTest {
    */
   @Test
   void replicaCoresPassMembershipChangesAndKillsUnderAPartkitCoordinator() throws Exception {
-    VerifySpec spec = VerifySpec.builder("replica").nemeses(List.of("kill", "membership"))
+    VerifySpec spec = VerifySpec.builder("kv").nemeses(List.of("kill", "membership"))
         .time(Duration.ofSeconds(25)).seed(41).runtime("processes")
         .options(Map.of("metadata", "coordinator")).store(Path.of("target", "store")).build();
     RunResult r = VerifyRun.run(spec, System.out);
@@ -161,7 +148,7 @@ class ReplicaVerifyTest {
   @ParameterizedTest(name = "metadata={0}")
   @ValueSource(strings = {"log", "coordinator"})
   void replicaCoresPassNodesLostForGood(String metadata) throws Exception {
-    String history = validWithPlacementHeld(VerifySpec.builder("replica")
+    String history = validWithPlacementHeld(VerifySpec.builder("kv")
         .nemeses(List.of("lose")).time(Duration.ofSeconds(20)).seed(37).runtime("processes")
         .options(Map.of("metadata", metadata)).store(Path.of("target", "store")).build());
     assertThat(Pattern.compile("\"lose n\\d\"").matcher(history).results().count())
@@ -173,7 +160,7 @@ class ReplicaVerifyTest {
    * checked and the placement check holding; its history.
    */
   private static String validWithPlacementHeld(String nemesis, long seed) throws Exception {
-    return validWithPlacementHeld(VerifySpec.builder("replica").nemeses(List.of(nemesis))
+    return validWithPlacementHeld(VerifySpec.builder("kv").nemeses(List.of(nemesis))
         .time(Duration.ofSeconds(20)).seed(seed).runtime("processes")
         .store(Path.of("target", "store")).build());
   }

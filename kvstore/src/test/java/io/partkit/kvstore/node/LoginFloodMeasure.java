@@ -7,6 +7,7 @@ import io.partkit.kvstore.wire.Wire;
 import io.partkit.replica.node.access.ConnectionLimits;
 import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.spi.NodeId;
+import io.partkit.test.support.LoginFlood;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -7,6 +7,7 @@ import io.partkit.replica.Timing;
 import io.partkit.replica.node.access.ConnectionLimits;
 import io.partkit.replica.node.access.LoginHandshake;
 import io.partkit.replica.node.access.SharedSecret;
+import io.partkit.test.support.LoginFlood;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -24,13 +25,19 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A replica node in this process, with a secret and small limits: what a peer must prove to be
- * let in, and that connections which never log in cannot keep a real peer out.
+ * let in, that connections which never log in cannot keep a real peer out (a few, a trickle of
+ * bytes, or a flood from several addresses), and that a logged-in connection left idle is
+ * closed.
  */
 class NodeLoginTest {
 
@@ -192,6 +199,79 @@ class NodeLoginTest {
         }
         Thread.sleep(10);
       }
+    }
+  }
+
+  @Test
+  void aPeerThatSendsOneByteAtATimeIsClosedAtTheLoginDeadline() throws Exception {
+    ReplicaNode node = node(secret("s"), new ConnectionLimits(16, Duration.ofMinutes(10), 16,
+        8, Duration.ofSeconds(1)));
+    try (Socket slow = openFrom("127.0.0.1", node)) {
+      OutputStream out = slow.getOutputStream();
+      out.write(new byte[] {0, 0, 0, 64}); // a 64-byte frame, sent a byte at a time
+      long deadline = System.nanoTime() + DEADLINE.toNanos();
+      boolean closed = false;
+      for (int sent = 0; !closed && sent < 63 && System.nanoTime() < deadline; sent++) {
+        try {
+          out.write(7);
+          out.flush();
+          Thread.sleep(200); // slower than the login deadline allows: a trickle, never idle
+        } catch (SocketException e) {
+          closed = true;
+        }
+      }
+      assertThat(closed || closedByNode(slow)).as("closed while it kept sending").isTrue();
+    }
+  }
+
+  @Test
+  void aLoggedInConnectionLeftIdleIsClosed() throws Exception {
+    SharedSecret secret = secret("s");
+    ReplicaNode node = node(secret, new ConnectionLimits(16, Duration.ofMillis(300)));
+    try (Socket idle = login(node, "127.0.0.1", secret)) {
+      assertThat(closedByNode(idle)).as("closed once idle past the idle timeout").isTrue();
+    }
+  }
+
+  /**
+   * Connections that never log in, from four addresses, each opened again as soon as the node
+   * closes it, fill the login budget many times over while real peers from the same addresses
+   * log in: none of them is refused, since the node makes room by closing the oldest connection
+   * still logging in, and a peer closed that way is never one that sent its proof.
+   */
+  @Test
+  void realLoginsFromFloodedAddressesAreNeverRefused() throws Exception {
+    SharedSecret secret = secret("s");
+    ReplicaNode node = node(secret, ConnectionLimits.DEFAULT);
+    List<InetAddress> from = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      from.add(InetAddress.getByName("127.0.0." + (2 + i)));
+    }
+    try (LoginFlood flood = new LoginFlood(node.address(), from, 64)) {
+      ConcurrentLinkedQueue<String> refused = new ConcurrentLinkedQueue<>();
+      ExecutorService peers = Executors.newFixedThreadPool(from.size());
+      try {
+        List<Future<?>> done = new ArrayList<>();
+        for (InetAddress a : from) {
+          done.add(peers.submit(() -> {
+            for (int i = 0; i < 10; i++) {
+              try {
+                login(node, a.getHostAddress(), secret).close();
+              } catch (IOException e) {
+                refused.add(a + ": " + e.getMessage());
+              }
+            }
+            return null;
+          }));
+        }
+        for (Future<?> f : done) {
+          f.get();
+        }
+      } finally {
+        peers.shutdownNow();
+      }
+      assertThat(refused).as("real logins refused of 40").isEmpty();
+      assertThat(flood.closedByNode()).as("flood connections the node closed").isPositive();
     }
   }
 }

@@ -1,4 +1,4 @@
-package io.partkit.kvstore.node;
+package io.partkit.test.support;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * the node closes it: the flood a node's login budget must not let lock out real clients. One
  * thread and a selector drive them all, so a flood of thousands costs the test few threads.
  */
-final class LoginFlood implements AutoCloseable {
+public final class LoginFlood implements AutoCloseable {
 
   private final SocketAddress node;
   private final Selector selector;
@@ -26,7 +26,8 @@ final class LoginFlood implements AutoCloseable {
   private volatile boolean stop;
 
   /** Starts {@code perAddress} connections from each of {@code from}. */
-  LoginFlood(SocketAddress node, List<InetAddress> from, int perAddress) throws IOException {
+  public LoginFlood(SocketAddress node, List<InetAddress> from, int perAddress)
+      throws IOException {
     this.node = node;
     this.selector = Selector.open();
     for (InetAddress a : from) {
@@ -94,12 +95,12 @@ final class LoginFlood implements AutoCloseable {
   }
 
   /** Connections opened so far, reconnections included. */
-  long opened() {
+  public long opened() {
     return opened.get();
   }
 
   /** Connections the node closed (evicted, past the login deadline, or refused). */
-  long closedByNode() {
+  public long closedByNode() {
     return closedByNode.get();
   }
 

@@ -74,14 +74,6 @@ class KvVerifyTest {
   }
 
   @Test
-  void acknowledgingBeforeReplicationIsCaughtByFaultsAimedAtReplicaMoves() {
-    // a move makes a backup that never got the primary's last acknowledged writes the primary
-    RunResult r = run(kv(22, "migration")
-        .options(Map.of("replicas", "2", "mutant", "async-replication")).build());
-    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.INVALID);
-  }
-
-  @Test
   void losingNodesNeedsCopiesOnSeveralNodes() {
     assertThatThrownBy(() -> run(kv(18, "lose").options(Map.of("replicas", "1")).build()))
         .isInstanceOf(IllegalArgumentException.class)

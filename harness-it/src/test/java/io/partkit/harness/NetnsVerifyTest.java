@@ -54,6 +54,21 @@ class NetnsVerifyTest {
   }
 
   /**
+   * Primaries that acknowledge writes before their backups hold them ({@code
+   * async-replication}): a cut that leaves a primary reachable by the clients but not by its
+   * backups has it acknowledge writes that only it holds, and the control fails the partition
+   * over to a backup without them. Kills do not catch it (a killed primary's replication is
+   * already on the wire), nor does a move on processes reliably.
+   */
+  @Test
+  void acknowledgingBeforeReplicationIsCaughtByCuts() {
+    RunResult r = KvVerifyTest.run(KvVerifyTest.ciRun("kv", 5, 3, "partition")
+        .time(Duration.ofSeconds(30))
+        .options(Map.of("mutant", "async-replication")).runtime("netns").build());
+    assertThat(r.verdict()).as(r.summary()).isEqualTo(Verdict.INVALID);
+  }
+
+  /**
    * Runs {@code spec} in network namespaces: valid, over a hundred acknowledged writes checked,
    * at least three faults struck and a partition among them.
    */

@@ -10,8 +10,6 @@ import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Numbering;
-import io.partkit.replica.node.access.ConnectionLimits;
-import io.partkit.replica.node.access.LoginHandshake;
 import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.replica.node.load.ClusterLoad;
 import io.partkit.replica.node.load.CopiesReceived;
@@ -19,29 +17,28 @@ import io.partkit.replica.node.load.NodeLoad;
 import io.partkit.spi.HashSlots;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.function.Predicate;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A client of a Fixed Partitions cluster of {@link ReplicaNodeMain} processes, for one thread at a
- * time. Keys and values are byte strings; the methods on longs are the same on their eight
- * big-endian bytes, for a store whose keys and values are all eight bytes (a long read of a value
- * of another length fails with {@link IllegalStateException}). A request goes to the
+ * A client of a Fixed Partitions cluster of {@link ReplicaNodeMain} processes, safe to use from
+ * many threads at once. Keys and values are byte strings; the methods on longs are the same on
+ * their eight big-endian bytes, for a store whose keys and values are all eight bytes (a long read
+ * of a value of another length fails with {@link IllegalStateException}). A request goes to the
  * partition that holds its key in the control's table as this client last read it ({@link
  * Table#route}: each partition's number and modulus name its keys, so a table read after a split
  * routes the moved keys to the new partition), to that partition's primary. The table is asked
@@ -54,6 +51,20 @@ import java.util.function.Predicate;
  * lost after the request was written, or a write a deposed primary could not finish). A refused
  * request is sent again, to the primary of a fresh table, while the timeout allows: it surely did
  * not take effect. Nothing else is retried.
+ *
+ * <p>Threads. What the threads of one client share: the control's table as last read (one
+ * thread reads a fresh one while the others that need it wait for it, each within its own
+ * timeout; a thread whose request was refused forgets only the table it routed by, never a
+ * fresher one another thread read meanwhile), the connections (a pool per node and per control,
+ * at most {@link Builder#connectionsPerNode} open to each, idle ones reused; {@link
+ * ClientPool}) and the numbers that pair answers with requests. What is each call's own: its
+ * timeout, which starts when it is called (waiting for a table or for a free connection counts
+ * in it), its retries, and the connection it sends on: a connection carries one call's request
+ * at a time, from the request to its answer, and goes back to the pool only once that answer came
+ * whole (one that failed or timed out is closed), so no call ever reads another's answer. Calls
+ * from different threads are concurrent requests, and the cluster orders them as it orders any
+ * clients' (each linearizable). {@link #close} closes the idle connections and each lent one as
+ * it comes back; a call after it fails ({@link Outcome#FAIL}, nothing sent).
  *
  * <p>{@link #scan} reads a range of keys from every partition (the hash numbering scatters
  * neighbouring keys), one partition's page at a time, and merges them in key order. Each page is
@@ -189,15 +200,15 @@ public final class ReplicaClient implements AutoCloseable {
 
   private final List<InetSocketAddress> controls;
   /** The control asked last, or next after a failure: the one that answered stays asked. */
-  private int controlIndex;
+  private final AtomicInteger controlIndex = new AtomicInteger();
   private final List<InetSocketAddress> nodes;
   private final long timeoutMillis;
-  private final SharedSecret secret; // null: none
-  private final Map<Integer, Conn> conns = new HashMap<>();
-  private Conn controlConn;
+  private final ClientPool pool;
   /** The table last read, null when it is to be read again before the next request. */
-  private Table table;
-  private long nextId = 1;
+  private final AtomicReference<Table> table = new AtomicReference<>();
+  /** Held by the one thread that reads a fresh table for every thread that needs one. */
+  private final ReentrantLock tableReader = new ReentrantLock();
+  private final AtomicLong nextId = new AtomicLong(1);
 
   /**
    * A client of the control at {@code control} and the nodes at {@code nodes} (node {@code i} at
@@ -229,13 +240,85 @@ public final class ReplicaClient implements AutoCloseable {
    */
   public ReplicaClient(List<InetSocketAddress> controls, List<InetSocketAddress> nodes,
       Duration timeout, SharedSecret secret) {
-    this.secret = secret;
-    if (controls.isEmpty()) {
+    this(builder(controls, nodes).timeout(timeout).secret(secret));
+  }
+
+  private ReplicaClient(Builder b) {
+    if (b.controls.isEmpty()) {
       throw new IllegalArgumentException("a client needs the address of at least one control");
     }
-    this.controls = List.copyOf(controls);
-    this.nodes = List.copyOf(nodes);
-    this.timeoutMillis = timeout.toMillis();
+    this.controls = List.copyOf(b.controls);
+    this.nodes = List.copyOf(b.nodes);
+    this.timeoutMillis = b.timeout.toMillis();
+    this.pool = new ClientPool(b.connectionsPerNode, b.secret);
+  }
+
+  /**
+   * A builder of a client of the controls at {@code controls} (one leads; the others do not
+   * listen) and the nodes at {@code nodes} (node {@code i} at index {@code i}), with a timeout
+   * of 2 seconds per operation, no secret and 16
+   * connections per node at most.
+   */
+  public static Builder builder(List<InetSocketAddress> controls, List<InetSocketAddress> nodes) {
+    return new Builder(controls, nodes);
+  }
+
+  /** How a {@link ReplicaClient} is made: {@link ReplicaClient#builder}. */
+  public static final class Builder {
+    private final List<InetSocketAddress> controls;
+    private final List<InetSocketAddress> nodes;
+    private Duration timeout = Duration.ofSeconds(2);
+    private SharedSecret secret;
+    private int connectionsPerNode = ClientPool.DEFAULT_PER_ENDPOINT;
+
+    private Builder(List<InetSocketAddress> controls, List<InetSocketAddress> nodes) {
+      this.controls = List.copyOf(controls);
+      this.nodes = List.copyOf(nodes);
+    }
+
+    /**
+     * How long each operation waits at most, from its call to its answer, retries included.
+     *
+     * @throws IllegalArgumentException when not positive
+     */
+    public Builder timeout(Duration timeout) {
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("a client's timeout must be positive: " + timeout);
+      }
+      this.timeout = timeout;
+      return this;
+    }
+
+    /** The cluster's shared secret, proven to every node and control that asks (null: none). */
+    public Builder secret(SharedSecret secret) {
+      this.secret = secret;
+      return this;
+    }
+
+    /**
+     * How many connections the client opens to one node (and to one control) at most, shared
+     * by its threads: a call that finds them all lent waits for one within its timeout. A node
+     * takes 256 connections from all its peers and clients together.
+     *
+     * @throws IllegalArgumentException when below 1
+     */
+    public Builder connectionsPerNode(int connections) {
+      if (connections < 1) {
+        throw new IllegalArgumentException("a client needs at least 1 connection per node, got "
+            + connections);
+      }
+      this.connectionsPerNode = connections;
+      return this;
+    }
+
+    /**
+     * The client.
+     *
+     * @throws IllegalArgumentException when there is no control
+     */
+    public ReplicaClient build() {
+      return new ReplicaClient(this);
+    }
   }
 
   /** Reads {@code key}. */
@@ -349,14 +432,13 @@ public final class ReplicaClient implements AutoCloseable {
       throw new IllegalArgumentException("a scan's from " + from + " is after its to " + to
           + " (keys compare as unsigned bytes)");
     }
-    long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+    long deadline = deadline();
     BytesScanResult last = new BytesScanResult(Outcome.FAIL, List.of(), false,
         "no attempt within the timeout");
     while (System.nanoTime() < deadline) {
+      Table t;
       try {
-        if (table == null) {
-          table = askTable(deadline);
-        }
+        t = cachedTable(deadline);
       } catch (IOException e) {
         return new BytesScanResult(Outcome.FAIL, List.of(), false,
             "no table from the control: " + e);
@@ -364,15 +446,15 @@ public final class ReplicaClient implements AutoCloseable {
       TreeMap<Bytes, Bytes> merged = new TreeMap<>();
       boolean more = false;
       String refused = null;
-      Optional<List<Row>> inOrder = inKeyOrder(table, from, to);
-      for (Row row : inOrder.orElse(table.rows())) {
+      Optional<List<Row>> inOrder = inKeyOrder(t, from, to);
+      for (Row row : inOrder.orElse(t.rows())) {
         // in key order, a partition's keys all come after the earlier ones': it is asked only
         // for what the limit leaves, and one more to know whether any remain
         int want = inOrder.isPresent() ? limit + 1 - merged.size() : limit;
         if (want <= 0) {
           break;
         }
-        PartitionScan part = scanPartition(row, from, to, want, deadline);
+        PartitionScan part = scanPartition(t, row, from, to, want, deadline);
         if (part.failure != null && part.failure.outcome() == Outcome.UNKNOWN) {
           return part.failure;
         }
@@ -394,7 +476,7 @@ public final class ReplicaClient implements AutoCloseable {
         }
         return new BytesScanResult(Outcome.OK, entries, more, null);
       }
-      table = null;
+      forget(t);
       last = new BytesScanResult(Outcome.FAIL, List.of(), false, refused);
       pause(deadline);
     }
@@ -437,26 +519,21 @@ public final class ReplicaClient implements AutoCloseable {
     BytesScanResult failure;
   }
 
-  private PartitionScan scanPartition(Row row, Bytes from, Bytes to, int limit, long deadline) {
+  private PartitionScan scanPartition(Table t, Row row, Bytes from, Bytes to, int limit,
+      long deadline) {
     PartitionScan part = new PartitionScan();
     Bytes next = from;
     while (true) {
-      long id = nextId++;
-      Scan scan = new Scan(id, row.partition(), row.modulus(), next, to,
-          limit - part.entries.size());
-      Message answer;
+      Page page;
       try {
-        answer = conn(row.primary(), deadline).call(new Envelope(0, row.primary(), scan), id,
-            deadline);
+        page = page(row, next, to, limit - part.entries.size(), deadline);
       } catch (IOException e) {
-        drop(row.primary());
-        table = null;
+        forget(t);
         part.failure = new BytesScanResult(e instanceof SocketTimeoutException ? Outcome.UNKNOWN
             : Outcome.FAIL, List.of(), false, "partition " + row.partition() + " on node "
             + row.primary() + ": " + e);
         return part;
       }
-      Page page = (Page) answer;
       if (page.outcome() != Outcome.OK) {
         part.failure = new BytesScanResult(Outcome.FAIL, List.of(), false, page.why());
         return part;
@@ -471,6 +548,28 @@ public final class ReplicaClient implements AutoCloseable {
     }
   }
 
+  /**
+   * One page of {@code row}'s keys in {@code [from, to)}, at most {@code limit}, asked of its
+   * primary on a connection of the pool.
+   *
+   * @throws SocketTimeoutException when no answer came before {@code deadline}
+   * @throws IOException when it could not be asked, or the connection failed
+   */
+  private Page page(Row row, Bytes from, Bytes to, int limit, long deadline) throws IOException {
+    long id = nextId.getAndIncrement();
+    Scan scan = new Scan(id, row.partition(), row.modulus(), from, to, limit);
+    ClientConnection c = pool.borrow(nodeAddress(row.primary()), deadline);
+    Message answer;
+    try {
+      answer = c.call(new Envelope(0, row.primary(), scan), id, deadline);
+    } catch (IOException | RuntimeException e) {
+      pool.discard(c);
+      throw e;
+    }
+    pool.release(c);
+    return (Page) answer;
+  }
+
   /** The first key after {@code key} in unsigned byte order: it followed by a zero byte. */
   static Bytes successor(Bytes key) {
     return Bytes.of(Arrays.copyOf(key.toArray(), key.length() + 1));
@@ -482,24 +581,34 @@ public final class ReplicaClient implements AutoCloseable {
    * @throws IOException when the control cannot be asked within the timeout
    */
   public Table table() throws IOException {
-    long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
-    return askTable(deadline);
+    return askTable(deadline());
+  }
+
+  /** When an operation called now must be done: the client's timeout from now. */
+  private long deadline() {
+    return System.nanoTime() + timeoutMillis * 1_000_000;
   }
 
   private BytesResult call(Kind kind, Bytes key, Bytes expected, Bytes value) {
-    long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+    return call(kind, key, expected, value, deadline());
+  }
+
+  /** A request, sent again while refused until {@code deadline}. */
+  private BytesResult call(Kind kind, Bytes key, Bytes expected, Bytes value, long deadline) {
     BytesResult last = new BytesResult(Outcome.FAIL, null, false,
         "no attempt within the timeout");
     int refusedBy = -1;
     while (System.nanoTime() < deadline) {
+      Table t;
       Row route;
       try {
-        route = route(key, deadline);
+        t = cachedTable(deadline);
+        route = route(t, key);
         if (route.primary() == refusedBy) {
           // the fresh table still names the node that refused: the change it refused for has
           // not reached the control's table yet; a new primary is asked at once
           pause(deadline);
-          table = null;
+          forget(t);
           refusedBy = -1;
           continue;
         }
@@ -508,14 +617,16 @@ public final class ReplicaClient implements AutoCloseable {
       }
       int p = route.partition();
       int node = route.primary();
-      long id = nextId++;
+      long id = nextId.getAndIncrement();
       Request r = new Request(id, p, kind, key, expected, value);
-      Conn c;
+      ClientConnection c;
       try {
-        c = conn(node, deadline);
+        c = pool.borrow(nodeAddress(node), deadline);
+      } catch (ClientPool.Closed e) {
+        return new BytesResult(Outcome.FAIL, null, false, e.getMessage());
       } catch (IOException e) {
         // never sent: a definite failure, and perhaps another node is primary by now
-        table = null;
+        forget(t);
         last = new BytesResult(Outcome.FAIL, null, false, "cannot connect to node " + node
             + ": " + e);
         pause(deadline);
@@ -525,19 +636,23 @@ public final class ReplicaClient implements AutoCloseable {
       try {
         reply = (Reply) c.call(new Envelope(0, node, r), id, deadline);
       } catch (IOException e) {
-        drop(node);
-        table = null;
+        pool.discard(c);
+        forget(t);
         boolean timeout = e instanceof SocketTimeoutException;
         return new BytesResult(Outcome.UNKNOWN, null, false, (timeout ? "no answer from node "
             : "connection to node ") + node + (timeout ? " within " + timeoutMillis + " ms"
             : " lost: " + e));
+      } catch (RuntimeException e) {
+        pool.discard(c);
+        throw e;
       }
+      pool.release(c);
       if (reply.outcome() == Outcome.OK) {
         return new BytesResult(Outcome.OK, kind == Kind.GET && reply.value() != null
             ? reply.value().toArray() : null, false, null);
       }
       if (reply.outcome() == Outcome.UNKNOWN) {
-        table = null;
+        forget(t);
         return new BytesResult(Outcome.UNKNOWN, null, false, reply.why());
       }
       // The core phrases a CAS that found another value "expected X, found Y"; every other
@@ -548,7 +663,7 @@ public final class ReplicaClient implements AutoCloseable {
       if (reply.why() != null && reply.why().contains(SizeLimits.OVER)) {
         return new BytesResult(Outcome.FAIL, null, false, reply.why()); // any node refuses it
       }
-      table = null;
+      forget(t);
       last = new BytesResult(Outcome.FAIL, null, false, reply.why());
       refusedBy = node;
     }
@@ -564,11 +679,9 @@ public final class ReplicaClient implements AutoCloseable {
    *     within the timeout
    */
   public NodeLoad nodeLoad(int node) throws IOException {
-    long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
     try {
-      return conn(node, deadline).load(nextId++, deadline).view();
+      return askNode(node, (c, id, deadline) -> c.load(id, deadline)).view();
     } catch (IOException e) {
-      drop(node);
       throw new IOException("no load view from node " + node + ": " + e.getMessage(), e);
     }
   }
@@ -582,14 +695,42 @@ public final class ReplicaClient implements AutoCloseable {
    *     within the timeout
    */
   public Optional<CopiesReceived> received(int node) throws IOException {
-    long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
     try {
-      return Optional.ofNullable(conn(node, deadline).load(nextId++, deadline).received());
+      return Optional.ofNullable(askNode(node, (c, id, deadline) -> c.load(id, deadline))
+          .received());
     } catch (IOException e) {
-      drop(node);
       throw new IOException("no answer to a load request from node " + node + ": "
           + e.getMessage(), e);
     }
+  }
+
+  /** A question to a node or a control, asked on a connection of the pool. */
+  @FunctionalInterface
+  private interface Question<A> {
+    A ask(ClientConnection c, long id, long deadline) throws IOException;
+  }
+
+  /**
+   * The answer of node {@code node} to {@code question}, within the timeout.
+   *
+   * @throws IOException when the node has no address, cannot be reached or does not answer
+   */
+  private <A> A askNode(int node, Question<A> question) throws IOException {
+    return ask(nodeAddress(node), question, deadline());
+  }
+
+  private <A> A ask(InetSocketAddress address, Question<A> question, long deadline)
+      throws IOException {
+    ClientConnection c = pool.borrow(address, deadline);
+    A answer;
+    try {
+      answer = question.ask(c, nextId.getAndIncrement(), deadline);
+    } catch (IOException | RuntimeException e) {
+      pool.discard(c);
+      throw e;
+    }
+    pool.release(c);
+    return answer;
   }
 
   /**
@@ -604,8 +745,8 @@ public final class ReplicaClient implements AutoCloseable {
    *     describe it; read the nodes with {@link #nodeLoad}
    */
   public ClusterLoad load() throws IOException {
-    Table t = askTable(System.nanoTime() + timeoutMillis * 1_000_000);
-    table = t;
+    Table t = askTable(deadline());
+    table.set(t);
     PartitionAssignment assignment = assignment(t);
     List<NodeLoad> views = new ArrayList<>();
     for (int node : t.rows().stream().map(Row::primary).distinct().sorted().toList()) {
@@ -653,18 +794,56 @@ public final class ReplicaClient implements AutoCloseable {
     }
   }
 
-  private Row route(Bytes key, long deadline) throws IOException {
-    if (table == null) {
-      table = askTable(deadline);
-    }
-    Optional<Row> r = table.route(key);
+  /** The partition that holds {@code key} in {@code t}; the table forgotten when none does. */
+  private Row route(Table t, Bytes key) throws IOException {
+    Optional<Row> r = t.route(key);
     if (r.isEmpty()) {
-      Table t = table;
-      table = null;
+      forget(t);
       throw new IOException("the control's table of " + t.partitions()
           + " partitions has none that holds key " + key);
     }
     return r.get();
+  }
+
+  /**
+   * The table last read, or a fresh one when there is none: one thread asks the control while
+   * the others that need a table wait for its answer, each no longer than its own deadline.
+   *
+   * @throws IOException when no control answers before {@code deadline}
+   */
+  private Table cachedTable(long deadline) throws IOException {
+    Table t = table.get();
+    if (t != null) {
+      return t;
+    }
+    try {
+      if (!tableReader.tryLock(Math.max(0, deadline - System.nanoTime()),
+          TimeUnit.NANOSECONDS)) {
+        throw new SocketTimeoutException("another thread's table request did not end within "
+            + "the timeout");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting for the control's table");
+    }
+    try {
+      t = table.get();
+      if (t == null) {
+        t = askTable(deadline);
+        table.set(t);
+      }
+      return t;
+    } finally {
+      tableReader.unlock();
+    }
+  }
+
+  /**
+   * Has the table be read again before the next request, unless it is no longer {@code seen}
+   * (another thread read a fresher one meanwhile, which stays).
+   */
+  private void forget(Table seen) {
+    table.compareAndSet(seen, null);
   }
 
   /**
@@ -674,158 +853,44 @@ public final class ReplicaClient implements AutoCloseable {
   private Table askTable(long deadline) throws IOException {
     IOException last = null;
     for (int tried = 0; tried < controls.size() && System.nanoTime() < deadline; tried++) {
+      int index = controlIndex.get();
       try {
-        if (controlConn != null && controlConn.isStale()) {
-          controlConn.close();
-          controlConn = null;
-        }
-        if (controlConn == null) {
-          controlConn = Conn.open(controls.get(controlIndex), deadline, secret);
-        }
-        Frame.Table t = controlConn.table(nextId++, deadline);
+        Frame.Table t = ask(controls.get(index), (c, id, d) -> c.table(id, d), deadline);
         return new Table(t.settled(), t.rows(), t.unsettled());
+      } catch (ClientPool.Closed e) {
+        throw e;
       } catch (IOException e) {
-        if (controlConn != null) {
-          controlConn.close();
-          controlConn = null;
-        }
         last = e;
-        controlIndex = (controlIndex + 1) % controls.size();
+        // the next control, unless another thread moved on from this one already
+        controlIndex.compareAndSet(index, (index + 1) % controls.size());
       }
     }
     throw last != null ? last : new IOException("no control asked within the timeout");
   }
 
-  private Conn conn(int node, long deadline) throws IOException {
-    Conn c = conns.get(node);
-    if (c != null && c.isStale()) {
-      drop(node);
-      c = null;
+  /**
+   * The address of node {@code node}.
+   *
+   * @throws IOException when the table names a node this client has no address for
+   */
+  private InetSocketAddress nodeAddress(int node) throws IOException {
+    if (node < 0 || node >= nodes.size()) {
+      throw new IOException("the table names node " + node + ", which has no address");
     }
-    if (c == null) {
-      if (node < 0 || node >= nodes.size()) {
-        throw new IOException("the table names node " + node + ", which has no address");
-      }
-      c = Conn.open(nodes.get(node), deadline, secret);
-      conns.put(node, c);
-    }
-    return c;
+    return nodes.get(node);
   }
 
-  private void drop(int node) {
-    Optional.ofNullable(conns.remove(node)).ifPresent(Conn::close);
-  }
-
-  @Override
-  public void close() {
-    conns.values().forEach(Conn::close);
-    conns.clear();
-    if (controlConn != null) {
-      controlConn.close();
-      controlConn = null;
-    }
+  /** The connections open now to node {@code node}, lent or idle: for tests. */
+  int openConnections(int node) {
+    return pool.open(nodes.get(node));
   }
 
   /**
-   * A connection to one node or the control, one request at a time. It is reopened rather than
-   * used once idle for half the node's idle timeout ({@link ConnectionLimits#reopenAfter}): a
-   * request written as the node closes it would have an unknown outcome it never had.
+   * Closes the idle connections, and each one lent to a call in flight as it comes back; every
+   * call from here on fails without sending anything.
    */
-  private static final class Conn {
-    final Socket socket;
-    final DataInputStream in;
-    final DataOutputStream out;
-    private long lastUsed = System.nanoTime();
-
-    private Conn(Socket socket) throws IOException {
-      this.socket = socket;
-      socket.setTcpNoDelay(true);
-      this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
-      this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
-    }
-
-    /**
-     * Connects, logs in (proving {@code secret} when the node asks) and says it is a client.
-     *
-     * @throws java.net.ConnectException when the login failed: nothing was sent
-     */
-    static Conn open(InetSocketAddress address, long deadline, SharedSecret secret)
-        throws IOException {
-      Socket s = new Socket();
-      try {
-        s.connect(address, (int) Math.max(1, millisLeft(deadline)));
-        Conn c = new Conn(s);
-        s.setSoTimeout((int) Math.max(1, millisLeft(deadline)));
-        LoginHandshake.answer(Frame.peerFrames(c.in, c.out), secret, address);
-        Frame.write(c.out, new Frame.Hello(Frame.CLIENT));
-        c.out.flush();
-        return c;
-      } catch (IOException e) {
-        s.close();
-        throw e;
-      }
-    }
-
-    boolean isStale() {
-      return System.nanoTime() - lastUsed > ConnectionLimits.reopenAfter().toNanos();
-    }
-
-    /** The answer to {@code request} numbered {@code id}: a {@link Reply} or a {@link Page}. */
-    Message call(Envelope request, long id, long deadline) throws IOException {
-      lastUsed = System.nanoTime();
-      Frame.write(out, request);
-      out.flush();
-      while (true) {
-        Object f = read(deadline);
-        // a late answer to an earlier request on this connection is skipped
-        if (f instanceof Envelope e && (e.message() instanceof Reply r && r.id() == id
-            || e.message() instanceof Page p && p.id() == id)) {
-          return e.message();
-        }
-      }
-    }
-
-    Frame.Table table(long id, long deadline) throws IOException {
-      return ask(new Frame.TableRequest(id), Frame.Table.class, t -> t.id() == id, deadline);
-    }
-
-    Frame.Load load(long id, long deadline) throws IOException {
-      return ask(new Frame.LoadRequest(id), Frame.Load.class, l -> l.id() == id, deadline);
-    }
-
-    /** Sends {@code request} and reads up to its answer, a {@code type} that {@code is} it. */
-    private <F> F ask(Object request, Class<F> type, Predicate<F> is, long deadline)
-        throws IOException {
-      lastUsed = System.nanoTime();
-      Frame.write(out, request);
-      out.flush();
-      while (true) {
-        Object f = read(deadline);
-        if (type.isInstance(f) && is.test(type.cast(f))) {
-          return type.cast(f);
-        }
-      }
-    }
-
-    private Object read(long deadline) throws IOException {
-      long left = millisLeft(deadline);
-      if (left <= 0) {
-        throw new SocketTimeoutException("deadline passed");
-      }
-      socket.setSoTimeout((int) left);
-      return Frame.read(in);
-    }
-
-    private static long millisLeft(long deadline) {
-      return (deadline - System.nanoTime()) / 1_000_000;
-    }
-
-    void close() {
-      try {
-        socket.close();
-      } catch (IOException e) {
-        // closing
-      }
-    }
+  @Override
+  public void close() {
+    pool.close();
   }
 }

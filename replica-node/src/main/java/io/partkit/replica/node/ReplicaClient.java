@@ -28,11 +28,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntUnaryOperator;
+import java.util.function.LongSupplier;
 
 /**
  * A client of a Fixed Partitions cluster of {@link ReplicaNodeMain} processes, safe to use from
@@ -209,6 +212,8 @@ public final class ReplicaClient implements AutoCloseable {
   /** Held by the one thread that reads a fresh table for every thread that needs one. */
   private final ReentrantLock tableReader = new ReentrantLock();
   private final AtomicLong nextId = new AtomicLong(1);
+  /** The keys whose writes are spread over sub-keys, and this client's stamps. */
+  private final KeySpreading spreading;
 
   /**
    * A client of the control at {@code control} and the nodes at {@code nodes} (node {@code i} at
@@ -251,6 +256,8 @@ public final class ReplicaClient implements AutoCloseable {
     this.nodes = List.copyOf(b.nodes);
     this.timeoutMillis = b.timeout.toMillis();
     this.pool = new ClientPool(b.connectionsPerNode, b.secret);
+    this.spreading = new KeySpreading(b.spread, ThreadLocalRandom.current().nextLong(),
+        b.wallMillis, b.subKeyChoice);
   }
 
   /**
@@ -270,6 +277,9 @@ public final class ReplicaClient implements AutoCloseable {
     private Duration timeout = Duration.ofSeconds(2);
     private SharedSecret secret;
     private int connectionsPerNode = ClientPool.DEFAULT_PER_ENDPOINT;
+    private final Map<Bytes, KeySpreading.Spread> spread = KeySpreading.table();
+    private LongSupplier wallMillis = System::currentTimeMillis;
+    private IntUnaryOperator subKeyChoice = ways -> ThreadLocalRandom.current().nextInt(ways);
 
     private Builder(List<InetSocketAddress> controls, List<InetSocketAddress> nodes) {
       this.controls = List.copyOf(controls);
@@ -308,6 +318,68 @@ public final class ReplicaClient implements AutoCloseable {
             + connections);
       }
       this.connectionsPerNode = connections;
+      return this;
+    }
+
+    /**
+     * Spreads a hot key's writes over {@code ways} sub-keys, ordered {@link
+     * SpreadWrites#LAST_WRITER_WINS}: see {@link #spreadKey(byte[], int, SpreadWrites)}.
+     */
+    public Builder spreadKey(byte[] key, int ways) {
+      return spreadKey(key, ways, SpreadWrites.LAST_WRITER_WINS);
+    }
+
+    /**
+     * Spreads the writes of the long key {@code key} (its eight big-endian bytes) over {@code
+     * ways} sub-keys: see {@link #spreadKey(byte[], int, SpreadWrites)}.
+     */
+    public Builder spreadKey(long key, int ways, SpreadWrites order) {
+      return spreadKey(Bytes.ofLong(key).toArray(), ways, order);
+    }
+
+    /**
+     * Spreads a hot key's writes over {@code ways} sub-keys: a mitigation for a key whose writes
+     * overload its partition (a hot key in the nodes' load view, {@link NodeLoad#hotKeys}). The
+     * sub-keys hash to other partitions, so each takes about 1/{@code ways} of the key's
+     * writes; a read asks every sub-key and returns the newest value ({@link KeySpreading} has
+     * the layout, which is persisted format).
+     *
+     * <p>What it costs: a read of the key becomes {@code ways} requests, one after another
+     * ({@code ways + 1} while no sub-key has a value), so a key hot by its reads gets worse, not
+     * better; a write becomes a read and a compare-and-set of one sub-key ({@code ways + 2}
+     * requests in all with {@link SpreadWrites#LINEARIZABLE}), all within the client's timeout;
+     * a compare-and-set of the key is refused ({@link UnsupportedOperationException}); with
+     * {@link SpreadWrites#LAST_WRITER_WINS} the key is no longer linearizable across clients
+     * (see there). A value written must leave room for the stamp: at most {@link
+     * ReplicaClient#MAX_VALUE_BYTES} - {@value KeySpreading#VALUE_EXTRA} bytes. Every client of
+     * the cluster must spread the same keys the same way: a client that does not reads and
+     * writes the key itself, which spreading clients read only until a sub-key has a value. A
+     * value written before the key was spread stays readable until the first spread write; to
+     * stop spreading, write the key's value with spreading on, then turn it off on every client
+     * and write it again. A scan returns the sub-keys as they are stored, stamps and all.
+     *
+     * @param ways how many sub-keys, {@value KeySpreading#MIN_WAYS}..{@value
+     *     KeySpreading#MAX_WAYS}
+     * @throws IllegalArgumentException when {@code ways} is out of range, or the key is empty,
+     *     spread already, itself a sub-key, or too long for its sub-keys to fit the key limit
+     */
+    public Builder spreadKey(byte[] key, int ways, SpreadWrites order) {
+      java.util.Objects.requireNonNull(key, "key");
+      java.util.Objects.requireNonNull(order, "order");
+      KeySpreading.check(spread, key, ways);
+      spread.put(Bytes.of(key.clone()), new KeySpreading.Spread(ways, order));
+      return this;
+    }
+
+    /** The wall clock of the stamps of spread writes (tests give a skewed one). */
+    Builder wallClockForTest(LongSupplier millis) {
+      this.wallMillis = java.util.Objects.requireNonNull(millis, "millis");
+      return this;
+    }
+
+    /** Which sub-key each spread write goes to, from the number of ways (tests: a fixed one). */
+    Builder subKeyChoiceForTest(IntUnaryOperator choice) {
+      this.subKeyChoice = java.util.Objects.requireNonNull(choice, "choice");
       return this;
     }
 
@@ -590,7 +662,145 @@ public final class ReplicaClient implements AutoCloseable {
   }
 
   private BytesResult call(Kind kind, Bytes key, Bytes expected, Bytes value) {
-    return call(kind, key, expected, value, deadline());
+    KeySpreading.Spread spread = spreading.of(key);
+    if (spread == null) {
+      return call(kind, key, expected, value, deadline());
+    }
+    if (kind == Kind.GET) {
+      return spreadGet(key, spread, deadline());
+    }
+    if (kind == Kind.PUT) {
+      return spreadPut(key, value, spread, deadline());
+    }
+    throw new UnsupportedOperationException("compare-and-set of key " + KeySpreading.hex(
+        key.toArray()) + " is refused: the key is spread over sub-keys"
+        + " (ReplicaClient.Builder.spreadKey), and a compare-and-set needs one register");
+  }
+
+  // ---- spread keys
+
+  /** The newest value over a spread key's sub-keys, or a failure to read one. */
+  private record Newest(KeySpreading.Stamped stamped, BytesResult failure) {}
+
+  /**
+   * The newest of a spread key's sub-keys' values; the key's own value (written before it was
+   * spread) when no sub-key has one. One read per sub-key, one after another.
+   */
+  private BytesResult spreadGet(Bytes key, KeySpreading.Spread spread, long deadline) {
+    Newest n = newest(key, spread.ways(), deadline);
+    if (n.failure() != null) {
+      return n.failure();
+    }
+    if (n.stamped() != null) {
+      return new BytesResult(Outcome.OK, n.stamped().value(), false, null);
+    }
+    return call(Kind.GET, key, null, null, deadline);
+  }
+
+  /** Reads every sub-key of {@code key}, observing their stamps, and takes the newest. */
+  private Newest newest(Bytes key, int ways, long deadline) {
+    byte[] k = key.toArray();
+    KeySpreading.Stamped newest = null;
+    for (int i = 0; i < ways; i++) {
+      BytesResult r = call(Kind.GET, Bytes.of(KeySpreading.subKey(k, i)), null, null, deadline);
+      if (r.outcome() != Outcome.OK) {
+        return new Newest(null, new BytesResult(r.outcome(), null, false, "reading sub-key " + i
+            + " of spread key " + KeySpreading.hex(k) + ": " + r.why()));
+      }
+      KeySpreading.Stamped s;
+      try {
+        s = KeySpreading.decode(k, i, r.value());
+      } catch (KeySpreading.Foreign e) {
+        return new Newest(null, new BytesResult(Outcome.FAIL, null, false, e.getMessage()));
+      }
+      if (s != null) {
+        spreading.observe(s.stamp());
+        if (s.newerThan(newest)) {
+          newest = s;
+        }
+      }
+    }
+    return new Newest(newest, null);
+  }
+
+  /**
+   * Writes one sub-key, chosen at random, by compare-and-set so that no sub-key ever goes back
+   * to an older stamp: a sub-key that already holds a newer write keeps it (this write is then
+   * ordered just before that one, as if overwritten by it, and is done). {@link
+   * SpreadWrites#LINEARIZABLE} first reads every sub-key and stamps the write above them all.
+   * Nothing is written before the compare-and-set, so a failure before it is a definite one.
+   */
+  private BytesResult spreadPut(Bytes key, Bytes value, KeySpreading.Spread spread,
+      long deadline) {
+    byte[] k = key.toArray();
+    byte[] v = value.toArray();
+    if (v.length + KeySpreading.VALUE_EXTRA > MAX_VALUE_BYTES) {
+      throw new IllegalArgumentException("put of spread key " + KeySpreading.hex(k) + ": a value"
+          + " of " + v.length + " bytes with its stamp (" + KeySpreading.VALUE_EXTRA + " bytes)"
+          + " is over the limit of " + MAX_VALUE_BYTES + " bytes (ReplicaClient.MAX_VALUE_BYTES)");
+    }
+    if (spread.order() == SpreadWrites.LINEARIZABLE) {
+      Newest n = newest(key, spread.ways(), deadline); // observes every stamp: ours is above
+      if (n.failure() != null) {
+        return notWritten(n.failure().why());
+      }
+    }
+    int index = spreading.choose(spread.ways());
+    Bytes sub = Bytes.of(KeySpreading.subKey(k, index));
+    BytesResult read = call(Kind.GET, sub, null, null, deadline);
+    if (read.outcome() != Outcome.OK) {
+      return notWritten("reading sub-key " + index + " of spread key " + KeySpreading.hex(k)
+          + ": " + read.why());
+    }
+    byte[] current = read.value();
+    KeySpreading.Stamped held;
+    try {
+      held = KeySpreading.decode(k, index, current);
+    } catch (KeySpreading.Foreign e) {
+      return notWritten(e.getMessage());
+    }
+    if (held != null) {
+      spreading.observe(held.stamp());
+    }
+    // Stamped after reading the sub-key: the write is ordered after whatever it found there, so
+    // only a write that lands on the sub-key meanwhile (concurrent with this one) supersedes it.
+    KeySpreading.Stamped mine = new KeySpreading.Stamped(spreading.nextStamp(),
+        spreading.writer(), v);
+    Bytes encoded = Bytes.of(spreading.encode(mine.stamp(), v));
+    while (true) {
+      if (held != null && held.newerThan(mine)) {
+        return new BytesResult(Outcome.OK, null, false, null); // ordered before the newer one
+      }
+      BytesResult cas = call(Kind.CAS, sub, current == null ? null : Bytes.of(current), encoded,
+          deadline);
+      if (cas.outcome() == Outcome.OK) {
+        return new BytesResult(Outcome.OK, null, false, null);
+      }
+      if (cas.outcome() == Outcome.UNKNOWN || !cas.mismatch()) {
+        return new BytesResult(cas.outcome(), null, false, "writing sub-key " + index
+            + " of spread key " + KeySpreading.hex(k) + ": " + cas.why());
+      }
+      // another write got to the sub-key first: look at what it left
+      read = call(Kind.GET, sub, null, null, deadline);
+      if (read.outcome() != Outcome.OK) {
+        return notWritten("reading sub-key " + index + " of spread key " + KeySpreading.hex(k)
+            + " again: " + read.why());
+      }
+      current = read.value();
+      try {
+        held = KeySpreading.decode(k, index, current);
+      } catch (KeySpreading.Foreign e) {
+        return notWritten(e.getMessage());
+      }
+      if (held != null) {
+        spreading.observe(held.stamp());
+      }
+    }
+  }
+
+  /** A spread write that wrote nothing: a definite failure, whatever the read's outcome. */
+  private static BytesResult notWritten(String why) {
+    return new BytesResult(Outcome.FAIL, null, false, why + "; nothing was written");
   }
 
   /** A request, sent again while refused until {@code deadline}. */

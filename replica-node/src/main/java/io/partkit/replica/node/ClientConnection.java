@@ -31,6 +31,8 @@ final class ClientConnection {
   private final DataInputStream in;
   private final DataOutputStream out;
   private long lastUsed = System.nanoTime();
+  /** Whether a request was written on it before. */
+  private boolean used;
 
   private ClientConnection(InetSocketAddress address, Socket socket) throws IOException {
     this.address = address;
@@ -67,6 +69,14 @@ final class ClientConnection {
     return address;
   }
 
+  /**
+   * Whether it carried a request before: a failure on it may be the peer's restart since, which
+   * a new connection would not meet.
+   */
+  boolean used() {
+    return used;
+  }
+
   /** Whether it was idle long enough that the node may be closing it: not to be used. */
   boolean isStale() {
     return System.nanoTime() - lastUsed > ConnectionLimits.reopenAfter().toNanos();
@@ -75,6 +85,7 @@ final class ClientConnection {
   /** The answer to {@code request} numbered {@code id}: a {@link Reply} or a {@link Page}. */
   Message call(Envelope request, long id, long deadline) throws IOException {
     lastUsed = System.nanoTime();
+    used = true;
     Frame.write(out, request);
     out.flush();
     while (true) {
@@ -97,9 +108,16 @@ final class ClientConnection {
     return ask(new Frame.LoadRequest(id), Frame.Load.class, l -> l.id() == id, deadline);
   }
 
+  /** A node's listing of its partitions ({@code partition} below 0: all). */
+  Frame.Partitions partitions(long id, int partition, long deadline) throws IOException {
+    return ask(new Frame.PartitionsRequest(id, partition), Frame.Partitions.class,
+        p -> p.id() == id, deadline);
+  }
+
   /** Sends {@code request} and reads up to its answer, a {@code type} that {@code is} it. */
   <F> F ask(Object request, Class<F> type, Predicate<F> is, long deadline) throws IOException {
     lastUsed = System.nanoTime();
+    used = true;
     Frame.write(out, request);
     out.flush();
     while (true) {

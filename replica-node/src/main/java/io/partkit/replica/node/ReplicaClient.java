@@ -10,6 +10,7 @@ import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Numbering;
+import io.partkit.replica.Replica;
 import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.replica.node.load.ClusterLoad;
 import io.partkit.replica.node.load.CopiesReceived;
@@ -53,7 +54,10 @@ import java.util.function.LongSupplier;
  * Result#mismatch}); {@link Outcome#UNKNOWN} may have (no answer within the timeout, a connection
  * lost after the request was written, or a write a deposed primary could not finish). A refused
  * request is sent again, to the primary of a fresh table, while the timeout allows: it surely did
- * not take effect. Nothing else is retried.
+ * not take effect. Nothing else is retried, but for the questions that change nothing (the
+ * control's table, a node's load view or listing of its partitions): one that fails on a pooled
+ * connection that served before, which the peer's restart since may have broken, is asked again
+ * on a new one.
  *
  * <p>Threads. What the threads of one client share: the control's table as last read (one
  * thread reads a fresh one while the others that need it wait for it, each within its own
@@ -914,6 +918,67 @@ public final class ReplicaClient implements AutoCloseable {
     }
   }
 
+  /**
+   * The partitions node {@code node} knows of, asked of it now, in partition order, each with
+   * where it stands there ({@link Replica.Status}): the node's role, the epoch, primary and
+   * backups of the configuration it knows, the level of that epoch and whether it is levelled,
+   * whether it serves requests now (a primary levelled, not deposed, not draining), the name of
+   * its copy's state, the last write and the keys its copy holds, the requests queued at it,
+   * and whole copies under way to or from it. Partitions it holds no copy of but knows an epoch
+   * of are listed too, {@link io.partkit.replica.Role#ABSENT}. The kvstore's {@code LIST}.
+   *
+   * <p>The node answers from its replica's state, on the thread that alone runs that replica,
+   * between two of its inputs: one moment of that node, not of the cluster (another node may
+   * know a newer epoch of the same partition, and the control's {@link #table} may name another
+   * primary). Nothing is read from disk, and nothing changes.
+   *
+   * @throws IOException when the node has no address, cannot be reached or does not answer
+   *     within the timeout, answers as another node (this client's addresses are not in node
+   *     order), or is no data node of a build that lists (a control, or a node of a build
+   *     before this request, closes the connection)
+   */
+  public List<Replica.Status> partitions(int node) throws IOException {
+    return listing(node, -1).partitions();
+  }
+
+  /**
+   * Where {@code partition} stands on node {@code node}, asked of it now, as {@link
+   * #partitions} lists it: {@link io.partkit.replica.Role#ABSENT} at epoch 0 when the node
+   * knows nothing of it. The kvstore's {@code STATUS}.
+   *
+   * @throws IOException as {@link #partitions}
+   * @throws IllegalArgumentException when {@code partition} is negative
+   */
+  public Replica.Status partitionStatus(int node, int partition) throws IOException {
+    if (partition < 0) {
+      throw new IllegalArgumentException("a partition's number is at least 0: " + partition);
+    }
+    List<Replica.Status> one = listing(node, partition).partitions();
+    if (one.size() != 1 || one.get(0).partition() != partition) {
+      throw new IOException("node " + node + " answered the status of partition " + partition
+          + " with " + one);
+    }
+    return one.get(0);
+  }
+
+  private Frame.Partitions listing(int node, int partition) throws IOException {
+    Frame.Partitions answer;
+    try {
+      answer = askNode(node, (c, id, deadline) -> c.partitions(id, partition, deadline));
+    } catch (java.io.EOFException e) {
+      throw new IOException("no partition listing from node " + node + ": it closed the"
+          + " connection instead (it stopped, or it is a control or a node of a build before"
+          + " listings)", e);
+    } catch (IOException e) {
+      throw new IOException("no partition listing from node " + node + ": " + e.getMessage(), e);
+    }
+    if (answer.node() != node) {
+      throw new IOException("the node at " + nodes.get(node) + " answers as node "
+          + answer.node() + ", not " + node + ": this client's addresses are not in node order");
+    }
+    return answer;
+  }
+
   /** A question to a node or a control, asked on a connection of the pool. */
   @FunctionalInterface
   private interface Question<A> {
@@ -929,19 +994,37 @@ public final class ReplicaClient implements AutoCloseable {
     return ask(nodeAddress(node), question, deadline());
   }
 
+  /**
+   * The answer to {@code question}, asked of {@code address} on a connection of the pool. A
+   * question changes nothing, so one that fails on a connection that served before (the peer
+   * may have restarted since) is asked again on another; one that times out is not.
+   */
   private <A> A ask(InetSocketAddress address, Question<A> question, long deadline)
       throws IOException {
-    ClientConnection c = pool.borrow(address, deadline);
-    A answer;
-    try {
-      answer = question.ask(c, nextId.getAndIncrement(), deadline);
-    } catch (IOException | RuntimeException e) {
-      pool.discard(c);
-      throw e;
+    while (true) {
+      ClientConnection c = pool.borrow(address, deadline);
+      boolean used = c.used();
+      A answer;
+      try {
+        answer = question.ask(c, nextId.getAndIncrement(), deadline);
+      } catch (SocketTimeoutException e) {
+        pool.discard(c);
+        throw e;
+      } catch (IOException e) {
+        pool.discard(c);
+        if (!used) {
+          throw e;
+        }
+        continue;
+      } catch (RuntimeException e) {
+        pool.discard(c);
+        throw e;
+      }
+      pool.release(c);
+      return answer;
     }
-    pool.release(c);
-    return answer;
   }
+
 
   /**
    * The load view of the cluster: the control's table, read now, and the view of every node it

@@ -76,7 +76,13 @@ import java.util.function.LongSupplier;
  * <p>{@link #scan} reads a range of keys from every partition (the hash numbering scatters
  * neighbouring keys), one partition's page at a time, and merges them in key order. Each page is
  * linearizable on its own (served as a read); the scan as a whole is not an atomic snapshot across
- * partitions, nor across the pages of one partition.
+ * partitions, nor across the pages of one partition. {@link #scanner} reads a range lazily, page
+ * by page as it is iterated, through failovers and splits ({@link ReplicaScanner} says what it
+ * sees).
+ *
+ * <p>Options of the {@link Builder}: the timeout, the secret, the connections per node, and
+ * spread keys ({@link Builder#spreadKey}: a hot key's writes spread over sub-keys). {@link
+ * #partitions} asks one node which partitions it holds and how each stands there.
  *
  * <p>Sizes: a key is at most {@link #MAX_KEY_BYTES}, a value (and a CAS's expected value) at most
  * {@link #MAX_VALUE_BYTES}. A larger one is refused before anything is sent, and a node refuses
@@ -557,6 +563,95 @@ public final class ReplicaClient implements AutoCloseable {
       pause(deadline);
     }
     return last;
+  }
+
+  /**
+   * A lazy scan of {@code [from, to)} ({@code to} null: no end), read as it is iterated, in
+   * pages of at most {@code pageSize} entries from each partition (and at most {@link
+   * Replica#PAGE_ENTRIES}, about 1 MiB): the keys in ascending unsigned order of their bytes
+   * (of longs: their eight big-endian bytes) with their values. Over hashed keys the first key
+   * costs a page of every partition, each refilled only once its keys are wanted; over key
+   * ranges only the partitions whose range meets the scan's are read, one after another, in key
+   * order. What a scan sees under concurrent writes, failovers and splits: {@link
+   * ReplicaScanner}. An empty range ({@code from} equal to {@code to}) asks nothing. The
+   * kvstore client's {@code scanner}.
+   *
+   * @throws NullPointerException when {@code from} is null (the empty key is the first)
+   * @throws IllegalArgumentException when {@code pageSize} is below 1 or {@code from} is after
+   *     {@code to}
+   */
+  public ReplicaScanner scanner(byte[] from, byte[] to, int pageSize) {
+    return new RangeScanner(pages, from, to, pageSize);
+  }
+
+  /** A scanner's pages: from each partition's primary, with this client's table and retries. */
+  private final RangeScanner.PageSource pages = new RangeScanner.PageSource() {
+    @Override
+    public Table table() {
+      try {
+        return cachedTable(deadline());
+      } catch (IOException e) {
+        throw new ScanFailedException("no table from the control within " + timeoutMillis
+            + " ms: " + e);
+      }
+    }
+
+    @Override
+    public RangeScanner.Fetched fetch(Table planned, int partition, Bytes from, Bytes to,
+        int max, AtomicInteger retries) {
+      return fetchPage(planned, partition, from, to, max, retries);
+    }
+  };
+
+  /**
+   * A page of {@code partition} from its primary in the table, asked again, at the primary of a
+   * fresh table, while refused or unanswered within the timeout: a read changes nothing.
+   */
+  private RangeScanner.Fetched fetchPage(Table planned, int partition, Bytes from, Bytes to,
+      int max, AtomicInteger retries) {
+    long deadline = deadline();
+    String last = "no attempt within the timeout";
+    for (int attempt = 0; System.nanoTime() < deadline; attempt++) {
+      if (attempt > 0) {
+        retries.incrementAndGet();
+        pause(deadline);
+      }
+      Table t;
+      try {
+        t = cachedTable(deadline);
+      } catch (ClientPool.Closed e) {
+        throw new ScanFailedException(e.getMessage());
+      } catch (IOException e) {
+        last = "no table from the control: " + e;
+        continue;
+      }
+      if (!RangeScanner.sameNumbering(planned, t)) {
+        throw new RangeScanner.StaleNumbering();
+      }
+      Row row = null;
+      for (Row r : t.rows()) {
+        if (r.partition() == partition) {
+          row = r;
+        }
+      }
+      Page page;
+      try {
+        page = page(row, from, to, max, deadline);
+      } catch (ClientPool.Closed e) {
+        throw new ScanFailedException(e.getMessage());
+      } catch (IOException e) {
+        forget(t);
+        last = "partition " + partition + " on node " + row.primary() + ": " + e;
+        continue;
+      }
+      if (page.outcome() == Outcome.OK) {
+        return new RangeScanner.Fetched(page, row.primary());
+      }
+      forget(t);
+      last = page.why();
+    }
+    throw new ScanFailedException("no page of partition " + partition + " within "
+        + timeoutMillis + " ms: " + last);
   }
 
   /**

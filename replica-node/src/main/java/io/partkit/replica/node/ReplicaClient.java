@@ -413,7 +413,12 @@ public final class ReplicaClient implements AutoCloseable {
     return asLongs(call(Kind.PUT, Bytes.ofLong(key), null, Bytes.ofLong(value)));
   }
 
-  /** Sets {@code key} to {@code value} if it holds {@code expected} (null: absent). */
+  /**
+   * Sets {@code key} to {@code value} if it holds {@code expected} (null: absent).
+   *
+   * @throws UnsupportedOperationException when the key is spread ({@link Builder#spreadKey}):
+   *     nothing was sent
+   */
   public Result cas(long key, Long expected, long value) {
     return asLongs(call(Kind.CAS, Bytes.ofLong(key),
         expected == null ? null : Bytes.ofLong(expected), Bytes.ofLong(value)));
@@ -432,7 +437,7 @@ public final class ReplicaClient implements AutoCloseable {
    * Writes {@code value} to {@code key}.
    *
    * @throws IllegalArgumentException when {@code key} is over {@link #MAX_KEY_BYTES} or {@code
-   *     value} over {@link #MAX_VALUE_BYTES}; nothing was sent
+   *     value} over {@link #MAX_VALUE_BYTES} (a spread key's, with its stamp); nothing was sent
    */
   public BytesResult put(byte[] key, byte[] value) {
     return checked(Kind.PUT, key, null, value);
@@ -443,6 +448,8 @@ public final class ReplicaClient implements AutoCloseable {
    *
    * @throws IllegalArgumentException when {@code key} is over {@link #MAX_KEY_BYTES}, or {@code
    *     expected} or {@code value} over {@link #MAX_VALUE_BYTES}; nothing was sent
+   * @throws UnsupportedOperationException when the key is spread ({@link Builder#spreadKey}):
+   *     nothing was sent
    */
   public BytesResult cas(byte[] key, byte[] expected, byte[] value) {
     return checked(Kind.CAS, key, expected, value);

@@ -555,6 +555,73 @@ public final class Replica implements StateMachine {
     return p == null ? 0 : p.seq;
   }
 
+  /**
+   * Where {@code partition} stands on this node, as far as it knows: a pure query of this
+   * replica's state (no I/O, no clock; whether a primary serves is as of its last {@link #tick}),
+   * for observers such as a driver's listing of its partitions. A partition it knows nothing of
+   * is {@link Role#ABSENT} at epoch 0, numbered {@link Numbering#NONE}, with no primary.
+   */
+  public Status status(int partition) {
+    Part p = parts.get(partition);
+    if (p == null) {
+      return new Status(partition, Role.ABSENT, 0, Numbering.NONE, -1, List.of(), List.of(), 0,
+          false, false, new StateName(0, 0), 0, 0, 0, false, 0);
+    }
+    boolean primary = p.role == Role.PRIMARY;
+    boolean serving = primary && p.levelled && !p.deposed && !p.mustLevel && p.drainUntil <= now;
+    return new Status(p.id, p.role, p.epoch, p.numbering, p.primary, p.backups,
+        primary ? List.copyOf(p.joining) : List.of(), p.level, p.levelled, serving,
+        new StateName(p.stateEpoch, p.stateLevel), p.seq, p.data.size(), p.queue.size(),
+        p.gathering != null, primary ? p.copies.size() : 0);
+  }
+
+  /** {@link #status} of every partition this node knows anything of, in partition order. */
+  public List<Status> statuses() {
+    List<Status> all = new ArrayList<>(parts.size());
+    for (int p : parts.keySet()) {
+      all.add(status(p));
+    }
+    return all;
+  }
+
+  /**
+   * Where one partition stands on one node ({@link #status}).
+   *
+   * @param partition the partition
+   * @param role what this node is for it, as far as it knows
+   * @param epoch the epoch of the configuration it knows (0: none)
+   * @param numbering which keys it holds ({@link Numbering#NONE}: not numbered)
+   * @param primary the primary that configuration names (-1: none known)
+   * @param backups the backups that configuration names, as far as this node knows (a backup
+   *     that took its copy from its primary's snapshot knows only its primary: none)
+   * @param joining primary: the backups it is still levelling (not yet holding every write it
+   *     made visible), which no round waits for; empty on a backup
+   * @param level the level of its epoch: a primary's in progress or done, the one a backup holds
+   *     or is being brought to
+   * @param levelled a backup holds its primary's level; a primary's backups all acknowledged it
+   * @param serving a primary that takes requests now: levelled, not deposed, not levelling
+   *     again after a restart, not draining for a change of primary
+   * @param state the name of the state its copy is in (the level it was last made under)
+   * @param seq the last write its copy holds, within that level
+   * @param keys the keys its copy holds (visible or not)
+   * @param queued requests waiting at the primary behind the round in progress
+   * @param copyArriving a backup to which a whole copy's pages are arriving
+   * @param copiesSending a primary's whole copies under way to its backups
+   */
+  public record Status(int partition, Role role, long epoch, Numbering numbering, int primary,
+      List<Integer> backups, List<Integer> joining, long level, boolean levelled,
+      boolean serving, StateName state, long seq, int keys, int queued, boolean copyArriving,
+      int copiesSending) {
+
+    public Status {
+      java.util.Objects.requireNonNull(role, "role");
+      java.util.Objects.requireNonNull(numbering, "numbering");
+      java.util.Objects.requireNonNull(state, "state");
+      backups = List.copyOf(backups);
+      joining = List.copyOf(joining);
+    }
+  }
+
   /** The value this node holds for {@code key} (visible or not): for tests and observers. */
   public Optional<Bytes> localValue(int partition, Bytes key) {
     Part p = parts.get(partition);

@@ -27,6 +27,7 @@ import io.partkit.replica.Message.Suspect;
 import io.partkit.replica.Message.Taken;
 import io.partkit.replica.Message.Write;
 import io.partkit.replica.Record;
+import io.partkit.replica.Replica;
 import io.partkit.replica.Record.Born;
 import io.partkit.replica.Record.Checkpoint;
 import io.partkit.replica.Record.Configured;
@@ -69,15 +70,18 @@ import java.util.TreeSet;
  *
  * <p>A frame is an {@link Envelope} of a core {@link Message}, or one of the driver's own {@link
  * Frame}s: a connection's login ({@link LoginHandshake}) and {@link Frame.Hello}, a client's
- * table request and its answer, and a client's load request and a node's load view, which the
- * core knows nothing of.
+ * table request and its answer, a client's load request and a node's load view, and a client's
+ * request for a node's partitions and its listing, which the core knows nothing of.
  *
  * <p>Records keep their tags for good, since a log outlives the build that wrote it: a new shape
  * of a record gets a new tag, and the old tag is still read. Frames need less care (the
  * processes of one cluster run one build), so a message's shape changes in place. A client's
  * answers are read by tools that may ask nodes of another build (a harness, a bench, a rolling
  * restart), so the load answer grew at its end only, and its earlier, shorter form is still read
- * as not saying what the node received ({@link Frame.Load#received()} null).
+ * as not saying what the node received ({@link Frame.Load#received()} null). A node's listing of
+ * its partitions ({@link Frame.Partitions}) holds each partition's status as an entry of its own
+ * length: a later build appends fields to an entry (read when present, as the load answer's), and
+ * the fields after those a reader knows are skipped, so builds read each other's listings.
  */
 final class Codec {
 
@@ -112,6 +116,8 @@ final class Codec {
   private static final byte LOAD_REQUEST = 26;
   private static final byte LOAD = 27;
   private static final byte RESUME = 28;
+  private static final byte PARTITIONS_REQUEST = 29;
+  private static final byte PARTITIONS = 30;
 
   // Record tags 1 and 4 are the shapes before partitions were numbered (no modulus): still read,
   // as numbered at 0, so a log written by an earlier build replays; never written.
@@ -187,6 +193,18 @@ final class Codec {
           out.d.writeLong(row.epoch());
         }
         string(out, t.unsettled());
+      } else if (frame instanceof Frame.PartitionsRequest r) {
+        clientFrame(out, PARTITIONS_REQUEST, r.id());
+        out.d.writeInt(r.partition());
+      } else if (frame instanceof Frame.Partitions l) {
+        clientFrame(out, PARTITIONS, l.id());
+        out.d.writeInt(l.node());
+        out.d.writeInt(l.partitions().size());
+        for (Replica.Status status : l.partitions()) {
+          Out entry = new Out();
+          status(entry, status);
+          raw(out, entry.bytes());
+        }
       } else if (frame instanceof Frame.LoadRequest l) {
         clientFrame(out, LOAD_REQUEST, l.id());
       } else if (frame instanceof Frame.Load l) {
@@ -241,6 +259,22 @@ final class Codec {
           frame = new Frame.Table(id, settled, rows, in.string());
         }
         case LOAD_REQUEST -> frame = new Frame.LoadRequest(in.b.getLong());
+        case PARTITIONS_REQUEST -> frame = new Frame.PartitionsRequest(in.b.getLong(),
+            in.b.getInt());
+        case PARTITIONS -> {
+          long id = in.b.getLong();
+          int node = in.b.getInt();
+          int n = in.count(4);
+          List<Replica.Status> statuses = new ArrayList<>(n);
+          for (int i = 0; i < n; i++) {
+            byte[] entry = in.raw();
+            if (entry == null) {
+              throw new Malformed("a partition listing's entry " + i + " is null");
+            }
+            statuses.add(status(new In(entry)));
+          }
+          frame = new Frame.Partitions(id, node, statuses);
+        }
         case LOAD -> {
           long id = in.b.getLong();
           NodeLoad view = view(in);
@@ -290,6 +324,64 @@ final class Codec {
       out.d.writeLong(k.lowerBound());
       out.d.writeLong(k.upperBound());
     }
+  }
+
+  /**
+   * One partition's status in a node's listing, an entry of its own: a later build appends its
+   * fields at the end, and {@link #status(In)} reads the fields it knows and leaves the rest.
+   */
+  private static void status(Out out, Replica.Status s) throws IOException {
+    out.d.writeInt(s.partition());
+    out.d.writeByte(s.role().ordinal()); // as a checkpoint has it: never renumbered
+    out.d.writeLong(s.epoch());
+    numbering(out, s.numbering());
+    out.d.writeInt(s.primary());
+    ints(out, s.backups());
+    ints(out, s.joining());
+    out.d.writeLong(s.level());
+    out.d.writeBoolean(s.levelled());
+    out.d.writeBoolean(s.serving());
+    out.d.writeLong(s.state().epoch());
+    out.d.writeLong(s.state().level());
+    out.d.writeLong(s.seq());
+    out.d.writeInt(s.keys());
+    out.d.writeInt(s.queued());
+    out.d.writeBoolean(s.copyArriving());
+    out.d.writeInt(s.copiesSending());
+  }
+
+  /** A status entry: the fields this build knows, whatever a later build appended after them. */
+  private static Replica.Status status(In in) throws Malformed {
+    int partition = in.b.getInt();
+    Role role = in.role();
+    long epoch = in.b.getLong();
+    Numbering numbering = in.numbering();
+    int primary = in.b.getInt();
+    List<Integer> backups = ints(in);
+    List<Integer> joining = ints(in);
+    long level = in.b.getLong();
+    boolean levelled = in.bool();
+    boolean serving = in.bool();
+    Replica.StateName state = new Replica.StateName(in.b.getLong(), in.b.getLong());
+    return new Replica.Status(partition, role, epoch, numbering, primary, backups, joining,
+        level, levelled, serving, state, in.b.getLong(), in.b.getInt(), in.b.getInt(), in.bool(),
+        in.b.getInt());
+  }
+
+  private static void ints(Out out, List<Integer> ints) throws IOException {
+    out.d.writeInt(ints.size());
+    for (int i : ints) {
+      out.d.writeInt(i);
+    }
+  }
+
+  private static List<Integer> ints(In in) throws Malformed {
+    int n = in.count(4);
+    List<Integer> ints = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      ints.add(in.b.getInt());
+    }
+    return ints;
   }
 
   /** What a node received to create or level copies: five counts, appended to its load view. */

@@ -1,5 +1,6 @@
 package io.partkit.replica.node;
 
+import io.partkit.replica.Replica;
 import io.partkit.replica.node.access.FrameBody;
 import io.partkit.replica.node.access.LoginHandshake;
 import io.partkit.replica.node.load.CopiesReceived;
@@ -61,6 +62,25 @@ interface Frame {
     /** An answer that does not say what the node received (an earlier build's). */
     Load(long id, NodeLoad view) {
       this(id, view, null);
+    }
+  }
+
+  /**
+   * A client to a node: which partitions do you know of, and where does each stand? {@code
+   * partition} below 0 asks for all of them, else for that one alone.
+   */
+  record PartitionsRequest(long id, int partition) implements Frame {}
+
+  /**
+   * A node's answer to a {@link PartitionsRequest}: its number, and the status of each partition
+   * asked for that it knows of, in partition order ({@link Replica#status}: one it knows nothing
+   * of is absent at epoch 0). Each status is a length-prefixed entry in the wire form, so that a
+   * later build appends fields to an entry and this build's reader skips them, and a later
+   * reader takes an entry of this build's without them.
+   */
+  record Partitions(long id, int node, List<Replica.Status> partitions) implements Frame {
+    public Partitions {
+      partitions = List.copyOf(partitions);
     }
   }
 

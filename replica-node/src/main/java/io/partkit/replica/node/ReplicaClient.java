@@ -10,8 +10,7 @@ import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
 import io.partkit.replica.Numbering;
-import io.partkit.replica.node.access.ConnectionLimits;
-import io.partkit.replica.node.access.LoginHandshake;
+import io.partkit.replica.Replica;
 import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.replica.node.load.ClusterLoad;
 import io.partkit.replica.node.load.CopiesReceived;
@@ -19,29 +18,31 @@ import io.partkit.replica.node.load.NodeLoad;
 import io.partkit.spi.HashSlots;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.function.Predicate;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntUnaryOperator;
+import java.util.function.LongSupplier;
 
 /**
- * A client of a Fixed Partitions cluster of {@link ReplicaNodeMain} processes, for one thread at a
- * time. Keys and values are byte strings; the methods on longs are the same on their eight
- * big-endian bytes, for a store whose keys and values are all eight bytes (a long read of a value
- * of another length fails with {@link IllegalStateException}). A request goes to the
+ * A client of a Fixed Partitions cluster of {@link ReplicaNodeMain} processes, safe to use from
+ * many threads at once. Keys and values are byte strings; the methods on longs are the same on
+ * their eight big-endian bytes, for a store whose keys and values are all eight bytes (a long read
+ * of a value of another length fails with {@link IllegalStateException}). A request goes to the
  * partition that holds its key in the control's table as this client last read it ({@link
  * Table#route}: each partition's number and modulus name its keys, so a table read after a split
  * routes the moved keys to the new partition), to that partition's primary. The table is asked
@@ -53,12 +54,35 @@ import java.util.function.Predicate;
  * Result#mismatch}); {@link Outcome#UNKNOWN} may have (no answer within the timeout, a connection
  * lost after the request was written, or a write a deposed primary could not finish). A refused
  * request is sent again, to the primary of a fresh table, while the timeout allows: it surely did
- * not take effect. Nothing else is retried.
+ * not take effect. Nothing else is retried, but for the questions that change nothing (the
+ * control's table, a node's load view or listing of its partitions): one that fails on a pooled
+ * connection that served before, which the peer's restart since may have broken, is asked again
+ * on a new one.
+ *
+ * <p>Threads. What the threads of one client share: the control's table as last read (one
+ * thread reads a fresh one while the others that need it wait for it, each within its own
+ * timeout; a thread whose request was refused forgets only the table it routed by, never a
+ * fresher one another thread read meanwhile), the connections (a pool per node and per control,
+ * at most {@link Builder#connectionsPerNode} open to each, idle ones reused; {@link
+ * ClientPool}) and the numbers that pair answers with requests. What is each call's own: its
+ * timeout, which starts when it is called (waiting for a table or for a free connection counts
+ * in it), its retries, and the connection it sends on: a connection carries one call's request
+ * at a time, from the request to its answer, and goes back to the pool only once that answer came
+ * whole (one that failed or timed out is closed), so no call ever reads another's answer. Calls
+ * from different threads are concurrent requests, and the cluster orders them as it orders any
+ * clients' (each linearizable). {@link #close} closes the idle connections and each lent one as
+ * it comes back; a call after it fails ({@link Outcome#FAIL}, nothing sent).
  *
  * <p>{@link #scan} reads a range of keys from every partition (the hash numbering scatters
  * neighbouring keys), one partition's page at a time, and merges them in key order. Each page is
  * linearizable on its own (served as a read); the scan as a whole is not an atomic snapshot across
- * partitions, nor across the pages of one partition.
+ * partitions, nor across the pages of one partition. {@link #scanner} reads a range lazily, page
+ * by page as it is iterated, through failovers and splits ({@link ReplicaScanner} says what it
+ * sees).
+ *
+ * <p>Options of the {@link Builder}: the timeout, the secret, the connections per node, and
+ * spread keys ({@link Builder#spreadKey}: a hot key's writes spread over sub-keys). {@link
+ * #partitions} asks one node which partitions it holds and how each stands there.
  *
  * <p>Sizes: a key is at most {@link #MAX_KEY_BYTES}, a value (and a CAS's expected value) at most
  * {@link #MAX_VALUE_BYTES}. A larger one is refused before anything is sent, and a node refuses
@@ -189,15 +213,17 @@ public final class ReplicaClient implements AutoCloseable {
 
   private final List<InetSocketAddress> controls;
   /** The control asked last, or next after a failure: the one that answered stays asked. */
-  private int controlIndex;
+  private final AtomicInteger controlIndex = new AtomicInteger();
   private final List<InetSocketAddress> nodes;
   private final long timeoutMillis;
-  private final SharedSecret secret; // null: none
-  private final Map<Integer, Conn> conns = new HashMap<>();
-  private Conn controlConn;
+  private final ClientPool pool;
   /** The table last read, null when it is to be read again before the next request. */
-  private Table table;
-  private long nextId = 1;
+  private final AtomicReference<Table> table = new AtomicReference<>();
+  /** Held by the one thread that reads a fresh table for every thread that needs one. */
+  private final ReentrantLock tableReader = new ReentrantLock();
+  private final AtomicLong nextId = new AtomicLong(1);
+  /** The keys whose writes are spread over sub-keys, and this client's stamps. */
+  private final KeySpreading spreading;
 
   /**
    * A client of the control at {@code control} and the nodes at {@code nodes} (node {@code i} at
@@ -229,13 +255,152 @@ public final class ReplicaClient implements AutoCloseable {
    */
   public ReplicaClient(List<InetSocketAddress> controls, List<InetSocketAddress> nodes,
       Duration timeout, SharedSecret secret) {
-    this.secret = secret;
-    if (controls.isEmpty()) {
+    this(builder(controls, nodes).timeout(timeout).secret(secret));
+  }
+
+  private ReplicaClient(Builder b) {
+    if (b.controls.isEmpty()) {
       throw new IllegalArgumentException("a client needs the address of at least one control");
     }
-    this.controls = List.copyOf(controls);
-    this.nodes = List.copyOf(nodes);
-    this.timeoutMillis = timeout.toMillis();
+    this.controls = List.copyOf(b.controls);
+    this.nodes = List.copyOf(b.nodes);
+    this.timeoutMillis = b.timeout.toMillis();
+    this.pool = new ClientPool(b.connectionsPerNode, b.secret);
+    this.spreading = new KeySpreading(b.spread, ThreadLocalRandom.current().nextLong(),
+        b.wallMillis, b.subKeyChoice);
+  }
+
+  /**
+   * A builder of a client of the controls at {@code controls} (one leads; the others do not
+   * listen) and the nodes at {@code nodes} (node {@code i} at index {@code i}), with a timeout
+   * of 2 seconds per operation, no secret and 16
+   * connections per node at most.
+   */
+  public static Builder builder(List<InetSocketAddress> controls, List<InetSocketAddress> nodes) {
+    return new Builder(controls, nodes);
+  }
+
+  /** How a {@link ReplicaClient} is made: {@link ReplicaClient#builder}. */
+  public static final class Builder {
+    private final List<InetSocketAddress> controls;
+    private final List<InetSocketAddress> nodes;
+    private Duration timeout = Duration.ofSeconds(2);
+    private SharedSecret secret;
+    private int connectionsPerNode = ClientPool.DEFAULT_PER_ENDPOINT;
+    private final Map<Bytes, KeySpreading.Spread> spread = KeySpreading.table();
+    private LongSupplier wallMillis = System::currentTimeMillis;
+    private IntUnaryOperator subKeyChoice = ways -> ThreadLocalRandom.current().nextInt(ways);
+
+    private Builder(List<InetSocketAddress> controls, List<InetSocketAddress> nodes) {
+      this.controls = List.copyOf(controls);
+      this.nodes = List.copyOf(nodes);
+    }
+
+    /**
+     * How long each operation waits at most, from its call to its answer, retries included.
+     *
+     * @throws IllegalArgumentException when not positive
+     */
+    public Builder timeout(Duration timeout) {
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("a client's timeout must be positive: " + timeout);
+      }
+      this.timeout = timeout;
+      return this;
+    }
+
+    /** The cluster's shared secret, proven to every node and control that asks (null: none). */
+    public Builder secret(SharedSecret secret) {
+      this.secret = secret;
+      return this;
+    }
+
+    /**
+     * How many connections the client opens to one node (and to one control) at most, shared
+     * by its threads: a call that finds them all lent waits for one within its timeout. A node
+     * takes 256 connections from all its peers and clients together.
+     *
+     * @throws IllegalArgumentException when below 1
+     */
+    public Builder connectionsPerNode(int connections) {
+      if (connections < 1) {
+        throw new IllegalArgumentException("a client needs at least 1 connection per node, got "
+            + connections);
+      }
+      this.connectionsPerNode = connections;
+      return this;
+    }
+
+    /**
+     * Spreads a hot key's writes over {@code ways} sub-keys, ordered {@link
+     * SpreadWrites#LAST_WRITER_WINS}: see {@link #spreadKey(byte[], int, SpreadWrites)}.
+     */
+    public Builder spreadKey(byte[] key, int ways) {
+      return spreadKey(key, ways, SpreadWrites.LAST_WRITER_WINS);
+    }
+
+    /**
+     * Spreads the writes of the long key {@code key} (its eight big-endian bytes) over {@code
+     * ways} sub-keys: see {@link #spreadKey(byte[], int, SpreadWrites)}.
+     */
+    public Builder spreadKey(long key, int ways, SpreadWrites order) {
+      return spreadKey(Bytes.ofLong(key).toArray(), ways, order);
+    }
+
+    /**
+     * Spreads a hot key's writes over {@code ways} sub-keys: a mitigation for a key whose writes
+     * overload its partition (a hot key in the nodes' load view, {@link NodeLoad#hotKeys}). The
+     * sub-keys hash to other partitions, so each takes about 1/{@code ways} of the key's
+     * writes; a read asks every sub-key and returns the newest value ({@link KeySpreading} has
+     * the layout, which is persisted format).
+     *
+     * <p>What it costs: a read of the key becomes {@code ways} requests, one after another
+     * ({@code ways + 1} while no sub-key has a value), so a key hot by its reads gets worse, not
+     * better; a write becomes a read and a compare-and-set of one sub-key ({@code ways + 2}
+     * requests in all with {@link SpreadWrites#LINEARIZABLE}), all within the client's timeout;
+     * a compare-and-set of the key is refused ({@link UnsupportedOperationException}); with
+     * {@link SpreadWrites#LAST_WRITER_WINS} the key is no longer linearizable across clients
+     * (see there). A value written must leave room for the stamp: at most {@link
+     * ReplicaClient#MAX_VALUE_BYTES} - {@value KeySpreading#VALUE_EXTRA} bytes. Every client of
+     * the cluster must spread the same keys the same way: a client that does not reads and
+     * writes the key itself, which spreading clients read only until a sub-key has a value. A
+     * value written before the key was spread stays readable until the first spread write; to
+     * stop spreading, write the key's value with spreading on, then turn it off on every client
+     * and write it again. A scan returns the sub-keys as they are stored, stamps and all.
+     *
+     * @param ways how many sub-keys, {@value KeySpreading#MIN_WAYS}..{@value
+     *     KeySpreading#MAX_WAYS}
+     * @throws IllegalArgumentException when {@code ways} is out of range, or the key is empty,
+     *     spread already, itself a sub-key, or too long for its sub-keys to fit the key limit
+     */
+    public Builder spreadKey(byte[] key, int ways, SpreadWrites order) {
+      java.util.Objects.requireNonNull(key, "key");
+      java.util.Objects.requireNonNull(order, "order");
+      KeySpreading.check(spread, key, ways);
+      spread.put(Bytes.of(key.clone()), new KeySpreading.Spread(ways, order));
+      return this;
+    }
+
+    /** The wall clock of the stamps of spread writes (tests give a skewed one). */
+    Builder wallClockForTest(LongSupplier millis) {
+      this.wallMillis = java.util.Objects.requireNonNull(millis, "millis");
+      return this;
+    }
+
+    /** Which sub-key each spread write goes to, from the number of ways (tests: a fixed one). */
+    Builder subKeyChoiceForTest(IntUnaryOperator choice) {
+      this.subKeyChoice = java.util.Objects.requireNonNull(choice, "choice");
+      return this;
+    }
+
+    /**
+     * The client.
+     *
+     * @throws IllegalArgumentException when there is no control
+     */
+    public ReplicaClient build() {
+      return new ReplicaClient(this);
+    }
   }
 
   /** Reads {@code key}. */
@@ -248,7 +413,12 @@ public final class ReplicaClient implements AutoCloseable {
     return asLongs(call(Kind.PUT, Bytes.ofLong(key), null, Bytes.ofLong(value)));
   }
 
-  /** Sets {@code key} to {@code value} if it holds {@code expected} (null: absent). */
+  /**
+   * Sets {@code key} to {@code value} if it holds {@code expected} (null: absent).
+   *
+   * @throws UnsupportedOperationException when the key is spread ({@link Builder#spreadKey}):
+   *     nothing was sent
+   */
   public Result cas(long key, Long expected, long value) {
     return asLongs(call(Kind.CAS, Bytes.ofLong(key),
         expected == null ? null : Bytes.ofLong(expected), Bytes.ofLong(value)));
@@ -267,7 +437,7 @@ public final class ReplicaClient implements AutoCloseable {
    * Writes {@code value} to {@code key}.
    *
    * @throws IllegalArgumentException when {@code key} is over {@link #MAX_KEY_BYTES} or {@code
-   *     value} over {@link #MAX_VALUE_BYTES}; nothing was sent
+   *     value} over {@link #MAX_VALUE_BYTES} (a spread key's, with its stamp); nothing was sent
    */
   public BytesResult put(byte[] key, byte[] value) {
     return checked(Kind.PUT, key, null, value);
@@ -278,6 +448,8 @@ public final class ReplicaClient implements AutoCloseable {
    *
    * @throws IllegalArgumentException when {@code key} is over {@link #MAX_KEY_BYTES}, or {@code
    *     expected} or {@code value} over {@link #MAX_VALUE_BYTES}; nothing was sent
+   * @throws UnsupportedOperationException when the key is spread ({@link Builder#spreadKey}):
+   *     nothing was sent
    */
   public BytesResult cas(byte[] key, byte[] expected, byte[] value) {
     return checked(Kind.CAS, key, expected, value);
@@ -349,14 +521,13 @@ public final class ReplicaClient implements AutoCloseable {
       throw new IllegalArgumentException("a scan's from " + from + " is after its to " + to
           + " (keys compare as unsigned bytes)");
     }
-    long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+    long deadline = deadline();
     BytesScanResult last = new BytesScanResult(Outcome.FAIL, List.of(), false,
         "no attempt within the timeout");
     while (System.nanoTime() < deadline) {
+      Table t;
       try {
-        if (table == null) {
-          table = askTable(deadline);
-        }
+        t = cachedTable(deadline);
       } catch (IOException e) {
         return new BytesScanResult(Outcome.FAIL, List.of(), false,
             "no table from the control: " + e);
@@ -364,15 +535,15 @@ public final class ReplicaClient implements AutoCloseable {
       TreeMap<Bytes, Bytes> merged = new TreeMap<>();
       boolean more = false;
       String refused = null;
-      Optional<List<Row>> inOrder = inKeyOrder(table, from, to);
-      for (Row row : inOrder.orElse(table.rows())) {
+      Optional<List<Row>> inOrder = inKeyOrder(t, from, to);
+      for (Row row : inOrder.orElse(t.rows())) {
         // in key order, a partition's keys all come after the earlier ones': it is asked only
         // for what the limit leaves, and one more to know whether any remain
         int want = inOrder.isPresent() ? limit + 1 - merged.size() : limit;
         if (want <= 0) {
           break;
         }
-        PartitionScan part = scanPartition(row, from, to, want, deadline);
+        PartitionScan part = scanPartition(t, row, from, to, want, deadline);
         if (part.failure != null && part.failure.outcome() == Outcome.UNKNOWN) {
           return part.failure;
         }
@@ -394,11 +565,100 @@ public final class ReplicaClient implements AutoCloseable {
         }
         return new BytesScanResult(Outcome.OK, entries, more, null);
       }
-      table = null;
+      forget(t);
       last = new BytesScanResult(Outcome.FAIL, List.of(), false, refused);
       pause(deadline);
     }
     return last;
+  }
+
+  /**
+   * A lazy scan of {@code [from, to)} ({@code to} null: no end), read as it is iterated, in
+   * pages of at most {@code pageSize} entries from each partition (and at most {@link
+   * Replica#PAGE_ENTRIES}, about 1 MiB): the keys in ascending unsigned order of their bytes
+   * (of longs: their eight big-endian bytes) with their values. Over hashed keys the first key
+   * costs a page of every partition, each refilled only once its keys are wanted; over key
+   * ranges only the partitions whose range meets the scan's are read, one after another, in key
+   * order. What a scan sees under concurrent writes, failovers and splits: {@link
+   * ReplicaScanner}. An empty range ({@code from} equal to {@code to}) asks nothing. The
+   * kvstore client's {@code scanner}.
+   *
+   * @throws NullPointerException when {@code from} is null (the empty key is the first)
+   * @throws IllegalArgumentException when {@code pageSize} is below 1 or {@code from} is after
+   *     {@code to}
+   */
+  public ReplicaScanner scanner(byte[] from, byte[] to, int pageSize) {
+    return new RangeScanner(pages, from, to, pageSize);
+  }
+
+  /** A scanner's pages: from each partition's primary, with this client's table and retries. */
+  private final RangeScanner.PageSource pages = new RangeScanner.PageSource() {
+    @Override
+    public Table table() {
+      try {
+        return cachedTable(deadline());
+      } catch (IOException e) {
+        throw new ScanFailedException("no table from the control within " + timeoutMillis
+            + " ms: " + e);
+      }
+    }
+
+    @Override
+    public RangeScanner.Fetched fetch(Table planned, int partition, Bytes from, Bytes to,
+        int max, AtomicInteger retries) {
+      return fetchPage(planned, partition, from, to, max, retries);
+    }
+  };
+
+  /**
+   * A page of {@code partition} from its primary in the table, asked again, at the primary of a
+   * fresh table, while refused or unanswered within the timeout: a read changes nothing.
+   */
+  private RangeScanner.Fetched fetchPage(Table planned, int partition, Bytes from, Bytes to,
+      int max, AtomicInteger retries) {
+    long deadline = deadline();
+    String last = "no attempt within the timeout";
+    for (int attempt = 0; System.nanoTime() < deadline; attempt++) {
+      if (attempt > 0) {
+        retries.incrementAndGet();
+        pause(deadline);
+      }
+      Table t;
+      try {
+        t = cachedTable(deadline);
+      } catch (ClientPool.Closed e) {
+        throw new ScanFailedException(e.getMessage());
+      } catch (IOException e) {
+        last = "no table from the control: " + e;
+        continue;
+      }
+      if (!RangeScanner.sameNumbering(planned, t)) {
+        throw new RangeScanner.StaleNumbering();
+      }
+      Row row = null;
+      for (Row r : t.rows()) {
+        if (r.partition() == partition) {
+          row = r;
+        }
+      }
+      Page page;
+      try {
+        page = page(row, from, to, max, deadline);
+      } catch (ClientPool.Closed e) {
+        throw new ScanFailedException(e.getMessage());
+      } catch (IOException e) {
+        forget(t);
+        last = "partition " + partition + " on node " + row.primary() + ": " + e;
+        continue;
+      }
+      if (page.outcome() == Outcome.OK) {
+        return new RangeScanner.Fetched(page, row.primary());
+      }
+      forget(t);
+      last = page.why();
+    }
+    throw new ScanFailedException("no page of partition " + partition + " within "
+        + timeoutMillis + " ms: " + last);
   }
 
   /**
@@ -437,26 +697,21 @@ public final class ReplicaClient implements AutoCloseable {
     BytesScanResult failure;
   }
 
-  private PartitionScan scanPartition(Row row, Bytes from, Bytes to, int limit, long deadline) {
+  private PartitionScan scanPartition(Table t, Row row, Bytes from, Bytes to, int limit,
+      long deadline) {
     PartitionScan part = new PartitionScan();
     Bytes next = from;
     while (true) {
-      long id = nextId++;
-      Scan scan = new Scan(id, row.partition(), row.modulus(), next, to,
-          limit - part.entries.size());
-      Message answer;
+      Page page;
       try {
-        answer = conn(row.primary(), deadline).call(new Envelope(0, row.primary(), scan), id,
-            deadline);
+        page = page(row, next, to, limit - part.entries.size(), deadline);
       } catch (IOException e) {
-        drop(row.primary());
-        table = null;
+        forget(t);
         part.failure = new BytesScanResult(e instanceof SocketTimeoutException ? Outcome.UNKNOWN
             : Outcome.FAIL, List.of(), false, "partition " + row.partition() + " on node "
             + row.primary() + ": " + e);
         return part;
       }
-      Page page = (Page) answer;
       if (page.outcome() != Outcome.OK) {
         part.failure = new BytesScanResult(Outcome.FAIL, List.of(), false, page.why());
         return part;
@@ -471,6 +726,28 @@ public final class ReplicaClient implements AutoCloseable {
     }
   }
 
+  /**
+   * One page of {@code row}'s keys in {@code [from, to)}, at most {@code limit}, asked of its
+   * primary on a connection of the pool.
+   *
+   * @throws SocketTimeoutException when no answer came before {@code deadline}
+   * @throws IOException when it could not be asked, or the connection failed
+   */
+  private Page page(Row row, Bytes from, Bytes to, int limit, long deadline) throws IOException {
+    long id = nextId.getAndIncrement();
+    Scan scan = new Scan(id, row.partition(), row.modulus(), from, to, limit);
+    ClientConnection c = pool.borrow(nodeAddress(row.primary()), deadline);
+    Message answer;
+    try {
+      answer = c.call(new Envelope(0, row.primary(), scan), id, deadline);
+    } catch (IOException | RuntimeException e) {
+      pool.discard(c);
+      throw e;
+    }
+    pool.release(c);
+    return (Page) answer;
+  }
+
   /** The first key after {@code key} in unsigned byte order: it followed by a zero byte. */
   static Bytes successor(Bytes key) {
     return Bytes.of(Arrays.copyOf(key.toArray(), key.length() + 1));
@@ -482,24 +759,172 @@ public final class ReplicaClient implements AutoCloseable {
    * @throws IOException when the control cannot be asked within the timeout
    */
   public Table table() throws IOException {
-    long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
-    return askTable(deadline);
+    return askTable(deadline());
+  }
+
+  /** When an operation called now must be done: the client's timeout from now. */
+  private long deadline() {
+    return System.nanoTime() + timeoutMillis * 1_000_000;
   }
 
   private BytesResult call(Kind kind, Bytes key, Bytes expected, Bytes value) {
-    long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+    KeySpreading.Spread spread = spreading.of(key);
+    if (spread == null) {
+      return call(kind, key, expected, value, deadline());
+    }
+    if (kind == Kind.GET) {
+      return spreadGet(key, spread, deadline());
+    }
+    if (kind == Kind.PUT) {
+      return spreadPut(key, value, spread, deadline());
+    }
+    throw new UnsupportedOperationException("compare-and-set of key " + KeySpreading.hex(
+        key.toArray()) + " is refused: the key is spread over sub-keys"
+        + " (ReplicaClient.Builder.spreadKey), and a compare-and-set needs one register");
+  }
+
+  // ---- spread keys
+
+  /** The newest value over a spread key's sub-keys, or a failure to read one. */
+  private record Newest(KeySpreading.Stamped stamped, BytesResult failure) {}
+
+  /**
+   * The newest of a spread key's sub-keys' values; the key's own value (written before it was
+   * spread) when no sub-key has one. One read per sub-key, one after another.
+   */
+  private BytesResult spreadGet(Bytes key, KeySpreading.Spread spread, long deadline) {
+    Newest n = newest(key, spread.ways(), deadline);
+    if (n.failure() != null) {
+      return n.failure();
+    }
+    if (n.stamped() != null) {
+      return new BytesResult(Outcome.OK, n.stamped().value(), false, null);
+    }
+    return call(Kind.GET, key, null, null, deadline);
+  }
+
+  /** Reads every sub-key of {@code key}, observing their stamps, and takes the newest. */
+  private Newest newest(Bytes key, int ways, long deadline) {
+    byte[] k = key.toArray();
+    KeySpreading.Stamped newest = null;
+    for (int i = 0; i < ways; i++) {
+      BytesResult r = call(Kind.GET, Bytes.of(KeySpreading.subKey(k, i)), null, null, deadline);
+      if (r.outcome() != Outcome.OK) {
+        return new Newest(null, new BytesResult(r.outcome(), null, false, "reading sub-key " + i
+            + " of spread key " + KeySpreading.hex(k) + ": " + r.why()));
+      }
+      KeySpreading.Stamped s;
+      try {
+        s = KeySpreading.decode(k, i, r.value());
+      } catch (KeySpreading.Foreign e) {
+        return new Newest(null, new BytesResult(Outcome.FAIL, null, false, e.getMessage()));
+      }
+      if (s != null) {
+        spreading.observe(s.stamp());
+        if (s.newerThan(newest)) {
+          newest = s;
+        }
+      }
+    }
+    return new Newest(newest, null);
+  }
+
+  /**
+   * Writes one sub-key, chosen at random, by compare-and-set so that no sub-key ever goes back
+   * to an older stamp: a sub-key that already holds a newer write keeps it (this write is then
+   * ordered just before that one, as if overwritten by it, and is done). {@link
+   * SpreadWrites#LINEARIZABLE} first reads every sub-key and stamps the write above them all.
+   * Nothing is written before the compare-and-set, so a failure before it is a definite one.
+   */
+  private BytesResult spreadPut(Bytes key, Bytes value, KeySpreading.Spread spread,
+      long deadline) {
+    byte[] k = key.toArray();
+    byte[] v = value.toArray();
+    if (v.length + KeySpreading.VALUE_EXTRA > MAX_VALUE_BYTES) {
+      throw new IllegalArgumentException("put of spread key " + KeySpreading.hex(k) + ": a value"
+          + " of " + v.length + " bytes with its stamp (" + KeySpreading.VALUE_EXTRA + " bytes)"
+          + " is over the limit of " + MAX_VALUE_BYTES + " bytes (ReplicaClient.MAX_VALUE_BYTES)");
+    }
+    if (spread.order() == SpreadWrites.LINEARIZABLE) {
+      Newest n = newest(key, spread.ways(), deadline); // observes every stamp: ours is above
+      if (n.failure() != null) {
+        return notWritten(n.failure().why());
+      }
+    }
+    int index = spreading.choose(spread.ways());
+    Bytes sub = Bytes.of(KeySpreading.subKey(k, index));
+    BytesResult read = call(Kind.GET, sub, null, null, deadline);
+    if (read.outcome() != Outcome.OK) {
+      return notWritten("reading sub-key " + index + " of spread key " + KeySpreading.hex(k)
+          + ": " + read.why());
+    }
+    byte[] current = read.value();
+    KeySpreading.Stamped held;
+    try {
+      held = KeySpreading.decode(k, index, current);
+    } catch (KeySpreading.Foreign e) {
+      return notWritten(e.getMessage());
+    }
+    if (held != null) {
+      spreading.observe(held.stamp());
+    }
+    // Stamped after reading the sub-key: the write is ordered after whatever it found there, so
+    // only a write that lands on the sub-key meanwhile (concurrent with this one) supersedes it.
+    KeySpreading.Stamped mine = new KeySpreading.Stamped(spreading.nextStamp(),
+        spreading.writer(), v);
+    Bytes encoded = Bytes.of(spreading.encode(mine.stamp(), v));
+    while (true) {
+      if (held != null && held.newerThan(mine)) {
+        return new BytesResult(Outcome.OK, null, false, null); // ordered before the newer one
+      }
+      BytesResult cas = call(Kind.CAS, sub, current == null ? null : Bytes.of(current), encoded,
+          deadline);
+      if (cas.outcome() == Outcome.OK) {
+        return new BytesResult(Outcome.OK, null, false, null);
+      }
+      if (cas.outcome() == Outcome.UNKNOWN || !cas.mismatch()) {
+        return new BytesResult(cas.outcome(), null, false, "writing sub-key " + index
+            + " of spread key " + KeySpreading.hex(k) + ": " + cas.why());
+      }
+      // another write got to the sub-key first: look at what it left
+      read = call(Kind.GET, sub, null, null, deadline);
+      if (read.outcome() != Outcome.OK) {
+        return notWritten("reading sub-key " + index + " of spread key " + KeySpreading.hex(k)
+            + " again: " + read.why());
+      }
+      current = read.value();
+      try {
+        held = KeySpreading.decode(k, index, current);
+      } catch (KeySpreading.Foreign e) {
+        return notWritten(e.getMessage());
+      }
+      if (held != null) {
+        spreading.observe(held.stamp());
+      }
+    }
+  }
+
+  /** A spread write that wrote nothing: a definite failure, whatever the read's outcome. */
+  private static BytesResult notWritten(String why) {
+    return new BytesResult(Outcome.FAIL, null, false, why + "; nothing was written");
+  }
+
+  /** A request, sent again while refused until {@code deadline}. */
+  private BytesResult call(Kind kind, Bytes key, Bytes expected, Bytes value, long deadline) {
     BytesResult last = new BytesResult(Outcome.FAIL, null, false,
         "no attempt within the timeout");
     int refusedBy = -1;
     while (System.nanoTime() < deadline) {
+      Table t;
       Row route;
       try {
-        route = route(key, deadline);
+        t = cachedTable(deadline);
+        route = route(t, key);
         if (route.primary() == refusedBy) {
           // the fresh table still names the node that refused: the change it refused for has
           // not reached the control's table yet; a new primary is asked at once
           pause(deadline);
-          table = null;
+          forget(t);
           refusedBy = -1;
           continue;
         }
@@ -508,14 +933,16 @@ public final class ReplicaClient implements AutoCloseable {
       }
       int p = route.partition();
       int node = route.primary();
-      long id = nextId++;
+      long id = nextId.getAndIncrement();
       Request r = new Request(id, p, kind, key, expected, value);
-      Conn c;
+      ClientConnection c;
       try {
-        c = conn(node, deadline);
+        c = pool.borrow(nodeAddress(node), deadline);
+      } catch (ClientPool.Closed e) {
+        return new BytesResult(Outcome.FAIL, null, false, e.getMessage());
       } catch (IOException e) {
         // never sent: a definite failure, and perhaps another node is primary by now
-        table = null;
+        forget(t);
         last = new BytesResult(Outcome.FAIL, null, false, "cannot connect to node " + node
             + ": " + e);
         pause(deadline);
@@ -525,19 +952,23 @@ public final class ReplicaClient implements AutoCloseable {
       try {
         reply = (Reply) c.call(new Envelope(0, node, r), id, deadline);
       } catch (IOException e) {
-        drop(node);
-        table = null;
+        pool.discard(c);
+        forget(t);
         boolean timeout = e instanceof SocketTimeoutException;
         return new BytesResult(Outcome.UNKNOWN, null, false, (timeout ? "no answer from node "
             : "connection to node ") + node + (timeout ? " within " + timeoutMillis + " ms"
             : " lost: " + e));
+      } catch (RuntimeException e) {
+        pool.discard(c);
+        throw e;
       }
+      pool.release(c);
       if (reply.outcome() == Outcome.OK) {
         return new BytesResult(Outcome.OK, kind == Kind.GET && reply.value() != null
             ? reply.value().toArray() : null, false, null);
       }
       if (reply.outcome() == Outcome.UNKNOWN) {
-        table = null;
+        forget(t);
         return new BytesResult(Outcome.UNKNOWN, null, false, reply.why());
       }
       // The core phrases a CAS that found another value "expected X, found Y"; every other
@@ -548,7 +979,7 @@ public final class ReplicaClient implements AutoCloseable {
       if (reply.why() != null && reply.why().contains(SizeLimits.OVER)) {
         return new BytesResult(Outcome.FAIL, null, false, reply.why()); // any node refuses it
       }
-      table = null;
+      forget(t);
       last = new BytesResult(Outcome.FAIL, null, false, reply.why());
       refusedBy = node;
     }
@@ -564,11 +995,9 @@ public final class ReplicaClient implements AutoCloseable {
    *     within the timeout
    */
   public NodeLoad nodeLoad(int node) throws IOException {
-    long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
     try {
-      return conn(node, deadline).load(nextId++, deadline).view();
+      return askNode(node, (c, id, deadline) -> c.load(id, deadline)).view();
     } catch (IOException e) {
-      drop(node);
       throw new IOException("no load view from node " + node + ": " + e.getMessage(), e);
     }
   }
@@ -582,15 +1011,122 @@ public final class ReplicaClient implements AutoCloseable {
    *     within the timeout
    */
   public Optional<CopiesReceived> received(int node) throws IOException {
-    long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
     try {
-      return Optional.ofNullable(conn(node, deadline).load(nextId++, deadline).received());
+      return Optional.ofNullable(askNode(node, (c, id, deadline) -> c.load(id, deadline))
+          .received());
     } catch (IOException e) {
-      drop(node);
       throw new IOException("no answer to a load request from node " + node + ": "
           + e.getMessage(), e);
     }
   }
+
+  /**
+   * The partitions node {@code node} knows of, asked of it now, in partition order, each with
+   * where it stands there ({@link Replica.Status}): the node's role, the epoch, primary and
+   * backups of the configuration it knows, the level of that epoch and whether it is levelled,
+   * whether it serves requests now (a primary levelled, not deposed, not draining), the name of
+   * its copy's state, the last write and the keys its copy holds, the requests queued at it,
+   * and whole copies under way to or from it. Partitions it holds no copy of but knows an epoch
+   * of are listed too, {@link io.partkit.replica.Role#ABSENT}. The kvstore's {@code LIST}.
+   *
+   * <p>The node answers from its replica's state, on the thread that alone runs that replica,
+   * between two of its inputs: one moment of that node, not of the cluster (another node may
+   * know a newer epoch of the same partition, and the control's {@link #table} may name another
+   * primary). Nothing is read from disk, and nothing changes.
+   *
+   * @throws IOException when the node has no address, cannot be reached or does not answer
+   *     within the timeout, answers as another node (this client's addresses are not in node
+   *     order), or is no data node of a build that lists (a control, or a node of a build
+   *     before this request, closes the connection)
+   */
+  public List<Replica.Status> partitions(int node) throws IOException {
+    return listing(node, -1).partitions();
+  }
+
+  /**
+   * Where {@code partition} stands on node {@code node}, asked of it now, as {@link
+   * #partitions} lists it: {@link io.partkit.replica.Role#ABSENT} at epoch 0 when the node
+   * knows nothing of it. The kvstore's {@code STATUS}.
+   *
+   * @throws IOException as {@link #partitions}
+   * @throws IllegalArgumentException when {@code partition} is negative
+   */
+  public Replica.Status partitionStatus(int node, int partition) throws IOException {
+    if (partition < 0) {
+      throw new IllegalArgumentException("a partition's number is at least 0: " + partition);
+    }
+    List<Replica.Status> one = listing(node, partition).partitions();
+    if (one.size() != 1 || one.get(0).partition() != partition) {
+      throw new IOException("node " + node + " answered the status of partition " + partition
+          + " with " + one);
+    }
+    return one.get(0);
+  }
+
+  private Frame.Partitions listing(int node, int partition) throws IOException {
+    Frame.Partitions answer;
+    try {
+      answer = askNode(node, (c, id, deadline) -> c.partitions(id, partition, deadline));
+    } catch (java.io.EOFException e) {
+      throw new IOException("no partition listing from node " + node + ": it closed the"
+          + " connection instead (it stopped, or it is a control or a node of a build before"
+          + " listings)", e);
+    } catch (IOException e) {
+      throw new IOException("no partition listing from node " + node + ": " + e.getMessage(), e);
+    }
+    if (answer.node() != node) {
+      throw new IOException("the node at " + nodes.get(node) + " answers as node "
+          + answer.node() + ", not " + node + ": this client's addresses are not in node order");
+    }
+    return answer;
+  }
+
+  /** A question to a node or a control, asked on a connection of the pool. */
+  @FunctionalInterface
+  private interface Question<A> {
+    A ask(ClientConnection c, long id, long deadline) throws IOException;
+  }
+
+  /**
+   * The answer of node {@code node} to {@code question}, within the timeout.
+   *
+   * @throws IOException when the node has no address, cannot be reached or does not answer
+   */
+  private <A> A askNode(int node, Question<A> question) throws IOException {
+    return ask(nodeAddress(node), question, deadline());
+  }
+
+  /**
+   * The answer to {@code question}, asked of {@code address} on a connection of the pool. A
+   * question changes nothing, so one that fails on a connection that served before (the peer
+   * may have restarted since) is asked again on another; one that times out is not.
+   */
+  private <A> A ask(InetSocketAddress address, Question<A> question, long deadline)
+      throws IOException {
+    while (true) {
+      ClientConnection c = pool.borrow(address, deadline);
+      boolean used = c.used();
+      A answer;
+      try {
+        answer = question.ask(c, nextId.getAndIncrement(), deadline);
+      } catch (SocketTimeoutException e) {
+        pool.discard(c);
+        throw e;
+      } catch (IOException e) {
+        pool.discard(c);
+        if (!used) {
+          throw e;
+        }
+        continue;
+      } catch (RuntimeException e) {
+        pool.discard(c);
+        throw e;
+      }
+      pool.release(c);
+      return answer;
+    }
+  }
+
 
   /**
    * The load view of the cluster: the control's table, read now, and the view of every node it
@@ -604,8 +1140,8 @@ public final class ReplicaClient implements AutoCloseable {
    *     describe it; read the nodes with {@link #nodeLoad}
    */
   public ClusterLoad load() throws IOException {
-    Table t = askTable(System.nanoTime() + timeoutMillis * 1_000_000);
-    table = t;
+    Table t = askTable(deadline());
+    table.set(t);
     PartitionAssignment assignment = assignment(t);
     List<NodeLoad> views = new ArrayList<>();
     for (int node : t.rows().stream().map(Row::primary).distinct().sorted().toList()) {
@@ -653,18 +1189,56 @@ public final class ReplicaClient implements AutoCloseable {
     }
   }
 
-  private Row route(Bytes key, long deadline) throws IOException {
-    if (table == null) {
-      table = askTable(deadline);
-    }
-    Optional<Row> r = table.route(key);
+  /** The partition that holds {@code key} in {@code t}; the table forgotten when none does. */
+  private Row route(Table t, Bytes key) throws IOException {
+    Optional<Row> r = t.route(key);
     if (r.isEmpty()) {
-      Table t = table;
-      table = null;
+      forget(t);
       throw new IOException("the control's table of " + t.partitions()
           + " partitions has none that holds key " + key);
     }
     return r.get();
+  }
+
+  /**
+   * The table last read, or a fresh one when there is none: one thread asks the control while
+   * the others that need a table wait for its answer, each no longer than its own deadline.
+   *
+   * @throws IOException when no control answers before {@code deadline}
+   */
+  private Table cachedTable(long deadline) throws IOException {
+    Table t = table.get();
+    if (t != null) {
+      return t;
+    }
+    try {
+      if (!tableReader.tryLock(Math.max(0, deadline - System.nanoTime()),
+          TimeUnit.NANOSECONDS)) {
+        throw new SocketTimeoutException("another thread's table request did not end within "
+            + "the timeout");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting for the control's table");
+    }
+    try {
+      t = table.get();
+      if (t == null) {
+        t = askTable(deadline);
+        table.set(t);
+      }
+      return t;
+    } finally {
+      tableReader.unlock();
+    }
+  }
+
+  /**
+   * Has the table be read again before the next request, unless it is no longer {@code seen}
+   * (another thread read a fresher one meanwhile, which stays).
+   */
+  private void forget(Table seen) {
+    table.compareAndSet(seen, null);
   }
 
   /**
@@ -674,158 +1248,44 @@ public final class ReplicaClient implements AutoCloseable {
   private Table askTable(long deadline) throws IOException {
     IOException last = null;
     for (int tried = 0; tried < controls.size() && System.nanoTime() < deadline; tried++) {
+      int index = controlIndex.get();
       try {
-        if (controlConn != null && controlConn.isStale()) {
-          controlConn.close();
-          controlConn = null;
-        }
-        if (controlConn == null) {
-          controlConn = Conn.open(controls.get(controlIndex), deadline, secret);
-        }
-        Frame.Table t = controlConn.table(nextId++, deadline);
+        Frame.Table t = ask(controls.get(index), (c, id, d) -> c.table(id, d), deadline);
         return new Table(t.settled(), t.rows(), t.unsettled());
+      } catch (ClientPool.Closed e) {
+        throw e;
       } catch (IOException e) {
-        if (controlConn != null) {
-          controlConn.close();
-          controlConn = null;
-        }
         last = e;
-        controlIndex = (controlIndex + 1) % controls.size();
+        // the next control, unless another thread moved on from this one already
+        controlIndex.compareAndSet(index, (index + 1) % controls.size());
       }
     }
     throw last != null ? last : new IOException("no control asked within the timeout");
   }
 
-  private Conn conn(int node, long deadline) throws IOException {
-    Conn c = conns.get(node);
-    if (c != null && c.isStale()) {
-      drop(node);
-      c = null;
+  /**
+   * The address of node {@code node}.
+   *
+   * @throws IOException when the table names a node this client has no address for
+   */
+  private InetSocketAddress nodeAddress(int node) throws IOException {
+    if (node < 0 || node >= nodes.size()) {
+      throw new IOException("the table names node " + node + ", which has no address");
     }
-    if (c == null) {
-      if (node < 0 || node >= nodes.size()) {
-        throw new IOException("the table names node " + node + ", which has no address");
-      }
-      c = Conn.open(nodes.get(node), deadline, secret);
-      conns.put(node, c);
-    }
-    return c;
+    return nodes.get(node);
   }
 
-  private void drop(int node) {
-    Optional.ofNullable(conns.remove(node)).ifPresent(Conn::close);
-  }
-
-  @Override
-  public void close() {
-    conns.values().forEach(Conn::close);
-    conns.clear();
-    if (controlConn != null) {
-      controlConn.close();
-      controlConn = null;
-    }
+  /** The connections open now to node {@code node}, lent or idle: for tests. */
+  int openConnections(int node) {
+    return pool.open(nodes.get(node));
   }
 
   /**
-   * A connection to one node or the control, one request at a time. It is reopened rather than
-   * used once idle for half the node's idle timeout ({@link ConnectionLimits#reopenAfter}): a
-   * request written as the node closes it would have an unknown outcome it never had.
+   * Closes the idle connections, and each one lent to a call in flight as it comes back; every
+   * call from here on fails without sending anything.
    */
-  private static final class Conn {
-    final Socket socket;
-    final DataInputStream in;
-    final DataOutputStream out;
-    private long lastUsed = System.nanoTime();
-
-    private Conn(Socket socket) throws IOException {
-      this.socket = socket;
-      socket.setTcpNoDelay(true);
-      this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
-      this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
-    }
-
-    /**
-     * Connects, logs in (proving {@code secret} when the node asks) and says it is a client.
-     *
-     * @throws java.net.ConnectException when the login failed: nothing was sent
-     */
-    static Conn open(InetSocketAddress address, long deadline, SharedSecret secret)
-        throws IOException {
-      Socket s = new Socket();
-      try {
-        s.connect(address, (int) Math.max(1, millisLeft(deadline)));
-        Conn c = new Conn(s);
-        s.setSoTimeout((int) Math.max(1, millisLeft(deadline)));
-        LoginHandshake.answer(Frame.peerFrames(c.in, c.out), secret, address);
-        Frame.write(c.out, new Frame.Hello(Frame.CLIENT));
-        c.out.flush();
-        return c;
-      } catch (IOException e) {
-        s.close();
-        throw e;
-      }
-    }
-
-    boolean isStale() {
-      return System.nanoTime() - lastUsed > ConnectionLimits.reopenAfter().toNanos();
-    }
-
-    /** The answer to {@code request} numbered {@code id}: a {@link Reply} or a {@link Page}. */
-    Message call(Envelope request, long id, long deadline) throws IOException {
-      lastUsed = System.nanoTime();
-      Frame.write(out, request);
-      out.flush();
-      while (true) {
-        Object f = read(deadline);
-        // a late answer to an earlier request on this connection is skipped
-        if (f instanceof Envelope e && (e.message() instanceof Reply r && r.id() == id
-            || e.message() instanceof Page p && p.id() == id)) {
-          return e.message();
-        }
-      }
-    }
-
-    Frame.Table table(long id, long deadline) throws IOException {
-      return ask(new Frame.TableRequest(id), Frame.Table.class, t -> t.id() == id, deadline);
-    }
-
-    Frame.Load load(long id, long deadline) throws IOException {
-      return ask(new Frame.LoadRequest(id), Frame.Load.class, l -> l.id() == id, deadline);
-    }
-
-    /** Sends {@code request} and reads up to its answer, a {@code type} that {@code is} it. */
-    private <F> F ask(Object request, Class<F> type, Predicate<F> is, long deadline)
-        throws IOException {
-      lastUsed = System.nanoTime();
-      Frame.write(out, request);
-      out.flush();
-      while (true) {
-        Object f = read(deadline);
-        if (type.isInstance(f) && is.test(type.cast(f))) {
-          return type.cast(f);
-        }
-      }
-    }
-
-    private Object read(long deadline) throws IOException {
-      long left = millisLeft(deadline);
-      if (left <= 0) {
-        throw new SocketTimeoutException("deadline passed");
-      }
-      socket.setSoTimeout((int) left);
-      return Frame.read(in);
-    }
-
-    private static long millisLeft(long deadline) {
-      return (deadline - System.nanoTime()) / 1_000_000;
-    }
-
-    void close() {
-      try {
-        socket.close();
-      } catch (IOException e) {
-        // closing
-      }
-    }
+  @Override
+  public void close() {
+    pool.close();
   }
 }

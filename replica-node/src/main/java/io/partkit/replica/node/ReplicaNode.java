@@ -112,6 +112,12 @@ final class ReplicaNode implements AutoCloseable {
   /** A load request of a client, handled on the state thread (the replica's state). */
   private record LoadAsk(int client, long id) {}
 
+  /**
+   * A client's request for this node's partitions (below 0: all of them), handled on the state
+   * thread (the replica's state).
+   */
+  private record PartitionsAsk(int client, long id, int partition) {}
+
   /** The wal's report that records up to {@code count} are durable. */
   private record Synced(long count) {}
 
@@ -607,6 +613,9 @@ final class ReplicaNode implements AutoCloseable {
           inbox.put(new TableAsk(from, t.id()));
         } else if (f instanceof Frame.LoadRequest l && from >= CLIENT_BASE && meters != null) {
           inbox.put(new LoadAsk(from, l.id()));
+        } else if (f instanceof Frame.PartitionsRequest r && from >= CLIENT_BASE
+            && machine instanceof Replica) {
+          inbox.put(new PartitionsAsk(from, r.id(), r.partition()));
         } else {
           throw new Codec.Malformed("an unexpected frame " + f);
         }
@@ -724,6 +733,13 @@ final class ReplicaNode implements AutoCloseable {
       if (l != null) {
         l.send(new Frame.Load(a.id(), meters.view((Replica) machine, System.nanoTime()),
             received.now()));
+      }
+    } else if (in instanceof PartitionsAsk a) {
+      Link l = clients.get(a.client());
+      if (l != null) {
+        Replica replica = (Replica) machine;
+        l.send(new Frame.Partitions(a.id(), self, a.partition() < 0 ? replica.statuses()
+            : List.of(replica.status(a.partition()))));
       }
     } else if (in instanceof Synced s) {
       durable = Math.max(durable, s.count());

@@ -5,7 +5,11 @@
  * every record of a Ready durable before its messages leave; {@link
  * io.partkit.replica.node.ReplicaClient} routes a client's requests to each partition's primary as
  * the control's table names it, by each partition's number and modulus, so it follows splits (which
- * the control makes on commands read from its standard input). {@link
+ * the control makes on commands read from its standard input); one client serves many threads
+ * (a pool of connections per node), spreads a hot key's writes over sub-keys ({@link
+ * io.partkit.replica.node.KeySpreading}), asks a node which partitions it holds ({@link
+ * io.partkit.replica.node.ReplicaClient#partitions}) and scans a range lazily ({@link
+ * io.partkit.replica.node.ReplicaScanner}). {@link
  * io.partkit.replica.node.ReplicaMigrationExecutor} runs the control in a partkit coordinator's
  * process instead, the coordinator's table its placement, its indices matched with the core's
  * partition numbers by span and its key-range splits and token-ring joins carried out as core

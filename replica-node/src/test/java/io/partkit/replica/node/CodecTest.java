@@ -10,6 +10,7 @@ import io.partkit.replica.Message.Kind;
 import io.partkit.replica.Message.Outcome;
 import io.partkit.replica.Numbering;
 import io.partkit.replica.Record;
+import io.partkit.replica.Replica;
 import io.partkit.replica.Role;
 import io.partkit.replica.node.access.LoginHandshake;
 import io.partkit.replica.node.load.CopiesReceived;
@@ -141,6 +142,42 @@ class CodecTest {
     byte[] negative = bytes.clone();
     negative[negative.length - 5 * Long.BYTES] = (byte) 0x80; // the sign bit of the keys' count
     assertThatThrownBy(() -> Codec.decode(negative)).isInstanceOf(Codec.Malformed.class);
+  }
+
+  static final Replica.Status PRIMARY = new Replica.Status(3, Role.PRIMARY, 7, KEYS, 2,
+      List.of(0, 1), List.of(1), 5, false, true, new Replica.StateName(7, 5), 42, 40, 3, false, 1);
+  static final Replica.Status BACKUP = new Replica.Status(1, Role.BACKUP, 9, TOKENS, 0,
+      List.of(), List.of(), 4, true, false, new Replica.StateName(8, 2), 7, 6, 0, true, 0);
+  static final Replica.Status ABSENT = new Replica.Status(99, Role.ABSENT, 0, Numbering.NONE,
+      -1, List.of(), List.of(), 0, false, false, new Replica.StateName(0, 0), 0, 0, 0, false, 0);
+
+  @Test
+  void aPartitionListingRoundTripsAndReadsEntriesOfALaterBuild() throws Exception {
+    List<Object> frames = List.of(new Frame.PartitionsRequest(5, -1),
+        new Frame.PartitionsRequest(6, 3),
+        new Frame.Partitions(5, 2, List.of(BACKUP, PRIMARY, ABSENT)),
+        new Frame.Partitions(6, 0, List.of()));
+    for (Object f : frames) {
+      assertThat(Codec.decode(Codec.encode(f))).isEqualTo(f);
+    }
+
+    // a later build appends fields to each entry: this build reads what it knows of it
+    Frame.Partitions one = new Frame.Partitions(8, 1, List.of(PRIMARY));
+    byte[] bytes = Codec.encode(one);
+    int head = 4 + 4 + 1 + 8 + 4 + 4; // endpoints, tag, id, node, count
+    int length = java.nio.ByteBuffer.wrap(bytes, head, 4).getInt();
+    assertThat(head + 4 + length).as("one entry, its length first").isEqualTo(bytes.length);
+    byte[] later = java.nio.ByteBuffer.allocate(bytes.length + 3).put(bytes, 0, head)
+        .putInt(length + 3).put(bytes, head + 4, length).put(new byte[] {1, 2, 3}).array();
+    assertThat(Codec.decode(later)).isEqualTo(one);
+
+    byte[] torn = java.nio.ByteBuffer.allocate(bytes.length - 1).put(bytes, 0, head)
+        .putInt(length - 1).put(bytes, head + 4, length - 1).array();
+    assertThatThrownBy(() -> Codec.decode(torn)).isInstanceOf(Codec.Malformed.class);
+    byte[] role = bytes.clone();
+    role[head + 4 + 4] = 3; // no such role
+    assertThatThrownBy(() -> Codec.decode(role)).isInstanceOf(Codec.Malformed.class)
+        .hasMessageContaining("a role of 3");
   }
 
   @Test

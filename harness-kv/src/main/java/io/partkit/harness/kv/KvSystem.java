@@ -869,7 +869,8 @@ final class KvSystem extends NodeProcessSystem
         + " its copies are re-created on " + rest;
   }
 
-  private ReplicaClient client() {
+  /** A client of the run's nodes and controls, as the workers get (tests ask it more). */
+  ReplicaClient client() {
     return new ReplicaClient(List.copyOf(controls.values()), addresses, requestTimeout, secret);
   }
 

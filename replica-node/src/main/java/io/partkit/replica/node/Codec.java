@@ -113,8 +113,11 @@ final class Codec {
   private static final byte LOAD_REQUEST = 26;
   private static final byte LOAD = 27;
   private static final byte RESUME = 28;
-  /** A scan routed by a merged numbering: {@link #SCAN} and then the generation. */
-  private static final byte SCAN_MERGED = 29;
+  /**
+   * A scan routed by a merged numbering: {@link #SCAN} and then the generation (tags 29 and 30
+   * are taken by the partition listing's frames).
+   */
+  private static final byte SCAN_MERGED = 31;
 
   // Record tags 1 and 4 are the shapes before partitions were numbered (no modulus): still read,
   // as numbered at 0, so a log written by an earlier build replays; never written.

@@ -68,7 +68,8 @@ final class SimulateCommand implements Callable<Integer> {
       description = "replicas (3), partitions (16), concurrency (10), ops-per-key (200), "
           + "threads-per-key (5), strategy (core: the control's own placement; or a partkit "
           + "strategy of hash slots: fixed, rendezvous; or targets: a coordinator's),"
-          + " numbering (hashed; or keys: key ranges, tokens: a token ring), wipes (off; on:"
+          + " numbering (hashed; or keys: key ranges, tokens: a token ring), merges (off; on: the"
+          + " control also merges halves of splits back), wipes (off; on:"
           + " disks are also wiped under their nodes' numbers), truncations (off; on: logs are"
           + " also cut short while their nodes are down).")
   Map<String, String> options = new LinkedHashMap<>();

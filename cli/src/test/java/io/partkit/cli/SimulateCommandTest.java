@@ -70,7 +70,8 @@ class SimulateCommandTest {
     assertThat(Files.readAllBytes(dir.resolve("b/history.edn")))
         .isEqualTo(Files.readAllBytes(dir.resolve("a/history.edn")));
     assertThat(Files.readString(dir.resolve("a/results.edn"))).contains(":valid? true")
-        .contains(":options {:concurrency 10 :numbering \"hashed\" :ops-per-key 200"
+        .contains(":options {:concurrency 10 :merges \"off\" :numbering \"hashed\""
+            + " :ops-per-key 200"
             + " :partitions 16 :replicas 3 :strategy \"core\" :threads-per-key 5"
             + " :truncations \"off\" :wipes \"off\" }");
   }

@@ -72,6 +72,12 @@ import java.util.TreeSet;
  * the partition's modulus doubles at a new epoch and the new partition, at the same epoch, has
  * the same members, level as they were (their copies hold its keys). The nodes then divide their
  * copies when a configuration or snapshot of the new numbering reaches them.
+ *
+ * <p>A merge ({@link #merge}) is a split undone, committed here only when it is safe as it
+ * stands: the two halves have one configuration, all level and up, and the lower takes both at
+ * an epoch past both, at the numbering of half the modulus one generation on. The nodes combine
+ * their copies when the new numbering reaches them. It moves no data between nodes; halves on
+ * different nodes are refused with the reason ({@link #whyNotMerge}).
  */
 public final class Control implements StateMachine {
 
@@ -97,10 +103,10 @@ public final class Control implements StateMachine {
   /** The nodes that were eligible when the targets were asked for. */
   private List<Integer> placedOver = List.of();
   /**
-   * How many partitions there were when the targets were asked for: the table only grows (by
-   * splits), so a count tells whether it changed.
+   * The partitions there were when the targets were asked for (splits add some, merges take some
+   * away).
    */
-  private int placedFor;
+  private List<Integer> placedFor = List.of();
   private final TreeMap<Integer, Entry> table = new TreeMap<>();
   private final TreeMap<Integer, NodeState> nodes = new TreeMap<>();
   /** What each node last reported it served as primary, by partition, then node. */
@@ -493,7 +499,10 @@ public final class Control implements StateMachine {
   public Optional<Integer> split(int partition, Bytes cut) {
     Entry t = table.get(partition);
     if (t == null || t.move != null || t.lost.contains(t.primary())
-        || partition + t.numbering.modulus() > Integer.MAX_VALUE) {
+        || partition + t.numbering.modulus() > Integer.MAX_VALUE
+        || t.numbering.generation() > 0 && !heardAtEpoch(t)) {
+      // a merged partition splits only once each member holds it merged: a node that learned
+      // of the merge late would otherwise have to merge and split again in one step
       return Optional.empty();
     }
     Numbering split = t.numbering.split(partition, cut);
@@ -513,6 +522,118 @@ public final class Control implements StateMachine {
       out.add(new Envelope(ID, n, configure));
     }
     return Optional.of(child);
+  }
+
+  /**
+   * Why {@code partition} cannot merge with its sibling (the other half of the split that made
+   * it) now; empty when it can. A merge is committed only when it is safe without moving data
+   * between nodes: both halves at the same numbering, not split further, with the same members
+   * in the same order (one primary, the same backups), every member up, level in both, heard
+   * holding both at their current epochs, none joining, leaving or having lost its copy, and no
+   * move or handover under way. This control moves nothing to get there: the reason says what is
+   * missing (a placement or a migration brings the copies together first).
+   */
+  public Optional<String> whyNotMerge(int partition) {
+    Entry t = table.get(partition);
+    if (t == null) {
+      return Optional.of("no partition " + partition + " in the table " + partitionIds());
+    }
+    long modulus = t.numbering.modulus();
+    if (modulus <= t.numbering.base()) {
+      return Optional.of("partition " + partition + " is one of the first table's "
+          + t.numbering.base() + ": no split made it, so it has no sibling to merge with");
+    }
+    long half = modulus / 2;
+    int keep = (int) (partition % half);
+    int gone = (int) (keep + half);
+    Entry a = table.get(keep);
+    Entry b = table.get(gone);
+    String pair = "partitions " + keep + " and " + gone;
+    if (a == null || b == null) {
+      return Optional.of(pair + ": " + (a == null ? keep : gone) + " is not in the table");
+    }
+    if (a.numbering.modulus() != modulus || b.numbering.modulus() != modulus) {
+      return Optional.of(pair + ": one is split further (modulus " + a.numbering.modulus()
+          + " and " + b.numbering.modulus() + "); merge its halves first");
+    }
+    long generation = Math.max(a.numbering.generation(), b.numbering.generation()) + 1;
+    if (!a.numbering.merge(keep, generation).equals(b.numbering.merge(gone, generation))) {
+      return Optional.of(pair + " are not the halves of one split: " + a.numbering + " and "
+          + b.numbering);
+    }
+    if (now < decideFrom) {
+      return Optional.of("the control was restored and changes nothing before its grace ends");
+    }
+    if (!a.members.equals(b.members)) {
+      return Optional.of(pair + " have other configurations (" + keep + " on " + a.members
+          + ", " + gone + " on " + b.members + "): move them onto one primary and the same "
+          + "backups first");
+    }
+    for (int p : List.of(keep, gone)) {
+      Entry e = table.get(p);
+      String why = e.move != null ? "a move under way"
+          : !e.lost.isEmpty() ? "members that lost their copy " + e.lost
+          : !e.joining.isEmpty() ? "members joining " + e.joining
+          : !e.level.containsAll(e.members) ? "members not level: level " + e.level + " of "
+              + e.members
+          : relevel.contains(p) ? "a level to make again"
+          : e.drainAskedAt != NEVER ? "a handover under way"
+          : !heardAtEpoch(e) ? "members not heard holding epoch " + e.epoch + " yet: "
+              + e.heardAt
+          : null;
+      if (why != null) {
+        return Optional.of("partition " + p + " has " + why);
+      }
+    }
+    for (int n : a.members) {
+      if (!up(n) || nodes.get(n).leaving) {
+        return Optional.of(pair + ": member " + n + " is " + (up(n) ? "leaving" : "down"));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Merges {@code partition} with its sibling at a new epoch when {@link #whyNotMerge} finds
+   * nothing against it: the lower of the two, numbered at half the modulus and one generation on,
+   * takes the keys of both with the same members, level as they were in both, and the higher
+   * leaves the table. Each member combines its two copies by one logged record when the new
+   * configuration (or a snapshot of the new numbering) reaches it, and from then on refuses the
+   * old numbering of both: the lower's by the new epoch, the higher's by an epoch past its last.
+   * The new epoch is past both halves' epochs, so whatever either's old configuration had under
+   * way is refused as stale; since the new primary was the primary of both and every member was
+   * level in both, every write either half acknowledged is in each member's combined copy.
+   *
+   * @return the partition that holds the keys of both, or empty when the merge cannot be made now
+   *     ({@link #whyNotMerge} says why)
+   */
+  public Optional<Integer> merge(int partition) {
+    if (whyNotMerge(partition).isPresent()) {
+      return Optional.empty();
+    }
+    long half = table.get(partition).numbering.modulus() / 2;
+    int keep = (int) (partition % half);
+    int gone = (int) (keep + half);
+    Entry a = table.get(keep);
+    Entry b = table.remove(gone);
+    served.remove(gone);
+    long generation = Math.max(a.numbering.generation(), b.numbering.generation()) + 1;
+    a.numbering = a.numbering.merge(keep, generation);
+    a.epoch = Math.max(a.epoch, b.epoch); // change() steps past both
+    a.level.retainAll(b.level);
+    change(keep, a, a.members);
+    return Optional.of(keep);
+  }
+
+  /** Whether every member of the partition was last heard holding it at its current epoch. */
+  private static boolean heardAtEpoch(Entry t) {
+    for (int n : t.members) {
+      Long at = t.heardAt.get(n);
+      if (at == null || at != t.epoch) {
+        return false;
+      }
+    }
+    return true;
   }
 
   // ---- what clients and observers read
@@ -611,10 +732,10 @@ public final class Control implements StateMachine {
     }
     if (placement != null) {
       List<Integer> eligible = eligible();
-      if (!eligible.equals(placedOver) || table.size() != placedFor) {
+      if (!eligible.equals(placedOver) || !placedFor.equals(partitionIds())) {
         return Optional.of("the placement's targets are for nodes " + placedOver + " and "
-            + placedFor + " partitions, not yet for nodes " + eligible + " and " + table.size()
-            + " partitions");
+            + placedFor.size() + " partitions, not yet for nodes " + eligible + " and "
+            + table.size() + " partitions");
       }
     }
     return Optional.empty();
@@ -886,12 +1007,12 @@ public final class Control implements StateMachine {
    *     partition of eligible, distinct nodes
    */
   private void aim(List<Integer> eligible) {
-    if (!placementReplaced && eligible.equals(placedOver) && table.size() == placedFor) {
+    if (!placementReplaced && eligible.equals(placedOver) && placedFor.equals(partitionIds())) {
       return;
     }
     placementReplaced = false;
     placedOver = List.copyOf(eligible);
-    placedFor = table.size();
+    placedFor = partitionIds();
     targets = new TreeMap<>();
     if (eligible.isEmpty()) {
       return; // nobody to place on: the table waits as it is
@@ -1049,6 +1170,9 @@ public final class Control implements StateMachine {
       }
       if (member && held != null) {
         t.heardHolding.add(node);
+        t.heardAt.put(node, held);
+      } else {
+        t.heardAt.remove(node);
       }
       if (member && held == null) {
         // it lost its copy (a wiped or damaged disk), or never had one
@@ -1084,6 +1208,8 @@ public final class Control implements StateMachine {
     final TreeSet<Integer> suspects = new TreeSet<>();
     /** Members this control heard holding the partition (volatile: a restart hears afresh). */
     final TreeSet<Integer> heardHolding = new TreeSet<>();
+    /** The epoch each member last said it holds the partition at (volatile). */
+    final TreeMap<Integer, Long> heardAt = new TreeMap<>();
     /**
      * Members heard holding the partition that then answered without it (their disk wiped or
      * damaged under them), until levelled again (volatile). None of them is level.

@@ -84,6 +84,33 @@ final class Lineage {
     return new Bounds<>(low, high);
   }
 
+  static void checkGeneration(long generation) {
+    if (generation < 0) {
+      throw new IllegalArgumentException("a generation counts merges, got " + generation);
+    }
+  }
+
+  /**
+   * Checks that partition {@code id} at {@code modulus} was split off or kept by a split (so it
+   * has a sibling to merge with), and that the merge's generation passes the numbering's.
+   */
+  static void checkMerge(int id, int base, long modulus, long generation, long merged) {
+    checkId(id, modulus);
+    if (modulus <= base) {
+      throw new IllegalArgumentException("partition " + id + " is one of the first table's "
+          + base + ": no split made it, so it has no sibling to merge with");
+    }
+    if (merged <= generation) {
+      throw new IllegalArgumentException("a merge's generation " + merged
+          + " must pass the numbering's " + generation);
+    }
+  }
+
+  /** The generation for {@link Numbering#describe}: nothing for a table never merged. */
+  static String describeGeneration(long generation) {
+    return generation == 0 ? "" : " (generation " + generation + ")";
+  }
+
   static List<Bytes> plus(List<Bytes> cuts, Bytes cut) {
     List<Bytes> more = new ArrayList<>(cuts.size() + 1);
     more.addAll(cuts);

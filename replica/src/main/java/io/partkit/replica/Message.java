@@ -51,13 +51,19 @@ public sealed interface Message {
    * A client's scan of one partition: its keys in {@code [from, to)} in unsigned byte order, at
    * most {@code limit} of them (and at most {@link Replica#PAGE_ENTRIES} and about {@link
    * Replica#PAGE_BYTES}). Served as a read is: in a round, answered once confirmed. {@code
-   * modulus} is the numbering the client routed by ({@link Partitioning}): a primary numbering the
-   * partition otherwise refuses it, since the partition holds other keys than the client thinks.
+   * modulus} and {@code generation} are the numbering the client routed by ({@link Numbering}): a
+   * primary numbering the partition otherwise refuses it, since the partition holds other keys
+   * than the client thinks.
    *
    * @param to the first key past the range; null: no end
    */
-  record Scan(long id, int partition, long modulus, Bytes from, Bytes to, int limit)
-      implements Message {
+  record Scan(long id, int partition, long modulus, Bytes from, Bytes to, int limit,
+      long generation) implements Message {
+    /** A scan routed by a table never merged. */
+    public Scan(long id, int partition, long modulus, Bytes from, Bytes to, int limit) {
+      this(id, partition, modulus, from, to, limit, 0);
+    }
+
     public Scan {
       Objects.requireNonNull(from, "from (the empty key is the first)");
       if (limit < 1) {

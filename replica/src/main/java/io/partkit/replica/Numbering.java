@@ -36,6 +36,13 @@ import java.util.Optional;
  * from it ({@link #cut}), one a doubling, so a node holding an ancestor's copy can carry out the
  * splits it missed in order, each with its cut, whichever descendant's configuration reaches it
  * first.
+ *
+ * <p>A merge ({@link #merge}) goes the other way: two sibling partitions {@code p} and {@code p +
+ * m} at modulus {@code 2m} become {@code p} at modulus {@code m} again. Since a merged partition
+ * may split again (at another cut), the modulus alone no longer orders two numberings of one
+ * partition: each numbering also counts its {@link #generation}, one more than the newer of the
+ * two it merged, and a numbering is newer than another when its generation is larger, or equal
+ * with a larger modulus ({@link #newerThan}).
  */
 public sealed interface Numbering {
 
@@ -50,6 +57,34 @@ public sealed interface Numbering {
 
   /** Whether partition {@code id} holds {@code key}. */
   boolean holds(int id, Bytes key);
+
+  /**
+   * How many merges lie on the way to this numbering (the larger count of the two a merge joins,
+   * plus one); 0 for a table never merged, and for {@link #NONE}.
+   */
+  long generation();
+
+  /**
+   * Whether this numbering of a partition comes after {@code other}: a larger generation, or the
+   * same with more splits.
+   */
+  default boolean newerThan(Numbering other) {
+    return generation() != other.generation() ? generation() > other.generation()
+        : modulus() > other.modulus();
+  }
+
+  /**
+   * The numbering partition {@code id} and its sibling (the other half of the split that made
+   * them) carry once merged back into one, at generation {@code generation}: the numbering at
+   * half the modulus.
+   *
+   * @throws IllegalArgumentException when the partition is one of the first table's (no split
+   *     made it), or numbers nothing, or the generation does not pass this one's
+   */
+  Numbering merge(int id, long generation);
+
+  /** This numbering at generation {@code generation}: the same partitions, otherwise counted. */
+  Numbering withGeneration(long generation);
 
   /**
    * The numbering both halves carry once partition {@code id} splits at {@code cut} (a key for
@@ -130,6 +165,21 @@ public sealed interface Numbering {
     }
 
     @Override
+    public long generation() {
+      return 0;
+    }
+
+    @Override
+    public Numbering merge(int id, long generation) {
+      throw new IllegalArgumentException("a partition that numbers nothing cannot merge");
+    }
+
+    @Override
+    public Numbering withGeneration(long generation) {
+      return this;
+    }
+
+    @Override
     public Optional<Bytes> midpoint(int id) {
       return Optional.empty();
     }
@@ -150,10 +200,30 @@ public sealed interface Numbering {
     }
   }
 
-  /** Hash halves ({@link Partitioning}) at {@code modulus}, in a table of {@code base}. */
-  record Hashed(int base, long modulus) implements Numbering {
+  /**
+   * Hash halves ({@link Partitioning}) at {@code modulus}, in a table of {@code base}, after
+   * {@code generation} merges.
+   */
+  record Hashed(int base, long modulus, long generation) implements Numbering {
     public Hashed {
       Lineage.check(base, modulus);
+      Lineage.checkGeneration(generation);
+    }
+
+    /** Hash halves of a table never merged. */
+    public Hashed(int base, long modulus) {
+      this(base, modulus, 0);
+    }
+
+    @Override
+    public Numbering merge(int id, long g) {
+      Lineage.checkMerge(id, base, modulus, generation, g);
+      return new Hashed(base, modulus / 2, g);
+    }
+
+    @Override
+    public Numbering withGeneration(long g) {
+      return new Hashed(base, modulus, g);
     }
 
     @Override
@@ -168,7 +238,7 @@ public sealed interface Numbering {
             + "take no cut, got " + cut);
       }
       Lineage.checkSplit(id, modulus);
-      return new Hashed(base, modulus * 2);
+      return new Hashed(base, modulus * 2, generation);
     }
 
     @Override
@@ -179,7 +249,7 @@ public sealed interface Numbering {
     @Override
     public Numbering upTo(long m) {
       Lineage.level(base, modulus, m);
-      return new Hashed(base, m);
+      return new Hashed(base, m, generation);
     }
 
     @Override
@@ -189,23 +259,42 @@ public sealed interface Numbering {
 
     @Override
     public String describe(int id) {
-      return "keys numbered " + id + " modulo " + modulus + " (base " + base + ")";
+      return "keys numbered " + id + " modulo " + modulus + " (base " + base + ")"
+          + Lineage.describeGeneration(generation);
     }
   }
 
   /**
    * Key ranges: the first partition's keys are {@code [from, to)} (to null: no end), and {@code
-   * cuts} are the keys the splits on the way cut at, one a doubling.
+   * cuts} are the keys the splits on the way cut at, one a doubling; after {@code generation}
+   * merges.
    */
-  record KeySpans(int base, long modulus, Bytes from, Bytes to, List<Bytes> cuts)
-      implements Numbering {
+  record KeySpans(int base, long modulus, Bytes from, Bytes to, List<Bytes> cuts,
+      long generation) implements Numbering {
     public KeySpans {
       Objects.requireNonNull(from, "from (the empty key is the first)");
       cuts = List.copyOf(cuts);
       Lineage.check(base, modulus, cuts);
+      Lineage.checkGeneration(generation);
       if (to != null && from.compareTo(to) >= 0) {
         throw new IllegalArgumentException("key range [" + from + ", " + to + ") is empty");
       }
+    }
+
+    /** Key ranges of a table never merged. */
+    public KeySpans(int base, long modulus, Bytes from, Bytes to, List<Bytes> cuts) {
+      this(base, modulus, from, to, cuts, 0);
+    }
+
+    @Override
+    public Numbering merge(int id, long g) {
+      Lineage.checkMerge(id, base, modulus, generation, g);
+      return new KeySpans(base, modulus / 2, from, to, cuts.subList(0, cuts.size() - 1), g);
+    }
+
+    @Override
+    public Numbering withGeneration(long g) {
+      return new KeySpans(base, modulus, from, to, cuts, g);
     }
 
     /**
@@ -232,7 +321,7 @@ public sealed interface Numbering {
             + " at " + cut + ": expected a key strictly inside it, above its first key");
       }
       Lineage.checkSplit(id, modulus);
-      return new KeySpans(base, modulus * 2, from, to, Lineage.plus(cuts, cut));
+      return new KeySpans(base, modulus * 2, from, to, Lineage.plus(cuts, cut), generation);
     }
 
     @Override
@@ -253,7 +342,8 @@ public sealed interface Numbering {
 
     @Override
     public Numbering upTo(long m) {
-      return new KeySpans(base, m, from, to, cuts.subList(0, Lineage.level(base, modulus, m)));
+      return new KeySpans(base, m, from, to, cuts.subList(0, Lineage.level(base, modulus, m)),
+          generation);
     }
 
     @Override
@@ -264,7 +354,8 @@ public sealed interface Numbering {
     @Override
     public String describe(int id) {
       Bytes[] s = span(id);
-      return "[" + s[0] + ", " + (s[1] == null ? "end" : s[1]) + ")";
+      return "[" + s[0] + ", " + (s[1] == null ? "end" : s[1]) + ")"
+          + Lineage.describeGeneration(generation);
     }
   }
 
@@ -272,19 +363,38 @@ public sealed interface Numbering {
    * Token ranges of a ring over {@code hash}: the first partition's tokens are {@code (after,
    * upTo]}, wrapping past the largest token when {@code after >= upTo} (all of them when equal),
    * and {@code cuts} are the tokens the splits on the way cut at, one a doubling, as eight
-   * big-endian bytes each.
+   * big-endian bytes each; after {@code generation} merges.
    */
-  record TokenSpans(KeyHash hash, int base, long modulus, long after, long upTo, List<Bytes> cuts)
-      implements Numbering {
+  record TokenSpans(KeyHash hash, int base, long modulus, long after, long upTo, List<Bytes> cuts,
+      long generation) implements Numbering {
     public TokenSpans {
       Objects.requireNonNull(hash, "hash");
       cuts = List.copyOf(cuts);
       Lineage.check(base, modulus, cuts);
+      Lineage.checkGeneration(generation);
       for (Bytes c : cuts) {
         if (c.length() != Long.BYTES) {
           throw new IllegalArgumentException("a token cut is eight bytes, got " + c);
         }
       }
+    }
+
+    /** Token ranges of a ring never merged. */
+    public TokenSpans(KeyHash hash, int base, long modulus, long after, long upTo,
+        List<Bytes> cuts) {
+      this(hash, base, modulus, after, upTo, cuts, 0);
+    }
+
+    @Override
+    public Numbering merge(int id, long g) {
+      Lineage.checkMerge(id, base, modulus, generation, g);
+      return new TokenSpans(hash, base, modulus / 2, after, upTo,
+          cuts.subList(0, cuts.size() - 1), g);
+    }
+
+    @Override
+    public Numbering withGeneration(long g) {
+      return new TokenSpans(hash, base, modulus, after, upTo, cuts, g);
     }
 
     /**
@@ -316,7 +426,8 @@ public sealed interface Numbering {
             + " last token");
       }
       Lineage.checkSplit(id, modulus);
-      return new TokenSpans(hash, base, modulus * 2, after, upTo, Lineage.plus(cuts, cut));
+      return new TokenSpans(hash, base, modulus * 2, after, upTo, Lineage.plus(cuts, cut),
+          generation);
     }
 
     @Override
@@ -330,7 +441,7 @@ public sealed interface Numbering {
     @Override
     public Numbering upTo(long m) {
       return new TokenSpans(hash, base, m, after, upTo,
-          cuts.subList(0, Lineage.level(base, modulus, m)));
+          cuts.subList(0, Lineage.level(base, modulus, m)), generation);
     }
 
     @Override
@@ -341,7 +452,7 @@ public sealed interface Numbering {
     @Override
     public String describe(int id) {
       long[] s = span(id);
-      return "(" + s[0] + ", " + s[1] + "]";
+      return "(" + s[0] + ", " + s[1] + "]" + Lineage.describeGeneration(generation);
     }
   }
 }

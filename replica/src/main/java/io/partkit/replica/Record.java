@@ -120,6 +120,25 @@ public sealed interface Record {
   }
 
   /**
+   * The partition took the keys of {@code sibling} (the other half of the split that made both,
+   * {@code partition} plus the new modulus) and is numbered {@code numbering} from now on, at half
+   * the modulus and a later generation ({@link Numbering#merge}); the sibling's copy is emptied
+   * and fenced past its epoch. One record, so a restart from any prefix of the log finds the node
+   * before the merge or after it, never half-way.
+   */
+  record Merge(int partition, int sibling, Numbering numbering) implements Record {
+    public Merge {
+      java.util.Objects.requireNonNull(numbering, "numbering");
+      if (partition < 0 || partition >= numbering.modulus()
+          || sibling != partition + numbering.modulus()) {
+        throw new IllegalArgumentException("partition " + partition + " cannot merge with "
+            + sibling + " into modulus " + numbering.modulus() + ": expected its sibling "
+            + (partition + numbering.modulus()));
+      }
+    }
+  }
+
+  /**
    * One partition's whole durable state, as replaying the records before it left it: restoring
    * from a node's {@link Replica#checkpoint} alone gives the state its whole log gives, so a driver
    * may rewrite a restored node's log to it. Replaying it sets every field it names, whatever the

@@ -30,6 +30,7 @@ import io.partkit.replica.Record.LevelBegun;
 import io.partkit.replica.Record.Rebased;
 import io.partkit.replica.Record.SnapshotPage;
 import io.partkit.replica.Record.Snapshotted;
+import io.partkit.replica.Record.Merge;
 import io.partkit.replica.Record.Split;
 import io.partkit.replica.Record.Written;
 import java.util.ArrayDeque;
@@ -113,6 +114,15 @@ import java.util.function.Consumer;
  * drops the level it held and moves one epoch past the old numbering's (the split's epoch is at
  * least that), so the old numbering's replication and reads are refused as stale, as is a
  * snapshot of the old numbering.
+ *
+ * <p>Merges. A numbering of a later generation (two halves the control merged, see {@link
+ * Numbering#merge}) makes a node that holds both halves combine them first, by one {@link Merge}
+ * record: the lower takes the higher's keys at half the modulus, the higher's copy is emptied and
+ * fenced one epoch past its last, and both states lose their names, so the new epoch's primary
+ * levels every backup with the whole copy. A copy of the lower half that was never divided holds
+ * the merged keys already and is only renumbered, by its configuration. As at a split, a serving
+ * primary of either half stops (its round in flight answered unknown) and a backup of the lower
+ * steps one epoch past the old numbering's.
  */
 public final class Replica implements StateMachine {
 
@@ -784,9 +794,11 @@ public final class Replica implements StateMachine {
    */
   private static String misrouted(Part p, Pending d) {
     if (d.scan != null) {
-      return d.scan.modulus() == p.numbering.modulus() ? null : "partition " + p.id
-          + " is numbered at modulus " + p.numbering.modulus() + ", the scan at "
-          + d.scan.modulus() + " (split)";
+      return d.scan.modulus() == p.numbering.modulus()
+          && d.scan.generation() == p.numbering.generation() ? null : "partition " + p.id
+          + " is numbered at modulus " + p.numbering.modulus() + " generation "
+          + p.numbering.generation() + ", the scan at " + d.scan.modulus() + " generation "
+          + d.scan.generation() + " (split or merged)";
     }
     return p.numbering.holds(p.id, d.request.key()) ? null : "partition " + p.id
         + " no longer holds key " + d.request.key() + " (split: it holds "
@@ -995,7 +1007,7 @@ public final class Replica implements StateMachine {
     cover(s.partition(), s.numbering());
     Part p = part(s.partition());
     // a snapshot of the level it holds, further on, catches a joining backup up
-    Offer offer = judge(from, p, s.epoch(), s.level(), s.numbering().modulus(), s.seq());
+    Offer offer = judge(from, p, s.epoch(), s.level(), s.numbering(), s.seq());
     if (offer == Offer.DROPPED) {
       return;
     }
@@ -1038,7 +1050,7 @@ public final class Replica implements StateMachine {
   private void onLevel(int from, Level l) {
     cover(l.partition(), l.numbering());
     Part p = part(l.partition());
-    Offer offer = judge(from, p, l.epoch(), l.level(), l.numbering().modulus(), 0);
+    Offer offer = judge(from, p, l.epoch(), l.level(), l.numbering(), 0);
     if (offer == Offer.DROPPED) {
       return;
     }
@@ -1063,9 +1075,9 @@ public final class Replica implements StateMachine {
   }
 
   /** {@code seq}: a snapshot of the level this copy holds past it replaces the copy. */
-  private Offer judge(int from, Part p, long epoch, long level, long modulus, long seq) {
-    if (epoch < p.epoch || modulus < p.numbering.modulus()) {
-      // an older epoch, or a primary that has not split what this node has: stale either way
+  private Offer judge(int from, Part p, long epoch, long level, Numbering numbering, long seq) {
+    if (epoch < p.epoch || p.numbering.newerThan(numbering)) {
+      // an older epoch, or a primary that has not split or merged what this node has: stale
       send(from, new Refuse(p.id, p.epoch, true));
       return Offer.DROPPED;
     }
@@ -1530,9 +1542,47 @@ public final class Replica implements StateMachine {
 
   // ---- splits
 
-  /** The newer of two numberings of a partition: the one of more splits. */
+  /** The newer of two numberings of a partition ({@link Numbering#newerThan}). */
   private static Numbering newer(Numbering held, Numbering given) {
-    return given.modulus() > held.modulus() ? given : held;
+    return given.newerThan(held) ? given : held;
+  }
+
+  /**
+   * Carries out the merge {@code target} says was made of partition {@code id}: when this node
+   * holds {@code id} at twice {@code target}'s modulus, in an older generation, the control has
+   * merged it with its sibling since, and the two copies are combined. A copy this node holds of
+   * {@code id}'s line in any other shape is left as it is: a generation counts the merges on one
+   * partition's line only, so an ancestor's copy of an older generation says nothing of a merge
+   * at its own level (its sibling's children may have merged), and a copy that missed a merge and
+   * the splits after it is not level: its configuration or snapshot replaces it.
+   */
+  private void absorb(int id, Numbering target) {
+    Part own = parts.get(id);
+    if (own == null || target.generation() <= own.numbering.generation()
+        || own.numbering.modulus() != 2 * target.modulus()) {
+      return;
+    }
+    merge(new Merge(id, (int) (id + target.modulus()), target));
+  }
+
+  /**
+   * Carries out one merge. A serving primary of either half stops serving it until the control
+   * configures the merged partition: what it was doing is indefinite or failed.
+   */
+  private void merge(Merge rec) {
+    for (int id : List.of(rec.partition(), rec.sibling())) {
+      Part p = parts.get(id);
+      if (p != null && p.role == Role.PRIMARY && !p.deposed) {
+        if (p.current != null) {
+          hold(p, p.current); // its writes' records are in the log before the merge's
+        }
+        abandon(p, "partition " + id + " merged (into " + rec.partition() + " at modulus "
+            + rec.numbering().modulus() + ")");
+        p.current = null;
+      }
+    }
+    records.add(rec);
+    replay(rec);
   }
 
   /**
@@ -1547,8 +1597,10 @@ public final class Replica implements StateMachine {
     if (modulus <= 0) {
       return;
     }
+    absorb(id, target);
     Part own = parts.get(id);
-    if (own != null && own.numbering.modulus() >= modulus) {
+    if (own != null && (own.numbering.modulus() >= modulus
+        || own.numbering.generation() > target.generation())) {
       return;
     }
     int from = -1;
@@ -1560,6 +1612,9 @@ public final class Replica implements StateMachine {
       for (long m = modulus / 2; m >= 1 && modulus % (2 * m) == 0; m /= 2) {
         Part ancestor = parts.get((int) (id % m));
         if (ancestor != null && ancestor.numbering.modulus() == m) {
+          if (ancestor.numbering.generation() > target.generation()) {
+            return; // a numbering from before a merge of the ancestor: stale
+          }
           from = (int) (id % m);
           at = m;
           break;
@@ -1661,6 +1716,8 @@ public final class Replica implements StateMachine {
       p.gathering = null;
       p.data.clear();
       p.data.putAll(c.data());
+    } else if (rec instanceof Merge m) {
+      replayMerge(p, m);
     } else if (rec instanceof Split s) {
       Part child = part(s.child());
       if (p.numbering.modulus() * 2 != s.modulus()) {
@@ -1697,6 +1754,42 @@ public final class Replica implements StateMachine {
       } else if (p.role == Role.PRIMARY) {
         p.deposed = true; // serves nothing until configured in the new numbering
       }
+    }
+  }
+
+  /** Replays a {@link Merge}: see {@link #absorb}. */
+  private void replayMerge(Part p, Merge m) {
+    Part q = part(m.sibling());
+    if (q.numbering.modulus() == p.numbering.modulus()) {
+      p.data.putAll(q.data); // the halves hold disjoint keys
+    }
+    q.data = new TreeMap<>();
+    q.seq = 0;
+    forgetState(q);
+    q.gathering = null;
+    q.copies.clear();
+    q.joining.clear();
+    if (q.role != Role.ABSENT || q.configured) {
+      // refuses the old numbering's traffic as stale; the control gives the number out again
+      // only at an epoch past the merged partition's, which is past this one
+      q.epoch++;
+    }
+    q.role = Role.ABSENT;
+    q.configured = false;
+    q.deposed = false;
+    q.levelled = false;
+    q.inherited = false;
+    q.numbering = Numbering.NONE;
+    p.numbering = m.numbering();
+    forgetState(p); // its data changed other than by a write: its state has no name any more
+    p.gathering = null;
+    if (p.role == Role.BACKUP) {
+      // as at a split: the old numbering's replication and reads are refused as stale from now
+      p.levelled = false;
+      p.epoch++;
+      p.configured = false;
+    } else if (p.role == Role.PRIMARY) {
+      p.deposed = true; // serves nothing until configured in the merged numbering
     }
   }
 

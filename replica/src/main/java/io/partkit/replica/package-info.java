@@ -39,5 +39,12 @@
  * io.partkit.replica.Partitioning}: one more bit of the key's hash) with the old owners at a new
  * epoch; each copy, primary or backup, divides itself by one logged record when the new numbering
  * reaches it, and refuses the old numbering from then on.
+ *
+ * <p>Merges undo a split: the control commits one ({@link io.partkit.replica.Control#merge}) only
+ * when the two halves have one configuration, every member up and level in both, as the lower
+ * half at half the modulus and one generation on, at an epoch past both; each member combines
+ * its two copies by one logged record when the merged numbering reaches it, and refuses the old
+ * numbering of both from then on. A merge that is not safe as the table stands is refused with
+ * the reason ({@link io.partkit.replica.Control#whyNotMerge}).
  */
 package io.partkit.replica;

@@ -198,4 +198,51 @@ class NumberingTest {
     assertThat(Numbering.of(TokenRanges.of(7), 0).midpoint(0)).as("the whole ring").isPresent();
     assertThat(Numbering.of(TokenRanges.of(7, 8), 1).midpoint(1)).as("one token").isEmpty();
   }
+
+  /**
+   * A merge of the two halves of a split holds every key either half held, in the numbering of
+   * their parent one generation on, which is newer than both halves and than the parent.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"hashed", "keys", "tokens"})
+  void aMergeHoldsExactlyTheKeysOfBothHalvesAndIsNewerThanEither(String kind) {
+    long seed = kind.hashCode();
+    Random random = new Random(seed);
+    Numbering first = switch (kind) {
+      case "keys" -> Numbering.of(keyRanges(random, 3), 1);
+      case "tokens" -> Numbering.of(tokenRing(random, 3), 1);
+      default -> new Numbering.Hashed(3, 3);
+    };
+    Numbering halves = first instanceof Numbering.Hashed ? first.split(1, null)
+        : first.split(1, first.midpoint(1).orElseThrow());
+    Numbering merged = halves.merge(4, 1);
+    assertThat(merged).as("seed %d", seed).isEqualTo(halves.merge(1, 1));
+    assertThat(merged.modulus()).isEqualTo(3);
+    assertThat(merged.generation()).isEqualTo(1);
+    assertThat(merged.withGeneration(0)).isEqualTo(first);
+    assertThat(merged.newerThan(halves)).isTrue();
+    assertThat(merged.newerThan(first)).isTrue();
+    assertThat(halves.newerThan(merged)).isFalse();
+    assertThat(merged.split(1, first instanceof Numbering.Hashed ? null
+        : first.midpoint(1).orElseThrow()).newerThan(merged)).isTrue();
+    for (int i = 0; i < 2_000; i++) {
+      Bytes key = key(random);
+      assertThat(merged.holds(1, key)).as("seed %d key %s", seed, key)
+          .isEqualTo(halves.holds(1, key) || halves.holds(4, key));
+    }
+  }
+
+  @Test
+  void aMergeOfAFirstTablePartitionOrAtAnOlderGenerationIsRefused() {
+    Numbering first = new Numbering.Hashed(2, 2);
+    assertThatThrownBy(() -> first.merge(0, 1)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("first table's 2");
+    Numbering merged = first.split(0, null).merge(0, 3);
+    assertThatThrownBy(() -> merged.split(0, null).merge(0, 3))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must pass");
+    assertThatThrownBy(() -> new Numbering.Hashed(2, 2, -1))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(merged.describe(0)).endsWith("(generation 3)");
+    assertThat(first.describe(0)).doesNotContain("generation");
+  }
 }

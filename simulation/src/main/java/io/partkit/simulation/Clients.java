@@ -201,7 +201,8 @@ final class Clients {
     outstanding.put(id, w);
     w.scan = new ScanCall(routedBy, covered, processes);
     Scan scan = new Scan(id, route.partition(), route.numbering().modulus(),
-        Bytes.ofLong(keys.get(first)), to == null ? null : Bytes.ofLong(to), limit);
+        Bytes.ofLong(keys.get(first)), to == null ? null : Bytes.ofLong(to), limit,
+        route.numbering().generation());
     network.transmit(new Envelope(SimNetwork.CLIENT_BASE + w.index, route.primary(), scan));
     time.schedule(TIMEOUT_MILLIS, () -> {
       if (outstanding.remove(id) != null) {

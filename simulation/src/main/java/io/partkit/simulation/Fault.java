@@ -4,8 +4,9 @@ package io.partkit.simulation;
  * One planned fault: what strikes at virtual millisecond {@code at}, and for how long.
  *
  * @param target which node (or partition, for {@link Kind#POWER_LOSS_GROUP}, {@link
- *     Kind#MIGRATE} and {@link Kind#SPLIT}) it strikes: an index taken modulo the live nodes (or
- *     partitions) when it strikes, so that a plan stays valid as nodes come and go
+ *     Kind#MIGRATE}, {@link Kind#SPLIT} and {@link Kind#MERGE}) it strikes: an index taken
+ *     modulo the live nodes (or partitions) when it strikes, so that a plan stays valid as nodes
+ *     come and go
  * @param other a second index (a migration's target node, a partition's shape, when the control
  *     crashes)
  */
@@ -66,7 +67,13 @@ public record Fault(long at, Kind kind, long duration, int target, int other) {
      * a file system that lost a synced tail, a last segment deleted), not emptied, the control not
      * told: it must not serve, or count as holding, the records it lost.
      */
-    TRUNCATE("truncate");
+    TRUNCATE("truncate"),
+    /**
+     * The control merges two halves of a split back into one at a new epoch, when it finds the
+     * merge safe as the table stands (one configuration, all level); the nodes combine their
+     * copies while clients still route by the tables they hold.
+     */
+    MERGE("merge");
 
     private final String label;
 

@@ -21,6 +21,9 @@ final class FaultPlan {
   /** Mean virtual time between splits, in a seed that splits. */
   static final long SPLIT_GAP_MILLIS = 1_500;
 
+  /** Mean virtual time between merges, with merges on. */
+  static final long MERGE_GAP_MILLIS = 1_000;
+
   /** Mean virtual time between the control's crashes, in a seed that crashes it. */
   static final long CONTROL_RESTART_GAP_MILLIS = 1_000;
 
@@ -31,7 +34,7 @@ final class FaultPlan {
     EnumSet<Kind> kinds = EnumSet.noneOf(Kind.class);
     for (Kind k : Kind.values()) {
       if (k != Kind.SPLIT && k != Kind.CONTROL_RESTART && k != Kind.WIPE
-          && k != Kind.TRUNCATE && r.nextBoolean()) {
+          && k != Kind.TRUNCATE && k != Kind.MERGE && r.nextBoolean()) {
         kinds.add(k);
       }
     }
@@ -82,6 +85,13 @@ final class FaultPlan {
           s += 1 + truncations.nextInt(4_000)) {
         plan.add(new Fault(s, Kind.TRUNCATE, 50 + truncations.nextInt(900),
             truncations.nextInt(1 << 16), truncations.nextInt(1 << 16)));
+      }
+    }
+    Random merges = new Random((seed + 0x3E12E5L) * 0xC2B2AE3D27D4EB4FL);
+    if (spec.merges()) {
+      for (long s = 100 + merges.nextInt((int) MERGE_GAP_MILLIS); s < end - 100;
+          s += 1 + merges.nextInt((int) (2 * MERGE_GAP_MILLIS))) {
+        plan.add(new Fault(s, Kind.MERGE, 0, merges.nextInt(1 << 16), 0));
       }
     }
     plan.sort(java.util.Comparator.comparingLong(Fault::at));

@@ -232,6 +232,18 @@ final class Nemesis {
         return cut.flatMap(c -> control.split(p, c).map(q -> "partition " + p + " into " + p
             + " and " + q + " at " + c)).orElse(null);
       }
+      case MERGE: {
+        // the higher half of each pair the control would merge now
+        List<Integer> pairs = control.partitionIds().stream()
+            .filter(p -> p >= control.configuration(p).numbering().modulus() / 2
+                && p >= spec.partitions() && control.whyNotMerge(p).isEmpty()).toList();
+        if (pairs.isEmpty()) {
+          return null;
+        }
+        int q = pairs.get(Math.floorMod(f.target(), pairs.size()));
+        return control.merge(q).map(p -> "partitions " + p + " and " + q + " into " + p)
+            .orElse(null);
+      }
       case MIGRATE: {
         int p = Math.floorMod(f.other(), spec.partitions());
         if (spec.targeted()) {
@@ -316,7 +328,8 @@ final class Nemesis {
 
   private static boolean asksTheControl(Fault.Kind kind) {
     return switch (kind) {
-      case JOIN, LEAVE, LOSE, CORRUPT, MIGRATE, SPLIT, CONTROL_RESTART, WIPE, TRUNCATE -> true;
+      case JOIN, LEAVE, LOSE, CORRUPT, MIGRATE, SPLIT, CONTROL_RESTART, WIPE, TRUNCATE, MERGE ->
+          true;
       default -> false;
     };
   }

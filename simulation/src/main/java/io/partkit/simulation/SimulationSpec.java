@@ -47,10 +47,12 @@ import java.util.TreeMap;
  *     told ({@link Fault.Kind#WIPE}; option {@code wipes=on}, default off)
  * @param truncations whether the faults also cut nodes' logs short while they are down, the
  *     control not told ({@link Fault.Kind#TRUNCATE}; option {@code truncations=on}, default off)
+ * @param merges whether the control also merges halves of splits back ({@link
+ *     Fault.Kind#MERGE}; option {@code merges=on}, default off)
  */
 public record SimulationSpec(int nodes, int replicas, int partitions, Duration time,
     int concurrency, int opsPerKey, int threadsPerKey, Optional<Mutant> mutant,
-    String strategy, String numbering, boolean wipes, boolean truncations) {
+    String strategy, String numbering, boolean wipes, boolean truncations, boolean merges) {
 
   /** The {@code strategy} option's default: the control places copies by its own rule. */
   public static final String CORE_PLACEMENT = "core";
@@ -70,7 +72,7 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
   public static final Map<String, String> OPTIONS = new TreeMap<>(Map.of(
       "replicas", "3", "partitions", "16", "concurrency", "10", "ops-per-key", "200",
       "threads-per-key", "5", "strategy", CORE_PLACEMENT, "numbering", HASHED, "wipes", "off",
-      "truncations", "off"));
+      "truncations", "off", "merges", "off"));
 
   public SimulationSpec {
     require(nodes >= 1 && nodes <= 64, "nodes must be 1..64: " + nodes);
@@ -161,13 +163,13 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
         number(options, "threads-per-key"), mutant,
         options.getOrDefault("strategy", CORE_PLACEMENT).trim(),
         options.getOrDefault("numbering", HASHED).trim(), onOff(options, "wipes"),
-        onOff(options, "truncations"));
+        onOff(options, "truncations"), onOff(options, "merges"));
   }
 
   /** The same spec with another time (shrinking shortens runs). */
   public SimulationSpec withTime(Duration t) {
     return new SimulationSpec(nodes, replicas, partitions, t, concurrency, opsPerKey,
-        threadsPerKey, mutant, strategy, numbering, wipes, truncations);
+        threadsPerKey, mutant, strategy, numbering, wipes, truncations, merges);
   }
 
   /** Every option's effective value, defaults included. */
@@ -182,6 +184,7 @@ public record SimulationSpec(int nodes, int replicas, int partitions, Duration t
     m.put("numbering", numbering);
     m.put("wipes", wipes ? "on" : "off");
     m.put("truncations", truncations ? "on" : "off");
+    m.put("merges", merges ? "on" : "off");
     return m;
   }
 

@@ -124,6 +124,34 @@ class SimulationTest {
   }
 
   /**
+   * With merges on, every seed stays valid with each numbering, and merges are made: the control
+   * merges the two halves of a split back whenever it finds that safe, splits go on, and a merged
+   * partition may split again at another cut.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {SimulationSpec.HASHED, SimulationSpec.KEYS, SimulationSpec.TOKENS})
+  void everySeedIsValidWithMergesOfSplitPartitions(String numbering) {
+    SimulationSpec spec = SimulationSpec.of(5, Duration.ofSeconds(10),
+        Map.of("numbering", numbering, "merges", "on"), Optional.empty());
+    List<SeedResult> results = Simulation.runAll(spec, 1, STRATEGY_SEEDS,
+        Runtime.getRuntime().availableProcessors(), r -> { });
+    List<String> failing = results.stream().filter(r -> r.verdict() != Verdict.VALID)
+        .map(r -> "seed " + r.seed() + " " + r.verdict() + ": " + r.reason()).toList();
+    assertThat(failing).as("merges, numbering %s, seeds 1..%d", numbering, STRATEGY_SEEDS)
+        .isEmpty();
+    long merges = results.stream().flatMap(r -> r.history().stream()).filter(o ->
+        SimHistory.NEMESIS.equals(o.process()) && Fault.Kind.MERGE.label().equals(o.f())
+        && String.valueOf(o.value()).startsWith("partitions ")).count();
+    long merging = results.stream().filter(r -> r.history().stream().anyMatch(o ->
+        SimHistory.NEMESIS.equals(o.process()) && Fault.Kind.MERGE.label().equals(o.f())
+        && String.valueOf(o.value()).startsWith("partitions "))).count();
+    System.out.println("merges, numbering " + numbering + ": " + merges + " in " + merging
+        + " of seeds 1.." + STRATEGY_SEEDS);
+    assertThat(merging).as("seeds in which two partitions merged").isGreaterThanOrEqualTo(
+        STRATEGY_SEEDS / 4);
+  }
+
+  /**
    * Disks wiped under the nodes' numbers, the control not told: no seed is invalid. A node comes
    * back as another incarnation, the control counts what the earlier one held lost, and the node
    * takes nothing until it is named and fenced. A seed may end unknown: a partition left with no

@@ -35,6 +35,7 @@ import io.partkit.replica.Record.LevelBegun;
 import io.partkit.replica.Record.Rebased;
 import io.partkit.replica.Record.SnapshotPage;
 import io.partkit.replica.Record.Snapshotted;
+import io.partkit.replica.Record.Merge;
 import io.partkit.replica.Record.Split;
 import io.partkit.replica.Record.Written;
 import io.partkit.replica.Numbering;
@@ -118,6 +119,11 @@ final class Codec {
   private static final byte RESUME = 28;
   private static final byte PARTITIONS_REQUEST = 29;
   private static final byte PARTITIONS = 30;
+  /**
+   * A scan routed by a merged numbering: {@link #SCAN} and then the generation (tags 29 and 30
+   * are taken by the partition listing's frames).
+   */
+  private static final byte SCAN_MERGED = 31;
 
   // Record tags 1 and 4 are the shapes before partitions were numbered (no modulus): still read,
   // as numbered at 0, so a log written by an earlier build replays; never written.
@@ -136,12 +142,15 @@ final class Codec {
   private static final byte SNAPSHOT_PAGE = 14;
   private static final byte SPLIT_AT = 15;
   private static final byte BORN = 16;
+  private static final byte MERGE = 17;
   // Tags 5, 6 and 8 held partitions numbered by a hash modulo their modulus, before keys were
   // numbered as partkit's hash slots: their keys sit in other partitions than this build would
   // look in, so such a log is refused rather than replayed.
   // Numberings of spans, where hash halves hold their base (see numbering()).
   private static final int KEY_SPANS = -1;
   private static final int TOKEN_SPANS = -2;
+  /** A numbering after merges: the generation, then the numbering as before. */
+  private static final int MERGED = -3;
   private static final java.util.Set<Byte> OTHER_NUMBERING = java.util.Set.of((byte) 5, (byte) 6,
       (byte) 8);
 
@@ -455,13 +464,16 @@ final class Codec {
       bytes(out, r.value());
       string(out, r.why());
     } else if (m instanceof Scan s) {
-      d.writeByte(SCAN);
+      d.writeByte(s.generation() == 0 ? SCAN : SCAN_MERGED);
       d.writeLong(s.id());
       d.writeInt(s.partition());
       d.writeLong(s.modulus());
       bytes(out, s.from());
       bytes(out, s.to());
       d.writeInt(s.limit());
+      if (s.generation() != 0) {
+        d.writeLong(s.generation());
+      }
     } else if (m instanceof Page p) {
       d.writeByte(PAGE);
       d.writeLong(p.id());
@@ -587,11 +599,15 @@ final class Codec {
         Outcome outcome = in.outcome();
         return new Reply(id, outcome, in.bytes(), in.string());
       }
-      case SCAN -> {
+      case SCAN, SCAN_MERGED -> {
         long id = b.getLong();
         int partition = b.getInt();
         long modulus = b.getLong();
-        return new Scan(id, partition, modulus, in.nonNullBytes(), in.bytes(), b.getInt());
+        Bytes from = in.nonNullBytes();
+        Bytes to = in.bytes();
+        int limit = b.getInt();
+        return new Scan(id, partition, modulus, from, to, limit,
+            tag == SCAN_MERGED ? b.getLong() : 0);
       }
       case PAGE -> {
         long id = b.getLong();
@@ -782,6 +798,11 @@ final class Codec {
       } else if (r instanceof Born born) {
         d.writeByte(BORN);
         d.writeLong(born.incarnation());
+      } else if (r instanceof Merge mg) {
+        d.writeByte(MERGE);
+        d.writeInt(mg.partition());
+        d.writeInt(mg.sibling());
+        numbering(out, mg.numbering());
       } else if (r instanceof Split s) {
         d.writeByte(s.cut() == null ? SPLIT : SPLIT_AT);
         d.writeInt(s.partition());
@@ -863,6 +884,11 @@ final class Codec {
         case SPLIT -> r = new Split(b.getInt(), b.getLong());
         case SPLIT_AT -> r = new Split(b.getInt(), b.getLong(), in.nonNullBytes());
         case BORN -> r = new Born(b.getLong());
+        case MERGE -> {
+          int p = b.getInt();
+          int sibling = b.getInt();
+          r = new Merge(p, sibling, in.numbering());
+        }
         case SNAPSHOT_PAGE -> {
           int p = b.getInt();
           long epoch = b.getLong();
@@ -928,10 +954,17 @@ final class Codec {
 
   /**
    * A numbering: hash halves (and none) as the int base and long modulus they always were; spans
-   * behind a negative kind where the base was, so logs of earlier builds read as before.
+   * behind a negative kind where the base was, so logs of earlier builds read as before; a merged
+   * numbering's generation behind a kind of its own, before the numbering at generation 0.
    */
   static void numbering(Out out, Numbering n) throws IOException {
     DataOutputStream d = out.d;
+    if (n.generation() != 0) {
+      d.writeInt(MERGED);
+      d.writeLong(n.generation());
+      numbering(out, n.withGeneration(0));
+      return;
+    }
     if (n instanceof Numbering.KeySpans k) {
       d.writeInt(KEY_SPANS);
       d.writeInt(k.base());
@@ -1042,6 +1075,17 @@ final class Codec {
         int base = kind;
         long modulus = b.getLong();
         return base == 0 && modulus == 0 ? Numbering.NONE : new Numbering.Hashed(base, modulus);
+      }
+      if (kind == MERGED) {
+        long generation = b.getLong();
+        if (generation <= 0) {
+          throw new Malformed("a merged numbering's generation must be positive: " + generation);
+        }
+        Numbering n = numbering();
+        if (n.generation() != 0 || n == Numbering.NONE) {
+          throw new Malformed("a merged numbering holds one plain numbering, not " + n);
+        }
+        return n.withGeneration(generation);
       }
       int base = b.getInt();
       long modulus = b.getLong();

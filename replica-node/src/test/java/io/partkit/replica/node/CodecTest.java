@@ -221,6 +221,48 @@ class CodecTest {
     }
   }
 
+  /**
+   * Merged numberings (a generation past 0), the merge record and a scan routed by a merged
+   * numbering round trip; a scan of generation 0 is written as before.
+   */
+  @Test
+  void mergedNumberingsTheMergeRecordAndScansOfAGenerationRoundTrip() throws Exception {
+    Numbering hashed = new Numbering.Hashed(4, 8).merge(5, 2);
+    Numbering keys = KEYS.merge(0, 1);
+    Numbering tokens = TOKENS.merge(1, 3);
+    for (Numbering n : List.of(hashed, keys, tokens)) {
+      Record configured = new Record.Configured(1, 2, 3, List.of(4), n);
+      assertThat(Codec.record(Codec.encode(configured))).as("%s", n).isEqualTo(configured);
+      Record merge = new Record.Merge(0, (int) n.modulus(), n);
+      assertThat(Codec.record(Codec.encode(merge))).as("%s", n).isEqualTo(merge);
+    }
+    // a generation that counts no merge, or a merged numbering inside another, is refused
+    for (long generation : List.of(0L, -2L)) {
+      ByteArrayOutputStream buf = new ByteArrayOutputStream();
+      DataOutputStream d = new DataOutputStream(buf);
+      d.writeInt(-3);
+      d.writeLong(generation);
+      d.writeInt(4);
+      d.writeLong(8);
+      assertThatThrownBy(() -> Codec.record(configuredWith(buf.toByteArray())))
+          .isInstanceOf(Codec.Malformed.class).hasMessageContaining("must be positive");
+    }
+    ByteArrayOutputStream nested = new ByteArrayOutputStream();
+    DataOutputStream d = new DataOutputStream(nested);
+    d.writeInt(-3);
+    d.writeLong(2);
+    d.writeInt(-3);
+    d.writeLong(1);
+    d.writeInt(4);
+    d.writeLong(8);
+    assertThatThrownBy(() -> Codec.record(configuredWith(nested.toByteArray())))
+        .isInstanceOf(Codec.Malformed.class).hasMessageContaining("one plain numbering");
+    Envelope e = new Envelope(-1, 1_000_003, new Message.Scan(7, 1, 4, K, null, 10, 3));
+    assertThat(Codec.decode(Codec.encode(e))).isEqualTo(e);
+    Envelope plain = new Envelope(-1, 1_000_003, new Message.Scan(7, 1, 4, K, null, 10));
+    assertThat(Codec.encode(plain)).hasSize(Codec.encode(e).length - Long.BYTES);
+  }
+
   @Test
   void framesGoOverAStreamWithTheirLength() throws Exception {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
@@ -665,8 +707,8 @@ class CodecTest {
   /** A numbering this build does not know, or that cannot be, is refused naming the problem. */
   @Test
   void aMalformedNumberingIsRefused() throws Exception {
-    assertThatThrownBy(() -> Codec.record(configuredWith(numberingBytes(-3, 2, 4, "X", 0))))
-        .isInstanceOf(Codec.Malformed.class).hasMessageContaining("unknown numbering kind -3");
+    assertThatThrownBy(() -> Codec.record(configuredWith(numberingBytes(-4, 2, 4, "X", 0))))
+        .isInstanceOf(Codec.Malformed.class).hasMessageContaining("unknown numbering kind -4");
     assertThatThrownBy(() -> Codec.record(configuredWith(
         numberingBytes(-2, 2, 4, "NO_SUCH_HASH", 1))))
         .isInstanceOf(Codec.Malformed.class)
@@ -685,15 +727,15 @@ class CodecTest {
     // in a message, and in a control state's row, alike
     byte[] configure = Codec.encode(new Envelope(-1, 2,
         new Message.Configure(4, 7, 2, List.of(0), new Numbering.Hashed(2, 4))));
-    java.nio.ByteBuffer.wrap(configure).putInt(4 + 4 + 1 + 4 + 8 + 4, -3);
+    java.nio.ByteBuffer.wrap(configure).putInt(4 + 4 + 1 + 4 + 8 + 4, -4);
     assertThatThrownBy(() -> Codec.decode(configure)).isInstanceOf(Codec.Malformed.class)
-        .hasMessageContaining("unknown numbering kind -3");
+        .hasMessageContaining("unknown numbering kind -4");
     byte[] state = Codec.encode(new Record.ControlState(2, List.of(new Record.ControlState.Row(
         0, 7, TOKENS, List.of(0), new java.util.TreeSet<>(List.of(0)), -1, 0, null)),
         new java.util.TreeSet<>(List.of(0)), new java.util.TreeSet<>()));
-    java.nio.ByteBuffer.wrap(state).putInt(1 + 4 + 4 + 4 + 8, -3);
+    java.nio.ByteBuffer.wrap(state).putInt(1 + 4 + 4 + 4 + 8, -4);
     assertThatThrownBy(() -> Codec.record(state)).isInstanceOf(Codec.Malformed.class)
-        .hasMessageContaining("unknown numbering kind -3");
+        .hasMessageContaining("unknown numbering kind -4");
   }
 
   /** A table of span rows routes each key to the row whose span holds it. */

@@ -107,7 +107,19 @@ final class RandomValues {
         new Record.Rebased(r.nextInt(), number(r), r.nextInt(), number(r), number(r), data(r),
             data(r).navigableKeySet()),
         new Record.Born(number(r)),
-        controlState(r));
+        controlState(r),
+        merge(r));
+  }
+
+  /** A merge record, its numbering of a generation past 0 (drawn last: earlier draws stay). */
+  static Record.Merge merge(Random r) {
+    Numbering n = numbering(r);
+    if (n == Numbering.NONE || n.modulus() > Integer.MAX_VALUE / 2) {
+      n = new Numbering.Hashed(1, 1L << r.nextInt(30)); // the sibling's number is an int
+    }
+    n = n.withGeneration(1 + r.nextInt(1 << 20));
+    int p = (int) ((r.nextLong() >>> 1) % n.modulus());
+    return new Record.Merge(p, (int) (p + n.modulus()), n);
   }
 
   static Record.ControlState controlState(Random r) {

@@ -1,6 +1,7 @@
 package io.partkit.replica;
 
 import java.util.List;
+import java.util.Set;
 import java.util.SortedMap;
 
 /**
@@ -29,4 +30,21 @@ public interface Placement {
    */
   SortedMap<Integer, List<Integer>> place(SortedMap<Integer, List<Integer>> members,
       List<Integer> eligible, int replicas);
+
+  /**
+   * The target members of every partition, told which nodes are away: nodes of the cluster, not
+   * leaving, that may not hold copies for now (down or quarantined). A placement that carries
+   * out targets decided elsewhere may keep an away node's place empty instead of filling it
+   * with a spare: whoever decides the targets replaces the node or waits for it, and a spare
+   * filled in meanwhile would be sent a whole copy that the next targets move again. By default
+   * the same as {@link #place(SortedMap, List, int)}.
+   *
+   * @param away nodes known to the control, not leaving and not {@code eligible}
+   * @return as {@link #place(SortedMap, List, int)}, except that a partition's target may be
+   *     shorter by at most as many nodes as {@code away} holds, and never empty
+   */
+  default SortedMap<Integer, List<Integer>> place(SortedMap<Integer, List<Integer>> members,
+      List<Integer> eligible, Set<Integer> away, int replicas) {
+    return place(members, eligible, replicas);
+  }
 }

@@ -63,14 +63,14 @@ import java.util.TreeSet;
  * change is level and its primary is up: a missing target member joins as a backup; then the
  * target primary, level by then, takes over, the members outside the target leaving in the same
  * change (or, with the primary in place, on their own), so a graceful move never lowers
- * redundancy. A placement may leave an away node's place empty (one down or quarantined:
- * targets decided elsewhere wait for their owner to replace it). The targets are asked for
- * again whenever the nodes that may hold copies (up, not leaving, not quarantined), those away
- * or the partitions change, never for the table's own steps. A migration still runs to its end;
- * the placement then moves the partition back to its target. The placement is not in the
- * records: a restarted control is given it again. A driver may replace it while the control runs
- * ({@link #place}), as when a coordinator outside the core decides the table and the control
- * carries it out.
+ * redundancy. A placement may keep the place of a node that may not hold copies and is not
+ * leaving free of spares (targets decided elsewhere wait for their owner to replace it). The
+ * targets are asked for again whenever the nodes that may hold copies (up, not leaving, not
+ * quarantined), those leaving or the partitions change, never for the table's own steps. A
+ * migration still runs to its end; the placement then moves the partition back to its target.
+ * The placement is not in the records: a restarted control is given it again. A driver may
+ * replace it while the control runs ({@link #place}), as when a coordinator outside the core
+ * decides the table and the control carries it out.
  *
  * <p>A split ({@link #split}) is committed here first, as the new numbering with the old owners:
  * the partition's modulus doubles at a new epoch and the new partition, at the same epoch, has
@@ -100,8 +100,8 @@ public final class Control implements StateMachine {
   private SortedMap<Integer, List<Integer>> targets = new TreeMap<>();
   /** The nodes that were eligible when the targets were asked for. */
   private List<Integer> placedOver = List.of();
-  /** The nodes that were away (known, not leaving, not eligible) when they were asked for. */
-  private Set<Integer> placedAway = Set.of();
+  /** The nodes that were leaving when the targets were asked for. */
+  private Set<Integer> placedLeaving = Set.of();
   /**
    * How many partitions there were when the targets were asked for: the table only grows (by
    * splits), so a count tells whether it changed.
@@ -617,11 +617,11 @@ public final class Control implements StateMachine {
     }
     if (placement != null) {
       List<Integer> eligible = eligible();
-      if (!eligible.equals(placedOver) || !away(eligible).equals(placedAway)
+      if (!eligible.equals(placedOver) || !leavingNodes().equals(placedLeaving)
           || table.size() != placedFor) {
-        return Optional.of("the placement's targets are for nodes " + placedOver + " (away "
-            + placedAway + ") and " + placedFor + " partitions, not yet for nodes " + eligible
-            + " (away " + away(eligible) + ") and " + table.size() + " partitions");
+        return Optional.of("the placement's targets are for nodes " + placedOver + " (leaving "
+            + placedLeaving + ") and " + placedFor + " partitions, not yet for nodes " + eligible
+            + " (leaving " + leavingNodes() + ") and " + table.size() + " partitions");
       }
     }
     return Optional.empty();
@@ -900,14 +900,14 @@ public final class Control implements StateMachine {
    *     partition of eligible, distinct nodes
    */
   private void aim(List<Integer> eligible) {
-    Set<Integer> away = away(eligible);
-    if (!placementReplaced && eligible.equals(placedOver) && away.equals(placedAway)
+    Set<Integer> leaving = leavingNodes();
+    if (!placementReplaced && eligible.equals(placedOver) && leaving.equals(placedLeaving)
         && table.size() == placedFor) {
       return;
     }
     placementReplaced = false;
     placedOver = List.copyOf(eligible);
-    placedAway = away;
+    placedLeaving = leaving;
     placedFor = table.size();
     targets = new TreeMap<>();
     if (eligible.isEmpty()) {
@@ -916,33 +916,31 @@ public final class Control implements StateMachine {
     TreeMap<Integer, List<Integer>> members = new TreeMap<>();
     table.forEach((p, t) -> members.put(p, t.members));
     SortedMap<Integer, List<Integer>> placed = placement.place(
-        Collections.unmodifiableSortedMap(members), placedOver, away, replicas);
+        Collections.unmodifiableSortedMap(members), placedOver, leaving, replicas);
     int size = Math.min(replicas, eligible.size());
-    int least = Math.max(1, size - away.size());
     for (int p : table.keySet()) {
       List<Integer> target = placed.get(p);
-      if (target == null || target.size() > size || target.size() < least
+      if (target == null || target.isEmpty() || target.size() > size
           || new TreeSet<>(target).size() != target.size() || !eligible.containsAll(target)) {
         throw new IllegalStateException("the placement's target for partition " + p + " is "
-            + target + ": expected " + (least == size ? "" : least + " to ") + size
-            + " distinct nodes of " + eligible);
+            + target + ": expected 1 to " + size + " distinct nodes of " + eligible);
       }
       targets.put(p, List.copyOf(target));
     }
   }
 
   /**
-   * The nodes away: known, not leaving, yet not {@code eligible} (down or quarantined), whose
-   * places a placement may keep for them ({@link Placement#place(SortedMap, List, Set, int)}).
+   * The nodes leaving: a placement may keep the places of target nodes that are neither eligible
+   * nor leaving for them ({@link Placement#place(SortedMap, List, Set, int)}).
    */
-  private Set<Integer> away(List<Integer> eligible) {
-    TreeSet<Integer> away = new TreeSet<>();
+  private Set<Integer> leavingNodes() {
+    TreeSet<Integer> leaving = new TreeSet<>();
     nodes.forEach((n, s) -> {
-      if (!s.leaving && !eligible.contains(n)) {
-        away.add(n);
+      if (s.leaving) {
+        leaving.add(n);
       }
     });
-    return Collections.unmodifiableSet(away);
+    return Collections.unmodifiableSet(leaving);
   }
 
   private boolean leaving(int node) {

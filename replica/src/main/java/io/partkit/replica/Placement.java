@@ -32,19 +32,20 @@ public interface Placement {
       List<Integer> eligible, int replicas);
 
   /**
-   * The target members of every partition, told which nodes are away: nodes of the cluster, not
-   * leaving, that may not hold copies for now (down or quarantined). A placement that carries
-   * out targets decided elsewhere may keep an away node's place empty instead of filling it
-   * with a spare: whoever decides the targets replaces the node or waits for it, and a spare
-   * filled in meanwhile would be sent a whole copy that the next targets move again. By default
-   * the same as {@link #place(SortedMap, List, int)}.
+   * The target members of every partition, told which nodes are leaving. A placement that carries
+   * out targets decided elsewhere may keep the place of a target node that is neither eligible
+   * nor leaving (down, quarantined, or lost for good and forgotten) free of spares: whoever
+   * decides the targets replaces the node or waits for it, and a spare put in meanwhile would be
+   * sent a whole copy that the next targets move elsewhere again. A leaving node was asked to go
+   * by the control's own operator, so its place is filled. By default the same as {@link
+   * #place(SortedMap, List, int)}.
    *
-   * @param away nodes known to the control, not leaving and not {@code eligible}
-   * @return as {@link #place(SortedMap, List, int)}, except that a partition's target may be
-   *     shorter by at most as many nodes as {@code away} holds, and never empty
+   * @param leaving the nodes leaving
+   * @return as {@link #place(SortedMap, List, int)}, except that a partition's target may have
+   *     fewer nodes (never none) when places are kept free
    */
   default SortedMap<Integer, List<Integer>> place(SortedMap<Integer, List<Integer>> members,
-      List<Integer> eligible, Set<Integer> away, int replicas) {
+      List<Integer> eligible, Set<Integer> leaving, int replicas) {
     return place(members, eligible, replicas);
   }
 }

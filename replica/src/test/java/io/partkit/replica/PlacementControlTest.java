@@ -397,6 +397,34 @@ class PlacementControlTest {
   }
 
   @Test
+  void aTargetOnAForgottenNodeKeepsItsPlaceFromSparesUntilItsOwnerReplacesIt() {
+    List<Integer> nodes = List.of(0, 1, 2, 3, 4);
+    Map<Integer, List<Integer>> first = shifted(1, nodes);
+    Cluster c = onTargets(first, nodes);
+    c.down.add(4);
+    c.control.forget(4); // lost for good: the targets' owner replaces it next
+    c.held.remove(4);
+    Map<Integer, List<List<Integer>>> seen = new TreeMap<>();
+    run(c, (int) (Timing.DEFAULT.downMillis() / 10) + 200, seen);
+    Map<Integer, List<Integer>> next = new TreeMap<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      List<Integer> row = new ArrayList<>(first.get(p));
+      List<Integer> without = new ArrayList<>(row);
+      without.remove(Integer.valueOf(4));
+      assertThat(c.control.configuration(p).members()).as("partition %d once 4 is forgotten", p)
+          .containsExactlyInAnyOrderElementsOf(without);
+      if (row.contains(4)) {
+        row.set(row.indexOf(4), nodes.stream().filter(n -> !row.contains(n))
+            .max(Integer::compare).orElseThrow());
+      }
+      next.put(p, row);
+    }
+    c.control.place(TargetPlacement.of(next));
+    c.settle("4 replaced by the targets' owner");
+    assertThat(c.table()).isEqualTo(next);
+  }
+
+  @Test
   void aTargetOnALeavingNodeIsStoodInForBySpares() {
     List<Integer> nodes = List.of(0, 1, 2, 3, 4);
     Cluster c = onTargets(shifted(1, nodes), nodes);

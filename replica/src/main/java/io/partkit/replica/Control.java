@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -45,11 +46,11 @@ import java.util.TreeSet;
  *
  * <p>Each tick it makes at most one change per partition, in this order: a primary that is down
  * or leaving is replaced by a level backup (one that is leaving too, when a down primary has no
- * other: it serves until the partition is placed elsewhere); backups its primary suspects are
- * taken out; a live migration takes its next step (the target joins; once level, it becomes the
- * primary and the source leaves; a target that goes down before that is taken out again, the
- * roll back); a partition short of replicas gets the least loaded up node, once the previous
- * change is level.
+ * other: it serves until the partition is placed elsewhere; a leaving one that serves, once no
+ * backup that is up is still joining); backups its primary suspects are taken out; a live
+ * migration takes its next step (the target joins; once level, it becomes the primary and the
+ * source leaves; a target that goes down before that is taken out again, the roll back); a
+ * partition short of replicas gets the least loaded up node, once the previous change is level.
  * A new primary is always a level member of the configuration it replaces, and it adopts the new
  * epoch before serving, so the old primary's reads and writes are refused from then on. A planned
  * change of primary (a migration's cut-over, a leaving primary's or a placement's handover) waits
@@ -60,13 +61,16 @@ import java.util.TreeSet;
  * table is the placement's, and after the steps above that keep a partition safe (failover,
  * suspects, down backups, a migration) each partition moves toward its target, once its previous
  * change is level and its primary is up: a missing target member joins as a backup; then the
- * target primary, level by then, takes over; then the members outside the target leave, so a
- * graceful move never lowers redundancy. The targets are asked for again whenever the nodes that
- * may hold copies (up, not leaving, not quarantined) or the partitions change, never for the
- * table's own steps. A migration still runs to its end; the placement then moves the partition
- * back to its target. The placement is not in the records: a restarted control is given it again.
- * A driver may replace it while the control runs ({@link #place}), as when a coordinator outside
- * the core decides the table and the control carries it out.
+ * target primary, level by then, takes over, the members outside the target leaving in the same
+ * change (or, with the primary in place, on their own), so a graceful move never lowers
+ * redundancy. A placement may keep the place of a node that may not hold copies and is not
+ * leaving free of spares (targets decided elsewhere wait for their owner to replace it). The
+ * targets are asked for again whenever the nodes that may hold copies (up, not leaving, not
+ * quarantined), those leaving or the partitions change, never for the table's own steps. A
+ * migration still runs to its end; the placement then moves the partition back to its target.
+ * The placement is not in the records: a restarted control is given it again. A driver may
+ * replace it while the control runs ({@link #place}), as when a coordinator outside the core
+ * decides the table and the control carries it out.
  *
  * <p>A split ({@link #split}) is committed here first, as the new numbering with the old owners:
  * the partition's modulus doubles at a new epoch and the new partition, at the same epoch, has
@@ -102,6 +106,8 @@ public final class Control implements StateMachine {
   private SortedMap<Integer, List<Integer>> targets = new TreeMap<>();
   /** The nodes that were eligible when the targets were asked for. */
   private List<Integer> placedOver = List.of();
+  /** The nodes that were leaving when the targets were asked for. */
+  private Set<Integer> placedLeaving = Set.of();
   /**
    * The partitions there were when the targets were asked for (splits add some, merges take some
    * away).
@@ -732,10 +738,11 @@ public final class Control implements StateMachine {
     }
     if (placement != null) {
       List<Integer> eligible = eligible();
-      if (!eligible.equals(placedOver) || !placedFor.equals(partitionIds())) {
-        return Optional.of("the placement's targets are for nodes " + placedOver + " and "
-            + placedFor.size() + " partitions, not yet for nodes " + eligible + " and "
-            + table.size() + " partitions");
+      if (!eligible.equals(placedOver) || !leavingNodes().equals(placedLeaving)
+          || !placedFor.equals(partitionIds())) {
+        return Optional.of("the placement's targets are for nodes " + placedOver + " (leaving "
+            + placedLeaving + ") and " + placedFor.size() + " partitions, not yet for nodes "
+            + eligible + " (leaving " + leavingNodes() + ") and " + table.size() + " partitions");
       }
     }
     return Optional.empty();
@@ -809,7 +816,10 @@ public final class Control implements StateMachine {
       change(partition, t, t.members);
       return;
     }
-    if (!up(primary) || lostCopy || leaving(primary) && t.move == null) {
+    // A leaving primary that serves hands over once no member is joining: a copy still arriving
+    // from it would refuse the new primary's level by name, and be sent whole again.
+    boolean joining = t.members.stream().skip(1).anyMatch(n -> up(n) && !t.level.contains(n));
+    if (!up(primary) || lostCopy || leaving(primary) && t.move == null && !joining) {
       List<Integer> levelUp = t.members.stream().skip(1)
           .filter(n -> t.level.contains(n) && up(n)).toList();
       Optional<Integer> next = levelUp.stream().filter(n -> !leaving(n)).findFirst()
@@ -937,7 +947,11 @@ public final class Control implements StateMachine {
   /**
    * One step of {@code partition} toward its target, once its previous change is level and its
    * primary is up: a missing target member joins; then the target primary (level, as every
-   * member is) takes over; then the members outside the target leave, all replaced by then.
+   * member is) takes over, and the members outside the target leave with that change, all
+   * replaced by then; or, with the primary in place, they leave. A handover does not leave them
+   * for a change of its own: that change would reach the backups before the new primary's level
+   * (its offer names the state the handover began), and every backup that had not taken the
+   * handover's level yet would refuse the next one by name and be sent a whole copy again.
    */
   private void moveTowardTarget(int partition, Entry t) {
     List<Integer> target = targets.get(partition);
@@ -956,7 +970,7 @@ public final class Control implements StateMachine {
     int wanted = target.get(0);
     if (wanted != primary) {
       if (mayHandOver(partition, t)) {
-        change(partition, t, inTargetOrder(wanted, t.members, target));
+        change(partition, t, target);
       }
       return;
     }
@@ -1007,11 +1021,14 @@ public final class Control implements StateMachine {
    *     partition of eligible, distinct nodes
    */
   private void aim(List<Integer> eligible) {
-    if (!placementReplaced && eligible.equals(placedOver) && placedFor.equals(partitionIds())) {
+    Set<Integer> leaving = leavingNodes();
+    if (!placementReplaced && eligible.equals(placedOver) && leaving.equals(placedLeaving)
+        && placedFor.equals(partitionIds())) {
       return;
     }
     placementReplaced = false;
     placedOver = List.copyOf(eligible);
+    placedLeaving = leaving;
     placedFor = partitionIds();
     targets = new TreeMap<>();
     if (eligible.isEmpty()) {
@@ -1019,18 +1036,32 @@ public final class Control implements StateMachine {
     }
     TreeMap<Integer, List<Integer>> members = new TreeMap<>();
     table.forEach((p, t) -> members.put(p, t.members));
-    SortedMap<Integer, List<Integer>> placed =
-        placement.place(Collections.unmodifiableSortedMap(members), placedOver, replicas);
+    SortedMap<Integer, List<Integer>> placed = placement.place(
+        Collections.unmodifiableSortedMap(members), placedOver, leaving, replicas);
     int size = Math.min(replicas, eligible.size());
     for (int p : table.keySet()) {
       List<Integer> target = placed.get(p);
-      if (target == null || target.size() != size || new TreeSet<>(target).size() != size
-          || !eligible.containsAll(target)) {
+      if (target == null || target.isEmpty() || target.size() > size
+          || new TreeSet<>(target).size() != target.size() || !eligible.containsAll(target)) {
         throw new IllegalStateException("the placement's target for partition " + p + " is "
-            + target + ": expected " + size + " distinct nodes of " + eligible);
+            + target + ": expected 1 to " + size + " distinct nodes of " + eligible);
       }
       targets.put(p, List.copyOf(target));
     }
+  }
+
+  /**
+   * The nodes leaving: a placement may keep the places of target nodes that are neither eligible
+   * nor leaving for them ({@link Placement#place(SortedMap, List, Set, int)}).
+   */
+  private Set<Integer> leavingNodes() {
+    TreeSet<Integer> leaving = new TreeSet<>();
+    nodes.forEach((n, s) -> {
+      if (s.leaving) {
+        leaving.add(n);
+      }
+    });
+    return Collections.unmodifiableSet(leaving);
   }
 
   private boolean leaving(int node) {

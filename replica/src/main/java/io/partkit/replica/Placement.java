@@ -1,6 +1,7 @@
 package io.partkit.replica;
 
 import java.util.List;
+import java.util.Set;
 import java.util.SortedMap;
 
 /**
@@ -29,4 +30,22 @@ public interface Placement {
    */
   SortedMap<Integer, List<Integer>> place(SortedMap<Integer, List<Integer>> members,
       List<Integer> eligible, int replicas);
+
+  /**
+   * The target members of every partition, told which nodes are leaving. A placement that carries
+   * out targets decided elsewhere may keep the place of a target node that is neither eligible
+   * nor leaving (down, quarantined, or lost for good and forgotten) free of spares: whoever
+   * decides the targets replaces the node or waits for it, and a spare put in meanwhile would be
+   * sent a whole copy that the next targets move elsewhere again. A leaving node was asked to go
+   * by the control's own operator, so its place is filled. By default the same as {@link
+   * #place(SortedMap, List, int)}.
+   *
+   * @param leaving the nodes leaving
+   * @return as {@link #place(SortedMap, List, int)}, except that a partition's target may have
+   *     fewer nodes (never none) when places are kept free
+   */
+  default SortedMap<Integer, List<Integer>> place(SortedMap<Integer, List<Integer>> members,
+      List<Integer> eligible, Set<Integer> leaving, int replicas) {
+    return place(members, eligible, replicas);
+  }
 }

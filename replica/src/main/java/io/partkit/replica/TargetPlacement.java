@@ -14,11 +14,15 @@ import java.util.TreeMap;
  * A {@link Placement} to targets decided elsewhere, a coordinator's table: partition {@code p}
  * belongs on the nodes its target names, primary first.
  *
- * <p>A placement must answer with nodes that may hold copies, so a target naming a node that is
- * down, leaving or quarantined has that place taken by one that may: first the copies the
- * partition has now (they hold its data), then the eligible nodes in ascending order. Once the
- * node may hold copies again, the partition moves back to its target. A partition without a
- * target keeps the copies it has, filled up the same way.
+ * <p>A placement must answer with nodes that may hold copies, so a target naming a node that
+ * may not has that place taken by one that may: first the copies the partition has now (they
+ * hold its data), then, for a node that is leaving, the eligible nodes in ascending order. The
+ * place of a node that is only away (down, quarantined, or forgotten: {@link
+ * Placement#place(SortedMap, List, Set, int)}) is taken by a copy the partition has, but by no
+ * spare: the targets' owner replaces the node or waits for it, and a spare chosen here would get
+ * a whole copy that its next targets move elsewhere again. Once the node may hold copies again,
+ * the partition moves back to its target. A partition without a target keeps the copies it has,
+ * filled up from the eligible nodes.
  */
 public final class TargetPlacement implements Placement {
 
@@ -67,21 +71,43 @@ public final class TargetPlacement implements Placement {
   @Override
   public SortedMap<Integer, List<Integer>> place(SortedMap<Integer, List<Integer>> members,
       List<Integer> eligible, int replicas) {
+    return place(members, eligible, new HashSet<>(targetNodes()), replicas);
+  }
+
+  private Set<Integer> targetNodes() {
+    Set<Integer> named = new HashSet<>();
+    targets.values().forEach(named::addAll);
+    return named;
+  }
+
+  @Override
+  public SortedMap<Integer, List<Integer>> place(SortedMap<Integer, List<Integer>> members,
+      List<Integer> eligible, Set<Integer> leaving, int replicas) {
     Set<Integer> may = new HashSet<>(eligible);
     int size = Math.min(replicas, eligible.size());
     TreeMap<Integer, List<Integer>> placed = new TreeMap<>();
     members.forEach((p, now) -> {
+      List<Integer> target = targets.getOrDefault(p, List.of());
       List<Integer> chosen = new ArrayList<>(size);
-      for (List<Integer> from : List.of(targets.getOrDefault(p, List.of()), now, eligible)) {
-        for (int n : from) {
-          if (chosen.size() < size && may.contains(n) && !chosen.contains(n)) {
-            chosen.add(n);
-          }
-        }
-      }
+      choose(chosen, target, may, size);
+      choose(chosen, now, may, size);
+      // an away target node keeps its place from spares, never below one copy
+      int reserved = (int) target.stream().filter(n -> !may.contains(n) && !leaving.contains(n))
+          .count();
+      choose(chosen, eligible, may, Math.max(1, size - reserved));
       placed.put(p, chosen);
     });
     return placed;
+  }
+
+  /** Adds the nodes of {@code from} that may hold copies, in order, until {@code size}. */
+  private static void choose(List<Integer> chosen, List<Integer> from, Set<Integer> may,
+      int size) {
+    for (int n : from) {
+      if (chosen.size() < size && may.contains(n) && !chosen.contains(n)) {
+        chosen.add(n);
+      }
+    }
   }
 
   @Override

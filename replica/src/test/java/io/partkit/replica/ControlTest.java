@@ -145,6 +145,32 @@ class ControlTest {
   }
 
   @Test
+  void aLeavingPrimaryHandsOverOnlyOnceNoBackupIsJoining() {
+    advance(20, Set.of(0, 1, 2, 3));
+    levelled();
+    control.step(new Envelope(0, Control.ID, new Suspect(0, 1, Set.of(1))));
+    advance(10, Set.of(0, 1, 2, 3));
+    levelled();
+    advance(10, Set.of(0, 1, 2, 3));
+    assertThat(control.configuration(0).members()).containsExactly(0, 2, 3);
+    assertThat(control.levelMembers(0)).as("3 is joining: its copy comes from 0")
+        .containsExactly(0, 2);
+    control.leave(0);
+    sent.clear();
+    advance(Timing.DEFAULT.resendMillis() * 4, Set.of(0, 1, 2, 3));
+    assertThat(control.configuration(0).members()).as("a handover now would have 3 refuse the"
+        + " new primary's level by name, and be sent its copy whole again")
+        .containsExactly(0, 2, 3);
+    assertThat(sent).extracting(Envelope::message).noneMatch(m -> m instanceof Drain);
+    levelled();
+    advance(10, Set.of(0, 1, 2, 3));
+    long epoch = control.configuration(0).epoch();
+    assertThat(sent).extracting(Envelope::message).contains(new Drain(0, epoch));
+    control.step(new Envelope(0, Control.ID, new Drained(0, epoch)));
+    assertThat(control.configuration(0).primary()).isEqualTo(2);
+  }
+
+  @Test
   void aDrainForAHandOverCalledOffIsFollowedByResumeAndNoChange() {
     long epoch = primaryLeavesAndIsAskedToDrain();
     control.join(0); // the leave is withdrawn before the primary answered

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
@@ -35,6 +36,24 @@ class TargetPlacementTest {
     assertThat(t.place(members(0, List.of(0, 1, 2), 1, List.of(3, 4, 0)),
         List.of(0, 1, 2, 4), 3))
         .isEqualTo(members(0, List.of(1, 2, 0), 1, List.of(4, 0, 1)));
+  }
+
+  @Test
+  void aNodeNeitherEligibleNorLeavingKeepsItsPlaceFromSparesButNotFromCopiesThePartitionHas() {
+    TargetPlacement t = TargetPlacement.of(Map.of(0, List.of(3, 1, 2), 1, List.of(3, 4, 0),
+        2, List.of(3)));
+    TreeMap<Integer, List<Integer>> now =
+        members(0, List.of(0, 1, 2), 1, List.of(3, 4, 0), 2, List.of(3));
+    // 3 is down (or forgotten), not leaving: partition 0 keeps its copy on 0 in its place,
+    // partition 1 has no copy to keep and waits with two, partition 2 (a row of one) takes the
+    // two copies its row lacks besides 3's place
+    assertThat(t.place(now, List.of(0, 1, 2, 4), Set.of(), 3))
+        .isEqualTo(members(0, List.of(1, 2, 0), 1, List.of(4, 0), 2, List.of(0, 1)));
+    assertThat(t.place(members(2, List.of(3)), List.of(0, 1, 2, 4), Set.of(), 1))
+        .as("never none").isEqualTo(members(2, List.of(0)));
+    // leaving, its places are filled
+    assertThat(t.place(now, List.of(0, 1, 2, 4), Set.of(3), 3))
+        .isEqualTo(members(0, List.of(1, 2, 0), 1, List.of(4, 0, 1), 2, List.of(0, 1, 2)));
   }
 
   @Test

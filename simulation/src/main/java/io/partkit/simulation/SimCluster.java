@@ -258,7 +258,9 @@ final class SimCluster {
 
   /**
    * The node and its disk are gone for good; a fresh node takes its place, once the control is up
-   * to be told.
+   * to be told. With {@code strategy=targets} the fresh node takes its places in the targets too,
+   * as a coordinator's rebalance would: the control keeps a forgotten node's places for the
+   * targets' owner to fill.
    */
   void lose(SimNode n) {
     n.crash(false);
@@ -267,7 +269,14 @@ final class SimCluster {
       joined.remove(n.id);
       leaving.remove(n.id);
       control().forget(n.id);
-      join();
+      SimNode fresh = join();
+      if (targets != null) {
+        TreeMap<Integer, List<Integer>> next = new TreeMap<>();
+        targets.targets().forEach((p, row) -> next.put(p,
+            row.stream().map(m -> m == n.id ? fresh.id : m).toList()));
+        targets = TargetPlacement.of(next);
+        control().place(targets);
+      }
     });
   }
 

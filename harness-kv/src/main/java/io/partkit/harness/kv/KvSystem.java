@@ -265,7 +265,10 @@ final class KvSystem extends NodeProcessSystem
                 Integer.toString(partitions), "--replicas", Integer.toString(replicas),
                 "--timing", timing, "--strategy",
                 strategy.equals(CORE_PLACEMENT) ? "fixed" : strategy, "--step-timeout-ms",
-                Integer.toString(STEP_TIMEOUT_MILLIS), "--secret-file", secretFile.toString())));
+                Integer.toString(STEP_TIMEOUT_MILLIS), "--secret-file", secretFile.toString(),
+                // the coordinator's members are named as the run names the nodes, so that a
+                // strategy hashing the names places as a prediction over them does
+                "--members", String.join(",", nodes()))));
         continue;
       }
       List<String> controlArgs = new ArrayList<>(List.of("--role", "control", "--nodes",

@@ -23,6 +23,7 @@ import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -42,7 +43,8 @@ import java.util.function.Consumer;
  *     --store file:PATH|etcd:URL,... --nodes h:p,h:p,h:p --control h:p --replicas 3 \
  *     [--strategy fixed|rendezvous|range|tokenring] [--partitions 16] [--vnodes 16] \
  *     [--timing R,S,P,D] [--step-timeout-ms 120000] [--name coordinator] \
- *     [--store-prefix /partkit/replica] [--load-aware true] [--secret-file FILE]
+ *     [--store-prefix /partkit/replica] [--load-aware true] [--secret-file FILE] \
+ *     [--members NAME,NAME,NAME]
  * </pre>
  *
  * <p>The strategy ({@code fixed} by default) is any whose tables the core numbers: hash slots of
@@ -53,7 +55,10 @@ import java.util.function.Consumer;
  * ReplicaMigrationExecutor#prepareSplit}), then the ranges move to the joiner. A leave of a
  * token ring merges ranges, which the core cannot: the coordinator refuses that rebalance.
  *
- * <p>Node {@code i} of {@code --nodes} is the coordinator's member {@code node-i}. The store holds
+ * <p>Node {@code i} of {@code --nodes} is the coordinator's member {@code node-i}, or the
+ * {@code i}-th name of {@code --members} (a strategy that hashes its members' ids, as {@code
+ * rendezvous} does, then places as it would over nodes of those names; the names must stay the
+ * same across restarts, as the store's table holds them). The store holds
  * the coordinator's state (members, table, pending migrations) and the control's, so the process
  * may be killed and restarted: the first start makes every node a member and commits the first
  * table; a restart finds them, resumes the migrations a kill interrupted, and restores the
@@ -103,11 +108,12 @@ public final class ReplicaCoordinatorMain {
           + " [--strategy fixed|rendezvous|range|tokenring] [--partitions <n>] [--vnodes <n>]"
           + " [--timing <resend,suspect,ping,down ms>]"
           + " [--step-timeout-ms <ms>] [--name <name>] [--store-prefix <etcd key prefix>]"
-          + " [--load-aware true|false] [--secret-file <file>]");
+          + " [--load-aware true|false] [--secret-file <file>] [--members <name,...>]");
       System.exit(2);
       return;
     }
     List<InetSocketAddress> nodes;
+    List<Member> members;
     InetSocketAddress address;
     Timing timing;
     PartitionerConfig config;
@@ -123,6 +129,7 @@ public final class ReplicaCoordinatorMain {
       }
       loadAware = load.equals("true");
       nodes = ReplicaNodeMain.addresses(options.get("--nodes"));
+      members = members(nodes, options.get("--members"));
       List<InetSocketAddress> controls = ReplicaNodeMain.addresses(options.get("--control"));
       if (controls.size() != 1) {
         throw new IllegalArgumentException("--control is the one address the control listens"
@@ -151,7 +158,7 @@ public final class ReplicaCoordinatorMain {
         .replicas(replicas).store(values).timing(timing).stepTimeout(stepTimeout)
         .secret(policy.secret()).log(log);
     for (int i = 0; i < nodes.size(); i++) {
-      b.node(member(i, nodes).id(), nodes.get(i));
+      b.node(members.get(i).id(), nodes.get(i));
     }
     ReplicaMigrationExecutor executor = b.build();
     // built, it campaigns; leading, it resumes what a kill interrupted and activates the table,
@@ -164,8 +171,8 @@ public final class ReplicaCoordinatorMain {
     }
     ClusterCoordinator coordinator = cb.build();
     if (coordinator.table().isEmpty()) {
-      for (int i = 0; i < nodes.size(); i++) {
-        coordinator.join(member(i, nodes));
+      for (Member m : members) {
+        coordinator.join(m);
       }
       RebalancePlan first = coordinator.rebalance();
       log.accept("coordinator: the first table, epoch " + first.proposed().epoch());
@@ -174,7 +181,7 @@ public final class ReplicaCoordinatorMain {
     // a standby waits here until it leads and its control runs
     ReplicaNode control = executor.startedControl().toCompletableFuture().join();
     ReplicaNodeMain.listening(control, true);
-    readCommands(coordinator, executor, nodes, log);
+    readCommands(coordinator, executor, members, log);
     coordinator.close();
     executor.close();
     store.close();
@@ -249,16 +256,38 @@ public final class ReplicaCoordinatorMain {
     }
   }
 
-  /** Node {@code i} as the coordinator's member. */
-  static Member member(int i, List<InetSocketAddress> nodes) {
-    InetSocketAddress a = nodes.get(i);
-    return new Member(NodeId.of("node-" + i), a.getHostString() + ":" + a.getPort(), 1, "",
-        "");
+  /**
+   * The nodes as the coordinator's members, node {@code i} named {@code node-i} or by the
+   * {@code i}-th of {@code names} (comma-separated; null: none given).
+   *
+   * @throws IllegalArgumentException when the names are not one distinct, non-empty name a node
+   */
+  static List<Member> members(List<InetSocketAddress> nodes, String names) {
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      ids.add("node-" + i);
+    }
+    if (names != null) {
+      ids = List.of(names.split(",", -1));
+      if (ids.size() != nodes.size() || ids.stream().anyMatch(String::isBlank)
+          || new java.util.HashSet<>(ids).size() != ids.size()) {
+        throw new IllegalArgumentException("--members names " + ids.size() + " members ("
+            + names + "): expected one distinct, non-empty name for each of the "
+            + nodes.size() + " --nodes");
+      }
+    }
+    List<Member> members = new ArrayList<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      InetSocketAddress a = nodes.get(i);
+      members.add(new Member(NodeId.of(ids.get(i)), a.getHostString() + ":" + a.getPort(), 1,
+          "", ""));
+    }
+    return List.copyOf(members);
   }
 
   /** Standard input until it closes: a command a line, answered on standard output. */
   private static void readCommands(ClusterCoordinator coordinator,
-      ReplicaMigrationExecutor executor, List<InetSocketAddress> nodes, Consumer<String> log)
+      ReplicaMigrationExecutor executor, List<Member> members, Consumer<String> log)
       throws IOException {
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in,
         StandardCharsets.UTF_8));
@@ -273,7 +302,7 @@ public final class ReplicaCoordinatorMain {
       if (c.isEmpty()) {
         continue;
       }
-      System.out.println(answer(coordinator, executor, nodes, c.get(), log));
+      System.out.println(answer(coordinator, executor, members, c.get(), log));
       System.out.flush();
     }
   }
@@ -285,7 +314,7 @@ public final class ReplicaCoordinatorMain {
    * one lost or gone.
    */
   static String answer(ClusterCoordinator coordinator, ReplicaMigrationExecutor executor,
-      List<InetSocketAddress> nodes, ControlCommand command, Consumer<String> log) {
+      List<Member> members, ControlCommand command, Consumer<String> log) {
     int node;
     if (command instanceof ControlCommand.Leave l) {
       node = l.node();
@@ -298,24 +327,24 @@ public final class ReplicaCoordinatorMain {
           + " range table splits when its strategy's plan re-cuts it, a tokenring one when a"
           + " node joins, each as a rebalance");
     }
-    if (node >= nodes.size()) {
+    if (node >= members.size()) {
       return "REPLICA REBALANCE FAILED: no node " + node + ": the nodes are 0.."
-          + (nodes.size() - 1);
+          + (members.size() - 1);
     }
     try {
       if (command instanceof ControlCommand.Forget) {
         // the control first, so that no copy of the lost node counts level while the
         // coordinator's rebalance moves its partitions
         executor.forget(node).toCompletableFuture().join();
-        coordinator.leave(member(node, nodes).id());
+        coordinator.leave(members.get(node).id());
       } else if (command instanceof ControlCommand.Leave) {
-        coordinator.leave(member(node, nodes).id());
+        coordinator.leave(members.get(node).id());
       } else {
-        NodeId id = member(node, nodes).id();
+        NodeId id = members.get(node).id();
         if (coordinator.membership().members().stream().noneMatch(m -> m.id().equals(id))) {
           executor.join(node).toCompletableFuture().join();
         }
-        coordinator.join(member(node, nodes));
+        coordinator.join(members.get(node));
       }
       RebalancePlan plan = coordinator.rebalance();
       return "REPLICA REBALANCED EPOCH " + plan.proposed().epoch() + " MIGRATIONS "

@@ -44,6 +44,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
@@ -78,6 +80,10 @@ final class ReplicaNode implements AutoCloseable {
   static final int CLIENT_BASE = 1_000_000;
   /** Inputs read but not yet handled; readers wait when it is full (TCP pushes back). */
   static final int INBOX_LIMIT = 100_000;
+  /** Inputs one round takes at most. */
+  static final int ROUND_INPUTS = 256;
+  /** Rounds a node's reader takes in a row at most, leaving the rest to the state thread. */
+  static final int TURNS = 4;
   /** How long a close waits for the state thread to end before it closes the log anyway. */
   static final long CLOSE_WAIT_MILLIS = 10_000;
   /** Exit status after an Error or a bug on the decision path (sysexits' EX_SOFTWARE). */
@@ -148,6 +154,18 @@ final class ReplicaNode implements AutoCloseable {
   /** Pages of whole copies waiting their turn ({@link #isLaterPage}), in arrival order. */
   private final java.util.ArrayDeque<Object> laterPages = new java.util.ArrayDeque<>();
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+  /**
+   * Held by whoever touches the machine and what goes with it (its Ready, the messages waiting
+   * for their records, the meters): the state thread for each round, and a node's log worker
+   * that releases what its sync made durable.
+   */
+  private final ReentrantLock turn = new ReentrantLock();
+  /** Inputs of one round, under {@link #turn}. */
+  private final List<Object> batch = new ArrayList<>();
+  /** When the state thread ticks the machine next (of {@link #nowMillis}). */
+  private long nextTick;
+  /** A failure stopped the node ({@link #stop}): no round is taken after it. */
+  private volatile boolean halted;
   /** Answers of this round of inputs, until its records are appended. */
   private final List<Answer> decided = new ArrayList<>();
   private final ArrayDeque<Answer> answers = new ArrayDeque<>();
@@ -506,7 +524,7 @@ final class ReplicaNode implements AutoCloseable {
     if (control == null) {
       throw new IllegalStateException("only the control takes commands");
     }
-    inbox.put(new Command(command, answer));
+    deliver(new Command(command, answer));
   }
 
   /**
@@ -519,7 +537,7 @@ final class ReplicaNode implements AutoCloseable {
     if (control == null) {
       throw new IllegalStateException("only the control can be inspected");
     }
-    inbox.put(new Inspection(look));
+    deliver(new Inspection(look));
   }
 
   /** The control: waits until every partition first has its copies, all level and up. */
@@ -598,11 +616,11 @@ final class ReplicaNode implements AutoCloseable {
       while (!closed) {
         Object f = Frame.read(in);
         if (f instanceof Envelope e) {
-          inbox.put(new Envelope(from, self, e.message()));
+          deliver(new Envelope(from, self, e.message()));
         } else if (f instanceof Frame.TableRequest t && from >= CLIENT_BASE) {
-          inbox.put(new TableAsk(from, t.id()));
+          deliver(new TableAsk(from, t.id()));
         } else if (f instanceof Frame.LoadRequest l && from >= CLIENT_BASE && meters != null) {
-          inbox.put(new LoadAsk(from, l.id()));
+          deliver(new LoadAsk(from, l.id()));
         } else {
           throw new Codec.Malformed("an unexpected frame " + f);
         }
@@ -627,57 +645,135 @@ final class ReplicaNode implements AutoCloseable {
 
   // ---- the state thread
 
+  /**
+   * The state thread: ticks the machine every {@link #TICK_MILLIS}, and takes rounds of inputs.
+   * The control's inputs all wake it. A node's are mostly handled by the thread that read them
+   * ({@link #takeTurns}): it wakes for its ticks, and for inputs only when a round left work
+   * (more of the machine's own, a page of a copy) or inputs were left for it.
+   */
   private void stateLoop() {
     try {
-      long nextTick = 0;
-      List<Object> batch = new ArrayList<>();
       while (!closed) {
         long now = nowMillis();
-        if (now >= nextTick) {
-          machine.tick(now);
-          nextTick = Math.max(nextTick + TICK_MILLIS, now + 1);
-          if (meters != null) {
-            meters.review((Replica) machine);
+        boolean idle;
+        turn.lock();
+        try {
+          if (halted) {
+            return;
           }
-          if (control != null && settled.getCount() > 0 && control.settled()) {
-            settled.countDown();
-          }
-        } else {
-          Object first = laterPages.isEmpty() && !more
-              ? inbox.poll(nextTick - now, TimeUnit.MILLISECONDS) : inbox.poll();
-          if (first != null) {
-            batch.add(first);
-            inbox.drainTo(batch, 255);
-          }
-          for (Object in : batch) {
-            if (isLaterPage(in)) {
-              laterPages.add(in);
-            } else {
-              handle(in);
+          if (now >= nextTick) {
+            machine.tick(now);
+            nextTick = Math.max(nextTick + TICK_MILLIS, now + 1);
+            if (meters != null) {
+              meters.review((Replica) machine);
+            }
+            if (control != null && settled.getCount() > 0 && control.settled()) {
+              settled.countDown();
             }
           }
-          batch.clear();
-          if (!laterPages.isEmpty()) {
-            handle(laterPages.poll());
-          }
+          round();
+          idle = laterPages.isEmpty() && !more;
+        } finally {
+          turn.unlock();
         }
-        drain();
-      }
-    } catch (InterruptedException e) {
-      if (!closed) {
-        failStop.stop("the state thread was interrupted", EXIT_ERROR);
+        long wait = nextTick - nowMillis();
+        if (idle && wait > 0 && inbox.isEmpty()) {
+          // woken early by an input (the control's; a node's left for it), else at the tick
+          LockSupport.parkNanos(this, wait * 1_000_000);
+        }
       }
     } catch (IOException e) {
       // Once close began, the log may be closed under an append that outlasted close's wait for
       // this thread: that failure is close's own. Nothing is lost by not stopping on it, since
       // no message waiting for these records leaves before they are synced.
       if (!closed) {
-        failStop.stop("the write-ahead log failed: " + e, EXIT_IO);
+        stop("the write-ahead log failed: " + e, EXIT_IO);
       }
     } catch (Throwable e) {
       e.printStackTrace();
-      failStop.stop("stopping on " + e + " in the state machine", EXIT_ERROR);
+      stop("stopping on " + e + " in the state machine", EXIT_ERROR);
     }
+  }
+
+  /**
+   * Under {@link #turn}: handles what the inbox holds (up to {@link #ROUND_INPUTS} inputs), then
+   * one page of a copy waiting its turn, then acts on the machine's Ready.
+   */
+  private void round() throws IOException {
+    inbox.drainTo(batch, ROUND_INPUTS);
+    for (Object in : batch) {
+      if (isLaterPage(in)) {
+        laterPages.add(in);
+      } else {
+        handle(in);
+      }
+    }
+    batch.clear();
+    if (!laterPages.isEmpty()) {
+      handle(laterPages.poll());
+    }
+    drain();
+  }
+
+  /**
+   * Hands {@code in} to the machine: queued in order behind every input before it, then, for a
+   * node, handled on this thread when no other holds the machine ({@link #takeTurns}); the
+   * control's state thread is woken for it.
+   */
+  private void deliver(Object in) throws InterruptedException {
+    inbox.put(in);
+    if (control != null) {
+      LockSupport.unpark(stateThread);
+    } else {
+      takeTurns();
+    }
+  }
+
+  /**
+   * A node: takes rounds of the inbox on this thread while it holds inputs and no other thread
+   * holds the machine (at most {@link #TURNS} in a row, so a reader goes back to its connection;
+   * what is left then is the state thread's). Whoever holds the machine looks at the inbox
+   * again once it lets go, so an input queued while it held it is never left waiting for a tick:
+   * its reader's {@code tryLock} failed before that holder let go, so the holder sees it.
+   */
+  private void takeTurns() {
+    for (int turns = 0; !closed && !inbox.isEmpty(); turns++) {
+      if (turns == TURNS) {
+        LockSupport.unpark(stateThread);
+        return;
+      }
+      if (!turn.tryLock()) {
+        return; // its holder looks at the inbox once done
+      }
+      boolean wake;
+      try {
+        if (closed || halted) {
+          return;
+        }
+        round();
+        wake = !laterPages.isEmpty() || more;
+      } catch (IOException e) {
+        if (!closed) {
+          stop("the write-ahead log failed: " + e, EXIT_IO);
+        }
+        return;
+      } catch (Throwable e) {
+        e.printStackTrace();
+        stop("stopping on " + e + " in the state machine", EXIT_ERROR);
+        return;
+      } finally {
+        turn.unlock();
+      }
+      if (wake) {
+        LockSupport.unpark(stateThread); // work left without further input: the state thread's
+      }
+    }
+  }
+
+  /** Stops on a failure of the decision or storage path: no round is taken after it. */
+  private void stop(String why, int status) {
+    halted = true;
+    failStop.stop(why, status);
   }
 
   /**
@@ -878,12 +974,29 @@ final class ReplicaNode implements AutoCloseable {
   }
 
   private void onSynced(long count) {
+    if (control == null) {
+      // a node's answers are all messages: the log's worker sends them itself, sparing the
+      // state thread a wake-up per group commit (the control's answers run on the state thread)
+      turn.lock();
+      try {
+        durable = Math.max(durable, count);
+        release();
+      } catch (Throwable e) {
+        e.printStackTrace();
+        stop("stopping on " + e + " sending what the log made durable", EXIT_ERROR);
+      } finally {
+        turn.unlock();
+      }
+      takeTurns(); // inputs queued while it held the machine
+      return;
+    }
     try {
       // a closed node's state thread no longer takes from a full inbox: the syncer must not
       // wait on it for good, nor keep the log's close waiting for it
       while (!closed && !inbox.offer(new Synced(count), TICK_MILLIS, TimeUnit.MILLISECONDS)) {
         // the state thread takes what is queued before this
       }
+      LockSupport.unpark(stateThread);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -951,6 +1064,15 @@ final class ReplicaNode implements AutoCloseable {
     if (stateThread.isAlive()) {
       log.accept("closing while the state thread still runs after " + CLOSE_WAIT_MILLIS
           + " ms: the log closes under it");
+    } else {
+      // a reader's round under way ends first; none starts after (each sees closed)
+      try {
+        if (turn.tryLock(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+          turn.unlock();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
     links.values().forEach(Link::close);
     controlLinks.forEach(Link::close);

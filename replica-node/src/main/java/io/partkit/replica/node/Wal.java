@@ -12,8 +12,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.UnaryOperator;
@@ -102,7 +104,29 @@ final class Wal implements Storage {
   private final LongConsumer onSynced;
   private final Consumer<IOException> onFailure;
   private final Object lock = new Object();
-  private final Thread syncer;
+  /** The two sync workers ({@link #syncLoop}): each takes a log's force or a reach's round. */
+  private final Thread[] workers;
+  /** Workers waiting for a job, parked, each woken by the one that takes it off this list. */
+  private final ArrayDeque<Thread> idle = new ArrayDeque<>();
+  /** Workers taken off {@link #idle} and not yet back to pick a job. */
+  private int waking;
+  /** A worker is forcing the log's files: no other may until it is done. */
+  private boolean forcing;
+  /** A worker is writing (or reporting) a reach: no other may until it is done. */
+  private boolean reaching;
+  /** What the last force taken covers: records appended, and reach rounds asked, before it. */
+  private long forceTaken;
+  private long askedTaken;
+  /**
+   * The last force done: the records and reach rounds it covers, the marks of the files it
+   * forced, and its number ({@code forcedRound}; {@code reachedRound} is the last a reach
+   * recorded).
+   */
+  private long forcedRecords;
+  private long forcedAsked;
+  private WalReach.Mark[] forcedMarks;
+  private long forcedRound;
+  private long reachedRound;
   private final WalReach reach;
   /** The CRC-32C of the file's bytes so far ({@link #bytes} of them), for its reach. */
   private CRC32C crc;
@@ -145,11 +169,15 @@ final class Wal implements Storage {
     this.onFailure = onFailure;
     this.appended = records;
     this.synced = records;
+    this.forceTaken = records;
     this.bytes = bytes;
     this.headRecords = records;
     this.folded = records;
-    this.syncer = new Thread(this::syncLoop, "wal-sync");
-    this.syncer.setDaemon(true);
+    this.workers = new Thread[] {new Thread(this::syncLoop, "wal-sync-1"),
+        new Thread(this::syncLoop, "wal-sync-2")};
+    for (Thread w : workers) {
+      w.setDaemon(true);
+    }
   }
 
   /**
@@ -225,7 +253,9 @@ final class Wal implements Storage {
       }
       ch.position(pos);
       Wal wal = new Wal(dir, ch, records.size(), pos, crc, reach, onSynced, onFailure);
-      wal.syncer.start();
+      for (Thread w : wal.workers) {
+        w.start();
+      }
       return new Opened(wal, records, dropped, verdict);
     } catch (IOException | RuntimeException e) {
       ch.close();
@@ -443,7 +473,7 @@ final class Wal implements Storage {
       bytes += buf.limit();
       appended += records.size();
       count = appended;
-      lock.notifyAll();
+      dispatch();
       if (compaction == null && !closed && bytes >= compactAt) {
         compaction = new Compaction(fold);
         started = compaction;
@@ -729,7 +759,7 @@ final class Wal implements Storage {
         folded = durable;
         compactAt = compactBytes == 0 ? Long.MAX_VALUE : bytes + compactBytes;
         compaction = null;
-        lock.notifyAll();
+        dispatch(); // the file it retired is for a worker to close
         outcome = new Compacted(recordsBefore, headRecords + appended - folded, bytesBefore,
             bytes);
       }
@@ -811,7 +841,7 @@ final class Wal implements Storage {
   private void recordReach() throws IOException {
     synchronized (lock) {
       long asked = ++reachAsked;
-      lock.notifyAll();
+      dispatch();
       while (reachDone < asked) {
         if (closed) {
           throw new java.nio.channels.ClosedChannelException();
@@ -849,7 +879,20 @@ final class Wal implements Storage {
     }
   }
 
-  /** Syncs done so far (each covers every record appended before it began). */
+  /**
+   * Records whose force is done: durable in the log, perhaps not yet in its reach (so not yet
+   * reported).
+   */
+  long forced() {
+    synchronized (lock) {
+      return forcedRound == 0 ? synced : forcedRecords;
+    }
+  }
+
+  /**
+   * Group commits reported so far: each is a reach that recorded the last force done when it
+   * began, which covered every record appended before that force began.
+   */
   long syncs() {
     synchronized (lock) {
       return syncs;
@@ -868,49 +911,126 @@ final class Wal implements Storage {
     return file;
   }
 
+  /** Under the lock: records were appended that no force taken so far covers, or a round asked. */
+  private boolean forceWanted() {
+    return !forcing && (appended > forceTaken || reachAsked > askedTaken || !retired.isEmpty());
+  }
+
+  /** Under the lock: a force was done that no reach recorded yet. */
+  private boolean reachWanted() {
+    return !reaching && forcedRound > reachedRound;
+  }
+
+  /**
+   * Under the lock: wakes idle workers so that each job nobody took has a worker coming for it.
+   * One worker that is idle is woken per job, none when a worker is already on its way: an
+   * append while the log is being forced wakes nobody (the force's worker sees it when done).
+   */
+  private void dispatch() {
+    int jobs = (forceWanted() ? 1 : 0) + (reachWanted() ? 1 : 0);
+    while (jobs > waking && !idle.isEmpty()) {
+      waking++;
+      LockSupport.unpark(idle.poll());
+    }
+  }
+
+  /**
+   * A sync worker. Group commit in two stages, each taken by one worker at a time: a <em>force</em>
+   * makes every file appended to durable (every record appended before it began, however many
+   * batches that was), then a <em>reach</em> records in {@link WalReach} how far the last force
+   * done reached, forces it, and reports the records durable to {@code onSynced}. A worker that
+   * has forced takes the reach itself; while it records it, the other worker forces what was
+   * appended meanwhile, so the reach of one batch and the log's force of the next overlap (two
+   * forced writes per batch, but one after the other only for a batch that found both stages
+   * idle). A reach records the last force done when it begins, so one reach may stand for several
+   * forces; reports come one at a time, in order.
+   */
   private void syncLoop() {
+    Thread me = Thread.currentThread();
+    boolean parked = false;
+    boolean forced = false;
+    boolean reported = false;
+    long target = 0;
+    long asked = 0;
+    WalReach.Mark[] marks = null;
+    List<FileChannel> toSync = List.of();
+    List<FileChannel> toClose = List.of();
     while (true) {
-      long target;
-      long asked;
-      WalReach.Mark[] marks;
-      List<FileChannel> toSync;
-      List<FileChannel> toClose;
+      boolean force = false;
+      boolean record = false;
+      long round = 0;
       synchronized (lock) {
-        while (!closed && appended == synced && retired.isEmpty() && reachAsked == reachDone) {
-          try {
-            lock.wait();
-          } catch (InterruptedException e) {
-            return;
+        if (parked) {
+          parked = false;
+          if (!idle.remove(me)) {
+            waking--; // dispatch took it off the list to wake it
           }
         }
-        if (closed) {
+        if (forced) {
+          forced = false;
+          forcing = false;
+          if (!toSync.isEmpty()) {
+            forcedRecords = target;
+            forcedAsked = asked;
+            forcedMarks = marks;
+            forcedRound++;
+          }
+        }
+        if (reported) {
+          reported = false;
+          reaching = false;
+        }
+        if (closed || failed) {
           return;
         }
-        toClose = new ArrayList<>(retired);
-        retired.clear();
-        target = appended;
-        asked = reachAsked;
-        marks = marksNow();
-        // while a compaction's new file takes appends, a record is durable only once both hold
-        // it: either may be the log after a crash
-        toSync = mirror == null ? List.of(channel) : List.of(channel, mirror);
-        if (target == synced && asked == reachDone) {
+        if (reachWanted()) {
+          // the reach first: it finishes a batch whose force is done
+          reaching = true;
+          record = true;
+          round = forcedRound;
+          target = forcedRecords;
+          asked = forcedAsked;
+          marks = forcedMarks;
+        } else if (forceWanted()) {
+          forcing = true;
+          force = true;
+          toClose = new ArrayList<>(retired);
+          retired.clear();
           toSync = List.of();
+          if (appended > forceTaken || reachAsked > askedTaken) {
+            target = appended;
+            asked = reachAsked;
+            marks = marksNow();
+            forceTaken = target;
+            askedTaken = asked;
+            // while a compaction's new file takes appends, a record is durable only once both
+            // hold it: either may be the log after a crash
+            toSync = mirror == null ? List.of(channel) : List.of(channel, mirror);
+          }
+        } else {
+          idle.push(me);
+          parked = true;
         }
+        dispatch();
       }
-      for (FileChannel c : toClose) {
-        try {
-          c.close(); // a log a compaction replaced: what it held is in the new one, synced
-        } catch (IOException e) {
-          // nothing depends on it any more
-        }
-      }
-      if (toSync.isEmpty()) {
+      if (parked) {
+        LockSupport.park(this);
         continue;
       }
       try {
-        for (FileChannel c : toSync) {
-          c.force(false);
+        if (force) {
+          for (FileChannel c : toClose) {
+            try {
+              c.close(); // a log a compaction replaced: what it held is in the new one, synced
+            } catch (IOException e) {
+              // nothing depends on it any more
+            }
+          }
+          for (FileChannel c : toSync) {
+            c.force(false);
+          }
+          forced = true;
+          continue;
         }
         // before anything that depends on these records is sent: a log found short of this
         // later lost them
@@ -919,6 +1039,7 @@ final class Wal implements Storage {
         synchronized (lock) {
           failed = true;
           lock.notifyAll();
+          idle.forEach(LockSupport::unpark);
           if (closed) {
             return;
           }
@@ -928,17 +1049,19 @@ final class Wal implements Storage {
       }
       boolean more;
       synchronized (lock) {
+        reachedRound = round;
         more = target > synced;
         if (more) {
           synced = target;
           syncs++;
         }
-        reachDone = asked;
+        reachDone = Math.max(reachDone, asked);
         lock.notifyAll();
       }
       if (more) {
-        onSynced.accept(target);
+        onSynced.accept(target); // while it still holds the reach: reports come in order
       }
+      reported = true;
     }
   }
 
@@ -948,12 +1071,18 @@ final class Wal implements Storage {
     synchronized (lock) {
       closed = true;
       lock.notifyAll();
+      for (Thread w : workers) {
+        LockSupport.unpark(w);
+      }
       if (compaction != null) {
         compaction.abandon();
       }
     }
     try {
-      syncer.join(5_000);
+      long deadline = System.nanoTime() + 5_000_000_000L;
+      for (Thread w : workers) {
+        w.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -149,6 +149,8 @@ final class ReplicaNode implements AutoCloseable {
   private final Map<Integer, Link> links = new ConcurrentHashMap<>();
   private final List<Link> controlLinks = new ArrayList<>();
   private final Map<Integer, Link> clients = new ConcurrentHashMap<>();
+  /** On a client's reader thread, the link of its client ({@link #toClient}). */
+  private final ThreadLocal<Link> ownLink = new ThreadLocal<>();
   private final AtomicInteger nextClient = new AtomicInteger(CLIENT_BASE);
   private final LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>(INBOX_LIMIT);
   /** Pages of whole copies waiting their turn ({@link #isLaterPage}), in arrival order. */
@@ -164,6 +166,12 @@ final class ReplicaNode implements AutoCloseable {
   private final List<Object> batch = new ArrayList<>();
   /** When the state thread ticks the machine next (of {@link #nowMillis}). */
   private long nextTick;
+  /**
+   * This round's records are appended for its thread to sync ({@link #takeTurns}), and whether
+   * it appended some; under {@link #turn}.
+   */
+  private boolean syncHere;
+  private boolean loggedHere;
   /** A failure stopped the node ({@link #stop}): no round is taken after it. */
   private volatile boolean halted;
   /** Answers of this round of inputs, until its records are appended. */
@@ -524,7 +532,7 @@ final class ReplicaNode implements AutoCloseable {
     if (control == null) {
       throw new IllegalStateException("only the control takes commands");
     }
-    deliver(new Command(command, answer));
+    deliver(new Command(command, answer), false);
   }
 
   /**
@@ -537,7 +545,7 @@ final class ReplicaNode implements AutoCloseable {
     if (control == null) {
       throw new IllegalStateException("only the control can be inspected");
     }
-    deliver(new Inspection(look));
+    deliver(new Inspection(look), false);
   }
 
   /** The control: waits until every partition first has its copies, all level and up. */
@@ -607,6 +615,7 @@ final class ReplicaNode implements AutoCloseable {
         from = nextClient.getAndIncrement();
         reply = Link.onAccepted("client " + from, s, log);
         clients.put(from, reply);
+        ownLink.set(reply);
       } else if (peers.containsKey(hello.id())
           || hello.id() == Control.ID && !controls.isEmpty()) {
         from = hello.id();
@@ -616,11 +625,11 @@ final class ReplicaNode implements AutoCloseable {
       while (!closed) {
         Object f = Frame.read(in);
         if (f instanceof Envelope e) {
-          deliver(new Envelope(from, self, e.message()));
+          deliver(new Envelope(from, self, e.message()), from >= CLIENT_BASE);
         } else if (f instanceof Frame.TableRequest t && from >= CLIENT_BASE) {
-          deliver(new TableAsk(from, t.id()));
+          deliver(new TableAsk(from, t.id()), true);
         } else if (f instanceof Frame.LoadRequest l && from >= CLIENT_BASE && meters != null) {
-          deliver(new LoadAsk(from, l.id()));
+          deliver(new LoadAsk(from, l.id()), true);
         } else {
           throw new Codec.Malformed("an unexpected frame " + f);
         }
@@ -637,6 +646,7 @@ final class ReplicaNode implements AutoCloseable {
     } finally {
       admission.leave(entry);
       if (reply != null) {
+        ownLink.remove();
         clients.remove(from);
         reply.close();
       }
@@ -717,15 +727,16 @@ final class ReplicaNode implements AutoCloseable {
 
   /**
    * Hands {@code in} to the machine: queued in order behind every input before it, then, for a
-   * node, handled on this thread when no other holds the machine ({@link #takeTurns}); the
-   * control's state thread is woken for it.
+   * node, handled on this thread when no other holds the machine ({@link #takeTurns}; a client's
+   * reader, which has nothing more to read until it answers, also syncs what its rounds logged);
+   * the control's state thread is woken for it.
    */
-  private void deliver(Object in) throws InterruptedException {
+  private void deliver(Object in, boolean client) throws InterruptedException {
     inbox.put(in);
     if (control != null) {
       LockSupport.unpark(stateThread);
     } else {
-      takeTurns();
+      takeTurns(client);
     }
   }
 
@@ -734,40 +745,61 @@ final class ReplicaNode implements AutoCloseable {
    * holds the machine (at most {@link #TURNS} in a row, so a reader goes back to its connection;
    * what is left then is the state thread's). Whoever holds the machine looks at the inbox
    * again once it lets go, so an input queued while it held it is never left waiting for a tick:
-   * its reader's {@code tryLock} failed before that holder let go, so the holder sees it.
+   * its reader's {@code tryLock} failed before that holder let go, so the holder sees it. With
+   * {@code sync}, the records its rounds appended are synced on this thread once it let go
+   * ({@link Wal#syncHere}), instead of by a worker woken for them.
    */
-  private void takeTurns() {
+  private void takeTurns(boolean sync) {
+    boolean logged = false;
+    try {
+      logged = turns(sync);
+    } finally {
+      if (logged) {
+        ((Wal) storage).syncHere();
+      }
+    }
+  }
+
+  /** {@link #takeTurns}'s rounds; whether they appended records left for this thread to sync. */
+  private boolean turns(boolean sync) {
+    boolean logged = false;
     for (int turns = 0; !closed && !inbox.isEmpty(); turns++) {
       if (turns == TURNS) {
         LockSupport.unpark(stateThread);
-        return;
+        return logged;
       }
       if (!turn.tryLock()) {
-        return; // its holder looks at the inbox once done
+        return logged; // its holder looks at the inbox once done
       }
       boolean wake;
       try {
         if (closed || halted) {
-          return;
+          return logged;
         }
+        syncHere = sync && storage instanceof Wal;
         round();
+        logged |= loggedHere;
         wake = !laterPages.isEmpty() || more;
       } catch (IOException e) {
         if (!closed) {
           stop("the write-ahead log failed: " + e, EXIT_IO);
         }
-        return;
+        return logged;
       } catch (Throwable e) {
         e.printStackTrace();
         stop("stopping on " + e + " in the state machine", EXIT_ERROR);
-        return;
+        return logged;
       } finally {
+        syncHere = false;
+        loggedHere = false;
         turn.unlock();
+        flushOwn();
       }
       if (wake) {
         LockSupport.unpark(stateThread); // work left without further input: the state thread's
       }
     }
+    return logged;
   }
 
   /** Stops on a failure of the decision or storage path: no round is taken after it. */
@@ -814,7 +846,7 @@ final class ReplicaNode implements AutoCloseable {
     } else if (in instanceof LoadAsk a) {
       Link l = clients.get(a.client());
       if (l != null) {
-        l.send(new Frame.Load(a.id(), meters.view((Replica) machine, System.nanoTime()),
+        toClient(l, new Frame.Load(a.id(), meters.view((Replica) machine, System.nanoTime()),
             received.now()));
       }
     } else if (in instanceof Synced s) {
@@ -829,7 +861,7 @@ final class ReplicaNode implements AutoCloseable {
           rows.add(new ReplicaClient.Row(p, c.numbering(), c.primary(), c.epoch()));
         }
         String unsettled = control.unsettled().orElse(null);
-        l.send(new Frame.Table(t.id(), unsettled == null, rows, unsettled));
+        toClient(l, new Frame.Table(t.id(), unsettled == null, rows, unsettled));
       }
     } else if (in instanceof Inspection i) {
       Runnable action = i.look().apply(control);
@@ -947,7 +979,16 @@ final class ReplicaNode implements AutoCloseable {
     if (r.isEmpty() && decided.isEmpty()) {
       return;
     }
-    long barrier = storage == null ? 0 : storage.append(interposer.logged(r.records()));
+    long barrier;
+    if (storage == null) {
+      barrier = 0;
+    } else if (syncHere) {
+      List<Record> logged = interposer.logged(r.records());
+      barrier = ((Wal) storage).appendForCaller(logged);
+      loggedHere |= !logged.isEmpty();
+    } else {
+      barrier = storage.append(interposer.logged(r.records()));
+    }
     if (received != null) {
       received.count(r.records());
     }
@@ -986,8 +1027,9 @@ final class ReplicaNode implements AutoCloseable {
         stop("stopping on " + e + " sending what the log made durable", EXIT_ERROR);
       } finally {
         turn.unlock();
+        flushOwn();
       }
-      takeTurns(); // inputs queued while it held the machine
+      takeTurns(false); // inputs queued while it held the machine (a worker syncs what they log)
       return;
     }
     try {
@@ -1024,9 +1066,39 @@ final class ReplicaNode implements AutoCloseable {
     if (meters != null && e.to() >= CLIENT_BASE) {
       meters.answered(e, (Replica) machine, System.nanoTime());
     }
-    Link l = e.to() >= CLIENT_BASE ? clients.get(e.to()) : links.get(e.to());
+    if (e.to() >= CLIENT_BASE) {
+      toClient(clients.get(e.to()), e);
+      return;
+    }
+    Link l = links.get(e.to());
     if (l != null) {
       l.send(e);
+    }
+  }
+
+  /**
+   * Sends {@code frame} to a client on its link {@code l} (null: gone). The client's own reader,
+   * which made this answer while it held the machine, holds it and writes it itself once it
+   * lets go ({@link #flushOwn}), sparing the link's writer a wake-up; frames for a link held so
+   * go behind what it holds.
+   */
+  private void toClient(Link l, Object frame) {
+    if (l == null) {
+      return;
+    }
+    boolean reader = l == ownLink.get();
+    if (reader || l.holding()) {
+      l.hold(frame, reader);
+    } else {
+      l.send(frame);
+    }
+  }
+
+  /** A client's reader, having let go of the machine: writes the answers it holds, if any. */
+  private void flushOwn() {
+    Link l = ownLink.get();
+    if (l != null) {
+      l.flushHeld();
     }
   }
 

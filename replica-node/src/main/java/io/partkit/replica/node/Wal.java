@@ -444,6 +444,18 @@ final class Wal implements Storage {
    */
   @Override
   public long append(List<Record> records) throws IOException {
+    return append(records, true);
+  }
+
+  /**
+   * {@link #append}, leaving the sync to the caller: it calls {@link #syncHere} next (outside any
+   * lock of its own), and no worker is woken for these records meanwhile.
+   */
+  long appendForCaller(List<Record> records) throws IOException {
+    return append(records, false);
+  }
+
+  private long append(List<Record> records, boolean wake) throws IOException {
     if (records.isEmpty()) {
       synchronized (lock) {
         return appended;
@@ -473,7 +485,9 @@ final class Wal implements Storage {
       bytes += buf.limit();
       appended += records.size();
       count = appended;
-      dispatch();
+      if (wake) {
+        dispatch();
+      }
       if (compaction == null && !closed && bytes >= compactAt) {
         compaction = new Compaction(fold);
         started = compaction;
@@ -934,31 +948,165 @@ final class Wal implements Storage {
     }
   }
 
+  /** A job of the sync stage: a force of the log's files, or a reach. */
+  private static final class Job {
+    final boolean force;
+    long target;
+    long asked;
+    long round;
+    WalReach.Mark[] marks;
+    List<FileChannel> toSync = List.of();
+    List<FileChannel> toClose = List.of();
+
+    Job(boolean force) {
+      this.force = force;
+    }
+  }
+
   /**
-   * A sync worker. Group commit in two stages, each taken by one worker at a time: a <em>force</em>
-   * makes every file appended to durable (every record appended before it began, however many
-   * batches that was), then a <em>reach</em> records in {@link WalReach} how far the last force
-   * done reached, forces it, and reports the records durable to {@code onSynced}. A worker that
-   * has forced takes the reach itself; while it records it, the other worker forces what was
-   * appended meanwhile, so the reach of one batch and the log's force of the next overlap (two
-   * forced writes per batch, but one after the other only for a batch that found both stages
-   * idle). A reach records the last force done when it begins, so one reach may stand for several
-   * forces; reports come one at a time, in order.
+   * Under the lock: takes the job to do next, the reach first (it finishes a batch whose force is
+   * done), or null when there is none (or the log is closed or failed).
+   */
+  private Job claim() {
+    if (closed || failed) {
+      return null;
+    }
+    if (reachWanted()) {
+      reaching = true;
+      Job j = new Job(false);
+      j.round = forcedRound;
+      j.target = forcedRecords;
+      j.asked = forcedAsked;
+      j.marks = forcedMarks;
+      return j;
+    }
+    if (forceWanted()) {
+      forcing = true;
+      Job j = new Job(true);
+      j.toClose = new ArrayList<>(retired);
+      retired.clear();
+      if (appended > forceTaken || reachAsked > askedTaken) {
+        j.target = appended;
+        j.asked = reachAsked;
+        j.marks = marksNow();
+        forceTaken = j.target;
+        askedTaken = j.asked;
+        // while a compaction's new file takes appends, a record is durable only once both hold
+        // it: either may be the log after a crash
+        j.toSync = mirror == null ? List.of(channel) : List.of(channel, mirror);
+      }
+      return j;
+    }
+    return null;
+  }
+
+  /**
+   * Does a job {@link #claim} took, outside the lock, and lets it go. A reach reports the records
+   * it recorded to {@code onSynced} before it lets go, so reports come one at a time, in order.
+   *
+   * @return false when it failed (reported to {@code onFailure}): nothing more is done
+   */
+  private boolean run(Job j) {
+    try {
+      if (j.force) {
+        for (FileChannel c : j.toClose) {
+          try {
+            c.close(); // a log a compaction replaced: what it held is in the new one, synced
+          } catch (IOException e) {
+            // nothing depends on it any more
+          }
+        }
+        for (FileChannel c : j.toSync) {
+          c.force(false);
+        }
+        synchronized (lock) {
+          forcing = false;
+          if (!j.toSync.isEmpty()) {
+            forcedRecords = j.target;
+            forcedAsked = j.asked;
+            forcedMarks = j.marks;
+            forcedRound++;
+          }
+        }
+        return true;
+      }
+      // before anything that depends on these records is sent: a log found short of this later
+      // lost them
+      reach.write(j.marks[0], j.marks[1]);
+    } catch (IOException e) {
+      synchronized (lock) {
+        failed = true;
+        lock.notifyAll();
+        idle.forEach(LockSupport::unpark);
+        if (closed) {
+          return false;
+        }
+      }
+      onFailure.accept(e);
+      return false;
+    }
+    boolean more;
+    synchronized (lock) {
+      reachedRound = j.round;
+      more = j.target > synced;
+      if (more) {
+        synced = j.target;
+        syncs++;
+      }
+      reachDone = Math.max(reachDone, j.asked);
+      lock.notifyAll();
+    }
+    try {
+      if (more) {
+        onSynced.accept(j.target);
+      }
+    } finally {
+      synchronized (lock) {
+        reaching = false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Takes the sync stage's jobs on the calling thread while there are some no other thread holds
+   * (see {@link #syncLoop}): a caller that appended with {@link #appendForCaller} forces the log
+   * itself and records the reach, as a group commit's leader does, instead of waking a worker.
+   * While it records a reach, what others appended meanwhile is forced by a worker (woken for
+   * it), so the two stages still overlap.
+   */
+  void syncHere() {
+    while (true) {
+      Job j;
+      synchronized (lock) {
+        j = claim();
+        dispatch(); // the other job, if one is wanted too, is a worker's
+        if (j == null) {
+          return;
+        }
+      }
+      if (!run(j)) {
+        return;
+      }
+    }
+  }
+
+  /**
+   * A sync worker. Group commit in two stages, each taken by one thread at a time (a worker, or
+   * a caller of {@link #syncHere}): a <em>force</em> makes every file appended to durable (every
+   * record appended before it began, however many batches that was), then a <em>reach</em>
+   * records in {@link WalReach} how far the last force done reached, forces it, and reports the
+   * records durable to {@code onSynced}. A thread that has forced takes the reach itself; while
+   * it records it, another forces what was appended meanwhile, so the reach of one batch and the
+   * log's force of the next overlap (two forced writes per batch, but one after the other only
+   * for a batch that found both stages idle). A reach records the last force done when it
+   * begins, so one reach may stand for several forces.
    */
   private void syncLoop() {
     Thread me = Thread.currentThread();
     boolean parked = false;
-    boolean forced = false;
-    boolean reported = false;
-    long target = 0;
-    long asked = 0;
-    WalReach.Mark[] marks = null;
-    List<FileChannel> toSync = List.of();
-    List<FileChannel> toClose = List.of();
     while (true) {
-      boolean force = false;
-      boolean record = false;
-      long round = 0;
+      Job j;
       synchronized (lock) {
         if (parked) {
           parked = false;
@@ -966,48 +1114,11 @@ final class Wal implements Storage {
             waking--; // dispatch took it off the list to wake it
           }
         }
-        if (forced) {
-          forced = false;
-          forcing = false;
-          if (!toSync.isEmpty()) {
-            forcedRecords = target;
-            forcedAsked = asked;
-            forcedMarks = marks;
-            forcedRound++;
-          }
-        }
-        if (reported) {
-          reported = false;
-          reaching = false;
-        }
         if (closed || failed) {
           return;
         }
-        if (reachWanted()) {
-          // the reach first: it finishes a batch whose force is done
-          reaching = true;
-          record = true;
-          round = forcedRound;
-          target = forcedRecords;
-          asked = forcedAsked;
-          marks = forcedMarks;
-        } else if (forceWanted()) {
-          forcing = true;
-          force = true;
-          toClose = new ArrayList<>(retired);
-          retired.clear();
-          toSync = List.of();
-          if (appended > forceTaken || reachAsked > askedTaken) {
-            target = appended;
-            asked = reachAsked;
-            marks = marksNow();
-            forceTaken = target;
-            askedTaken = asked;
-            // while a compaction's new file takes appends, a record is durable only once both
-            // hold it: either may be the log after a crash
-            toSync = mirror == null ? List.of(channel) : List.of(channel, mirror);
-          }
-        } else {
+        j = claim();
+        if (j == null) {
           idle.push(me);
           parked = true;
         }
@@ -1017,51 +1128,9 @@ final class Wal implements Storage {
         LockSupport.park(this);
         continue;
       }
-      try {
-        if (force) {
-          for (FileChannel c : toClose) {
-            try {
-              c.close(); // a log a compaction replaced: what it held is in the new one, synced
-            } catch (IOException e) {
-              // nothing depends on it any more
-            }
-          }
-          for (FileChannel c : toSync) {
-            c.force(false);
-          }
-          forced = true;
-          continue;
-        }
-        // before anything that depends on these records is sent: a log found short of this
-        // later lost them
-        reach.write(marks[0], marks[1]);
-      } catch (IOException e) {
-        synchronized (lock) {
-          failed = true;
-          lock.notifyAll();
-          idle.forEach(LockSupport::unpark);
-          if (closed) {
-            return;
-          }
-        }
-        onFailure.accept(e);
+      if (!run(j)) {
         return;
       }
-      boolean more;
-      synchronized (lock) {
-        reachedRound = round;
-        more = target > synced;
-        if (more) {
-          synced = target;
-          syncs++;
-        }
-        reachDone = Math.max(reachDone, asked);
-        lock.notifyAll();
-      }
-      if (more) {
-        onSynced.accept(target); // while it still holds the reach: reports come in order
-      }
-      reported = true;
     }
   }
 

@@ -53,12 +53,14 @@ import java.util.function.UnaryOperator;
 
 /**
  * The driver of one state machine in a process: a {@link Replica} (a node, with its write-ahead
- * log) or the {@link Control}. One thread owns the state machine and is the only one to call it:
- * network readers only put what they read in its inbox, and a tick comes every {@link
- * #TICK_MILLIS} of the monotonic clock (counted from the process's start, as the simulator counts
- * from zero). After each round of inputs it takes the {@link Ready}: its records are appended to
- * the log, and its messages wait until the syncer reports every record appended so far durable
- * (group commit); only then are they queued on their links, in the order the machine made them.
+ * log) or the {@link Control}. One thread at a time holds the state machine (a lock): inputs queue
+ * in one inbox in arrival order; a node's reader takes the round for them itself when the machine
+ * is free (the control's state thread is woken for each), and the state thread ticks it every
+ * {@link #TICK_MILLIS} of the monotonic clock (counted from the process's start, as the simulator
+ * counts from zero). Each round ends with the {@link Ready}: its records are appended to the
+ * log, and its messages wait until the log reports every record appended so far durable (group
+ * commit); only then are they queued on their links, in the order the machine made them (a
+ * client's reader writes its own client's answer itself, in that order too).
  *
  * <p>Any failure on the decision or storage path (an exception or Error from the machine, a
  * failed append or sync) stops the process at once ({@link Runtime#halt}): a node that goes on

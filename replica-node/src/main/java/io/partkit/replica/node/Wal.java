@@ -23,10 +23,11 @@ import java.util.zip.CRC32C;
 
 /**
  * A replica's write-ahead log: one file of records, each {@code [magic][length][crc][payload]}
- * (the CRC-32C covers the length and the payload), appended by the thread that owns the replica
- * and made durable by a syncer thread with group commit: one {@code fdatasync} covers every record
- * appended before it began, however many batches that was, and {@code onSynced} then hears how
- * many records are durable.
+ * (the CRC-32C covers the length and the payload), appended by the thread that holds the replica
+ * and made durable with group commit in two stages ({@link #syncLoop}), taken by two sync workers
+ * or by the appender itself ({@link #syncHere}): one {@code fdatasync} covers every record
+ * appended before it began, however many batches that was, then the reach records it, and {@code
+ * onSynced} then hears how many records are durable.
  *
  * <p>On open, records are read up to the first that is torn or damaged. If nothing intact follows
  * it, it is the tail of an append a crash cut short: it is dropped (the file is cut there, so new
@@ -45,9 +46,10 @@ import java.util.zip.CRC32C;
  * record counts ({@link #append}'s, {@code onSynced}'s) count every record appended since the log
  * was opened, whatever was folded since.
  *
- * <p>Reach. Beside the log, a {@link WalReach} records how far it reached: after each sync, and
- * before {@code onSynced} hears of it (so before anything that depends on the records is sent),
- * the log's length, record count and checksum are written and forced; a compaction has the syncer
+ * <p>Reach. Beside the log, a {@link WalReach} records how far it reached: after a force of the
+ * log, and before {@code onSynced} hears of it (so before anything that depends on the records is
+ * sent), the log's length, record count and checksum as that force left them are written and
+ * forced (while the next force of the log goes on); a compaction has the syncer
  * record its new file too before that file takes the log's name. On open, a log that does not
  * hold what its reach recorded (its tail lost, an older copy put in its place) is judged by
  * {@link LogReach#judge}: {@link #open} then leaves it untouched and opens nothing, and the driver

@@ -53,6 +53,18 @@ final class Link implements AutoCloseable {
   private final SharedSecret secret; // null: none
   private volatile Socket socket;
   private volatile boolean closed;
+  /**
+   * A client's link: its stream, written under {@link #writeLock} by the writer and by {@link
+   * #flushHeld}; frames queued and not yet written ({@link #pending}); frames held for its
+   * reader to write ({@link #held}, under {@link #heldLock}; non-null while holding).
+   */
+  private DataOutputStream clientOut;
+  private final Object writeLock = new Object();
+  private final java.util.concurrent.atomic.AtomicInteger pending =
+      new java.util.concurrent.atomic.AtomicInteger();
+  private final Object heldLock = new Object();
+  private java.util.List<Object> held;
+  private volatile boolean holding;
 
   private Link(String name, InetSocketAddress address, int self, SharedSecret secret,
       Socket socket, Consumer<String> log) {
@@ -78,10 +90,76 @@ final class Link implements AutoCloseable {
   }
 
   /** A link that writes on a connection a client opened. */
-  static Link onAccepted(String name, Socket socket, Consumer<String> log) {
+  static Link onAccepted(String name, Socket socket, Consumer<String> log) throws IOException {
     Link l = new Link(name, null, 0, null, socket, log);
+    l.clientOut = stream(socket);
     l.writer.start();
     return l;
+  }
+
+  /**
+   * A client's link: keeps {@code frame} for its reader to write with {@link #flushHeld} (the
+   * reader's own reply, made while it held the machine, which must not wait on a socket), and
+   * every frame sent after it until then, in order; or queues it as {@link #send} does when
+   * frames are queued already (they go first). Only the link's {@code reader} starts holding;
+   * others add to what it holds while it does ({@link #holding}), and queue otherwise.
+   */
+  boolean hold(Object frame, boolean reader) {
+    synchronized (heldLock) {
+      if (held == null && (!reader || pending.get() > 0 || clientOut == null)) {
+        return send(frame);
+      }
+      if (held == null) {
+        held = new java.util.ArrayList<>();
+        holding = true;
+      }
+      held.add(frame);
+      return true;
+    }
+  }
+
+  /** Whether frames are held for the reader: sends go behind them ({@link #hold}). */
+  boolean holding() {
+    return holding;
+  }
+
+  /**
+   * Writes what is held ({@link #hold}) on this thread, the link's reader's, then holds no
+   * more: frames sent meanwhile were added to it, and frames sent after it are queued behind it
+   * (the writer waits for this write). A client that does not read blocks only its own reader.
+   */
+  void flushHeld() {
+    if (!holding) {
+      return;
+    }
+    synchronized (writeLock) {
+      while (true) {
+        java.util.List<Object> frames;
+        synchronized (heldLock) {
+          frames = held;
+          if (frames == null || frames.isEmpty() || closed) {
+            held = null;
+            holding = false;
+            return;
+          }
+          held = new java.util.ArrayList<>();
+        }
+        try {
+          for (Object f : frames) {
+            Frame.write(clientOut, f);
+          }
+          clientOut.flush();
+        } catch (IOException e) {
+          closed = true; // the client went away: its replies have nowhere to go
+          closeSocket();
+          synchronized (heldLock) {
+            held = null;
+            holding = false;
+          }
+          return;
+        }
+      }
+    }
   }
 
   /** What a snapshot's page levels: two with the same are the same page of the same copy. */
@@ -103,9 +181,13 @@ final class Link implements AutoCloseable {
     if (snapshot != null && !queuedSnapshots.add(snapshot)) {
       return true;
     }
+    pending.incrementAndGet();
     boolean queued = !closed && queue.offer(frame);
-    if (!queued && snapshot != null) {
-      queuedSnapshots.remove(snapshot);
+    if (!queued) {
+      pending.decrementAndGet();
+      if (snapshot != null) {
+        queuedSnapshots.remove(snapshot);
+      }
     }
     return queued;
   }
@@ -124,6 +206,26 @@ final class Link implements AutoCloseable {
       SnapshotOf snapshot = SnapshotOf.of(frame);
       if (snapshot != null) {
         queuedSnapshots.remove(snapshot);
+      }
+      if (address == null) {
+        // a client's link: written under the lock its reader writes its own replies under
+        synchronized (writeLock) {
+          try {
+            if (!closed) {
+              Frame.write(clientOut, frame);
+              if (queue.isEmpty()) {
+                clientOut.flush();
+              }
+            }
+          } catch (IOException e) {
+            closeSocket();
+            closed = true; // the client went away: its replies have nowhere to go
+            return;
+          } finally {
+            pending.decrementAndGet();
+          }
+        }
+        continue;
       }
       try {
         if (out != null && address != null

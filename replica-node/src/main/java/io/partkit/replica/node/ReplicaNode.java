@@ -44,6 +44,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
@@ -51,12 +53,14 @@ import java.util.function.UnaryOperator;
 
 /**
  * The driver of one state machine in a process: a {@link Replica} (a node, with its write-ahead
- * log) or the {@link Control}. One thread owns the state machine and is the only one to call it:
- * network readers only put what they read in its inbox, and a tick comes every {@link
- * #TICK_MILLIS} of the monotonic clock (counted from the process's start, as the simulator counts
- * from zero). After each round of inputs it takes the {@link Ready}: its records are appended to
- * the log, and its messages wait until the syncer reports every record appended so far durable
- * (group commit); only then are they queued on their links, in the order the machine made them.
+ * log) or the {@link Control}. One thread at a time holds the state machine (a lock): inputs queue
+ * in one inbox in arrival order; a node's reader takes the round for them itself when the machine
+ * is free (the control's state thread is woken for each), and the state thread ticks it every
+ * {@link #TICK_MILLIS} of the monotonic clock (counted from the process's start, as the simulator
+ * counts from zero). Each round ends with the {@link Ready}: its records are appended to the
+ * log, and its messages wait until the log reports every record appended so far durable (group
+ * commit); only then are they queued on their links, in the order the machine made them (a
+ * client's reader writes its own client's answer itself, in that order too).
  *
  * <p>Any failure on the decision or storage path (an exception or Error from the machine, a
  * failed append or sync) stops the process at once ({@link Runtime#halt}): a node that goes on
@@ -78,6 +82,10 @@ final class ReplicaNode implements AutoCloseable {
   static final int CLIENT_BASE = 1_000_000;
   /** Inputs read but not yet handled; readers wait when it is full (TCP pushes back). */
   static final int INBOX_LIMIT = 100_000;
+  /** Inputs one round takes at most. */
+  static final int ROUND_INPUTS = 256;
+  /** Rounds a node's reader takes in a row at most, leaving the rest to the state thread. */
+  static final int TURNS = 4;
   /** How long a close waits for the state thread to end before it closes the log anyway. */
   static final long CLOSE_WAIT_MILLIS = 10_000;
   /** Exit status after an Error or a bug on the decision path (sysexits' EX_SOFTWARE). */
@@ -149,11 +157,31 @@ final class ReplicaNode implements AutoCloseable {
   private final Map<Integer, Link> links = new ConcurrentHashMap<>();
   private final List<Link> controlLinks = new ArrayList<>();
   private final Map<Integer, Link> clients = new ConcurrentHashMap<>();
+  /** On a client's reader thread, the link of its client ({@link #toClient}). */
+  private final ThreadLocal<Link> ownLink = new ThreadLocal<>();
   private final AtomicInteger nextClient = new AtomicInteger(CLIENT_BASE);
   private final LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>(INBOX_LIMIT);
   /** Pages of whole copies waiting their turn ({@link #isLaterPage}), in arrival order. */
   private final java.util.ArrayDeque<Object> laterPages = new java.util.ArrayDeque<>();
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+  /**
+   * Held by whoever touches the machine and what goes with it (its Ready, the messages waiting
+   * for their records, the meters): the state thread for each round, and a node's log worker
+   * that releases what its sync made durable.
+   */
+  private final ReentrantLock turn = new ReentrantLock();
+  /** Inputs of one round, under {@link #turn}. */
+  private final List<Object> batch = new ArrayList<>();
+  /** When the state thread ticks the machine next (of {@link #nowMillis}). */
+  private long nextTick;
+  /**
+   * This round's records are appended for its thread to sync ({@link #takeTurns}), and whether
+   * it appended some; under {@link #turn}.
+   */
+  private boolean syncHere;
+  private boolean loggedHere;
+  /** A failure stopped the node ({@link #stop}): no round is taken after it. */
+  private volatile boolean halted;
   /** Answers of this round of inputs, until its records are appended. */
   private final List<Answer> decided = new ArrayList<>();
   private final ArrayDeque<Answer> answers = new ArrayDeque<>();
@@ -516,7 +544,7 @@ final class ReplicaNode implements AutoCloseable {
     if (control == null) {
       throw new IllegalStateException("only the control takes commands");
     }
-    inbox.put(new Command(command, answer));
+    deliver(new Command(command, answer), false);
   }
 
   /**
@@ -529,7 +557,7 @@ final class ReplicaNode implements AutoCloseable {
     if (control == null) {
       throw new IllegalStateException("only the control can be inspected");
     }
-    inbox.put(new Inspection(look));
+    deliver(new Inspection(look), false);
   }
 
   /** The control: waits until every partition first has its copies, all level and up. */
@@ -599,6 +627,7 @@ final class ReplicaNode implements AutoCloseable {
         from = nextClient.getAndIncrement();
         reply = Link.onAccepted("client " + from, s, log);
         clients.put(from, reply);
+        ownLink.set(reply);
       } else if (peers.containsKey(hello.id())
           || hello.id() == Control.ID && !controls.isEmpty()) {
         from = hello.id();
@@ -608,14 +637,14 @@ final class ReplicaNode implements AutoCloseable {
       while (!closed) {
         Object f = Frame.read(in);
         if (f instanceof Envelope e) {
-          inbox.put(new Envelope(from, self, e.message()));
+          deliver(new Envelope(from, self, e.message()), from >= CLIENT_BASE);
         } else if (f instanceof Frame.TableRequest t && from >= CLIENT_BASE) {
-          inbox.put(new TableAsk(from, t.id()));
+          deliver(new TableAsk(from, t.id()), true);
         } else if (f instanceof Frame.LoadRequest l && from >= CLIENT_BASE && meters != null) {
-          inbox.put(new LoadAsk(from, l.id()));
+          deliver(new LoadAsk(from, l.id()), true);
         } else if (f instanceof Frame.PartitionsRequest r && from >= CLIENT_BASE
             && machine instanceof Replica) {
-          inbox.put(new PartitionsAsk(from, r.id(), r.partition()));
+          deliver(new PartitionsAsk(from, r.id(), r.partition()), true);
         } else {
           throw new Codec.Malformed("an unexpected frame " + f);
         }
@@ -632,6 +661,7 @@ final class ReplicaNode implements AutoCloseable {
     } finally {
       admission.leave(entry);
       if (reply != null) {
+        ownLink.remove();
         clients.remove(from);
         reply.close();
       }
@@ -640,57 +670,157 @@ final class ReplicaNode implements AutoCloseable {
 
   // ---- the state thread
 
+  /**
+   * The state thread: ticks the machine every {@link #TICK_MILLIS}, and takes rounds of inputs.
+   * The control's inputs all wake it. A node's are mostly handled by the thread that read them
+   * ({@link #takeTurns}): it wakes for its ticks, and for inputs only when a round left work
+   * (more of the machine's own, a page of a copy) or inputs were left for it.
+   */
   private void stateLoop() {
     try {
-      long nextTick = 0;
-      List<Object> batch = new ArrayList<>();
       while (!closed) {
         long now = nowMillis();
-        if (now >= nextTick) {
-          machine.tick(now);
-          nextTick = Math.max(nextTick + TICK_MILLIS, now + 1);
-          if (meters != null) {
-            meters.review((Replica) machine);
+        boolean idle;
+        turn.lock();
+        try {
+          if (halted) {
+            return;
           }
-          if (control != null && settled.getCount() > 0 && control.settled()) {
-            settled.countDown();
-          }
-        } else {
-          Object first = laterPages.isEmpty() && !more
-              ? inbox.poll(nextTick - now, TimeUnit.MILLISECONDS) : inbox.poll();
-          if (first != null) {
-            batch.add(first);
-            inbox.drainTo(batch, 255);
-          }
-          for (Object in : batch) {
-            if (isLaterPage(in)) {
-              laterPages.add(in);
-            } else {
-              handle(in);
+          if (now >= nextTick) {
+            machine.tick(now);
+            nextTick = Math.max(nextTick + TICK_MILLIS, now + 1);
+            if (meters != null) {
+              meters.review((Replica) machine);
+            }
+            if (control != null && settled.getCount() > 0 && control.settled()) {
+              settled.countDown();
             }
           }
-          batch.clear();
-          if (!laterPages.isEmpty()) {
-            handle(laterPages.poll());
-          }
+          round();
+          idle = laterPages.isEmpty() && !more;
+        } finally {
+          turn.unlock();
         }
-        drain();
-      }
-    } catch (InterruptedException e) {
-      if (!closed) {
-        failStop.stop("the state thread was interrupted", EXIT_ERROR);
+        long wait = nextTick - nowMillis();
+        if (idle && wait > 0 && inbox.isEmpty()) {
+          // woken early by an input (the control's; a node's left for it), else at the tick
+          LockSupport.parkNanos(this, wait * 1_000_000);
+        }
       }
     } catch (IOException e) {
       // Once close began, the log may be closed under an append that outlasted close's wait for
       // this thread: that failure is close's own. Nothing is lost by not stopping on it, since
       // no message waiting for these records leaves before they are synced.
       if (!closed) {
-        failStop.stop("the write-ahead log failed: " + e, EXIT_IO);
+        stop("the write-ahead log failed: " + e, EXIT_IO);
       }
     } catch (Throwable e) {
       e.printStackTrace();
-      failStop.stop("stopping on " + e + " in the state machine", EXIT_ERROR);
+      stop("stopping on " + e + " in the state machine", EXIT_ERROR);
     }
+  }
+
+  /**
+   * Under {@link #turn}: handles what the inbox holds (up to {@link #ROUND_INPUTS} inputs), then
+   * one page of a copy waiting its turn, then acts on the machine's Ready.
+   */
+  private void round() throws IOException {
+    inbox.drainTo(batch, ROUND_INPUTS);
+    for (Object in : batch) {
+      if (isLaterPage(in)) {
+        laterPages.add(in);
+      } else {
+        handle(in);
+      }
+    }
+    batch.clear();
+    if (!laterPages.isEmpty()) {
+      handle(laterPages.poll());
+    }
+    drain();
+  }
+
+  /**
+   * Hands {@code in} to the machine: queued in order behind every input before it, then, for a
+   * node, handled on this thread when no other holds the machine ({@link #takeTurns}; a client's
+   * reader, which has nothing more to read until it answers, also syncs what its rounds logged);
+   * the control's state thread is woken for it.
+   */
+  private void deliver(Object in, boolean client) throws InterruptedException {
+    inbox.put(in);
+    if (control != null) {
+      LockSupport.unpark(stateThread);
+    } else {
+      takeTurns(client);
+    }
+  }
+
+  /**
+   * A node: takes rounds of the inbox on this thread while it holds inputs and no other thread
+   * holds the machine (at most {@link #TURNS} in a row, so a reader goes back to its connection;
+   * what is left then is the state thread's). Whoever holds the machine looks at the inbox
+   * again once it lets go, so an input queued while it held it is never left waiting for a tick:
+   * its reader's {@code tryLock} failed before that holder let go, so the holder sees it. With
+   * {@code sync}, the records its rounds appended are synced on this thread once it let go
+   * ({@link Wal#syncHere}), instead of by a worker woken for them.
+   */
+  private void takeTurns(boolean sync) {
+    boolean logged = false;
+    try {
+      logged = turns(sync);
+    } finally {
+      if (logged) {
+        ((Wal) storage).syncHere();
+      }
+    }
+  }
+
+  /** {@link #takeTurns}'s rounds; whether they appended records left for this thread to sync. */
+  private boolean turns(boolean sync) {
+    boolean logged = false;
+    for (int turns = 0; !closed && !inbox.isEmpty(); turns++) {
+      if (turns == TURNS) {
+        LockSupport.unpark(stateThread);
+        return logged;
+      }
+      if (!turn.tryLock()) {
+        return logged; // its holder looks at the inbox once done
+      }
+      boolean wake;
+      try {
+        if (closed || halted) {
+          return logged;
+        }
+        syncHere = sync && storage instanceof Wal;
+        round();
+        logged |= loggedHere;
+        wake = !laterPages.isEmpty() || more;
+      } catch (IOException e) {
+        if (!closed) {
+          stop("the write-ahead log failed: " + e, EXIT_IO);
+        }
+        return logged;
+      } catch (Throwable e) {
+        e.printStackTrace();
+        stop("stopping on " + e + " in the state machine", EXIT_ERROR);
+        return logged;
+      } finally {
+        syncHere = false;
+        loggedHere = false;
+        turn.unlock();
+        flushOwn();
+      }
+      if (wake) {
+        LockSupport.unpark(stateThread); // work left without further input: the state thread's
+      }
+    }
+    return logged;
+  }
+
+  /** Stops on a failure of the decision or storage path: no round is taken after it. */
+  private void stop(String why, int status) {
+    halted = true;
+    failStop.stop(why, status);
   }
 
   /**
@@ -731,7 +861,7 @@ final class ReplicaNode implements AutoCloseable {
     } else if (in instanceof LoadAsk a) {
       Link l = clients.get(a.client());
       if (l != null) {
-        l.send(new Frame.Load(a.id(), meters.view((Replica) machine, System.nanoTime()),
+        toClient(l, new Frame.Load(a.id(), meters.view((Replica) machine, System.nanoTime()),
             received.now()));
       }
     } else if (in instanceof PartitionsAsk a) {
@@ -753,7 +883,7 @@ final class ReplicaNode implements AutoCloseable {
           rows.add(new ReplicaClient.Row(p, c.numbering(), c.primary(), c.epoch()));
         }
         String unsettled = control.unsettled().orElse(null);
-        l.send(new Frame.Table(t.id(), unsettled == null, rows, unsettled));
+        toClient(l, new Frame.Table(t.id(), unsettled == null, rows, unsettled));
       }
     } else if (in instanceof Inspection i) {
       Runnable action = i.look().apply(control);
@@ -871,7 +1001,16 @@ final class ReplicaNode implements AutoCloseable {
     if (r.isEmpty() && decided.isEmpty()) {
       return;
     }
-    long barrier = storage == null ? 0 : storage.append(interposer.logged(r.records()));
+    long barrier;
+    if (storage == null) {
+      barrier = 0;
+    } else if (syncHere) {
+      List<Record> logged = interposer.logged(r.records());
+      barrier = ((Wal) storage).appendForCaller(logged);
+      loggedHere |= !logged.isEmpty();
+    } else {
+      barrier = storage.append(interposer.logged(r.records()));
+    }
     if (received != null) {
       received.count(r.records());
     }
@@ -898,12 +1037,30 @@ final class ReplicaNode implements AutoCloseable {
   }
 
   private void onSynced(long count) {
+    if (control == null) {
+      // a node's answers are all messages: the log's worker sends them itself, sparing the
+      // state thread a wake-up per group commit (the control's answers run on the state thread)
+      turn.lock();
+      try {
+        durable = Math.max(durable, count);
+        release();
+      } catch (Throwable e) {
+        e.printStackTrace();
+        stop("stopping on " + e + " sending what the log made durable", EXIT_ERROR);
+      } finally {
+        turn.unlock();
+        flushOwn();
+      }
+      takeTurns(false); // inputs queued while it held the machine (a worker syncs what they log)
+      return;
+    }
     try {
       // a closed node's state thread no longer takes from a full inbox: the syncer must not
       // wait on it for good, nor keep the log's close waiting for it
       while (!closed && !inbox.offer(new Synced(count), TICK_MILLIS, TimeUnit.MILLISECONDS)) {
         // the state thread takes what is queued before this
       }
+      LockSupport.unpark(stateThread);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -931,9 +1088,39 @@ final class ReplicaNode implements AutoCloseable {
     if (meters != null && e.to() >= CLIENT_BASE) {
       meters.answered(e, (Replica) machine, System.nanoTime());
     }
-    Link l = e.to() >= CLIENT_BASE ? clients.get(e.to()) : links.get(e.to());
+    if (e.to() >= CLIENT_BASE) {
+      toClient(clients.get(e.to()), e);
+      return;
+    }
+    Link l = links.get(e.to());
     if (l != null) {
       l.send(e);
+    }
+  }
+
+  /**
+   * Sends {@code frame} to a client on its link {@code l} (null: gone). The client's own reader,
+   * which made this answer while it held the machine, holds it and writes it itself once it
+   * lets go ({@link #flushOwn}), sparing the link's writer a wake-up; frames for a link held so
+   * go behind what it holds.
+   */
+  private void toClient(Link l, Object frame) {
+    if (l == null) {
+      return;
+    }
+    boolean reader = l == ownLink.get();
+    if (reader || l.holding()) {
+      l.hold(frame, reader);
+    } else {
+      l.send(frame);
+    }
+  }
+
+  /** A client's reader, having let go of the machine: writes the answers it holds, if any. */
+  private void flushOwn() {
+    Link l = ownLink.get();
+    if (l != null) {
+      l.flushHeld();
     }
   }
 
@@ -971,6 +1158,15 @@ final class ReplicaNode implements AutoCloseable {
     if (stateThread.isAlive()) {
       log.accept("closing while the state thread still runs after " + CLOSE_WAIT_MILLIS
           + " ms: the log closes under it");
+    } else {
+      // a reader's round under way ends first; none starts after (each sees closed)
+      try {
+        if (turn.tryLock(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+          turn.unlock();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
     links.values().forEach(Link::close);
     controlLinks.forEach(Link::close);

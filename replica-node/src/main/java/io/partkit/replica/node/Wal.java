@@ -12,8 +12,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.UnaryOperator;
@@ -21,10 +23,11 @@ import java.util.zip.CRC32C;
 
 /**
  * A replica's write-ahead log: one file of records, each {@code [magic][length][crc][payload]}
- * (the CRC-32C covers the length and the payload), appended by the thread that owns the replica
- * and made durable by a syncer thread with group commit: one {@code fdatasync} covers every record
- * appended before it began, however many batches that was, and {@code onSynced} then hears how
- * many records are durable.
+ * (the CRC-32C covers the length and the payload), appended by the thread that holds the replica
+ * and made durable with group commit in two stages ({@link #syncLoop}), taken by two sync workers
+ * or by the appender itself ({@link #syncHere}): one {@code fdatasync} covers every record
+ * appended before it began, however many batches that was, then the reach records it, and {@code
+ * onSynced} then hears how many records are durable.
  *
  * <p>On open, records are read up to the first that is torn or damaged. If nothing intact follows
  * it, it is the tail of an append a crash cut short: it is dropped (the file is cut there, so new
@@ -43,9 +46,10 @@ import java.util.zip.CRC32C;
  * record counts ({@link #append}'s, {@code onSynced}'s) count every record appended since the log
  * was opened, whatever was folded since.
  *
- * <p>Reach. Beside the log, a {@link WalReach} records how far it reached: after each sync, and
- * before {@code onSynced} hears of it (so before anything that depends on the records is sent),
- * the log's length, record count and checksum are written and forced; a compaction has the syncer
+ * <p>Reach. Beside the log, a {@link WalReach} records how far it reached: after a force of the
+ * log, and before {@code onSynced} hears of it (so before anything that depends on the records is
+ * sent), the log's length, record count and checksum as that force left them are written and
+ * forced (while the next force of the log goes on); a compaction has the syncer
  * record its new file too before that file takes the log's name. On open, a log that does not
  * hold what its reach recorded (its tail lost, an older copy put in its place) is judged by
  * {@link LogReach#judge}: {@link #open} then leaves it untouched and opens nothing, and the driver
@@ -102,7 +106,29 @@ final class Wal implements Storage {
   private final LongConsumer onSynced;
   private final Consumer<IOException> onFailure;
   private final Object lock = new Object();
-  private final Thread syncer;
+  /** The two sync workers ({@link #syncLoop}): each takes a log's force or a reach's round. */
+  private final Thread[] workers;
+  /** Workers waiting for a job, parked, each woken by the one that takes it off this list. */
+  private final ArrayDeque<Thread> idle = new ArrayDeque<>();
+  /** Workers taken off {@link #idle} and not yet back to pick a job. */
+  private int waking;
+  /** A worker is forcing the log's files: no other may until it is done. */
+  private boolean forcing;
+  /** A worker is writing (or reporting) a reach: no other may until it is done. */
+  private boolean reaching;
+  /** What the last force taken covers: records appended, and reach rounds asked, before it. */
+  private long forceTaken;
+  private long askedTaken;
+  /**
+   * The last force done: the records and reach rounds it covers, the marks of the files it
+   * forced, and its number ({@code forcedRound}; {@code reachedRound} is the last a reach
+   * recorded).
+   */
+  private long forcedRecords;
+  private long forcedAsked;
+  private WalReach.Mark[] forcedMarks;
+  private long forcedRound;
+  private long reachedRound;
   private final WalReach reach;
   /** The CRC-32C of the file's bytes so far ({@link #bytes} of them), for its reach. */
   private CRC32C crc;
@@ -145,11 +171,15 @@ final class Wal implements Storage {
     this.onFailure = onFailure;
     this.appended = records;
     this.synced = records;
+    this.forceTaken = records;
     this.bytes = bytes;
     this.headRecords = records;
     this.folded = records;
-    this.syncer = new Thread(this::syncLoop, "wal-sync");
-    this.syncer.setDaemon(true);
+    this.workers = new Thread[] {new Thread(this::syncLoop, "wal-sync-1"),
+        new Thread(this::syncLoop, "wal-sync-2")};
+    for (Thread w : workers) {
+      w.setDaemon(true);
+    }
   }
 
   /**
@@ -225,7 +255,9 @@ final class Wal implements Storage {
       }
       ch.position(pos);
       Wal wal = new Wal(dir, ch, records.size(), pos, crc, reach, onSynced, onFailure);
-      wal.syncer.start();
+      for (Thread w : wal.workers) {
+        w.start();
+      }
       return new Opened(wal, records, dropped, verdict);
     } catch (IOException | RuntimeException e) {
       ch.close();
@@ -414,6 +446,18 @@ final class Wal implements Storage {
    */
   @Override
   public long append(List<Record> records) throws IOException {
+    return append(records, true);
+  }
+
+  /**
+   * {@link #append}, leaving the sync to the caller: it calls {@link #syncHere} next (outside any
+   * lock of its own), and no worker is woken for these records meanwhile.
+   */
+  long appendForCaller(List<Record> records) throws IOException {
+    return append(records, false);
+  }
+
+  private long append(List<Record> records, boolean wake) throws IOException {
     if (records.isEmpty()) {
       synchronized (lock) {
         return appended;
@@ -443,7 +487,9 @@ final class Wal implements Storage {
       bytes += buf.limit();
       appended += records.size();
       count = appended;
-      lock.notifyAll();
+      if (wake) {
+        dispatch();
+      }
       if (compaction == null && !closed && bytes >= compactAt) {
         compaction = new Compaction(fold);
         started = compaction;
@@ -729,7 +775,7 @@ final class Wal implements Storage {
         folded = durable;
         compactAt = compactBytes == 0 ? Long.MAX_VALUE : bytes + compactBytes;
         compaction = null;
-        lock.notifyAll();
+        dispatch(); // the file it retired is for a worker to close
         outcome = new Compacted(recordsBefore, headRecords + appended - folded, bytesBefore,
             bytes);
       }
@@ -811,7 +857,7 @@ final class Wal implements Storage {
   private void recordReach() throws IOException {
     synchronized (lock) {
       long asked = ++reachAsked;
-      lock.notifyAll();
+      dispatch();
       while (reachDone < asked) {
         if (closed) {
           throw new java.nio.channels.ClosedChannelException();
@@ -849,7 +895,20 @@ final class Wal implements Storage {
     }
   }
 
-  /** Syncs done so far (each covers every record appended before it began). */
+  /**
+   * Records whose force is done: durable in the log, perhaps not yet in its reach (so not yet
+   * reported).
+   */
+  long forced() {
+    synchronized (lock) {
+      return forcedRound == 0 ? synced : forcedRecords;
+    }
+  }
+
+  /**
+   * Group commits reported so far: each is a reach that recorded the last force done when it
+   * began, which covered every record appended before that force began.
+   */
   long syncs() {
     synchronized (lock) {
       return syncs;
@@ -868,76 +927,211 @@ final class Wal implements Storage {
     return file;
   }
 
-  private void syncLoop() {
-    while (true) {
-      long target;
-      long asked;
-      WalReach.Mark[] marks;
-      List<FileChannel> toSync;
-      List<FileChannel> toClose;
-      synchronized (lock) {
-        while (!closed && appended == synced && retired.isEmpty() && reachAsked == reachDone) {
-          try {
-            lock.wait();
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
-        if (closed) {
-          return;
-        }
-        toClose = new ArrayList<>(retired);
-        retired.clear();
-        target = appended;
-        asked = reachAsked;
-        marks = marksNow();
+  /** Under the lock: records were appended that no force taken so far covers, or a round asked. */
+  private boolean forceWanted() {
+    return !forcing && (appended > forceTaken || reachAsked > askedTaken || !retired.isEmpty());
+  }
+
+  /** Under the lock: a force was done that no reach recorded yet. */
+  private boolean reachWanted() {
+    return !reaching && forcedRound > reachedRound;
+  }
+
+  /**
+   * Under the lock: wakes idle workers so that each job nobody took has a worker coming for it.
+   * One worker that is idle is woken per job, none when a worker is already on its way: an
+   * append while the log is being forced wakes nobody (the force's worker sees it when done).
+   */
+  private void dispatch() {
+    int jobs = (forceWanted() ? 1 : 0) + (reachWanted() ? 1 : 0);
+    while (jobs > waking && !idle.isEmpty()) {
+      waking++;
+      LockSupport.unpark(idle.poll());
+    }
+  }
+
+  /** A job of the sync stage: a force of the log's files, or a reach. */
+  private static final class Job {
+    final boolean force;
+    long target;
+    long asked;
+    long round;
+    WalReach.Mark[] marks;
+    List<FileChannel> toSync = List.of();
+    List<FileChannel> toClose = List.of();
+
+    Job(boolean force) {
+      this.force = force;
+    }
+  }
+
+  /**
+   * Under the lock: takes the job to do next, the reach first (it finishes a batch whose force is
+   * done), or null when there is none (or the log is closed or failed).
+   */
+  private Job claim() {
+    if (closed || failed) {
+      return null;
+    }
+    if (reachWanted()) {
+      reaching = true;
+      Job j = new Job(false);
+      j.round = forcedRound;
+      j.target = forcedRecords;
+      j.asked = forcedAsked;
+      j.marks = forcedMarks;
+      return j;
+    }
+    if (forceWanted()) {
+      forcing = true;
+      Job j = new Job(true);
+      j.toClose = new ArrayList<>(retired);
+      retired.clear();
+      if (appended > forceTaken || reachAsked > askedTaken) {
+        j.target = appended;
+        j.asked = reachAsked;
+        j.marks = marksNow();
+        forceTaken = j.target;
+        askedTaken = j.asked;
         // while a compaction's new file takes appends, a record is durable only once both hold
         // it: either may be the log after a crash
-        toSync = mirror == null ? List.of(channel) : List.of(channel, mirror);
-        if (target == synced && asked == reachDone) {
-          toSync = List.of();
-        }
+        j.toSync = mirror == null ? List.of(channel) : List.of(channel, mirror);
       }
-      for (FileChannel c : toClose) {
-        try {
-          c.close(); // a log a compaction replaced: what it held is in the new one, synced
-        } catch (IOException e) {
-          // nothing depends on it any more
-        }
-      }
-      if (toSync.isEmpty()) {
-        continue;
-      }
-      try {
-        for (FileChannel c : toSync) {
-          c.force(false);
-        }
-        // before anything that depends on these records is sent: a log found short of this
-        // later lost them
-        reach.write(marks[0], marks[1]);
-      } catch (IOException e) {
-        synchronized (lock) {
-          failed = true;
-          lock.notifyAll();
-          if (closed) {
-            return;
+      return j;
+    }
+    return null;
+  }
+
+  /**
+   * Does a job {@link #claim} took, outside the lock, and lets it go. A reach reports the records
+   * it recorded to {@code onSynced} before it lets go, so reports come one at a time, in order.
+   *
+   * @return false when it failed (reported to {@code onFailure}): nothing more is done
+   */
+  private boolean run(Job j) {
+    try {
+      if (j.force) {
+        for (FileChannel c : j.toClose) {
+          try {
+            c.close(); // a log a compaction replaced: what it held is in the new one, synced
+          } catch (IOException e) {
+            // nothing depends on it any more
           }
         }
-        onFailure.accept(e);
+        for (FileChannel c : j.toSync) {
+          c.force(false);
+        }
+        synchronized (lock) {
+          forcing = false;
+          if (!j.toSync.isEmpty()) {
+            forcedRecords = j.target;
+            forcedAsked = j.asked;
+            forcedMarks = j.marks;
+            forcedRound++;
+          }
+        }
+        return true;
+      }
+      // before anything that depends on these records is sent: a log found short of this later
+      // lost them
+      reach.write(j.marks[0], j.marks[1]);
+    } catch (IOException e) {
+      synchronized (lock) {
+        failed = true;
+        lock.notifyAll();
+        idle.forEach(LockSupport::unpark);
+        if (closed) {
+          return false;
+        }
+      }
+      onFailure.accept(e);
+      return false;
+    }
+    boolean more;
+    synchronized (lock) {
+      reachedRound = j.round;
+      more = j.target > synced;
+      if (more) {
+        synced = j.target;
+        syncs++;
+      }
+      reachDone = Math.max(reachDone, j.asked);
+      lock.notifyAll();
+    }
+    try {
+      if (more) {
+        onSynced.accept(j.target);
+      }
+    } finally {
+      synchronized (lock) {
+        reaching = false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Takes the sync stage's jobs on the calling thread while there are some no other thread holds
+   * (see {@link #syncLoop}): a caller that appended with {@link #appendForCaller} forces the log
+   * itself and records the reach, as a group commit's leader does, instead of waking a worker.
+   * While it records a reach, what others appended meanwhile is forced by a worker (woken for
+   * it), so the two stages still overlap.
+   */
+  void syncHere() {
+    while (true) {
+      Job j;
+      synchronized (lock) {
+        j = claim();
+        dispatch(); // the other job, if one is wanted too, is a worker's
+        if (j == null) {
+          return;
+        }
+      }
+      if (!run(j)) {
         return;
       }
-      boolean more;
+    }
+  }
+
+  /**
+   * A sync worker. Group commit in two stages, each taken by one thread at a time (a worker, or
+   * a caller of {@link #syncHere}): a <em>force</em> makes every file appended to durable (every
+   * record appended before it began, however many batches that was), then a <em>reach</em>
+   * records in {@link WalReach} how far the last force done reached, forces it, and reports the
+   * records durable to {@code onSynced}. A thread that has forced takes the reach itself; while
+   * it records it, another forces what was appended meanwhile, so the reach of one batch and the
+   * log's force of the next overlap (two forced writes per batch, but one after the other only
+   * for a batch that found both stages idle). A reach records the last force done when it
+   * begins, so one reach may stand for several forces.
+   */
+  private void syncLoop() {
+    Thread me = Thread.currentThread();
+    boolean parked = false;
+    while (true) {
+      Job j;
       synchronized (lock) {
-        more = target > synced;
-        if (more) {
-          synced = target;
-          syncs++;
+        if (parked) {
+          parked = false;
+          if (!idle.remove(me)) {
+            waking--; // dispatch took it off the list to wake it
+          }
         }
-        reachDone = asked;
-        lock.notifyAll();
+        if (closed || failed) {
+          return;
+        }
+        j = claim();
+        if (j == null) {
+          idle.push(me);
+          parked = true;
+        }
+        dispatch();
       }
-      if (more) {
-        onSynced.accept(target);
+      if (parked) {
+        LockSupport.park(this);
+        continue;
+      }
+      if (!run(j)) {
+        return;
       }
     }
   }
@@ -948,12 +1142,18 @@ final class Wal implements Storage {
     synchronized (lock) {
       closed = true;
       lock.notifyAll();
+      for (Thread w : workers) {
+        LockSupport.unpark(w);
+      }
       if (compaction != null) {
         compaction.abandon();
       }
     }
     try {
-      syncer.join(5_000);
+      long deadline = System.nanoTime() + 5_000_000_000L;
+      for (Thread w : workers) {
+        w.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

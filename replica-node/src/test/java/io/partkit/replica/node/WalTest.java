@@ -73,7 +73,7 @@ class WalTest {
   }
 
   @Test
-  void oneSyncCoversEveryRecordAppendedBeforeIt() throws Exception {
+  void oneRoundCoversEveryRecordForcedBeforeItsReachBegan() throws Exception {
     CountDownLatch inFirstSync = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     List<Long> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -91,18 +91,25 @@ class WalTest {
     Wal wal = o.wal();
     assertThat(wal.append(List.of(written(1)))).isEqualTo(1);
     assertThat(inFirstSync.await(10, TimeUnit.SECONDS)).isTrue();
-    // the syncer is busy: ten batches pile up behind it
+    // the first round's report is held up: ten batches are appended behind it
     for (int i = 0; i < 10; i++) {
       wal.append(written(2 + i * 3, 5 + i * 3));
     }
-    assertThat(wal.synced()).isEqualTo(1);
-    release.countDown();
+    // the log's force goes on meanwhile (the other worker), but nothing is reported yet
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (wal.synced() < 31 && System.nanoTime() < deadline) {
+    while (wal.forced() < 31 && System.nanoTime() < deadline) {
+      Thread.sleep(1);
+    }
+    assertThat(wal.forced()).isEqualTo(31);
+    assertThat(wal.synced()).isEqualTo(1);
+    assertThat(reported).containsExactly(1L);
+    release.countDown();
+    // synced() counts the round before its report is made: wait for the report itself
+    while (!reported.contains(31L) && System.nanoTime() < deadline) {
       Thread.sleep(1);
     }
     assertThat(wal.synced()).isEqualTo(31);
-    assertThat(wal.syncs()).as("one sync for the first record, one for the ten batches")
+    assertThat(wal.syncs()).as("one round for the first record, one reach for the ten batches")
         .isEqualTo(2);
     assertThat(reported).containsExactly(1L, 31L);
     wal.close();

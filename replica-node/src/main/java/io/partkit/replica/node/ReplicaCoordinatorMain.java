@@ -53,7 +53,9 @@ import java.util.function.Consumer;
  * {@code --vnodes} tokens a node). A token ring re-cuts its ranges when a node joins (its tokens
  * cut existing ranges): the executor splits the core's partitions first ({@link
  * ReplicaMigrationExecutor#prepareSplit}), then the ranges move to the joiner. A leave of a
- * token ring merges ranges, which the core cannot: the coordinator refuses that rebalance.
+ * token ring merges ranges on different replicas, which would move data in the re-cut: the
+ * coordinator refuses that rebalance. Key ranges that {@code range} merges on the same replicas
+ * are carried out (the core keeps its finer partitions under the merged range).
  *
  * <p>Node {@code i} of {@code --nodes} is the coordinator's member {@code node-i}, or the
  * {@code i}-th name of {@code --members} (a strategy that hashes its members' ids, as {@code

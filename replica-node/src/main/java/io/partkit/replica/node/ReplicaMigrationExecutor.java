@@ -80,24 +80,31 @@ import java.util.function.Function;
  *       the coordinator's rows, every copy empty, or it is restored from its state in the store.
  *       It fails when the control's table is not at least as fine as the committed one (another
  *       table's state in the store).
- *   <li>{@link #prepareSplit}: a scheme change that refines the committed table (a key-range
- *       split, a token-ring join's new tokens) is checked ({@link SpanMap#checkRefines}: no
- *       merge, no row moved), then the control splits each core partition at every new boundary
+ *   <li>{@link #prepareSplit}: a scheme change that re-cuts the committed table without moving
+ *       data (a key-range split, a token-ring join's new tokens, a key-range merge of ranges on
+ *       the same replicas) is checked ({@link SpanMap#checkRefines}: each new partition on the
+ *       row of every committed one it overlaps), then the control splits each core partition at
+ *       every new boundary
  *       inside it ({@link Control#split(int, io.partkit.replica.Bytes)}), and the stage
  *       completes once its table holding them is durable. Every configuration carries its
  *       numbering and epoch, so nodes and clients need no fence: a node divides its copy when the
  *       new numbering reaches it, and a client routes by the control's table. A split that
  *       cannot start yet (a move under way) is tried again until the step timeout. If the
- *       coordinator then does not commit the split table, the core stays finer than the table
- *       (the core cannot merge): each coordinator partition then maps to the core partitions
- *       inside it, which all take its row, so the next table's rows are carried out as before.
+ *       coordinator then does not commit the split table, the core stays finer than the table:
+ *       each coordinator partition then maps to the core partitions inside it, which all take
+ *       its row, so the next table's rows are carried out as before. A merge is carried out the
+ *       same way: the core keeps the dropped boundary, so the merged range maps to the core
+ *       partitions it covers, all on its replicas already, and moves as one from then on (why no
+ *       core merge: {@link SpanMap}). So a merge changes nothing in the core and needs no fence;
+ *       a crash before the commit leaves the old table, which the core also refines.
  *   <li>{@link #resume}: a migration the table decided completes when the table carries it
  *       out, fails when it abandoned it; an undecided one is asked for again.
  * </ul>
  *
- * <p>Limits: the core never merges partitions, so a scheme change that merges (a token-ring
- * leave, a key-range merge of {@code RangeSplits}) is refused by {@link #prepareSplit} with the
- * partition it would merge, and the coordinator keeps its table. Hash slots keep their count.
+ * <p>Limits: a re-cut that would move data (a new range over committed ranges on different
+ * replicas) is refused by {@link #prepareSplit}, naming the partition; the coordinator refuses
+ * it first, as it does a token-ring leave (whose merged ranges are on different replicas). Hash
+ * slots keep their count.
  *
  * <p>{@link #loadSource()} is the load view for load-aware rebalancing: each partition's
  * requests a second, as its primaries reported them to the control, over the last load window,
@@ -238,11 +245,13 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
   }
 
   /**
-   * Has the control split its partitions along {@code split}'s new boundaries; see the class
-   * comment. Idempotent: splits made before are not made again.
+   * Has the control split its partitions along {@code split}'s new boundaries; a boundary
+   * {@code split} drops (a merge) stays in the core. See the class comment. Idempotent: splits
+   * made before are not made again.
    *
    * @return completes once the control's table holding every split is durable; fails when
-   *     {@code split} does not refine {@code committed} (naming where and what was expected),
+   *     {@code split} would move data off {@code committed}'s rows (naming where and what was
+   *     expected),
    *     or a split could not start within the step timeout
    */
   @Override

@@ -39,8 +39,20 @@ import java.util.TreeSet;
  * coordinator partition, and a coordinator partition whose two ends are both core boundaries
  * with none between is one core partition of equal span. The core may be finer than the
  * coordinator's committed table, never coarser: a split it prepared ({@code prepareSplit}) is
- * made before the coordinator commits it, and the coordinator may give it up; the core cannot
- * merge, so its partitions inside one coordinator partition all take that partition's row.
+ * made before the coordinator commits it, and the coordinator may give it up; and a
+ * coordinator's merge leaves the core as it was. Its partitions inside one coordinator partition
+ * all take that partition's row.
+ *
+ * <h2>Why a coordinator's merge merges no core partitions</h2>
+ * A coordinator merges only ranges on the same replicas ({@link #checkRefines}), so no key
+ * changes nodes; clients route by the control's table, never by the coordinator's; so a core
+ * finer than the coordinator serves the merged range correctly as it is, and the merge is
+ * metadata only, done once the coordinator commits. A core merge ({@code Control#merge}) would
+ * not cover every coordinator merge (it joins only the two halves of one split, so not three
+ * ranges, nor neighbours from different parents) and could start only once both halves are
+ * level and quiet ({@code Control#whyNotMerge}), holding the coordinator's step back meanwhile.
+ * The cost is a core that never gets coarser: more partitions than the coordinator's table (each
+ * one more configuration, one more page of a scan); a later split at a kept boundary is free.
  *
  * <h2>Split order</h2>
  * The cuts inside one core partition are made from its low end up, each on the upper part the
@@ -189,9 +201,14 @@ final class SpanMap {
   }
 
   /**
-   * Checks that {@code split} refines {@code committed} as {@code prepareSplit} promises: the same
-   * kind of line and key hash, every committed boundary kept (no merge), and each split partition
-   * on the replicas of the committed partition holding it.
+   * Checks that {@code split} is a re-cut {@code prepareSplit} can carry out without moving data:
+   * the same kind of line and key hash, and every split partition on the replicas of each
+   * committed partition it overlaps. So a split partition inside one committed partition keeps
+   * that partition's row (a split), and one covering several whole committed partitions covers
+   * only partitions with one row, which it keeps (a merge, as {@code RangeSplits} plans).
+   *
+   * <p>A merge needs no core merge: the core stays finer than the coordinator, its partitions
+   * inside the merged range all on that range's replicas ({@link #of} maps them all to it).
    *
    * @throws IllegalArgumentException naming the first partition that breaks it and what was
    *     expected
@@ -207,36 +224,29 @@ final class SpanMap {
       if (from.equals(to)) {
         return; // no re-cut: nothing to split
       }
-      throw new IllegalArgumentException(tables + " cuts another line: expected key ranges split"
-          + " into key ranges or a token ring into a token ring of the same key hash (the core"
-          + " splits spans; hash slots keep their count here)");
+      throw new IllegalArgumentException(tables + " cuts another line: expected key ranges"
+          + " re-cut into key ranges or a token ring into a token ring of the same key hash (the"
+          + " core splits spans; hash slots keep their count here)");
     }
-    TreeSet<Bytes> kept = line.boundaries(to);
-    for (Bytes b : line.boundaries(from)) {
-      if (!kept.contains(b)) {
-        int i = line.indexOf(from, b);
-        throw new IllegalArgumentException(tables + " merges committed partition " + i
-            + " into its neighbour: it " + line.edge() + " " + line.show(b) + ", which is no"
-            + " boundary of the split table; expected every committed boundary kept (the replica"
-            + " core splits partitions and never merges them)");
-      }
+    // the pieces both tables cut the line into, each named by a boundary of either: each lies
+    // inside one committed and one split partition
+    TreeSet<Bytes> pieces = line.boundaries(to);
+    pieces.addAll(line.boundaries(from));
+    List<Bytes> named = new ArrayList<>(pieces);
+    if (line instanceof KeyLine) {
+      named.add(0, KeyLine.EMPTY); // the first range has no boundary of its own
     }
-    for (Bytes b : kept) {
+    for (Bytes b : named) {
       int j = line.indexOf(to, b);
       int i = line.indexOf(from, b);
       List<NodeId> want = committed.replicas(i);
-      if (!split.replicas(j).equals(want)) {
-        throw new IllegalArgumentException(tables + ": split partition " + j + " lies inside"
-            + " committed partition " + i + " but names replicas " + split.replicas(j)
-            + ", expected its " + want + " (a split moves no data)");
+      if (split.replicas(j).equals(want)) {
+        continue;
       }
-    }
-    if (line instanceof KeyLine) { // the first range has no boundary of its own
-      if (!split.replicas(0).equals(committed.replicas(0))) {
-        throw new IllegalArgumentException(tables + ": split partition 0 names replicas "
-            + split.replicas(0) + ", expected committed partition 0's " + committed.replicas(0)
-            + " (a split moves no data)");
-      }
+      throw new IllegalArgumentException(tables + ": split partition " + j + " overlaps"
+          + " committed partition " + i + " but names replicas " + split.replicas(j)
+          + ", expected its " + want + " (a re-cut moves no data: a split keeps its partition's"
+          + " replicas, a merge covers only partitions on the same replicas)");
     }
   }
 
@@ -365,7 +375,7 @@ final class SpanMap {
 
   /** Key ranges: a partition is named by its first key, the empty key for the first. */
   private static final class KeyLine extends Line {
-    private static final Bytes EMPTY = Bytes.of(new byte[0]);
+    static final Bytes EMPTY = Bytes.of(new byte[0]);
 
     KeyLine() {
       super(Comparator.naturalOrder());

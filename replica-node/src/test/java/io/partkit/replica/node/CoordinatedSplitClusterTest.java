@@ -218,7 +218,7 @@ class CoordinatedSplitClusterTest {
   }
 
   /** Members 0..2 join and the coordinator commits its first table. */
-  private PartitionAssignment firstTable(ClusterCoordinator coordinator) {
+  PartitionAssignment firstTable(ClusterCoordinator coordinator) {
     for (int i = 0; i < 3; i++) {
       coordinator.join(nodes.member(i));
     }
@@ -227,7 +227,7 @@ class CoordinatedSplitClusterTest {
   }
 
   /** A client, once the control carried {@code first} out, and every key written through it. */
-  private ReplicaClient clientWithEveryKeyWritten(PartitionAssignment first) throws Exception {
+  ReplicaClient clientWithEveryKeyWritten(PartitionAssignment first) throws Exception {
     ReplicaClient client = new ReplicaClient(cluster.controlAddress, cluster.addresses,
         Duration.ofSeconds(2));
     nodes.closing.add(client);

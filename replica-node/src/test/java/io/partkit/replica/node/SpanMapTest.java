@@ -229,22 +229,25 @@ class SpanMapTest {
   }
 
   @Test
-  void aMergeIsRefusedNamingThePartitionAndWhatWasExpected() {
+  void aReCutThatMovesDataIsRefusedNamingThePartitionAndWhatWasExpected() {
     KeyRanges ranges = KeyRanges.of(new byte[] {10}, new byte[] {20});
     PartitionAssignment committed = PartitionAssignment.of("range", 3, 0, ranges,
         List.of(List.of(A), List.of(A), List.of(B)));
+    PartitionAssignment across = PartitionAssignment.of("range", 4, 0, ranges.withoutSplit(1),
+        List.of(List.of(A), List.of(A)));
+    assertThatThrownBy(() -> SpanMap.checkRefines(committed, across))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("split partition 1 overlaps committed partition 2")
+        .hasMessageContaining("expected its [b]")
+        .hasMessageContaining("a merge covers only partitions on the same replicas");
     PartitionAssignment merged = PartitionAssignment.of("range", 4, 0, ranges.withoutSplit(0),
         List.of(List.of(A), List.of(B)));
-    assertThatThrownBy(() -> SpanMap.checkRefines(committed, merged))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("merges committed partition 1")
-        .hasMessageContaining("starts at key 0x0a")
-        .hasMessageContaining("never merges");
+    SpanMap.checkRefines(committed, merged); // partitions 0 and 1 are both on [a]
     PartitionAssignment moved = PartitionAssignment.of("range", 4, 0,
         ranges.withSplit(2, new byte[] {30}), List.of(List.of(A), List.of(A), List.of(B),
             List.of(A)));
     assertThatThrownBy(() -> SpanMap.checkRefines(committed, moved))
-        .hasMessageContaining("split partition 3 lies inside committed partition 2")
+        .hasMessageContaining("split partition 3 overlaps committed partition 2")
         .hasMessageContaining("expected its [b]");
     PartitionAssignment good = PartitionAssignment.of("range", 4, 0,
         ranges.withSplit(2, new byte[] {30}), List.of(List.of(A), List.of(A), List.of(B),
@@ -257,10 +260,12 @@ class SpanMapTest {
     PartitionAssignment left = PartitionAssignment.of("tokenring", 5, 0, TokenRanges.of(0),
         List.of(List.of(A)));
     PartitionAssignment two = PartitionAssignment.of("tokenring", 4, 0, TokenRanges.of(0, 9),
-        List.of(List.of(A), List.of(A)));
+        List.of(List.of(A), List.of(B)));
     assertThatThrownBy(() -> SpanMap.checkRefines(two, left))
-        .hasMessageContaining("merges committed partition 1")
-        .hasMessageContaining("ends at token 9");
+        .hasMessageContaining("split partition 0 overlaps committed partition 1")
+        .hasMessageContaining("expected its [b]");
+    SpanMap.checkRefines(PartitionAssignment.of("tokenring", 4, 0, TokenRanges.of(0, 9),
+        List.of(List.of(A), List.of(A))), left);
   }
 
   /** A ring of one token is one range, all of it: its parts run from past the token round. */

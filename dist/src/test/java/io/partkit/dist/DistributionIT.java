@@ -182,7 +182,7 @@ class DistributionIT {
     Run r = partkit(cwd, Map.of("PARTKIT_JAVA_OPTS", "-Xmx256m"), "verify", "--system", "kv",
         "--nodes", "3", "--time", "4s", "--concurrency", "3", "--rate", "50", "--seed", "3");
     assertThat(r.code()).as(r.out()).isZero();
-    assertThat(r.out()).contains("valid: ").contains("replicas=1");
+    assertThat(r.out()).contains("valid: ").contains("replicas=3");
     assertThat(cwd.resolve("store/latest/results.edn")).isNotEmptyFile();
   }
 

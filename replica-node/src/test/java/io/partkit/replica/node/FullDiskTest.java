@@ -169,7 +169,10 @@ class FullDiskTest {
       assertThat(ReplicaClusterTest.untilOk(() -> c.put("after".getBytes(UTF_8), new byte[1]))
           .outcome()).isEqualTo(Outcome.OK);
     }
-    assertThat(Files.readString(cluster.dir.resolve("n0.log"))).as("the restart compacted")
-        .contains("log compacted from");
+    // the start that compacts is the one on the full disk when removing a halted compaction's
+    // file gave it room, the start after the space was freed otherwise
+    String starts = Files.readString(cluster.dir.resolve("n0-full.log"))
+        + Files.readString(cluster.dir.resolve("n0.log"));
+    assertThat(starts).as("a restart compacted").contains("log compacted from");
   }
 }

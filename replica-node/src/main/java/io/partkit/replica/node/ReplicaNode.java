@@ -1014,6 +1014,11 @@ final class ReplicaNode implements AutoCloseable {
     if (received != null) {
       received.count(r.records());
     }
+    if (control == null) {
+      for (Record rec : r.records()) {
+        EventLines.of(self, rec).ifPresent(log);
+      }
+    }
     if (control != null && control.changes() != changesSeen) {
       changesSeen = control.changes();
       TreeMap<Integer, Configure> changed = new TreeMap<>();

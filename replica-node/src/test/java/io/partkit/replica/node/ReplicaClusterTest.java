@@ -630,6 +630,17 @@ class ReplicaClusterTest {
     }
     assertThat(Files.readString(dir.resolve("control.log")))
         .contains("standard input: not a partition number in 'split banana': expected");
+    StringBuilder events = new StringBuilder();
+    for (int i = 0; i < NODES; i++) {
+      events.append(Files.readString(dir.resolve("n" + i + ".log")));
+    }
+    for (int p = 0; p < PARTITIONS; p++) {
+      // each copy's split is one event line of the node that holds it, naming the partition
+      assertThat(events).as("the nodes' event lines")
+          .containsPattern("node \\d partition " + p + ": split at modulus " + 2 * PARTITIONS
+              + ", keys moved to partition " + (p + PARTITIONS));
+    }
+    assertThat(events).containsPattern("node \\d partition 0 epoch \\d+: configured primary, ");
     for (int i = 0; i < NODES; i++) {
       // the split partitions came back from checkpoints, and every acknowledged write with them
       assertThat(Files.readString(dir.resolve("n" + i + ".log"))).as("node %d's log", i)

@@ -130,13 +130,26 @@ public final class ReplicaClient implements AutoCloseable {
    * What became of a scan on byte strings.
    *
    * @param entries OK: keys and values in ascending unsigned order of the keys' bytes
-   * @param more keys of the range remain after the last entry: scan again from its key followed
-   *     by a zero byte
+   * @param more keys of the range remain after the last entry: scan again from {@link
+   *     #nextFrom}, its key followed by a zero byte
    */
   public record BytesScanResult(Outcome outcome, List<BytesEntry> entries, boolean more,
       String why) {
     public BytesScanResult {
       entries = List.copyOf(entries);
+    }
+
+    /**
+     * Where the next page starts, {@code scan(nextFrom(), to, limit)}: the smallest key after
+     * the last entry (that key with a zero byte appended); null when nothing is left ({@link
+     * #more} is false).
+     */
+    public byte[] nextFrom() {
+      if (!more) {
+        return null;
+      }
+      byte[] last = entries.get(entries.size() - 1).key();
+      return java.util.Arrays.copyOf(last, last.length + 1);
     }
   }
 
@@ -145,12 +158,26 @@ public final class ReplicaClient implements AutoCloseable {
    *
    * @param entries OK: keys and values in ascending order of the keys' eight big-endian bytes
    *     (unsigned: negative keys come last); empty otherwise
-   * @param more keys of the range remain after the last entry: scan again from its key plus one
+   * @param more keys of the range remain after the last entry: scan again from {@link
+   *     #nextFrom}, its key plus one
    * @param why why it failed or is unknown
    */
   public record ScanResult(Outcome outcome, List<Entry> entries, boolean more, String why) {
     public ScanResult {
       entries = List.copyOf(entries);
+    }
+
+    /**
+     * Where the next page starts, {@code scan(nextFrom(), to, limit)}: the key after the last
+     * entry's, in unsigned order; null when nothing is left ({@link #more} is false, or the last
+     * key is the largest there is).
+     */
+    public Long nextFrom() {
+      if (!more) {
+        return null;
+      }
+      long last = entries.get(entries.size() - 1).key();
+      return last == -1L ? null : last + 1;
     }
   }
 

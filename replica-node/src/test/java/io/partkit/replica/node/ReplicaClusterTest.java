@@ -461,7 +461,9 @@ class ReplicaClusterTest {
       if (!page.more()) {
         return all;
       }
-      next = page.entries().get(page.entries().size() - 1).key() + 1;
+      assertThat(page.nextFrom()).isEqualTo(page.entries().get(page.entries().size() - 1).key()
+          + 1);
+      next = page.nextFrom();
     }
   }
 
@@ -532,10 +534,12 @@ class ReplicaClusterTest {
       assertThat(page.entries()).extracting(ReplicaClient.BytesEntry::key)
           .containsExactlyElementsOf(byteKeys.subList(0, 3));
       assertThat(page.more()).isTrue();
-      ReplicaClient.BytesScanResult rest = c.scan(new byte[] {1, 2, 0, 0}, new byte[] {2}, 3);
+      assertThat(page.nextFrom()).as("the last key and a zero byte").containsExactly(1, 2, 0, 0);
+      ReplicaClient.BytesScanResult rest = c.scan(page.nextFrom(), new byte[] {2}, 3);
       assertThat(rest.entries()).extracting(ReplicaClient.BytesEntry::key)
           .containsExactly(byteKeys.get(3));
       assertThat(rest.more()).isFalse();
+      assertThat(rest.nextFrom()).as("nothing left").isNull();
     }
   }
 

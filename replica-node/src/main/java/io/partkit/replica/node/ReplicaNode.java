@@ -40,7 +40,10 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -88,6 +91,9 @@ final class ReplicaNode implements AutoCloseable {
   static final int TURNS = 4;
   /** How long a close waits for the state thread to end before it closes the log anyway. */
   static final long CLOSE_WAIT_MILLIS = 10_000;
+  /** A connection's read buffer while it logs in, and after. */
+  private static final int LOGIN_BUFFER = 8 << 10;
+  private static final int READ_BUFFER = 64 << 10;
   /** Exit status after an Error or a bug on the decision path (sysexits' EX_SOFTWARE). */
   static final int EXIT_ERROR = 70;
   /** Exit status after a failed append or sync (sysexits' EX_IOERR). */
@@ -187,6 +193,15 @@ final class ReplicaNode implements AutoCloseable {
   private final ArrayDeque<Answer> answers = new ArrayDeque<>();
   private final ServerSocket server;
   private final Admission admission;
+  /**
+   * The threads that read connections, reused: a flood of connections that never log in would
+   * otherwise start and end a thread for each.
+   */
+  private final ExecutorService readers = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "read");
+    t.setDaemon(true);
+    return t;
+  });
   /** The secret this process proves on the connections it opens (null: none). */
   private final ConnectionPolicy policy;
   private final Consumer<String> log;
@@ -508,6 +523,16 @@ final class ReplicaNode implements AutoCloseable {
     return (InetSocketAddress) server.getLocalSocketAddress();
   }
 
+  /** Connections still logging in (what a flood of connections that never log in fills). */
+  int loggingIn() {
+    return admission.loggingIn();
+  }
+
+  /** Connections closed while logging in to make room for newer ones, since it started. */
+  long loginEvictions() {
+    return admission.evictions();
+  }
+
   /** A data node's incarnation, fixed before it starts (0 for the control). */
   long incarnation() {
     return machine instanceof Replica r ? r.incarnation() : 0;
@@ -589,10 +614,15 @@ final class ReplicaNode implements AutoCloseable {
       if (entry == null) {
         continue; // over the cap, closed: the peer sees the connection end and tries again
       }
+      String name = "read-" + s.getRemoteSocketAddress();
       try {
-        Thread t = new Thread(() -> readLoop(s, entry), "read-" + s.getRemoteSocketAddress());
-        t.setDaemon(true);
-        t.start();
+        readers.execute(() -> {
+          Thread.currentThread().setName(name);
+          readLoop(s, entry);
+        });
+      } catch (RejectedExecutionException e) {
+        admission.leave(entry); // closing: no reader starts any more
+        closeQuietly(s);
       } catch (RuntimeException | OutOfMemoryError e) {
         admission.leave(entry);
         closeQuietly(s);
@@ -613,12 +643,14 @@ final class ReplicaNode implements AutoCloseable {
     int from = 0;
     Link reply = null;
     try (s) {
-      DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(),
-          64 << 10));
-      if (!admission.login(entry, Frame.nodeFrames(in, new DataOutputStream(
-          new BufferedOutputStream(s.getOutputStream(), 512))))) {
+      // a connection that never logs in costs a small buffer (a flood of them churns through
+      // thousands a second); one that did gets the large one its copies' pages read through
+      BufferedInputStream loginBuffer = new BufferedInputStream(s.getInputStream(), LOGIN_BUFFER);
+      if (!admission.login(entry, Frame.nodeFrames(new DataInputStream(loginBuffer),
+          new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 512))))) {
         return; // not one of the cluster's, too slow, evicted, or over the cap
       }
+      DataInputStream in = new DataInputStream(new BufferedInputStream(loginBuffer, READ_BUFFER));
       Object first = Frame.read(in);
       if (!(first instanceof Frame.Hello hello)) {
         throw new Codec.Malformed("a connection must begin with a hello, not " + first);
@@ -1155,6 +1187,7 @@ final class ReplicaNode implements AutoCloseable {
     }
     admission.close();
     acceptThread.interrupt();
+    readers.shutdown(); // readers end as their connections close; idle threads end now
     try {
       stateThread.join(CLOSE_WAIT_MILLIS);
     } catch (InterruptedException e) {

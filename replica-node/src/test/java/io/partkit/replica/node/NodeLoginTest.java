@@ -5,13 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partkit.replica.Timing;
 import io.partkit.replica.node.access.ConnectionLimits;
-import io.partkit.replica.node.access.LoginHandshake;
 import io.partkit.replica.node.access.SharedSecret;
 import io.partkit.test.support.LoginFlood;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -72,25 +67,11 @@ class NodeLoginTest {
   /** Logs in to {@code node} from {@code from} with {@code secret}; the connection, logged in. */
   private static Socket login(ReplicaNode node, String from, SharedSecret secret)
       throws IOException {
-    Socket s = openFrom(from, node);
-    try {
-      s.setSoTimeout(Math.toIntExact(DEADLINE.toMillis()));
-      LoginHandshake.answer(Frame.peerFrames(
-          new DataInputStream(new BufferedInputStream(s.getInputStream())),
-          new DataOutputStream(new BufferedOutputStream(s.getOutputStream()))), secret,
-          node.address());
-      return s;
-    } catch (IOException | RuntimeException e) {
-      s.close();
-      throw e;
-    }
+    return PeerLogins.login(from, node.address(), secret, DEADLINE);
   }
 
   private static Socket openFrom(String from, ReplicaNode node) throws IOException {
-    Socket s = new Socket();
-    s.bind(new InetSocketAddress(InetAddress.getByName(from), 0));
-    s.connect(node.address(), Math.toIntExact(DEADLINE.toMillis()));
-    return s;
+    return PeerLogins.openFrom(from, node.address(), DEADLINE);
   }
 
   /** Whether the node closes {@code s} (after its greeting, which is read and skipped). */
@@ -255,7 +236,8 @@ class NodeLoginTest {
         for (InetAddress a : from) {
           done.add(peers.submit(() -> {
             for (int i = 0; i < 10; i++) {
-              String failed = loginAsAClientDoes(node, a.getHostAddress(), secret);
+              String failed = PeerLogins.loginAsAClientDoes(a.getHostAddress(),
+                  node.address(), secret, DEADLINE);
               if (failed != null) {
                 refused.add(a + ": " + failed);
               }
@@ -272,25 +254,5 @@ class NodeLoginTest {
       assertThat(refused).as("real logins refused of 40").isEmpty();
       assertThat(flood.closedByNode()).as("flood connections the node closed").isPositive();
     }
-  }
-
-  /**
-   * A login as the cores' clients and links make one: a connection the node closes before it
-   * answered (evicted while logging in, to make room) is opened again, a few times. Null once
-   * logged in; otherwise what the last attempt met.
-   */
-  private static String loginAsAClientDoes(ReplicaNode node, String from, SharedSecret secret) {
-    String failed = null;
-    for (int attempt = 0; attempt < 5; attempt++) {
-      try {
-        login(node, from, secret).close();
-        return null;
-      } catch (ConnectException e) {
-        return e.getMessage(); // a definite refusal: the node answered no
-      } catch (IOException e) {
-        failed = e.toString(); // closed before an answer: try again
-      }
-    }
-    return failed;
   }
 }

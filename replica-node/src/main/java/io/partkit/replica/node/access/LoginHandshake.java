@@ -121,9 +121,10 @@ public final class LoginHandshake {
    * The peer's side: reads the greeting and, when the node asks, sends the proof of {@code
    * secret} (null: none) and reads the result.
    *
-   * @throws ConnectException if the node asks for a secret this peer does not have, refuses the
-   *     proof or the connection, closes the connection, or speaks another protocol (nothing was
-   *     sent but the proof)
+   * @throws LoginRefusedException if the node asks for a secret this peer does not have, refuses
+   *     the proof or the connection, or speaks another version (nothing was sent but the proof)
+   * @throws ConnectException if the node closes the connection without an answer (nothing was
+   *     sent but the proof; another attempt may be let in)
    */
   public static void answer(PeerFrames frames, SharedSecret secret, Object node)
       throws IOException {
@@ -133,26 +134,27 @@ public final class LoginHandshake {
           + " (over its connection limit?)");
     }
     if (hello.version() != VERSION) {
-      throw new ConnectException("node " + node + " speaks handshake version " + hello.version()
-          + ", this peer " + VERSION);
+      throw new LoginRefusedException("node " + node + " speaks handshake version "
+          + hello.version() + ", this peer " + VERSION);
     }
     if (!hello.auth()) {
       return;
     }
     if (secret == null) {
-      throw new ConnectException("node " + node + " requires the cluster's shared secret, and"
-          + " this peer has none (give it the secret: --secret-file FILE, or"
+      throw new LoginRefusedException("node " + node + " requires the cluster's shared secret,"
+          + " and this peer has none (give it the secret: --secret-file FILE, or"
           + " secret(SharedSecret.read(file)))");
     }
     frames.proof(proof(secret, hello.challenge()));
     Result result = frames.result();
     if (result == null) {
       throw new ConnectException("node " + node + " closed the connection instead of answering"
-          + " this peer's proof of the shared secret (over its limits, or the secrets differ)");
+          + " this peer's proof of the shared secret (it made room for newer connections, or is"
+          + " closing)");
     }
     if (!result.accepted()) {
-      throw new ConnectException("node " + node + " refused this peer's login (" + result.why()
-          + ")" + (result.why().equals(WRONG_PROOF) ? ": the secrets differ" : ""));
+      throw new LoginRefusedException("node " + node + " refused this peer's login ("
+          + result.why() + ")" + (result.why().equals(WRONG_PROOF) ? ": the secrets differ" : ""));
     }
   }
 

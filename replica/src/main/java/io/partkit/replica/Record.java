@@ -139,10 +139,28 @@ public sealed interface Record {
   }
 
   /**
+   * Page {@code page} of a {@link Checkpoint}'s data, which does not fit one record: a checkpoint
+   * of a large partition is its pages, numbered from 0, then the {@link Checkpoint} that names
+   * how many came before it and completes them. The pages gather apart from the partition's data,
+   * so a log that ends before the checkpoint's last record finds the partition as it was before
+   * the first page.
+   */
+  record CheckpointPage(int partition, int page, SortedMap<Bytes, Bytes> data) implements Record {
+    public CheckpointPage {
+      if (page < 0) {
+        throw new IllegalArgumentException("a checkpoint page is numbered from 0, got " + page);
+      }
+      data = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(data));
+    }
+  }
+
+  /**
    * One partition's whole durable state, as replaying the records before it left it: restoring
    * from a node's {@link Replica#checkpoint} alone gives the state its whole log gives, so a driver
    * may rewrite a restored node's log to it. Replaying it sets every field it names, whatever the
-   * partition held before.
+   * partition held before. A large partition's data is split: {@code pages} {@link
+   * CheckpointPage} records come right before this one, which holds the data's last page and
+   * takes them all.
    *
    * @param configured whether a configuration (or a primary's snapshot) at {@code epoch} was
    *     adopted
@@ -152,17 +170,31 @@ public sealed interface Record {
    * @param inherited keys a split moved here before any configuration reached the node
    * @param stateEpoch with {@code stateLevel}, the level whose state {@code data} is, as of write
    *     {@code seq} (the level this node last began as primary or took as backup; 0: unknown)
+   * @param data the partition's data, or its last page when {@code pages} is over 0
+   * @param pages how many {@link CheckpointPage} records right before this one hold the rest
    */
   record Checkpoint(int partition, long epoch, boolean configured, Role role, int primary,
       List<Integer> backups, boolean deposed, long level, long nextLevel, boolean levelled,
       long seq, Numbering numbering, boolean inherited, long stateEpoch, long stateLevel,
-      SortedMap<Bytes, Bytes> data)
+      SortedMap<Bytes, Bytes> data, int pages)
       implements Record {
     public Checkpoint {
       java.util.Objects.requireNonNull(role, "role");
       java.util.Objects.requireNonNull(numbering, "numbering");
+      if (pages < 0) {
+        throw new IllegalArgumentException("a checkpoint has at least 0 pages, got " + pages);
+      }
       backups = List.copyOf(backups);
       data = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(data));
+    }
+
+    /** A checkpoint whose data is all in this record. */
+    public Checkpoint(int partition, long epoch, boolean configured, Role role, int primary,
+        List<Integer> backups, boolean deposed, long level, long nextLevel, boolean levelled,
+        long seq, Numbering numbering, boolean inherited, long stateEpoch, long stateLevel,
+        SortedMap<Bytes, Bytes> data) {
+      this(partition, epoch, configured, role, primary, backups, deposed, level, nextLevel,
+          levelled, seq, numbering, inherited, stateEpoch, stateLevel, data, 0);
     }
   }
 

@@ -25,6 +25,7 @@ import io.partkit.replica.Message.Taken;
 import io.partkit.replica.Message.Write;
 import io.partkit.replica.Record.Born;
 import io.partkit.replica.Record.Checkpoint;
+import io.partkit.replica.Record.CheckpointPage;
 import io.partkit.replica.Record.Configured;
 import io.partkit.replica.Record.LevelBegun;
 import io.partkit.replica.Record.Rebased;
@@ -172,6 +173,12 @@ public final class Replica implements StateMachine {
   static final int SNAPSHOT_PAGE_BYTES = 256 << 10;
 
   /**
+   * A {@link #checkpoint} puts a partition's data in pages of about this many bytes (1 MiB): a
+   * record each, well under what a driver's record may hold with one entry of the largest size.
+   */
+  public static final int CHECKPOINT_PAGE_BYTES = 1 << 20;
+
+  /**
    * The pages of a copy in flight at most, sent and not yet {@link Taken}: the copy goes at the
    * pace its backup takes it, never queueing a whole partition behind the nodes' other traffic.
    */
@@ -245,15 +252,48 @@ public final class Replica implements StateMachine {
    * again replaces it.
    */
   public static Replica restore(int self, Timing timing, List<Record> log, int pageEntries) {
-    Replica r = new Replica(self, timing, pageEntries);
-    for (Record rec : log) {
-      r.replay(rec);
+    Restoring r = restoring(self, timing, pageEntries);
+    log.forEach(r::replay);
+    return r.restored();
+  }
+
+  /**
+   * A {@link #restore} fed its records one at a time: a driver that reads its log a record at a
+   * time holds the state and one record, never the log whole.
+   */
+  public static Restoring restoring(int self, Timing timing, int pageEntries) {
+    return new Restoring(new Replica(self, timing, pageEntries));
+  }
+
+  /** A replica being restored from its records, fed to it in order ({@link #restoring}). */
+  public static final class Restoring {
+    private Replica replica;
+
+    private Restoring(Replica replica) {
+      this.replica = replica;
     }
-    for (Part p : r.parts.values()) {
-      p.mustLevel = p.role == Role.PRIMARY;
-      forgetTail(p);
+
+    /** Applies the log's next record. */
+    public void replay(Record rec) {
+      if (replica == null) {
+        throw new IllegalStateException("the replica is restored: it takes no more records");
+      }
+      replica.replay(rec);
     }
-    return r;
+
+    /** The replica the records so far restore, as {@link #restore} gives it; once. */
+    public Replica restored() {
+      Replica r = replica;
+      if (r == null) {
+        throw new IllegalStateException("the replica was restored already");
+      }
+      replica = null;
+      for (Part p : r.parts.values()) {
+        p.mustLevel = p.role == Role.PRIMARY;
+        forgetTail(p);
+      }
+      return r;
+    }
   }
 
   /**
@@ -270,16 +310,37 @@ public final class Replica implements StateMachine {
    * checkpoint then would make durable what the driver has not.
    */
   public List<Record> checkpoint() {
+    return checkpoint(CHECKPOINT_PAGE_BYTES);
+  }
+
+  /**
+   * {@link #checkpoint} with each partition's data in pages of about {@code pageBytes} (keys and
+   * values, with 8 bytes an entry; a page's first entry whatever its size): a partition of more
+   * is its {@link CheckpointPage} records, then its {@link Checkpoint} with the last page. A
+   * restore from a log that ends among them finds the partition as it was before them. The
+   * pages of a checkpoint the restore had not seen complete (its log ended among them) follow
+   * the partition's records, so that the rest of a log folded in batches completes them.
+   */
+  public List<Record> checkpoint(long pageBytes) {
+    if (pageBytes < 1) {
+      throw new IllegalArgumentException("a checkpoint page holds at least 1 byte, got "
+          + pageBytes);
+    }
     List<Record> checkpoint = new ArrayList<>(parts.size() + 1);
     if (incarnation != 0) {
       checkpoint.add(new Born(incarnation));
     }
     for (Part p : parts.values()) {
+      CheckpointPages.Cut cut = CheckpointPages.cut(p.id, p.data, pageBytes);
+      checkpoint.addAll(cut.pages());
       checkpoint.add(new Checkpoint(p.id, p.epoch, p.configured, p.role, p.primary, p.backups,
           p.deposed, p.level, p.nextLevel, p.levelled, p.seq, p.numbering, p.inherited,
-          p.stateEpoch, p.stateLevel, p.data));
+          p.stateEpoch, p.stateLevel, cut.last(), cut.pages().size()));
       if (p.gathering != null) {
         checkpoint.addAll(p.gathering.pages);
+      }
+      if (p.checkpointPages != null) {
+        checkpoint.addAll(p.checkpointPages.pages());
       }
     }
     return checkpoint;
@@ -1658,6 +1719,13 @@ public final class Replica implements StateMachine {
       return;
     }
     Part p = part(rec.partition());
+    if (rec instanceof CheckpointPage page) {
+      p.checkpointPages = CheckpointPages.Gathered.take(p.checkpointPages, page);
+      return;
+    }
+    CheckpointPages.Gathered checkpointPages = p.checkpointPages;
+    // a checkpoint's pages come right before its last record: anything else ends them
+    p.checkpointPages = null;
     if (rec instanceof Configured c) {
       p.epoch = c.epoch();
       p.configured = true;
@@ -1714,8 +1782,7 @@ public final class Replica implements StateMachine {
       p.stateLevel = c.stateLevel();
       forgetTail(p);
       p.gathering = null;
-      p.data.clear();
-      p.data.putAll(c.data());
+      p.data = CheckpointPages.Gathered.complete(checkpointPages, c);
     } else if (rec instanceof Merge m) {
       replayMerge(p, m);
     } else if (rec instanceof Split s) {
@@ -2033,6 +2100,8 @@ public final class Replica implements StateMachine {
     TreeMap<Bytes, Bytes> data = new TreeMap<>();
     /** Backup: the copy whose pages are arriving, if any (volatile: a restart drops it). */
     Gathering gathering;
+    /** Replay: the pages of a checkpoint whose last record has not come yet, if any. */
+    CheckpointPages.Gathered checkpointPages;
     final ArrayDeque<Pending> queue = new ArrayDeque<>();
     /** Primary: the round in progress, if any. */
     Round current;

@@ -25,6 +25,8 @@ class ReplicaCheckpointTest {
   private static final Timing TIMING = Timing.DEFAULT;
   /** Whole copies in pages of two entries: prefixes end between a copy's pages too. */
   private static final int PAGE = 2;
+  /** Checkpoints in pages of this many bytes: a few entries each (8 bytes and a key and value). */
+  private static final long SMALL_PAGE = 64;
   /** How many of a node's next inputs both restored replicas are given and must answer alike. */
   private static final int FOLLOWING = 30;
 
@@ -205,6 +207,45 @@ class ReplicaCheckpointTest {
         }
       }
     }
+  }
+
+  /**
+   * The same with checkpoints in pages of about {@link #SMALL_PAGE} bytes (two or three entries):
+   * a log compacted to a paged checkpoint of its prefix, then the rest, restores what the whole
+   * log does, and so does folding that log batch by batch, batches ending among the pages.
+   */
+  @Test
+  void aPagedCheckpointOfAPrefixThenTheRestFoldedInBatchesRestoresWhatTheWholeLogRestores() {
+    int paged = 0;
+    for (long seed = 1; seed <= 4; seed++) {
+      Run run = new Run(seed);
+      run.play(400);
+      for (int n = 0; n < NODES; n++) {
+        List<Record> log = run.logs.get(n);
+        List<Record> whole = Replica.restore(n, TIMING, log, PAGE).checkpoint(SMALL_PAGE);
+        for (int i = 0; i <= log.size(); i += 3) {
+          List<Record> compacted = new ArrayList<>(
+              Replica.restore(n, TIMING, log.subList(0, i), PAGE).checkpoint(SMALL_PAGE));
+          paged += compacted.stream().filter(r -> r instanceof Record.CheckpointPage).count();
+          compacted.addAll(log.subList(i, log.size()));
+          assertThat(Replica.restore(n, TIMING, compacted, PAGE).checkpoint(SMALL_PAGE))
+              .as("seed %d node %d: the paged checkpoint of records [0, %d) then the rest", seed,
+                  n, i)
+              .isEqualTo(whole);
+          for (int batch = 2; batch <= 5; batch += 3) {
+            List<Record> folded = new ArrayList<>();
+            for (int from = 0; from < compacted.size(); from += batch) {
+              folded.addAll(compacted.subList(from, Math.min(compacted.size(), from + batch)));
+              folded = new ArrayList<>(
+                  Replica.restore(n, TIMING, folded, PAGE).checkpoint(SMALL_PAGE));
+            }
+            assertThat(folded).as("seed %d node %d: the paged checkpoint of [0, %d) and the rest"
+                + " folded %d at a time", seed, n, i, batch).isEqualTo(whole);
+          }
+        }
+      }
+    }
+    assertThat(paged).as("checkpoint pages the runs' logs were compacted to").isGreaterThan(100);
   }
 
   /** Both replicas are handed the inputs that followed the prefix and must do the same. */

@@ -35,6 +35,12 @@ final class SimNode {
    * the log was last compacted (a real node counts bytes; a simulated log is short).
    */
   static final int COMPACT_RECORDS = 64;
+  /**
+   * A checkpoint puts a partition's data in pages of this many bytes (keys and values, 8 bytes an
+   * entry: four of the workload's entries a page), so that compactions and restarts under faults
+   * go through paged checkpoints, which a real node writes only past a megabyte a partition.
+   */
+  static final long CHECKPOINT_PAGE_BYTES = 96;
 
   final int id;
   private final VirtualTime time;
@@ -183,7 +189,8 @@ final class SimNode {
     if (log.size() < compactAt) {
       return;
     }
-    List<Record> checkpoint = Replica.restore(id, timing, log, PAGE_ENTRIES).checkpoint();
+    List<Record> checkpoint = Replica.restore(id, timing, log, PAGE_ENTRIES)
+        .checkpoint(CHECKPOINT_PAGE_BYTES);
     if (checkpoint.size() < log.size()) {
       disk.rewrite(checkpoint);
     }
@@ -234,14 +241,15 @@ final class SimNode {
   }
 
   /**
-   * Damages the last synced record holding a value, a write or a checkpoint (the disk changed a
-   * value's bytes); false if none.
+   * Damages the last synced record holding a value, a write, a checkpoint or a checkpoint's page
+   * (the disk changed a value's bytes); false if none.
    */
   boolean damageLastValue() {
     List<Record> log = disk.durable();
     for (int i = log.size() - 1; i >= 0; i--) {
       if (log.get(i) instanceof Record.Written
-          || log.get(i) instanceof Record.Checkpoint c && !c.data().isEmpty()) {
+          || log.get(i) instanceof Record.Checkpoint c && !c.data().isEmpty()
+          || log.get(i) instanceof Record.CheckpointPage page && !page.data().isEmpty()) {
         damaged = i;
         return true;
       }
@@ -285,7 +293,7 @@ final class SimNode {
     start();
     if (restarts++ % 2 == 0) {
       // just restored, not yet stepped: its state is exactly what its durable records give
-      List<Record> checkpoint = core.checkpoint();
+      List<Record> checkpoint = core.checkpoint(CHECKPOINT_PAGE_BYTES);
       if (disk.durable().size() > checkpoint.size()) {
         disk.rewrite(checkpoint);
       }
@@ -305,7 +313,13 @@ final class SimNode {
       data.put(key, Bytes.ofLong(-7 - data.get(key).toLong()));
       return new Record.Checkpoint(c.partition(), c.epoch(), c.configured(), c.role(),
           c.primary(), c.backups(), c.deposed(), c.level(), c.nextLevel(), c.levelled(), c.seq(),
-          c.numbering(), c.inherited(), c.stateEpoch(), c.stateLevel(), data);
+          c.numbering(), c.inherited(), c.stateEpoch(), c.stateLevel(), data, c.pages());
+    }
+    if (r instanceof Record.CheckpointPage page && !page.data().isEmpty()) {
+      TreeMap<Bytes, Bytes> data = new TreeMap<>(page.data());
+      Bytes key = data.lastKey();
+      data.put(key, Bytes.ofLong(-7 - data.get(key).toLong()));
+      return new Record.CheckpointPage(page.partition(), page.page(), data);
     }
     return r;
   }

@@ -15,6 +15,7 @@ import io.partkit.harness.system.Operation;
 import io.partkit.harness.system.Outcome;
 import io.partkit.harness.system.PlacementCheck;
 import io.partkit.harness.system.SystemContext;
+import io.partkit.replica.Checkpoints;
 import io.partkit.replica.Record;
 import io.partkit.replica.Timing;
 import io.partkit.replica.node.ReplicaClient;
@@ -705,14 +706,12 @@ final class KvSystem extends NodeProcessSystem
     Map<String, Map<Integer, Record.Checkpoint>> held = new TreeMap<>();
     for (int i = 0; i < nodes().size(); i++) {
       String n = nodes().get(i);
-      Map<Integer, Record.Checkpoint> parts = new TreeMap<>();
+      Map<Integer, Record.Checkpoint> parts;
       try {
         Path log = runtime().fetch(n, dataDir(n).resolve(StoredReplica.LOG));
-        for (Record r : StoredReplica.checkpoint(log, i)) {
-          if (r instanceof Record.Checkpoint c) { // not the pages of a copy still arriving
-            parts.put(c.partition(), c);
-          }
-        }
+        // a large partition's checkpoint is in pages: each taken whole, and not the pages of a
+        // copy still arriving
+        parts = Checkpoints.whole(StoredReplica.checkpoint(log, i));
       } catch (IOException | RuntimeException e) {
         return new PlacementCheck(rule, 0, List.of("cannot read the log of " + n + ": " + e));
       }

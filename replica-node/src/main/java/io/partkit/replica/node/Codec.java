@@ -143,6 +143,10 @@ final class Codec {
   private static final byte SPLIT_AT = 15;
   private static final byte BORN = 16;
   private static final byte MERGE = 17;
+  /** A page of a checkpoint's data ({@link Record.CheckpointPage}). */
+  private static final byte CHECKPOINT_PAGE = 18;
+  /** A checkpoint that completes the pages logged right before it. */
+  private static final byte PAGED_CHECKPOINT = 19;
   // Tags 5, 6 and 8 held partitions numbered by a hash modulo their modulus, before keys were
   // numbered as partkit's hash slots: their keys sit in other partitions than this build would
   // look in, so such a log is refused rather than replayed.
@@ -728,6 +732,7 @@ final class Codec {
    */
   static long leastSize(Record r) {
     Map<Bytes, Bytes> data = r instanceof Checkpoint c ? c.data()
+        : r instanceof Record.CheckpointPage cp ? cp.data()
         : r instanceof SnapshotPage p ? p.data()
         : r instanceof Snapshotted s ? s.data()
         : r instanceof Rebased b ? b.put()
@@ -810,8 +815,14 @@ final class Codec {
         if (s.cut() != null) {
           bytes(out, s.cut());
         }
+      } else if (r instanceof Record.CheckpointPage cp) {
+        d.writeByte(CHECKPOINT_PAGE);
+        d.writeInt(cp.partition());
+        d.writeInt(cp.page());
+        map(out, cp.data());
       } else if (r instanceof Checkpoint c) {
-        d.writeByte(CHECKPOINT);
+        // whole in one record: as earlier builds wrote it, which they still read
+        d.writeByte(c.pages() == 0 ? CHECKPOINT : PAGED_CHECKPOINT);
         d.writeInt(c.partition());
         d.writeLong(c.epoch());
         d.writeBoolean(c.configured());
@@ -827,6 +838,9 @@ final class Codec {
         d.writeBoolean(c.inherited());
         d.writeLong(c.stateEpoch());
         d.writeLong(c.stateLevel());
+        if (c.pages() > 0) {
+          d.writeInt(c.pages());
+        }
         map(out, c.data());
       } else {
         throw new IllegalArgumentException("no encoding for " + r);
@@ -914,7 +928,12 @@ final class Codec {
           }
           r = new Rebased(p, epoch, primary, level, seq, put, removed);
         }
-        case CHECKPOINT, UNNAMED_CHECKPOINT -> {
+        case CHECKPOINT_PAGE -> {
+          int p = b.getInt();
+          int page = b.getInt();
+          r = new Record.CheckpointPage(p, page, in.map());
+        }
+        case CHECKPOINT, UNNAMED_CHECKPOINT, PAGED_CHECKPOINT -> {
           int p = b.getInt();
           long epoch = b.getLong();
           boolean configured = in.bool();
@@ -928,11 +947,15 @@ final class Codec {
           long seq = b.getLong();
           Numbering numbering = in.numbering();
           boolean inherited = in.bool();
-          long stateEpoch = tag == CHECKPOINT ? b.getLong() : 0;
-          long stateLevel = tag == CHECKPOINT ? b.getLong() : 0;
+          long stateEpoch = tag != UNNAMED_CHECKPOINT ? b.getLong() : 0;
+          long stateLevel = tag != UNNAMED_CHECKPOINT ? b.getLong() : 0;
+          int pages = tag == PAGED_CHECKPOINT ? b.getInt() : 0;
+          if (tag == PAGED_CHECKPOINT && pages < 1) {
+            throw new Malformed("a paged checkpoint of " + pages + " pages");
+          }
           r = new Checkpoint(p, epoch, configured, role, primary, backups, deposed, level,
               nextLevel, levelled, seq, numbering, inherited, stateEpoch, stateLevel,
-              in.map());
+              in.map(), pages);
         }
         default -> throw new Malformed("unknown record tag " + tag);
       }

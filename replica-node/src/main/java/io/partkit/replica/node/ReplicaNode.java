@@ -52,6 +52,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -310,8 +311,20 @@ final class ReplicaNode implements AutoCloseable {
     try {
       return start(self, "node " + self, data, peers, controls, nodes.get(self), compactBytes,
           policy, log, failStop, meters, received, interposer,
-          records -> incarnated(records.isEmpty() ? new Replica(self, timing)
-              : Replica.restore(self, timing, records)));
+          () -> {
+            Replica.Restoring r = Replica.restoring(self, timing, Replica.SNAPSHOT_PAGE_ENTRIES);
+            return new Restore() {
+              @Override
+              public void accept(Record rec) {
+                r.replay(rec);
+              }
+
+              @Override
+              public StateMachine machine() {
+                return incarnated(r.restored());
+              }
+            };
+          });
     } catch (IOException | RuntimeException e) {
       // a registry the caller gave keeps no meter of a node that never ran
       meters.close();
@@ -334,7 +347,7 @@ final class ReplicaNode implements AutoCloseable {
       Timing timing, ConnectionPolicy policy, Consumer<String> log) throws IOException {
     return start(Control.ID, "control", data, nodeAddresses(nodes), List.of(), address,
         Wal.COMPACT_BYTES, policy, log, halting(log), null, null, Interposer.NONE,
-        controlFrom(nodes.size(), scheme, replicas, placement, timing));
+        collected(controlFrom(nodes.size(), scheme, replicas, placement, timing)));
   }
 
   /**
@@ -388,6 +401,31 @@ final class ReplicaNode implements AutoCloseable {
     return replica;
   }
 
+  /** A machine restored from its log's records, given one at a time, in order. */
+  interface Restore extends Consumer<Record> {
+
+    /** The machine the records so far restore; once. */
+    StateMachine machine();
+  }
+
+  /** The records collected whole, then given to {@code machine}: for a log that is one state. */
+  private static Supplier<Restore> collected(Function<List<Record>, StateMachine> machine) {
+    return () -> {
+      List<Record> records = new ArrayList<>();
+      return new Restore() {
+        @Override
+        public void accept(Record rec) {
+          records.add(rec);
+        }
+
+        @Override
+        public StateMachine machine() {
+          return machine.apply(records);
+        }
+      };
+    };
+  }
+
   /** The addresses of nodes 0..n-1 by number. */
   private static Map<Integer, InetSocketAddress> nodeAddresses(List<InetSocketAddress> nodes) {
     Map<Integer, InetSocketAddress> peers = new TreeMap<>();
@@ -423,13 +461,14 @@ final class ReplicaNode implements AutoCloseable {
       InetSocketAddress address, long compactBytes, ConnectionPolicy policy,
       Consumer<String> log, FailStop failStop, RequestMeters meters, ReceivedCounts received,
       Interposer interposer,
-      Function<List<Record>, StateMachine> machine) throws IOException {
+      Supplier<Restore> machine) throws IOException {
     Admission.requireSecretOffLoopback(name, address, policy.secret());
     AtomicReference<ReplicaNode> started = new AtomicReference<>();
     LongConsumer onSynced = count -> started.get().onSynced(count);
     Consumer<IOException> onFailure =
         e -> failStop.stop(name + ": the write-ahead log failed: " + e, EXIT_IO);
-    Wal.Opened opened = Wal.open(data, onSynced, onFailure);
+    Restore replay = machine.get();
+    Wal.Opened opened = Wal.open(data, replay, onSynced, onFailure);
     if (opened.verdict() instanceof LogReach.Shorter s) {
       if (id == Control.ID) {
         // the control's log is the cluster's table: an older one would hand out epochs and
@@ -440,10 +479,11 @@ final class ReplicaNode implements AutoCloseable {
       Path aside = Wal.setAside(data);
       log.accept(name + ": " + data.resolve(Wal.FILE) + ": " + s.missing() + "; set aside as "
           + aside.getFileName() + ", starting empty under a new incarnation, as on a lost disk");
-      opened = Wal.open(data, onSynced, onFailure);
+      replay = machine.get();
+      opened = Wal.open(data, replay, onSynced, onFailure);
     }
-    StateMachine m = machine.apply(opened.verdict().startFrom(opened.records()));
-    log.accept(name + ": " + opened.records().size() + " records replayed from "
+    StateMachine m = replay.machine();
+    log.accept(name + ": " + opened.count() + " records replayed from "
         + opened.wal().file() + (opened.droppedBytes() > 0 ? "; a torn tail of "
         + opened.droppedBytes() + " bytes dropped" : ""));
     // A restored machine's state is exactly what its log gives, so the few records that restore
@@ -452,7 +492,7 @@ final class ReplicaNode implements AutoCloseable {
     // every change ever made.
     List<Record> compacted = m instanceof Control c ? List.of(c.durableState())
         : ((Replica) m).checkpoint();
-    int replayed = opened.records().size();
+    long replayed = opened.count();
     if (replayed > compacted.size()) {
       opened.wal().close();
       if (Wal.rewrite(data, compacted)) {
@@ -462,7 +502,8 @@ final class ReplicaNode implements AutoCloseable {
         log.accept(name + ": log not compacted: a record of its state is over the "
             + Codec.MAX_FRAME + "-byte limit");
       }
-      opened = Wal.open(data, onSynced, onFailure);
+      compacted = null; // the state's pages, garbage from here: the machine holds the state
+      opened = Wal.open(data, r -> { }, onSynced, onFailure);
     }
     ReplicaNode n = new ReplicaNode(id, m, m instanceof Control c ? c : null, peers, controls,
         listen(name, address, policy), policy, log, failStop, meters, received);
@@ -474,7 +515,11 @@ final class ReplicaNode implements AutoCloseable {
     // standing for every one before it.
     UnaryOperator<List<Record>> fold = m instanceof Control
         ? records -> List.of(records.get(records.size() - 1))
-        : records -> ((Replica) machine.apply(records)).checkpoint();
+        : records -> {
+          Restore r = machine.get();
+          records.forEach(r);
+          return ((Replica) r.machine()).checkpoint();
+        };
     wal.compactWhenGrown(compactBytes, fold, outcome -> {
       if (outcome instanceof Wal.Compacted c) {
         log.accept(name + ": log compacted from " + c.recordsBefore() + " records to "
@@ -484,7 +529,7 @@ final class ReplicaNode implements AutoCloseable {
         log.accept(name + ": log not compacted while running: " + k.why());
       }
     });
-    n.durable = opened.records().size();
+    n.durable = opened.count();
     n.interposer = interposer;
     started.set(n);
     n.start();

@@ -58,8 +58,9 @@ import java.util.function.Supplier;
  * suspect, ping, down; default {@link #TIMING}, more patient than the simulator's since real
  * processes pause for garbage collection and a loaded machine's scheduler). {@code
  * --compact-bytes} is how much a node's log grows before it is compacted while running (default
- * {@link #COMPACT_BYTES}): a start replays the log whole in memory, so a node given a larger heap
- * may take a larger one, and tests a small one to compact often.
+ * {@link #COMPACT_BYTES}): a compaction reads back the log's durable records and a start replays
+ * them, a record at a time, so it bounds the work more than the memory; tests take a small one to
+ * compact often.
  *
  * <p>The control keeps its durable state (the table with its epochs and level members, the
  * nodes leaving) in a write-ahead log of its own in {@code --data}, the stand-in for the

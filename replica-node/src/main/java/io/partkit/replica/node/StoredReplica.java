@@ -20,11 +20,15 @@ public final class StoredReplica {
 
   /**
    * The durable state of node {@code self} whose log is {@code log} ({@link #LOG} in its {@code
-   * --data}): one {@link Record.Checkpoint} per partition it knows (each followed by the pages of
-   * a copy of it still arriving), as a restart from the log's intact records would have it (a
-   * record being appended is left out; no log: none).
+   * --data}): one {@link Record.Checkpoint} per partition it knows, a large one's data in pages
+   * before it (each followed by the pages of a copy of it still arriving; {@link
+   * io.partkit.replica.Checkpoints#whole} joins them), as a restart from the log's intact records
+   * would have it (a record being appended is left out; no log: none).
    */
   public static List<Record> checkpoint(Path log, int self) throws IOException {
-    return Replica.restore(self, ReplicaNodeMain.TIMING, Wal.readIntact(log)).checkpoint();
+    Replica.Restoring r = Replica.restoring(self, ReplicaNodeMain.TIMING,
+        Replica.SNAPSHOT_PAGE_ENTRIES);
+    Wal.readIntact(log, r::replay);
+    return r.restored().checkpoint();
   }
 }

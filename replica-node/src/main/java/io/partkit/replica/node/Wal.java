@@ -64,9 +64,9 @@ final class Wal implements Storage {
   static final int MAGIC = 0x52574131;
   static final int HEADER = 12;
   /**
-   * A node's log is compacted each time it has grown by this many bytes. A start replays the log
-   * whole in memory (its bytes, then its decoded records), so this bounds what a restart needs
-   * beside the state: it leaves room in the 128 MiB heap the harness gives a node.
+   * A node's log is compacted each time it has grown by this many bytes: it bounds how much of
+   * the log a start replays beyond the state (a record at a time, holding none of them), and how
+   * often a compaction reads back the whole log.
    */
   static final long COMPACT_BYTES = 16L << 20;
   /**
@@ -74,6 +74,8 @@ final class Wal implements Storage {
    * state and one such batch, never the whole log.
    */
   static final int FOLD_RECORDS = 1 << 14;
+  /** ... or records of this many bytes, whichever comes first (a batch of large values). */
+  static final long FOLD_BYTES = 16L << 20;
   private static final int COPY_BYTES = 1 << 20;
 
   /** A damaged record with intact ones after it: the log cannot be trusted. */
@@ -89,7 +91,8 @@ final class Wal implements Storage {
    * What {@link #open} found: with a {@link LogReach.Shorter} verdict, {@code wal} is null and
    * nothing was written.
    */
-  record Opened(Wal wal, List<Record> records, long droppedBytes, LogReach.Verdict verdict) {}
+  record Opened(Wal wal, List<Record> records, long count, long droppedBytes,
+      LogReach.Verdict verdict) {}
 
   /** What a compaction while open did. */
   sealed interface Outcome {}
@@ -183,7 +186,8 @@ final class Wal implements Storage {
   }
 
   /**
-   * Opens the log in {@code dir} (created if missing), reading every intact record.
+   * Opens the log in {@code dir} (created if missing), reading every intact record into {@link
+   * Opened#records} (for a log small enough to hold whole: the control's, tests').
    *
    * @param onSynced called on the syncer thread with the count of durable records after each sync
    * @param onFailure called on the syncer thread when a sync fails (the node must stop)
@@ -192,6 +196,25 @@ final class Wal implements Storage {
    */
   static Opened open(Path dir, LongConsumer onSynced, Consumer<IOException> onFailure)
       throws IOException {
+    List<Record> records = new ArrayList<>();
+    Opened o = open(dir, records::add, onSynced, onFailure);
+    return new Opened(o.wal(), records, o.count(), o.droppedBytes(), o.verdict());
+  }
+
+  /**
+   * Opens the log in {@code dir} (created if missing), reading it a record at a time: it is
+   * checked and judged against its reach first, then, unless it is short (when nothing is
+   * replayed), its intact records are decoded again one by one into {@code replay}, in order. So
+   * opening holds one record and a buffer besides what {@code replay} keeps, never the log whole;
+   * {@link Opened#records} is empty.
+   *
+   * @param onSynced called on the syncer thread with the count of durable records after each sync
+   * @param onFailure called on the syncer thread when a sync fails (the node must stop)
+   * @throws Damaged when a damaged record is followed by intact ones, or the reach beside the log
+   *     is damaged
+   */
+  static Opened open(Path dir, Consumer<Record> replay, LongConsumer onSynced,
+      Consumer<IOException> onFailure) throws IOException {
     Files.createDirectories(dir);
     // a compaction's file is part of the log only once renamed: one left by a process that
     // stopped mid-compaction (halted on another thread's failure) is nothing, and on a full disk
@@ -206,37 +229,47 @@ final class Wal implements Storage {
         syncDirectory(dir); // the file's name is durable before any record in it is
       }
       long size = ch.size();
-      if (size > Integer.MAX_VALUE - 16) {
-        throw new IOException(file + " is too large to replay (" + size + " bytes)");
+      List<WalReach.Mark> marks = WalReach.read(dir);
+      // the checksums of the log's first bytes, as far as each mark reached, and of all of it
+      CRC32C[] markCrcs = new CRC32C[marks.size()];
+      for (int i = 0; i < markCrcs.length; i++) {
+        markCrcs[i] = new CRC32C();
       }
-      ByteBuffer all = ByteBuffer.allocate((int) size);
-      while (all.hasRemaining() && ch.read(all, all.position()) >= 0) {
-        // read it whole
-      }
-      byte[] bytes = all.array();
-      List<Record> records = new ArrayList<>();
-      int pos = 0;
-      while (pos < bytes.length) {
-        int end = intact(bytes, pos, records);
-        if (end < 0) {
-          break;
-        }
-        pos = end;
-      }
-      long dropped = bytes.length - pos;
-      if (dropped > 0) {
-        for (int q = pos + 1; q + HEADER <= bytes.length; q++) {
-          if (intact(bytes, q, null) >= 0) {
-            throw new Damaged(file + ": the record at byte " + pos + " (record " + records.size()
-                + ") is damaged and an intact record follows at byte " + q + ": records that were"
-                + " durable are lost; the node must not start from this log (replace its data)");
+      CRC32C crc = new CRC32C();
+      WalFrames frames = new WalFrames(ch, 0, size);
+      long count = 0;
+      for (WalFrames.Frame f = frames.next(); f != null; f = frames.next()) {
+        f.addTo(crc, Long.MAX_VALUE);
+        for (int i = 0; i < markCrcs.length; i++) {
+          if (marks.get(i).bytes() > f.start()) {
+            f.addTo(markCrcs[i], marks.get(i).bytes());
           }
         }
+        count++;
       }
-      LogReach.Verdict verdict = judge(WalReach.read(dir), bytes, pos, records.size());
+      long pos = frames.position();
+      long dropped = size - pos;
+      if (dropped > 0) {
+        long q = WalFrames.intactAfter(ch, pos, size);
+        if (q >= 0) {
+          throw new Damaged(file + ": the record at byte " + pos + " (record " + count
+              + ") is damaged and an intact record follows at byte " + q + ": records that were"
+              + " durable are lost; the node must not start from this log (replace its data)");
+        }
+      }
+      LogReach.Verdict verdict = judge(marks, markCrcs, pos, count);
       if (verdict instanceof LogReach.Shorter) {
         ch.close();
-        return new Opened(null, records, dropped, verdict);
+        return new Opened(null, List.of(), count, dropped, verdict);
+      }
+      WalFrames again = new WalFrames(ch, 0, pos);
+      for (long i = 0; i < count; i++) {
+        WalFrames.Frame f = again.next();
+        if (f == null) {
+          throw new IOException(file + ": record " + i + " at byte " + again.position()
+              + " changed while the log was being opened");
+        }
+        replay.accept(f.record());
       }
       if (dropped > 0) {
         ch.truncate(pos);
@@ -244,21 +277,19 @@ final class Wal implements Storage {
       // what the log holds may be in the page cache alone (appended before a process crash):
       // durable before the reach names it
       ch.force(true);
-      CRC32C crc = new CRC32C();
-      crc.update(bytes, 0, pos);
       WalReach reach = WalReach.open(dir);
       try {
-        reach.write(new WalReach.Mark(pos, records.size(), (int) crc.getValue()), null);
+        reach.write(new WalReach.Mark(pos, count, (int) crc.getValue()), null);
       } catch (IOException | RuntimeException e) {
         reach.close();
         throw e;
       }
       ch.position(pos);
-      Wal wal = new Wal(dir, ch, records.size(), pos, crc, reach, onSynced, onFailure);
+      Wal wal = new Wal(dir, ch, count, pos, crc, reach, onSynced, onFailure);
       for (Thread w : wal.workers) {
         w.start();
       }
-      return new Opened(wal, records, dropped, verdict);
+      return new Opened(wal, List.of(), count, dropped, verdict);
     } catch (IOException | RuntimeException e) {
       ch.close();
       throw e;
@@ -267,23 +298,20 @@ final class Wal implements Storage {
 
   /**
    * The log's first {@code length} bytes (intact records, {@code count} of them) against the marks
-   * its reach holds: whole when it holds what any of them reached, with {@link LogReach#judge}'s
+   * its reach holds, {@code crcs} the checksums of the log's bytes up to each (as far as the log
+   * has intact bytes): whole when it holds what any of them reached, with {@link LogReach#judge}'s
    * rule; short, as the first mark (the log's own) has it, otherwise.
    */
-  private static LogReach.Verdict judge(List<WalReach.Mark> marks, byte[] log, int length,
-      int count) {
+  private static LogReach.Verdict judge(List<WalReach.Mark> marks, CRC32C[] crcs, long length,
+      long count) {
     LogReach found = new LogReach(count, length);
     if (marks.isEmpty()) {
       return LogReach.judge(null, found, true);
     }
     LogReach.Verdict first = null;
-    for (WalReach.Mark m : marks) {
-      boolean same = true;
-      if (m.bytes() <= length) {
-        CRC32C c = new CRC32C();
-        c.update(log, 0, (int) m.bytes());
-        same = (int) c.getValue() == m.crc();
-      }
+    for (int i = 0; i < marks.size(); i++) {
+      WalReach.Mark m = marks.get(i);
+      boolean same = m.bytes() > length || (int) crcs[i].getValue() == m.crc();
       LogReach.Verdict v = LogReach.judge(m.reach(), found, same);
       if (v instanceof LogReach.Whole) {
         return v;
@@ -326,28 +354,34 @@ final class Wal implements Storage {
    * directory synced, so a crash at any point leaves either log whole: the old one or the new.
    * Call it only while no {@link Wal} of {@code dir} is open.
    *
-   * @return false, with nothing written, when a record is over the size a log record may have
+   * @return false, with the log as it was, when a record is over the size a log record may have
    */
   static boolean rewrite(Path dir, List<Record> records) throws IOException {
     if (overLimit(records) > 0) {
       return false;
     }
-    List<byte[]> encoded = encode(records);
-    if (largest(encoded) > Codec.MAX_FRAME) {
-      return false;
-    }
-    ByteBuffer buf = frames(encoded);
-    CRC32C c = new CRC32C();
-    c.update(buf.array(), 0, buf.limit());
-    WalReach.Mark written = new WalReach.Mark(buf.limit(), records.size(), (int) c.getValue());
     Path next = dir.resolve(NEXT);
+    WalReach.Mark written;
     try {
       try (FileChannel ch = FileChannel.open(next, StandardOpenOption.CREATE,
           StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-        while (buf.hasRemaining()) {
-          ch.write(buf);
+        // a record at a time: a large state's checkpoint is many pages, never held encoded whole
+        CRC32C c = new CRC32C();
+        long bytes = 0;
+        for (Record r : records) {
+          byte[] payload = Codec.encode(r);
+          if (payload.length > Codec.MAX_FRAME) {
+            ch.close();
+            Files.deleteIfExists(next);
+            return false;
+          }
+          ByteBuffer frame = frames(List.of(payload));
+          c.update(frame.array(), 0, frame.limit());
+          bytes += frame.limit();
+          writeFully(ch, frame);
         }
         ch.force(true);
+        written = new WalReach.Mark(bytes, records.size(), (int) c.getValue());
       }
       List<WalReach.Mark> marks = WalReach.read(dir);
       try (WalReach reach = WalReach.open(dir)) {
@@ -389,46 +423,25 @@ final class Wal implements Storage {
    * and left out).
    */
   static List<Record> readIntact(Path file) throws IOException {
-    byte[] bytes;
-    try {
-      bytes = Files.readAllBytes(file);
-    } catch (java.nio.file.NoSuchFileException e) {
-      return List.of();
-    }
     List<Record> records = new ArrayList<>();
-    for (int pos = 0; pos >= 0 && pos < bytes.length; ) {
-      pos = intact(bytes, pos, records);
-    }
+    readIntact(file, records::add);
     return records;
   }
 
-  /** The end of the intact record at {@code pos} (added to {@code into}), or -1. */
-  private static int intact(byte[] b, int pos, List<Record> into) {
-    if (pos + HEADER > b.length) {
-      return -1;
-    }
-    ByteBuffer h = ByteBuffer.wrap(b, pos, HEADER);
-    int magic = h.getInt();
-    int length = h.getInt();
-    int crc = h.getInt();
-    if (magic != MAGIC || length < 1 || length > Codec.MAX_FRAME
-        || (long) pos + HEADER + length > b.length) {
-      return -1;
-    }
-    byte[] payload = new byte[length];
-    System.arraycopy(b, pos + HEADER, payload, 0, length);
-    if (crc(payload) != crc) {
-      return -1;
-    }
+  /** {@link #readIntact}, a record at a time into {@code into}. */
+  static void readIntact(Path file, Consumer<Record> into) throws IOException {
+    FileChannel ch;
     try {
-      Record r = Codec.record(payload);
-      if (into != null) {
-        into.add(r);
-      }
-    } catch (Codec.Malformed e) {
-      return -1;
+      ch = FileChannel.open(file, StandardOpenOption.READ);
+    } catch (java.nio.file.NoSuchFileException e) {
+      return;
     }
-    return pos + HEADER + length;
+    try (ch) {
+      WalFrames frames = new WalFrames(ch, 0, ch.size());
+      for (WalFrames.Frame f = frames.next(); f != null; f = frames.next()) {
+        into.accept(f.record());
+      }
+    }
   }
 
   private static void syncDirectory(Path dir) throws IOException {
@@ -594,7 +607,6 @@ final class Wal implements Storage {
     private long durable;
     private long prefixBytes;
     private List<Record> head;
-    private ByteBuffer headFrames;
     private long headBytes;
     private FileChannel old;
     private FileChannel target;
@@ -668,6 +680,7 @@ final class Wal implements Storage {
         DataInputStream data = new DataInputStream(new BufferedInputStream(
             Channels.newInputStream(in), 1 << 16));
         int unfolded = 0;
+        long unfoldedBytes = 0;
         for (long i = 0; i < count; i++) {
           int magic = data.readInt();
           int length = data.readInt();
@@ -689,9 +702,11 @@ final class Wal implements Storage {
                 + " is malformed: " + e.getMessage());
           }
           pos += HEADER + length;
-          if (++unfolded == FOLD_RECORDS) {
+          unfoldedBytes += HEADER + length;
+          if (++unfolded == FOLD_RECORDS || unfoldedBytes >= FOLD_BYTES) {
             batch = new ArrayList<>(folding.apply(batch));
             unfolded = 0;
+            unfoldedBytes = 0;
           }
         }
       }
@@ -701,13 +716,17 @@ final class Wal implements Storage {
         keep("a record of its state is over the " + Codec.MAX_FRAME + "-byte limit");
         return;
       }
-      List<byte[]> encoded = encode(head);
-      if (largest(encoded) > Codec.MAX_FRAME) {
-        keep("a record of its state is over the " + Codec.MAX_FRAME + "-byte limit");
-        return;
+      // encoded here to be measured, and again as written, a record at a time: a large
+      // state's checkpoint is many pages, never held encoded whole
+      headBytes = 0;
+      for (Record r : head) {
+        int length = Codec.encode(r).length;
+        if (length > Codec.MAX_FRAME) {
+          keep("a record of its state is over the " + Codec.MAX_FRAME + "-byte limit");
+          return;
+        }
+        headBytes += HEADER + length;
       }
-      headFrames = frames(encoded);
-      headBytes = headFrames.limit();
       if (headBytes >= prefixBytes) {
         keep("its state (" + headBytes + " bytes) is no smaller than the records it stands for ("
             + prefixBytes + " bytes)");
@@ -732,8 +751,11 @@ final class Wal implements Storage {
             StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.READ,
             StandardOpenOption.WRITE);
       }
-      targetCrc.update(headFrames.array(), 0, headFrames.limit());
-      writeFully(target, headFrames);
+      for (Record r : head) {
+        ByteBuffer frame = frames(List.of(Codec.encode(r)));
+        targetCrc.update(frame.array(), 0, frame.limit());
+        writeFully(target, frame);
+      }
       copy(prefixBytes, end);
     }
 
@@ -829,11 +851,7 @@ final class Wal implements Storage {
 
   /** The CRC-32C of a payload's length and bytes, as a record's header holds it. */
   private static int crc(byte[] payload) {
-    CRC32C c = new CRC32C();
-    ByteBuffer len = ByteBuffer.allocate(4).putInt(0, payload.length);
-    c.update(len.array(), 0, 4);
-    c.update(payload, 0, payload.length);
-    return (int) c.getValue();
+    return WalFrames.crc(payload);
   }
 
   /** The payloads framed as the log holds them, ready to write. */

@@ -215,6 +215,9 @@ class CodecTest {
             new Numbering.Hashed(4, 8), false, 2, 3, data()),
         new Record.Checkpoint(3, 9, false, Role.ABSENT, -1, List.of(), false, 0, 1, false, 0,
             new Numbering.Hashed(4, 8), true, 0, 0, data()),
+        new Record.CheckpointPage(2, 0, data()), new Record.CheckpointPage(2, 7, new TreeMap<>()),
+        new Record.Checkpoint(2, 2, true, Role.BACKUP, 0, List.of(4), false, 3, 5, true, 4,
+            OPEN_KEYS, true, 2, 3, data(), 8),
         new Record.Rebased(1, 3, 2, 5, 9, data(), new java.util.TreeSet<>(List.of(K))));
     for (Record r : records) {
       assertThat(Codec.record(Codec.encode(r))).isEqualTo(r);

@@ -108,7 +108,22 @@ final class RandomValues {
             data(r).navigableKeySet()),
         new Record.Born(number(r)),
         controlState(r),
-        merge(r));
+        merge(r),
+        checkpointPage(r),
+        pagedCheckpoint(r));
+  }
+
+  /** A checkpoint's page (drawn after the others: earlier draws stay). */
+  static Record.CheckpointPage checkpointPage(Random r) {
+    return new Record.CheckpointPage(r.nextInt(), r.nextInt(Integer.MAX_VALUE), data(r));
+  }
+
+  /** A checkpoint that completes pages before it (drawn after the others). */
+  static Record.Checkpoint pagedCheckpoint(Random r) {
+    return new Record.Checkpoint(r.nextInt(), number(r), r.nextBoolean(),
+        Role.values()[r.nextInt(Role.values().length)], r.nextInt(), ints(r), r.nextBoolean(),
+        number(r), number(r), r.nextBoolean(), number(r), numbering(r), r.nextBoolean(),
+        number(r), number(r), data(r), 1 + r.nextInt(Integer.MAX_VALUE));
   }
 
   /** A merge record, its numbering of a generation past 0 (drawn last: earlier draws stay). */

@@ -26,8 +26,8 @@ import java.util.function.Predicate;
  * over loopback TCP, driven as a partkit coordinator drives them ({@link
  * ReplicaMigrationExecutor}: migrate, commit the table, activate): the replica core's
  * counterpart of the kvstore's {@code MigrationBenchmark}, with the same load, so the two can be
- * run side by side. Everything runs in this JVM: the figures include the clients competing with the nodes
- * for the CPU.
+ * run side by side. Everything runs in this JVM: the figures include the clients competing with
+ * the nodes for the CPU.
  *
  * <p>It loads 100k keys into partition 0 (of 8, one copy each, partition 0 and the even ones on
  * node {@code src}, the odd ones on {@code dst}), moves partition 1 to {@code src} and back to

@@ -226,7 +226,12 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
             + committed.epoch() + " abandoned " + migration + ": its partition stays on "
             + committed.replicas(migration.partition())));
       }
-      return await(migration); // the committed row is its target already
+      if (targets.committed().map(t -> t.epoch() < committed.epoch()).orElse(true)) {
+        // decided by a table this executor was not handed yet: its row is the target now
+        targets = targets.commit(committed);
+        place(c -> null);
+      }
+      return await(migration); // the committed row is its target: handed over, then finished
     }
   }
 

@@ -684,6 +684,16 @@ public final class Control implements StateMachine {
     return s == null ? 0 : s.incarnation;
   }
 
+  /**
+   * Whether {@code node} last answered a heartbeat holding {@code partition} at its current epoch:
+   * it took the current configuration (volatile: a restarted control has heard nobody yet).
+   */
+  public boolean answeredAtEpoch(int partition, int node) {
+    Entry t = table.get(partition);
+    Long at = t.heardAt.get(node);
+    return at != null && at == t.epoch;
+  }
+
   /** Whether a move of {@code partition} is under way. */
   public boolean moving(int partition) {
     return table.get(partition).move != null;
@@ -1038,13 +1048,13 @@ public final class Control implements StateMachine {
     table.forEach((p, t) -> members.put(p, t.members));
     SortedMap<Integer, List<Integer>> placed = placement.place(
         Collections.unmodifiableSortedMap(members), placedOver, leaving, replicas);
-    int size = Math.min(replicas, eligible.size());
     for (int p : table.keySet()) {
       List<Integer> target = placed.get(p);
-      if (target == null || target.isEmpty() || target.size() > size
+      // more than replicas is a move joining its new copies before the old ones leave
+      if (target == null || target.isEmpty()
           || new TreeSet<>(target).size() != target.size() || !eligible.containsAll(target)) {
         throw new IllegalStateException("the placement's target for partition " + p + " is "
-            + target + ": expected 1 to " + size + " distinct nodes of " + eligible);
+            + target + ": expected 1 to " + eligible.size() + " distinct nodes of " + eligible);
       }
       targets.put(p, List.copyOf(target));
     }

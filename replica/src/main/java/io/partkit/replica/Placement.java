@@ -26,7 +26,9 @@ public interface Placement {
    *     never empty
    * @param replicas copies per partition asked for, primary included
    * @return for every partition of {@code members}, {@code min(replicas, eligible.size())}
-   *     distinct nodes of {@code eligible}, the target primary first
+   *     distinct nodes of {@code eligible}, the target primary first; a placement carrying out
+   *     targets decided elsewhere may name more (a move that joins its new copies before a later
+   *     target drops the old ones), never more than {@code eligible} holds
    */
   SortedMap<Integer, List<Integer>> place(SortedMap<Integer, List<Integer>> members,
       List<Integer> eligible, int replicas);

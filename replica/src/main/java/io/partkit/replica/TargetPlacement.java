@@ -23,6 +23,12 @@ import java.util.TreeMap;
  * a whole copy that its next targets move elsewhere again. Once the node may hold copies again,
  * the partition moves back to its target. A partition without a target keeps the copies it has,
  * filled up from the eligible nodes.
+ *
+ * <p>A target may name more nodes than {@code replicas}: a move decided elsewhere that is to
+ * join its new copies while the old ones stay (the partition's row and the nodes it moves to,
+ * primary unchanged), before a later target hands over and drops the old ones. Every node of
+ * such a target that may hold copies is placed; the control levels them all, and hands nothing
+ * over, since the primary stays first.
  */
 public final class TargetPlacement implements Placement {
 
@@ -84,10 +90,11 @@ public final class TargetPlacement implements Placement {
   public SortedMap<Integer, List<Integer>> place(SortedMap<Integer, List<Integer>> members,
       List<Integer> eligible, Set<Integer> leaving, int replicas) {
     Set<Integer> may = new HashSet<>(eligible);
-    int size = Math.min(replicas, eligible.size());
     TreeMap<Integer, List<Integer>> placed = new TreeMap<>();
     members.forEach((p, now) -> {
       List<Integer> target = targets.getOrDefault(p, List.of());
+      // a target longer than replicas keeps every copy it names (a move joining its new ones)
+      int size = Math.min(Math.max(replicas, target.size()), eligible.size());
       List<Integer> chosen = new ArrayList<>(size);
       choose(chosen, target, may, size);
       choose(chosen, now, may, size);

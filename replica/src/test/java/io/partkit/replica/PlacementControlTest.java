@@ -451,4 +451,29 @@ class PlacementControlTest {
     // level, and they would refuse its next one by name and be sent whole copies
     assertThat(seen.get(0)).containsExactly(List.of(0, 3, 1, 2), List.of(3, 1, 2));
   }
+
+  /**
+   * A coordinator's move in two steps: a target naming more nodes than replicas (the row and the
+   * node it moves to, primary unchanged) has the new node join and level under the same primary,
+   * nobody leaving; the target then given hands over, the old member leaving in the same change.
+   */
+  @Test
+  void aTargetLongerThanReplicasJoinsItsNewNodeUnderTheSamePrimaryAndALaterTargetHandsOver() {
+    List<Integer> nodes = List.of(0, 1, 2, 3);
+    Cluster c = new Cluster("targets", TargetPlacement.of(Map.of(0, List.of(0, 1, 2))), nodes,
+        placement -> new Control(Timing.DEFAULT, 1, REPLICAS, nodes, placement));
+    c.settle("the start");
+    c.control.place(TargetPlacement.of(Map.of(0, List.of(0, 1, 2, 3))));
+    Map<Integer, List<List<Integer>>> seen = new TreeMap<>();
+    run(c, 200, seen);
+    assertThat(seen.get(0)).as("3 joins, 0 stays primary, nobody leaves")
+        .containsExactly(List.of(0, 1, 2, 3));
+    assertThat(c.control.levelMembers(0)).containsExactlyInAnyOrder(0, 1, 2, 3);
+    assertThat(c.control.moving(0)).isFalse();
+    assertThat(c.control.unsettled()).as("four copies where three are asked").isPresent();
+    c.control.place(TargetPlacement.of(Map.of(0, List.of(3, 1, 2))));
+    run(c, 100, seen);
+    c.settle("the target handed over to 3");
+    assertThat(seen.get(0)).containsExactly(List.of(0, 1, 2, 3), List.of(3, 1, 2));
+  }
 }

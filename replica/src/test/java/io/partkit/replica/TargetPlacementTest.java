@@ -74,4 +74,18 @@ class TargetPlacementTest {
     assertThatThrownBy(() -> TargetPlacement.of(Map.of(-1, List.of(0))))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("partition -1");
   }
+
+  @Test
+  void aTargetLongerThanReplicasIsPlacedWholeAndItsAwayNodesKeepTheirPlaces() {
+    TargetPlacement t = TargetPlacement.of(Map.of(0, List.of(0, 1, 2), 1, List.of(1, 3)));
+    TreeMap<Integer, List<Integer>> now = members(0, List.of(0, 1), 1, List.of(1));
+    assertThat(t.place(now, List.of(0, 1, 2, 3), Set.of(), 2))
+        .isEqualTo(members(0, List.of(0, 1, 2), 1, List.of(1, 3)));
+    // 2 is down: the partition keeps what it has, and no spare takes 2's place
+    assertThat(t.place(now, List.of(0, 1, 3), Set.of(), 2))
+        .isEqualTo(members(0, List.of(0, 1), 1, List.of(1, 3)));
+    assertThat(t.place(now, List.of(0, 1, 3), Set.of(), 1))
+        .as("a row of one moving: both copies")
+        .isEqualTo(members(0, List.of(0, 1), 1, List.of(1, 3)));
+  }
 }

@@ -15,12 +15,15 @@ import java.util.TreeMap;
 
 /**
  * What a control run by a coordinator is to carry out, decided in pure code: the table the
- * coordinator committed last, with the rows of the migrations it asked for since in place of
- * theirs. Immutable: each change is a new value.
+ * coordinator committed last, and for each migration asked for since, its partition's row joined
+ * by the migration's target nodes (the row's primary still first, so the control levels the new
+ * copies and hands nothing over). Immutable: each change is a new value.
  *
  * <p>A migration is decided by the first committed table at or past its target epoch: it makes
  * the migration's replicas the partition's or abandons it, and either way the table's row is
- * the target from then on (an abandoned migration's partition moves back: the roll back).
+ * the target from then on: the control hands the partition over to the new primary and the
+ * members the row does not name leave (the cut-over), or the joined copies leave again (the
+ * roll back).
  *
  * <p>Partitions here are the coordinator's indices, in the committed table's scheme; the
  * executor translates them to the core's numbers by span ({@link SpanMap}) when it hands the
@@ -80,11 +83,24 @@ final class CoordinatedTargets {
    * @throws IllegalArgumentException naming a replica of {@code table} that is no known node
    */
   CoordinatedTargets commit(PartitionAssignment table) {
+    return commit(table, List.of());
+  }
+
+  /**
+   * {@code table} committed, {@code ready} the migrations whose stage completed before it was
+   * handed over: those and the migrations it decides are no longer asked for. A ready migration
+   * the table does not carry was abandoned by the coordinator (the SPI: every migration ready
+   * before an activation is decided by its table), so its partition's row is the target again:
+   * its joined copies leave.
+   *
+   * @throws IllegalArgumentException naming a replica of {@code table} that is no known node
+   */
+  CoordinatedTargets commit(PartitionAssignment table, Collection<Migration> ready) {
     for (int p = 0; p < table.partitionCount(); p++) {
       nodes(table.replicas(p), "partition " + p + " of the table at epoch " + table.epoch());
     }
     TreeMap<Integer, Migration> open = new TreeMap<>(asked);
-    open.values().removeIf(m -> decides(table, m));
+    open.values().removeIf(m -> decides(table, m) || ready.contains(m));
     return new CoordinatedTargets(numbers, table, open);
   }
 
@@ -118,7 +134,15 @@ final class CoordinatedTargets {
         && table.replicas(migration.partition()).equals(migration.targetReplicas());
   }
 
-  /** Each partition's target nodes, primary first, by partition. */
+  /** Whether {@code migration} is asked for and not decided by a committed table. */
+  boolean isAsked(Migration migration) {
+    return migration.equals(asked.get(migration.partition()));
+  }
+
+  /**
+   * Each partition's target nodes, primary first, by partition: its committed row, or for a
+   * migration asked for, that row joined by the migration's target nodes ({@link #joined}).
+   */
   Map<Integer, List<Integer>> targets() {
     TreeMap<Integer, List<Integer>> t = new TreeMap<>();
     if (committed != null) {
@@ -126,8 +150,30 @@ final class CoordinatedTargets {
         t.put(p, nodes(committed.replicas(p), "partition " + p));
       }
     }
-    asked.forEach((p, m) -> t.put(p, nodes(m.targetReplicas(), "the target of " + m)));
+    asked.forEach((p, m) -> t.put(p, joined(t.getOrDefault(p, List.of()),
+        nodes(m.targetReplicas(), "the target of " + m))));
     return t;
+  }
+
+  /**
+   * {@code row} followed by the nodes of {@code target} it lacks: the copies a migration joins
+   * while its partition's primary goes on serving. The row may be longer than the replicas asked
+   * for; the control levels every copy it names ({@link io.partkit.replica.TargetPlacement}).
+   */
+  static List<Integer> joined(List<Integer> row, List<Integer> target) {
+    List<Integer> j = new ArrayList<>(row);
+    target.stream().filter(n -> !j.contains(n)).forEach(j::add);
+    return List.copyOf(j);
+  }
+
+  /**
+   * Whether a migration to {@code target} is ready to commit for a partition: each of its nodes
+   * is a member of the configuration the control counts level, and no move is under way. The
+   * primary need not be the target's: the handover is {@code activate}'s.
+   */
+  static boolean joinedLevel(List<Integer> target, Configure configuration, List<Integer> level,
+      boolean moving) {
+    return !moving && configuration.members().containsAll(target) && level.containsAll(target);
   }
 
   /**

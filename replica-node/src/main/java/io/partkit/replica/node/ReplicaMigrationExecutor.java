@@ -30,6 +30,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
@@ -65,21 +66,28 @@ import java.util.function.Function;
  * loads all go through it.
  *
  * <ul>
- *   <li>{@link #migrate}: the migration's target replicas become its partition's target; the
- *       stage completes once those members lead the configuration of the core partition of equal
- *       span in the control's table, in order, all level, no move under way, and that table is
- *       durable (the control keeps its own count of copies where nodes allow). The core's epochs
- *       fence every copy, so the target serves from the moment it is primary in the control's
- *       table, which is what clients route by ({@link ReplicaClient}); the coordinator's commit
- *       that follows records the table that already holds. A migration not carried out within
- *       the step timeout is withdrawn (its partition's committed row is the target again: the
- *       control moves it back) and the stage fails with a {@link TimeoutException}.
+ *   <li>{@link #migrate}: the migration's target nodes join its partition: the target is the
+ *       committed row followed by the target nodes it lacks, its primary unchanged, so the
+ *       control adds each as a backup that the primary levels while it goes on serving, and
+ *       hands nothing over. The stage completes once every target node is a member the control
+ *       counts level in each core partition of equal span, no move under way, and that table is
+ *       durable: ready to commit. The source is not fenced: it serves until the activation, and
+ *       every write it takes is replicated to the joined copies, which so stay caught up. A
+ *       migration not ready within the step timeout is withdrawn (its joined copies leave again)
+ *       and the stage fails with a {@link TimeoutException}.
  *   <li>{@link #activate}: the committed table is the target of every partition, but for
- *       migrations asked for since (a later epoch's); a migration the table abandons is rolled
- *       back by moving back to its row. The first table starts the control: its first table is
- *       the coordinator's rows, every copy empty, or it is restored from its state in the store.
- *       It fails when the control's table is not at least as fine as the committed one (another
- *       table's state in the store).
+ *       migrations asked for since (a later epoch's); a migration ready before the call is
+ *       decided by it, as is one the table is at or past the target epoch of. So the control
+ *       makes each committed primary the primary by its safe handover (the source drains its
+ *       round in flight, the target takes over at a new epoch; the core's epochs fence the
+ *       source), and the members the row does not name leave; a migration the table abandons
+ *       is rolled back, its joined copies leaving. The stage completes once every partition
+ *       another primary led when it was called is led by its committed primary, which took that
+ *       configuration (it answered the control's heartbeat at its epoch), or fails after the
+ *       step timeout naming the partitions not handed over. The first table starts the control:
+ *       its first table is the coordinator's rows, every copy empty, or it is restored from its
+ *       state in the store. It fails when the control's table is not at least as fine as the
+ *       committed one (another table's state in the store).
  *   <li>{@link #prepareSplit}: a scheme change that re-cuts the committed table without moving
  *       data (a key-range split, a token-ring join's new tokens, a key-range merge of ranges on
  *       the same replicas) is checked ({@link SpanMap#checkRefines}: each new partition on the
@@ -97,8 +105,9 @@ import java.util.function.Function;
  *       partitions it covers, all on its replicas already, and moves as one from then on (why no
  *       core merge: {@link SpanMap}). So a merge changes nothing in the core and needs no fence;
  *       a crash before the commit leaves the old table, which the core also refines.
- *   <li>{@link #resume}: a migration the table decided completes when the table carries it
- *       out, fails when it abandoned it; an undecided one is asked for again.
+ *   <li>{@link #resume}: a migration the table decided completes once the control carried
+ *       the row out and its primary serves, fails when the table abandoned it; an undecided one
+ *       is asked for again, as by {@link #migrate}.
  * </ul>
  *
  * <p>Limits: a re-cut that would move data (a new range over committed ranges on different
@@ -135,6 +144,8 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
   /** Completes stages off the control's thread: a stage's callbacks may take their time. */
   private final ExecutorService completions;
   private final Map<Migration, Asked> waiting = new ConcurrentHashMap<>();
+  /** Activations waiting for their handovers, each completed or failed by {@link #check}. */
+  private final List<Activation> activations = new CopyOnWriteArrayList<>();
   private CoordinatedTargets targets;
   private ReplicaNode control;
   private final CompletableFuture<ReplicaNode> started = new CompletableFuture<>();
@@ -142,6 +153,13 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
 
   /** A migration whose stage waits for the control to carry it out. */
   private record Asked(CompletableFuture<Migration> stage, long deadlineNanos) {}
+
+  /**
+   * An activation waiting until each partition of {@code handovers} (a coordinator index of
+   * {@code committed}, to the node number of its committed primary) is served by that primary.
+   */
+  private record Activation(PartitionAssignment committed, Map<Integer, Integer> handovers,
+      CompletableFuture<Void> stage, long deadlineNanos) {}
 
   /** A sample of the control's load view with its table's numberings, to map it by span. */
   private record LoadLook(LoadRates.Sample sample, SortedMap<Integer, Numbering> numberings) {}
@@ -208,7 +226,12 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
             + committed.epoch() + " abandoned " + migration + ": its partition stays on "
             + committed.replicas(migration.partition())));
       }
-      return await(migration); // the committed row is its target already
+      if (targets.committed().map(t -> t.epoch() < committed.epoch()).orElse(true)) {
+        // decided by a table this executor was not handed yet: its row is the target now
+        targets = targets.commit(committed);
+        place(c -> null);
+      }
+      return await(migration); // the committed row is its target: handed over, then finished
     }
   }
 
@@ -219,7 +242,10 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
       try {
         CoordinatedTargets.checkNumbering(committed);
         start(committed);
-        targets = targets.commit(committed);
+        // asked and no longer waiting: ready to commit before this table, which decides them
+        List<Migration> ready = new ArrayList<>(targets.asked());
+        ready.removeAll(waiting.keySet());
+        targets = targets.commit(committed, ready);
       } catch (RuntimeException e) {
         return CompletableFuture.failedFuture(e);
       }
@@ -230,18 +256,69 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
               "the table at epoch " + committed.epoch() + " abandoned " + m)));
         }
       });
+      for (Activation a : activations) {
+        if (a.committed().epoch() < committed.epoch() && activations.remove(a)) {
+          later(() -> a.stage().completeExceptionally(new IllegalStateException("the table at "
+              + "epoch " + a.committed().epoch() + " was succeeded by the one at epoch "
+              + committed.epoch() + " before it was served")));
+        }
+      }
+      long deadline = System.nanoTime() + stepTimeout.toNanos();
+      CoordinatedTargets numbers = targets;
       place(c -> {
+        SpanMap map;
         try {
-          SpanMap.of(committed.scheme(), numberings(c));
+          map = SpanMap.of(committed.scheme(), numberings(c));
         } catch (IllegalArgumentException e) {
           return () -> later(() -> handed.completeExceptionally(new IllegalStateException(
               "the table at epoch " + committed.epoch() + ": " + e.getMessage()
               + "; the control's state in the store is another table's", e)));
         }
-        return () -> later(() -> handed.complete(null));
+        Map<Integer, Integer> handovers = handovers(c, map, committed, numbers);
+        if (handovers.isEmpty()) {
+          return () -> later(() -> handed.complete(null));
+        }
+        log.accept("executor: the table at epoch " + committed.epoch() + " hands "
+            + handovers.size() + " partitions over to their committed primaries");
+        activations.add(new Activation(committed, handovers, handed, deadline));
+        return null;
       });
     }
     return handed;
+  }
+
+  /**
+   * The partitions of {@code committed} that another primary than the committed one leads in the
+   * control's table (in a core partition inside), to the node number of the committed primary:
+   * the handovers an activation waits for. A partition its committed primary leads already is
+   * not waited for: it serves as soon as that node answers, which is no activation's to wait for.
+   */
+  private static Map<Integer, Integer> handovers(Control c, SpanMap map,
+      PartitionAssignment committed, CoordinatedTargets numbers) {
+    Map<Integer, Integer> handovers = new TreeMap<>();
+    for (int p = 0; p < committed.partitionCount(); p++) {
+      int primary = numbers.nodes(List.of(committed.primary(p)), "partition " + p).get(0);
+      for (int core : map.cores(p)) {
+        if (c.primary(core) != primary) {
+          handovers.put(p, primary);
+        }
+      }
+    }
+    return handovers;
+  }
+
+  /**
+   * Whether {@code primary} leads every one of {@code cores} with no move under way, and last
+   * answered the control's heartbeat holding each at its current epoch: it took the
+   * configuration that makes it primary, so requests reaching it are served (after its level).
+   */
+  private static boolean served(Control c, int primary, List<Integer> cores) {
+    for (int core : cores) {
+      if (c.primary(core) != primary || c.moving(core) || !c.answeredAtEpoch(core, primary)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -328,7 +405,7 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     });
   }
 
-  /** Asks for {@code migration}: its target replicas become its partition's target. */
+  /** Asks for {@code migration}: its target nodes join its partition's row as copies. */
   private CompletionStage<Migration> ask(Migration migration) {
     try {
       targets = targets.ask(migration);
@@ -529,16 +606,18 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     return started;
   }
 
-  /** Completes the stages of migrations the control carried out; withdraws those past due. */
+  /**
+   * Completes the stages of migrations and activations the control carried out; withdraws the
+   * migrations past due and fails the activations past due.
+   */
   private void check() {
-    if (waiting.isEmpty()) {
+    if (waiting.isEmpty() && activations.isEmpty()) {
       return;
     }
     ReplicaNode c;
     CoordinatedTargets now;
     synchronized (this) {
       c = control;
-      now = targets;
       long t = System.nanoTime();
       CoordinatedTargets before = targets;
       for (Map.Entry<Migration, Asked> e : waiting.entrySet()) {
@@ -548,18 +627,20 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
               + ": withdrawn");
           later(() -> e.getValue().stage().completeExceptionally(
               new TimeoutException(e.getKey() + " was not carried out within " + stepTimeout
-                  + ": withdrawn, its partition moves back to its committed row")));
+                  + ": withdrawn, its partition's joined copies leave again")));
         }
       }
       if (targets != before) {
         place(x -> null); // once for every migration withdrawn
       }
+      now = targets;
     }
     if (c == null) {
       return;
     }
     Map<Integer, List<Integer>> wanted = now.targets();
     List<Map.Entry<Migration, Asked>> candidates = new ArrayList<>(waiting.entrySet());
+    List<Activation> pending = List.copyOf(activations);
     Optional<PartitionAssignment> committed = now.committed();
     if (committed.isEmpty()) {
       return;
@@ -574,22 +655,101 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
         }
         List<Map.Entry<Migration, Asked>> done = new ArrayList<>();
         for (Map.Entry<Migration, Asked> e : candidates) {
-          int p = e.getKey().partition();
-          List<Integer> target = now.nodes(e.getKey().targetReplicas(), "the target");
-          if (target.equals(wanted.get(p)) && p < committed.get().partitionCount()
-              && carriedOut(control, target, map.cores(p))) {
+          if (ready(control, map, now, wanted, committed.get(), e.getKey())) {
             done.add(e);
           }
         }
-        return done.isEmpty() ? null : () -> later(() -> done.forEach(e -> {
-          if (waiting.remove(e.getKey(), e.getValue())) {
-            e.getValue().stage().complete(e.getKey());
-          }
-        }));
+        List<Runnable> finished = new ArrayList<>();
+        for (Activation a : pending) {
+          finished.add(activated(control, a));
+        }
+        finished.removeIf(Objects::isNull);
+        if (done.isEmpty() && finished.isEmpty()) {
+          return null;
+        }
+        return () -> later(() -> {
+          done.forEach(e -> {
+            if (waiting.remove(e.getKey(), e.getValue())) {
+              e.getValue().stage().complete(e.getKey());
+            }
+          });
+          finished.forEach(Runnable::run);
+        });
       });
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /**
+   * On the control's thread: whether {@code m}'s stage may complete. A migration asked for is
+   * ready to commit once its partition's target is its joined row and every target node is a
+   * level member of each core partition inside ({@link CoordinatedTargets#joinedLevel}); one the
+   * committed table carries is finished once the control carried the row out and its primary
+   * serves ({@link #served}).
+   */
+  private static boolean ready(Control control, SpanMap map, CoordinatedTargets now,
+      Map<Integer, List<Integer>> wanted, PartitionAssignment committed, Migration m) {
+    int p = m.partition();
+    if (p >= committed.partitionCount()) {
+      return false;
+    }
+    List<Integer> target = now.nodes(m.targetReplicas(), "the target of " + m);
+    List<Integer> cores = map.cores(p);
+    if (now.isAsked(m)) {
+      if (!wanted.get(p).equals(CoordinatedTargets.joined(
+          now.nodes(committed.replicas(p), "partition " + p), target))) {
+        return false;
+      }
+      for (int core : cores) {
+        if (!CoordinatedTargets.joinedLevel(target, control.configuration(core),
+            control.levelMembers(core), control.moving(core))) {
+          return false;
+        }
+      }
+      return true;
+    }
+    if (!CoordinatedTargets.decides(committed, m) || !CoordinatedTargets.carries(committed, m)) {
+      return false; // withdrawn or abandoned: its stage fails elsewhere
+    }
+    return carriedOut(control, target, cores) && served(control, target.get(0), cores);
+  }
+
+  /**
+   * On the control's thread: what completes {@code a} now, once each of its handovers is served
+   * or, past its deadline, fails it naming the partitions not served; null while it waits.
+   */
+  private Runnable activated(Control control, Activation a) {
+    SpanMap map;
+    try {
+      map = SpanMap.of(a.committed().scheme(), numberings(control));
+    } catch (IllegalArgumentException e) {
+      map = null;
+    }
+    List<Integer> unserved = new ArrayList<>();
+    for (Map.Entry<Integer, Integer> h : a.handovers().entrySet()) {
+      if (map == null || !served(control, h.getValue(), map.cores(h.getKey()))) {
+        unserved.add(h.getKey());
+      }
+    }
+    if (unserved.isEmpty()) {
+      return () -> {
+        if (activations.remove(a)) {
+          a.stage().complete(null);
+        }
+      };
+    }
+    if (System.nanoTime() - a.deadlineNanos() > 0) {
+      return () -> {
+        if (activations.remove(a)) {
+          a.stage().completeExceptionally(new TimeoutException("the table at epoch "
+              + a.committed().epoch() + " is not served within " + stepTimeout + ": partitions "
+              + unserved + " are not yet led by their committed primaries (a node down?); the "
+              + "control goes on handing them over"));
+        }
+      };
+    }
+    return null;
   }
 
   /** Whether {@code target} leads every one of {@code cores}, all level, none moving. */

@@ -30,12 +30,31 @@ class CoordinatedTargetsTest {
   static final PartitionAssignment FIRST = table(1, List.of(List.of(A, B), List.of(B, C)));
 
   @Test
-  void theCommittedRowsAreTheTargetsAndAnAskedMigrationOverridesItsRow() {
+  void theCommittedRowsAreTheTargetsAndAnAskedMigrationJoinsItsNodesToItsRow() {
     CoordinatedTargets t = NONE.commit(FIRST);
     assertThat(t.targets()).isEqualTo(Map.of(0, List.of(0, 1), 1, List.of(1, 2)));
     Migration m = new Migration(1, List.of(B, C), List.of(C, A), 2);
-    assertThat(t.ask(m).targets()).isEqualTo(Map.of(0, List.of(0, 1), 1, List.of(2, 0)));
+    // the row's primary stays first: the control levels A and hands nothing over
+    assertThat(t.ask(m).targets()).isEqualTo(Map.of(0, List.of(0, 1), 1, List.of(1, 2, 0)));
+    assertThat(t.ask(m).isAsked(m)).isTrue();
     assertThat(t.ask(m).withdraw(m).targets()).isEqualTo(t.targets());
+    assertThat(t.ask(m).withdraw(m).isAsked(m)).isFalse();
+    Migration swap = new Migration(0, List.of(A, B), List.of(B, A), 2);
+    assertThat(t.ask(swap).targets().get(0)).as("a primary swap joins nobody")
+        .containsExactly(0, 1);
+  }
+
+  @Test
+  void joinedLevelMeansEveryTargetNodeALevelMemberWhoeverLeads() {
+    Configure c = new Configure(0, 4, 1, List.of(2, 0));
+    assertThat(CoordinatedTargets.joinedLevel(List.of(0, 2), c, List.of(0, 1, 2), false))
+        .isTrue();
+    assertThat(CoordinatedTargets.joinedLevel(List.of(0, 2), c, List.of(1, 2), false))
+        .as("0 not level yet").isFalse();
+    assertThat(CoordinatedTargets.joinedLevel(List.of(0, 3), c, List.of(0, 1, 2, 3), false))
+        .as("3 not a member").isFalse();
+    assertThat(CoordinatedTargets.joinedLevel(List.of(0, 2), c, List.of(0, 1, 2), true))
+        .as("a move under way").isFalse();
   }
 
   @Test
@@ -47,11 +66,16 @@ class CoordinatedTargetsTest {
     PartitionAssignment carries = table(2, List.of(List.of(A, B), List.of(C, A)));
     assertThat(CoordinatedTargets.carries(carries, m)).isTrue();
     assertThat(asked.commit(carries).asked()).isEmpty();
-    assertThat(asked.commit(carries).targets().get(1)).containsExactly(2, 0);
+    assertThat(asked.targets().get(1)).as("asked: joined").containsExactly(1, 2, 0);
+    assertThat(asked.commit(carries).targets().get(1)).as("carried: the row, handed over")
+        .containsExactly(2, 0);
     PartitionAssignment abandons = table(3, List.of(List.of(A, B), List.of(B, C)));
     assertThat(CoordinatedTargets.carries(abandons, m)).isFalse();
     assertThat(asked.commit(abandons).asked()).isEmpty();
     assertThat(asked.commit(abandons).targets().get(1)).as("rolled back").containsExactly(1, 2);
+    assertThat(asked.commit(older, List.of(m)).asked())
+        .as("ready before an older table: abandoned by it").isEmpty();
+    assertThat(asked.commit(older, List.of(m)).targets().get(1)).containsExactly(1, 2);
   }
 
   /**

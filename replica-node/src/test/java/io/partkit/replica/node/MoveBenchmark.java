@@ -24,17 +24,18 @@ import java.util.function.Predicate;
 /**
  * One live move of a partition holding 100k keys while clients write, on two replica-core nodes
  * over loopback TCP, driven as a partkit coordinator drives them ({@link
- * ReplicaMigrationExecutor}: migrate, then commit the table): the replica core's counterpart of
- * the kvstore's {@code MigrationBenchmark}, with the same load, so the two can be run side by
- * side. Everything runs in this JVM: the figures include the clients competing with the nodes
- * for the CPU.
+ * ReplicaMigrationExecutor}: migrate, commit the table, activate): the replica core's
+ * counterpart of the kvstore's {@code MigrationBenchmark}, with the same load, so the two can be
+ * run side by side. Everything runs in this JVM: the figures include the clients competing with
+ * the nodes for the CPU.
  *
  * <p>It loads 100k keys into partition 0 (of 8, one copy each, partition 0 and the even ones on
  * node {@code src}, the odd ones on {@code dst}), moves partition 1 to {@code src} and back to
  * warm the path up, starts client threads doing 50% puts and 50% gets on seeded random keys of
- * all partitions, measures for 5 s, then moves partition 0 to {@code dst}. In the core a move
- * copies the partition to the target as a joining backup while the source goes on serving, then
- * makes the target primary at a new epoch once it is level. It reports:
+ * all partitions, measures for 5 s, then moves partition 0 to {@code dst}. In the core {@code
+ * migrate} copies the partition to the target as a joining backup while the source goes on
+ * serving, and completes once it is level; the activation of the committed table then makes the
+ * target primary at a new epoch. It reports:
  *
  * <ul>
  *   <li>the longest gap between two operations on partition 0 answered OK during the move: how
@@ -42,8 +43,9 @@ import java.util.function.Predicate;
  *       is the same quantity measured on the executor's side);
  *   <li>p50/p99/max latency of client operations before the move and during it, for all
  *       partitions and for the moving one (retries of refused requests included);
- *   <li>the whole move: from {@code migrate} until the target leads and the control's state is
- *       durable.
+ *   <li>the whole move: from {@code migrate} until the activation completed (the target leads,
+ *       the control's state is durable and the target took its configuration), and of it
+ *       {@code migrate} (the copy and the level) and the activation (the handover).
  * </ul>
  *
  * <pre>
@@ -225,11 +227,13 @@ public final class MoveBenchmark {
     long moveStart = System.nanoTime();
     moveStartedAt.set(moveStart);
     executor.migrate(m).toCompletableFuture().get(10, TimeUnit.MINUTES);
-    long carried = System.nanoTime();
+    long ready = System.nanoTime();
     List<List<NodeId>> next = new ArrayList<>(table.replicaTable());
     next.set(0, List.of(DST));
     table = PartitionAssignment.of("fixed", m.targetEpoch(), 0, SCHEME, next);
+    long activating = System.nanoTime();
     executor.activate(table).toCompletableFuture().get(1, TimeUnit.MINUTES);
+    long carried = System.nanoTime();
     TimeUnit.SECONDS.sleep(1); // operations after the cut-over count to the move too
     moveDone.set(true);
     stop.set(true);
@@ -237,9 +241,10 @@ public final class MoveBenchmark {
       t.join();
     }
     System.out.printf("move of partition 0 (%d keys): longest gap between operations on it "
-        + "answered OK %.1f ms (in the 5 s before the move: %.1f ms); migrate (copy, level, "
-        + "cut-over, durable) %.0f ms%n", keys, servedMoving.longestGap() / 1e6,
-        servedBefore.longestGap() / 1e6, (carried - moveStart) / 1e6);
+        + "answered OK %.1f ms (in the 5 s before the move: %.1f ms); whole move %.0f ms: "
+        + "migrate (copy, level, durable) %.0f ms, activate (handover) %.0f ms%n", keys,
+        servedMoving.longestGap() / 1e6, servedBefore.longestGap() / 1e6,
+        (carried - moveStart) / 1e6, (ready - moveStart) / 1e6, (carried - activating) / 1e6);
     long[] served = servedMoving.sorted();
     for (int i = 1; i < served.length; i++) {
       if (served[i] - served[i - 1] == servedMoving.longestGap()) {

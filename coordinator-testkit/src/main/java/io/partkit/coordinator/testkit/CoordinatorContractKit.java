@@ -292,6 +292,42 @@ public abstract class CoordinatorContractKit {
     assertThat(one.plan().isNoOp()).isTrue();
   }
 
+  /**
+   * A rebalance holds the coordinator while its migrations run, which on a real data plane may
+   * take longer than the heartbeat timeout: members that kept beating meanwhile are alive when
+   * it ends, and their heartbeats did not wait for it.
+   */
+  @Test
+  void heartbeatsDuringALongRebalanceKeepMembersAlive() throws Exception {
+    RecordingMigrationExecutor slow = new RecordingMigrationExecutor();
+    Coordinator c = newCoordinator(defaults().executor(slow, 1));
+    List<String> ids = List.of("a", "b", "c", "d");
+    for (String id : ids.subList(0, 3)) {
+      c.join(member(id));
+    }
+    c.rebalance();
+    c.join(member("d"));
+    slow.holdMigrations();
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      Future<RebalancePlan> running = pool.submit(c::rebalance);
+      awaitTrue(() -> slow.heldCount() == 1, "a migration is in flight");
+      for (int round = 0; round < 3; round++) {
+        clock.advance(Duration.ofSeconds(6)); // 18 s in all, past the 10 s timeout
+        for (String id : ids) {
+          Future<?> beat = pool.submit(() -> c.heartbeat(NodeId.of(id)));
+          beat.get(30, java.util.concurrent.TimeUnit.SECONDS); // a wait for the rebalance fails
+        }
+      }
+      slow.releaseHeld();
+      running.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(c.membership().ids()).as("members that beat during the rebalance")
+        .hasSize(4);
+  }
+
   @Test
   void aNewCoordinatorResumesPendingMigrations() throws Exception {
     RecordingMigrationExecutor stuck = new RecordingMigrationExecutor();

@@ -33,17 +33,35 @@ public sealed class RecordingMigrationExecutor implements MigrationExecutor
   private final List<Migration> resumed = new ArrayList<>();
   private final List<PartitionAssignment> activated = new ArrayList<>();
   private volatile boolean failActivations;
-  private final List<CompletableFuture<Migration>> held = new ArrayList<>();
+  private final List<Held> held = new ArrayList<>();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicInteger maxInFlight = new AtomicInteger();
   private volatile boolean hold;
   private volatile Predicate<Migration> rollBack = m -> false;
 
-  /** From now on, migrations stay in flight forever (the process "crashed" mid-migration). */
+  /**
+   * From now on, migrations stay in flight (the process "crashed" mid-migration, or its copies
+   * take long) until {@link #releaseHeld}.
+   */
   public RecordingMigrationExecutor holdMigrations() {
     hold = true;
     return this;
   }
+
+  /** Finishes every migration held so far, as one not held finishes, and holds no more. */
+  public RecordingMigrationExecutor releaseHeld() {
+    hold = false;
+    List<Held> release;
+    synchronized (this) {
+      release = new ArrayList<>(held);
+      held.clear();
+    }
+    release.forEach(h -> finish(h.future(), h.migration()));
+    return this;
+  }
+
+  /** A migration held in flight and the future its caller waits on. */
+  private record Held(CompletableFuture<Migration> future, Migration migration) {}
 
   /** Migrations matching {@code p} roll back (complete exceptionally). */
   public RecordingMigrationExecutor rollBackWhen(Predicate<Migration> p) {
@@ -100,7 +118,7 @@ public sealed class RecordingMigrationExecutor implements MigrationExecutor
     CompletableFuture<Migration> f = new CompletableFuture<>();
     if (hold) {
       synchronized (this) {
-        held.add(f);
+        held.add(new Held(f, m));
       }
       return f;
     }

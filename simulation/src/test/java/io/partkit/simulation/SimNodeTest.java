@@ -98,6 +98,33 @@ class SimNodeTest {
   }
 
   @Test
+  void aPartitionOfMoreThanAPageIsCompactedToACheckpointInPagesThatARestartTakesWhole() {
+    SimNode n = node(null);
+    for (long k = 10; k < 30; k++) {
+      n.receive(new Envelope(SimNetwork.CLIENT_BASE, 0,
+          new Request(k, 0, Kind.PUT, Bytes.ofLong(k), null, Bytes.ofLong(k * 7))));
+      time.runUntil(time.now() + 100);
+    }
+    n.crash(false);
+    assertThat(n.restart()).isTrue();
+    List<Record> log = compacted(n);
+    List<Record> pages = log.stream().filter(Record.CheckpointPage.class::isInstance).toList();
+    // 21 entries of 24 bytes, four a page of 96 bytes: five pages, the last in the checkpoint
+    assertThat(pages).hasSize(5);
+    assertThat(log).hasSize(6).last().isInstanceOf(Record.Checkpoint.class)
+        .extracting(r -> ((Record.Checkpoint) r).pages()).isEqualTo(5);
+    n.crash(false);
+    assertThat(n.restart()).isTrue();
+    n.crash(false);
+    assertThat(n.restart()).isTrue();
+    for (long k = 10; k < 30; k++) {
+      assertThat(n.core.localValue(0, Bytes.ofLong(k))).as("key %d", k)
+          .contains(Bytes.ofLong(k * 7));
+    }
+    assertThat(n.core.localValue(0, KEY)).contains(Bytes.ofLong(41));
+  }
+
+  @Test
   void aDamagedCheckpointIsDetectedAtRestartOrUnderThePlantedBugServed() {
     for (Mutant mutant : new Mutant[] {null, Mutant.UNCHECKED_RECORDS}) {
       SimNode n = node(mutant);

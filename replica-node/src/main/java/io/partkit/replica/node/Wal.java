@@ -88,8 +88,9 @@ final class Wal implements Storage {
   }
 
   /**
-   * What {@link #open} found: with a {@link LogReach.Shorter} verdict, {@code wal} is null and
-   * nothing was written.
+   * What {@link #open} found: {@code count} intact records ({@code records}: as many, when it
+   * collected them; none when they were replayed one by one). With a {@link LogReach.Shorter}
+   * verdict, {@code wal} is null, nothing was written and no record replayed.
    */
   record Opened(Wal wal, List<Record> records, long count, long droppedBytes,
       LogReach.Verdict verdict) {}

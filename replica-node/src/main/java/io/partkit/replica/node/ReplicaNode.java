@@ -61,7 +61,9 @@ import java.util.function.UnaryOperator;
  * counts from zero). Each round ends with the {@link Ready}: its records are appended to the
  * log, and its messages wait until the log reports every record appended so far durable (group
  * commit); only then are they queued on their links, in the order the machine made them (a
- * client's reader writes its own client's answer itself, in that order too).
+ * client's reader writes its own client's answer itself, in that order too). A client's reply
+ * waits only for the records it depends on ({@link ReplyBarriers}): its key's last write and the
+ * records that are not writes, so it may leave before messages made earlier.
  *
  * <p>Any failure on the decision or storage path (an exception or Error from the machine, a
  * failed append or sync) stops the process at once ({@link Runtime#halt}): a node that goes on

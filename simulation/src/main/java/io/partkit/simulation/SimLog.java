@@ -3,6 +3,7 @@ package io.partkit.simulation;
 import io.partkit.replica.Envelope;
 import io.partkit.replica.LogReach;
 import io.partkit.replica.Record;
+import io.partkit.replica.ReplyBarriers;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -40,6 +41,11 @@ final class SimLog {
    * shorter; only {@link #truncate} does. -1 before anything was made durable: none recorded.
    */
   private int reach = -1;
+  /**
+   * What a replica's client replies depend on ({@link ReplyBarriers}), as a real node's driver
+   * has them wait; null (the control's store): every message waits for every record before it.
+   */
+  private ReplyBarriers barriers;
 
   private record Waiting(int barrier, Envelope envelope) {}
 
@@ -111,18 +117,32 @@ final class SimLog {
   }
 
   /**
+   * From now on, a client's reply waits only for the records {@code barriers} says it depends on
+   * (a replica's log: the owner hands {@code barriers} what its core is stepped, and a new one
+   * at each start).
+   */
+  void replyBarriers(ReplyBarriers barriers) {
+    this.barriers = barriers;
+  }
+
+  /**
    * Appends {@code records}, and hands each of {@code messages} to be sent once every record
-   * appended so far is durable: at once if they already are, or when {@code early} (a planted
-   * bug that sends before syncing).
+   * appended so far is durable (a client's reply: every record it depends on, see {@link
+   * #replyBarriers}): at once if they already are, or when {@code early} (a planted bug that
+   * sends before syncing).
    */
   void write(List<Record> records, List<Envelope> messages, boolean early) {
     unsynced.addAll(records);
     int barrier = durableCount() + unsynced.size();
+    if (barriers != null) {
+      barriers.appended(records, barrier);
+    }
     for (Envelope e : messages) {
-      if (early || barrier <= durableCount()) {
+      int needs = barriers == null ? barrier : (int) barriers.barrier(e, barrier);
+      if (early || needs <= durableCount()) {
         send.accept(e);
       } else {
-        waiting.add(new Waiting(barrier, e));
+        waiting.add(new Waiting(needs, e));
       }
     }
   }
@@ -151,6 +171,9 @@ final class SimLog {
       durable.add(unsynced.remove(0));
     }
     reach = durable.size();
+    if (barriers != null) {
+      barriers.durable(durableCount());
+    }
     List<Waiting> ready = new ArrayList<>();
     waiting.removeIf(w -> {
       if (w.barrier() <= durableCount()) {

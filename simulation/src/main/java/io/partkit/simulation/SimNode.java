@@ -6,6 +6,7 @@ import io.partkit.replica.LogReach;
 import io.partkit.replica.Ready;
 import io.partkit.replica.Record;
 import io.partkit.replica.Replica;
+import io.partkit.replica.ReplyBarriers;
 import io.partkit.replica.Timing;
 import io.partkit.replica.mutants.Mutant;
 import io.partkit.replica.mutants.NodeMutations;
@@ -67,6 +68,8 @@ final class SimNode {
   boolean gone;
   /** The node-side planted bug, if any: rewrites of what the core is handed, sends and logs. */
   private final NodeMutations mutations;
+  /** What this life's client replies depend on in the log, as a real node's driver has it. */
+  private ReplyBarriers barriers;
 
   SimNode(int id, VirtualTime time, Random random, SimNetwork network, Timing timing,
       Mutant mutant) {
@@ -102,6 +105,8 @@ final class SimNode {
     // the replica's own incarnation, taken only on an empty log: unique to this life of the
     // node, and drawn from no random stream
     core.incarnate(((long) id + 1) << 32 | incarnation);
+    barriers = new ReplyBarriers();
+    disk.replyBarriers(barriers);
     int inc = incarnation;
     time.schedule(1 + random.nextInt((int) TICK_MILLIS), () -> tick(inc));
   }
@@ -129,6 +134,7 @@ final class SimNode {
       }
       Envelope in = mutations == null ? e : mutations.inbound(core, id, e, network::transmit);
       if (in != null) {
+        barriers.stepped(in);
         core.step(in);
         drain();
       }

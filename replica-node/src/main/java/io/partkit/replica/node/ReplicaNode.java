@@ -15,6 +15,7 @@ import io.partkit.replica.Placement;
 import io.partkit.replica.Ready;
 import io.partkit.replica.Record;
 import io.partkit.replica.Replica;
+import io.partkit.replica.ReplyBarriers;
 import io.partkit.replica.StateMachine;
 import io.partkit.replica.Timing;
 import io.partkit.replica.node.access.Admission;
@@ -64,7 +65,9 @@ import java.util.function.UnaryOperator;
  * counts from zero). Each round ends with the {@link Ready}: its records are appended to the
  * log, and its messages wait until the log reports every record appended so far durable (group
  * commit); only then are they queued on their links, in the order the machine made them (a
- * client's reader writes its own client's answer itself, in that order too).
+ * client's reader writes its own client's answer itself, in that order too). A client's reply
+ * waits only for the records it depends on ({@link ReplyBarriers}): its key's last write and the
+ * records that are not writes, so it may leave before messages made earlier.
  *
  * <p>Any failure on the decision or storage path (an exception or Error from the machine, a
  * failed append or sync) stops the process at once ({@link Runtime#halt}): a node that goes on
@@ -171,6 +174,13 @@ final class ReplicaNode implements AutoCloseable {
   /** Pages of whole copies waiting their turn ({@link #isLaterPage}), in arrival order. */
   private final java.util.ArrayDeque<Object> laterPages = new java.util.ArrayDeque<>();
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+  /**
+   * Client replies that wait for fewer records than every one appended before them ({@link
+   * ReplyBarriers}): they may leave before messages queued earlier in {@link #waiting}.
+   */
+  private final List<Waiting> replies = new ArrayList<>();
+  /** What each client reply depends on in the log; under {@link #turn}. */
+  private final ReplyBarriers barriers = new ReplyBarriers();
   /**
    * Held by whoever touches the machine and what goes with it (its Ready, the messages waiting
    * for their records, the meters): the state thread for each round, and a node's log worker
@@ -933,6 +943,7 @@ final class ReplicaNode implements AutoCloseable {
       Envelope handed = machine instanceof Replica r
           ? interposer.inbound(r, self, e, this::transmit) : e;
       if (handed != null) {
+        barriers.stepped(handed);
         machine.step(handed);
       }
     } else if (in instanceof LoadAsk a) {
@@ -1079,15 +1090,16 @@ final class ReplicaNode implements AutoCloseable {
       return;
     }
     long barrier;
+    List<Record> logged = storage == null ? List.of() : interposer.logged(r.records());
     if (storage == null) {
       barrier = 0;
     } else if (syncHere) {
-      List<Record> logged = interposer.logged(r.records());
       barrier = ((Wal) storage).appendForCaller(logged);
       loggedHere |= !logged.isEmpty();
     } else {
-      barrier = storage.append(interposer.logged(r.records()));
+      barrier = storage.append(logged);
     }
+    barriers.appended(logged, barrier);
     if (received != null) {
       received.count(r.records());
     }
@@ -1109,7 +1121,12 @@ final class ReplicaNode implements AutoCloseable {
       announceJoins(changed.values());
     }
     for (Envelope e : r.messages()) {
-      waiting.add(new Waiting(barrier, e));
+      long needs = barriers.barrier(e, barrier);
+      if (needs < barrier) {
+        replies.add(new Waiting(needs, e)); // a reply on a key no pending write holds up
+      } else {
+        waiting.add(new Waiting(barrier, e));
+      }
     }
     for (Answer a : decided) {
       answers.add(new Answer(barrier, a.action()));
@@ -1148,8 +1165,22 @@ final class ReplicaNode implements AutoCloseable {
     }
   }
 
-  /** Sends, in order, every waiting message whose records are durable. */
+  /**
+   * Sends every waiting message whose records are durable: the client replies that depend on
+   * fewer records than were appended before them ({@link ReplyBarriers}) as soon as those are,
+   * the other messages in the order they were made.
+   */
   private void release() {
+    barriers.durable(durable);
+    if (!replies.isEmpty()) {
+      List<Envelope> due = new ArrayList<>();
+      replies.removeIf(w -> w.barrier() <= durable && due.add(w.envelope()));
+      for (Envelope e : due) {
+        if (interposer.outbound(e)) {
+          transmit(e);
+        }
+      }
+    }
     while (!waiting.isEmpty() && waiting.peek().barrier() <= durable) {
       Envelope e = waiting.poll().envelope();
       if (interposer.outbound(e)) {

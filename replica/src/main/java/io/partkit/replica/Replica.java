@@ -609,6 +609,27 @@ public final class Replica implements StateMachine {
   }
 
   /**
+   * The median key of this node's copy of {@code partition} (visible or not): the key at index
+   * {@code keys / 2} in unsigned byte order, where a cut leaves two halves of equal key counts
+   * (the upper one a key more when the count is odd); empty when the copy holds no key. A pure
+   * query for observers (a driver's load view reports it as a key range's split key). It walks
+   * half the copy, so a driver asks it when a view is asked, not per request.
+   */
+  public Optional<Bytes> medianKey(int partition) {
+    Part p = parts.get(partition);
+    if (p == null || p.data.isEmpty()) {
+      return Optional.empty();
+    }
+    int skip = p.data.size() / 2;
+    for (Bytes key : p.data.keySet()) {
+      if (skip-- == 0) {
+        return Optional.of(key);
+      }
+    }
+    throw new AssertionError("a map of " + p.data.size() + " keys ended before its middle");
+  }
+
+  /**
    * The name of the state this node's copy of {@code partition} is in ({@link Level}): the epoch
    * and the level it was last made under, both 0 when it has none. For tests and observers.
    */

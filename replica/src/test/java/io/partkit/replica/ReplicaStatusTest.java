@@ -54,6 +54,39 @@ class ReplicaStatusTest {
     assertThat(c.nodes.get(0).statuses()).containsExactly(primary);
   }
 
+  /**
+   * {@link Replica#medianKey}: the key at index keys / 2 in unsigned order, on the primary and
+   * its backup alike; none for an empty copy or an unknown partition; asking changes nothing.
+   */
+  @Test
+  void theMedianKeyIsTheMiddleKeyInUnsignedOrderAndNoneWhenEmpty() {
+    ReplicaTest.Cluster c = new ReplicaTest.Cluster(2);
+    c.configure(0, 1, 0, List.of(1));
+    c.flush();
+    assertThat(c.nodes.get(0).medianKey(0)).as("no key yet").isEmpty();
+    assertThat(c.nodes.get(0).medianKey(5)).as("no such partition").isEmpty();
+    // written out of order, one key with the sign bit set: unsigned order puts it last
+    long[] keys = {0x80L << 56, 3, 1, 4, 2};
+    for (int i = 0; i < keys.length; i++) {
+      c.request(0, new Request(i + 1, 0, Kind.PUT, Bytes.ofLong(keys[i]), null,
+          Bytes.ofLong(i)));
+      c.flush();
+      if (i == 0) {
+        assertThat(c.nodes.get(0).medianKey(0)).as("one key: itself")
+            .hasValue(Bytes.ofLong(keys[0]));
+      }
+    }
+    // 1, 2, 3, 4, 0x80..: index 5 / 2 = 2
+    assertThat(c.nodes.get(0).medianKey(0)).hasValue(Bytes.ofLong(3));
+    assertThat(c.nodes.get(1).medianKey(0)).as("the backup's copy").hasValue(Bytes.ofLong(3));
+    c.request(0, new Request(9, 0, Kind.PUT, Bytes.ofLong(0), null, Bytes.ofLong(9)));
+    c.flush();
+    // 0, 1, 2, 3, 4, 0x80..: index 6 / 2 = 3, the upper half's first key
+    Replica.Status before = c.nodes.get(0).status(0);
+    assertThat(c.nodes.get(0).medianKey(0)).hasValue(Bytes.ofLong(3));
+    assertThat(c.nodes.get(0).status(0)).as("asking changes nothing").isEqualTo(before);
+  }
+
   @Test
   void aPartitionNeverHeardOfIsAbsentAtEpochZero() {
     Replica r = new Replica(4, Timing.DEFAULT);

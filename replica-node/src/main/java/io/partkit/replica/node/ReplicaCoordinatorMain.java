@@ -44,7 +44,7 @@ import java.util.function.Consumer;
  *     [--strategy fixed|rendezvous|range|tokenring] [--partitions 16] [--vnodes 16] \
  *     [--timing R,S,P,D] [--step-timeout-ms 120000] [--name coordinator] \
  *     [--store-prefix /partkit/replica] [--load-aware true] [--secret-file FILE] \
- *     [--members NAME,NAME,NAME]
+ *     [--members NAME,NAME,NAME] [--split-size N]
  * </pre>
  *
  * <p>The strategy ({@code fixed} by default) is any whose tables the core numbers: hash slots of
@@ -56,6 +56,14 @@ import java.util.function.Consumer;
  * token ring merges ranges on different replicas, which would move data in the re-cut: the
  * coordinator refuses that rebalance. Key ranges that {@code range} merges on the same replicas
  * are carried out (the core keeps its finer partitions under the merged range).
+ *
+ * <p>With {@code --split-size N} ({@code range} only) every rebalance first re-cuts the
+ * committed table by the sizes the nodes measure ({@link MeasuredSplits}, {@link
+ * ReplicaMigrationExecutor#sizes}): a range above N keys is cut at its median key, both halves
+ * on its replicas, each split printed as {@code REPLICA SPLITS PLANNED <n> AT <hex key,...>};
+ * the placement may then move a half to another node. The coordinator commits the cut first,
+ * the moves after. A line {@code rebalance} on standard input runs a rebalance, answered as a
+ * membership change's; nothing runs one on a schedule.
  *
  * <p>Node {@code i} of {@code --nodes} is the coordinator's member {@code node-i}, or the
  * {@code i}-th name of {@code --members} (a strategy that hashes its members' ids, as {@code
@@ -110,7 +118,8 @@ public final class ReplicaCoordinatorMain {
           + " [--strategy fixed|rendezvous|range|tokenring] [--partitions <n>] [--vnodes <n>]"
           + " [--timing <resend,suspect,ping,down ms>]"
           + " [--step-timeout-ms <ms>] [--name <name>] [--store-prefix <etcd key prefix>]"
-          + " [--load-aware true|false] [--secret-file <file>] [--members <name,...>]");
+          + " [--load-aware true|false] [--secret-file <file>] [--members <name,...>]"
+          + " [--split-size <keys>]");
       System.exit(2);
       return;
     }
@@ -124,6 +133,7 @@ public final class ReplicaCoordinatorMain {
     Duration stepTimeout;
     boolean loadAware;
     ConnectionPolicy policy;
+    long splitSize;
     try {
       String load = options.getOrDefault("--load-aware", "false");
       if (!load.equals("true") && !load.equals("false")) {
@@ -146,6 +156,7 @@ public final class ReplicaCoordinatorMain {
       numbered(strategy, config);
       stepTimeout = Duration.ofMillis(Long.parseLong(options.getOrDefault("--step-timeout-ms",
           "120000")));
+      splitSize = splitSize(strategy, options.get("--split-size"));
     } catch (IllegalArgumentException e) {
       System.err.println("ReplicaCoordinatorMain: " + e.getMessage());
       System.exit(2);
@@ -165,8 +176,18 @@ public final class ReplicaCoordinatorMain {
     ReplicaMigrationExecutor executor = b.build();
     // built, it campaigns; leading, it resumes what a kill interrupted and activates the table,
     // which starts the control
-    Coordinators.Builder cb = Coordinators.builder().store(store).strategy(strategy, config)
-        .migrationExecutor(executor).maxConcurrentMigrations(MAX_CONCURRENT_MIGRATIONS)
+    Coordinators.Builder cb = Coordinators.builder().store(store);
+    if (splitSize > 0) {
+      Partitioner range = Partitioners.load(ReplicaCoordinatorMain.class.getClassLoader())
+          .create(strategy, config);
+      cb.partitioner(new MeasuredSplits(range, splitSize, executor::sizes, line -> {
+        System.out.println(line);
+        System.out.flush();
+      }, log));
+    } else {
+      cb.strategy(strategy, config);
+    }
+    cb.migrationExecutor(executor).maxConcurrentMigrations(MAX_CONCURRENT_MIGRATIONS)
         .name(name);
     if (loadAware) {
       cb.loadSource(executor.loadSource());
@@ -212,6 +233,32 @@ public final class ReplicaCoordinatorMain {
         }
       }
     }, 0, HEARTBEAT_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * {@code --split-size}: a count of keys, at least 1, for {@code range} alone; 0 when not given.
+   *
+   * @throws IllegalArgumentException naming the option, what it was given and what it takes
+   */
+  static long splitSize(String strategy, String value) {
+    if (value == null) {
+      return 0;
+    }
+    if (!strategy.equals("range")) {
+      throw new IllegalArgumentException("--split-size splits key ranges by size: it needs"
+          + " --strategy range, not " + strategy);
+    }
+    long keys;
+    try {
+      keys = Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      keys = 0;
+    }
+    if (keys < 1) {
+      throw new IllegalArgumentException("--split-size is a count of keys, at least 1, not '"
+          + value + "'");
+    }
+    return keys;
   }
 
   /**
@@ -294,6 +341,11 @@ public final class ReplicaCoordinatorMain {
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in,
         StandardCharsets.UTF_8));
     for (String line = in.readLine(); line != null; line = in.readLine()) {
+      if (line.strip().equals("rebalance")) {
+        System.out.println(rebalance(coordinator, log));
+        System.out.flush();
+        continue;
+      }
       Optional<ControlCommand> c;
       try {
         c = ControlCommand.parse(line);
@@ -306,6 +358,18 @@ public final class ReplicaCoordinatorMain {
       }
       System.out.println(answer(coordinator, executor, members, c.get(), log));
       System.out.flush();
+    }
+  }
+
+  /** A rebalance on the membership as it is (with {@code --split-size}: splits by size). */
+  static String rebalance(ClusterCoordinator coordinator, Consumer<String> log) {
+    try {
+      RebalancePlan plan = coordinator.rebalance();
+      return "REPLICA REBALANCED EPOCH " + plan.proposed().epoch() + " MIGRATIONS "
+          + plan.migrations().size();
+    } catch (RuntimeException e) {
+      log.accept("coordinator: rebalance failed: " + e);
+      return "REPLICA REBALANCE FAILED: " + e.getMessage();
     }
   }
 

@@ -3,12 +3,16 @@ package io.partkit.replica.node;
 import io.partkit.coordinator.LoadSource;
 import io.partkit.coordinator.VersionedValues;
 import io.partkit.replica.Control;
+import io.partkit.replica.Message;
 import io.partkit.replica.Numbering;
 import io.partkit.replica.Placement;
 import io.partkit.replica.TargetPlacement;
 import io.partkit.replica.Timing;
 import io.partkit.replica.node.access.Admission;
 import io.partkit.replica.node.access.SharedSecret;
+import io.partkit.replica.node.load.NodeLoad;
+import io.partkit.replica.node.load.PartitionLoad;
+import io.partkit.replica.node.load.PartitionSizes;
 import io.partkit.spi.Migration;
 import io.partkit.spi.MigrationExecutor;
 import io.partkit.spi.NodeId;
@@ -117,7 +121,9 @@ import java.util.function.Function;
  *
  * <p>{@link #loadSource()} is the load view for load-aware rebalancing: each partition's
  * requests a second, as its primaries reported them to the control, over the last load window,
- * summed over the core partitions inside each coordinator partition.
+ * summed over the core partitions inside each coordinator partition. {@link #sizes} is the
+ * size view for splits by size: each partition's keys and median key, as its primaries report
+ * them in their load views, for {@code RangeSplits.plan}.
  *
  * <p>The control is fail-stop, as in its own process: a failure on its decision or storage
  * path, or another control writing its state in the store, halts this process.
@@ -137,6 +143,7 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
   private final Duration stepTimeout;
   private final Duration loadWindow;
   private final ConnectionPolicy policy;
+  private final SharedSecret secret;
   private final Consumer<String> log;
   /** The last two looks at the control's load view, the later second; null: none yet. */
   private final AtomicReference<LoadLook[]> samples = new AtomicReference<>();
@@ -179,6 +186,7 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
     this.stepTimeout = b.stepTimeout;
     this.loadWindow = b.loadWindow;
     this.policy = ConnectionPolicy.of(b.secret);
+    this.secret = b.secret;
     this.log = b.log;
     this.checks = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "executor-checks"));
     this.completions = Executors.newSingleThreadExecutor(r -> daemon(r, "executor-stages"));
@@ -538,6 +546,87 @@ public final class ReplicaMigrationExecutor implements MigrationExecutor.MovesRe
       return Optional.of(PartitionLoads.of(table.epoch(), map.sumByIndex(
           LoadRates.byPartition(last[0].sample(), last[1].sample()))));
     };
+  }
+
+  /**
+   * The keys each partition of {@code table} holds and the key a size-driven split would cut it
+   * at, read now, for {@code RangeSplits.plan} (a coordinator over the cores splits ranges by
+   * size with it, as {@code ReplicaCoordinatorMain --split-size} does). Each core partition's
+   * figures are those its primary in the control's table reports in its load view ({@link
+   * ReplicaClient#nodeLoad}: its keys, and the median key of a key range); they are mapped to
+   * {@code table}'s partitions by span ({@link SpanMap#sizesByIndex}: keys summed, the split
+   * key of the largest core partition inside each). Blocking: call it off the control's thread.
+   *
+   * @throws IOException when a primary cannot be read within the timeout of 2 seconds
+   * @throws IllegalStateException when the control has not started, its table is not as fine
+   *     as {@code table}, or a primary does not report its partition at the control's epoch (a
+   *     change under way: ask again once it is carried out); each names what it found
+   */
+  public PartitionSizes sizes(PartitionAssignment table) throws IOException {
+    ReplicaNode c;
+    synchronized (this) {
+      c = control;
+    }
+    if (c == null) {
+      throw new IllegalStateException("no table was activated: the control has not started");
+    }
+    CompletableFuture<SortedMap<Integer, Message.Configure>> read = new CompletableFuture<>();
+    inspectControl(c, control -> {
+      TreeMap<Integer, Message.Configure> rows = new TreeMap<>();
+      for (int p : control.partitionIds()) {
+        rows.put(p, control.configuration(p));
+      }
+      read.complete(rows);
+      return null;
+    });
+    SortedMap<Integer, Message.Configure> rows;
+    try {
+      rows = read.get(stepTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while reading the control's table", e);
+    } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("the control's table could not be read: " + e, e);
+    }
+    SortedMap<Integer, Numbering> numberings = new TreeMap<>();
+    rows.forEach((p, row) -> numberings.put(p, row.numbering()));
+    SpanMap map;
+    try {
+      map = SpanMap.of(table.scheme(), numberings);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException("no sizes of the table at epoch " + table.epoch() + ": "
+          + e.getMessage(), e);
+    }
+    Map<Integer, NodeLoad> views = new TreeMap<>();
+    try (ReplicaClient client = ReplicaClient.builder(List.of(controlAddress), nodes)
+        .timeout(Duration.ofSeconds(2)).secret(secret).build()) {
+      for (Message.Configure row : rows.values()) {
+        if (!views.containsKey(row.primary())) {
+          views.put(row.primary(), client.nodeLoad(row.primary()));
+        }
+      }
+    }
+    Map<Integer, SpanMap.CoreSize> byCore = new TreeMap<>();
+    rows.forEach((p, row) -> {
+      PartitionLoad load = views.get(row.primary()).partition(p).orElseThrow(() ->
+          new IllegalStateException("node " + row.primary() + " does not report partition " + p
+              + " it leads at epoch " + row.epoch() + " in the control's table: it has not"
+              + " taken it over yet; ask again"));
+      if (load.epoch() != row.epoch()) {
+        throw new IllegalStateException("node " + row.primary() + " reports partition " + p
+            + " at epoch " + load.epoch() + ", the control's table has it at " + row.epoch()
+            + ": a change under way; ask again");
+      }
+      byCore.put(p, new SpanMap.CoreSize(load.keys(), load.splitKey()));
+    });
+    List<SpanMap.CoreSize> sizes = map.sizesByIndex(byCore);
+    double[] keys = new double[sizes.size()];
+    List<byte[]> splitKeys = new ArrayList<>(sizes.size());
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = sizes.get(i).keys();
+      splitKeys.add(sizes.get(i).splitKey());
+    }
+    return new PartitionSizes(table, PartitionLoads.of(table.epoch(), keys), splitKeys);
   }
 
   /** Takes a sample of the control's load view on its thread. */

@@ -9,6 +9,7 @@ import io.partkit.replica.Message.Page;
 import io.partkit.replica.Message.Reply;
 import io.partkit.replica.Message.Request;
 import io.partkit.replica.Message.Scan;
+import io.partkit.replica.Numbering;
 import io.partkit.replica.Replica;
 import io.partkit.replica.Role;
 import io.partkit.replica.node.load.LoadMeters;
@@ -167,18 +168,35 @@ final class RequestMeters implements AutoCloseable {
     keysServed = keys;
   }
 
-  /** The node's load view: every partition it is primary of, and its hottest keys. */
+  /**
+   * The node's load view: every partition it is primary of, with the median key of each key
+   * range ({@link #splitKey}), and its hottest keys.
+   */
   NodeLoad view(Replica replica, long now) {
     List<PartitionLoad> loads = new ArrayList<>();
     for (int p : replica.primaries()) {
       Metered m = metered.get(p);
       long keys = replica.keys(p);
       String state = Role.PRIMARY.name();
-      loads.add(m == null || replica.modulus(p) != m.modulus
+      PartitionLoad load = m == null || replica.modulus(p) != m.modulus
           ? new PartitionLoad(p, state, replica.epoch(p), keys, 0, 0, 0, 0, 0, 0, 0, 0)
-          : m.meters.load(state, replica.epoch(p), keys, now));
+          : m.meters.load(state, replica.epoch(p), keys, now);
+      loads.add(load.withSplitKey(splitKey(replica, p)));
     }
     return meters.view(node, loads);
+  }
+
+  /**
+   * Where a size-driven split would cut {@code partition}: the median key of its copy ({@link
+   * Replica#medianKey}) when it is a key range; null when it holds no key, or is numbered by a
+   * hash or a token, whose ranges the order of keys says nothing of. Asked when a view is, on
+   * the state thread: it walks half the copy, nothing on the request path.
+   */
+  static byte[] splitKey(Replica replica, int partition) {
+    if (!(replica.numbering(partition) instanceof Numbering.KeySpans)) {
+      return null;
+    }
+    return replica.medianKey(partition).map(Bytes::toArray).orElse(null);
   }
 
   /** Removes every meter of this node from the registry (the node is closing). */

@@ -297,6 +297,43 @@ final class SpanMap {
     return sums;
   }
 
+  /** What a core partition's primary measured of it: its keys, and its median key or null. */
+  record CoreSize(long keys, byte[] splitKey) {}
+
+  /**
+   * Per coordinator index, its keys (the sum over the core partitions inside it) and the key to
+   * cut it at: the split key of the core partition inside it that holds the most keys (the
+   * lowest of those on a tie). For a coordinator partition that is one core partition, that is
+   * its median. For one of several core partitions (the core stays finer after a merge or a
+   * split the coordinator gave up) it is the median of the largest part, not of the whole: each
+   * node knows the median of its own copies only, and the largest part's median lies inside the
+   * range and cuts off at least half of that part, so a range over the size threshold still
+   * shrinks with each split; the halves differ by at most the other parts' keys.
+   *
+   * @param byCore every core partition's size, by core number
+   * @throws IllegalArgumentException naming a core partition of this map without a size
+   */
+  List<CoreSize> sizesByIndex(Map<Integer, CoreSize> byCore) {
+    List<CoreSize> sizes = new ArrayList<>(cores.size());
+    for (int i = 0; i < cores.size(); i++) {
+      long keys = 0;
+      CoreSize largest = null;
+      for (int c : cores.get(i)) {
+        CoreSize s = byCore.get(c);
+        if (s == null) {
+          throw new IllegalArgumentException("no size of the control's partition " + c
+              + ", inside coordinator partition " + i + ": expected one of every partition");
+        }
+        keys += s.keys();
+        if (largest == null || s.keys() > largest.keys()) {
+          largest = s;
+        }
+      }
+      sizes.add(new CoreSize(keys, largest == null ? null : largest.splitKey()));
+    }
+    return List.copyOf(sizes);
+  }
+
   @Override
   public String toString() {
     return "SpanMap{" + scheme + ", core " + indexOf + "}";

@@ -144,6 +144,39 @@ class CodecTest {
     assertThatThrownBy(() -> Codec.decode(negative)).isInstanceOf(Codec.Malformed.class);
   }
 
+  /**
+   * A load view's split keys (a key range's median) round-trip in the field every build's answer
+   * has had at that place (null, length -1, from a build that reported none): a key, the empty
+   * key and none stay apart, and a view without keys is the bytes an earlier build sent.
+   */
+  @Test
+  void aLoadViewCarriesEachPartitionsSplitKeyAndNoneStaysNone() throws Exception {
+    PartitionLoad ranged = new PartitionLoad(0, "PRIMARY", 3, 3_000, 6, 7, 8, 9, 10, 11, 12,
+        13, "k01500".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    PartitionLoad emptyKey = ranged.withSplitKey(new byte[0]);
+    PartitionLoad none = new PartitionLoad(2, "PRIMARY", 3, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    NodeLoad view = new NodeLoad(NodeId.of("node-1"), List.of(ranged,
+        new PartitionLoad(1, "PRIMARY", 3, 1, 6, 7, 8, 9, 10, 11, 12, 13, new byte[0]), none),
+        14, 1, List.of());
+    Frame.Load load = new Frame.Load(4, view, CopiesReceived.NONE);
+    Frame.Load decoded = (Frame.Load) Codec.decode(Codec.encode(load));
+    assertThat(decoded).isEqualTo(load);
+    assertThat(decoded.view().partition(0).orElseThrow().splitKey())
+        .isEqualTo("k01500".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertThat(decoded.view().partition(1).orElseThrow().splitKey()).isEmpty();
+    assertThat(decoded.view().partition(2).orElseThrow().splitKey()).isNull();
+    assertThat(emptyKey).isNotEqualTo(ranged.withSplitKey(null));
+
+    NodeLoad withoutKeys = new NodeLoad(NodeId.of("node-1"), List.of(
+        ranged.withSplitKey(null)), 14, 1, List.of());
+    byte[] bytes = Codec.encode(new Frame.Load(4, withoutKeys));
+    byte[] keyed = Codec.encode(new Frame.Load(4, new NodeLoad(NodeId.of("node-1"),
+        List.of(ranged), 14, 1, List.of())));
+    assertThat(keyed.length - bytes.length).as("the key's bytes in place of the length -1")
+        .isEqualTo("k01500".length());
+    assertThat(((Frame.Load) Codec.decode(bytes)).view()).isEqualTo(withoutKeys);
+  }
+
   static final Replica.Status PRIMARY = new Replica.Status(3, Role.PRIMARY, 7, KEYS, 2,
       List.of(0, 1), List.of(1), 5, false, true, new Replica.StateName(7, 5), 42, 40, 3, false, 1);
   static final Replica.Status BACKUP = new Replica.Status(1, Role.BACKUP, 9, TOKENS, 0,

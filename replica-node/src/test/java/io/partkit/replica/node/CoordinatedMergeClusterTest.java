@@ -10,6 +10,7 @@ import io.partkit.replica.Bytes;
 import io.partkit.replica.Numbering;
 import io.partkit.replica.Replica;
 import io.partkit.replica.Role;
+import io.partkit.replica.node.load.PartitionSizes;
 import io.partkit.spi.KeyRanges;
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.NodeId;
@@ -228,6 +229,15 @@ class CoordinatedMergeClusterTest {
       awaitPlaced(client, all);
       SpanMap map = SpanMap.of(all.scheme(), numberings(client.table()));
       assertThat(map.cores(0)).as("the merged range's core partitions").hasSize(3);
+      // its size for a split: the keys of all three, cut at the median of the largest
+      // (0..19 of [, 20); 20..29 and 30..39 hold ten keys each)
+      PartitionSizes sizes = sizes(executor, all);
+      assertThat(sizes.keys().load(0)).isEqualTo(ReplicaClusterTest.KEYS);
+      assertThat(sizes.splitKeys().get(0)).isEqualTo(Bytes.ofLong(10).toArray());
+      for (int p = 1; p < all.partitionCount(); p++) {
+        assertThat(sizes.keys().load(p)).as("range %d", p).isZero();
+        assertThat(sizes.splitKeys().get(p)).as("range %d", p).isNull();
+      }
 
       // a fourth node joins and leads the merged range: every core partition under it moves
       List<NodeId> was = all.replicas(0);
@@ -249,6 +259,22 @@ class CoordinatedMergeClusterTest {
       assertThat(client.table().partitions()).as("no split made twice").isEqualTo(6);
     }
     cluster.readAll(client);
+  }
+
+  /** The executor's sizes of {@code table}, asked again while a change is under way. */
+  private static PartitionSizes sizes(ReplicaMigrationExecutor executor,
+      PartitionAssignment table) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      try {
+        return executor.sizes(table);
+      } catch (IllegalStateException | IOException e) {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("no sizes of the table at epoch " + table.epoch(), e);
+        }
+        Thread.sleep(100);
+      }
+    }
   }
 
   private static SortedMap<Integer, Numbering> numberings(ReplicaClient.Table t) {

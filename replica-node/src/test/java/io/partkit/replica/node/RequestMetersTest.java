@@ -162,4 +162,43 @@ class RequestMetersTest {
     meters.close();
     assertThat(registry.getMeters()).isEmpty();
   }
+  /**
+   * The view's split key: a key range reports the median key of its copy (the key at index keys
+   * / 2), asked as the view is; a hashed partition, whose keys' order says nothing of its
+   * range, and an empty one report none; the codec carries it.
+   */
+  @Test
+  void aKeyRangeReportsItsMedianKeyAndAHashedOrEmptyPartitionNone() throws Exception {
+    request(0, Kind.PUT, keyOf(0, 1), null, Bytes.ofLong(1));
+    request(0, Kind.PUT, keyOf(0, 2), null, Bytes.ofLong(2));
+    assertThat(meters.view(replica, now).partition(0).orElseThrow().splitKey())
+        .as("hash halves").isNull();
+
+    Replica ranged = new Replica(0, Timing.DEFAULT);
+    ranged.step(new Envelope(Control.ID, 0, new Configure(0, 1, 0, List.of(),
+        new Numbering.KeySpans(1, 1, Bytes.of(new byte[0]), null, List.of()))));
+    for (int i = 0; i < 5; i++) {
+      ranged.tick(tick += 10);
+      ranged.ready();
+    }
+    RequestMeters rangedMeters = new RequestMeters(0, new SimpleMeterRegistry(),
+        Duration.ofMinutes(1));
+    assertThat(rangedMeters.view(ranged, now).partition(0).orElseThrow().splitKey())
+        .as("no key yet").isNull();
+    for (int k = 9; k >= 1; k--) { // 1..9, written from the top: the order of keys counts
+      ranged.step(new Envelope(CLIENT, 0, new Request(100 + k, 0, Kind.PUT, Bytes.ofLong(k),
+          null, Bytes.ofLong(k))));
+      for (int i = 0; i < 5; i++) {
+        ranged.tick(tick += 10);
+        ranged.ready();
+      }
+    }
+    assertThat(ranged.keys(0)).isEqualTo(9);
+    NodeLoad view = rangedMeters.view(ranged, now);
+    assertThat(view.partition(0).orElseThrow().splitKey()).as("index 9 / 2 of 1..9")
+        .isEqualTo(Bytes.ofLong(5).toArray());
+    assertThat(Codec.decode(Codec.encode(new Frame.Load(3, view))))
+        .isEqualTo(new Frame.Load(3, view));
+    rangedMeters.close();
+  }
 }

@@ -309,4 +309,39 @@ class SpanMapTest {
         .hasMessageContaining("coordinator partition 0");
     assertThat(map.sumByIndex(java.util.Map.of(1, 2.0, 3, 4.0))).containsExactly(0, 2, 0, 4);
   }
+  /**
+   * {@link SpanMap#sizesByIndex}: a coordinator range of one core partition gets its keys and
+   * median; one of several (the core finer after a merge) the sum of their keys and the median
+   * of the largest, the lowest on a tie; a core partition without a size is named.
+   */
+  @Test
+  void sizesSumKeysAndTakeTheMedianOfTheLargestCorePartition() {
+    byte[] k10 = {10};
+    byte[] k20 = {20};
+    byte[] k30 = {30};
+    Control c = control(KeyRanges.of(k10, k20, k30)); // core 0..3: [,10) [10,20) [20,30) [30,)
+    SortedMap<Integer, Numbering> core = numberings(c);
+    KeyRanges merged = KeyRanges.of(k10); // [,10) and [10,) over core 1, 2 and 3
+    SpanMap map = SpanMap.of(merged, core);
+    assertThat(map.cores(1)).containsExactly(1, 2, 3);
+    java.util.Map<Integer, SpanMap.CoreSize> byCore = new TreeMap<>();
+    byCore.put(0, new SpanMap.CoreSize(4, new byte[] {5}));
+    byCore.put(1, new SpanMap.CoreSize(7, new byte[] {15}));
+    byCore.put(2, new SpanMap.CoreSize(9, new byte[] {25}));
+    byCore.put(3, new SpanMap.CoreSize(9, new byte[] {35}));
+    List<SpanMap.CoreSize> sizes = map.sizesByIndex(byCore);
+    assertThat(sizes).hasSize(2);
+    assertThat(sizes.get(0).keys()).isEqualTo(4);
+    assertThat(sizes.get(0).splitKey()).containsExactly(5);
+    assertThat(sizes.get(1).keys()).as("summed").isEqualTo(25);
+    assertThat(sizes.get(1).splitKey()).as("the largest's, the lowest of a tie")
+        .containsExactly(25);
+    byCore.put(0, new SpanMap.CoreSize(0, null));
+    assertThat(map.sizesByIndex(byCore).get(0).splitKey()).as("an empty range").isNull();
+    byCore.remove(3);
+    assertThatThrownBy(() -> map.sizesByIndex(byCore))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no size of the control's partition 3, inside coordinator"
+            + " partition 1");
+  }
 }

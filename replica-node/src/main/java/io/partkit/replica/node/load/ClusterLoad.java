@@ -124,7 +124,9 @@ public record ClusterLoad(PartitionAssignment table, List<NodeLoad> nodes) {
    * RangeSplits.Plan plan = RangeSplits.of(maxKeys, Double.POSITIVE_INFINITY, maxKeys / 4)
    *     .plan(load.table(), load.partitionLoads(LoadMeasure.KEYS), load.splitKeys());
    * }</pre>
-   * (neither store depends on {@code strategy-range}: plain data is the meeting point).
+   * (the load view does not depend on {@code strategy-range}: plain data is the meeting point).
+ * A replica node's table is read here by the core's numbers; a coordinator over the cores
+ * reads the same figures by its own table's partitions ({@link PartitionSizes}).
    *
    * @return one entry per partition, in partition order, nulls included; unmodifiable
    * @throws IllegalStateException as {@link #partition}

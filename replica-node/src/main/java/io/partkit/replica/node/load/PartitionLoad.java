@@ -32,8 +32,9 @@ import java.util.HexFormat;
  * @param splitKey the median key of the partition's data on the node (the key at index
  *     {@code keys / 2} in unsigned byte order), where a size-driven split would cut it in two
  *     halves of equal key counts ({@code io.partkit.strategy.range.RangeSplits} takes it); null
- *     when the partition holds no key, or the node did not report one (an older kvstore node;
- *     a replica node, which numbers keys by hash and reports none)
+ *     when the partition holds no key, or the node did not report one (an older node; a
+ *     replica node's partition of hash slots or a token ring, whose key order says nothing of
+ *     where its range is cut)
  */
 public record PartitionLoad(int partition, String state, long epoch, long keys,
     long measuredNanos, long gets, long puts, long compareAndSets, long bytesIn, long bytesOut,

@@ -6,8 +6,10 @@
  * io.partkit.replica.node.load.NodeLoad} (one node's load view: per partition, its requests,
  * bytes and keys; its hottest keys) and {@link io.partkit.replica.node.load.ClusterLoad} (every
  * node's view of one table, turned into the {@code PartitionLoads} a load-aware strategy takes),
- * and {@link io.partkit.replica.node.load.CopiesReceived} (what a replica node received from
- * the others to create or level its copies, which its load answer carries too).
+ * {@link io.partkit.replica.node.load.CopiesReceived} (what a replica node received from
+ * the others to create or level its copies, which its load answer carries too), and {@link
+ * io.partkit.replica.node.load.PartitionSizes} (the keys and split key of each partition of a
+ * coordinator's table over the replica cores, for its size-driven splits).
  *
  * <p>Plain data and counting only: no sockets, no encoding. Each store's node decides what it
  * served and when a partition's meters come and go, and encodes the view in its own wire form

@@ -13,9 +13,9 @@ import java.util.HexFormat;
  * not (what counts as served is the node's: see {@link LoadMeters}).
  *
  * @param partition the partition
- * @param state where it stands on the node, in the node's own words: a kvstore node's {@code
- *     OWNED}, or {@code MIGRATING_OUT} while fenced; a replica node's {@code PRIMARY}; {@link
- *     #ABSENT} in a {@link ClusterLoad} for a partition its primary did not report
+ * @param state where it stands on the node, in the node's own words: a replica node's {@code
+ *     PRIMARY}; {@link #ABSENT} in a {@link ClusterLoad} for a partition its primary did not
+ *     report
  * @param epoch the epoch the node holds it under
  * @param keys keys held now
  * @param measuredNanos how long the counts below have been counting, in nanoseconds (0: the node
@@ -32,8 +32,8 @@ import java.util.HexFormat;
  * @param splitKey the median key of the partition's data on the node (the key at index
  *     {@code keys / 2} in unsigned byte order), where a size-driven split would cut it in two
  *     halves of equal key counts ({@code io.partkit.strategy.range.RangeSplits} takes it); null
- *     when the partition holds no key, or the node did not report one (an older kvstore node;
- *     a replica node, which numbers keys by hash and reports none)
+ *     when the partition holds no key, or the node did not report one (a replica node reports
+ *     none)
  */
 public record PartitionLoad(int partition, String state, long epoch, long keys,
     long measuredNanos, long gets, long puts, long compareAndSets, long bytesIn, long bytesOut,

@@ -69,7 +69,7 @@ if [[ "${1:-}" == check ]]; then
   fi
 fi
 # Fail-stop: out of memory, the JVM exits (status 3) rather than run on with threads that died
-# mid-change, as kvstore nodes and harness runs did. Not for check and bench, which answer it
+# mid-change, as kv nodes and harness runs do. Not for check and bench, which answer it
 # themselves with a status and how much heap to give (docs/checker.md, docs/bench.md).
 # -XX:-ExitOnOutOfMemoryError in PARTKIT_JAVA_OPTS wins.
 oom="-XX:+ExitOnOutOfMemoryError"

@@ -42,7 +42,7 @@ public final class LivePrediction {
 
   /**
    * @param placement {@code partkit:STRATEGY} (partkit's strategy with {@code partitions}, as
-   *     the kvstore's coordinator and the Ignite adapter configure it), {@code ignite-rendezvous}
+   *     the kv system's coordinator and the Ignite adapter configure it), {@code ignite-rendezvous}
    *     (Ignite's own affinity) or {@code hazelcast} (Hazelcast's own partition table)
    * @param partitions the system's partition count
    * @param copies copies of each partition, primary included

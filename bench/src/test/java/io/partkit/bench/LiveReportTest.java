@@ -29,7 +29,7 @@ class LiveReportTest {
         new LiveRow("kv", "rendezvous", "join", 50_000, 2, 0.1700, 0.2500, 1_500_000, 16, 1200,
             STEADY, DURING, true, ""),
         LiveRow.notMeasured("kv", "tokenring", "join", 50_000, 2, 0.1667,
-            "kvstore does not split replicated ranges"));
+            "this system does not split replicated ranges"));
     LiveSeries series = new LiveSeries("kv", "fixed", new double[] {1000, 990, 1001},
         new double[] {1.2, 8.0, 1.1}, new long[] {0, 2, 0},
         List.of(new Mark(0.8, "join"), new Mark(1.9, "rebalanced")));
@@ -66,8 +66,8 @@ class LiveReportTest {
         .contains("kv/tokenring join").contains("does not split replicated ranges");
     String html = Files.readString(Report.write(r, dir));
     assertThat(html).contains("id=\"live\"", "id=\"live-table\"", "id=\"live-kv-fixed\"")
-        .contains("<td>[1]</td>", "<ol class=\"notes\" id=\"live-notes\"><li>kvstore does not "
-            + "split replicated ranges</li></ol>");
+        .contains("<td>[1]</td>", "<ol class=\"notes\" id=\"live-notes\"><li>this system does "
+            + "not split replicated ranges</li></ol>");
   }
 
   @Test

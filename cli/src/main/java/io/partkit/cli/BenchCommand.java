@@ -129,9 +129,9 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Output folder (default: ${DEFAULT-VALUE}).")
   Path out = Path.of("report");
 
-  @Option(names = "--live", description = "Also start real clusters (the kvstore with each "
-      + "partkit strategy, the replica cores under a partkit coordinator, Ignite and Hazelcast "
-      + "with their own placement and partkit's), five "
+  @Option(names = "--live", description = "Also start real clusters (the replica cores under "
+      + "a partkit coordinator, Ignite and Hazelcast with their own placement and partkit's), "
+      + "five "
       + "members with one backup copy, and measure a join, a graceful leave and a kill under "
       + "client load: what each system says it moved, how long it rebalanced, what the clients "
       + "saw. Adds a section to the report and DIR/live.json. With --quick: 50000 keys.")

@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
     description = {
-      "Runs partkit's own protocol (the kvstore's replica core and the coordinator's decisions) "
+      "Runs partkit's own protocol (the kv store's replica cores and the coordinator's decisions) "
           + "as a whole cluster in one thread per seed on virtual time, with network, process and "
           + "storage faults chosen by the seed, the register workload of verify, and checks each "
           + "history for linearizability and lost acknowledged writes.",

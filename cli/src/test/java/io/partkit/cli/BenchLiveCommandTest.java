@@ -15,10 +15,11 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * {@code partkit bench --live --quick --systems kv}: real kvstore clusters, one per strategy, each
- * through a join, a graceful leave and a kill under client load; live.json has exactly the
- * documented fields per row, and what the nodes say they moved with the fixed strategy agrees
- * with what its placement predicts.
+ * {@code partkit bench --live --quick --systems kv}: real clusters of the replica cores under a
+ * partkit coordinator, one per strategy (fixed, rendezvous), each through a join, a graceful
+ * leave and a kill under client load; live.json has exactly the documented fields per row, and
+ * what the nodes say they moved with the fixed strategy agrees with what its placement
+ * predicts.
  */
 class BenchLiveCommandTest {
 

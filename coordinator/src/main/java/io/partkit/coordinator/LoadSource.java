@@ -6,8 +6,8 @@ import java.util.Optional;
 
 /**
  * Where a coordinator reads the measured load of each partition, for load-aware rebalancing
- * ({@link Coordinators.Builder#loadSource}). A data plane adapter implements it (the kvstore
- * reports per-partition load); a test gives fixed loads.
+ * ({@link Coordinators.Builder#loadSource}). A data plane adapter implements it (the replica
+ * cores' migration executor reports per-partition load); a test gives fixed loads.
  *
  * <p>The coordinator calls it once per {@link Coordinator#plan()} and per
  * {@link Coordinator#rebalance()}, under its own lock: it should answer from what it has already

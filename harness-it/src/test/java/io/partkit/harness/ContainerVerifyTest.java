@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Short seeded runs with every node in a container of its own on a real Docker engine, partkit's
  * node image, partitions made of nft rules inside the containers: what a CI runner with Docker and
- * no root can run. The correct kvstore, the replica core's driver, etcd and Ignite pass; a broken
- * kvstore and Hazelcast's merge after a split are caught.
+ * no root can run. The kv store (the replica cores), etcd and Ignite pass; the kv store with a
+ * planted bug and Hazelcast's merge after a split are caught.
  */
 class ContainerVerifyTest {
 

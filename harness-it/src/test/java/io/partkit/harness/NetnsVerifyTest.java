@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Short seeded runs with real network partitions: every node in its own network namespace, cuts
- * made of nftables drops. The correct kvstore, the replica core's driver and etcd pass.
+ * made of nftables drops. The kv store (the replica cores) and etcd pass; the kv store with a
+ * planted bug is caught.
  */
 class NetnsVerifyTest {
 

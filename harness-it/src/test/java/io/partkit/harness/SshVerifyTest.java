@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Short seeded runs on the SSH runtime: five hosts, each a network namespace with its own sshd
- * (10.79.K.0/24), the nodes uploaded, started, faulted and cut off over SSH only. The correct
- * kvstore and etcd pass; a deliberately broken kvstore is caught.
+ * (10.79.K.0/24), the nodes uploaded, started, faulted and cut off over SSH only. The kv store
+ * (the replica cores) and etcd pass; the kv store with a planted bug is caught.
  */
 class SshVerifyTest {
 

@@ -34,7 +34,7 @@ import java.util.Map;
  * (every partition's replicas in sync), which is how the harness waits for migrations after a
  * join. It then reads standard input: {@code LEAVE} shuts it down gracefully (Hazelcast migrates
  * its partitions away first) and prints {@code HAZELCAST MEMBER LEFT}; the end of input (the
- * harness went away) halts it at once, as {@code io.partkit.kvstore.node.KvNodeMain} does.
+ * harness went away) halts it at once, so that no member outlives the run that started it.
  */
 public final class HazelcastMemberMain {
 

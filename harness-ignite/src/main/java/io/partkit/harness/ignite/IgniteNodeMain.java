@@ -59,9 +59,9 @@ import org.apache.ignite.spi.discovery.tcp.ipfinder.vm.TcpDiscoveryVmIpFinder;
  *   <li>{@code STOP}: a graceful leave ({@link ShutdownPolicy#GRACEFUL}: Ignite waits until
  *       every partition has a copy elsewhere), then exit.
  * </ul>
- * End of input (the harness went away) stops the node at once, as {@code KvNodeMain} does; so
- * does Ignite stopping the node itself (a segmentation, the failure handler): the process exits,
- * which the harness sees as a dead node.
+ * End of input (the harness went away) stops the node at once, so that no node outlives the run
+ * that started it; so does Ignite stopping the node itself (a segmentation, the failure
+ * handler): the process exits, which the harness sees as a dead node.
  */
 public final class IgniteNodeMain {
 

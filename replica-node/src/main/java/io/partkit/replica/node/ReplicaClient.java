@@ -607,8 +607,7 @@ public final class ReplicaClient implements AutoCloseable {
    * costs a page of every partition, each refilled only once its keys are wanted; over key
    * ranges only the partitions whose range meets the scan's are read, one after another, in key
    * order. What a scan sees under concurrent writes, failovers and splits: {@link
-   * ReplicaScanner}. An empty range ({@code from} equal to {@code to}) asks nothing. The
-   * kvstore client's {@code scanner}.
+   * ReplicaScanner}. An empty range ({@code from} equal to {@code to}) asks nothing.
    *
    * @throws NullPointerException when {@code from} is null (the empty key is the first)
    * @throws IllegalArgumentException when {@code pageSize} is below 1 or {@code from} is after
@@ -1054,7 +1053,7 @@ public final class ReplicaClient implements AutoCloseable {
    * whether it serves requests now (a primary levelled, not deposed, not draining), the name of
    * its copy's state, the last write and the keys its copy holds, the requests queued at it,
    * and whole copies under way to or from it. Partitions it holds no copy of but knows an epoch
-   * of are listed too, {@link io.partkit.replica.Role#ABSENT}. The kvstore's {@code LIST}.
+   * of are listed too, {@link io.partkit.replica.Role#ABSENT}.
    *
    * <p>The node answers from its replica's state, on the thread that alone runs that replica,
    * between two of its inputs: one moment of that node, not of the cluster (another node may
@@ -1073,7 +1072,7 @@ public final class ReplicaClient implements AutoCloseable {
   /**
    * Where {@code partition} stands on node {@code node}, asked of it now, as {@link
    * #partitions} lists it: {@link io.partkit.replica.Role#ABSENT} at epoch 0 when the node
-   * knows nothing of it. The kvstore's {@code STATUS}.
+   * knows nothing of it.
    *
    * @throws IOException as {@link #partitions}
    * @throws IllegalArgumentException when {@code partition} is negative

@@ -18,7 +18,7 @@ import io.partkit.replica.Message.Request;
  * copies' last writes ({@code Replica.TAIL_BYTES}, 2 MiB each, keys and values counted), and a
  * copy's page, a scan's page stop at 256 KiB and 1 MiB unless their one entry is larger. So one
  * key and two values, with {@link #HEADROOM} for the envelope's numbers and lengths, must fit in
- * a frame: a key of 64 KiB (as the kvstore took), a value of (16 MiB - 64 KiB - 64 KiB) / 2 =
+ * a frame: a key of 64 KiB, a value of (16 MiB - 64 KiB - 64 KiB) / 2 =
  * 8,323,072 bytes. A checkpoint puts a partition's data in pages of about 1 MiB ({@code
  * Replica.CHECKPOINT_PAGE_BYTES}), a record each, so a page with one entry of the largest size
  * fits too.

@@ -16,7 +16,7 @@
  * splits. The decisions are the core's, the same code the simulator runs.
  *
  * <p>A node meters the requests its replica serves around the core ({@code RequestMeters}, with
- * the meters and load view of {@link io.partkit.replica.node.load}, which the kvstore shares) and
+ * the meters and load view of {@link io.partkit.replica.node.load}) and
  * answers a client's load request with its view ({@link
  * io.partkit.replica.node.ReplicaClient#nodeLoad}) and what it received from other nodes to
  * create or level its copies ({@code ReceivedCounts}, counted off its replica's records; {@link

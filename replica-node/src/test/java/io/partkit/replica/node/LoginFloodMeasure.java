@@ -24,8 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * that never log in from {@code addresses} loopback addresses (127.0.0.2 on), each opened again
  * at once when the node closes it, and {@code logins} real logins from the same addresses, one
  * thread per address, each opened again when the node closes it before answering, after a
- * pause of 1 ms doubling to 50 ms, for 10 s (as the kvstore's client does: the kvstore's
- * measure of the same name makes the same logins). Prints how many were refused and the
+ * pause of 1 ms doubling to 50 ms, for 10 s (a peer whose connection was closed without an
+ * answer tries again). Prints how many were refused and the
  * latency of the rest.
  *
  * <pre>

@@ -24,10 +24,8 @@ import java.util.function.Predicate;
 /**
  * One live move of a partition holding 100k keys while clients write, on two replica-core nodes
  * over loopback TCP, driven as a partkit coordinator drives them ({@link
- * ReplicaMigrationExecutor}: migrate, commit the table, activate): the replica core's
- * counterpart of the kvstore's {@code MigrationBenchmark}, with the same load, so the two can be
- * run side by side. Everything runs in this JVM: the figures include the clients competing with
- * the nodes for the CPU.
+ * ReplicaMigrationExecutor}: migrate, commit the table, activate). Everything runs in this JVM:
+ * the figures include the clients competing with the nodes for the CPU.
  *
  * <p>It loads 100k keys into partition 0 (of 8, one copy each, partition 0 and the even ones on
  * node {@code src}, the odd ones on {@code dst}), moves partition 1 to {@code src} and back to
@@ -39,8 +37,7 @@ import java.util.function.Predicate;
  *
  * <ul>
  *   <li>the longest gap between two operations on partition 0 answered OK during the move: how
- *       long the partition, as its clients saw it, served nothing (the kvstore's "fenced window"
- *       is the same quantity measured on the executor's side);
+ *       long the partition, as its clients saw it, served nothing;
  *   <li>p50/p99/max latency of client operations before the move and during it, for all
  *       partitions and for the moving one (retries of refused requests included);
  *   <li>the whole move: from {@code migrate} until the activation completed (the target leads,

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A node's listing of its partitions ({@link ReplicaClient#partitions}, {@link
- * ReplicaClient#partitionStatus}), the kvstore's {@code LIST} and {@code STATUS}, over three
+ * ReplicaClient#partitionStatus}), over three
  * nodes and a control in this process (four partitions, two copies each): each primary and
  * backup as the control's table has them, with the keys written; a failover seen in the
  * listings; a partition never heard of; a control and misordered addresses named.

@@ -26,10 +26,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * The lazy scan's engine against pages of in-memory partitions (the kvstore's {@code
- * RangeScanTest}, ported): the merge of hashed partitions into key order, the in-order walk of
- * key spans asking only those that meet the range, paging, planning again when a split
- * renumbers the table mid-scan, pages out of order or range refused, bad arguments named.
+ * The lazy scan's engine against pages of in-memory partitions: the merge of hashed partitions
+ * into key order, the in-order walk of key spans asking only those that meet the range, paging,
+ * planning again when a split renumbers the table mid-scan, pages out of order or range refused,
+ * bad arguments named.
  */
 class RangeScannerTest {
 

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Lazy scanners ({@link ReplicaClient#scanner}) over three nodes and a control in this process:
  * exact ordered results across eight hashed partitions in pages of any size, empty ranges and
- * bad input (the kvstore's {@code ProcessClusterScanTest}); a scan through a failover and a
+ * bad input; a scan through a failover and a
  * split of every partition returns every key once, in order; a scan under concurrent writes
  * returns every key that existed before it once, each with a value it held, in order; over key
  * ranges a short scan reads one partition.

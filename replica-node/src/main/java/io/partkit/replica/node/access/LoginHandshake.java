@@ -12,8 +12,8 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The first frames of every connection to a node, whatever its framing (the kvstore's wire or a
- * replica node's frames: each gives its own {@link NodeFrames} and {@link PeerFrames}). The node
+ * The first frames of every connection to a node, whatever its framing (each framing gives its
+ * own {@link NodeFrames} and {@link PeerFrames}). The node
  * speaks first, so a peer learns at once whether the node wants proof of the shared secret:
  *
  * <pre>
@@ -39,8 +39,8 @@ public final class LoginHandshake {
   public static final int MAX_FRAME = 1024;
   private static final int CHALLENGE_BYTES = 16;
   /**
-   * Binds a proof to this handshake, so an HMAC the secret makes elsewhere is no proof here. The
-   * kvstore's wire had it first: kept, so its nodes and clients of any build agree.
+   * Binds a proof to this handshake, so an HMAC the secret makes elsewhere is no proof here.
+   * Never changed, so that nodes and clients of any build agree.
    */
   private static final byte[] CONTEXT = "partkit-kv-auth-v1".getBytes(StandardCharsets.US_ASCII);
   private static final SecureRandom RANDOM = new SecureRandom();

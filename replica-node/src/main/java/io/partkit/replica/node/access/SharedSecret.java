@@ -11,9 +11,9 @@ import java.util.Arrays;
 import java.util.Base64;
 
 /**
- * The secret every node, coordinator and client of one cluster (a kvstore's or a replica node's)
- * shares. A node that has one admits a connection only after the peer proves it knows it (an
- * HMAC-SHA256 of a fresh challenge, {@link LoginHandshake}, so the secret itself never crosses the
+ * The secret every node, control, coordinator and client of one cluster shares. A node that has
+ * one admits a connection only after the peer proves it knows it (an HMAC-SHA256 of a fresh
+ * challenge, {@link LoginHandshake}, so the secret itself never crosses the
  * network); without it any process that can reach the port could fence or drop partitions, make a
  * node import data from anywhere, or speak for another node or the control.
  *

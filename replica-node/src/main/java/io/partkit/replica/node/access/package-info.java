@@ -1,6 +1,6 @@
 /**
  * Who may connect to a node and what a connection may cost it, shared by every node that serves
- * TCP connections (a replica node, a kvstore node): the cluster's {@link
+ * TCP connections (a replica node, its control): the cluster's {@link
  * io.partkit.replica.node.access.SharedSecret}, the {@link
  * io.partkit.replica.node.access.LoginHandshake} that proves it (an HMAC-SHA256 of a fresh
  * challenge; the framing is each node's own), the {@link

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The load view of every node of one table, read by a client ({@code KvClient.load()}, {@link
+ * The load view of every node of one table, read by a client ({@link
  * io.partkit.replica.node.ReplicaClient#load()}): what the coordinator reads to plan by load
  * ({@link #partitionLoads}). A partition's figures are its primary's, by {@link #table()}:
  * clients send every request of a partition to its primary, and backups apply the primary's

@@ -9,15 +9,13 @@ import java.util.Optional;
 
 /**
  * One node's load view, as its load answer carries it: what it measured of every partition it
- * serves (a kvstore node's {@code OWNED} partitions, and {@code MIGRATING_OUT} while a move has
- * them fenced, with their median keys, {@link PartitionLoad#splitKey()}; a replica node's
- * partitions it is primary of, with the median key of each key range), and its hottest keys. A
- * client ({@code KvClient.load()}, {@link io.partkit.replica.node.ReplicaClient#load()}) reads it
- * from every node of the table and turns it into {@link io.partkit.spi.PartitionLoads} ({@link
- * ClusterLoad}).
+ * serves (a replica node's partitions it is primary of, with the median key of each key range,
+ * {@link PartitionLoad#splitKey()}), and its hottest keys. A client ({@link
+ * io.partkit.replica.node.ReplicaClient#load()}) reads it from every node of the table and turns
+ * it into {@link io.partkit.spi.PartitionLoads} ({@link ClusterLoad}).
  *
- * <p>Plain data: each store encodes it in its own wire form (the kvstore's {@code LoadAnswer},
- * the replica node's codec), in one place each, so a node and its readers cannot drift apart.
+ * <p>Plain data: the replica node's codec encodes it in one place, so a node and its readers
+ * cannot drift apart.
  *
  * @param node the node that answered
  * @param partitions the partitions it serves, by partition number

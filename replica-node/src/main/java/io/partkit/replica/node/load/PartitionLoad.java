@@ -13,9 +13,9 @@ import java.util.HexFormat;
  * not (what counts as served is the node's: see {@link LoadMeters}).
  *
  * @param partition the partition
- * @param state where it stands on the node, in the node's own words: a kvstore node's {@code
- *     OWNED}, or {@code MIGRATING_OUT} while fenced; a replica node's {@code PRIMARY}; {@link
- *     #ABSENT} in a {@link ClusterLoad} for a partition its primary did not report
+ * @param state where it stands on the node, in the node's own words: a replica node's {@code
+ *     PRIMARY}; {@link #ABSENT} in a {@link ClusterLoad} for a partition its primary did not
+ *     report
  * @param epoch the epoch the node holds it under
  * @param keys keys held now
  * @param measuredNanos how long the counts below have been counting, in nanoseconds (0: the node

@@ -1,7 +1,7 @@
 /**
- * What a node of either store measures of the requests it serves, and how it is read: {@link
- * io.partkit.replica.node.load.LoadMeters} (Micrometer meters per partition and per node, one set
- * of names for both stores, and the hot-key sketch), {@link io.partkit.replica.node.load.HotKeys}
+ * What a replica node measures of the requests it serves, and how it is read: {@link
+ * io.partkit.replica.node.load.LoadMeters} (Micrometer meters per partition and per node, and the
+ * hot-key sketch), {@link io.partkit.replica.node.load.HotKeys}
  * (Apache DataSketches' frequent-items sketch over time windows), {@link
  * io.partkit.replica.node.load.NodeLoad} (one node's load view: per partition, its requests,
  * bytes and keys; its hottest keys) and {@link io.partkit.replica.node.load.ClusterLoad} (every
@@ -11,10 +11,8 @@
  * io.partkit.replica.node.load.PartitionSizes} (the keys and split key of each partition of a
  * coordinator's table over the replica cores, for its size-driven splits).
  *
- * <p>Plain data and counting only: no sockets, no encoding. Each store's node decides what it
- * served and when a partition's meters come and go, and encodes the view in its own wire form
- * (the replica node's {@code Codec}, the kvstore's {@code LoadAnswer}). It lives in the replica
- * node's module because the kvstore is becoming a driver of the replica core: the kvstore
- * depends on this module, never the other way.
+ * <p>Plain data and counting only: no sockets, no encoding. The node decides what it served and
+ * when a partition's meters come and go ({@code RequestMeters}), and encodes the view in its
+ * wire form ({@code Codec}), so that what is counted stays apart from how it travels.
  */
 package io.partkit.replica.node.load;

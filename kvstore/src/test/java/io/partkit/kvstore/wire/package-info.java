@@ -1,2 +1,0 @@
-/** Tests of the protocol's encodings: frames, scan pages and partition schemes. */
-package io.partkit.kvstore.wire;

@@ -21,9 +21,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The loop from measured sizes to a split on replica-core node processes, the counterpart of the
- * kvstore's {@code ProcessClusterRangeSplitTest}: three nodes under a {@code
- * ReplicaCoordinatorMain --strategy range --partitions 2 --replicas 1 --split-size 2000}, so
+ * The loop from measured sizes to a split on replica-core node processes: three nodes under a
+ * {@code ReplicaCoordinatorMain --strategy range --partitions 2 --replicas 1 --split-size 2000}, so
  * one node leads no range. 3,000 sequential keys all fall in the first range; its primary's
  * load view reports the range's key count and median key; a {@code rebalance} cuts the range
  * there (both halves on its node, the core splitting its partition) and moves one half to the

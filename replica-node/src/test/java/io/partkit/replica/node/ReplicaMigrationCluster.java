@@ -47,8 +47,8 @@ import java.util.function.Function;
  * protocol does it; the kit calls the executor. A crash of the coordinator side closes the
  * executor, and with it the control; the next executor restores the control from the store.
  *
- * <p>Every partition has one copy (rows of one node, {@code replicas(1)}), as the kvstore's
- * fixture: a move joins the target as a second copy, levels it while the source serves, and the
+ * <p>Every partition has one copy (rows of one node, {@code replicas(1)}), the kit's simplest
+ * case: a move joins the target as a second copy, levels it while the source serves, and the
  * activation hands over.
  *
  * <p>A write sent straight to a node carries no epoch in the core (a request names its partition

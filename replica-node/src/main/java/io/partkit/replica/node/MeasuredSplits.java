@@ -5,7 +5,6 @@ import io.partkit.spi.KeyRanges;
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.Partitioner;
-import io.partkit.spi.PartitionerConfig;
 import io.partkit.strategy.range.RangeSplits;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -27,14 +26,13 @@ import java.util.function.Consumer;
  * is placed as it was, and the reason is logged. So a rebalance never fails for want of a
  * measure, and a range is split only by figures its primaries reported at the control's epoch.
  */
-final class MeasuredSplits implements Partitioner {
+final class MeasuredSplits extends WrappedStrategy {
 
   /** Reads the sizes of a table's partitions, as {@link ReplicaMigrationExecutor#sizes}. */
   interface Sizes {
     PartitionSizes of(PartitionAssignment table) throws IOException;
   }
 
-  private final Partitioner range;
   private final RangeSplits splits;
   private final Sizes sizes;
   private final Consumer<String> planned;
@@ -51,30 +49,15 @@ final class MeasuredSplits implements Partitioner {
    */
   MeasuredSplits(Partitioner range, long splitSize, Sizes sizes, Consumer<String> planned,
       Consumer<String> log) {
+    super(range);
     if (splitSize < 1) {
       throw new IllegalArgumentException("--split-size is a count of keys, at least 1, not "
           + splitSize);
     }
-    this.range = Objects.requireNonNull(range, "range");
     this.splits = RangeSplits.of(splitSize, Double.POSITIVE_INFINITY, 0);
     this.sizes = Objects.requireNonNull(sizes, "sizes");
     this.planned = Objects.requireNonNull(planned, "planned");
     this.log = Objects.requireNonNull(log, "log");
-  }
-
-  @Override
-  public String name() {
-    return range.name();
-  }
-
-  @Override
-  public PartitionerConfig config() {
-    return range.config();
-  }
-
-  @Override
-  public int replicationFactor() {
-    return range.replicationFactor();
   }
 
   @Override
@@ -84,7 +67,7 @@ final class MeasuredSplits implements Partitioner {
     if (previous.isPresent() && previous.get().scheme() instanceof KeyRanges) {
       base = Optional.of(recut(previous.get()));
     }
-    return range.place(view, base, replicas);
+    return strategy.place(view, base, replicas);
   }
 
   /** {@code table} with its ranges over the split size cut at their medians, when measured. */

@@ -15,7 +15,6 @@ import io.partkit.spi.KeyRanges;
 import io.partkit.spi.MembershipView;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
-import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.Partitioners;
 import java.io.IOException;
@@ -55,36 +54,20 @@ class CoordinatedMergeClusterTest {
    * kept but the first range's, which becomes {@link #first} when set. Rows chosen here, not by
    * the count balancer, so the ranges to merge are on one row, as a merge needs.
    */
-  static final class ReCutRange implements Partitioner {
-    private final Partitioner range;
+  static final class ReCutRange extends WrappedStrategy {
     volatile byte[] cut;
     volatile List<byte[]> drop = List.of();
     volatile List<NodeId> first;
 
     ReCutRange(PartitionerConfig config) {
-      this.range = Partitioners.load().create("range", config);
-    }
-
-    @Override
-    public String name() {
-      return range.name();
-    }
-
-    @Override
-    public PartitionerConfig config() {
-      return range.config();
-    }
-
-    @Override
-    public int replicationFactor() {
-      return range.replicationFactor();
+      super(Partitioners.load().create("range", config));
     }
 
     @Override
     public PartitionAssignment place(MembershipView view, Optional<PartitionAssignment> previous,
         int replicas) {
       if (previous.isEmpty() || !(previous.get().scheme() instanceof KeyRanges)) {
-        return range.place(view, previous, replicas);
+        return strategy.place(view, previous, replicas);
       }
       KeyRanges ranges = (KeyRanges) previous.get().scheme();
       List<List<NodeId>> rows = new ArrayList<>(previous.get().replicaTable());
@@ -104,7 +87,7 @@ class CoordinatedMergeClusterTest {
       if (first != null) {
         rows.set(0, first);
       }
-      return PartitionAssignment.of(range.name(), 0, view.version(), ranges, rows);
+      return PartitionAssignment.of(strategy.name(), 0, view.version(), ranges, rows);
     }
 
     private static int indexOf(KeyRanges ranges, byte[] key) {

@@ -15,7 +15,6 @@ import io.partkit.spi.MembershipView;
 import io.partkit.spi.NodeId;
 import io.partkit.spi.PartitionAssignment;
 import io.partkit.spi.PartitionScheme;
-import io.partkit.spi.Partitioner;
 import io.partkit.spi.PartitionerConfig;
 import io.partkit.spi.Partitioners;
 import io.partkit.spi.TokenRanges;
@@ -59,27 +58,11 @@ class CoordinatedSplitClusterTest {
    * no split key yet: both halves keep the range's replicas, as {@code RangeSplits} cuts a range
    * by measured sizes.
    */
-  static final class SplittingRange implements Partitioner {
-    private final Partitioner range;
+  static final class SplittingRange extends WrappedStrategy {
     volatile byte[] cut;
 
     SplittingRange(PartitionerConfig config) {
-      this.range = Partitioners.load().create("range", config);
-    }
-
-    @Override
-    public String name() {
-      return range.name();
-    }
-
-    @Override
-    public PartitionerConfig config() {
-      return range.config();
-    }
-
-    @Override
-    public int replicationFactor() {
-      return range.replicationFactor();
+      super(Partitioners.load().create("range", config));
     }
 
     @Override
@@ -93,10 +76,10 @@ class CoordinatedSplitClusterTest {
         int p = ranges.partitionOfKey(at);
         List<List<NodeId>> rows = new ArrayList<>(previous.get().replicaTable());
         rows.add(p + 1, rows.get(p));
-        base = Optional.of(PartitionAssignment.of(range.name(), 0,
+        base = Optional.of(PartitionAssignment.of(strategy.name(), 0,
             previous.get().membershipVersion(), ranges.withSplit(p, at), rows));
       }
-      return range.place(view, base, replicas);
+      return strategy.place(view, base, replicas);
     }
   }
 

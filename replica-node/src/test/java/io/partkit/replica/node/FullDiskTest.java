@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
  * append fails stops with exit 74 naming the cause, rather than answering failures to everything
  * until someone restarts it; a start on the still-full disk fails the same way in one line (its
  * compaction at start has no room, unless the halted process left some) and leaves no temporary
- * file; once space is freed it starts and serves every write it acknowledged. Needs root (to mount): skipped with the reason
- * otherwise, but never when {@code CI=true}, where a mount that fails fails the test.
+ * file; once space is freed it starts and serves every write it acknowledged. Needs root (to
+ * mount): skipped with the reason otherwise, but never when {@code CI=true}, where a mount that
+ * fails fails the test.
  */
 class FullDiskTest {
 

@@ -3,9 +3,8 @@ package io.partkit.replica.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partkit.replica.Message.Outcome;
-import java.io.BufferedReader;
+import io.partkit.replica.node.ReplicaClusterTest.Proc;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -39,23 +37,6 @@ class LargePartitionRestartTest {
   private final Path dir = Path.of("target", "large-partition-" + System.nanoTime());
   private final List<Process> processes = new ArrayList<>();
 
-  /** A child process and its standard output lines. */
-  private record Proc(Process process, LinkedBlockingQueue<String> lines) {
-    void await(String prefix, Duration timeout) throws InterruptedException {
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (true) {
-        String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        if (line == null) {
-          throw new AssertionError("no line " + prefix + " within " + timeout
-              + (process.isAlive() ? "" : " (exited " + process.exitValue() + ")"));
-        }
-        if (line.startsWith(prefix)) {
-          return;
-        }
-      }
-    }
-  }
-
   @AfterEach
   void stop() throws Exception {
     for (Process p : processes) {
@@ -72,32 +53,9 @@ class LargePartitionRestartTest {
   }
 
   private Proc spawn(String name, int heapMib, List<String> args) throws IOException {
-    List<String> cmd = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx" + heapMib + "m", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseSerialGC",
-        "-XX:TieredStopAtLevel=1", "-cp",
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-        ReplicaNodeMain.class.getName()));
-    cmd.addAll(args);
-    Files.createDirectories(dir);
-    Process p = new ProcessBuilder(cmd)
-        .redirectError(ProcessBuilder.Redirect.appendTo(dir.resolve(name + ".log").toFile()))
-        .start();
-    processes.add(p);
-    LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    Thread t = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
-          StandardCharsets.UTF_8))) {
-        for (String l = r.readLine(); l != null; l = r.readLine()) {
-          lines.add(l);
-        }
-      } catch (IOException e) {
-        // the process ended
-      }
-    });
-    t.setDaemon(true);
-    t.start();
-    return new Proc(p, lines);
+    Proc p = ReplicaClusterTest.spawnIn(dir, name, heapMib, ReplicaNodeMain.class, args);
+    processes.add(p.process());
+    return p;
   }
 
   private static String address(InetSocketAddress a) {

@@ -109,9 +109,19 @@ class ReplicaClusterTest {
 
   /** Starts {@code main} with {@code args}, its standard error in {@code name.log}. */
   Proc spawn(String name, Class<?> main, List<String> args) throws IOException {
+    return spawnIn(dir, name, 128, main, args);
+  }
+
+  /**
+   * Starts {@code main} with a heap of {@code heapMib} MiB and {@code args}, its standard error
+   * in {@code dir/name.log}, its standard output read line by line.
+   */
+  static Proc spawnIn(Path dir, String name, int heapMib, Class<?> main, List<String> args)
+      throws IOException {
     List<String> cmd = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m",
-        "-XX:+ExitOnOutOfMemoryError", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx" + heapMib + "m", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1", "-cp",
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
         main.getName()));
     cmd.addAll(args);

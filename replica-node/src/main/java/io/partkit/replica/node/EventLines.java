@@ -16,6 +16,9 @@ final class EventLines {
 
   /** The event line of {@code r} as node {@code self} records it, if it is an event. */
   static Optional<String> of(int self, Record r) {
+    if (r instanceof Record.Written) {
+      return Optional.empty(); // most records: nothing built for them on the round's path
+    }
     String at = "node " + self + " partition " + r.partition();
     if (r instanceof Record.Configured c) {
       String role = c.primary() == self ? "primary" : c.backups().contains(self) ? "backup"

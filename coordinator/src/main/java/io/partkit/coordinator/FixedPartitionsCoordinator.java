@@ -93,13 +93,12 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
   private final String name;
 
   private final ReentrantLock lock = new ReentrantLock();
-  private final Map<NodeId, Instant> lastSeen = new HashMap<>(); // guarded by lock
   /**
-   * When each member's last heartbeat arrived, noted without the lock: a rebalance holds the
-   * lock while its migrations run, on a real data plane longer than the heartbeat timeout, and
-   * the members that beat meanwhile must not look silent once it lets go.
+   * When each member was last heard, changed under the lock but for a heartbeat's arrival: a
+   * rebalance holds the lock while its migrations run, on a real data plane longer than the
+   * heartbeat timeout, and the members that beat meanwhile must not look silent once it lets go.
    */
-  private final Map<NodeId, Instant> heard = new ConcurrentHashMap<>();
+  private final Map<NodeId, Instant> lastSeen = new ConcurrentHashMap<>();
   private final Map<AutoCloseable, Boolean> watches = new ConcurrentHashMap<>();
   private volatile Leadership leadership; // null without election
   /**
@@ -228,7 +227,7 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
   public void heartbeat(NodeId member) {
     requireNonNull(member, "member");
     checkOpen();
-    heard.merge(member, clock.instant(), (a, b) -> a.isAfter(b) ? a : b);
+    lastSeen.merge(member, clock.instant(), (a, b) -> a.isAfter(b) ? a : b);
     if (!lock.tryLock()) {
       // held by a rebalance (or another call): the member's renewal does not wait for it, and
       // the failures are checked by the next call that takes the lock, counting this beat
@@ -239,7 +238,6 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
       checkOpen();
       checkFailuresLocked(true);
       renew(member);
-      lastSeen.put(member, clock.instant());
     } finally {
       lock.unlock();
     }
@@ -258,7 +256,6 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
     return locked(() -> {
       checkFailuresLocked(false);
       lastSeen.remove(member);
-      heard.remove(member);
       if (store.removeMember(member) && autoRebalance && isLeader()) {
         rebalanceIfPossible();
       }
@@ -286,15 +283,9 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
     Instant now = clock.instant();
     MembershipView view = store.members();
     lastSeen.keySet().retainAll(view.ids());
-    heard.keySet().retainAll(view.ids());
     TreeSet<NodeId> failed = new TreeSet<>();
     for (NodeId id : view.ids()) {
       Instant seen = lastSeen.putIfAbsent(id, now); // joined elsewhere: grace from now
-      Instant beat = heard.get(id);
-      if (seen != null && beat != null && beat.isAfter(seen)) {
-        seen = beat; // a heartbeat that came while another held the lock
-        lastSeen.put(id, beat);
-      }
       if (seen != null && Duration.between(seen, now).compareTo(heartbeatTimeout) > 0) {
         failed.add(id);
       }
@@ -304,7 +295,6 @@ final class FixedPartitionsCoordinator implements ClusterCoordinator {
           lastSeen.get(id), heartbeatTimeout);
       store.removeMember(id);
       lastSeen.remove(id);
-      heard.remove(id);
     }
     if (!failed.isEmpty() && rebalance && autoRebalance) {
       rebalanceIfPossible();
